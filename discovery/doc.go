@@ -1,0 +1,30 @@
+// Package discovery is the domain of amplidex: collections, the resources
+// they hold, the documents authors write, and the diagnostics those
+// documents earn.
+//
+// It finds collections in a root (flat, nested and hybrid layouts), lists
+// their profiles, agents, context files, scenario tools and modules, parses
+// pyproject.toml, front matter and lock files, validates them against strict
+// schemas, resolves names across the project, user and bundled roots, and
+// checks cross-references (extends, agent names, @mentions, requires).
+//
+// It does not watch files, store anything, or talk to other processes: those
+// are the jobs of the watcher, index and query packages, which build on this
+// one. It imports no other package of this module.
+//
+// # Concurrency
+//
+// Functions here are pure or read the file system only; values they return
+// are not shared with the package afterwards, so callers may use them from
+// any goroutine. A Set (the resolved view over all roots) is immutable once
+// built.
+//
+// # Caveats
+//
+//   - Every position in a Diagnostic is 0-based, with the character counted
+//     in UTF-16 code units, as the Language Server Protocol counts them.
+//   - Paths in values are absolute and cleaned; resource lists are sorted
+//     component by component (see ComparePaths).
+//   - Parsers never panic on any input and are bounded in time and memory:
+//     oversize files and YAML alias expansion are cut off with a diagnostic.
+package discovery

@@ -1,0 +1,95 @@
+package discovery
+
+// RootKind names one of the three collection roots.
+type RootKind string
+
+// The roots, highest precedence first.
+const (
+	RootProject RootKind = "project"
+	RootUser    RootKind = "user"
+	RootBundled RootKind = "bundled"
+)
+
+// Root is a directory that holds collections.
+type Root struct {
+	Kind RootKind `json:"kind"`
+	Path string   `json:"path"`
+}
+
+// Kind is the kind of a resource inside a collection.
+type Kind string
+
+// The five resource kinds of the collection format.
+const (
+	KindProfile Kind = "profile"
+	KindAgent   Kind = "agent"
+	KindContext Kind = "context"
+	KindTool    Kind = "scenario-tool"
+	KindModule  Kind = "module"
+)
+
+// Kinds lists the resource kinds in the order the spec gives them.
+var Kinds = []Kind{KindProfile, KindAgent, KindContext, KindTool, KindModule}
+
+// Dir returns the directory, relative to a collection's resource base, that
+// holds resources of kind k.
+func (k Kind) Dir() string {
+	switch k {
+	case KindProfile:
+		return "profiles"
+	case KindAgent:
+		return "agents"
+	case KindContext:
+		return "context"
+	case KindTool:
+		return "scenario-tools"
+	case KindModule:
+		return "modules"
+	}
+	return ""
+}
+
+// Resource is one profile, agent, context file, scenario tool or module.
+type Resource struct {
+	Kind Kind `json:"kind"`
+	// Name is the file stem for profiles and agents, the path below
+	// context/ for context files ("shared/base.md"), and the directory name
+	// for scenario tools and modules.
+	Name string `json:"name"`
+	// Path is absolute.
+	Path string `json:"path"`
+	// Rel is Path relative to the collection's resource base, slash-separated
+	// ("profiles/dev.md").
+	Rel string `json:"rel"`
+}
+
+// Layout is how a collection arranges its resources.
+type Layout string
+
+// The layouts of the collection format.
+const (
+	LayoutFlat   Layout = "flat"   // resources at the collection root
+	LayoutNested Layout = "nested" // resources inside the Python package directory
+	LayoutHybrid Layout = "hybrid" // pyproject in the package, resources at the root
+	LayoutNone   Layout = "none"   // no resource directory at all
+)
+
+// Metadata is what pyproject.toml says about a collection.
+type Metadata struct {
+	Name         string            `json:"name"`
+	Version      string            `json:"version"`
+	Description  string            `json:"description"`
+	URLs         map[string]string `json:"urls,omitempty"`
+	Author       string            `json:"author,omitempty"`
+	Capabilities []string          `json:"capabilities,omitempty"`
+	// Requires maps a collection name to a version constraint, in file order.
+	Requires []Requirement `json:"requires,omitempty"`
+}
+
+// Requirement is one entry of [tool.amplifier.collection.requires].
+type Requirement struct {
+	Name       string `json:"name"`
+	Constraint string `json:"constraint"`
+	// Range is where the entry sits in its pyproject.toml.
+	Range Range `json:"range"`
+}
