@@ -75,7 +75,7 @@ type CodeInfo struct {
 // Codes lists every diagnostic code with its default severity and a one-line
 // description, in the order the README shows them.
 var Codes = []CodeInfo{
-	{CodeMissingPyproject, SeverityError, "a collection has no pyproject.toml (`Missing pyproject.toml`)"},
+	{CodeMissingPyproject, SeverityError, "a directory with resource directories has no pyproject.toml (`Missing pyproject.toml`): not a collection"},
 	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML"},
 	{CodeMissingField, SeverityError, "[project] lacks name, version or description (`Required field missing: …`)"},
 	{CodeInvalidVersion, SeverityError, "[project] version is not X.Y.Z semver (`Invalid version format`)"},
@@ -106,7 +106,6 @@ var Codes = []CodeInfo{
 	{CodeDepMissing, SeverityError, "a required collection resolves nowhere"},
 	{CodeDepUnsatisfied, SeverityError, "a required collection resolves, but its version does not meet the constraint"},
 
-	{CodeNotCollection, SeverityError, "a directory with resource directories but no pyproject.toml (`Missing pyproject.toml`)"},
 	{CodeNestedNameMismatch, SeverityWarning, "the root pyproject.toml and the package copy disagree on the name"},
 	{CodeToolNoPyproject, SeverityWarning, "a scenario tool directory has no pyproject.toml"},
 	{CodeSymlinkLoop, SeverityWarning, "a symbolic link loops or points outside what may be followed; skipped"},
