@@ -1,0 +1,320 @@
+package discovery
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// resourceDirs are the directory names that make a directory hold resources.
+var resourceDirs = [...]string{"profiles", "agents", "context", "scenario-tools", "modules"}
+
+// Shape is where a collection directory keeps its metadata and resources,
+// found from directory listings alone (no file is read).
+type Shape struct {
+	// Dir is the collection directory as found in its root; RealDir is its
+	// real path when Dir is a symbolic link, else Dir.
+	Dir, RealDir string
+	// Base is the directory that holds the resource directories.
+	Base string
+	// Pyproject is the metadata file: Dir/pyproject.toml, or the package
+	// copy for a hybrid layout. Empty when there is none.
+	Pyproject string
+	// PackagePyproject is the package copy beside the root one, if any,
+	// checked for a disagreeing name.
+	PackagePyproject string
+	Layout           Layout
+}
+
+// IsCollection reports whether the shape is a collection: it has metadata.
+func (s Shape) IsCollection() bool { return s.Pyproject != "" }
+
+// HasResources reports whether any resource directory was found.
+func (s Shape) HasResources() bool { return s.Layout != LayoutNone }
+
+// DetectShape looks at dir and decides its layout: flat when a resource
+// directory sits at its top, nested when resource directories sit only in
+// one package directory below it (the one named after the project, else the
+// only or first such directory), hybrid when the metadata sits only in that
+// package directory while the resources sit at the top. packageName is the
+// project name with "-" turned into "_" when already known ("" otherwise).
+func DetectShape(dir, packageName string) (Shape, error) {
+	s := Shape{Dir: dir, RealDir: dir, Layout: LayoutNone}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		s.RealDir = real
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return s, err
+	}
+	rootPy := false
+	var pkgs []string // subdirectories that may be the Python package
+	flat := false
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case name == "pyproject.toml" && isFile(filepath.Join(dir, name)):
+			rootPy = true
+		case isResourceDir(name):
+			if isDir(filepath.Join(dir, name)) {
+				flat = true
+			}
+		case e.IsDir() && !skipDir(name):
+			pkgs = append(pkgs, name)
+		}
+	}
+	// The package directory: the one named after the project, else the first
+	// (in name order) that holds resources, else the first holding a
+	// pyproject.toml copy.
+	pkg, pkgHasRes := choosePackage(dir, pkgs, packageName)
+	if rootPy {
+		s.Pyproject = filepath.Join(dir, "pyproject.toml")
+		if pkg != "" && isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
+			s.PackagePyproject = filepath.Join(dir, pkg, "pyproject.toml")
+		}
+	}
+	switch {
+	case flat:
+		s.Base, s.Layout = dir, LayoutFlat
+		if !rootPy && pkg != "" && isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
+			s.Pyproject, s.Layout = filepath.Join(dir, pkg, "pyproject.toml"), LayoutHybrid
+		}
+	case pkgHasRes:
+		s.Base, s.Layout = filepath.Join(dir, pkg), LayoutNested
+		if !rootPy && isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
+			s.Pyproject = filepath.Join(dir, pkg, "pyproject.toml")
+		}
+	default:
+		s.Base = dir
+	}
+	return s, nil
+}
+
+// choosePackage picks the package directory among candidates and reports
+// whether it holds resource directories.
+func choosePackage(dir string, candidates []string, want string) (string, bool) {
+	if want != "" {
+		for _, c := range candidates {
+			if c == want && holdsResources(filepath.Join(dir, c)) {
+				return c, true
+			}
+		}
+	}
+	for _, c := range candidates {
+		if holdsResources(filepath.Join(dir, c)) {
+			return c, true
+		}
+	}
+	if want != "" {
+		for _, c := range candidates {
+			if c == want && isFile(filepath.Join(dir, c, "pyproject.toml")) {
+				return c, false
+			}
+		}
+	}
+	for _, c := range candidates {
+		if isFile(filepath.Join(dir, c, "pyproject.toml")) {
+			return c, false
+		}
+	}
+	return "", false
+}
+
+func holdsResources(dir string) bool {
+	for _, r := range resourceDirs {
+		if isDir(filepath.Join(dir, r)) {
+			return true
+		}
+	}
+	return false
+}
+
+func isResourceDir(name string) bool {
+	for _, r := range resourceDirs {
+		if name == r {
+			return true
+		}
+	}
+	return false
+}
+
+// skipDir reports directories that are never a collection's package:
+// hidden ones, pip metadata, caches and virtual environments.
+func skipDir(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+		strings.HasSuffix(name, ".dist-info") || strings.HasSuffix(name, ".egg-info") ||
+		name == "node_modules" || name == "venv"
+}
+
+// isDir follows symbolic links.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// isFile follows symbolic links.
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// IsEditorDropping reports names that are never resources: dotfiles and the
+// temporary and backup files editors leave behind.
+func IsEditorDropping(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") ||
+		strings.HasSuffix(name, ".swp") || strings.HasSuffix(name, ".swx") ||
+		strings.HasSuffix(name, "___jb_tmp___") || strings.HasSuffix(name, "___jb_old___") ||
+		name == "4913"
+}
+
+// isReadme reports README files ("README.md" in any case).
+func isReadme(name string) bool { return strings.EqualFold(name, "README.md") }
+
+// ListResources lists the resources under base, sorted by kind and then
+// component-wise by path. Problems met on the way (unreadable directories,
+// looping links, scenario tools without pyproject.toml) come back as
+// diagnostics; nothing is read but directory listings and stats.
+func ListResources(base string) ([]Resource, []Diagnostic) {
+	var (
+		out   []Resource
+		diags []Diagnostic
+	)
+	warn := func(code, path, msg string) {
+		diags = append(diags, Diagnostic{Code: code, Severity: SeverityWarning, Path: path, Message: msg})
+	}
+	add := func(k Kind, name, path string) {
+		rel, _ := filepath.Rel(base, path)
+		out = append(out, Resource{Kind: k, Name: name, Path: path, Rel: filepath.ToSlash(rel)})
+	}
+	for _, k := range []Kind{KindProfile, KindAgent} {
+		dir := filepath.Join(base, k.Dir())
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
+			}
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasSuffix(name, ".md") || IsEditorDropping(name) || isReadme(name) {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			if ok, diag := regularFile(p, e); !ok {
+				if diag != nil {
+					diags = append(diags, *diag)
+				}
+				continue
+			}
+			add(k, strings.TrimSuffix(name, ".md"), p)
+		}
+	}
+	ctxDir := filepath.Join(base, KindContext.Dir())
+	if entries, err := os.ReadDir(ctxDir); err == nil {
+		diags = append(diags, walkContext(ctxDir, "", entries, add)...)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		warn(CodeUnreadable, ctxDir, "cannot read directory: "+errText(err))
+	}
+	for _, k := range []Kind{KindTool, KindModule} {
+		dir := filepath.Join(base, k.Dir())
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
+			}
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			p := filepath.Join(dir, name)
+			if skipDir(name) || IsEditorDropping(name) || !e.IsDir() {
+				// Directory symlinks inside a collection are not followed.
+				continue
+			}
+			switch k {
+			case KindTool:
+				if !isFile(filepath.Join(p, "pyproject.toml")) {
+					warn(CodeToolNoPyproject, p, "scenario tool "+name+" has no pyproject.toml")
+				}
+				add(k, name, p)
+			case KindModule:
+				if isFile(filepath.Join(p, "__init__.py")) || isFile(filepath.Join(p, "pyproject.toml")) {
+					add(k, name, p)
+				}
+			}
+		}
+	}
+	return out, diags
+}
+
+// walkContext lists context/**/*.md depth-first in component order.
+// Directory symlinks are not followed, so a loop cannot form.
+func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string)) []Diagnostic {
+	var diags []Diagnostic
+	for _, e := range entries {
+		name := e.Name()
+		if IsEditorDropping(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		r := name
+		if rel != "" {
+			r = rel + "/" + name
+		}
+		if e.IsDir() {
+			if skipDir(name) {
+				continue
+			}
+			sub, err := os.ReadDir(p)
+			if err != nil {
+				diags = append(diags, Diagnostic{Code: CodeUnreadable, Severity: SeverityWarning, Path: p,
+					Message: "cannot read directory: " + errText(err)})
+				continue
+			}
+			diags = append(diags, walkContext(p, r, sub, add)...)
+			continue
+		}
+		if !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		ok, diag := regularFile(p, e)
+		if diag != nil {
+			diags = append(diags, *diag)
+		}
+		if ok {
+			add(KindContext, r, p)
+		}
+	}
+	return diags
+}
+
+// regularFile reports whether the entry is a regular file, following a
+// symbolic link to a file. A link to a directory is skipped quietly (such
+// links are not followed inside a collection); a dangling or looping link is
+// skipped with a warning.
+func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
+	if e.Type().IsRegular() {
+		return true, nil
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false, nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return false, &Diagnostic{Code: CodeSymlinkLoop, Severity: SeverityWarning, Path: p,
+			Message: "symbolic link skipped: " + errText(err)}
+	}
+	return fi.Mode().IsRegular(), nil
+}
+
+// errText is err's message without the path os errors repeat.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
