@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/lmittmann/tint"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Exit codes, as PRODUCT.md defines them.
+const (
+	exitOK          = 0 // success
+	exitFailed      = 1 // validation errors found, or nothing matched
+	exitUsage       = 2 // usage, configuration or integrity errors
+	exitUnreachable = 3 // the daemon was required and is unreachable
+)
+
+// exitError carries the exit code a command wants alongside its error.
+// A nil err with a non-zero code exits quietly (the command already said
+// what it had to).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitf returns an error that makes amplidex exit with code after printing
+// the formatted message.
+func exitf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode returns an error that makes amplidex exit with code silently.
+func exitCode(code int) error { return &exitError{code: code} }
+
+// App is one run of amplidex: its streams, its environment and what the
+// global flags set. Tests build one with in-memory streams.
+type App struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+
+	// Set by the global flags before a subcommand runs.
+	logLevel   string
+	projectDir string
+	configPath string
+	log        *slog.Logger
+}
+
+// NewApp returns an App over the given streams and environment.
+func NewApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *App {
+	return &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv,
+		log: slog.New(slog.DiscardHandler)}
+}
+
+// Run parses args, runs the command they name and returns the exit code.
+func (a *App) Run(ctx context.Context, args []string) int {
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(a.Stdin)
+	root.SetOut(a.Stdout)
+	root.SetErr(a.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(a.Stderr, "amplidex: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	if ctx.Err() != nil {
+		return 130
+	}
+	// Cobra's own errors (unknown command or flag, wrong argument count)
+	// and anything unclassified are usage errors.
+	fmt.Fprintf(a.Stderr, "amplidex: %v\n", err)
+	return exitUsage
+}
+
+func (a *App) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "amplidex",
+		Short:         "Index, validate and query Amplifier collections",
+		Long:          "amplidex keeps an always-fresh index of Amplifier collections and of the prepared-bundle cache,\nvalidates profiles, agents, bundle manifests, pyproject.toml and lock files, and answers queries.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setupLogging()
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	pf.StringVar(&a.projectDir, "project", "", "project directory (default: nearest ancestor with .amplifier/, else the working directory)")
+	pf.StringVar(&a.configPath, "config", "", "configuration file (default: $AMPLIDEX_HOME/config.toml or $XDG_CONFIG_HOME/amplidex/config.toml)")
+	root.AddCommand(
+		newCheckCmd(a),
+	)
+	return root
+}
+
+// setupLogging builds the logger: tint on stderr, colour only when stderr
+// is a terminal and NO_COLOR is unset.
+func (a *App) setupLogging() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(strings.ToLower(a.logLevel))); err != nil {
+		return exitf(exitUsage, "invalid --log-level %q: want debug, info, warn or error", a.logLevel)
+	}
+	a.log = slog.New(tint.NewHandler(a.Stderr, &tint.Options{
+		Level:      level,
+		TimeFormat: "15:04:05.000",
+		NoColor:    !a.colorOn(a.Stderr),
+	}))
+	return nil
+}
+
+// colorOn reports whether w is a terminal and NO_COLOR is unset.
+func (a *App) colorOn(w io.Writer) bool {
+	if a.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return isTerminal(w)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
