@@ -5,13 +5,14 @@ package discovery
 // lists them all.
 const (
 	// metadata/…: pyproject.toml.
-	CodeMissingPyproject  = "metadata/missing-pyproject"
-	CodeTOMLSyntax        = "metadata/toml-syntax"
-	CodeMissingField      = "metadata/missing-field"
-	CodeInvalidVersion    = "metadata/invalid-version"
-	CodeInvalidName       = "metadata/invalid-name"
-	CodeMetadataType      = "metadata/wrong-type"
-	CodeInvalidConstraint = "metadata/invalid-constraint"
+	CodeMissingPyproject   = "metadata/missing-pyproject"
+	CodeTOMLSyntax         = "metadata/toml-syntax"
+	CodeMissingField       = "metadata/missing-field"
+	CodeInvalidVersion     = "metadata/invalid-version"
+	CodeInvalidName        = "metadata/invalid-name"
+	CodeMetadataType       = "metadata/wrong-type"
+	CodeInvalidConstraint  = "metadata/invalid-constraint"
+	CodeMetadataUnknownKey = "metadata/unknown-key"
 
 	// frontmatter/…: the YAML block that opens a profile, agent or bundle.
 	CodeFrontMatterMissing      = "frontmatter/missing"
@@ -82,6 +83,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidName, SeverityError, "[project] name is not lowercase letters, digits and single hyphens"},
 	{CodeMetadataType, SeverityError, "a pyproject field has the wrong type (urls, author, capabilities, requires)"},
 	{CodeInvalidConstraint, SeverityError, "a requires constraint is not a valid version range"},
+	{CodeMetadataUnknownKey, SeverityInfo, "[tool.amplifier.collection] has a key the format does not document"},
 
 	{CodeFrontMatterMissing, SeverityError, "a profile, agent or bundle does not open with a `---` front matter block"},
 	{CodeFrontMatterUnterminated, SeverityError, "the front matter block has no closing `---`"},

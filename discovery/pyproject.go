@@ -1,0 +1,839 @@
+package discovery
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// pyprojectVersionRE is the version format of the collection format: X.Y.Z,
+// digits only. Pre-release and build suffixes are not accepted.
+var pyprojectVersionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// collectionExtraKeys are keys of [tool.amplifier.collection] that the
+// format does not document but that real collections use (module and agent
+// registrations, a list of dependency names). They are accepted without a
+// diagnostic and not checked.
+var collectionExtraKeys = map[string]bool{"modules": true, "agents": true, "dependencies": true}
+
+// collectionKeys are the documented keys of [tool.amplifier.collection].
+var collectionKeys = []string{"author", "capabilities", "requires"}
+
+// ParsePyproject reads the metadata of a collection from the bytes of its
+// pyproject.toml; path names the file in diagnostics.
+//
+// The Metadata is never nil: it holds every field that parsed, even when
+// others are missing or invalid, so callers can still show the name. Its
+// Requires lists the entries of [tool.amplifier.collection.requires] in file
+// order, each with the Range of its value; it is nil when the table is
+// absent and empty (not nil) when the table is present but empty. An entry
+// whose constraint does not parse is listed too, and has a
+// metadata/invalid-constraint diagnostic.
+//
+// Diagnostics:
+//
+//   - metadata/toml-syntax: the file is not TOML, at the position the TOML
+//     parser reports; nothing else is checked.
+//   - metadata/missing-field: `Required field missing: <field>` for a
+//     missing or empty [project] name, version or description, on the
+//     [project] header (line 1 without one), or on an empty value.
+//   - metadata/invalid-version: `Invalid version format` unless the version
+//     is X.Y.Z (digits only; no pre-release or build suffix).
+//   - metadata/invalid-name: the name is not lowercase letters, digits and
+//     single inner hyphens; the message says what is wrong.
+//   - metadata/wrong-type: a field of [project], [project.urls] or
+//     [tool.amplifier.collection] has the wrong type.
+//   - metadata/invalid-constraint: a requires value is not a constraint
+//     ParseConstraint accepts.
+//   - metadata/unknown-key (info): a key of [tool.amplifier.collection]
+//     other than author, capabilities, requires and the undocumented but
+//     common modules, agents and dependencies.
+//
+// Diagnostics carry path but no collection name.
+func ParsePyproject(path string, src []byte) (*Metadata, []Diagnostic) {
+	p := &pyprojectParser{path: path, src: src, lines: NewLineIndex(src), meta: &Metadata{}}
+	p.parse()
+	return p.meta, p.diags
+}
+
+// pyprojectParser holds the state of one ParsePyproject call.
+type pyprojectParser struct {
+	path  string
+	src   []byte
+	lines *LineIndex
+	spans tomlSpans
+	md    toml.MetaData
+	meta  *Metadata
+	diags []Diagnostic
+}
+
+func (p *pyprojectParser) report(code string, sev Severity, r Range, format string, args ...any) {
+	p.diags = append(p.diags, Diagnostic{
+		Code:     code,
+		Severity: sev,
+		Path:     p.path,
+		Range:    r,
+		Message:  fmt.Sprintf(format, args...),
+	})
+}
+
+func (p *pyprojectParser) parse() {
+	doc, md, err := decodeTOML(p.src)
+	if err != nil {
+		p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
+		return
+	}
+	p.md = md
+	p.spans = scanTOMLSpans(p.src)
+	p.checkProject(doc)
+	p.checkCollection(doc)
+}
+
+// decodeTOML decodes src into a generic document. A panic of the decoder
+// is turned into an error so that no input can crash the caller.
+func decodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("TOML decoder failed: %v", r)
+		}
+	}()
+	md, err = toml.Decode(string(src), &doc)
+	return doc, md, err
+}
+
+// tomlErrorMessage returns the short message of a TOML error.
+func tomlErrorMessage(err error) string {
+	if pe, ok := err.(toml.ParseError); ok && pe.Message != "" {
+		return pe.Message
+	}
+	return err.Error()
+}
+
+// errorRange converts the position of a TOML parse error into a Range. The
+// decoder counts byte offsets after a UTF-8 byte order mark.
+func (p *pyprojectParser) errorRange(err error) Range {
+	pe, ok := err.(toml.ParseError)
+	if !ok {
+		return p.lines.LineRange(0)
+	}
+	off := pe.Position.Start
+	if strings.HasPrefix(string(p.src[:min(3, len(p.src))]), "\uFEFF") {
+		off += 3
+	}
+	line := pe.Position.Line - 1
+	if off < 0 || off > len(p.src) || p.lines.Position(off).Line != line {
+		// The offset does not agree with the line: trust the line.
+		return p.lines.LineRange(line)
+	}
+	end := off + max(pe.Position.Len, 0)
+	if le := p.lines.LineEnd(line); end > le {
+		end = max(le, off)
+	}
+	return p.lines.Range(off, end)
+}
+
+// valueRange returns the Range of the value at path, falling back to the
+// nearest enclosing key or table that has a position, then to line 1.
+func (p *pyprojectParser) valueRange(path ...string) Range {
+	for n := len(path); n > 0; n-- {
+		if s, ok := p.spans[tomlPath(path[:n])]; ok {
+			if n == len(path) {
+				return p.lines.Range(s.valStart, s.valEnd)
+			}
+			return p.lines.Range(s.keyStart, s.keyEnd)
+		}
+	}
+	return p.lines.LineRange(0)
+}
+
+// keyRange returns the Range of the key (or table header) at path, with
+// the same fallbacks as valueRange.
+func (p *pyprojectParser) keyRange(path ...string) Range {
+	for n := len(path); n > 0; n-- {
+		if s, ok := p.spans[tomlPath(path[:n])]; ok {
+			return p.lines.Range(s.keyStart, s.keyEnd)
+		}
+	}
+	return p.lines.LineRange(0)
+}
+
+// tableRange returns the Range of the header that opens the table at path,
+// or of the first key that defines it, or line 1.
+func (p *pyprojectParser) tableRange(path ...string) Range {
+	if s, ok := p.spans[tomlPath(path)]; ok {
+		return p.lines.Range(s.keyStart, s.keyEnd)
+	}
+	return p.lines.LineRange(0)
+}
+
+func (p *pyprojectParser) checkProject(doc map[string]any) {
+	raw, ok := doc["project"]
+	if !ok {
+		for _, f := range [...]string{"name", "version", "description"} {
+			p.report(CodeMissingField, SeverityError, p.lines.LineRange(0), "Required field missing: %s", f)
+		}
+		return
+	}
+	project, ok := raw.(map[string]any)
+	if !ok {
+		p.report(CodeMetadataType, SeverityError, p.valueRange("project"),
+			"project must be a table, not %s", tomlTypeName(raw))
+		return
+	}
+	p.meta.Name = p.requiredString(project, "name")
+	if p.meta.Name != "" {
+		if why := collectionNameProblem(p.meta.Name); why != "" {
+			p.report(CodeInvalidName, SeverityError, p.valueRange("project", "name"),
+				"Invalid name %q: %s (use lowercase letters, digits and single hyphens)", p.meta.Name, why)
+		}
+	}
+	p.meta.Version = p.requiredString(project, "version")
+	if p.meta.Version != "" && !pyprojectVersionRE.MatchString(p.meta.Version) {
+		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "Invalid version format")
+	}
+	p.meta.Description = p.requiredString(project, "description")
+
+	if raw, ok := project["urls"]; ok {
+		urls, ok := raw.(map[string]any)
+		if !ok {
+			p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls"),
+				"project.urls must be a table of strings, not %s", tomlTypeName(raw))
+			return
+		}
+		p.meta.URLs = make(map[string]string, len(urls))
+		for k, v := range urls {
+			s, ok := v.(string)
+			if !ok {
+				p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls", k),
+					"project.urls.%s must be a string, not %s", tomlKeyString(k), tomlTypeName(v))
+				continue
+			}
+			p.meta.URLs[k] = s
+		}
+	}
+}
+
+// requiredString returns project[field] when it is a non-empty string, and
+// reports it missing or of the wrong type otherwise.
+func (p *pyprojectParser) requiredString(project map[string]any, field string) string {
+	raw, ok := project[field]
+	if !ok {
+		p.report(CodeMissingField, SeverityError, p.tableRange("project"), "Required field missing: %s", field)
+		return ""
+	}
+	s, ok := raw.(string)
+	if !ok {
+		p.report(CodeMetadataType, SeverityError, p.valueRange("project", field),
+			"project.%s must be a string, not %s", field, tomlTypeName(raw))
+		return ""
+	}
+	if strings.TrimSpace(s) == "" {
+		p.report(CodeMissingField, SeverityError, p.valueRange("project", field), "Required field missing: %s", field)
+		return ""
+	}
+	return s
+}
+
+func (p *pyprojectParser) checkCollection(doc map[string]any) {
+	var cur any = doc
+	path := []string{"tool", "amplifier", "collection"}
+	for i, k := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			p.report(CodeMetadataType, SeverityError, p.valueRange(path[:i]...),
+				"%s must be a table, not %s", strings.Join(path[:i], "."), tomlTypeName(cur))
+			return
+		}
+		if cur, ok = m[k]; !ok {
+			return
+		}
+	}
+	coll, ok := cur.(map[string]any)
+	if !ok {
+		p.report(CodeMetadataType, SeverityError, p.valueRange(path...),
+			"tool.amplifier.collection must be a table, not %s", tomlTypeName(cur))
+		return
+	}
+	for _, key := range p.childKeys(path) {
+		v := coll[key]
+		at := append(path[:len(path):len(path)], key)
+		switch key {
+		case "author":
+			if s, ok := v.(string); ok {
+				p.meta.Author = s
+			} else {
+				p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
+					"tool.amplifier.collection.author must be a string, not %s", tomlTypeName(v))
+			}
+		case "capabilities":
+			p.checkCapabilities(at, v)
+		case "requires":
+			p.checkRequires(at, v)
+		default:
+			if collectionExtraKeys[key] {
+				continue
+			}
+			msg := fmt.Sprintf("Unknown key %q in [tool.amplifier.collection]", key)
+			if near := pyprojectNearestKey(key, collectionKeys); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			p.report(CodeMetadataUnknownKey, SeverityInfo, p.keyRange(at...), "%s", msg)
+		}
+	}
+}
+
+// childKeys returns the keys directly inside the table at path, in file
+// order.
+func (p *pyprojectParser) childKeys(path []string) []string {
+	var out []string
+	for _, k := range p.md.Keys() {
+		if len(k) != len(path)+1 {
+			continue
+		}
+		if slices.Equal(k[:len(path)], path) {
+			out = append(out, k[len(path)])
+		}
+	}
+	return out
+}
+
+func (p *pyprojectParser) checkCapabilities(at []string, v any) {
+	list, ok := v.([]any)
+	if !ok {
+		p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
+			"tool.amplifier.collection.capabilities must be a list of strings, not %s", tomlTypeName(v))
+		return
+	}
+	caps := make([]string, 0, len(list))
+	for i, item := range list {
+		s, ok := item.(string)
+		if !ok {
+			p.report(CodeMetadataType, SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...),
+				"tool.amplifier.collection.capabilities[%d] must be a string, not %s", i, tomlTypeName(item))
+			continue
+		}
+		caps = append(caps, s)
+	}
+	p.meta.Capabilities = caps
+}
+
+func (p *pyprojectParser) checkRequires(at []string, v any) {
+	table, ok := v.(map[string]any)
+	if !ok {
+		p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
+			"tool.amplifier.collection.requires must be a table of version constraints, not %s", tomlTypeName(v))
+		return
+	}
+	p.meta.Requires = make([]Requirement, 0, len(table))
+	for _, name := range p.childKeys(at) {
+		raw := table[name]
+		entry := append(at[:len(at):len(at)], name)
+		r := p.valueRange(entry...)
+		s, ok := raw.(string)
+		if !ok {
+			p.report(CodeMetadataType, SeverityError, r,
+				"requires.%s must be a version constraint string, not %s", tomlKeyString(name), tomlTypeName(raw))
+			continue
+		}
+		if _, err := ParseConstraint(s); err != nil {
+			why := err.Error()
+			if ce, ok := err.(*constraintError); ok {
+				why = ce.reason
+			}
+			p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint %q for %s: %s", s, name, why)
+		}
+		p.meta.Requires = append(p.meta.Requires, Requirement{Name: name, Constraint: s, Range: r})
+	}
+}
+
+// collectionNameProblem says what keeps name from matching
+// ^[a-z0-9]+(-[a-z0-9]+)*$, or returns "".
+func collectionNameProblem(name string) string {
+	switch {
+	case strings.HasPrefix(name, "-"):
+		return "starts with a hyphen"
+	case strings.HasSuffix(name, "-"):
+		return "ends with a hyphen"
+	case strings.Contains(name, "--"):
+		return "has consecutive hyphens"
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+		case r >= 'A' && r <= 'Z':
+			return fmt.Sprintf("uppercase letter %q", r)
+		case r == '_':
+			return "underscore (use a hyphen)"
+		case r == ' ' || r == '\t':
+			return "whitespace"
+		default:
+			return fmt.Sprintf("character %q", r)
+		}
+	}
+	return ""
+}
+
+// tomlTypeName names the TOML type of a decoded value, with an article.
+func tomlTypeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case time.Time:
+		return "a date-time"
+	case []map[string]any:
+		return "an array of tables"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// tomlKeyString writes a key as TOML would: bare when it can be, quoted
+// otherwise.
+func tomlKeyString(k string) string {
+	if k == "" {
+		return `""`
+	}
+	for i := 0; i < len(k); i++ {
+		if !isTOMLBareKeyByte(k[i]) {
+			return strconv.Quote(k)
+		}
+	}
+	return k
+}
+
+// pyprojectNearestKey returns the candidate closest to key when it is a plausible
+// misspelling (at most two edits, and fewer than half the key), or "".
+func pyprojectNearestKey(key string, candidates []string) string {
+	best, bestDist := "", 3
+	for _, c := range candidates {
+		d := pyprojectEditDistance(strings.ToLower(key), c)
+		if d < bestDist && d*2 < len(c) {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// pyprojectEditDistance is the Levenshtein distance between a and b, in bytes.
+func pyprojectEditDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return max(len(a), len(b))
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// A TOML position scanner. The TOML decoder does not say where keys and
+// values are, so this scanner walks the text once more and records, for
+// each key path, the byte spans of the key and of its value. It understands
+// table headers, dotted and quoted keys, strings of all four kinds, arrays
+// (element spans are recorded under tomlIndex(i)) and inline tables. It is
+// meant for text the decoder accepted; on anything else it gives up on the
+// current line and goes on, and it never fails.
+
+// tomlSpan is where a key and its value sit, as byte offsets. For a table
+// header, the key span is the whole header ("[a.b]") and so is the value
+// span.
+type tomlSpan struct {
+	keyStart, keyEnd int
+	valStart, valEnd int
+	// implicit is set on a span recorded for a table that is only the
+	// prefix of a longer key or header; a real definition replaces it.
+	implicit bool
+}
+
+// tomlSpans maps a key path (see tomlPath) to its span; the first
+// definition of a path wins.
+type tomlSpans map[string]tomlSpan
+
+// tomlPath joins key parts into a tomlSpans key.
+func tomlPath(parts []string) string { return strings.Join(parts, "\x00") }
+
+// tomlIndex names element i of an array in a key path.
+func tomlIndex(i int) string { return "\x01" + strconv.Itoa(i) }
+
+// maxTOMLScanDepth bounds the nesting of arrays and inline tables the
+// scanner follows.
+const maxTOMLScanDepth = 32
+
+type tomlScanner struct {
+	src   []byte
+	pos   int
+	depth int
+	spans tomlSpans
+}
+
+// scanTOMLSpans records the spans of every key and table in src.
+func scanTOMLSpans(src []byte) tomlSpans {
+	s := &tomlScanner{src: src, spans: tomlSpans{}}
+	if strings.HasPrefix(string(src[:min(3, len(src))]), "\uFEFF") {
+		s.pos = 3
+	}
+	var table []string
+	for {
+		s.skipBlank(true)
+		if s.pos >= len(s.src) {
+			break
+		}
+		start := s.pos
+		if s.src[s.pos] == '[' {
+			double := s.pos+1 < len(s.src) && s.src[s.pos+1] == '['
+			s.pos++
+			if double {
+				s.pos++
+			}
+			s.skipBlank(false)
+			key, ok := s.key()
+			s.skipBlank(false)
+			if ok && s.peek() == ']' && (!double || s.peekAt(1) == ']') {
+				s.pos++
+				if double {
+					s.pos++
+				}
+				table = key
+				s.record(key, tomlSpan{keyStart: start, keyEnd: s.pos, valStart: start, valEnd: s.pos}, true)
+			}
+			s.skipLine()
+			continue
+		}
+		key, ok := s.key()
+		keyEnd := s.pos
+		s.skipBlank(false)
+		if !ok || s.peek() != '=' {
+			s.skipLine()
+			continue
+		}
+		s.pos++
+		s.skipBlank(false)
+		full := append(table[:len(table):len(table)], key...)
+		valStart := s.pos
+		s.value(full)
+		s.record(full, tomlSpan{keyStart: start, keyEnd: keyEnd, valStart: valStart, valEnd: s.trimmedEnd(valStart)}, true)
+		s.skipLine()
+	}
+	return s.spans
+}
+
+// record stores span under path and, when prefixes is set, under each
+// enclosing path that has no span yet (pointing at the same key).
+func (s *tomlScanner) record(path []string, span tomlSpan, prefixes bool) {
+	if len(path) == 0 {
+		return
+	}
+	if old, ok := s.spans[tomlPath(path)]; !ok || old.implicit {
+		s.spans[tomlPath(path)] = span
+	}
+	if !prefixes {
+		return
+	}
+	for n := len(path) - 1; n > 0; n-- {
+		p := tomlPath(path[:n])
+		if _, ok := s.spans[p]; ok {
+			break
+		}
+		s.spans[p] = tomlSpan{keyStart: span.keyStart, keyEnd: span.keyEnd, valStart: span.keyStart, valEnd: span.keyEnd, implicit: true}
+	}
+}
+
+func (s *tomlScanner) peek() byte { return s.peekAt(0) }
+
+func (s *tomlScanner) peekAt(n int) byte {
+	if s.pos+n < len(s.src) {
+		return s.src[s.pos+n]
+	}
+	return 0
+}
+
+func (s *tomlScanner) hasPrefix(p string) bool {
+	return strings.HasPrefix(string(s.src[s.pos:min(s.pos+len(p), len(s.src))]), p)
+}
+
+// skipBlank skips spaces and tabs, and with newlines set also line ends
+// and comments.
+func (s *tomlScanner) skipBlank(newlines bool) {
+	for s.pos < len(s.src) {
+		switch s.src[s.pos] {
+		case ' ', '\t':
+			s.pos++
+		case '\r', '\n':
+			if !newlines {
+				return
+			}
+			s.pos++
+		case '#':
+			if !newlines {
+				return
+			}
+			s.skipLine()
+		default:
+			return
+		}
+	}
+}
+
+// skipLine moves past the next line end.
+func (s *tomlScanner) skipLine() {
+	for s.pos < len(s.src) && s.src[s.pos] != '\n' {
+		s.pos++
+	}
+	if s.pos < len(s.src) {
+		s.pos++
+	}
+}
+
+// trimmedEnd returns the current position with trailing blanks before it
+// removed, but not before start.
+func (s *tomlScanner) trimmedEnd(start int) int {
+	end := s.pos
+	for end > start && (s.src[end-1] == ' ' || s.src[end-1] == '\t' || s.src[end-1] == '\r' || s.src[end-1] == '\n') {
+		end--
+	}
+	return end
+}
+
+func isTOMLBareKeyByte(b byte) bool {
+	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '-'
+}
+
+// key reads a dotted key. It reports false when there is none.
+func (s *tomlScanner) key() ([]string, bool) {
+	var parts []string
+	for {
+		part, ok := s.simpleKey()
+		if !ok {
+			return nil, false
+		}
+		parts = append(parts, part)
+		save := s.pos
+		s.skipBlank(false)
+		if s.peek() != '.' {
+			s.pos = save
+			return parts, true
+		}
+		s.pos++
+		s.skipBlank(false)
+	}
+}
+
+// simpleKey reads one bare or quoted key.
+func (s *tomlScanner) simpleKey() (string, bool) {
+	start := s.pos
+	switch s.peek() {
+	case '"':
+		if s.hasPrefix(`"""`) {
+			return "", false
+		}
+		if !s.basicString() {
+			return "", false
+		}
+		raw := string(s.src[start:s.pos])
+		if k, err := strconv.Unquote(raw); err == nil {
+			return k, true
+		}
+		return raw[1 : len(raw)-1], true
+	case '\'':
+		if s.hasPrefix(`'''`) {
+			return "", false
+		}
+		if !s.literalString() {
+			return "", false
+		}
+		return string(s.src[start+1 : s.pos-1]), true
+	}
+	for s.pos < len(s.src) && isTOMLBareKeyByte(s.src[s.pos]) {
+		s.pos++
+	}
+	return string(s.src[start:s.pos]), s.pos > start
+}
+
+// basicString reads a one-line "…" string with escapes.
+func (s *tomlScanner) basicString() bool {
+	s.pos++
+	for s.pos < len(s.src) {
+		switch s.src[s.pos] {
+		case '\\':
+			s.pos += 2
+		case '"':
+			s.pos++
+			return true
+		case '\n':
+			return false
+		default:
+			s.pos++
+		}
+	}
+	s.pos = len(s.src)
+	return false
+}
+
+// literalString reads a one-line '…' string.
+func (s *tomlScanner) literalString() bool {
+	s.pos++
+	for s.pos < len(s.src) {
+		switch s.src[s.pos] {
+		case '\'':
+			s.pos++
+			return true
+		case '\n':
+			return false
+		}
+		s.pos++
+	}
+	return false
+}
+
+// multiline reads a """…""" or ”'…”' string; quote is its delimiter.
+func (s *tomlScanner) multiline(quote byte, escapes bool) {
+	delim := strings.Repeat(string(quote), 3)
+	s.pos += 3
+	for s.pos < len(s.src) {
+		switch {
+		case escapes && s.src[s.pos] == '\\':
+			s.pos += 2
+		case s.hasPrefix(delim):
+			s.pos += 3
+			// Up to two more quotes belong to the content.
+			for n := 0; n < 2 && s.peek() == quote; n++ {
+				s.pos++
+			}
+			return
+		default:
+			s.pos++
+		}
+	}
+	s.pos = min(s.pos, len(s.src))
+}
+
+// value reads one value and records the spans of what it contains under
+// path.
+func (s *tomlScanner) value(path []string) {
+	switch s.peek() {
+	case '"':
+		if s.hasPrefix(`"""`) {
+			s.multiline('"', true)
+		} else {
+			s.basicString()
+		}
+	case '\'':
+		if s.hasPrefix(`'''`) {
+			s.multiline('\'', false)
+		} else {
+			s.literalString()
+		}
+	case '[':
+		s.nested(path, s.array)
+	case '{':
+		s.nested(path, s.inlineTable)
+	default:
+		for s.pos < len(s.src) && strings.IndexByte(",]}#\r\n", s.src[s.pos]) < 0 {
+			s.pos++
+		}
+	}
+	s.pos = min(s.pos, len(s.src))
+}
+
+// nested runs read for an array or inline table unless nesting is too
+// deep, in which case it skips the rest of the line.
+func (s *tomlScanner) nested(path []string, read func([]string)) {
+	if s.depth >= maxTOMLScanDepth {
+		s.skipLine()
+		return
+	}
+	s.depth++
+	read(path)
+	s.depth--
+}
+
+func (s *tomlScanner) array(path []string) {
+	s.pos++ // [
+	for i := 0; ; i++ {
+		s.skipBlank(true)
+		if s.pos >= len(s.src) {
+			return
+		}
+		if s.peek() == ']' {
+			s.pos++
+			return
+		}
+		start := s.pos
+		elem := append(path[:len(path):len(path)], tomlIndex(i))
+		s.value(elem)
+		s.record(elem, tomlSpan{keyStart: start, keyEnd: start, valStart: start, valEnd: s.trimmedEnd(start)}, false)
+		s.skipBlank(true)
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return
+		default:
+			return
+		}
+	}
+}
+
+func (s *tomlScanner) inlineTable(path []string) {
+	s.pos++ // {
+	for {
+		s.skipBlank(true)
+		if s.pos >= len(s.src) {
+			return
+		}
+		if s.peek() == '}' {
+			s.pos++
+			return
+		}
+		start := s.pos
+		key, ok := s.key()
+		keyEnd := s.pos
+		s.skipBlank(false)
+		if !ok || s.peek() != '=' {
+			return
+		}
+		s.pos++
+		s.skipBlank(false)
+		full := append(path[:len(path):len(path)], key...)
+		valStart := s.pos
+		s.value(full)
+		s.record(full, tomlSpan{keyStart: start, keyEnd: keyEnd, valStart: valStart, valEnd: s.trimmedEnd(valStart)}, true)
+		s.skipBlank(true)
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return
+		default:
+			return
+		}
+	}
+}
