@@ -8,6 +8,9 @@ const (
 	RootProject RootKind = "project"
 	RootUser    RootKind = "user"
 	RootBundled RootKind = "bundled"
+	// RootArgument holds collections named on the command line (`check
+	// DIR`), which take precedence over every root.
+	RootArgument RootKind = "argument"
 )
 
 // Root is a directory that holds collections.
