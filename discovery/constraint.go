@@ -57,6 +57,9 @@ type constraintClause struct {
 // before ">".
 var constraintOps = [...]string{">=", "<=", "==", "!=", "^", "~", ">", "<"}
 
+// constraintOpChars are the bytes operators are made of.
+const constraintOpChars = "<>=!~^"
+
 // constraintError explains why a constraint string was rejected.
 type constraintError struct {
 	input, reason string
@@ -91,8 +94,10 @@ func ParseConstraint(s string) (*Constraint, error) {
 			return fail("clause %d is empty", i+1)
 		}
 		op, rest := splitConstraintOp(part)
-		if op == "" && rest != "" && strings.ContainsAny(rest[:1], "<>=!~^") {
-			return fail("unknown operator in %q", part)
+		if op == "" {
+			if n := len(rest) - len(strings.TrimLeft(rest, constraintOpChars)); n > 0 {
+				return fail("unknown operator %q", rest[:n])
+			}
 		}
 		version := strings.TrimSpace(rest)
 		if version == "" {
@@ -128,7 +133,7 @@ func ParseConstraint(s string) (*Constraint, error) {
 // known operator, the operator is "" and the rest starts with them.
 func splitConstraintOp(clause string) (op, rest string) {
 	end := 0
-	for end < len(clause) && strings.IndexByte("<>=!~^", clause[end]) >= 0 {
+	for end < len(clause) && strings.IndexByte(constraintOpChars, clause[end]) >= 0 {
 		end++
 	}
 	for _, o := range constraintOps {
@@ -153,10 +158,10 @@ func normalizeConstraintVersion(v string) (full, why string) {
 	}
 	for _, n := range nums {
 		switch {
-		case n == "":
-			return "", "empty number (want X, X.Y or X.Y.Z)"
-		case strings.Trim(n, "0123456789") != "":
-			return "", fmt.Sprintf("%q is not a number", n)
+		case n == "x" || n == "X" || n == "*":
+			return "", "wildcards are not supported"
+		case n == "" || strings.Trim(n, "0123456789") != "":
+			return "", "want X, X.Y or X.Y.Z"
 		case len(n) > 1 && n[0] == '0':
 			return "", fmt.Sprintf("leading zero in %q", n)
 		}

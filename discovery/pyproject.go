@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 )
@@ -92,6 +93,7 @@ func (p *pyprojectParser) parse() {
 	p.spans = scanTOMLSpans(p.src)
 	p.checkProject(doc)
 	p.checkCollection(doc)
+	SortDiagnostics(p.diags)
 }
 
 // decodeTOML decodes src into a generic document. A panic of the decoder
@@ -133,6 +135,10 @@ func (p *pyprojectParser) errorRange(err error) Range {
 	end := off + max(pe.Position.Len, 0)
 	if le := p.lines.LineEnd(line); end > le {
 		end = max(le, off)
+	}
+	// The lexer's span may open with the blanks before the offending text.
+	for off+1 < end && (p.src[off] == ' ' || p.src[off] == '\t') {
+		off++
 	}
 	return p.lines.Range(off, end)
 }
@@ -188,8 +194,11 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	p.meta.Name = p.requiredString(project, "name")
 	if p.meta.Name != "" {
 		if why := collectionNameProblem(p.meta.Name); why != "" {
-			p.report(CodeInvalidName, SeverityError, p.valueRange("project", "name"),
-				"Invalid name %q: %s (use lowercase letters, digits and single hyphens)", p.meta.Name, why)
+			msg := fmt.Sprintf("Invalid name %q: %s; use lowercase letters, digits and single hyphens", p.meta.Name, why)
+			if fix := suggestCollectionName(p.meta.Name); fix != "" {
+				msg += fmt.Sprintf(", such as %q", fix)
+			}
+			p.report(CodeInvalidName, SeverityError, p.valueRange("project", "name"), "%s", msg)
 		}
 	}
 	p.meta.Version = p.requiredString(project, "version")
@@ -259,7 +268,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 			"tool.amplifier.collection must be a table, not %s", tomlTypeName(cur))
 		return
 	}
-	for _, key := range p.childKeys(path) {
+	for _, key := range p.childKeys(path, coll) {
 		v := coll[key]
 		at := append(path[:len(path):len(path)], key)
 		switch key {
@@ -287,19 +296,30 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	}
 }
 
-// childKeys returns the keys directly inside the table at path, in file
-// order.
-func (p *pyprojectParser) childKeys(path []string) []string {
-	var out []string
+// childKeys returns the keys directly inside the table at path, in the
+// order they first appear in the file (a dotted key such as
+// requires.foundation = … counts as defining requires). Keys the decoder
+// reports no order for come last, sorted.
+func (p *pyprojectParser) childKeys(path []string, table map[string]any) []string {
+	out := make([]string, 0, len(table))
+	seen := make(map[string]bool, len(table))
 	for _, k := range p.md.Keys() {
-		if len(k) != len(path)+1 {
+		if len(k) <= len(path) || !slices.Equal(k[:len(path)], path) {
 			continue
 		}
-		if slices.Equal(k[:len(path)], path) {
-			out = append(out, k[len(path)])
+		if child := k[len(path)]; !seen[child] {
+			seen[child] = true
+			out = append(out, child)
 		}
 	}
-	return out
+	var rest []string
+	for k := range table {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 func (p *pyprojectParser) checkCapabilities(at []string, v any) {
@@ -330,7 +350,7 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 		return
 	}
 	p.meta.Requires = make([]Requirement, 0, len(table))
-	for _, name := range p.childKeys(at) {
+	for _, name := range p.childKeys(at, table) {
 		raw := table[name]
 		entry := append(at[:len(at):len(at)], name)
 		r := p.valueRange(entry...)
@@ -366,16 +386,32 @@ func collectionNameProblem(name string) string {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
 		case r >= 'A' && r <= 'Z':
-			return fmt.Sprintf("uppercase letter %q", r)
+			return fmt.Sprintf("has an uppercase letter %q", r)
 		case r == '_':
-			return "underscore (use a hyphen)"
+			return "has an underscore"
 		case r == ' ' || r == '\t':
-			return "whitespace"
+			return "has whitespace"
 		default:
-			return fmt.Sprintf("character %q", r)
+			return fmt.Sprintf("has the character %q", r)
 		}
 	}
 	return ""
+}
+
+// suggestCollectionName returns name lowercased, with underscores, dots
+// and spaces turned into hyphens, when that makes a valid name; or "".
+func suggestCollectionName(name string) string {
+	fix := strings.Map(func(r rune) rune {
+		switch r {
+		case '_', '.', ' ':
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, name)
+	if fix == name || collectionNameProblem(fix) != "" {
+		return ""
+	}
+	return fix
 }
 
 // tomlTypeName names the TOML type of a decoded value, with an article.

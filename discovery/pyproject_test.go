@@ -1,0 +1,286 @@
+package discovery_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+var updatePyproject = flag.Bool("update-pyproject", false, "rewrite the want sections of testdata/pyproject/*.txtar")
+
+// TestParsePyproject runs every testdata/pyproject/*.txtar case. Each
+// archive holds a pyproject.toml and a want file: the parsed metadata, then
+// one line per diagnostic as `line:col-line:col severity code message`,
+// with 1-based lines and 1-based columns counted in UTF-16 code units.
+func TestParsePyproject(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "pyproject", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, want := txtarFile(t, ar, "pyproject.toml"), txtarFile(t, ar, "want")
+			md, diags := discovery.ParsePyproject("pyproject.toml", src)
+			got := renderPyproject(md, diags)
+			if *updatePyproject {
+				setTxtarFile(ar, "want", got)
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != string(want) {
+				t.Errorf("ParsePyproject mismatch\n--- got\n%s--- want\n%s", got, want)
+			}
+			checkDefaultSeverities(t, diags)
+		})
+	}
+}
+
+func txtarFile(t *testing.T, ar *txtar.Archive, name string) []byte {
+	t.Helper()
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	t.Fatalf("archive has no %s", name)
+	return nil
+}
+
+func setTxtarFile(ar *txtar.Archive, name, data string) {
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = []byte(data)
+			return
+		}
+	}
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
+}
+
+// renderPyproject prints what ParsePyproject returned in the format of the
+// want files.
+func renderPyproject(md *discovery.Metadata, diags []discovery.Diagnostic) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: %q\nversion: %q\ndescription: %q\n", md.Name, md.Version, md.Description)
+	if md.URLs != nil {
+		keys := make([]string, 0, len(md.URLs))
+		for k := range md.URLs {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "url: %s = %q\n", k, md.URLs[k])
+		}
+	}
+	if md.Author != "" {
+		fmt.Fprintf(&b, "author: %q\n", md.Author)
+	}
+	if md.Capabilities != nil {
+		fmt.Fprintf(&b, "capabilities: %q\n", md.Capabilities)
+	}
+	switch {
+	case md.Requires == nil:
+	case len(md.Requires) == 0:
+		b.WriteString("requires: (empty)\n")
+	default:
+		for _, r := range md.Requires {
+			fmt.Fprintf(&b, "requires: %s %q %s\n", r.Name, r.Constraint, rangeString(r.Range))
+		}
+	}
+	for _, d := range diags {
+		fmt.Fprintf(&b, "%s %s %s %s\n", rangeString(d.Range), d.Severity, d.Code, d.Message)
+	}
+	return b.String()
+}
+
+// rangeString prints r with 1-based lines and columns.
+func rangeString(r discovery.Range) string {
+	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1)
+}
+
+// checkDefaultSeverities asserts that each diagnostic has the severity its
+// code is listed with.
+func checkDefaultSeverities(t *testing.T, diags []discovery.Diagnostic) {
+	t.Helper()
+	for _, d := range diags {
+		i := slices.IndexFunc(discovery.Codes, func(c discovery.CodeInfo) bool { return c.Code == d.Code })
+		if i < 0 {
+			t.Errorf("diagnostic %v has an unlisted code", d)
+			continue
+		}
+		if d.Severity != discovery.Codes[i].Severity {
+			t.Errorf("diagnostic %v: severity %s, Codes lists %s", d, d.Severity, discovery.Codes[i].Severity)
+		}
+		if d.Path == "" {
+			t.Errorf("diagnostic %v has no path", d)
+		}
+	}
+}
+
+func TestParsePyprojectMetadataNeverNil(t *testing.T) {
+	for _, src := range []string{"", "[[", "project = 1", "\xff\xfe", "[project]\nname = 'x'\n"} {
+		md, _ := discovery.ParsePyproject("p.toml", []byte(src))
+		if md == nil {
+			t.Errorf("ParsePyproject(%q) returned nil metadata", src)
+		}
+	}
+}
+
+// TestParsePyprojectCorpus parses the real pyproject.toml files of the
+// corpus: each collection's root file and its package copy.
+func TestParsePyprojectCorpus(t *testing.T) {
+	corpus := os.Getenv("AMPLIDEX_CORPUS")
+	if corpus == "" {
+		t.Skip("AMPLIDEX_CORPUS is not set; skipping the corpus test")
+	}
+	type want struct {
+		name, version string
+		requires      []string // "name constraint"; nil means no requires table
+	}
+	foundation := []string{"foundation ^1.0.0"}
+	cases := map[string]want{
+		"bundled/developer-expertise":                       {"developer-expertise", "1.0.0", foundation},
+		"bundled/foundation":                                {"foundation", "1.0.0", []string{}},
+		"collections/Joi__amplifier-collection-switchboard": {"sb", "1.0.0", nil},
+		"collections/Joi__amplifier-collection-switchboard/amplifier_collection_switchboard":  {"switchboard", "1.0.0", nil},
+		"collections/microsoft__amplifier-collection-design-intelligence":                     {"design-intelligence", "1.0.0", foundation},
+		"collections/microsoft__amplifier-collection-design-intelligence/design_intelligence": {"design-intelligence", "1.0.0", foundation},
+		"collections/microsoft__amplifier-collection-issues":                                  {"amplifier-collection-issues", "0.1.1", nil},
+		"collections/microsoft__amplifier-collection-recipes":                                 {"recipes", "0.1.0", nil},
+		"collections/microsoft__amplifier-collection-recipes/amplifier_collection_recipes":    {"recipes", "0.1.0", nil},
+		"collections/microsoft__amplifier-collection-toolkit":                                 {"toolkit", "1.0.0", nil},
+		"collections/microsoft__amplifier-collection-toolkit/amplifier_collection_toolkit":    {"toolkit", "1.0.0", nil},
+		"collections/momuno__amplifier-collection-convergent-dev":                             {"convergent-dev", "1.0.0", foundation},
+		"collections/momuno__amplifier-collection-convergent-dev/convergent_dev":              {"convergent-dev", "1.0.0", foundation},
+		"collections/payneio__amplifier-collection-issues":                                    {"payne-amplifier", "0.1.1", nil},
+		"collections/payneio__amplifier-collection-issues/max_payne_collection":               {"max-payne-collection", "0.1.1", nil},
+		"collections/ramparte__amplifier-collection-html-tools":                               {"html-tools", "1.0.0", nil},
+		"collections/ramparte__amplifier-collection-metacognition": {"metacognition", "0.1.0",
+			[]string{"amplifier-core >=0.1.0", "amplifier-profiles >=0.1.0"}},
+		"collections/robotdad__amplifier-collection-ddd":                                                 {"ddd", "1.0.0", foundation},
+		"collections/robotdad__amplifier-collection-ddd/ddd":                                             {"ddd", "1.0.0", foundation},
+		"collections/robotdad__amplifier-collection-recipes":                                             {"recipes", "0.1.0", nil},
+		"collections/robotdad__amplifier-collection-recipes/amplifier_collection_recipes":                {"recipes", "0.1.0", nil},
+		"collections/robotdad__amplifier-collection-spec-kit":                                            {"spec-kit", "1.0.0", foundation},
+		"collections/robotdad__amplifier-collection-spec-kit/spec_kit":                                   {"spec-kit", "1.0.0", foundation},
+		"collections/samueljklee__amplifier-collection-amplifier-dev":                                    {"amplifier-collection-amplifier-dev", "1.0.0", nil},
+		"collections/samueljklee__amplifier-collection-amplifier-dev/amplifier_collection_amplifier_dev": {"amplifier-collection-amplifier-dev", "1.0.0", nil},
+	}
+
+	// Every root and package pyproject.toml of the corpus must be listed.
+	var found []string
+	for _, pattern := range []string{"collections/*/pyproject.toml", "collections/*/*/pyproject.toml",
+		"bundled/*/pyproject.toml", "bundled/*/*/pyproject.toml"} {
+		m, err := filepath.Glob(filepath.Join(corpus, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m {
+			rel, _ := filepath.Rel(corpus, filepath.Dir(f))
+			found = append(found, filepath.ToSlash(rel))
+		}
+	}
+	if len(found) != len(cases) {
+		t.Errorf("found %d pyproject.toml files, want %d: %q", len(found), len(cases), found)
+	}
+
+	for _, dir := range found {
+		t.Run(dir, func(t *testing.T) {
+			w, ok := cases[dir]
+			if !ok {
+				t.Fatalf("unexpected pyproject.toml in %s", dir)
+			}
+			path := filepath.Join(corpus, filepath.FromSlash(dir), "pyproject.toml")
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, diags := discovery.ParsePyproject(path, src)
+			for _, d := range diags {
+				t.Errorf("unexpected diagnostic: %v", d)
+			}
+			if md.Name != w.name || md.Version != w.version || md.Description == "" {
+				t.Errorf("got name %q version %q description %q, want %q %q and a description",
+					md.Name, md.Version, md.Description, w.name, w.version)
+			}
+			var got []string
+			if md.Requires != nil {
+				got = []string{}
+			}
+			for _, r := range md.Requires {
+				got = append(got, r.Name+" "+r.Constraint)
+				if text := lineText(src, r.Range); text != `"`+r.Constraint+`"` {
+					t.Errorf("requirement %s: range %s covers %q, want the quoted value", r.Name, rangeString(r.Range), text)
+				}
+			}
+			if (got == nil) != (w.requires == nil) || !slices.Equal(got, w.requires) {
+				t.Errorf("requires = %#v, want %#v", got, w.requires)
+			}
+		})
+	}
+}
+
+// lineText returns the text a one-line, ASCII-only Range covers.
+func lineText(src []byte, r discovery.Range) string {
+	lines := strings.Split(string(src), "\n")
+	if r.Start.Line != r.End.Line || r.Start.Line >= len(lines) {
+		return "<multi-line>"
+	}
+	line := lines[r.Start.Line]
+	if r.End.Character > len(line) || r.Start.Character > r.End.Character {
+		return "<out of range>"
+	}
+	return line[r.Start.Character:r.End.Character]
+}
+
+func FuzzParsePyproject(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "pyproject", "*.txtar"))
+	for _, file := range files {
+		if ar, err := txtar.ParseFile(file); err == nil {
+			for _, af := range ar.Files {
+				if af.Name == "pyproject.toml" {
+					f.Add(af.Data)
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		md, diags := discovery.ParsePyproject("pyproject.toml", src)
+		if md == nil {
+			t.Fatal("nil metadata")
+		}
+		lines := discovery.NewLineIndex(src)
+		for _, d := range diags {
+			checkRangeInside(t, lines, d.Range)
+			if d.Message == "" || d.Code == "" {
+				t.Errorf("empty diagnostic %+v", d)
+			}
+		}
+		for _, r := range md.Requires {
+			checkRangeInside(t, lines, r.Range)
+		}
+		discovery.ScanTOMLSpans(src) // must not panic on any input
+	})
+}
+
+// checkRangeInside fails unless r is ordered and lies inside the text.
+func checkRangeInside(t *testing.T, lines *discovery.LineIndex, r discovery.Range) {
+	t.Helper()
+	if r.Start.Line < 0 || r.End.Line >= lines.Lines() || r.Start.Line > r.End.Line ||
+		r.Start.Line == r.End.Line && r.Start.Character > r.End.Character || r.Start.Character < 0 {
+		t.Errorf("range %+v outside the text (%d lines)", r, lines.Lines())
+	}
+}
