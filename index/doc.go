@@ -1,0 +1,39 @@
+// Package index is the persistent store of amplidex: a bbolt database that
+// remembers, for every file the daemon has seen, its size, modification
+// time, inode, mode and SHA-256, the root it was found under, and an opaque
+// payload the caller encodes (its parse facts). With it a restarted daemon
+// rebuilds its model without re-reading unchanged files, and a save that
+// leaves the bytes unchanged does no work. A tick counts the batches that
+// changed something, and a bounded change log answers "what changed since
+// tick N".
+//
+// It does not know what the payload means, does not watch or read the
+// files it describes, and does not serve queries; it is the only package
+// that imports bbolt.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use. Reads run in parallel with each
+// other and with one writer; Apply and SetMeta are serialised by bbolt.
+// Only one Store, in one process, can hold a database file: Open waits up
+// to Options.Timeout for the lock and then fails with ErrLocked.
+//
+// # Caveats
+//
+//   - Each exported method runs exactly one bbolt transaction. Nothing a
+//     method returns aliases database memory.
+//   - An Apply is atomic and written in sorted key order; after a crash,
+//     even a SIGKILL in the middle of a commit, the database holds every
+//     batch that Apply returned for (unless Options.NoSync is set) and no
+//     part of any other.
+//   - Keys are absolute, clean paths ordered byte-wise, not component-wise.
+//   - Ticks are only comparable within one Instance: a database moved aside
+//     or rebuilt starts a new instance at tick 0.
+//   - Open never deletes data: a database it cannot use is renamed aside
+//     and kept. A database of another schema version is emptied in place.
+//   - Recovery on Open assumes no other process is recovering the same
+//     path at the same moment; the daemon's pid file serialises starts.
+//   - A function passed to Walk runs inside a read transaction and must not
+//     write to the Store or close it: a writer that has to grow the file
+//     waits for every open read transaction.
+package index

@@ -1,0 +1,306 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+var (
+	// ErrLocked is returned by Open when another handle, usually another
+	// process, holds the database and does not release it within
+	// Options.Timeout.
+	ErrLocked = errors.New("index: database is locked by another process")
+
+	// ErrClosed is returned when a Store is used after Close.
+	ErrClosed = errors.New("index: store is closed")
+
+	// ErrCorrupt is returned when a stored record cannot be decoded or the
+	// database faults while it is read.
+	ErrCorrupt = errors.New("index: corrupt data")
+
+	// ErrInvalidPath is returned by Apply when a path in the batch is empty,
+	// relative or not cleaned.
+	ErrInvalidPath = errors.New("index: path must be absolute and clean")
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultTimeout = time.Second
+	DefaultLogSize = 100_000
+)
+
+// Options configure Open. The zero value is ready to use.
+type Options struct {
+	// Timeout bounds the wait for the database lock; DefaultTimeout when
+	// zero or negative.
+	Timeout time.Duration
+	// LogSize bounds the change log; DefaultLogSize when zero or negative.
+	LogSize int
+	// Logger receives the warnings Open records; discarded when nil.
+	Logger *slog.Logger
+	// Now tells the time; time.Now when nil.
+	Now func() time.Time
+	// NoSync skips fsync after each commit. A crash may then lose recent
+	// batches; for tests and benchmarks only.
+	NoSync bool
+}
+
+// Store is the persistent index: per-file records keyed by path, a tick
+// that advances with every batch that changes something, a bounded log of
+// what changed at each tick, and a little state for the caller.
+//
+// A Store is safe for concurrent use.
+type Store struct {
+	db       *bbolt.DB
+	path     string
+	instance string
+	warnings []string
+	logSize  int
+	logger   *slog.Logger
+	now      func() time.Time
+
+	tick atomic.Uint64
+}
+
+// Bucket names and the keys of the meta bucket.
+const (
+	bucketMeta  = "meta"  // the keys below
+	bucketFiles = "files" // path → encoded File
+	bucketLog   = "log"   // tick (8 bytes, big endian) + path → logPut or logDeleted
+	bucketState = "state" // the caller's keys, see SetMeta
+
+	keySchema            = "schema"    // uint32
+	keyInstance          = "instance"  // string
+	keyCreated           = "created"   // unix nanoseconds
+	keyTick              = "tick"      // the last tick
+	keyFiles             = "files"     // number of records in bucketFiles
+	keyLogCount          = "log-count" // number of entries in bucketLog
+	keyLogFloor          = "log-floor" // the greatest tick with a trimmed entry
+	schemaVersion uint32 = 1
+
+	logPut     byte = 0
+	logDeleted byte = 1
+)
+
+// Path returns the path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Instance returns the id given to the database when it was created. It
+// changes whenever the database is created anew (first use, moved aside,
+// schema rebuild), so a clock from another life of the database is
+// recognised by it.
+func (s *Store) Instance() string { return s.instance }
+
+// Warnings returns what Open had to do to produce a working store: a
+// database moved aside, a rebuild for a new schema. It is empty when the
+// database opened as it was.
+func (s *Store) Warnings() []string { return slices.Clone(s.warnings) }
+
+// Tick returns the tick of the last batch that changed something; 0 for a
+// store that never changed.
+func (s *Store) Tick() uint64 { return s.tick.Load() }
+
+// Get returns the record stored for path, and false when there is none.
+func (s *Store) Get(path string) (File, bool, error) {
+	var (
+		f     File
+		found bool
+	)
+	err := s.view(nil, func(tx *bbolt.Tx) error {
+		val := tx.Bucket([]byte(bucketFiles)).Get([]byte(path))
+		if val == nil {
+			return nil
+		}
+		found = true
+		var err error
+		f, err = decodeFile([]byte(path), val)
+		return err
+	})
+	if err != nil {
+		return File{}, false, fmt.Errorf("index get %s: %w", path, err)
+	}
+	return f, found, nil
+}
+
+// Walk calls fn for every record at or under prefix, in byte order of the
+// paths. The prefix is a path whose subtree is walked: "/a/b" visits
+// "/a/b" and "/a/b/…" but not "/a/bc". An empty prefix or "/" walks all.
+// An error from fn stops the walk and is returned unchanged.
+//
+// fn runs inside a read transaction: it must not call Apply, SetMeta or
+// Close, which may wait for that transaction to end. The File it receives
+// is its own to keep and change.
+func (s *Store) Walk(prefix string, fn func(File) error) error {
+	var (
+		inFn  bool
+		fnErr error
+	)
+	err := s.view(&inFn, func(tx *bbolt.Tx) error {
+		c := tx.Bucket([]byte(bucketFiles)).Cursor()
+		return walkTree(c, prefix, func(k, v []byte) error {
+			f, err := decodeFile(k, v)
+			if err != nil {
+				return err
+			}
+			inFn = true
+			fnErr = fn(f)
+			inFn = false
+			return fnErr
+		})
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("index walk %s: %w", prefix, err)
+	}
+	return nil
+}
+
+// walkTree calls fn for the key equal to prefix and every key under it as
+// a directory, in key order.
+func walkTree(c *bbolt.Cursor, prefix string, fn func(k, v []byte) error) error {
+	if prefix == "" || prefix == string(filepath.Separator) {
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := fn(k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// The key equal to prefix, then its children: keys such as prefix+"-x"
+	// sort between the two and are skipped by seeking.
+	if k, v := c.Seek([]byte(prefix)); k != nil && string(k) == prefix {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	dir := []byte(prefix + string(filepath.Separator))
+	for k, v := c.Seek(dir); k != nil && bytes.HasPrefix(k, dir); k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Len returns the number of records.
+func (s *Store) Len() (int, error) {
+	var n uint64
+	err := s.view(nil, func(tx *bbolt.Tx) error {
+		n = getUint(tx.Bucket([]byte(bucketMeta)), keyFiles)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("index len %s: %w", s.path, err)
+	}
+	return int(n), nil
+}
+
+// SetMeta stores val under key in the caller's state, for small values such
+// as the configured roots or a hash of the configuration. A nil val removes
+// the key. The state is cleared with everything else when the database is
+// rebuilt.
+func (s *Store) SetMeta(key string, val []byte) error {
+	err := s.update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte(bucketState))
+		if val == nil {
+			return b.Delete([]byte(key))
+		}
+		return b.Put([]byte(key), slices.Clone(val))
+	})
+	if err != nil {
+		return fmt.Errorf("index set meta %q: %w", key, err)
+	}
+	return nil
+}
+
+// Meta returns a copy of the value SetMeta stored under key, or nil when
+// there is none.
+func (s *Store) Meta(key string) ([]byte, error) {
+	var val []byte
+	err := s.view(nil, func(tx *bbolt.Tx) error {
+		if v := tx.Bucket([]byte(bucketState)).Get([]byte(key)); v != nil {
+			val = append([]byte{}, v...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index meta %q: %w", key, err)
+	}
+	return val, nil
+}
+
+// Close closes the database. It waits for transactions in progress,
+// including a Walk, to end. Using the Store afterwards returns ErrClosed;
+// a second Close returns nil.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("index close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction; see protect for userCode.
+func (s *Store) view(userCode *bool, fn func(*bbolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer protect(&err, userCode)
+	return mapClosed(s.db.View(fn))
+}
+
+// update runs fn in a write transaction.
+func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer protect(&err, nil)
+	return mapClosed(s.db.Update(fn))
+}
+
+// protect turns a panic or memory fault raised while bbolt reads a damaged
+// database into an ErrCorrupt error. A panic raised while *userCode is set
+// came from the caller's function and is passed on unchanged.
+func protect(err *error, userCode *bool) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if userCode != nil && *userCode {
+		panic(r)
+	}
+	*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+}
+
+func mapClosed(err error) error {
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
+}
+
+func getUint(b *bbolt.Bucket, key string) uint64 {
+	v := b.Get([]byte(key))
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+func putUint(b *bbolt.Bucket, key string, v uint64) error {
+	return b.Put([]byte(key), binary.BigEndian.AppendUint64(nil, v))
+}
+
+// cleanPath reports whether p is absolute and clean, as keys must be.
+func cleanPath(p string) bool {
+	return filepath.IsAbs(p) && filepath.Clean(p) == p && !strings.ContainsRune(p, 0)
+}
