@@ -1,0 +1,206 @@
+package lsp
+
+import (
+	"encoding/json"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// The subset of the Language Server Protocol (3.17) the server speaks. Field
+// names follow the specification exactly.
+
+// Position encodings, as initialize negotiates them.
+const (
+	encodingUTF16 = "utf-16"
+	encodingUTF8  = "utf-8"
+)
+
+type initializeParams struct {
+	ProcessID    *int   `json:"processId"`
+	RootURI      string `json:"rootUri,omitempty"`
+	Capabilities struct {
+		General struct {
+			PositionEncodings []string `json:"positionEncodings,omitempty"`
+		} `json:"general"`
+	} `json:"capabilities"`
+	WorkspaceFolders []workspaceFolder `json:"workspaceFolders,omitempty"`
+}
+
+type workspaceFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+type initializeResult struct {
+	Capabilities serverCapabilities `json:"capabilities"`
+	ServerInfo   serverInfo         `json:"serverInfo"`
+}
+
+type serverInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+type serverCapabilities struct {
+	PositionEncoding   string            `json:"positionEncoding"`
+	TextDocumentSync   textDocumentSync  `json:"textDocumentSync"`
+	CompletionProvider completionOptions `json:"completionProvider"`
+	DefinitionProvider bool              `json:"definitionProvider"`
+	HoverProvider      bool              `json:"hoverProvider"`
+}
+
+// Text document sync kinds.
+const syncIncremental = 2
+
+type textDocumentSync struct {
+	OpenClose bool        `json:"openClose"`
+	Change    int         `json:"change"`
+	Save      saveOptions `json:"save"`
+}
+
+type saveOptions struct {
+	IncludeText bool `json:"includeText"`
+}
+
+type completionOptions struct {
+	TriggerCharacters []string `json:"triggerCharacters,omitempty"`
+}
+
+type textDocumentIdentifier struct {
+	URI string `json:"uri"`
+}
+
+type textDocumentItem struct {
+	URI        string `json:"uri"`
+	LanguageID string `json:"languageId"`
+	Version    int32  `json:"version"`
+	Text       string `json:"text"`
+}
+
+type versionedTextDocumentIdentifier struct {
+	URI     string `json:"uri"`
+	Version int32  `json:"version"`
+}
+
+type didOpenParams struct {
+	TextDocument textDocumentItem `json:"textDocument"`
+}
+
+type didChangeParams struct {
+	TextDocument   versionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []contentChange                 `json:"contentChanges"`
+}
+
+// contentChange replaces Range with Text, or the whole text when Range is
+// nil. RangeLength is deprecated and ignored.
+type contentChange struct {
+	Range *discovery.Range `json:"range,omitempty"`
+	Text  string           `json:"text"`
+}
+
+type didSaveParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+	Text         *string                `json:"text,omitempty"`
+}
+
+type didCloseParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+}
+
+type positionParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+	Position     discovery.Position     `json:"position"`
+}
+
+type cancelParams struct {
+	ID json.RawMessage `json:"id"`
+}
+
+// LSP diagnostic severities.
+const (
+	severityError       = 1
+	severityWarning     = 2
+	severityInformation = 3
+)
+
+type publishDiagnosticsParams struct {
+	URI         string          `json:"uri"`
+	Version     *int32          `json:"version,omitempty"`
+	Diagnostics []lspDiagnostic `json:"diagnostics"`
+}
+
+type lspDiagnostic struct {
+	Range    discovery.Range `json:"range"`
+	Severity int             `json:"severity"`
+	Code     string          `json:"code,omitempty"`
+	Source   string          `json:"source"`
+	Message  string          `json:"message"`
+}
+
+type location struct {
+	URI   string          `json:"uri"`
+	Range discovery.Range `json:"range"`
+}
+
+type markupContent struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+type hover struct {
+	Contents markupContent `json:"contents"`
+}
+
+type textEdit struct {
+	Range   discovery.Range `json:"range"`
+	NewText string          `json:"newText"`
+}
+
+type lspCompletionItem struct {
+	Label         string         `json:"label"`
+	Kind          CompletionKind `json:"kind,omitempty"`
+	Detail        string         `json:"detail,omitempty"`
+	Documentation *markupContent `json:"documentation,omitempty"`
+	FilterText    string         `json:"filterText,omitempty"`
+	InsertText    string         `json:"insertText,omitempty"`
+	TextEdit      *textEdit      `json:"textEdit,omitempty"`
+}
+
+type completionList struct {
+	IsIncomplete bool                `json:"isIncomplete"`
+	Items        []lspCompletionItem `json:"items"`
+}
+
+// CompletionKind is the LSP CompletionItemKind: the icon an editor shows.
+type CompletionKind int
+
+// The completion kinds the analyzer uses.
+const (
+	CompletionProperty  CompletionKind = 10
+	CompletionModule    CompletionKind = 9
+	CompletionValue     CompletionKind = 12
+	CompletionFile      CompletionKind = 17
+	CompletionReference CompletionKind = 18
+)
+
+// CompletionItem is one completion an Analyzer offers.
+type CompletionItem struct {
+	// Label is shown and, unless InsertText is set, inserted.
+	Label      string
+	InsertText string
+	Kind       CompletionKind
+	// Detail is a one-line note beside the label (such as the path the
+	// reference resolves to); Documentation is Markdown.
+	Detail        string
+	Documentation string
+	// Replace is the span (UTF-16) the item replaces; nil lets the editor
+	// replace the word before the cursor.
+	Replace *discovery.Range
+}
+
+// Location is a span in a file, as definitions are reported.
+type Location struct {
+	// Path is absolute.
+	Path  string
+	Range discovery.Range
+}

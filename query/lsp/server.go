@@ -1,0 +1,708 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// ErrNoShutdown is returned by Serve when the client sends exit, or the
+// input ends, before a shutdown request.
+var ErrNoShutdown = errors.New("lsp: exit without shutdown")
+
+// Analyzer is the knowledge behind the server. Positions are UTF-16
+// (discovery.Position), whatever the client negotiated. Methods are called
+// from several goroutines at once and must honour ctx.
+type Analyzer interface {
+	// Diagnose checks one file given its unsaved text; overlay holds every
+	// open buffer (path → text) so cross-references see unsaved edits.
+	// Diagnostics for other paths than path are not published.
+	Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic
+	// Complete lists what may be typed at pos.
+	Complete(ctx context.Context, path string, text []byte, pos discovery.Position) []CompletionItem
+	// Definition returns where the reference at pos points.
+	Definition(ctx context.Context, path string, text []byte, pos discovery.Position) []Location
+	// Hover describes what is at pos in Markdown; ok is false when there is
+	// nothing to say.
+	Hover(ctx context.Context, path string, text []byte, pos discovery.Position) (markdown string, ok bool)
+}
+
+// Invalidator is implemented by Analyzers that cache what they read from
+// disk: the server calls Invalidate with the path of every file the client
+// saves.
+type Invalidator interface {
+	Invalidate(path string)
+}
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Debounce is how long diagnostics wait after the last change to a
+	// document; 50ms when zero.
+	Debounce time.Duration
+	// MaxMessage bounds the body of one message in bytes; 64 MiB when zero.
+	MaxMessage int64
+	// Log receives protocol errors and analyzer failures; nil discards.
+	Log *slog.Logger
+	// Version is reported to the client in serverInfo.
+	Version string
+}
+
+// Server is a language server over one Analyzer. Serve may be called more
+// than once, one stream at a time or several at once; each call is its own
+// session.
+type Server struct {
+	analyzer Analyzer
+	opts     Options
+}
+
+// NewServer returns a server that asks a.
+func NewServer(a Analyzer, opts Options) *Server {
+	if opts.Debounce <= 0 {
+		opts.Debounce = 50 * time.Millisecond
+	}
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = 64 << 20
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{analyzer: a, opts: opts}
+}
+
+// Serve reads requests from r and writes responses and notifications to w
+// until the client exits, the input ends or ctx is done. It returns nil
+// after shutdown and exit (or the end of input after shutdown),
+// ErrNoShutdown when either comes without shutdown, ctx's error when ctx is
+// done, and any other read error wrapped.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	base, cancel := context.WithCancel(ctx)
+	ss := &session{
+		srv:      s,
+		log:      s.opts.Log,
+		out:      &writer{w: w},
+		base:     base,
+		stop:     make(chan struct{}),
+		docs:     make(map[string]*document),
+		inflight: make(map[string]context.CancelFunc),
+		results:  make(chan runResult),
+		finished: make(chan string),
+		timer:    time.NewTimer(time.Hour),
+	}
+	ss.timer.Stop()
+	defer func() {
+		cancel()
+		ss.timer.Stop()
+		close(ss.stop)
+		ss.wg.Wait()
+	}()
+
+	msgs := make(chan frame)
+	rd := newReader(r, s.opts.MaxMessage)
+	// The reader goroutine ends with the stream or, once Serve has
+	// returned, at its next message; it is the one goroutine Serve does not
+	// wait for, since a blocked Read cannot be interrupted.
+	go func() {
+		for {
+			body, err := rd.read()
+			select {
+			case msgs <- frame{body, err}:
+			case <-ss.stop:
+				return
+			}
+			var fe *frameError
+			if err != nil && !errors.As(err, &fe) {
+				return
+			}
+		}
+	}()
+	return ss.loop(ctx, msgs)
+}
+
+// frame is one read from the input: a body or an error.
+type frame struct {
+	body []byte
+	err  error
+}
+
+// sessionState is where a session is in the protocol's lifecycle.
+type sessionState int
+
+const (
+	stateNew sessionState = iota
+	stateRunning
+	stateShutdown
+)
+
+// session is one Serve call. Fields below wg are owned by the loop
+// goroutine and touched by no other.
+type session struct {
+	srv  *Server
+	log  *slog.Logger
+	out  *writer
+	base context.Context // parent of every run and request; cancelled when Serve returns
+	stop chan struct{}   // closed when Serve returns
+	wg   sync.WaitGroup  // diagnostics runs and request handlers
+
+	state    sessionState
+	utf8     bool
+	docs     map[string]*document          // open documents by URI
+	inflight map[string]context.CancelFunc // running requests by id
+	results  chan runResult
+	finished chan string // ids of requests that have responded
+	timer    *time.Timer // fires at the earliest due diagnostics run
+}
+
+// document is one open buffer and the state of its diagnostics.
+type document struct {
+	uri     string
+	path    string // "" when the URI is not a file
+	kind    fileKind
+	version int32
+	text    []byte // never modified in place; an edit makes a new slice
+
+	gen     uint64             // bumped by every change that calls for new diagnostics
+	due     time.Time          // when the next run starts; zero when none is scheduled
+	cancel  context.CancelFunc // the running run, nil when none
+	pubDone bool               // diagnostics were published at least once
+	pubVer  int32              // version of the last published result
+	pubDiag []lspDiagnostic    // the last published result
+}
+
+// runResult is the outcome of one diagnostics run.
+type runResult struct {
+	doc   *document
+	gen   uint64
+	ver   int32
+	diags []lspDiagnostic
+}
+
+func (ss *session) loop(ctx context.Context, msgs <-chan frame) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case f := <-msgs:
+			if f.err != nil {
+				var fe *frameError
+				switch {
+				case errors.As(f.err, &fe):
+					ss.log.Error("lsp: skipped a message", "err", fe.msg)
+					continue
+				case errors.Is(f.err, io.EOF) || errors.Is(f.err, io.ErrUnexpectedEOF):
+					if ss.state == stateShutdown {
+						return nil
+					}
+					return ErrNoShutdown
+				default:
+					return fmt.Errorf("read message: %w", f.err)
+				}
+			}
+			if done, err := ss.handle(f.body); done {
+				return err
+			}
+		case res := <-ss.results:
+			ss.publishResult(res)
+		case id := <-ss.finished:
+			delete(ss.inflight, id)
+		case <-ss.timer.C:
+			ss.startDue()
+		}
+	}
+}
+
+// handle processes one message body. done reports that the session is over
+// (an exit notification), with what Serve returns.
+func (ss *session) handle(body []byte) (done bool, err error) {
+	m, rerr := decode(body)
+	if rerr != nil {
+		ss.log.Error("lsp: bad message", "err", rerr.Message)
+		if m == nil || m.ID != nil || rerr.Code == CodeParseError {
+			var id json.RawMessage
+			if m != nil {
+				id = m.ID
+			}
+			ss.reply(id, nil, rerr)
+		}
+		return false, nil
+	}
+	if m.Method == "" {
+		return false, nil // a response; the server sends no requests
+	}
+	if m.Method == "exit" {
+		if ss.state == stateShutdown {
+			return true, nil
+		}
+		return true, ErrNoShutdown
+	}
+	if !m.isRequest() {
+		ss.notification(m)
+		return false, nil
+	}
+	ss.request(m)
+	return false, nil
+}
+
+func (ss *session) reply(id json.RawMessage, result any, rerr *ResponseError) {
+	if err := ss.out.respond(id, result, rerr); err != nil {
+		ss.log.Error("lsp: cannot respond", "err", err)
+	}
+}
+
+func (ss *session) request(m *message) {
+	switch {
+	case ss.state == stateShutdown:
+		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidRequest, Message: m.Method + ": the server is shut down"})
+		return
+	case ss.state == stateNew && m.Method != "initialize":
+		ss.reply(m.ID, nil, &ResponseError{Code: CodeServerNotInitialized, Message: m.Method + ": initialize first"})
+		return
+	}
+	switch m.Method {
+	case "initialize":
+		ss.initialize(m)
+	case "shutdown":
+		ss.state = stateShutdown
+		for _, d := range ss.docs {
+			ss.cancelRun(d)
+		}
+		ss.reply(m.ID, nil, nil)
+	case "textDocument/completion", "textDocument/definition", "textDocument/hover":
+		ss.positionRequest(m)
+	default:
+		ss.reply(m.ID, nil, &ResponseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+	}
+}
+
+func (ss *session) initialize(m *message) {
+	if ss.state != stateNew {
+		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidRequest, Message: "initialize: already initialized"})
+		return
+	}
+	var p initializeParams
+	if err := unmarshalParams(m.Params, &p); err != nil {
+		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidParams, Message: "initialize: " + err.Error()})
+		return
+	}
+	enc := encodingUTF16
+	for _, e := range p.Capabilities.General.PositionEncodings {
+		if e == encodingUTF8 {
+			enc, ss.utf8 = encodingUTF8, true
+		}
+	}
+	ss.state = stateRunning
+	ss.reply(m.ID, initializeResult{
+		Capabilities: serverCapabilities{
+			PositionEncoding:   enc,
+			TextDocumentSync:   textDocumentSync{OpenClose: true, Change: syncIncremental, Save: saveOptions{}},
+			CompletionProvider: completionOptions{TriggerCharacters: []string{":", "@", " "}},
+			DefinitionProvider: true,
+			HoverProvider:      true,
+		},
+		ServerInfo: serverInfo{Name: "amplidex", Version: ss.srv.opts.Version},
+	}, nil)
+}
+
+func unmarshalParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return errors.New("missing params")
+	}
+	return json.Unmarshal(raw, v)
+}
+
+func (ss *session) notification(m *message) {
+	if ss.state != stateRunning {
+		return // dropped before initialize and after shutdown, as the protocol says
+	}
+	var err error
+	switch m.Method {
+	case "textDocument/didOpen":
+		err = ss.didOpen(m.Params)
+	case "textDocument/didChange":
+		err = ss.didChange(m.Params)
+	case "textDocument/didSave":
+		err = ss.didSave(m.Params)
+	case "textDocument/didClose":
+		err = ss.didClose(m.Params)
+	case "$/cancelRequest":
+		var p cancelParams
+		if err = unmarshalParams(m.Params, &p); err == nil {
+			if cancel, ok := ss.inflight[string(p.ID)]; ok {
+				cancel()
+			}
+		}
+	default:
+		// initialized, $/setTrace and everything unknown: nothing to do.
+	}
+	if err != nil {
+		ss.log.Error("lsp: "+m.Method, "err", err)
+	}
+}
+
+func (ss *session) didOpen(raw json.RawMessage) error {
+	var p didOpenParams
+	if err := unmarshalParams(raw, &p); err != nil {
+		return err
+	}
+	if old, ok := ss.docs[p.TextDocument.URI]; ok {
+		ss.cancelRun(old)
+	}
+	d := &document{uri: p.TextDocument.URI, version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
+	if path, err := uriToPath(d.uri); err == nil {
+		d.path, d.kind = path, kindOf(path)
+	}
+	ss.docs[d.uri] = d
+	ss.changed(d)
+	return nil
+}
+
+func (ss *session) didChange(raw json.RawMessage) error {
+	var p didChangeParams
+	if err := unmarshalParams(raw, &p); err != nil {
+		return err
+	}
+	d, ok := ss.docs[p.TextDocument.URI]
+	if !ok {
+		return fmt.Errorf("%s: not open", p.TextDocument.URI)
+	}
+	text, err := applyChanges(d.text, p.ContentChanges, ss.utf8)
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.uri, err)
+	}
+	d.text, d.version = text, p.TextDocument.Version
+	ss.changed(d)
+	return nil
+}
+
+func (ss *session) didSave(raw json.RawMessage) error {
+	var p didSaveParams
+	if err := unmarshalParams(raw, &p); err != nil {
+		return err
+	}
+	d, ok := ss.docs[p.TextDocument.URI]
+	if !ok {
+		return nil
+	}
+	if p.Text != nil {
+		d.text = []byte(*p.Text)
+	}
+	if inv, ok := ss.srv.analyzer.(Invalidator); ok && d.path != "" {
+		inv.Invalidate(d.path)
+	}
+	ss.changed(d)
+	return nil
+}
+
+func (ss *session) didClose(raw json.RawMessage) error {
+	var p didCloseParams
+	if err := unmarshalParams(raw, &p); err != nil {
+		return err
+	}
+	d, ok := ss.docs[p.TextDocument.URI]
+	if !ok {
+		return nil
+	}
+	delete(ss.docs, d.uri)
+	ss.cancelRun(d)
+	if d.pubDone || d.kind != fileOther {
+		ss.publish(d.uri, nil, []lspDiagnostic{})
+	}
+	// What other buffers say about this one is the file on disk again.
+	for _, o := range ss.docs {
+		if o.kind != fileOther {
+			ss.schedule(o)
+		}
+	}
+	return nil
+}
+
+// changed schedules diagnostics for d and, since cross-references see every
+// open buffer, for the other checked documents too.
+func (ss *session) changed(d *document) {
+	if d.kind != fileOther {
+		ss.schedule(d)
+	}
+	for _, o := range ss.docs {
+		if o != d && o.kind != fileOther {
+			ss.schedule(o)
+		}
+	}
+}
+
+// schedule (re)starts d's debounce: a run in progress is cancelled and its
+// result will be dropped.
+func (ss *session) schedule(d *document) {
+	ss.cancelRun(d)
+	d.gen++
+	d.due = time.Now().Add(ss.srv.opts.Debounce)
+	ss.resetTimer()
+}
+
+func (ss *session) cancelRun(d *document) {
+	if d.cancel != nil {
+		d.cancel()
+		d.cancel = nil
+	}
+	d.due = time.Time{}
+}
+
+// resetTimer arms the timer for the earliest due run.
+func (ss *session) resetTimer() {
+	var next time.Time
+	for _, d := range ss.docs {
+		if !d.due.IsZero() && (next.IsZero() || d.due.Before(next)) {
+			next = d.due
+		}
+	}
+	if next.IsZero() {
+		ss.timer.Stop()
+		return
+	}
+	ss.timer.Reset(time.Until(next))
+}
+
+// startDue starts every run whose debounce has passed.
+func (ss *session) startDue() {
+	now := time.Now()
+	var overlay map[string][]byte
+	for _, d := range ss.docs {
+		if d.due.IsZero() || d.due.After(now) {
+			continue
+		}
+		if overlay == nil {
+			overlay = make(map[string][]byte, len(ss.docs))
+			for _, o := range ss.docs {
+				if o.path != "" {
+					overlay[o.path] = o.text
+				}
+			}
+		}
+		d.due = time.Time{}
+		ctx, cancel := context.WithCancel(ss.base)
+		d.cancel = cancel
+		ss.wg.Add(1)
+		go ss.run(ctx, d, d.gen, d.version, d.text, overlay)
+	}
+	ss.resetTimer()
+}
+
+// run computes diagnostics for one snapshot of d and hands them to the loop.
+func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, text []byte, overlay map[string][]byte) {
+	defer ss.wg.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			ss.log.Error("lsp: diagnostics failed", "path", d.path, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	diags := ss.srv.analyzer.Diagnose(ctx, d.path, text, overlay)
+	if ctx.Err() != nil {
+		return
+	}
+	res := runResult{doc: d, gen: gen, ver: ver, diags: ss.toLSP(d.path, text, diags)}
+	select {
+	case ss.results <- res:
+	case <-ss.stop:
+	}
+}
+
+// toLSP converts diagnostics about path into the wire form, in the
+// negotiated encoding.
+func (ss *session) toLSP(path string, text []byte, diags []discovery.Diagnostic) []lspDiagnostic {
+	out := make([]lspDiagnostic, 0, len(diags))
+	for _, d := range diags {
+		if d.Path != "" && d.Path != path {
+			continue
+		}
+		r := d.Range
+		if ss.utf8 {
+			r = convertRange(text, r, true)
+		}
+		sev := severityError
+		switch d.Severity {
+		case discovery.SeverityWarning:
+			sev = severityWarning
+		case discovery.SeverityInfo:
+			sev = severityInformation
+		}
+		out = append(out, lspDiagnostic{Range: r, Severity: sev, Code: d.Code, Source: "amplidex", Message: d.Message})
+	}
+	return out
+}
+
+// publishResult publishes a run's result unless it is stale: the document
+// closed or reopened, or changed since the run started.
+func (ss *session) publishResult(res runResult) {
+	d := res.doc
+	if ss.docs[d.uri] != d || res.gen != d.gen || ss.state != stateRunning {
+		return
+	}
+	d.cancel = nil
+	if d.pubDone && d.pubVer == res.ver && equalDiagnostics(d.pubDiag, res.diags) {
+		return // a dependent's re-check that changed nothing
+	}
+	d.pubDone, d.pubVer, d.pubDiag = true, res.ver, res.diags
+	v := res.ver
+	ss.publish(d.uri, &v, res.diags)
+}
+
+func (ss *session) publish(uri string, version *int32, diags []lspDiagnostic) {
+	err := ss.out.notify("textDocument/publishDiagnostics",
+		publishDiagnosticsParams{URI: uri, Version: version, Diagnostics: diags})
+	if err != nil {
+		ss.log.Error("lsp: cannot publish diagnostics", "uri", uri, "err", err)
+	}
+}
+
+func equalDiagnostics(a, b []lspDiagnostic) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// positionRequest answers completion, definition and hover on their own
+// goroutine, cancellable by $/cancelRequest.
+func (ss *session) positionRequest(m *message) {
+	var p positionParams
+	if err := unmarshalParams(m.Params, &p); err != nil {
+		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		return
+	}
+	d, ok := ss.docs[p.TextDocument.URI]
+	if !ok || d.path == "" {
+		ss.reply(m.ID, emptyResult(m.Method), nil)
+		return
+	}
+	key := string(m.ID)
+	if _, dup := ss.inflight[key]; dup {
+		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
+		return
+	}
+	ctx, cancel := context.WithCancel(ss.base)
+	ss.inflight[key] = cancel
+	pos := p.Position
+	if ss.utf8 {
+		pos = convertPosition(d.text, pos, false)
+	}
+	snap := snapshot{path: d.path, text: d.text, overlay: ss.overlay()}
+	ss.wg.Add(1)
+	go func() {
+		defer ss.wg.Done()
+		defer cancel()
+		result, rerr := ss.answer(ctx, m.Method, snap, pos)
+		if ctx.Err() != nil && rerr == nil {
+			result, rerr = nil, &ResponseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
+		}
+		ss.reply(m.ID, result, rerr)
+		select {
+		case ss.finished <- key:
+		case <-ss.stop:
+		}
+	}()
+}
+
+// snapshot is what a request handler sees of the buffers.
+type snapshot struct {
+	path    string
+	text    []byte
+	overlay map[string][]byte
+}
+
+func (ss *session) overlay() map[string][]byte {
+	m := make(map[string][]byte, len(ss.docs))
+	for _, d := range ss.docs {
+		if d.path != "" {
+			m[d.path] = d.text
+		}
+	}
+	return m
+}
+
+func emptyResult(method string) any {
+	if method == "textDocument/completion" {
+		return completionList{Items: []lspCompletionItem{}}
+	}
+	return nil
+}
+
+// answer runs one position request against the analyzer. A panic in the
+// analyzer becomes an internal error.
+func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos discovery.Position) (result any, rerr *ResponseError) {
+	defer func() {
+		if p := recover(); p != nil {
+			ss.log.Error("lsp: "+method+" failed", "path", snap.path, "panic", p, "stack", string(debug.Stack()))
+			result, rerr = nil, &ResponseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", method, p)}
+		}
+	}()
+	a := ss.srv.analyzer
+	switch method {
+	case "textDocument/completion":
+		items := a.Complete(ctx, snap.path, snap.text, pos)
+		list := completionList{Items: make([]lspCompletionItem, 0, len(items))}
+		for _, it := range items {
+			list.Items = append(list.Items, ss.completionItem(snap.text, it))
+		}
+		return list, nil
+	case "textDocument/definition":
+		locs := a.Definition(ctx, snap.path, snap.text, pos)
+		out := make([]location, 0, len(locs))
+		for _, l := range locs {
+			r := l.Range
+			if ss.utf8 {
+				r = convertRange(ss.textOf(l.Path, snap), r, true)
+			}
+			out = append(out, location{URI: pathToURI(l.Path), Range: r})
+		}
+		return out, nil
+	default: // textDocument/hover
+		md, ok := a.Hover(ctx, snap.path, snap.text, pos)
+		if !ok {
+			return nil, nil
+		}
+		return hover{Contents: markupContent{Kind: "markdown", Value: md}}, nil
+	}
+}
+
+func (ss *session) completionItem(text []byte, it CompletionItem) lspCompletionItem {
+	out := lspCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail}
+	if it.Documentation != "" {
+		out.Documentation = &markupContent{Kind: "markdown", Value: it.Documentation}
+	}
+	if it.Replace != nil {
+		insert := it.InsertText
+		if insert == "" {
+			insert = it.Label
+		}
+		r := *it.Replace
+		if ss.utf8 {
+			r = convertRange(text, r, true)
+		}
+		out.TextEdit = &textEdit{Range: r, NewText: insert}
+		out.FilterText = insert
+	} else {
+		out.InsertText = it.InsertText
+	}
+	return out
+}
+
+// textOf returns the text of path for position conversion: the open buffer,
+// else the file on disk (nil when unreadable).
+func (ss *session) textOf(path string, snap snapshot) []byte {
+	if t, ok := snap.overlay[path]; ok {
+		return t
+	}
+	b, _ := readFileLimited(path, 16<<20)
+	return b
+}
