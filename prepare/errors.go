@@ -1,0 +1,159 @@
+package prepare
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// ErrInvalidVersion is returned when the application version is not a
+// semantic version (X.Y.Z, with optional pre-release and build parts).
+var ErrInvalidVersion = errors.New("prepare: invalid application version")
+
+// ErrBundleLoadFailed is returned, wrapped in a *ManifestError, when a bundle
+// manifest or an agent it includes does not validate.
+var ErrBundleLoadFailed = errors.New("prepare: bundle load failed")
+
+// ErrModuleUnavailable is returned, wrapped in a *ModuleError, when a module
+// source cannot be fetched, found or installed.
+var ErrModuleUnavailable = errors.New("prepare: module unavailable")
+
+// ErrInvalidSource is returned when a module source is not
+// git+URL[@ref][#subdirectory=path], a file:// URL or a local path.
+var ErrInvalidSource = errors.New("prepare: invalid module source")
+
+// ErrMiss is returned by Lookup when the entry is not warm.
+var ErrMiss = errors.New("prepare: no warm entry")
+
+// ErrRefuseClear is returned when Clear is asked to remove a directory that
+// is not named "prepared".
+var ErrRefuseClear = errors.New("prepare: refusing to remove a directory not named prepared")
+
+// The code and classification the agent runtime reports a manifest that does
+// not load with.
+const (
+	CodeBundleLoadFailed = "bundle_load_failed"
+	ClassProtocol        = "protocol"
+)
+
+// CodeModuleUnavailable is the diagnostic code of a module source that could
+// not be fetched, found or installed.
+const CodeModuleUnavailable = "bundle/module-unavailable"
+
+// ManifestError is returned when a manifest, or an agent it includes, does
+// not validate. Its code is always CodeBundleLoadFailed and its
+// classification ClassProtocol.
+type ManifestError struct {
+	// Path is the manifest.
+	Path string
+	// Diagnostics are every problem found, errors and warnings, sorted.
+	Diagnostics []discovery.Diagnostic
+}
+
+// Code returns CodeBundleLoadFailed.
+func (e *ManifestError) Code() string { return CodeBundleLoadFailed }
+
+// Classification returns ClassProtocol.
+func (e *ManifestError) Classification() string { return ClassProtocol }
+
+// Message returns the headline: the message of the first
+// discovery.CodeBundleLoadFailed diagnostic (such as a missing
+// default_provider), else of the first error.
+func (e *ManifestError) Message() string {
+	for _, d := range e.Diagnostics {
+		if d.Code == discovery.CodeBundleLoadFailed && d.Severity == discovery.SeverityError {
+			return d.Message
+		}
+	}
+	for _, d := range e.Diagnostics {
+		if d.Severity == discovery.SeverityError {
+			return d.Message
+		}
+	}
+	return "bundle manifest does not validate"
+}
+
+func (e *ManifestError) Error() string {
+	n := discovery.CountErrors(e.Diagnostics)
+	if n > 1 {
+		return fmt.Sprintf("load bundle manifest %s: %s (and %d more errors)", e.Path, e.Message(), n-1)
+	}
+	return fmt.Sprintf("load bundle manifest %s: %s", e.Path, e.Message())
+}
+
+// Is reports whether target is ErrBundleLoadFailed.
+func (e *ManifestError) Is(target error) bool { return target == ErrBundleLoadFailed }
+
+// ModuleError is returned when one module source cannot be fetched, found
+// or installed.
+type ModuleError struct {
+	// Module is the module's id; Section says where it is declared
+	// ("tools", "session.orchestrator", "agent explorer: hooks").
+	Module  string
+	Section string
+	Source  string
+	// Manifest and Range locate the declaration.
+	Manifest string
+	Range    discovery.Range
+	Err      error
+}
+
+func (e *ModuleError) Error() string {
+	return fmt.Sprintf("module %s (%s): %v", e.Module, e.Source, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ModuleError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrModuleUnavailable.
+func (e *ModuleError) Is(target error) bool { return target == ErrModuleUnavailable }
+
+// Diagnostic returns the error as a diagnostic at the module's declaration.
+func (e *ModuleError) Diagnostic() discovery.Diagnostic {
+	return discovery.Diagnostic{
+		Code:     CodeModuleUnavailable,
+		Severity: discovery.SeverityError,
+		Path:     e.Manifest,
+		Range:    e.Range,
+		Message:  e.Error(),
+	}
+}
+
+// BuildError is returned when one or more module sources fail during a cold
+// build. No entry is written.
+type BuildError struct {
+	Manifest string
+	Modules  []*ModuleError
+}
+
+func (e *BuildError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "prepare %s: ", e.Manifest)
+	for i, m := range e.Modules {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(m.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the module errors.
+func (e *BuildError) Unwrap() []error {
+	errs := make([]error, len(e.Modules))
+	for i, m := range e.Modules {
+		errs[i] = m
+	}
+	return errs
+}
+
+// Diagnostics returns one diagnostic per failed module.
+func (e *BuildError) Diagnostics() []discovery.Diagnostic {
+	ds := make([]discovery.Diagnostic, len(e.Modules))
+	for i, m := range e.Modules {
+		ds[i] = m.Diagnostic()
+	}
+	return ds
+}
