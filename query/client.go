@@ -1,0 +1,473 @@
+package query
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ErrNoDaemon is returned when no daemon can be reached on the socket: the
+// socket is missing, refuses connections, or the connection to the daemon
+// was lost. The command line answers it with exit code 3, or falls back to
+// working without a daemon.
+var ErrNoDaemon = errors.New("query: no daemon answers")
+
+const (
+	// dialTimeout bounds a connection attempt.
+	dialTimeout = time.Second
+	// outboxSize is how many request lines may wait for the writer.
+	outboxSize = 64
+	// subscriptionBuffer is how many notifications wait for a slow reader
+	// before the client stops reading the subscription's connection.
+	subscriptionBuffer = 64
+)
+
+// Client talks to a Server. It is safe for concurrent use: calls share one
+// connection and are matched to their answers by id. A Client whose
+// connection ended keeps failing with the reason; Dial again to reconnect.
+type Client struct {
+	path   string
+	nc     *net.UnixConn
+	outbox chan []byte
+	// dead is closed when the shared connection has ended, for any reason;
+	// err (below) says why.
+	dead chan struct{}
+	// closed is closed by Close.
+	closed chan struct{}
+
+	wg sync.WaitGroup // the reader, the writer and every subscription
+
+	mu       sync.Mutex // guards fields below
+	nextID   uint64
+	pending  map[uint64]chan reply
+	err      error
+	isClosed bool
+	subs     map[*net.UnixConn]struct{}
+}
+
+// reply is what a waiting call receives: a response, or the error that
+// ended the connection.
+type reply struct {
+	resp inbound
+	err  error
+}
+
+// inbound is any line a server sends: a response or a notification.
+type inbound struct {
+	ID           json.RawMessage `json:"id"`
+	Result       json.RawMessage `json:"result"`
+	Error        *Error          `json:"error"`
+	Clock        Clock           `json:"clock"`
+	Method       string          `json:"method"`
+	Subscription json.RawMessage `json:"subscription"`
+	Params       json.RawMessage `json:"params"`
+	End          bool            `json:"end"`
+}
+
+// Dial connects to the server on socketPath, giving up after a second or
+// when ctx ends. When nothing answers there it returns an error wrapping
+// ErrNoDaemon.
+func Dial(ctx context.Context, socketPath string) (*Client, error) {
+	nc, err := dial(ctx, socketPath)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		path:    socketPath,
+		nc:      nc,
+		outbox:  make(chan []byte, outboxSize),
+		dead:    make(chan struct{}),
+		closed:  make(chan struct{}),
+		pending: make(map[uint64]chan reply),
+		subs:    make(map[*net.UnixConn]struct{}),
+	}
+	c.wg.Add(2)
+	go c.readLoop()
+	go c.writeLoop()
+	return c, nil
+}
+
+func dial(ctx context.Context, path string) (*net.UnixConn, error) {
+	if len(path) > maxSocketPath {
+		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", path, len(path), maxSocketPath, ErrNoDaemon)
+	}
+	d := net.Dialer{Timeout: dialTimeout}
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("dial %s: %w", path, ctx.Err())
+		}
+		var op *net.OpError
+		if errors.As(err, &op) {
+			err = op.Err
+		}
+		return nil, fmt.Errorf("dial %s: %w: %w", path, ErrNoDaemon, err)
+	}
+	return nc.(*net.UnixConn), nil
+}
+
+// Call sends method with params (marshalled to JSON; nil sends none) and
+// waits for the answer, which it unmarshals into result unless result is
+// nil. It returns the clock of the answer. An error response is returned as
+// an *Error; a lost connection as an error wrapping ErrNoDaemon. Call
+// returns when ctx ends, whether or not the server answers: give it a
+// deadline.
+func (c *Client) Call(ctx context.Context, method string, params, result any) (Clock, error) {
+	id, ch, line, err := c.start(method, params)
+	if err != nil {
+		return Clock{}, err
+	}
+	select {
+	case c.outbox <- line:
+	case <-c.dead:
+		// ch receives the reason below.
+	case <-ctx.Done():
+		c.forget(id)
+		return Clock{}, fmt.Errorf("call %s: %w", method, ctx.Err())
+	}
+	var r reply
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		c.forget(id)
+		return Clock{}, fmt.Errorf("call %s: %w", method, ctx.Err())
+	}
+	switch {
+	case r.err != nil:
+		return Clock{}, fmt.Errorf("call %s: %w", method, r.err)
+	case r.resp.Error != nil:
+		return r.resp.Clock, r.resp.Error
+	}
+	if result != nil && len(r.resp.Result) > 0 {
+		if err := json.Unmarshal(r.resp.Result, result); err != nil {
+			return r.resp.Clock, fmt.Errorf("call %s: decode result: %w", method, err)
+		}
+	}
+	return r.resp.Clock, nil
+}
+
+// start registers a new call and encodes its request line.
+func (c *Client) start(method string, params any) (uint64, chan reply, []byte, error) {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("call %s: %w", method, err)
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return 0, nil, nil, fmt.Errorf("call %s: %w", method, err)
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan reply, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	line, err := encodeRequest(strconv.AppendUint(nil, id, 10), method, raw)
+	if err != nil {
+		c.forget(id)
+		return 0, nil, nil, fmt.Errorf("call %s: %w", method, err)
+	}
+	return id, ch, line, nil
+}
+
+func (c *Client) forget(id uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, id)
+}
+
+func encodeParams(params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("encode params: %w", err)
+	}
+	return raw, nil
+}
+
+// encodeRequest returns the request line, newline included.
+func encodeRequest(id []byte, method string, params json.RawMessage) ([]byte, error) {
+	line, err := json.Marshal(Request{ID: id, Method: method, Params: params})
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	if len(line) > MaxLineSize {
+		return nil, fmt.Errorf("request of %d bytes: %w", len(line), ErrLineTooLong)
+	}
+	return append(line, '\n'), nil
+}
+
+// readLoop hands every response to the call waiting for it.
+func (c *Client) readLoop() {
+	defer c.wg.Done()
+	r := bufio.NewReaderSize(c.nc, 64<<10)
+	for {
+		line, err := readLine(r, MaxLineSize)
+		if err != nil {
+			c.fail(c.lost(err))
+			return
+		}
+		if len(line) == 0 {
+			continue
+		}
+		var msg inbound
+		if err := json.Unmarshal(line, &msg); err != nil {
+			c.fail(fmt.Errorf("decode answer from %s: %w", c.path, err))
+			return
+		}
+		id, err := strconv.ParseUint(string(msg.ID), 10, 64)
+		if err != nil {
+			// Not an answer to a call of ours. An error without an id
+			// (forbidden, say) is about the whole connection.
+			if msg.Method == "" && msg.Error != nil {
+				c.fail(msg.Error)
+				return
+			}
+			continue
+		}
+		c.mu.Lock()
+		ch := c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- reply{resp: msg}
+		}
+	}
+}
+
+// writeLoop writes queued request lines, several at a time when they queue
+// up.
+func (c *Client) writeLoop() {
+	defer c.wg.Done()
+	w := bufio.NewWriterSize(c.nc, 64<<10)
+	for {
+		select {
+		case line := <-c.outbox:
+			w.Write(line)
+			for more := true; more; {
+				select {
+				case line := <-c.outbox:
+					w.Write(line)
+				default:
+					more = false
+				}
+			}
+			if err := w.Flush(); err != nil {
+				c.fail(c.lost(err))
+				return
+			}
+		case <-c.dead:
+			return
+		}
+	}
+}
+
+// lost describes a connection that ended under the client.
+func (c *Client) lost(err error) error {
+	select {
+	case <-c.closed:
+		return ErrClosed
+	default:
+	}
+	return fmt.Errorf("connection to %s lost: %w: %w", c.path, ErrNoDaemon, err)
+}
+
+// fail ends the shared connection with err, once, and hands err to every
+// waiting call.
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+
+	close(c.dead)
+	c.nc.Close()
+	for _, ch := range pending {
+		ch <- reply{err: err}
+	}
+}
+
+// Subscribe opens a subscription to method on a connection of its own and
+// returns the channel its notifications arrive on. An error response to the
+// subscribing request is returned as an *Error.
+//
+// The channel is closed when the server ends the subscription, ctx ends, or
+// the Client is closed. When the subscription ended in failure (the stream
+// failed, the server shut down, the connection was lost), the last value
+// before the close has End set and Error saying why.
+func (c *Client) Subscribe(ctx context.Context, method string, params any) (<-chan Notification, error) {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return nil, fmt.Errorf("subscribe %s: %w", method, err)
+	}
+	line, err := encodeRequest([]byte("1"), method, raw)
+	if err != nil {
+		return nil, fmt.Errorf("subscribe %s: %w", method, err)
+	}
+	nc, err := dial(ctx, c.path)
+	if err != nil {
+		return nil, fmt.Errorf("subscribe %s: %w", method, err)
+	}
+	if !c.addSub(nc) {
+		nc.Close()
+		return nil, fmt.Errorf("subscribe %s: %w", method, ErrClosed)
+	}
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	r := bufio.NewReaderSize(nc, 64<<10)
+	if err := c.open(nc, r, line); err != nil {
+		stop()
+		nc.Close()
+		c.dropSub(nc)
+		c.wg.Done()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("subscribe %s: %w", method, err)
+	}
+	ch := make(chan Notification, subscriptionBuffer)
+	go c.relay(ctx, stop, nc, r, method, ch)
+	return ch, nil
+}
+
+// open sends the subscribing request and reads its answer.
+func (c *Client) open(nc *net.UnixConn, r *bufio.Reader, request []byte) error {
+	if _, err := nc.Write(request); err != nil {
+		return c.lost(err)
+	}
+	for {
+		line, err := readLine(r, MaxLineSize)
+		if err != nil {
+			return c.lost(err)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		var msg inbound
+		if err := json.Unmarshal(line, &msg); err != nil {
+			return fmt.Errorf("decode answer from %s: %w", c.path, err)
+		}
+		if msg.Error != nil {
+			return msg.Error
+		}
+		if string(msg.ID) == "1" {
+			return nil
+		}
+	}
+}
+
+// relay passes a subscription's notifications to ch until it ends.
+func (c *Client) relay(ctx context.Context, stop func() bool, nc *net.UnixConn, r *bufio.Reader, method string, ch chan<- Notification) {
+	defer c.wg.Done()
+	defer close(ch)
+	defer c.dropSub(nc)
+	defer nc.Close()
+	defer stop()
+
+	deliver := func(n Notification) bool {
+		select {
+		case ch <- n:
+			return true
+		case <-ctx.Done():
+		case <-c.closed:
+		}
+		return false
+	}
+	for {
+		line, err := readLine(r, MaxLineSize)
+		if err != nil {
+			if ctx.Err() == nil && !c.isClosing() {
+				deliver(Notification{Method: method, End: true, Error: Errorf(CodeUnavailable, "%v", c.lost(err))})
+			}
+			return
+		}
+		if len(line) == 0 {
+			continue
+		}
+		var msg inbound
+		if err := json.Unmarshal(line, &msg); err != nil {
+			deliver(Notification{Method: method, End: true, Error: Errorf(CodeUnavailable, "decode notification from %s: %v", c.path, err)})
+			return
+		}
+		if msg.Method == "" {
+			continue
+		}
+		n := Notification{Method: msg.Method, Subscription: msg.Subscription, Params: msg.Params, Clock: msg.Clock, End: msg.End, Error: msg.Error}
+		if n.End {
+			if n.Error != nil {
+				deliver(n)
+			}
+			return
+		}
+		if !deliver(n) {
+			return
+		}
+	}
+}
+
+// addSub registers a subscription's connection, so that Close closes it,
+// and counts its goroutine in wg; it fails once Close has begun.
+func (c *Client) addSub(nc *net.UnixConn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.isClosed {
+		return false
+	}
+	c.subs[nc] = struct{}{}
+	c.wg.Add(1)
+	return true
+}
+
+func (c *Client) dropSub(nc *net.UnixConn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.subs, nc)
+}
+
+func (c *Client) isClosing() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close ends every call and subscription with ErrClosed, closes the
+// connections and waits for the client's goroutines. It is safe to call more
+// than once.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.isClosed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.isClosed = true
+	subs := make([]*net.UnixConn, 0, len(c.subs))
+	for nc := range c.subs {
+		subs = append(subs, nc)
+	}
+	c.mu.Unlock()
+
+	close(c.closed)
+	c.fail(ErrClosed)
+	for _, nc := range subs {
+		nc.Close()
+	}
+	c.wg.Wait()
+	return nil
+}

@@ -1,0 +1,314 @@
+package query
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// conn is one accepted connection of a Server.
+type conn struct {
+	srv *Server
+	nc  *net.UnixConn
+
+	// ctx is the context of every call on this connection: it ends when
+	// the server shuts down or the connection breaks. streamCtx, its child,
+	// also ends when the peer stops sending (end of input), which ends
+	// subscriptions while plain calls already read are still answered.
+	ctx          context.Context
+	cancel       context.CancelFunc
+	streamCtx    context.Context
+	streamCancel context.CancelFunc
+
+	wg sync.WaitGroup // requests being answered and streams running
+
+	wmu    sync.Mutex // guards fields below
+	broken bool
+}
+
+func newConn(s *Server, nc *net.UnixConn) *conn {
+	ctx, cancel := context.WithCancel(s.ctx)
+	streamCtx, streamCancel := context.WithCancel(ctx)
+	return &conn{
+		srv:          s,
+		nc:           nc,
+		ctx:          ctx,
+		cancel:       cancel,
+		streamCtx:    streamCtx,
+		streamCancel: streamCancel,
+	}
+}
+
+// stopReading wakes the reader, which then answers what it has buffered and
+// stops.
+func (c *conn) stopReading() {
+	c.nc.SetReadDeadline(time.Unix(1, 0))
+}
+
+// serve reads requests until the peer stops sending, the connection breaks
+// or the server shuts down, then waits for its requests and streams.
+func (c *conn) serve() {
+	defer c.srv.wg.Done()
+	defer c.srv.forget(c)
+	defer c.nc.Close()
+	defer c.cancel()
+
+	if !c.allowed() {
+		return
+	}
+	r := bufio.NewReaderSize(c.nc, 64<<10)
+	slots := make(chan struct{}, maxInFlight)
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(r, MaxLineSize)
+		if errors.Is(err, ErrLineTooLong) {
+			c.writeResponse(nil, nil, Errorf(CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, MaxLineSize))
+			continue
+		}
+		if err != nil {
+			break
+		}
+		if len(line) == 0 {
+			continue
+		}
+		req, err := DecodeRequest(line)
+		if err != nil {
+			var e *Error
+			errors.As(err, &e)
+			c.writeResponse(req.ID, nil, Errorf(e.Code, "line %d: %s", lineNo, e.Message))
+			continue
+		}
+		if !c.acquire(slots) {
+			c.writeResponse(req.ID, nil, c.failure(c.ctx.Err()))
+			continue
+		}
+		c.wg.Add(1)
+		go c.handle(req, slots)
+	}
+	c.streamCancel()
+	c.wg.Wait()
+}
+
+// acquire takes one of the connection's request slots, waiting while all
+// are taken. It fails once the connection's context has ended.
+func (c *conn) acquire(slots chan struct{}) bool {
+	if c.ctx.Err() != nil {
+		return false
+	}
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+// allowed checks the peer's uid, answering a stranger with a forbidden
+// error.
+func (c *conn) allowed() bool {
+	uid, err := c.srv.peerUID(c.nc)
+	if err == nil && uid == c.srv.euid {
+		return true
+	}
+	msg := fmt.Sprintf("peer uid %d is not the server's uid %d", uid, c.srv.euid)
+	if err != nil {
+		msg = fmt.Sprintf("cannot read the peer's credentials: %v", err)
+	}
+	c.srv.Logger.Warn("connection refused", "socket", c.srv.path, "reason", msg)
+	line := appendResponse(nil, nil, nil, Errorf(CodeForbidden, "%s", msg), Clock{})
+	c.nc.SetWriteDeadline(time.Now().Add(time.Second))
+	c.nc.Write(line)
+	return false
+}
+
+// handle answers one request and, when it opens a subscription, runs it.
+func (c *conn) handle(req Request, slots chan struct{}) {
+	defer c.wg.Done()
+	held := true
+	release := func() {
+		if held {
+			held = false
+			<-slots
+		}
+	}
+	defer release()
+
+	res, err := c.call(req)
+	if err != nil {
+		c.writeResponse(req.ID, nil, c.failure(err))
+		return
+	}
+	st, isStream := res.(*Stream)
+	if isStream {
+		res = st.Result
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		c.writeResponse(req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err))
+		return
+	}
+	if !c.writeResponse(req.ID, data, nil) || !isStream {
+		return
+	}
+	release()
+	c.stream(req, st)
+}
+
+// call runs the handler, turning a panic into an internal error.
+func (c *conn) call(req Request) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.Logger.Error("handler panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, Errorf(CodeInternal, "%s: the handler failed", req.Method)
+		}
+	}()
+	return c.srv.handler.ServeQuery(c.ctx, req.Method, req.Params)
+}
+
+// stream runs a subscription until its Run returns, then sends the end
+// notification.
+func (c *conn) stream(req Request, st *Stream) {
+	var mu sync.Mutex // guards ended
+	ended := false
+	send := func(params any) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return fmt.Errorf("send on %s: %w", req.Method, ErrClosed)
+		}
+		if err := c.streamCtx.Err(); err != nil {
+			return fmt.Errorf("send on %s: %w", req.Method, err)
+		}
+		data, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("send on %s: encode params: %w", req.Method, err)
+		}
+		line, err := json.Marshal(Notification{Method: req.Method, Subscription: req.ID, Params: data, Clock: c.srv.clock()})
+		if err != nil {
+			return fmt.Errorf("send on %s: encode notification: %w", req.Method, err)
+		}
+		if len(line) > MaxLineSize {
+			return fmt.Errorf("send on %s: notification of %d bytes: %w", req.Method, len(line), ErrLineTooLong)
+		}
+		if !c.writeLine(append(line, '\n')) {
+			return fmt.Errorf("send on %s: %w", req.Method, net.ErrClosed)
+		}
+		return nil
+	}
+
+	var err error
+	if st.Run != nil {
+		err = c.run(req, st, send)
+	}
+	mu.Lock()
+	ended = true
+	mu.Unlock()
+
+	end := Notification{Method: req.Method, Subscription: req.ID, End: true, Clock: c.srv.clock()}
+	switch {
+	case c.srv.ctx.Err() != nil:
+		end.Error = Errorf(CodeShuttingDown, "the server is shutting down")
+	case err != nil && !(c.streamCtx.Err() != nil && errors.Is(err, context.Canceled)):
+		end.Error = c.failure(err)
+	}
+	c.writeJSON(end)
+}
+
+// run calls a stream's Run, turning a panic into an internal error.
+func (c *conn) run(req Request, st *Stream, send func(any) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.Logger.Error("stream panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			err = Errorf(CodeInternal, "%s: the stream failed", req.Method)
+		}
+	}()
+	return st.Run(c.streamCtx, send)
+}
+
+// failure turns a handler's error into the error sent to the client.
+func (c *conn) failure(err error) *Error {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return e
+	case c.srv.ctx.Err() != nil:
+		return Errorf(CodeShuttingDown, "the server is shutting down")
+	}
+	return Errorf(CodeInternal, "%v", err)
+}
+
+// writeResponse writes one response line and reports whether it was sent.
+// A response too long for a line is replaced by an internal error.
+func (c *conn) writeResponse(id, result json.RawMessage, e *Error) bool {
+	clk := c.srv.clock()
+	line := appendResponse(nil, id, result, e, clk)
+	if len(line) > MaxLineSize+1 {
+		tooLong := Errorf(CodeInternal, "the response of %d bytes is longer than the %d a line may hold", len(line)-1, MaxLineSize)
+		if len(id) > 1024 {
+			id = nil
+		}
+		line = appendResponse(line[:0], id, nil, tooLong, clk)
+	}
+	return c.writeLine(line)
+}
+
+func (c *conn) writeJSON(v any) bool {
+	data, err := json.Marshal(v)
+	if err != nil {
+		c.srv.Logger.Error("encode message", "err", err)
+		return false
+	}
+	return c.writeLine(append(data, '\n'))
+}
+
+// writeLine writes line whole. A write that fails or times out breaks the
+// connection: it is closed, and the calls on it are cancelled.
+func (c *conn) writeLine(line []byte) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.broken {
+		return false
+	}
+	c.nc.SetWriteDeadline(time.Now().Add(c.srv.WriteTimeout))
+	if _, err := c.nc.Write(line); err != nil {
+		c.broken = true
+		c.cancel()
+		c.nc.Close()
+		c.srv.Logger.Debug("connection broken", "socket", c.srv.path, "err", err)
+		return false
+	}
+	return true
+}
+
+// appendResponse appends the JSON line of a response to b. id and result
+// are valid JSON (or empty for null); the error is marshalled.
+func appendResponse(b []byte, id, result json.RawMessage, e *Error, clk Clock) []byte {
+	b = append(b, `{"id":`...)
+	b = appendRaw(b, id)
+	if e != nil {
+		msg, _ := json.Marshal(e) // an Error holds two strings: Marshal cannot fail
+		b = append(b, `,"error":`...)
+		b = append(b, msg...)
+	} else {
+		b = append(b, `,"result":`...)
+		b = appendRaw(b, result)
+	}
+	if !clk.IsZero() {
+		b = append(b, `,"clock":"`...)
+		b = clk.appendTo(b)
+		b = append(b, '"')
+	}
+	return append(b, "}\n"...)
+}
+
+func appendRaw(b []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}

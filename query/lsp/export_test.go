@@ -1,0 +1,52 @@
+package lsp
+
+import (
+	"errors"
+	"io"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// Change is one content change of didChange: Text replaces Range, or the
+// whole text when Range is nil.
+type Change = contentChange
+
+// ApplyChanges applies changes as didChange does.
+func ApplyChanges(text []byte, changes []Change, utf8 bool) ([]byte, error) {
+	return applyChanges(text, changes, utf8)
+}
+
+// OffsetOf converts a wire position into a byte offset.
+func OffsetOf(text []byte, p discovery.Position, utf8 bool) int { return offsetOf(text, p, utf8) }
+
+// ConvertPosition re-counts a UTF-16 position in bytes (toUTF8) or back.
+func ConvertPosition(text []byte, p discovery.Position, toUTF8 bool) discovery.Position {
+	return convertPosition(text, p, toUTF8)
+}
+
+// Checked reports whether the server computes diagnostics for path.
+func Checked(path string) bool { return kindOf(path) != fileOther }
+
+// ReadFrames reads framed messages from r until it ends, returning the
+// bodies, the per-message errors and the error that ended the stream.
+func ReadFrames(r io.Reader, max int64) (bodies [][]byte, skipped []error, end error) {
+	rd := newReader(r, max)
+	for {
+		body, err := rd.read()
+		var fe *frameError
+		switch {
+		case err == nil:
+			bodies = append(bodies, body)
+		case errors.As(err, &fe):
+			skipped = append(skipped, err)
+		default:
+			return bodies, skipped, err
+		}
+	}
+}
+
+// URIToPath and PathToURI convert between file URIs and paths.
+var (
+	URIToPath = uriToPath
+	PathToURI = pathToURI
+)

@@ -1,0 +1,103 @@
+package query
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Paths are the files amplidex keeps for itself.
+type Paths struct {
+	// Config is the TOML configuration file.
+	Config string
+	// Index is the bbolt index file.
+	Index string
+	// Socket is the unix socket the daemon serves.
+	Socket string
+	// PidFile holds the daemon's pid; it lives in the socket's intended
+	// directory.
+	PidFile string
+	// StateDir is the directory of the index and other state.
+	StateDir string
+}
+
+// DefaultPaths computes amplidex's file locations from the environment,
+// read through getenv (os.Getenv in the program, a map in tests).
+//
+// With AMPLIDEX_HOME set, everything lives there: config.toml, index.db,
+// amplidex.sock and amplidex.pid. Otherwise the XDG base directories decide:
+// the config in $XDG_CONFIG_HOME/amplidex (default ~/.config), the index in
+// $XDG_STATE_HOME/amplidex (default ~/.local/state), and the socket and pid
+// file in $XDG_RUNTIME_DIR/amplidex, or in the state directory when
+// XDG_RUNTIME_DIR is unset. As the XDG specification asks, a relative XDG
+// value is ignored; a relative AMPLIDEX_HOME is an error.
+//
+// A socket path longer than a unix socket allows (107 bytes) is replaced by
+// /tmp/amplidex-<uid>/<hash>.sock, where hash is the first 16 hex digits of
+// the SHA-256 of the long path: every process computing the same paths finds
+// the same socket, and two homes never share one. Listen refuses that
+// directory unless it belongs to the user and is private.
+func DefaultPaths(getenv func(string) string) (Paths, error) {
+	var p Paths
+	if home := getenv("AMPLIDEX_HOME"); home != "" {
+		if !filepath.IsAbs(home) {
+			return Paths{}, fmt.Errorf("amplidex paths: AMPLIDEX_HOME %q is not an absolute path", home)
+		}
+		home = filepath.Clean(home)
+		p = Paths{
+			Config:   filepath.Join(home, "config.toml"),
+			Index:    filepath.Join(home, "index.db"),
+			Socket:   filepath.Join(home, "amplidex.sock"),
+			PidFile:  filepath.Join(home, "amplidex.pid"),
+			StateDir: home,
+		}
+	} else {
+		config, err := xdgDir(getenv, "XDG_CONFIG_HOME", ".config")
+		if err != nil {
+			return Paths{}, err
+		}
+		state, err := xdgDir(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+		if err != nil {
+			return Paths{}, err
+		}
+		state = filepath.Join(state, "amplidex")
+		runDir := state
+		if rt := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+			runDir = filepath.Join(filepath.Clean(rt), "amplidex")
+		}
+		p = Paths{
+			Config:   filepath.Join(config, "amplidex", "config.toml"),
+			Index:    filepath.Join(state, "index.db"),
+			Socket:   filepath.Join(runDir, "amplidex.sock"),
+			PidFile:  filepath.Join(runDir, "amplidex.pid"),
+			StateDir: state,
+		}
+	}
+	if len(p.Socket) > maxSocketPath {
+		p.Socket = shortSocket(p.Socket, os.Getuid())
+	}
+	return p, nil
+}
+
+// xdgDir returns the absolute value of the XDG variable name, or
+// $HOME/fallback.
+func xdgDir(getenv func(string) string, name, fallback string) (string, error) {
+	if dir := getenv(name); filepath.IsAbs(dir) {
+		return filepath.Clean(dir), nil
+	}
+	home := getenv("HOME")
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("amplidex paths: $%s is unset and $HOME %q is not an absolute path", name, home)
+	}
+	return filepath.Join(home, fallback), nil
+}
+
+// shortSocket returns the stand-in for a socket path too long to bind.
+func shortSocket(long string, uid int) string {
+	sum := sha256.Sum256([]byte(long))
+	dir := "/tmp/amplidex-" + strconv.Itoa(uid)
+	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".sock")
+}

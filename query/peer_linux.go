@@ -1,0 +1,29 @@
+package query
+
+import (
+	"fmt"
+	"net"
+
+	"golang.org/x/sys/unix"
+)
+
+// peerUID returns the uid of the process at the other end of nc, from the
+// kernel's SO_PEERCRED.
+func peerUID(nc *net.UnixConn) (int, error) {
+	raw, err := nc.SyscallConn()
+	if err != nil {
+		return -1, fmt.Errorf("peer credentials: %w", err)
+	}
+	var cred *unix.Ucred
+	var credErr error
+	err = raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	})
+	if err == nil {
+		err = credErr
+	}
+	if err != nil {
+		return -1, fmt.Errorf("peer credentials: %w", err)
+	}
+	return int(cred.Uid), nil
+}

@@ -1,0 +1,128 @@
+//go:build wip
+
+package query
+
+import (
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// The result types below are the JSON that `amplidex query … --json` prints
+// and that the daemon returns. Their field names are stable; the README
+// documents them.
+
+// Counts is how many resources of each kind a collection has.
+type Counts struct {
+	Profiles      int `json:"profiles"`
+	Agents        int `json:"agents"`
+	Context       int `json:"context"`
+	ScenarioTools int `json:"scenario_tools"`
+	Modules       int `json:"modules"`
+}
+
+// CollectionInfo describes one collection directory.
+type CollectionInfo struct {
+	Name        string             `json:"name"`
+	Version     string             `json:"version"`
+	Description string             `json:"description"`
+	Root        discovery.RootKind `json:"root"`
+	RootPath    string             `json:"root_path"`
+	Dir         string             `json:"dir"`
+	RealDir     string             `json:"real_dir"`
+	Base        string             `json:"base"`
+	Layout      discovery.Layout   `json:"layout"`
+	Valid       bool               `json:"valid"`
+	Problem     string             `json:"problem,omitempty"`
+	// Status is "active" (it wins its name), "shadowed" or "skipped".
+	Status   string                  `json:"status"`
+	Counts   Counts                  `json:"counts"`
+	Requires []discovery.Requirement `json:"requires,omitempty"`
+}
+
+// CollectionDetail is a collection with its resources, as `query
+// collection NAME` prints it.
+type CollectionDetail struct {
+	CollectionInfo
+	Author       string            `json:"author,omitempty"`
+	Capabilities []string          `json:"capabilities,omitempty"`
+	URLs         map[string]string `json:"urls,omitempty"`
+	Resources    []ResourceInfo    `json:"resources"`
+	Shadowed     []CollectionInfo  `json:"shadowed"`
+	Skipped      []CollectionInfo  `json:"skipped"`
+}
+
+// ResolveResult is what `query resolve NAME` prints.
+type ResolveResult struct {
+	Name     string           `json:"name"`
+	Found    bool             `json:"found"`
+	Winner   *CollectionInfo  `json:"winner"`
+	Shadowed []CollectionInfo `json:"shadowed"`
+	Skipped  []CollectionInfo `json:"skipped"`
+}
+
+// ResourceInfo describes one resource.
+type ResourceInfo struct {
+	Collection  string             `json:"collection"`
+	Kind        discovery.Kind     `json:"kind"`
+	Name        string             `json:"name"`
+	Ref         string             `json:"ref"`
+	Path        string             `json:"path"`
+	Rel         string             `json:"rel"`
+	Description string             `json:"description,omitempty"`
+	Root        discovery.RootKind `json:"root"`
+}
+
+// ProfileResult is what `query profile REF` prints.
+type ProfileResult struct {
+	ResourceInfo
+	Version string         `json:"version,omitempty"`
+	Extends string         `json:"extends,omitempty"`
+	Chain   []string       `json:"chain"`
+	Front   map[string]any `json:"front,omitempty"`
+	Merged  map[string]any `json:"merged,omitempty"`
+}
+
+// AgentResult is what `query agent REF` prints.
+type AgentResult struct {
+	ResourceInfo
+	Front map[string]any `json:"front,omitempty"`
+}
+
+// DepStatus is one requires entry and how it is met.
+type DepStatus struct {
+	Name       string `json:"name"`
+	Constraint string `json:"constraint"`
+	// Status is "ok", "missing", "unsatisfied" or "invalid".
+	Status       string `json:"status"`
+	FoundVersion string `json:"found_version,omitempty"`
+	FoundDir     string `json:"found_dir,omitempty"`
+}
+
+// DepsResult is what `query deps NAME` prints: what the collection requires
+// and who requires it.
+type DepsResult struct {
+	Name       string      `json:"name"`
+	Version    string      `json:"version"`
+	Requires   []DepStatus `json:"requires"`
+	RequiredBy []DepUser   `json:"required_by"`
+}
+
+// DepUser is a collection that requires another.
+type DepUser struct {
+	Name       string `json:"name"`
+	Constraint string `json:"constraint"`
+	Satisfied  bool   `json:"satisfied"`
+}
+
+// DiagnosticsResult is what `query diagnostics [PATH]` prints.
+type DiagnosticsResult struct {
+	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+	Summary     Summary                `json:"summary"`
+}
+
+// Summary counts diagnostics by severity.
+type Summary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	Files    int `json:"files"`
+}

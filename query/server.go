@@ -1,0 +1,380 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrInUse is returned by Listen when another live server holds the socket.
+var ErrInUse = errors.New("query: socket in use by a running server")
+
+// ErrUnsafeDir is returned by Listen when the socket's directory belongs to
+// another user or is writable by group or others.
+var ErrUnsafeDir = errors.New("query: unsafe socket directory")
+
+// ErrClosed is returned when a Server or Client is used after Close.
+var ErrClosed = errors.New("query: closed")
+
+const (
+	// maxSocketPath is the longest path a unix socket address holds.
+	maxSocketPath = 107
+	// maxInFlight bounds the requests one connection has being answered at
+	// once; the server stops reading the connection while it is reached.
+	maxInFlight = 64
+	// probeTimeout bounds the connection attempt that tells a live socket
+	// from a stale one.
+	probeTimeout = time.Second
+	// defaultWriteTimeout is the WriteTimeout used when it is zero.
+	defaultWriteTimeout = 10 * time.Second
+)
+
+// Handler answers the requests a Server reads.
+//
+// ServeQuery returns the result to send, which is marshalled to JSON, or an
+// error: an *Error (possibly wrapped) is sent as it is, any other error as
+// CodeInternal. Returning a *Stream opens a subscription instead. ServeQuery
+// is called concurrently and must return soon after ctx ends.
+type Handler interface {
+	ServeQuery(ctx context.Context, method string, params json.RawMessage) (result any, err error)
+}
+
+// Stream is the result a Handler returns to open a subscription. The server
+// sends Result as the answer to the request, then calls Run, whose send
+// pushes one notification with the given params. The subscription ends when
+// Run returns; its context ends when the client disconnects or the server
+// shuts down, and send fails from then on.
+type Stream struct {
+	// Result is the answer to the subscribing request; nil sends null.
+	Result any
+	// Run pushes notifications with send until ctx ends or it has no more
+	// to say. send is safe for concurrent use and fails once the
+	// connection is gone.
+	Run func(ctx context.Context, send func(params any) error) error
+}
+
+// Server serves a Handler on a unix socket. Create it with NewServer, set
+// the exported fields, then call Listen once; Close or Shutdown stop it.
+type Server struct {
+	// Logger receives connection errors and refusals; nil discards them.
+	Logger *slog.Logger
+	// WriteTimeout bounds the write of one line; a peer that does not read
+	// for that long is disconnected. Zero means 10 seconds.
+	WriteTimeout time.Duration
+
+	handler Handler
+	clock   func() Clock
+	euid    int
+	// peerUID returns the uid of the process at the other end of a
+	// connection; tests replace it to play another user.
+	peerUID func(*net.UnixConn) (int, error)
+
+	// ctx is the parent of every handler context; cancel ends it when
+	// shutdown begins.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// stopped is closed when shutdown has begun and every goroutine has
+	// returned.
+	stopped      chan struct{}
+	shutdownOnce sync.Once
+	shutdownErr  error
+
+	wg sync.WaitGroup // the accept loop and every connection
+
+	mu sync.Mutex // guards fields below
+	closing  bool
+	listened bool
+	path     string
+	ln       *net.UnixListener
+	lock     *os.File
+	conns    map[*conn]struct{}
+}
+
+// NewServer returns a Server that answers with h and stamps every response
+// with clock(), called after the handler returns. clock may be nil, and
+// then responses carry no clock.
+func NewServer(h Handler, clock func() Clock) *Server {
+	ctx, cancel := context.WithCancel(context.Background())
+	if clock == nil {
+		clock = func() Clock { return Clock{} }
+	}
+	return &Server{
+		handler: h,
+		clock:   clock,
+		euid:    os.Geteuid(),
+		peerUID: peerUID,
+		ctx:     ctx,
+		cancel:  cancel,
+		stopped: make(chan struct{}),
+		conns:   make(map[*conn]struct{}),
+	}
+}
+
+// Listen creates the socket at path and serves it in the background until
+// Close or Shutdown. It makes the socket's directory (mode 0700, see the
+// package Caveats), takes the lock beside the socket, removes a stale
+// socket, and returns ErrInUse when a live server already answers there.
+func (s *Server) Listen(path string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closing:
+		return fmt.Errorf("listen %s: %w", path, ErrClosed)
+	case s.listened:
+		return fmt.Errorf("listen %s: already listening on %s", path, s.path)
+	case len(path) > maxSocketPath:
+		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), maxSocketPath)
+	}
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.WriteTimeout <= 0 {
+		s.WriteTimeout = defaultWriteTimeout
+	}
+	if err := secureDir(filepath.Dir(path), s.euid); err != nil {
+		return fmt.Errorf("listen %s: %w", path, err)
+	}
+	lock, err := lockFile(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", path, err)
+	}
+	if err := removeStale(path); err != nil {
+		lock.Close()
+		return fmt.Errorf("listen %s: %w", path, err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		lock.Close()
+		return fmt.Errorf("listen %s: %w", path, err)
+	}
+	ln.SetUnlinkOnClose(false)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		os.Remove(path)
+		lock.Close()
+		return fmt.Errorf("listen %s: %w", path, err)
+	}
+	s.listened, s.path, s.ln, s.lock = true, path, ln, lock
+	s.wg.Add(1)
+	go s.acceptLoop(ln)
+	return nil
+}
+
+// Path returns the socket path the server listens on, or "" before Listen.
+func (s *Server) Path() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.path
+}
+
+// Shutdown stops the server: it stops accepting, removes the socket file
+// and releases its lock, cancels every handler context, answers requests
+// still being read with CodeShuttingDown, and waits until every connection
+// has written its last response and closed. If ctx ends first, the
+// remaining connections are closed at once and Shutdown returns ctx's
+// error; Close then waits for the handlers still running.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.beginShutdown()
+	select {
+	case <-s.stopped:
+		return err
+	case <-ctx.Done():
+		s.closeConns()
+		return ctx.Err()
+	}
+}
+
+// Close stops the server like Shutdown, without waiting for connections to
+// finish writing: it closes them at once, then waits for every goroutine of
+// the server to return. It is safe to call more than once.
+func (s *Server) Close() error {
+	err := s.beginShutdown()
+	s.closeConns()
+	<-s.stopped
+	return err
+}
+
+// beginShutdown runs once: it marks the server closing, closes the listener,
+// removes the socket, cancels handler contexts and wakes every reader.
+func (s *Server) beginShutdown() error {
+	s.shutdownOnce.Do(func() {
+		s.mu.Lock()
+		s.closing = true
+		ln, lock, path := s.ln, s.lock, s.path
+		conns := make([]*conn, 0, len(s.conns))
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+		s.mu.Unlock()
+
+		s.cancel()
+		if ln != nil {
+			var errs []error
+			if err := ln.Close(); err != nil {
+				errs = append(errs, err)
+			}
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			if err := lock.Close(); err != nil {
+				errs = append(errs, err)
+			}
+			if err := errors.Join(errs...); err != nil {
+				s.shutdownErr = fmt.Errorf("close server %s: %w", path, err)
+			}
+		}
+		for _, c := range conns {
+			c.stopReading()
+		}
+		go func() {
+			s.wg.Wait()
+			close(s.stopped)
+		}()
+	})
+	return s.shutdownErr
+}
+
+func (s *Server) closeConns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.nc.Close()
+	}
+}
+
+// acceptLoop accepts connections until the listener closes. A failing
+// Accept (out of file descriptors, say) is retried with a growing pause.
+func (s *Server) acceptLoop(ln *net.UnixListener) {
+	defer s.wg.Done()
+	var pause time.Duration
+	for {
+		nc, err := ln.AcceptUnix()
+		if err != nil {
+			if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			s.Logger.Warn("accept failed", "socket", s.path, "err", err, "retry_in", pause)
+			t := time.NewTimer(pause)
+			select {
+			case <-t.C:
+			case <-s.ctx.Done():
+				t.Stop()
+				return
+			}
+			continue
+		}
+		pause = 0
+		c := s.track(nc)
+		if c == nil {
+			nc.Close()
+			return
+		}
+		go c.serve()
+	}
+}
+
+// track registers a new connection, or returns nil when the server is
+// closing.
+func (s *Server) track(nc *net.UnixConn) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil
+	}
+	c := newConn(s, nc)
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return c
+}
+
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+}
+
+// secureDir makes dir (and its parents) with mode 0700, or checks that an
+// existing dir belongs to uid and is not writable by others, tightening it
+// to 0700.
+func secureDir(dir string, uid int) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
+		return fmt.Errorf("directory %s belongs to uid %d, not %d: %w", dir, st.Uid, uid, ErrUnsafeDir)
+	}
+	perm := fi.Mode().Perm()
+	if perm&0o022 != 0 {
+		return fmt.Errorf("directory %s has mode %#o, writable by others (chmod 700 it, or use another directory): %w", dir, perm, ErrUnsafeDir)
+	}
+	if perm != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lockFile takes an exclusive advisory lock on name, creating it. The lock
+// lasts until the returned file is closed or the process ends.
+func lockFile(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: held by another server: %w", name, ErrInUse)
+		}
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return f, nil
+}
+
+// removeStale removes a socket at path that no server answers on. It
+// refuses to remove anything that is not a socket, and reports ErrInUse
+// when a server answers.
+func removeStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return fmt.Errorf("%s exists and is not a socket; not removing it", path)
+	}
+	nc, err := net.DialTimeout("unix", path, probeTimeout)
+	switch {
+	case err == nil:
+		nc.Close()
+		return fmt.Errorf("a server answers on %s: %w", path, ErrInUse)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return os.Remove(path)
+	case errors.Is(err, syscall.EAGAIN):
+		return fmt.Errorf("a server is listening on %s (its queue is full): %w", path, ErrInUse)
+	}
+	return fmt.Errorf("probe %s: %w", path, err)
+}
