@@ -93,7 +93,7 @@ type Server struct {
 
 	wg sync.WaitGroup // the accept loop and every connection
 
-	mu sync.Mutex // guards fields below
+	mu       sync.Mutex // guards fields below
 	closing  bool
 	listened bool
 	path     string
