@@ -1,0 +1,56 @@
+// Package watcher turns file system notifications for a set of root
+// directories into debounced batches of changed paths.
+//
+// A Watcher watches each root recursively with inotify (through fsnotify),
+// follows directory symlinks that are immediate children of a root (a
+// collection linked into a root) by watching their real paths, waits for
+// roots that do not exist yet through their nearest existing ancestor, and
+// falls back to polling a root when the kernel runs out of watches. What it
+// delivers is a Batch per root: the paths that may have changed, or a request
+// to rescan the whole root when changes could not be pinned down.
+//
+// It knows paths and events only: it does not read files, parse them, decide
+// which of them matter, or keep an index. Callers lstat the paths they get.
+//
+// # Concurrency
+//
+// All methods may be called from any goroutine. A Watcher runs three
+// goroutines: one only drains fsnotify into a queue (so the kernel queue is
+// emptied as fast as possible and fsnotify never blocks on a busy consumer),
+// one stats, walks new directories, adds and removes watches, polls and
+// groups changes into batches, and one calls the handle function, serially,
+// never concurrently. Close stops all three and waits for them.
+//
+// # Caveats
+//
+//   - Paths in a Batch are absolute and cleaned, and always spelled under the
+//     root as given to AddRoot: a change below a linked collection is
+//     reported as <root>/<link>/…, not under the link's real path.
+//   - Only directory symlinks that are immediate children of a root are
+//     followed. Deeper directory symlinks, and file symlinks, are reported
+//     as paths when they change themselves; changes to what they point at
+//     are not seen.
+//   - Directories named .git, node_modules, __pycache__ and .venv are
+//     reported when they appear or go, but never entered or watched: they can
+//     hold very many files and no collection content.
+//   - A directory path in a Batch means that entry changed. When a directory
+//     was removed or moved away only its own path is reported, not its
+//     contents; when one appears (made, moved in or linked in), it is walked
+//     and everything inside is reported too.
+//   - The kernel's event queue is shared by all roots: when it overflows the
+//     Watcher cannot tell which root lost events, so every root is
+//     re-watched and gets a Batch with Rescan set.
+//   - When adding a watch fails with ENOSPC (or Options.MaxWatches is
+//     reached), that root drops its watches and is polled every
+//     Options.PollInterval until it is removed; polling compares size,
+//     modification time, inode and mode, so it sees every change that alters
+//     one of them.
+//   - AddRoot does not deliver the root's current contents: the caller scans
+//     it after AddRoot returns, and the Watcher reports every change from
+//     then on.
+//   - Flush syncs with the kernel through a cookie file in a private
+//     directory (see Options.SyncDir); it guarantees that every change made
+//     before Flush was called has been delivered when it returns.
+//   - The Watcher is built for inotify (Linux); other platforms get fsnotify's
+//     behaviour, unverified.
+package watcher

@@ -1,0 +1,194 @@
+package watcher
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// gone reports whether op says the path went away from where it was.
+func gone(op fsnotify.Op) bool { return op&(fsnotify.Remove|fsnotify.Rename) != 0 }
+
+// handleEvent routes one fsnotify event to every mount watching the
+// directory it happened in, or the directory it happened to.
+func (w *Watcher) handleEvent(ev fsnotify.Event) {
+	name := filepath.Clean(ev.Name)
+	dir := filepath.Dir(name)
+	if dir == w.syncDir {
+		w.handleCookie(filepath.Base(name), ev.Op)
+		return
+	}
+	if name == w.syncDir {
+		if gone(ev.Op) {
+			w.restoreSyncDir()
+		}
+		return
+	}
+	var buf [4]*mount
+	ms := buf[:0]
+	if n := w.nodes[dir]; n != nil && dir != name {
+		ms = append(ms, n.owners...)
+	}
+	if n := w.nodes[name]; n != nil {
+		for _, m := range n.owners {
+			if !slices.Contains(ms, m) {
+				ms = append(ms, m)
+			}
+		}
+	}
+	for _, m := range ms {
+		w.dispatch(m, name, dir, ev.Op)
+	}
+}
+
+// dispatch handles an event for one mount. The mount may have changed state
+// since the event was routed to it (a root's links are detached with it),
+// so its state is checked here.
+func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
+	var err error
+	switch m.state {
+	case mountAncestor:
+		if (name == m.anc && gone(op)) || (dir == m.anc && filepath.Base(name) == m.ancNext) {
+			err = w.recheck(m)
+		}
+	case mountTree:
+		if name == m.real {
+			if gone(op) {
+				err = w.checkMount(m)
+			}
+			break
+		}
+		if n := w.nodes[dir]; n != nil && n.has(m) {
+			err = w.changed(m, name, dir, op)
+		}
+	}
+	if err != nil && noSpace(err) {
+		w.startPolling(m.root, err, true)
+	}
+}
+
+// changed handles an event for name inside m's tree.
+func (w *Watcher) changed(m *mount, name, dir string, op fsnotify.Op) error {
+	r := m.root
+	w.note(r, m.logicalOf(name))
+	if gone(op) {
+		if n := w.nodes[name]; n != nil && n.has(m) {
+			w.dropSubtree(m, n)
+		}
+	}
+	if op.Has(fsnotify.Create) {
+		if err := w.created(m, name); err != nil {
+			return err
+		}
+	}
+	if m == r.main && dir == m.real {
+		return w.syncLink(r, filepath.Base(name), true)
+	}
+	return nil
+}
+
+// created watches and walks name when it is a new directory: its contents
+// may predate the watch (mkdir -p, a directory moved in), so every path in
+// it is reported.
+func (w *Watcher) created(m *mount, name string) error {
+	fi, err := os.Lstat(name)
+	if err != nil || !fi.IsDir() || skipped(filepath.Base(name)) || name == w.syncDir {
+		return nil
+	}
+	if n := w.nodes[name]; n != nil && n.has(m) {
+		if dev, ino := fileID(fi); dev == n.dev && ino == n.ino {
+			return nil // already watched and walked
+		}
+		w.dropSubtree(m, n)
+	}
+	return w.watchTree(m, name, true)
+}
+
+// checkMount handles the top of m's tree being removed or renamed: when it
+// is gone or replaced, the mount starts over, and the root is rescanned (or,
+// for a linked collection, the link is reported).
+func (w *Watcher) checkMount(m *mount) error {
+	real, fi, st := resolveDir(m.logical)
+	if st == dirOK && real == m.real {
+		if dev, ino := fileID(fi); dev == m.dev && ino == m.ino {
+			return nil
+		}
+	}
+	r := m.root
+	if m.link {
+		w.detachMount(m)
+		w.note(r, m.logical)
+		return w.attach(m, true)
+	}
+	w.detachRoot(r)
+	err := w.attach(r.main, false)
+	if r.main.state == mountTree {
+		w.rescan(r, "root replaced")
+	} else {
+		w.rescan(r, "root removed")
+	}
+	return err
+}
+
+// recheck handles a change on the way to a missing mount's directory.
+func (w *Watcher) recheck(m *mount) error {
+	err := w.attach(m, m.link)
+	if m.state == mountTree {
+		if m.link {
+			w.note(m.root, m.logical)
+		} else {
+			w.rescan(m.root, "root appeared")
+		}
+	}
+	return err
+}
+
+// handleError handles an error from fsnotify. An overflow of the kernel
+// queue cannot be pinned to a root, and neither can a read error, so every
+// root that is not polled is watched afresh (which also repairs watches lost
+// with the events) and rescanned.
+func (w *Watcher) handleError(err error) {
+	reason := "kernel event queue overflowed"
+	if !errors.Is(err, fsnotify.ErrEventOverflow) {
+		reason = fmt.Sprintf("watch error: %v", err)
+	}
+	w.log.Warn("watcher: "+reason+"; rescanning every root", "err", err)
+	for _, r := range w.order {
+		if r.polled {
+			continue
+		}
+		w.warn(r, reason+"; root rescanned")
+		w.detachRoot(r)
+		if err := w.attach(r.main, false); err != nil {
+			w.startPolling(r, err, false)
+		}
+		w.rescan(r, reason)
+	}
+	// Cookies may have been lost with the events. The rescans queued above
+	// happen after every pending Flush was called, so they can finish now.
+	w.finishFlushes()
+}
+
+// startPolling puts r into polling after the kernel (or the budget) refused
+// a watch. With rescan set, and r watched before, the consumer is asked to
+// rescan, as changes may have been missed on the way.
+func (w *Watcher) startPolling(r *root, cause error, rescan bool) {
+	if r.polled {
+		return
+	}
+	hadTree := r.main.state == mountTree
+	w.detachRoot(r)
+	r.polled = true
+	r.dirty = true
+	w.log.Warn("watcher: no watch left", "root", r.path, "err", cause)
+	w.warn(r, fmt.Sprintf("inotify watch limit reached; polling every %s", w.opts.PollInterval))
+	r.snap = w.snapshot(r)
+	r.nextPoll = w.now().Add(w.opts.PollInterval)
+	if rescan && hadTree {
+		w.rescan(r, "watch limit reached; root is polled")
+	}
+}

@@ -1,0 +1,445 @@
+package watcher
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// noSpace reports whether err means the kernel (or Options.MaxWatches)
+// refused another watch.
+func noSpace(err error) bool { return errors.Is(err, syscall.ENOSPC) }
+
+// skipped reports whether a directory is never entered or watched.
+func skipped(name string) bool {
+	switch name {
+	case ".git", "node_modules", "__pycache__", ".venv":
+		return true
+	}
+	return false
+}
+
+type mountState int
+
+const (
+	mountOff      mountState = iota // nothing watched
+	mountTree                       // real and every directory below it are watched
+	mountAncestor                   // real is missing; the nearest existing ancestor is watched
+)
+
+// A mount maps a real directory tree onto the paths reported for it: a
+// root's own tree (logical is the root), or a collection linked into a root
+// (logical is <root>/<link>, real is where the link resolves).
+type mount struct {
+	root    *root
+	logical string
+	link    bool
+
+	state    mountState
+	real     string // resolved directory, when state is mountTree
+	dev, ino uint64 // identity of real
+	dest     string // the link's target as read, for link mounts
+	anc      string // the watched ancestor, when state is mountAncestor
+	ancNext  string // the name in anc on the way to the target
+	nodes    int    // watches this mount owns
+}
+
+// logicalOf translates a path under m.real into the reported path.
+func (m *mount) logicalOf(p string) string {
+	if p == m.real {
+		return m.logical
+	}
+	if m.real == "/" || m.logical == "/" {
+		return filepath.Join(m.logical, strings.TrimPrefix(p, m.real))
+	}
+	return m.logical + p[len(m.real):]
+}
+
+// target is the path whose appearance a missing mount waits for.
+func (m *mount) target() string {
+	if !m.link {
+		return m.root.path
+	}
+	if m.dest == "" {
+		return ""
+	}
+	if filepath.IsAbs(m.dest) {
+		return filepath.Clean(m.dest)
+	}
+	return filepath.Join(filepath.Dir(m.logical), m.dest)
+}
+
+// A node is one kernel watch on a directory, shared by every mount that
+// needs it (roots and linked collections may overlap).
+type node struct {
+	path     string
+	parent   *node
+	children map[string]*node
+	owners   []*mount
+	dev, ino uint64
+}
+
+func (n *node) has(m *mount) bool { return slices.Contains(n.owners, m) }
+
+// addWatch makes m an owner of the watch on dir, adding the kernel watch
+// when dir has none yet.
+func (w *Watcher) addWatch(m *mount, dir string) (*node, error) {
+	n := w.nodes[dir]
+	if n == nil {
+		if w.opts.MaxWatches > 0 && len(w.nodes) >= w.opts.MaxWatches {
+			return nil, fmt.Errorf("watch %s: %w (budget of %d watches used)", dir, syscall.ENOSPC, w.opts.MaxWatches)
+		}
+		if err := w.fsw.Add(dir); err != nil {
+			return nil, fmt.Errorf("watch %s: %w", dir, err)
+		}
+		n = &node{path: dir}
+		w.nodes[dir] = n
+	}
+	if n.parent == nil {
+		if p := w.nodes[filepath.Dir(dir)]; p != nil && p != n {
+			n.parent = p
+			if p.children == nil {
+				p.children = make(map[string]*node)
+			}
+			p.children[filepath.Base(dir)] = n
+		}
+	}
+	if !n.has(m) {
+		n.owners = append(n.owners, m)
+		m.nodes++
+		m.root.dirty = true
+	}
+	return n, nil
+}
+
+// dropOwner removes m from n's owners, and the kernel watch with the last
+// owner.
+func (w *Watcher) dropOwner(m *mount, n *node) {
+	i := slices.Index(n.owners, m)
+	if i < 0 {
+		return
+	}
+	n.owners = slices.Delete(n.owners, i, i+1)
+	m.nodes--
+	m.root.dirty = true
+	if len(n.owners) > 0 {
+		return
+	}
+	delete(w.nodes, n.path)
+	// The kernel drops the watch of a deleted directory by itself, so
+	// failures here (no such watch) are expected.
+	if err := w.fsw.Remove(n.path); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
+		w.log.Debug("watcher: remove watch", "dir", n.path, "err", err)
+	}
+	if n.parent != nil {
+		delete(n.parent.children, filepath.Base(n.path))
+		n.parent = nil
+	}
+	for _, c := range n.children {
+		c.parent = nil
+	}
+	n.children = nil
+}
+
+// dropSubtree removes m from n and from every directory below it.
+func (w *Watcher) dropSubtree(m *mount, n *node) {
+	for _, c := range n.children {
+		if c.has(m) {
+			w.dropSubtree(m, c)
+		}
+	}
+	w.dropOwner(m, n)
+}
+
+// detachMount drops every watch of m.
+func (w *Watcher) detachMount(m *mount) {
+	switch m.state {
+	case mountTree:
+		if n := w.nodes[m.real]; n != nil && n.has(m) {
+			w.dropSubtree(m, n)
+		}
+		if m.nodes > 0 {
+			// Not reachable from the top: sweep.
+			for _, n := range w.nodes {
+				if n.has(m) {
+					w.dropOwner(m, n)
+				}
+			}
+		}
+	case mountAncestor:
+		w.unwatchAncestor(m)
+	}
+	m.state = mountOff
+	m.root.dirty = true
+}
+
+// detachRoot drops every watch of r and of the collections linked into it.
+func (w *Watcher) detachRoot(r *root) {
+	for name, m := range r.links {
+		w.detachMount(m)
+		delete(r.links, name)
+	}
+	w.detachMount(r.main)
+}
+
+func (w *Watcher) unwatchAncestor(m *mount) {
+	if m.state != mountAncestor {
+		return
+	}
+	if n := w.nodes[m.anc]; n != nil {
+		w.dropOwner(m, n)
+	}
+	m.state = mountOff
+	m.anc, m.ancNext = "", ""
+}
+
+type dirStatus int
+
+const (
+	dirOK dirStatus = iota
+	dirMissing
+	dirNotDir // exists, not a directory
+	dirBroken // a symlink loop, a permission error: nothing to wait for
+)
+
+// resolveDir resolves every symlink in p and reports whether the result is
+// a directory.
+func resolveDir(p string) (string, fs.FileInfo, dirStatus) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil, dirMissing
+		}
+		return "", nil, dirBroken
+	}
+	fi, err := os.Stat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil, dirMissing
+	case err != nil:
+		return "", nil, dirBroken
+	case !fi.IsDir():
+		return "", nil, dirNotDir
+	}
+	return real, fi, dirOK
+}
+
+// nearestDir finds the nearest existing directory on the way up from
+// target, its real path, and the name in it that leads to target.
+func nearestDir(target string) (real, next string, ok bool) {
+	for p := target; ; {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return "", "", false
+			}
+			rest := strings.TrimLeft(strings.TrimPrefix(target, p), "/")
+			next, _, _ = strings.Cut(rest, "/")
+			return real, next, true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", "", false
+		}
+		p = parent
+	}
+}
+
+// maxAttachTries bounds attach's retries when the target keeps appearing
+// and vanishing while its ancestor watch is being moved.
+const maxAttachTries = 16
+
+// attach watches m's tree when its directory exists, else the nearest
+// existing ancestor of where it will appear. With report set, every path
+// found in the tree is noted as changed. It returns an error only when the
+// watch budget is exhausted.
+func (w *Watcher) attach(m *mount, report bool) error {
+	if m.link {
+		m.dest, _ = os.Readlink(m.logical)
+	}
+	for range maxAttachTries {
+		real, fi, st := resolveDir(m.logical)
+		switch st {
+		case dirOK:
+			w.unwatchAncestor(m)
+			m.real = real
+			m.dev, m.ino = fileID(fi)
+			m.state = mountTree
+			m.root.dirty = true
+			return w.watchTree(m, real, report)
+		case dirMissing, dirNotDir:
+			if st == dirNotDir && m.link {
+				// A link to a file: syncLink notices when the link changes.
+				w.unwatchAncestor(m)
+				return nil
+			}
+			target := m.target()
+			if target == "" {
+				w.unwatchAncestor(m)
+				return nil
+			}
+			anc, next, ok := nearestDir(target)
+			if !ok {
+				w.unwatchAncestor(m)
+				return nil
+			}
+			if m.state == mountAncestor && m.anc == anc && m.ancNext == next {
+				return nil
+			}
+			w.unwatchAncestor(m)
+			if _, err := w.addWatch(m, anc); err != nil {
+				if noSpace(err) {
+					return err
+				}
+				w.warn(m.root, fmt.Sprintf("cannot watch %s: %v", anc, unwrapPathError(err)))
+				return nil
+			}
+			m.state, m.anc, m.ancNext = mountAncestor, anc, next
+			m.root.dirty = true
+			// The target may have appeared before the watch was in place:
+			// look again.
+		default:
+			w.unwatchAncestor(m)
+			return nil
+		}
+	}
+	return nil
+}
+
+// watchTree watches top and every directory below it for m, noting each
+// path found when report is set. At the top of a root's own tree it also
+// attaches the collections linked into the root.
+func (w *Watcher) watchTree(m *mount, top string, report bool) error {
+	r := m.root
+	var links []string
+	stack := []string{top}
+	for len(stack) > 0 {
+		if w.stopped() {
+			return nil
+		}
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n, err := w.addWatch(m, dir)
+		if err != nil {
+			if noSpace(err) {
+				return err
+			}
+			if !vanished(err) {
+				w.warn(r, fmt.Sprintf("cannot watch %s: %v", dir, unwrapPathError(err)))
+			}
+			continue
+		}
+		entries, err := readDir(n)
+		if err != nil {
+			if !vanished(err) {
+				w.warn(r, fmt.Sprintf("cannot read %s: %v", dir, unwrapPathError(err)))
+			}
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			p := joinPath(dir, name)
+			if report {
+				w.note(r, m.logicalOf(p))
+			}
+			switch {
+			case e.IsDir():
+				if !skipped(name) && p != w.syncDir {
+					stack = append(stack, p)
+				}
+			case e.Type()&fs.ModeSymlink != 0 && m == r.main && dir == m.real:
+				links = append(links, name)
+			}
+		}
+	}
+	for _, name := range links {
+		if err := w.syncLink(r, name, report); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readDir lists n's directory and records its identity.
+func readDir(n *node) ([]fs.DirEntry, error) {
+	f, err := os.Open(n.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		n.dev, n.ino = fileID(fi)
+	}
+	return f.ReadDir(-1)
+}
+
+// vanished reports whether err means the path is gone (or was replaced by
+// a file), which a later event reports anyway.
+func vanished(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return err
+}
+
+// syncLink brings the link mount for name, directly in r, in line with what
+// is on disk: attached when name is a symlink, gone otherwise.
+func (w *Watcher) syncLink(r *root, name string, report bool) error {
+	logical := filepath.Join(r.path, name)
+	fi, err := os.Lstat(logical)
+	isLink := err == nil && fi.Mode()&fs.ModeSymlink != 0
+	old := r.links[name]
+	if old != nil {
+		if isLink && w.linkUnchanged(old) {
+			return nil
+		}
+		w.detachMount(old)
+		delete(r.links, name)
+	}
+	if !isLink {
+		return nil
+	}
+	m := &mount{root: r, logical: logical, link: true}
+	r.links[name] = m
+	r.dirty = true
+	return w.attach(m, report)
+}
+
+// linkUnchanged reports whether the link mount m still matches its link.
+func (w *Watcher) linkUnchanged(m *mount) bool {
+	dest, err := os.Readlink(m.logical)
+	if err != nil || dest != m.dest {
+		return false
+	}
+	switch m.state {
+	case mountTree:
+		real, fi, st := resolveDir(m.logical)
+		if st != dirOK || real != m.real {
+			return false
+		}
+		dev, ino := fileID(fi)
+		return dev == m.dev && ino == m.ino
+	case mountAncestor:
+		_, _, st := resolveDir(m.logical)
+		return st == dirMissing
+	default:
+		_, _, st := resolveDir(m.logical)
+		return st != dirOK && st != dirMissing
+	}
+}
