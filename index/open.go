@@ -20,7 +20,7 @@ import (
 
 // errUnusable marks an error that means the thing at the database path
 // cannot serve as the database: it is moved aside and a new one created.
-var errUnusable = errors.New("unusable database")
+var errUnusable = errors.New("cannot be used")
 
 // Open opens the store at path, creating the file (0600) and its directory
 // (0700) when they are absent.
@@ -64,7 +64,7 @@ func Open(path string, opts Options) (*Store, error) {
 		if moveErr != nil {
 			return nil, fmt.Errorf("index open %s: %w; moving it aside failed: %v", s.path, err, moveErr)
 		}
-		s.warn(fmt.Sprintf("index %s could not be used (%v); moved aside to %s and rebuilt empty", s.path, err, aside))
+		s.warn(fmt.Sprintf("index %s: %v; moved aside to %s and rebuilt empty", s.path, err, aside))
 		err = s.openDB(opts)
 	}
 	if err != nil {
@@ -83,7 +83,7 @@ func (s *Store) openDB(opts Options) (err error) {
 	defer func() {
 		r := recover()
 		if r != nil {
-			err = fmt.Errorf("%w: %v", errUnusable, r)
+			err = fmt.Errorf("%w: fault while reading it: %v", errUnusable, r)
 		}
 		if err != nil {
 			if db != nil {
