@@ -1,0 +1,767 @@
+package discovery
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// LockVersion is the lock file format version that AddToLock and
+// RemoveFromLock write. Files of version "1.0" are read too, and upgraded
+// on the next write.
+const LockVersion = "1.1"
+
+// lockVersions are the lock file versions ReadLock accepts.
+var lockVersions = []string{"1.0", "1.1"}
+
+// ErrLockCorrupt is returned (wrapped) when a lock file is not JSON, is not
+// shaped like a lock file, or has a version this package does not know.
+// Such a file is reported and never overwritten.
+var ErrLockCorrupt = errors.New("discovery: corrupt lock file")
+
+// Lock is the content of a collections.lock file.
+type Lock struct {
+	// Version is the format version of the file as read ("1.0" or "1.1"),
+	// or LockVersion for a lock file that does not exist yet.
+	Version string `json:"version"`
+	// Collections maps a collection name to its entry. An entry that lacks
+	// fields (and has a lock/schema diagnostic) holds those that parsed.
+	Collections map[string]LockEntry `json:"collections"`
+
+	raw     map[string]json.RawMessage // entries as read; written back unchanged unless replaced
+	extra   map[string]json.RawMessage // top-level keys other than version and collections
+	exists  bool                       // read from a file that exists
+	lines   *LineIndex                 // of the file read, for positions
+	spans   map[string]jsonSpan        // positions of keys and values in the file read
+	changed bool                       // raw differs from the file
+}
+
+// LockEntry is one installed collection in a lock file.
+type LockEntry struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Commit is the git commit SHA, or nil when the source is not git.
+	Commit *string `json:"commit"`
+	// Path is the absolute directory the collection is installed in.
+	Path string `json:"path"`
+	// InstalledAt is an ISO 8601 timestamp.
+	InstalledAt string `json:"installed_at"`
+	// Modules maps a module name to its registration.
+	Modules map[string]LockModule `json:"modules"`
+}
+
+// LockModule is one module registration of a lock entry.
+type LockModule struct {
+	// Type is tool, hook, provider, orchestrator or context (see
+	// ModuleType).
+	Type string `json:"type"`
+	// Path is slash-separated and relative to the collection's directory.
+	Path string `json:"path"`
+}
+
+// LockCheckCollection is a collection found installed in the root a lock
+// file belongs to, as CheckLock compares them.
+type LockCheckCollection struct {
+	// Name is the collection's name (its metadata name, or its directory
+	// name when it has none).
+	Name string
+	// Dir is the absolute directory of the collection.
+	Dir string
+}
+
+// ReadLock reads the lock file at path. A file that does not exist is an
+// empty lock of version LockVersion and no error. See ParseLock for the
+// rest.
+func ReadLock(path string) (*Lock, []Diagnostic, error) {
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Lock{Version: LockVersion, Collections: map[string]LockEntry{}}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	l, diags, err := ParseLock(path, src)
+	if l != nil {
+		l.exists = true
+	}
+	return l, diags, err
+}
+
+// ParseLock parses the bytes of a lock file; path names it in diagnostics
+// and errors.
+//
+// A file that is not JSON, is not an object with a string "version" of
+// "1.0" or "1.1" and an object "collections", yields a nil Lock, one
+// lock/corrupt diagnostic at the offending position, and an error that
+// matches ErrLockCorrupt. Entries that are not objects, lack a required
+// field or have one of the wrong type get lock/schema diagnostics (with the
+// entry's name as collection) but do not make the file corrupt; "modules"
+// is required from version 1.1 on. Such entries are kept as they are when
+// the file is written again.
+func ParseLock(path string, src []byte) (*Lock, []Diagnostic, error) {
+	p := &lockParser{path: path, lines: NewLineIndex(src)}
+	l := p.parse(src)
+	if p.corrupt != nil {
+		d := *p.corrupt
+		err := fmt.Errorf("parse lock %s:%d:%d: %s: %w", path,
+			d.Range.Start.Line+1, d.Range.Start.Character+1, p.why, ErrLockCorrupt)
+		return nil, []Diagnostic{d}, err
+	}
+	SortDiagnostics(p.diags)
+	return l, p.diags, nil
+}
+
+// lockParser holds the state of one ParseLock call.
+type lockParser struct {
+	path    string
+	lines   *LineIndex
+	spans   map[string]jsonSpan
+	diags   []Diagnostic
+	corrupt *Diagnostic // set when the file is corrupt
+	why     string      // what makes it corrupt
+}
+
+func (p *lockParser) fail(r Range, format string, args ...any) {
+	p.why = fmt.Sprintf(format, args...)
+	p.corrupt = &Diagnostic{Code: CodeLockCorrupt, Severity: SeverityError, Path: p.path, Range: r,
+		Message: "Corrupt lock file: " + p.why}
+}
+
+func (p *lockParser) schema(collection string, r Range, format string, args ...any) {
+	p.diags = append(p.diags, Diagnostic{Code: CodeLockSchema, Severity: SeverityError, Path: p.path, Range: r,
+		Message: fmt.Sprintf(format, args...), Collection: collection})
+}
+
+// keyRange returns the Range of the key at path (see jsonPath), or of the
+// nearest enclosing key, or the start of the file.
+func (p *lockParser) keyRange(parts ...string) Range {
+	return jsonKeyRange(p.lines, p.spans, parts)
+}
+
+// rootRange returns the Range of the brace that opens the document.
+func (p *lockParser) rootRange() Range {
+	s := p.spans[jsonPath()]
+	return p.lines.Range(s.valStart, s.valStart+1)
+}
+
+// valueRange returns the Range of the value at path, falling back like
+// keyRange.
+func (p *lockParser) valueRange(parts ...string) Range {
+	if s, ok := p.spans[jsonPath(parts...)]; ok {
+		return p.lines.Range(s.valStart, s.valEnd)
+	}
+	return p.keyRange(parts...)
+}
+
+func (p *lockParser) parse(src []byte) *Lock {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(src, &top); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			off := int(min(max(syn.Offset-1, 0), int64(len(src))))
+			end := min(off+1, len(src))
+			if end > off && (src[off] == '\n' || src[off] == '\r') {
+				end = off // stopped at a line end: point at it, not across it
+			}
+			p.fail(p.lines.Range(off, end), "not valid JSON: %s", syn.Error())
+		} else {
+			p.fail(p.lines.Range(0, min(1, len(src))), "not a JSON object")
+		}
+		return nil
+	}
+	if top == nil {
+		p.fail(p.lines.Range(0, min(4, len(src))), "not a JSON object")
+		return nil
+	}
+	p.spans = lockJSONSpans(src)
+
+	l := &Lock{
+		Collections: map[string]LockEntry{},
+		raw:         map[string]json.RawMessage{},
+		lines:       p.lines,
+		spans:       p.spans,
+	}
+	rawVersion, ok := top["version"]
+	if !ok {
+		p.fail(p.rootRange(), "no \"version\" field")
+		return nil
+	}
+	if jsonTypeName(rawVersion) != "a string" || json.Unmarshal(rawVersion, &l.Version) != nil {
+		p.fail(p.valueRange("version"), "\"version\" must be a string, not %s", jsonTypeName(rawVersion))
+		return nil
+	}
+	if !slices.Contains(lockVersions, l.Version) {
+		p.fail(p.valueRange("version"), "unsupported version %q (known: %s)", l.Version, strings.Join(lockVersions, ", "))
+		return nil
+	}
+	rawColls, ok := top["collections"]
+	if !ok {
+		p.fail(p.rootRange(), "no \"collections\" field")
+		return nil
+	}
+	if jsonTypeName(rawColls) != "an object" {
+		p.fail(p.valueRange("collections"), "\"collections\" must be an object, not %s", jsonTypeName(rawColls))
+		return nil
+	}
+	if err := json.Unmarshal(rawColls, &l.raw); err != nil {
+		p.fail(p.valueRange("collections"), "\"collections\": %v", err)
+		return nil
+	}
+	for k, v := range top {
+		if k != "version" && k != "collections" {
+			if l.extra == nil {
+				l.extra = map[string]json.RawMessage{}
+			}
+			l.extra[k] = v
+		}
+	}
+	for name, raw := range l.raw {
+		if e, ok := p.entry(l.Version, name, raw); ok {
+			l.Collections[name] = e
+		}
+	}
+	return l
+}
+
+// entry parses the lock entry called name. It reports false when the entry
+// is not an object at all.
+func (p *lockParser) entry(version, name string, raw json.RawMessage) (LockEntry, bool) {
+	var e LockEntry
+	var fields map[string]json.RawMessage
+	if jsonTypeName(raw) != "an object" || json.Unmarshal(raw, &fields) != nil {
+		p.schema(name, p.valueRange("collections", name),
+			"lock entry %q must be an object, not %s", name, jsonTypeName(raw))
+		return e, false
+	}
+	str := func(field string, dst *string, nullable bool) {
+		v, ok := fields[field]
+		if !ok {
+			p.schema(name, p.keyRange("collections", name), "lock entry %q lacks %q", name, field)
+			return
+		}
+		if nullable && jsonTypeName(v) == "null" {
+			return
+		}
+		if json.Unmarshal(v, dst) != nil || jsonTypeName(v) != "a string" {
+			want := "a string"
+			if nullable {
+				want = "a string or null"
+			}
+			p.schema(name, p.valueRange("collections", name, field),
+				"%q of lock entry %q must be %s, not %s", field, name, want, jsonTypeName(v))
+		}
+	}
+	str("name", &e.Name, false)
+	str("source", &e.Source, false)
+	var commit string
+	str("commit", &commit, true)
+	if v := fields["commit"]; jsonTypeName(v) == "a string" {
+		e.Commit = &commit
+	}
+	str("path", &e.Path, false)
+	str("installed_at", &e.InstalledAt, false)
+	if e.Name != "" && e.Name != name {
+		p.schema(name, p.valueRange("collections", name, "name"),
+			"lock entry %q has name %q; the two must match", name, e.Name)
+	}
+
+	e.Modules = map[string]LockModule{}
+	rawMods, ok := fields["modules"]
+	switch {
+	case !ok:
+		if version != "1.0" {
+			p.schema(name, p.keyRange("collections", name), "lock entry %q lacks %q", name, "modules")
+		}
+		return e, true
+	case jsonTypeName(rawMods) != "an object":
+		p.schema(name, p.valueRange("collections", name, "modules"),
+			"\"modules\" of lock entry %q must be an object, not %s", name, jsonTypeName(rawMods))
+		return e, true
+	}
+	var mods map[string]json.RawMessage
+	if json.Unmarshal(rawMods, &mods) != nil {
+		return e, true
+	}
+	for mod, rawMod := range mods {
+		var mf map[string]json.RawMessage
+		if jsonTypeName(rawMod) != "an object" || json.Unmarshal(rawMod, &mf) != nil {
+			p.schema(name, p.valueRange("collections", name, "modules", mod),
+				"module %q of lock entry %q must be an object, not %s", mod, name, jsonTypeName(rawMod))
+			continue
+		}
+		var m LockModule
+		ok := true
+		for _, f := range [...]struct {
+			name string
+			dst  *string
+		}{{"type", &m.Type}, {"path", &m.Path}} {
+			v, present := mf[f.name]
+			switch {
+			case !present:
+				p.schema(name, p.keyRange("collections", name, "modules", mod),
+					"module %q of lock entry %q lacks %q", mod, name, f.name)
+				ok = false
+			case jsonTypeName(v) != "a string" || json.Unmarshal(v, f.dst) != nil:
+				p.schema(name, p.valueRange("collections", name, "modules", mod, f.name),
+					"%q of module %q of lock entry %q must be a string, not %s", f.name, mod, name, jsonTypeName(v))
+				ok = false
+			}
+		}
+		if ok {
+			e.Modules[mod] = m
+		}
+	}
+	return e, true
+}
+
+// jsonTypeName names the JSON type of a raw value, with an article.
+func jsonTypeName(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// AddToLock adds e to the lock file at path, replacing the entry of the
+// same name, and writes the file as version LockVersion. A file that does
+// not exist is created (with its directory). A corrupt file is left
+// untouched and the error matches ErrLockCorrupt. Other entries, and keys
+// this package does not know, are written back as they were.
+//
+// The write is atomic: a temporary file in the same directory is written,
+// synced and renamed over the lock file, and the directory is synced. A
+// symbolic link at path is followed, so its target is replaced. Concurrent
+// writers in other processes are not serialized: the last rename wins.
+func AddToLock(path string, e LockEntry) error {
+	if e.Name == "" {
+		return fmt.Errorf("add to lock %s: the entry has no name", path)
+	}
+	if e.Modules == nil {
+		e.Modules = map[string]LockModule{}
+	}
+	raw, err := marshalLockJSON(e)
+	if err != nil {
+		return fmt.Errorf("add %s to lock %s: %w", e.Name, path, err)
+	}
+	err = updateLock(path, func(l *Lock) {
+		l.raw[e.Name] = raw
+		l.Collections[e.Name] = e
+		l.changed = true
+	})
+	if err != nil {
+		return fmt.Errorf("add %s to lock: %w", e.Name, err)
+	}
+	return nil
+}
+
+// RemoveFromLock removes the entry called name from the lock file at path,
+// with the same rules as AddToLock. When there is no such entry (or no
+// file), nothing is written.
+func RemoveFromLock(path, name string) error {
+	err := updateLock(path, func(l *Lock) {
+		if _, ok := l.raw[name]; ok {
+			delete(l.raw, name)
+			delete(l.Collections, name)
+			l.changed = true
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("remove %s from lock: %w", name, err)
+	}
+	return nil
+}
+
+// updateLock reads the lock file at path, applies change, and writes it
+// back when change marked it changed.
+func updateLock(path string, change func(*Lock)) error {
+	target := path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if t, err := filepath.EvalSymlinks(path); err == nil {
+			target = t
+		}
+	}
+	l, _, err := ReadLock(target)
+	if err != nil {
+		return err
+	}
+	if l.raw == nil {
+		l.raw = map[string]json.RawMessage{}
+	}
+	change(l)
+	if !l.changed {
+		return nil
+	}
+	data, err := l.encode()
+	if err != nil {
+		return fmt.Errorf("encode lock %s: %w", path, err)
+	}
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Stat(target); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	return writeLockAtomic(target, data, perm)
+}
+
+// encode renders l as a lock file of version LockVersion: version first,
+// then the entries sorted by name, then other top-level keys sorted,
+// indented by two spaces. Entries of a 1.0 file that lack "modules" get an
+// empty one.
+func (l *Lock) encode() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"version":`)
+	b.Write(mustQuoteJSON(LockVersion))
+	b.WriteString(`,"collections":{`)
+	names := make([]string, 0, len(l.raw))
+	for name := range l.raw {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for i, name := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(mustQuoteJSON(name))
+		b.WriteByte(':')
+		b.Write(upgradeLockEntry(l.raw[name]))
+	}
+	b.WriteByte('}')
+	keys := make([]string, 0, len(l.extra))
+	for k := range l.extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteByte(',')
+		b.Write(mustQuoteJSON(k))
+		b.WriteByte(':')
+		b.Write(l.extra[k])
+	}
+	b.WriteByte('}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// upgradeLockEntry adds an empty "modules" object to an entry object that
+// lacks one, as version 1.1 requires. Anything else is returned unchanged.
+func upgradeLockEntry(raw json.RawMessage) []byte {
+	var fields map[string]json.RawMessage
+	if jsonTypeName(raw) != "an object" || json.Unmarshal(raw, &fields) != nil {
+		return raw
+	}
+	if _, ok := fields["modules"]; ok {
+		return raw
+	}
+	body := bytes.TrimSpace(raw)
+	body = bytes.TrimSpace(body[:len(body)-1]) // without the closing brace
+	out := slices.Clip(body)
+	if len(fields) > 0 {
+		out = append(out, ',')
+	}
+	return append(out, `"modules":{}}`...)
+}
+
+// marshalLockJSON encodes v without escaping <, > and &, as lock files are
+// read by people.
+func marshalLockJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// mustQuoteJSON encodes a string as JSON; strings always encode.
+func mustQuoteJSON(s string) []byte {
+	b, err := marshalLockJSON(s)
+	if err != nil {
+		return []byte(strconv.Quote(s))
+	}
+	return b
+}
+
+// writeLockAtomic replaces the file at path with data: it writes a
+// temporary file in the same directory, syncs it, renames it over path and
+// syncs the directory. On failure the temporary file is removed.
+func writeLockAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	if err := syncLockDir(dir); err != nil {
+		return fmt.Errorf("write lock %s: sync directory: %w", path, err)
+	}
+	return nil
+}
+
+// syncLockDir flushes a directory entry change to disk. File systems that
+// cannot sync a directory are not an error.
+func syncLockDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return err
+	}
+	return nil
+}
+
+// CheckLock compares the lock file at lockPath, as read into l, with the
+// file system and with the collections installed in its root:
+//
+//   - lock/path-missing (warning): an entry's path no longer exists (a
+//     relative path is taken from the lock file's directory);
+//   - lock/module-escapes (error): a module path is absolute or leaves the
+//     collection once cleaned (".."); the check is lexical;
+//   - lock/not-installed (warning): an entry whose path exists, but which is
+//     not among installed by name or directory;
+//   - lock/not-locked (warning): a collection of installed that no entry
+//     names or points at. A lock file that does not exist reports none:
+//     such a root is managed by hand.
+//
+// Diagnostics point into the lock file (at the entry, the module path, or
+// the "collections" key) when l was read from it, and carry the
+// collection's name.
+func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diagnostic {
+	if l == nil {
+		return nil
+	}
+	var diags []Diagnostic
+	report := func(code string, sev Severity, r Range, coll, format string, args ...any) {
+		diags = append(diags, Diagnostic{Code: code, Severity: sev, Path: lockPath, Range: r,
+			Message: fmt.Sprintf(format, args...), Collection: coll})
+	}
+	byName := map[string]bool{}
+	byDir := map[string]bool{}
+	for _, c := range installed {
+		byName[c.Name] = true
+		byDir[filepath.Clean(c.Dir)] = true
+	}
+	lockedDirs := map[string]bool{}
+
+	names := make([]string, 0, len(l.Collections))
+	for name := range l.Collections {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		e := l.Collections[name]
+		entryRange := l.rangeOf(false, "collections", name)
+		dir := e.Path
+		if dir != "" && !filepath.IsAbs(dir) {
+			dir = filepath.Join(filepath.Dir(lockPath), dir)
+		}
+		if dir != "" {
+			dir = filepath.Clean(dir)
+			lockedDirs[dir] = true
+		}
+		missing := false
+		if dir != "" {
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				missing = true
+				report(CodeLockPathMissing, SeverityWarning, entryRange, name,
+					"Path %s of locked collection %s no longer exists", e.Path, name)
+			}
+		}
+		mods := make([]string, 0, len(e.Modules))
+		for mod := range e.Modules {
+			mods = append(mods, mod)
+		}
+		slices.Sort(mods)
+		for _, mod := range mods {
+			if p := e.Modules[mod].Path; lockModuleEscapes(p) {
+				report(CodeLockModuleEscapes, SeverityError, l.rangeOf(true, "collections", name, "modules", mod, "path"), name,
+					"Module %s of %s has path %q, which leaves the collection", mod, name, p)
+			}
+		}
+		if !missing && !byName[name] && !(dir != "" && byDir[dir]) {
+			report(CodeLockNotInstalled, SeverityWarning, entryRange, name,
+				"Collection %s is locked but not installed in this root", name)
+		}
+	}
+	if l.exists {
+		for _, c := range installed {
+			if _, ok := l.Collections[c.Name]; ok || lockedDirs[filepath.Clean(c.Dir)] {
+				continue
+			}
+			report(CodeLockNotLocked, SeverityWarning, l.rangeOf(false, "collections"), c.Name,
+				"Collection %s is installed at %s but not in the lock file", c.Name, c.Dir)
+		}
+	}
+	SortDiagnostics(diags)
+	return diags
+}
+
+// rangeOf returns the Range of the key (or, with value set, the value) at
+// path in the file l was read from, falling back to enclosing keys and then
+// to the start of the file.
+func (l *Lock) rangeOf(value bool, parts ...string) Range {
+	if l.lines == nil {
+		return Range{}
+	}
+	if s, ok := l.spans[jsonPath(parts...)]; ok && value {
+		return l.lines.Range(s.valStart, s.valEnd)
+	}
+	return jsonKeyRange(l.lines, l.spans, parts)
+}
+
+// lockModuleEscapes reports whether a module path of a lock entry is
+// absolute or leaves the collection directory once cleaned. Both slash and
+// backslash count as separators.
+func lockModuleEscapes(p string) bool {
+	if p == "" {
+		return false
+	}
+	s := strings.ReplaceAll(p, `\`, "/")
+	if strings.HasPrefix(s, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
+		return true
+	}
+	if len(s) >= 2 && s[1] == ':' && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return true // a Windows drive letter
+	}
+	c := path.Clean(s)
+	return c == ".." || strings.HasPrefix(c, "../")
+}
+
+// jsonSpan is where a member of a JSON document sits, as byte offsets: its
+// key (empty for array elements and the root) and its value.
+type jsonSpan struct {
+	keyStart, keyEnd int
+	valStart, valEnd int
+}
+
+// jsonPath joins the keys leading to a value into a span map key; array
+// elements are named by their index in decimal. The root is jsonPath().
+func jsonPath(parts ...string) string {
+	return "$" + strings.Join(append([]string{""}, parts...), "\x00")
+}
+
+// jsonKeyRange returns the Range of the key at path, or of the nearest
+// enclosing key, or the first byte of the text.
+func jsonKeyRange(lines *LineIndex, spans map[string]jsonSpan, parts []string) Range {
+	for n := len(parts); n > 0; n-- {
+		if s, ok := spans[jsonPath(parts[:n]...)]; ok && s.keyEnd > s.keyStart {
+			return lines.Range(s.keyStart, s.keyEnd)
+		}
+	}
+	return Range{}
+}
+
+// lockJSONSpans walks a JSON text that json.Unmarshal accepted and records
+// the span of every member and element. It stops quietly at the first
+// token error.
+func lockJSONSpans(src []byte) map[string]jsonSpan {
+	type frame struct {
+		parts            []string
+		object           bool
+		wantKey          bool
+		key              string
+		keyStart, keyEnd int
+		index            int
+		start            int
+		ownKey           [2]int // the span of the key this container is the value of
+	}
+	spans := map[string]jsonSpan{}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	var stack []*frame
+	// member returns the path and key span of the value about to be read.
+	member := func() ([]string, int, int) {
+		if len(stack) == 0 {
+			return nil, 0, 0
+		}
+		f := stack[len(stack)-1]
+		parts := slices.Clip(f.parts)
+		if f.object {
+			f.wantKey = true
+			return append(parts, f.key), f.keyStart, f.keyEnd
+		}
+		f.index++
+		return append(parts, strconv.Itoa(f.index-1)), 0, 0
+	}
+	for {
+		start := int(dec.InputOffset())
+		for start < len(src) && strings.IndexByte(" \t\r\n,:", src[start]) >= 0 {
+			start++
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return spans
+		}
+		end := int(dec.InputOffset())
+		if n := len(stack); n > 0 {
+			f := stack[n-1]
+			if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+				stack = stack[:n-1]
+				spans[jsonPath(f.parts...)] = jsonSpan{f.ownKey[0], f.ownKey[1], f.start, end}
+				continue
+			}
+			if f.object && f.wantKey {
+				key, _ := tok.(string)
+				f.key, f.keyStart, f.keyEnd, f.wantKey = key, start, end, false
+				continue
+			}
+		}
+		parts, ks, ke := member()
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, &frame{parts: parts, object: d == '{', wantKey: d == '{', start: start, ownKey: [2]int{ks, ke}})
+			continue
+		}
+		spans[jsonPath(parts...)] = jsonSpan{ks, ke, start, end}
+	}
+}
