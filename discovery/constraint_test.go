@@ -153,9 +153,7 @@ func TestModuleType(t *testing.T) {
 }
 
 func FuzzParseConstraint(f *testing.F) {
-	for _, s := range []string{"^1.2.3", "~1.2.3", ">=1.0,<2.0", "==1.5.0", ">=0.1.0", "!=1.0", "1.0.0-rc.1+b", "~=1", ""} {
-		f.Add(s, "1.2.3")
-	}
+	// Seeds: testdata/fuzz/FuzzParseConstraint/.
 	f.Fuzz(func(t *testing.T, s, version string) {
 		c, err := discovery.ParseConstraint(s)
 		if err != nil {

@@ -549,16 +549,7 @@ func TestModuleEscapes(t *testing.T) {
 }
 
 func FuzzParseLock(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "lock", "*.txtar"))
-	for _, file := range files {
-		if ar, err := txtar.ParseFile(file); err == nil {
-			for _, af := range ar.Files {
-				if af.Name == "collections.lock" {
-					f.Add(af.Data)
-				}
-			}
-		}
-	}
+	// Seeds: testdata/fuzz/FuzzParseLock/, made from the fixtures.
 	f.Fuzz(func(t *testing.T, src []byte) {
 		l, diags, err := discovery.ParseLock("collections.lock", src)
 		lines := discovery.NewLineIndex(src)

@@ -247,16 +247,7 @@ func lineText(src []byte, r discovery.Range) string {
 }
 
 func FuzzParsePyproject(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "pyproject", "*.txtar"))
-	for _, file := range files {
-		if ar, err := txtar.ParseFile(file); err == nil {
-			for _, af := range ar.Files {
-				if af.Name == "pyproject.toml" {
-					f.Add(af.Data)
-				}
-			}
-		}
-	}
+	// Seeds: testdata/fuzz/FuzzParsePyproject/, made from the fixtures.
 	f.Fuzz(func(t *testing.T, src []byte) {
 		md, diags := discovery.ParsePyproject("pyproject.toml", src)
 		if md == nil {
