@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -47,6 +48,7 @@ type Client struct {
 	nextID   uint64
 	pending  map[uint64]chan reply
 	err      error
+	writeErr error
 	isClosed bool
 	subs     map[*net.UnixConn]struct{}
 }
@@ -263,7 +265,13 @@ func (c *Client) writeLoop() {
 				}
 			}
 			if err := w.Flush(); err != nil {
-				c.fail(c.lost(err))
+				// The reader reports why the connection ended: the server
+				// may have said so (a forbidden answer, say) before
+				// closing. The deadline makes sure it does so soon.
+				c.mu.Lock()
+				c.writeErr = err
+				c.mu.Unlock()
+				c.nc.SetReadDeadline(time.Now().Add(time.Second))
 				return
 			}
 		case <-c.dead:
@@ -274,11 +282,14 @@ func (c *Client) writeLoop() {
 
 // lost describes a connection that ended under the client.
 func (c *Client) lost(err error) error {
-	select {
-	case <-c.closed:
+	if c.isClosing() {
 		return ErrClosed
-	default:
 	}
+	c.mu.Lock()
+	if c.writeErr != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		err = c.writeErr
+	}
+	c.mu.Unlock()
 	return fmt.Errorf("connection to %s lost: %w: %w", c.path, ErrNoDaemon, err)
 }
 
@@ -347,7 +358,9 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (<-ch
 // open sends the subscribing request and reads its answer.
 func (c *Client) open(nc *net.UnixConn, r *bufio.Reader, request []byte) error {
 	if _, err := nc.Write(request); err != nil {
-		return c.lost(err)
+		// Read what the server said before it closed (a forbidden
+		// answer, say), if anything.
+		nc.SetReadDeadline(time.Now().Add(time.Second))
 	}
 	for {
 		line, err := readLine(r, MaxLineSize)

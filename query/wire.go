@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // MaxLineSize is the longest line, in bytes and without its newline, that
@@ -163,7 +164,7 @@ func describeJSONError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return errors.New("truncated JSON")
 	}
-	return err
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // salvageID returns the id of a request that failed strict decoding, when
@@ -172,7 +173,7 @@ func salvageID(line []byte) json.RawMessage {
 	var v struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(line, &v) != nil || !validID(v.ID) {
+	if json.NewDecoder(bytes.NewReader(line)).Decode(&v) != nil || !validID(v.ID) {
 		return nil
 	}
 	return v.ID

@@ -1,0 +1,586 @@
+package query_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/amplidex/amplidex/query"
+)
+
+func TestCallRoundTrip(t *testing.T) {
+	h := newTestHandler()
+	_, path := startServer(t, h)
+	c := dialClient(t, path)
+	ctx := testContext(t)
+
+	var sum int
+	clk, err := c.Call(ctx, "add", map[string]int{"a": 2, "b": 40}, &sum)
+	if err != nil {
+		t.Fatalf("Call add: %v", err)
+	}
+	if sum != 42 {
+		t.Errorf("add = %d, want 42", sum)
+	}
+	if want := h.clock(); clk != want {
+		t.Errorf("clock = %v, want %v", clk, want)
+	}
+
+	var echoed []string
+	clk, err = c.Call(ctx, "echo", []string{"a", "b"}, &echoed)
+	if err != nil {
+		t.Fatalf("Call echo: %v", err)
+	}
+	if strings.Join(echoed, ",") != "a,b" {
+		t.Errorf("echo = %v", echoed)
+	}
+	if clk.Tick != 1 {
+		t.Errorf("the clock should be read after the handler: tick %d, want 1", clk.Tick)
+	}
+
+	// No params and no result.
+	if _, err := c.Call(ctx, "echo", nil, nil); err != nil {
+		t.Errorf("Call echo without params: %v", err)
+	}
+}
+
+func TestCallErrors(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	c := dialClient(t, path)
+	tests := []struct {
+		method   string
+		params   any
+		wantCode query.Code
+		wantMsg  string
+	}{
+		{"fail", nil, query.CodeNotFound, `no collection named "nope"`},
+		{"wrapped", nil, query.CodeInvalidParams, "name is empty"},
+		{"plain", nil, query.CodeInternal, "disk on fire"},
+		{"panic", nil, query.CodeInternal, "panic: the handler failed"},
+		{"nosuch", nil, query.CodeUnknownMethod, `unknown method "nosuch"`},
+		{"add", map[string]any{"a": 1, "c": 2}, query.CodeInvalidParams, `unknown field "c"`},
+		{"add", map[string]any{"a": "x"}, query.CodeInvalidParams, "A: want int"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.method+tc.wantMsg, func(t *testing.T) {
+			clk, err := c.Call(testContext(t), tc.method, tc.params, nil)
+			var e *query.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Call %s = %v, want an *Error", tc.method, err)
+			}
+			if e.Code != tc.wantCode || !strings.Contains(e.Message, tc.wantMsg) {
+				t.Errorf("Call %s = %v, want code %s and a message with %q", tc.method, e, tc.wantCode, tc.wantMsg)
+			}
+			if clk.IsZero() {
+				t.Errorf("an error response should carry the clock")
+			}
+		})
+	}
+	// The connection is still fine after all that.
+	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+		t.Errorf("Call after errors: %v", err)
+	}
+}
+
+func TestConcurrentCallsOneClient(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	c := dialClient(t, path)
+	ctx := testContext(t)
+	// Payloads of many sizes: lines that interleaved would not decode.
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for g := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				want := fmt.Sprintf("%d-%d-%s", g, i, strings.Repeat("x", (g*997+i*131)%9000))
+				var got string
+				if _, err := c.Call(ctx, "echo", want, &got); err != nil {
+					errs <- err
+					return
+				}
+				if got != want {
+					errs <- fmt.Errorf("echo %.20q… = %.20q…", want, got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestFiftyClients(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	ctx := testContext(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := query.Dial(ctx, path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			for j := range 10 {
+				var sum int
+				if _, err := c.Call(ctx, "add", map[string]int{"a": i, "b": j}, &sum); err != nil {
+					errs <- err
+					return
+				}
+				if sum != i+j {
+					errs <- fmt.Errorf("add(%d, %d) = %d", i, j, sum)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestBadLines(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	rc := dialRaw(t, path)
+	tests := []struct {
+		name    string
+		line    string
+		wantID  string
+		wantMsg string
+	}{
+		{"garbage", "hello there", "null", "line 1: request is not a JSON object"},
+		{"syntax", `{"id":3,"method":}`, "null", "line 2: decode request: invalid character '}'"},
+		{"unknown key", `{"id":4,"method":"echo","parmas":1}`, "4", `line 3: decode request: unknown field "parmas"`},
+		{"string id", `{"id":"x","method":""}`, `"x"`, "line 4: request has no method"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rc.send(tc.line)
+			m := rc.recv()
+			if m.Error == nil || m.Error.Code != query.CodeInvalidRequest {
+				t.Fatalf("answer %s, want an invalid-request error", m.raw)
+			}
+			if !strings.Contains(m.Error.Message, tc.wantMsg) {
+				t.Errorf("message %q does not contain %q", m.Error.Message, tc.wantMsg)
+			}
+			if string(m.ID) != tc.wantID {
+				t.Errorf("id %s, want %s", m.ID, tc.wantID)
+			}
+		})
+	}
+	// Blank lines are skipped, CRLF is fine, and the connection still works.
+	rc.send("")
+	rc.send(`{"id":"ok","method":"echo","params":{"v":1}}` + "\r")
+	m := rc.recv()
+	if string(m.ID) != `"ok"` || string(m.Result) != `{"v":1}` || m.Error != nil {
+		t.Errorf("answer after bad lines: %s", m.raw)
+	}
+	if _, err := query.ParseClock(m.Clock); err != nil {
+		t.Errorf("answer clock: %v", err)
+	}
+}
+
+func TestOversizeLine(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	rc := dialRaw(t, path)
+	big := `{"id":1,"method":"echo","params":"` + strings.Repeat("a", query.MaxLineSize) + `"}`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rc.send(big)
+		rc.send(`{"id":2,"method":"echo","params":"small"}`)
+	}()
+	m := rc.recv()
+	if m.Error == nil || m.Error.Code != query.CodeInvalidRequest || !strings.Contains(m.Error.Message, "longer than") {
+		t.Fatalf("answer to an oversize line: %.200s", m.raw)
+	}
+	if string(m.ID) != "null" {
+		t.Errorf("id %s, want null", m.ID)
+	}
+	m = rc.recv()
+	if string(m.ID) != "2" || string(m.Result) != `"small"` {
+		t.Errorf("answer after the oversize line: %s", m.raw)
+	}
+	<-done
+}
+
+func TestClientRefusesOversizeRequest(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	c := dialClient(t, path)
+	_, err := c.Call(testContext(t), "echo", strings.Repeat("a", query.MaxLineSize), nil)
+	if !errors.Is(err, query.ErrLineTooLong) {
+		t.Fatalf("Call with a huge request = %v, want ErrLineTooLong", err)
+	}
+	if _, err := c.Call(testContext(t), "echo", "small", nil); err != nil {
+		t.Errorf("Call after: %v", err)
+	}
+}
+
+func TestOversizeResult(t *testing.T) {
+	h := newTestHandler()
+	h.Handle("huge", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return strings.Repeat("b", query.MaxLineSize), nil
+	})
+	_, path := startServer(t, h)
+	c := dialClient(t, path)
+	_, err := c.Call(testContext(t), "huge", nil, nil)
+	var e *query.Error
+	if !errors.As(err, &e) || e.Code != query.CodeInternal || !strings.Contains(e.Message, "longer than") {
+		t.Fatalf("Call huge = %v, want an internal error about the size", err)
+	}
+}
+
+func TestPeerUIDMismatch(t *testing.T) {
+	other := os.Geteuid() + 1
+	_, path := startServer(t, newTestHandler(), func(s *query.Server) {
+		query.SetPeerUID(s, func(*net.UnixConn) (int, error) { return other, nil })
+	})
+
+	rc := dialRaw(t, path)
+	m := rc.recv()
+	if m.Error == nil || m.Error.Code != query.CodeForbidden || string(m.ID) != "null" {
+		t.Fatalf("first line from the server: %s, want a forbidden error", m.raw)
+	}
+	if !strings.Contains(m.Error.Message, fmt.Sprintf("peer uid %d", other)) {
+		t.Errorf("message %q should name the peer uid", m.Error.Message)
+	}
+	rc.expectEOF()
+
+	c := dialClient(t, path)
+	_, err := c.Call(testContext(t), "echo", 1, nil)
+	var e *query.Error
+	if !errors.As(err, &e) || e.Code != query.CodeForbidden {
+		t.Errorf("Call as another user = %v, want forbidden", err)
+	}
+	_, err = c.Subscribe(testContext(t), "watch", nil)
+	if !errors.As(err, &e) || e.Code != query.CodeForbidden {
+		t.Errorf("Subscribe as another user = %v, want forbidden", err)
+	}
+}
+
+func TestPeerCredentialsUnreadable(t *testing.T) {
+	_, path := startServer(t, newTestHandler(), func(s *query.Server) {
+		query.SetPeerUID(s, func(*net.UnixConn) (int, error) { return -1, errors.New("no credentials") })
+	})
+	m := dialRaw(t, path).recv()
+	if m.Error == nil || m.Error.Code != query.CodeForbidden || !strings.Contains(m.Error.Message, "no credentials") {
+		t.Fatalf("answer: %s, want forbidden", m.raw)
+	}
+}
+
+func TestSocketModes(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	assertMode(t, filepath.Dir(path), 0o700|fs.ModeDir)
+	assertMode(t, path, 0o600|fs.ModeSocket)
+}
+
+func TestSocketDirectory(t *testing.T) {
+	tests := []struct {
+		name    string
+		mode    fs.FileMode
+		wantErr error
+	}{
+		{"private", 0o700, nil},
+		{"readable by others is tightened", 0o755, nil},
+		{"group readable is tightened", 0o750, nil},
+		{"writable by others is refused", 0o777, query.ErrUnsafeDir},
+		{"sticky and shared is refused", fs.ModeSticky | 0o777, query.ErrUnsafeDir},
+		{"group writable is refused", 0o770, query.ErrUnsafeDir},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			h := newTestHandler()
+			s := query.NewServer(h, h.clock)
+			defer s.Close()
+			err := s.Listen(filepath.Join(dir, "amplidex.sock"))
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Listen = %v, want %v", err, tc.wantErr)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), dir) {
+					t.Errorf("error %q should name the directory", err)
+				}
+				assertMode(t, dir, tc.mode|fs.ModeDir) // left alone
+				return
+			}
+			assertMode(t, dir, 0o700|fs.ModeDir)
+		})
+	}
+}
+
+func TestSocketDirectoryOfAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a directory away")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 12345, 12345); err != nil {
+		t.Fatal(err)
+	}
+	h := newTestHandler()
+	s := query.NewServer(h, h.clock)
+	defer s.Close()
+	err := s.Listen(filepath.Join(dir, "amplidex.sock"))
+	if !errors.Is(err, query.ErrUnsafeDir) || !strings.Contains(err.Error(), "uid 12345") {
+		t.Fatalf("Listen = %v, want ErrUnsafeDir naming uid 12345", err)
+	}
+}
+
+func TestStaleSocketRemoved(t *testing.T) {
+	path := socketPath(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A socket file nobody listens on, as a killed daemon leaves it.
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+	if _, err := os.Lstat(path); err != nil {
+		t.Fatalf("the stale socket should exist: %v", err)
+	}
+
+	h := newTestHandler()
+	s := query.NewServer(h, h.clock)
+	defer s.Close()
+	if err := s.Listen(path); err != nil {
+		t.Fatalf("Listen over a stale socket: %v", err)
+	}
+	c := dialClient(t, path)
+	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+		t.Errorf("Call: %v", err)
+	}
+}
+
+func TestSecondServerInUse(t *testing.T) {
+	_, path := startServer(t, newTestHandler())
+	h := newTestHandler()
+	second := query.NewServer(h, h.clock)
+	defer second.Close()
+	if err := second.Listen(path); !errors.Is(err, query.ErrInUse) {
+		t.Fatalf("second Listen = %v, want ErrInUse", err)
+	}
+	// The first server is unharmed.
+	c := dialClient(t, path)
+	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+		t.Errorf("Call to the first server: %v", err)
+	}
+}
+
+func TestLiveSocketWithoutLockInUse(t *testing.T) {
+	// Some other program answers on the socket but holds no lock.
+	path := socketPath(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	h := newTestHandler()
+	s := query.NewServer(h, h.clock)
+	defer s.Close()
+	if err := s.Listen(path); !errors.Is(err, query.ErrInUse) {
+		t.Fatalf("Listen = %v, want ErrInUse", err)
+	}
+	if _, err := os.Lstat(path); err != nil {
+		t.Errorf("the live socket must stay: %v", err)
+	}
+}
+
+func TestListenRefusesNonSocket(t *testing.T) {
+	path := socketPath(t)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newTestHandler()
+	s := query.NewServer(h, h.clock)
+	defer s.Close()
+	err := s.Listen(path)
+	if err == nil || !strings.Contains(err.Error(), "not a socket") {
+		t.Fatalf("Listen over a regular file = %v, want a refusal", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "precious" {
+		t.Errorf("the file was touched: %q", data)
+	}
+}
+
+func TestListenPathTooLong(t *testing.T) {
+	h := newTestHandler()
+	s := query.NewServer(h, h.clock)
+	defer s.Close()
+	path := "/tmp/" + strings.Repeat("d", 120) + "/amplidex.sock"
+	err := s.Listen(path)
+	if err == nil || !strings.Contains(err.Error(), "longer than the 107") {
+		t.Fatalf("Listen = %v, want a path-length error", err)
+	}
+}
+
+func TestCloseRemovesSocket(t *testing.T) {
+	s, path := startServer(t, newTestHandler())
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("socket after Close: %v, want it gone", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := s.Listen(path); !errors.Is(err, query.ErrClosed) {
+		t.Errorf("Listen after Close = %v, want ErrClosed", err)
+	}
+	// A new server takes the place at once.
+	h := newTestHandler()
+	next := query.NewServer(h, h.clock)
+	defer next.Close()
+	if err := next.Listen(path); err != nil {
+		t.Fatalf("Listen after the first server closed: %v", err)
+	}
+}
+
+func TestShutdownCancelsHandlers(t *testing.T) {
+	h := newTestHandler()
+	s, path := startServer(t, h)
+	c := dialClient(t, path)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Call(testContext(t), "block", nil, nil)
+		errc <- err
+	}()
+	<-h.entered
+	if err := s.Shutdown(testContext(t)); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	err := <-errc
+	var e *query.Error
+	if !errors.As(err, &e) || e.Code != query.CodeShuttingDown {
+		t.Errorf("blocked call ended with %v, want shutting-down", err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("socket after Shutdown: %v", err)
+	}
+	// The connection is gone now.
+	_, err = c.Call(testContext(t), "echo", 1, nil)
+	if !errors.Is(err, query.ErrNoDaemon) {
+		t.Errorf("Call after Shutdown = %v, want ErrNoDaemon", err)
+	}
+}
+
+func TestShutdownDeadline(t *testing.T) {
+	// A handler that ignores its context keeps Shutdown from finishing;
+	// Shutdown gives up when its context ends, and Close waits.
+	release := make(chan struct{})
+	h := newTestHandler()
+	h.Handle("stubborn", func(ctx context.Context, params json.RawMessage) (any, error) {
+		h.entered <- "stubborn"
+		<-release
+		return "done", nil
+	})
+	s, path := startServer(t, h)
+	c := dialClient(t, path)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Call(testContext(t), "stubborn", nil, nil)
+		errc <- err
+	}()
+	<-h.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Shutdown(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Shutdown = %v, want context.Canceled", err)
+	}
+	if err := <-errc; !errors.Is(err, query.ErrNoDaemon) {
+		t.Errorf("call on a closed connection = %v, want ErrNoDaemon", err)
+	}
+	close(release)
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	base := func() int {
+		waitNoLeaks(t, 1<<30) // earlier tests' goroutines are gone
+		return runtimeGoroutines()
+	}()
+
+	h := newTestHandler()
+	path := socketPath(t)
+	s := query.NewServer(h, h.clock)
+	if err := s.Listen(path); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	var clients []*query.Client
+	for range 5 {
+		c, err := query.Dial(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		if _, err := c.Call(ctx, "echo", "x", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Calls and subscriptions in flight when everything closes.
+	errc := make(chan error, 1)
+	go func() {
+		_, err := clients[0].Call(ctx, "block", nil, nil)
+		errc <- err
+	}()
+	<-h.entered
+	notes, err := clients[1].Subscribe(ctx, "watch", countParams{Count: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-h.entered
+	raw := dialRaw(t, path)
+	raw.send(`{"id":1,"method":"echo"}`)
+	raw.recv()
+
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	<-errc
+	for range notes {
+	}
+	for _, c := range clients {
+		c.Close()
+	}
+	raw.nc.Close()
+	waitNoLeaks(t, base)
+}
