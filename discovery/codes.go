@@ -29,6 +29,7 @@ const (
 	CodeWrongType    = "schema/wrong-type"
 	CodeInvalidValue = "schema/invalid-value"
 	CodeNameMismatch = "schema/name-mismatch"
+	CodeDuplicateKey = "schema/duplicate-key"
 
 	// ref/…: cross-references between documents and collections.
 	CodeExtendsUnresolved = "ref/extends-unresolved"
@@ -98,6 +99,7 @@ var Codes = []CodeInfo{
 	{CodeWrongType, SeverityError, "a value has the wrong type"},
 	{CodeInvalidValue, SeverityError, "a value has the right type but is not allowed"},
 	{CodeNameMismatch, SeverityWarning, "a document's name differs from its file name"},
+	{CodeDuplicateKey, SeverityError, "a mapping repeats a key (YAML loaders keep the last)"},
 
 	{CodeExtendsUnresolved, SeverityError, "`extends` names a profile that does not resolve"},
 	{CodeExtendsCycle, SeverityError, "profile inheritance forms a cycle (the message shows the chain)"},

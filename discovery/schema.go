@@ -1,0 +1,515 @@
+package discovery
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"go.yaml.in/yaml/v3"
+)
+
+// DocKind names the schema a Markdown document's front matter follows.
+type DocKind string
+
+// The document kinds.
+const (
+	DocProfile DocKind = "profile"
+	DocAgent   DocKind = "agent"
+	DocBundle  DocKind = "bundle"
+	// DocBundleAgent is an agent shipped with a bundle (agents/<name>.md
+	// next to bundle.md): an agent that may also carry model_role.
+	DocBundleAgent DocKind = "bundle-agent"
+)
+
+// ErrUnknownDocKind is returned when a DocKind has no schema.
+var ErrUnknownDocKind = errors.New("discovery: unknown document kind")
+
+// SchemaOptions tune front matter validation.
+type SchemaOptions struct {
+	// UnknownKeySeverity is the severity of schema/unknown-key; the zero
+	// value means SeverityError.
+	UnknownKeySeverity Severity
+}
+
+// valueKind is a set of YAML value types.
+type valueKind uint8
+
+const (
+	kString valueKind = 1 << iota
+	kBool
+	kInt
+	kFloat
+	kList
+	kMap
+	kNull
+
+	kNumber = kInt | kFloat
+	kAny    = kString | kBool | kNumber | kList | kMap | kNull
+)
+
+// shape is what a YAML value may be. A shape that admits several types
+// describes each with its own part: enum and semver apply to strings,
+// items to lists, fields and extra to mappings.
+type shape struct {
+	kinds valueKind
+	// enum, when set, lists the strings allowed.
+	enum []string
+	// semver requires a string to be a semantic version X.Y.Z.
+	semver bool
+	// items is the shape of a list's items; nil admits anything.
+	items *shape
+	// fields are the keys a mapping knows, in the order documented.
+	fields []*field
+	// extra is the shape of a mapping's other keys; nil means that other
+	// keys are unknown.
+	extra *shape
+	// hint is added to the message when a value has the wrong type.
+	hint string
+}
+
+// field is one key of a mapping shape.
+type field struct {
+	name  string
+	doc   string
+	shape *shape
+	// nullable admits null (an empty value) as "not set".
+	nullable bool
+	// required keys must be present.
+	required bool
+	// rootOnly keys are required in a profile that extends no other; a
+	// profile that extends one is checked once merged with its parents.
+	rootOnly bool
+	// unless names a sibling key whose presence lifts the requirement.
+	unless string
+	// code and message, when set, replace the schema diagnostic for a
+	// missing or mistyped value.
+	code, message string
+}
+
+// field returns the field of s called name, or nil.
+func (s *shape) field(name string) *field {
+	for _, f := range s.fields {
+		if f.name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// fieldNames lists the keys s knows.
+func (s *shape) fieldNames() []string {
+	names := make([]string, len(s.fields))
+	for i, f := range s.fields {
+		names[i] = f.name
+	}
+	return names
+}
+
+// schemaFor returns the top-level shape of a document kind.
+func schemaFor(kind DocKind) (*shape, bool) {
+	switch kind {
+	case DocProfile:
+		return profileSchema, true
+	case DocAgent:
+		return agentSchema, true
+	case DocBundleAgent:
+		return bundleAgentSchema, true
+	case DocBundle:
+		return bundleSchema, true
+	}
+	return nil, false
+}
+
+// validator checks a document's front matter against a schema.
+type validator struct {
+	doc      *Document
+	root     *shape
+	severity Severity // of unknown keys
+	// extends is set when a profile names a parent, so that keys required
+	// only of a root profile are not required of it.
+	extends bool
+}
+
+// validate appends to d.Diagnostics what is wrong with d.Front under the
+// schema of d.Kind.
+func validate(d *Document, opts SchemaOptions) {
+	s, ok := schemaFor(d.Kind)
+	if !ok || d.Front == nil {
+		return
+	}
+	v := &validator{doc: d, root: s, severity: opts.UnknownKeySeverity}
+	if v.severity == "" {
+		v.severity = SeverityError
+	}
+	if d.Kind == DocProfile {
+		if n := d.Lookup("profile", "extends"); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+			v.extends = true
+		}
+	}
+	v.mapping(d.Front, s, "", d.openRange())
+}
+
+func (v *validator) report(code string, sev Severity, r Range, format string, args ...any) {
+	v.doc.Diagnostics = append(v.doc.Diagnostics, Diagnostic{
+		Code:     code,
+		Severity: sev,
+		Path:     v.doc.Path,
+		Range:    r,
+		Message:  fmt.Sprintf(format, args...),
+	})
+}
+
+// value checks n against s. f is the field n is the value of (nil for list
+// items and extra keys); at is where a missing key inside n is reported.
+func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at Range) {
+	r := resolve(n)
+	if r == nil || r.Kind == yaml.AliasNode {
+		return // an unresolvable alias; the limits check reported it
+	}
+	t := nodeType(r)
+	if t == kNull && f != nil && f.nullable {
+		return
+	}
+	if s.kinds&t == 0 {
+		if f != nil && f.code != "" {
+			v.report(f.code, SeverityError, v.doc.NodeRange(n), "%s", f.message)
+			return
+		}
+		msg := fmt.Sprintf("%s must be %s, got %s", quotePath(path), describeKinds(s), describeNode(r))
+		if s.hint != "" {
+			msg += " (" + s.hint + ")"
+		}
+		where := v.doc.NodeRange(n)
+		if t == kNull && r.Value == "" {
+			where = at // an empty value has no text of its own: point at its key
+		}
+		v.report(CodeWrongType, SeverityError, where, "%s", msg)
+		return
+	}
+	switch t {
+	case kString:
+		if len(s.enum) > 0 && !slices.Contains(s.enum, r.Value) {
+			v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "%s must be %s, got %s",
+				quotePath(path), describeKinds(s), quoteValue(r.Value))
+		}
+		if s.semver {
+			if _, err := semver.StrictNewVersion(r.Value); err != nil {
+				v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n),
+					"%s must be a semantic version X.Y.Z, got %s", quotePath(path), quoteValue(r.Value))
+			}
+		}
+	case kList:
+		if s.items == nil {
+			return
+		}
+		for i, item := range r.Content {
+			v.value(item, s.items, fmt.Sprintf("%s[%d]", path, i), nil, v.doc.NodeRange(item))
+		}
+	case kMap:
+		if len(s.fields) == 0 && s.extra != nil && s.extra.kinds == kAny {
+			return // an open mapping: nothing to check
+		}
+		v.mapping(r, s, path, at)
+	}
+}
+
+// mapping checks the keys of mapping m against s.
+func (v *validator) mapping(m *yaml.Node, s *shape, path string, at Range) {
+	ps, bad := pairs(m)
+	for _, b := range bad {
+		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
+			"a merge (<<) in %s must name a mapping, got %s", quotePathOrTop(path), describeNode(resolve(b)))
+	}
+	present := make(map[string]*yaml.Node, len(ps))
+	for _, p := range ps {
+		k := resolve(p.key)
+		if k.Kind != yaml.ScalarNode {
+			if s.extra == nil {
+				v.report(CodeWrongType, SeverityError, v.doc.NodeRange(p.key),
+					"keys of %s must be strings, got %s", quotePathOrTop(path), describeNode(k))
+			}
+			continue
+		}
+		name := k.Value
+		if first, dup := present[name]; dup {
+			v.report(CodeDuplicateKey, SeverityError, v.doc.NodeRange(p.key),
+				"key %s is repeated (first at line %d); the last one wins", quoteKey(name), v.doc.NodeRange(first).Start.Line+1)
+		}
+		present[name] = p.key
+		sub := joinPath(path, name)
+		f := s.field(name)
+		switch {
+		case f != nil:
+			v.value(p.value, f.shape, sub, f, v.doc.NodeRange(p.key))
+		case s.extra != nil:
+			v.value(p.value, s.extra, sub, nil, v.doc.NodeRange(p.key))
+		default:
+			v.unknownKey(p.key, name, s, path)
+		}
+	}
+	for _, f := range s.fields {
+		if present[f.name] != nil {
+			continue
+		}
+		needed := f.required || f.rootOnly && !v.extends || f.unless != "" && present[f.unless] == nil
+		switch {
+		case !needed:
+		case f.code != "":
+			v.report(f.code, SeverityError, at, "%s", f.message)
+		case path == "":
+			v.report(CodeRequiredKey, SeverityError, at, "missing required key %s", quoteKey(f.name))
+		default:
+			v.report(CodeRequiredKey, SeverityError, at, "missing required key %s in %s", quoteKey(f.name), quotePath(path))
+		}
+	}
+}
+
+func (v *validator) unknownKey(key *yaml.Node, name string, s *shape, path string) {
+	msg := "unknown key " + quoteKey(name)
+	if path != "" {
+		msg += " in " + quotePath(path)
+	}
+	if hint := Suggest(name, s.fieldNames()); hint != "" {
+		msg += "; did you mean " + quoteKey(hint) + "?"
+	} else if path != "" && v.root.field(name) != nil {
+		msg += "; " + quoteKey(name) + " is a top-level key"
+	}
+	v.report(CodeUnknownKey, v.severity, v.doc.NodeRange(key), "%s", msg)
+}
+
+// maxQuoted bounds how much of a key or value a message repeats.
+const maxQuoted = 60
+
+func clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func quoteKey(k string) string   { return "`" + clip(k) + "`" }
+func quotePath(p string) string  { return "`" + clip(p) + "`" }
+func quoteValue(s string) string { return fmt.Sprintf("%q", clip(s)) }
+func joinPath(p, k string) string {
+	if p == "" {
+		return k
+	}
+	return p + "." + k
+}
+
+func quotePathOrTop(p string) string {
+	if p == "" {
+		return "the front matter"
+	}
+	return quotePath(p)
+}
+
+// describeKinds says in words what s admits: `"all", "none", a list or a
+// mapping`.
+func describeKinds(s *shape) string {
+	var parts []string
+	if s.kinds&kString != 0 {
+		if len(s.enum) > 0 {
+			for _, e := range s.enum {
+				parts = append(parts, fmt.Sprintf("%q", e))
+			}
+		} else {
+			parts = append(parts, "a string")
+		}
+	}
+	for _, k := range []struct {
+		kind valueKind
+		name string
+	}{{kBool, "a boolean"}, {kNumber, "a number"}, {kInt, "an integer"}, {kList, "a list"}, {kMap, "a mapping"}} {
+		switch {
+		case k.kind == kNumber && s.kinds&kNumber == kNumber:
+			parts = append(parts, k.name)
+		case k.kind == kInt && s.kinds&kNumber == kInt:
+			parts = append(parts, k.name)
+		case k.kind != kNumber && k.kind != kInt && s.kinds&k.kind != 0:
+			parts = append(parts, k.name)
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return "nothing"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// describeNode says in words what n is.
+func describeNode(n *yaml.Node) string {
+	switch nodeType(n) {
+	case kString:
+		return "a string"
+	case kBool:
+		return "a boolean"
+	case kInt, kFloat:
+		return "a number"
+	case kList:
+		return "a list"
+	case kMap:
+		return "a mapping"
+	case kNull:
+		if n.Value == "" {
+			return "an empty value"
+		}
+		return "null"
+	}
+	return "an alias"
+}
+
+// JSONSchema returns a draft-07 JSON Schema of the front matter of a
+// document kind, built from the same tables the validator uses. Keys
+// required only of a profile that extends no other are expressed with
+// if/else.
+func JSONSchema(kind DocKind) ([]byte, error) {
+	s, ok := schemaFor(kind)
+	if !ok {
+		return nil, fmt.Errorf("json schema %q: %w", kind, ErrUnknownDocKind)
+	}
+	root := jsonShape(s)
+	root["$schema"] = "http://json-schema.org/draft-07/schema#"
+	root["$id"] = "https://amplidex.dev/schema/" + string(kind) + ".json"
+	root["title"] = "amplidex " + string(kind) + " front matter"
+	if overlay := rootOnlyOverlay(s); overlay != nil {
+		root["if"] = map[string]any{
+			"required": []string{"profile"},
+			"properties": map[string]any{
+				"profile": map[string]any{"required": []string{"extends"}},
+			},
+		}
+		root["else"] = overlay
+	}
+	out, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("json schema %q: %w", kind, err)
+	}
+	return append(out, '\n'), nil
+}
+
+// jsonShape renders s as a JSON Schema object.
+func jsonShape(s *shape) map[string]any {
+	if s == nil || s.kinds == kAny {
+		return map[string]any{}
+	}
+	var alts []map[string]any
+	if s.kinds&kString != 0 {
+		a := map[string]any{"type": "string"}
+		if len(s.enum) > 0 {
+			a["enum"] = s.enum
+		}
+		if s.semver {
+			a["pattern"] = semverPattern
+		}
+		alts = append(alts, a)
+	}
+	if s.kinds&kBool != 0 {
+		alts = append(alts, map[string]any{"type": "boolean"})
+	}
+	switch s.kinds & kNumber {
+	case kNumber, kFloat:
+		alts = append(alts, map[string]any{"type": "number"})
+	case kInt:
+		alts = append(alts, map[string]any{"type": "integer"})
+	}
+	if s.kinds&kList != 0 {
+		alts = append(alts, map[string]any{"type": "array", "items": jsonShape(s.items)})
+	}
+	if s.kinds&kMap != 0 {
+		alts = append(alts, jsonMapping(s))
+	}
+	if s.kinds&kNull != 0 {
+		alts = append(alts, map[string]any{"type": "null"})
+	}
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	return map[string]any{"anyOf": alts}
+}
+
+func jsonMapping(s *shape) map[string]any {
+	obj := map[string]any{"type": "object"}
+	props := map[string]any{}
+	var required []string
+	unless := map[string][]string{}
+	for _, f := range s.fields {
+		p := jsonShape(f.shape)
+		if f.nullable {
+			p = map[string]any{"anyOf": []map[string]any{p, {"type": "null"}}}
+		}
+		if f.doc != "" {
+			p["description"] = f.doc
+		}
+		props[f.name] = p
+		switch {
+		case f.required:
+			required = append(required, f.name)
+		case f.unless != "":
+			unless[f.unless] = append(unless[f.unless], f.name)
+		}
+	}
+	if len(props) > 0 {
+		obj["properties"] = props
+	}
+	if len(required) > 0 {
+		obj["required"] = required
+	}
+	var anyOf []map[string]any
+	for _, alt := range slices.Sorted(maps.Keys(unless)) {
+		anyOf = append(anyOf, map[string]any{"required": []string{alt}}, map[string]any{"required": unless[alt]})
+	}
+	if len(anyOf) > 0 {
+		obj["anyOf"] = anyOf
+	}
+	if s.extra == nil {
+		obj["additionalProperties"] = false
+	} else if s.extra.kinds != kAny {
+		obj["additionalProperties"] = jsonShape(s.extra)
+	}
+	return obj
+}
+
+// rootOnlyOverlay returns the schema that adds the keys required only of
+// a root profile, or nil when s has none.
+func rootOnlyOverlay(s *shape) map[string]any {
+	if s == nil || s.kinds&kMap == 0 {
+		return nil
+	}
+	var required []string
+	props := map[string]any{}
+	for _, f := range s.fields {
+		if f.rootOnly {
+			required = append(required, f.name)
+		}
+		if o := rootOnlyOverlay(f.shape); o != nil {
+			props[f.name] = o
+		}
+	}
+	if len(required) == 0 && len(props) == 0 {
+		return nil
+	}
+	o := map[string]any{}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	if len(props) > 0 {
+		o["properties"] = props
+	}
+	return o
+}
+
+// semverPattern is the JSON Schema pattern of a semantic version.
+const semverPattern = `^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`

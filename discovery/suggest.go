@@ -1,0 +1,90 @@
+package discovery
+
+import "strings"
+
+// maxSuggestDistance is the largest edit distance at which a known key is
+// offered as a "did you mean" hint for an unknown one.
+const maxSuggestDistance = 2
+
+// maxSuggestLen bounds the length of keys compared for hints, so that a
+// pathological key costs nothing.
+const maxSuggestLen = 64
+
+// Suggest returns the candidate that key most likely misspells, or "" when
+// none is close. A candidate is close when it differs from key only in case
+// or in '-' versus '_' (or their absence), or when it is at most two edits
+// away (insertions, deletions, substitutions and swaps of adjacent bytes).
+// Ties go to the earlier candidate.
+func Suggest(key string, candidates []string) string {
+	if key == "" || len(key) > maxSuggestLen {
+		return ""
+	}
+	folded := foldKey(key)
+	for _, c := range candidates {
+		if c != key && foldKey(c) == folded {
+			return c
+		}
+	}
+	best, bestDist := "", maxSuggestDistance+1
+	for _, c := range candidates {
+		if c == key || len(c) > maxSuggestLen {
+			continue
+		}
+		// A one-letter key is two edits from every two-letter key; only
+		// suggest when the distance is small relative to the length.
+		limit := maxSuggestDistance
+		if n := min(len(key), len(c)); n <= 3 {
+			limit = 1
+		}
+		if d := editDistance(strings.ToLower(key), strings.ToLower(c)); d <= limit && d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// foldKey lowercases s and drops '-' and '_', so that "Default-Provider",
+// "default_provider" and "defaultprovider" compare equal.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// editDistance is the optimal-string-alignment distance between a and b,
+// counted in bytes.
+func editDistance(a, b string) int {
+	// Three rows: the previous two and the current one.
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d = min(d, prev2[j-2]+1)
+			}
+			cur[j] = d
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,532 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Bounds on the YAML of a front matter block, counted after aliases are
+// expanded. Real front matter has a few hundred nodes nested a dozen deep.
+const (
+	MaxFrontMatterNodes = 10000
+	MaxFrontMatterDepth = 100
+)
+
+// yamlText is a front matter block together with the table that maps the
+// line and column numbers go-yaml reports back to byte offsets in the
+// file.
+type yamlText struct {
+	src        []byte // the whole file
+	start, end int    // the YAML text, src[start:end]
+	// lines holds the offset in src where each YAML line starts. go-yaml
+	// breaks lines at "\n", "\r\n", a lone "\r", NEL, LS and PS, so its
+	// line numbers can run ahead of the file's "\n" lines.
+	lines []int
+}
+
+func newYAMLText(src []byte, start, end int) *yamlText {
+	y := &yamlText{src: src, start: start, end: end, lines: []int{start}}
+	for i := start; i < end; {
+		c := src[i]
+		switch {
+		case c == '\n':
+			i++
+		case c == '\r':
+			i++
+			if i < end && src[i] == '\n' {
+				i++
+			}
+		case c == 0xC2 && i+1 < end && src[i+1] == 0x85: // NEL
+			i += 2
+		case c == 0xE2 && i+2 < end && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9): // LS, PS
+			i += 3
+		default:
+			i++
+			continue
+		}
+		y.lines = append(y.lines, i)
+	}
+	return y
+}
+
+// offset converts a 1-based line and rune column, as go-yaml reports them,
+// into a byte offset in the file, clamped to the YAML text.
+func (y *yamlText) offset(line, col int) int {
+	switch {
+	case line < 1:
+		return y.start
+	case line > len(y.lines):
+		return y.end
+	}
+	off := y.lines[line-1]
+	end := y.end
+	if line < len(y.lines) {
+		end = y.lines[line]
+	}
+	for c := 1; c < col && off < end; c++ {
+		_, size := utf8.DecodeRune(y.src[off:end])
+		off += size
+	}
+	return off
+}
+
+// lineEnd returns the offset where the content of the file line holding
+// off ends: before its line break, and never past the YAML text.
+func (y *yamlText) lineEnd(off int) int {
+	for i := off; i < y.end; i++ {
+		switch y.src[i] {
+		case '\n', '\r':
+			return i
+		}
+	}
+	return y.end
+}
+
+// yamlSyntaxError is a YAML error with the line go-yaml names (0 when it
+// names none).
+type yamlSyntaxError struct {
+	line int
+	msg  string
+}
+
+func (e *yamlSyntaxError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("line %d: %s", e.line, e.msg)
+	}
+	return e.msg
+}
+
+var yamlErrLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// parseYAML parses text into a node tree and returns the document's
+// content node, or nil when the text holds no document at all (empty, or
+// only comments). Errors are *yamlSyntaxError.
+func parseYAML(text []byte) (root *yaml.Node, err error) {
+	defer func() {
+		// go-yaml is not known to panic on any input; should it, the
+		// document gets a diagnostic instead of taking the process down.
+		if r := recover(); r != nil {
+			root, err = nil, &yamlSyntaxError{msg: fmt.Sprintf("YAML parser failed: %v", r)}
+		}
+	}()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, toSyntaxError(err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
+}
+
+func toSyntaxError(err error) *yamlSyntaxError {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &yamlSyntaxError{line: n, msg: m[2]}
+	}
+	return &yamlSyntaxError{msg: strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// resolve follows aliases to the node they name. It gives up (returning
+// the alias) on a chain longer than MaxFrontMatterDepth, which only a
+// self-referencing document can build.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < MaxFrontMatterDepth; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// yamlPair is one key and its value in a mapping.
+type yamlPair struct {
+	key, value *yaml.Node
+}
+
+// isMergeKey reports whether k is the "<<" merge key.
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Tag == "!!merge"
+}
+
+// pairs returns the entries of mapping m as a YAML loader sees them: "<<"
+// merge keys are replaced by the entries of the mappings they name, each
+// of which is overridden by an explicit key of m or of an earlier merged
+// mapping. Explicit entries come first, in order, duplicates included.
+// Merge values that are not mappings are returned in bad.
+func pairs(m *yaml.Node) (out []yamlPair, bad []*yaml.Node) {
+	return appendPairs(nil, nil, m, 0)
+}
+
+func appendPairs(out []yamlPair, bad []*yaml.Node, m *yaml.Node, depth int) ([]yamlPair, []*yaml.Node) {
+	m = resolve(m)
+	if m == nil || m.Kind != yaml.MappingNode || depth > MaxFrontMatterDepth {
+		return out, bad
+	}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if isMergeKey(k) {
+			merges = append(merges, v)
+			continue
+		}
+		out = append(out, yamlPair{k, v})
+	}
+	for _, v := range merges {
+		v = resolve(v)
+		var sources []*yaml.Node
+		switch v.Kind {
+		case yaml.MappingNode:
+			sources = []*yaml.Node{v}
+		case yaml.SequenceNode:
+			sources = v.Content
+		default:
+			bad = append(bad, v)
+		}
+		for _, s := range sources {
+			if rs := resolve(s); rs.Kind != yaml.MappingNode {
+				bad = append(bad, s)
+				continue
+			}
+			var merged []yamlPair
+			merged, bad = appendPairs(nil, bad, s, depth+1)
+			for _, p := range merged {
+				if !hasKey(out, p.key) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out, bad
+}
+
+// hasKey reports whether ps holds a scalar key with the text of k.
+func hasKey(ps []yamlPair, k *yaml.Node) bool {
+	if k.Kind != yaml.ScalarNode {
+		return false
+	}
+	for _, p := range ps {
+		if p.key.Kind == yaml.ScalarNode && p.key.Value == k.Value {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupKey returns the entry of mapping m with key name: the last one
+// when the key is repeated, as YAML loaders keep the last.
+func lookupKey(m *yaml.Node, name string) (yamlPair, bool) {
+	ps, _ := pairs(m)
+	for i := len(ps) - 1; i >= 0; i-- {
+		k := ps[i].key
+		if k.Kind == yaml.ScalarNode && k.Value == name && !isMergeKey(k) {
+			return ps[i], true
+		}
+	}
+	return yamlPair{}, false
+}
+
+// yamlLimitError says how a node tree exceeds the bounds.
+type yamlLimitError struct {
+	node *yaml.Node // where to point
+	msg  string
+}
+
+func (e *yamlLimitError) Error() string { return e.msg }
+
+// treeSize is the size of a subtree with aliases expanded: its node count
+// and its height.
+type treeSize struct{ nodes, height int }
+
+// yamlBudget measures a node tree with aliases expanded, without
+// expanding them: anchored subtrees are measured once and remembered.
+type yamlBudget struct {
+	memo   map[*yaml.Node]treeSize
+	active map[*yaml.Node]bool // anchored nodes being measured
+}
+
+// checkLimits reports a *yamlLimitError when root, with its aliases
+// expanded, has more than MaxFrontMatterNodes nodes, nests deeper than
+// MaxFrontMatterDepth, or holds an alias to a node that contains it.
+func checkLimits(root *yaml.Node) error {
+	b := yamlBudget{}
+	_, err := b.measure(root, 1)
+	return err
+}
+
+func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, error) {
+	if depth > MaxFrontMatterDepth {
+		return treeSize{}, &yamlLimitError{n, fmt.Sprintf("front matter nests deeper than %d levels", MaxFrontMatterDepth)}
+	}
+	if n.Kind == yaml.AliasNode {
+		target := n.Alias
+		if target == nil {
+			return treeSize{1, 1}, nil
+		}
+		if b.active[target] {
+			return treeSize{}, &yamlLimitError{n, fmt.Sprintf("alias *%s refers to a node that contains it, so it expands without end", n.Value)}
+		}
+		if s, ok := b.memo[target]; ok {
+			if depth+s.height-1 > MaxFrontMatterDepth {
+				return treeSize{}, &yamlLimitError{n, fmt.Sprintf("front matter nests deeper than %d levels once alias *%s is expanded", MaxFrontMatterDepth, n.Value)}
+			}
+			return s, nil
+		}
+		return b.measure(target, depth)
+	}
+	if n.Anchor != "" {
+		if b.active == nil {
+			b.active = make(map[*yaml.Node]bool)
+			b.memo = make(map[*yaml.Node]treeSize)
+		}
+		b.active[n] = true
+		defer delete(b.active, n)
+	}
+	size := treeSize{nodes: 1, height: 1}
+	for _, c := range n.Content {
+		s, err := b.measure(c, depth+1)
+		if err != nil {
+			return treeSize{}, err
+		}
+		size.nodes += s.nodes
+		size.height = max(size.height, s.height+1)
+		if size.nodes > MaxFrontMatterNodes {
+			what := "nodes"
+			if c.Kind == yaml.AliasNode {
+				what = "nodes once alias *" + c.Value + " is expanded"
+			}
+			return treeSize{}, &yamlLimitError{c, fmt.Sprintf("front matter has more than %d YAML %s", MaxFrontMatterNodes, what)}
+		}
+	}
+	if n.Anchor != "" {
+		b.memo[n] = size
+	}
+	return size, nil
+}
+
+// decodeNode converts a checked node tree into plain Go values: mappings
+// become map[string]any (merge keys applied, the last of repeated keys
+// winning), sequences []any, scalars string, int, float64, bool or nil as
+// scalarType resolves them.
+func decodeNode(n *yaml.Node) (any, error) {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		ps, bad := pairs(n)
+		if len(bad) > 0 {
+			return nil, fmt.Errorf("line %d: merge value is not a mapping", bad[0].Line)
+		}
+		m := make(map[string]any, len(ps))
+		for _, p := range ps {
+			k := resolve(p.key)
+			if k.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: mapping key is not a scalar", p.key.Line)
+			}
+			v, err := decodeNode(p.value)
+			if err != nil {
+				return nil, err
+			}
+			m[k.Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := decodeNode(c)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, v)
+		}
+		return s, nil
+	case yaml.ScalarNode:
+		return scalarValue(n), nil
+	}
+	return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
+}
+
+// nodeType returns the type of a resolved node.
+func nodeType(n *yaml.Node) valueKind {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return kMap
+	case yaml.SequenceNode:
+		return kList
+	case yaml.ScalarNode:
+		return scalarType(n)
+	}
+	return 0
+}
+
+// Plain scalars are resolved as YAML 1.1 resolves them, as the Python
+// loaders that read these files at run time do: "yes", "off" are booleans,
+// "010" is octal, "1:30" is sexagesimal, "1e3" (no dot) is a string.
+// go-yaml follows YAML 1.2 and would disagree on those.
+var (
+	yaml11Bool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	yaml11Int   = regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	yaml11Float = regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	yaml11Null  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+)
+
+// scalarType resolves the type of a scalar: by its explicit tag if it has
+// one, as a string if it is quoted or a block scalar, else by the YAML 1.1
+// rules. Timestamps count as strings.
+func scalarType(n *yaml.Node) valueKind {
+	if n.Style&yaml.TaggedStyle != 0 {
+		switch n.ShortTag() {
+		case "!!null":
+			return kNull
+		case "!!bool":
+			return kBool
+		case "!!int":
+			return kInt
+		case "!!float":
+			return kFloat
+		}
+		return kString
+	}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return kString
+	}
+	v := n.Value
+	if len(v) > 64 {
+		return kString // no number, boolean or null is this long
+	}
+	if v != "" {
+		switch c := v[0]; {
+		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == '~':
+		case strings.IndexByte("yYnNtTfFoO", c) >= 0:
+		default:
+			return kString // the common case: a word that starts no literal
+		}
+	}
+	switch {
+	case yaml11Null.MatchString(v):
+		return kNull
+	case yaml11Bool.MatchString(v):
+		return kBool
+	case yaml11Int.MatchString(v):
+		return kInt
+	case yaml11Float.MatchString(v):
+		return kFloat
+	}
+	return kString
+}
+
+// scalarValue converts a scalar to the Go value of its scalarType.
+func scalarValue(n *yaml.Node) any {
+	t := scalarType(n)
+	if n.Style&yaml.TaggedStyle != 0 && t != kString && t != kNull {
+		var v any
+		if err := n.Decode(&v); err == nil {
+			return v
+		}
+		return n.Value
+	}
+	switch t {
+	case kNull:
+		return nil
+	case kBool:
+		switch n.Value[0] {
+		case 'y', 'Y', 't', 'T':
+			return true
+		case 'o', 'O':
+			return len(n.Value) == 2
+		}
+		return false
+	case kInt:
+		return parseYAML11Int(n.Value)
+	case kFloat:
+		return parseYAML11Float(n.Value)
+	}
+	return n.Value
+}
+
+// parseYAML11Int parses a string yaml11Int matches. Values beyond int64
+// become float64.
+func parseYAML11Int(s string) any {
+	s = strings.ReplaceAll(s, "_", "")
+	neg := false
+	if s[0] == '-' || s[0] == '+' {
+		neg, s = s[0] == '-', s[1:]
+	}
+	var x big.Int
+	switch {
+	case strings.Contains(s, ":"):
+		for _, part := range strings.Split(s, ":") {
+			d, _ := strconv.ParseInt(part, 10, 64)
+			x.Mul(&x, big.NewInt(60))
+			x.Add(&x, big.NewInt(d))
+		}
+	case strings.HasPrefix(s, "0b"):
+		x.SetString(s[2:], 2)
+	case strings.HasPrefix(s, "0x"):
+		x.SetString(s[2:], 16)
+	case len(s) > 1 && s[0] == '0':
+		x.SetString(s[1:], 8)
+	default:
+		x.SetString(s, 10)
+	}
+	if neg {
+		x.Neg(&x)
+	}
+	if x.IsInt64() && x.Int64() == int64(int(x.Int64())) {
+		return int(x.Int64())
+	}
+	f, _ := new(big.Float).SetInt(&x).Float64()
+	return f
+}
+
+// parseYAML11Float parses a string yaml11Float matches.
+func parseYAML11Float(s string) float64 {
+	s = strings.ReplaceAll(s, "_", "")
+	switch strings.ToLower(strings.TrimLeft(s, "+")) {
+	case ".inf":
+		return math.Inf(1)
+	case "-.inf":
+		return math.Inf(-1)
+	case ".nan":
+		return math.NaN()
+	}
+	if strings.Contains(s, ":") {
+		neg := strings.HasPrefix(s, "-")
+		var f float64
+		for _, part := range strings.Split(strings.TrimLeft(s, "+-"), ":") {
+			d, _ := strconv.ParseFloat(part, 64)
+			f = f*60 + d
+		}
+		if neg {
+			f = -f
+		}
+		return f
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// isNull reports whether n is a null scalar.
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && scalarType(n) == kNull
+}
+
+// scalarText returns the text of a string scalar, after aliases, and
+// whether n is one.
+func scalarText(n *yaml.Node) (string, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || scalarType(n) != kString {
+		return "", false
+	}
+	return n.Value, true
+}
