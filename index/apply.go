@@ -35,6 +35,12 @@ type Change struct {
 	Deleted bool
 }
 
+// filesFillPercent is how full bbolt packs the pages of the files bucket
+// when it splits them. Batches arrive sorted, so most splits happen at the
+// right edge, where the default of one half would leave every page half
+// empty.
+const filesFillPercent = 0.9
+
 // errNoChange rolls back a write transaction that changed nothing, so a
 // batch with nothing new costs no disk write.
 var errNoChange = errors.New("no change")
@@ -145,6 +151,7 @@ func sortedPaths(paths []string) ([]string, error) {
 func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string) (uint64, error) {
 	meta := tx.Bucket([]byte(bucketMeta))
 	files := tx.Bucket([]byte(bucketFiles))
+	files.FillPercent = filesFillPercent
 	tick := getUint(meta, keyTick)
 	count := getUint(meta, keyFiles)
 
@@ -174,7 +181,7 @@ func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string) (ui
 		dels = slices.CompactFunc(dels, func(a, b op) bool { return bytes.Equal(a.key, b.key) })
 	}
 
-	var changed []Change
+	var changed []op // the ops that changed something
 	write := func(o op) error {
 		old := files.Get(o.key)
 		switch {
@@ -182,14 +189,14 @@ func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string) (ui
 			return nil
 		case o.val == nil:
 			count--
-			changed = append(changed, Change{Path: string(o.key), Deleted: true})
+			changed = append(changed, o)
 			return files.Delete(o.key)
 		case old != nil && bytes.Equal(old, o.val):
 			return nil
 		case old == nil:
 			count++
 		}
-		changed = append(changed, Change{Path: string(o.key)})
+		changed = append(changed, o)
 		return files.Put(o.key, o.val)
 	}
 	// Merge the two sorted, disjoint lists so writes go in key order.
@@ -222,7 +229,7 @@ func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string) (ui
 // logTx appends the changes of one tick to the change log and trims the
 // log to s.logSize entries, oldest first, raising the log floor to the
 // greatest tick that lost an entry.
-func (s *Store) logTx(tx *bbolt.Tx, tick uint64, changed []Change) error {
+func (s *Store) logTx(tx *bbolt.Tx, tick uint64, changed []op) error {
 	meta := tx.Bucket([]byte(bucketMeta))
 	log := tx.Bucket([]byte(bucketLog))
 	count := getUint(meta, keyLogCount)
@@ -250,14 +257,21 @@ func (s *Store) logTx(tx *bbolt.Tx, tick uint64, changed []Change) error {
 	}
 
 	log.FillPercent = 1 // keys only ever grow
-	key := binary.BigEndian.AppendUint64(nil, tick)
+	size := 0
 	for _, c := range changed {
-		key = append(key[:8], c.Path...)
-		val := logPut
-		if c.Deleted {
-			val = logDeleted
+		size += 8 + len(c.key)
+	}
+	arena := make([]byte, 0, size)
+	put, deleted := []byte{logPut}, []byte{logDeleted}
+	for _, c := range changed {
+		start := len(arena)
+		arena = binary.BigEndian.AppendUint64(arena, tick)
+		arena = append(arena, c.key...)
+		val := put
+		if c.val == nil {
+			val = deleted
 		}
-		if err := log.Put(slices.Clone(key), []byte{val}); err != nil {
+		if err := log.Put(arena[start:len(arena):len(arena)], val); err != nil {
 			return err
 		}
 	}

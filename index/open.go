@@ -11,12 +11,20 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 	"time"
 
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
+
+// initialMmapSize is the address space mapped for the database up front,
+// on 64-bit platforms: without it, bbolt remaps the file each time it
+// grows, copying every key and value a large batch holds in memory, and a
+// writer that must remap waits for every open read transaction. Mapping
+// costs address space only; the file grows as data is written.
+const initialMmapSize = 1 << 30 * (strconv.IntSize / 64)
 
 // errUnusable marks an error that means the thing at the database path
 // cannot serve as the database: it is moved aside and a new one created.
@@ -96,9 +104,10 @@ func (s *Store) openDB(opts Options) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 
 	db, err = bbolt.Open(s.path, 0o600, &bbolt.Options{
-		Timeout:  opts.Timeout,
-		NoSync:   opts.NoSync,
-		OpenFile: o.open,
+		Timeout:         opts.Timeout,
+		NoSync:          opts.NoSync,
+		OpenFile:        o.open,
+		InitialMmapSize: initialMmapSize,
 	})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {

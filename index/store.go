@@ -35,9 +35,11 @@ var (
 	ErrInvalidPath = errors.New("index: path must be absolute and clean")
 )
 
-// Defaults for Options fields left zero.
 const (
+	// DefaultTimeout is the lock wait used when Options.Timeout is zero.
 	DefaultTimeout = time.Second
+	// DefaultLogSize is the change log bound used when Options.LogSize is
+	// zero.
 	DefaultLogSize = 100_000
 )
 
