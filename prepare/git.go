@@ -1,0 +1,288 @@
+package prepare
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// fetched is where a module source landed.
+type fetched struct {
+	// dir is the clone (git) or the directory used in place.
+	dir    string
+	commit string
+}
+
+// gitWaitDelay bounds how long a cancelled git may hold its output pipes.
+const gitWaitDelay = 5 * time.Second
+
+// runGit runs git with args in dir and returns its standard output. The
+// error carries the last lines git wrote to standard error.
+func (c *Cache) runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, c.git, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = gitWaitDelay
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("git %s: %w%s", args[0], err, tail(stderr.Bytes()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// tail returns the last few non-empty lines of out, for an error message.
+func tail(out []byte) string {
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(lines, "; ")
+}
+
+// repoID names a repository's directory in the module cache: its last path
+// element, made safe, and a hash of the whole URL.
+func repoID(url string) string {
+	base := strings.TrimSuffix(path.Base(strings.TrimRight(url, "/")), ".git")
+	var b strings.Builder
+	for _, r := range base {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.TrimLeft(b.String(), ".")
+	if name == "" {
+		name = "repo"
+	}
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	sum := sha256.Sum256([]byte(url))
+	return name + "-" + hex.EncodeToString(sum[:6])
+}
+
+// fetchGit makes sure a shallow clone of src's repository at src's ref is
+// in the module cache and returns it. A ref that names a branch or a tag is
+// resolved with git ls-remote first, so a commit already cloned is reused.
+func (c *Cache) fetchGit(ctx context.Context, src Source) (fetched, error) {
+	repo := repoID(src.URL)
+	repoDir := filepath.Join(c.layout.modules(), "git", repo)
+	commit, err := c.remoteCommit(ctx, src)
+	if err != nil {
+		return fetched{}, err
+	}
+	if dir := filepath.Join(repoDir, commit); isDir(dir) {
+		return fetched{dir: dir, commit: commit}, nil
+	}
+	lk, err := lockFile(ctx, c.layout.repoLock(repo), false)
+	if err != nil {
+		return fetched{}, err
+	}
+	defer lk.unlock()
+	if dir := filepath.Join(repoDir, commit); isDir(dir) {
+		return fetched{dir: dir, commit: commit}, nil
+	}
+	if err := os.MkdirAll(repoDir, 0o755); err != nil {
+		return fetched{}, fmt.Errorf("create %s: %w", repoDir, err)
+	}
+	removeStaleClones(repoDir)
+	tmp, err := os.MkdirTemp(repoDir, cloneTempPattern)
+	if err != nil {
+		return fetched{}, fmt.Errorf("create clone directory in %s: %w", repoDir, err)
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed into place
+	if err := c.clone(ctx, src, commit, tmp); err != nil {
+		return fetched{}, err
+	}
+	out, err := c.runGit(ctx, tmp, "rev-parse", "HEAD")
+	if err != nil {
+		return fetched{}, err
+	}
+	head := strings.TrimSpace(string(out))
+	if !isCommitID(head) {
+		return fetched{}, fmt.Errorf("git rev-parse HEAD in %s: unexpected output %q", tmp, head)
+	}
+	// The branch may have moved since ls-remote: file the clone under the
+	// commit it holds.
+	final := filepath.Join(repoDir, head)
+	if !isDir(final) {
+		if err := os.Rename(tmp, final); err != nil {
+			return fetched{}, fmt.Errorf("move clone into %s: %w", final, err)
+		}
+		if err := syncDir(repoDir); err != nil {
+			return fetched{}, err
+		}
+	}
+	return fetched{dir: final, commit: head}, nil
+}
+
+// cloneTempPattern names clones in progress.
+const cloneTempPattern = ".clone-*"
+
+// removeStaleClones removes clones a crashed build left behind. The caller
+// holds the repository's lock, so no clone is in progress.
+func removeStaleClones(repoDir string) {
+	names, _ := filepath.Glob(filepath.Join(repoDir, cloneTempPattern))
+	for _, n := range names {
+		os.RemoveAll(n)
+	}
+}
+
+// clone fetches src at commit into the empty directory dir, shallow.
+func (c *Cache) clone(ctx context.Context, src Source, commit, dir string) error {
+	if isCommitID(src.Ref) {
+		// A commit cannot be named to clone --branch: fetch it alone.
+		if _, err := c.runGit(ctx, dir, "init", "-q"); err != nil {
+			return err
+		}
+		if _, err := c.runGit(ctx, dir, "fetch", "-q", "--depth", "1", src.URL, commit); err != nil {
+			return err
+		}
+		_, err := c.runGit(ctx, dir, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", "FETCH_HEAD")
+		return err
+	}
+	args := []string{"-c", "advice.detachedHead=false", "clone", "-q", "--depth", "1"}
+	if src.Ref != "" {
+		args = append(args, "--branch", src.Ref)
+	}
+	args = append(args, "--", src.URL, dir)
+	_, err := c.runGit(ctx, "", args...)
+	return err
+}
+
+// remoteCommit returns the commit src's ref names: the ref itself when it
+// is a full commit id, else what git ls-remote reports for the branch or tag
+// (or HEAD when there is no ref).
+func (c *Cache) remoteCommit(ctx context.Context, src Source) (string, error) {
+	if isCommitID(src.Ref) {
+		return strings.ToLower(src.Ref), nil
+	}
+	pattern := src.Ref
+	if pattern == "" {
+		pattern = "HEAD"
+	}
+	out, err := c.runGit(ctx, "", "ls-remote", src.URL, pattern)
+	if err != nil {
+		return "", err
+	}
+	refs := make(map[string]string)
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		id, name, ok := strings.Cut(sc.Text(), "\t")
+		if ok && isCommitID(id) {
+			refs[name] = id
+		}
+	}
+	for _, name := range []string{
+		pattern,
+		"refs/heads/" + pattern,
+		"refs/tags/" + pattern + "^{}",
+		"refs/tags/" + pattern,
+	} {
+		if id, ok := refs[name]; ok {
+			return id, nil
+		}
+	}
+	if src.Ref == "" {
+		return "", fmt.Errorf("git ls-remote %s: the repository has no HEAD", src.URL)
+	}
+	return "", fmt.Errorf("git ls-remote %s: no branch or tag %q (a commit must be given in full)", src.URL, src.Ref)
+}
+
+// isCommitID reports whether s is a full SHA-1 or SHA-256 object id.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// moduleDir returns the directory of subdirectory sub inside root, which
+// must exist and stay inside root once symbolic links are followed.
+func moduleDir(root, sub string) (string, error) {
+	dir := filepath.Join(root, filepath.FromSlash(sub))
+	real, err := filepath.EvalSymlinks(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("no subdirectory %s in %s", sub, root)
+	}
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", root, err)
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("subdirectory %s leaves %s", sub, root)
+	}
+	if !isDir(real) {
+		return "", fmt.Errorf("%s is not a directory", dir)
+	}
+	return dir, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// install runs the configured install command for one module directory:
+// "{path}" and "{module}" in its words are replaced, and the directory is
+// appended when no word holds "{path}".
+func (c *Cache) install(ctx context.Context, module, dir string) error {
+	args := make([]string, 0, len(c.installCmd)+1)
+	hasPath := false
+	for _, w := range c.installCmd {
+		hasPath = hasPath || strings.Contains(w, "{path}")
+		w = strings.ReplaceAll(w, "{path}", dir)
+		args = append(args, strings.ReplaceAll(w, "{module}", module))
+	}
+	if !hasPath {
+		args = append(args, dir)
+	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	cmd.WaitDelay = gitWaitDelay
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("install command %s: %w%s", args[0], err, tail(out.Bytes()))
+	}
+	return nil
+}
