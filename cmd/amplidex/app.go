@@ -113,6 +113,7 @@ func (a *App) rootCmd() *cobra.Command {
 	pf.StringVar(&a.configPath, "config", "", "configuration file (default: $AMPLIDEX_HOME/config.toml or $XDG_CONFIG_HOME/amplidex/config.toml)")
 	root.AddCommand(
 		newCheckCmd(a),
+		newQueryCmd(a),
 	)
 	return root
 }

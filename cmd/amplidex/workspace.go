@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
+)
+
+// workspace is what a command works on: the project, the roots in
+// precedence order and the configuration.
+type workspace struct {
+	project string
+	home    string
+	roots   []discovery.Root
+	cfg     *Config
+	paths   query.Paths
+}
+
+// config loads the configuration file named by --config, else the default
+// one (a missing default file is an empty configuration).
+func (a *App) config() (*Config, query.Paths, error) {
+	paths, err := query.DefaultPaths(a.Getenv)
+	if err != nil {
+		return nil, paths, exitf(exitUsage, "%v", err)
+	}
+	path, explicit := a.configPath, a.configPath != ""
+	if !explicit {
+		path = paths.Config
+	}
+	cfg, err := loadConfig(path, explicit)
+	if err != nil {
+		return nil, paths, exitf(exitUsage, "%v", err)
+	}
+	return cfg, paths, nil
+}
+
+// workspace resolves the project, the home directory and the roots.
+func (a *App) workspace() (*workspace, error) {
+	cfg, paths, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	ws := &workspace{cfg: cfg, paths: paths}
+	if a.projectDir != "" {
+		ws.project, err = filepath.Abs(a.projectDir)
+		if err != nil {
+			return nil, exitf(exitUsage, "--project: %v", err)
+		}
+	} else {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, exitf(exitUsage, "working directory: %v", err)
+		}
+		ws.project = discovery.FindProject(wd)
+	}
+	ws.home = a.Getenv("HOME")
+	if ws.home == "" {
+		if ws.home, err = os.UserHomeDir(); err != nil {
+			return nil, exitf(exitUsage, "home directory: %v", err)
+		}
+	}
+	bundled := cfg.Roots.Bundled
+	if env := a.Getenv("AMPLIDEX_BUNDLED"); env != "" {
+		bundled = discovery.SplitPathList(env)
+		for i, b := range bundled {
+			if abs, err := filepath.Abs(b); err == nil {
+				bundled[i] = abs
+			}
+		}
+	}
+	ws.roots = discovery.Roots(ws.project, ws.home, bundled)
+	return ws, nil
+}
+
+// schemaOptions turns the configuration into schema options.
+func (ws *workspace) schemaOptions() discovery.SchemaOptions {
+	opts := discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityError}
+	if ws.cfg.Schema.UnknownKey == "warning" {
+		opts.UnknownKeySeverity = discovery.SeverityWarning
+	}
+	return opts
+}
+
+// loader returns a Loader configured for the workspace.
+func (ws *workspace) loader() *discovery.Loader {
+	return &discovery.Loader{Schema: ws.schemaOptions()}
+}
+
+// scanRoots reads every root in process, leaving out the collection
+// directories in skip (collections a command already loaded itself).
+func (ws *workspace) scanRoots(loader *discovery.Loader, skip map[string]bool) ([][]*discovery.Collection, error) {
+	cols := make([][]*discovery.Collection, len(ws.roots))
+	for i, r := range ws.roots {
+		cs, err := loader.ScanRoot(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			if !skip[c.Dir] && !skip[c.RealDir] {
+				cols[i] = append(cols[i], c)
+			}
+		}
+	}
+	return cols, nil
+}
+
+// snapshot scans every root in process and returns the snapshot of them.
+func (ws *workspace) snapshot() (*query.Snapshot, error) {
+	cols, err := ws.scanRoots(ws.loader(), nil)
+	if err != nil {
+		return nil, err
+	}
+	set := discovery.NewSet(ws.roots, cols)
+	return query.NewSnapshot(set, discovery.CheckLocks(set)), nil
+}

@@ -1,0 +1,244 @@
+package discovery
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Collection is one collection directory found in a root.
+type Collection struct {
+	// Name is the metadata name; for a directory without valid metadata it
+	// is the directory name.
+	Name        string `json:"name"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description,omitempty"`
+	Root        Root   `json:"root"`
+	// Dir is the directory in the root; RealDir its real path when Dir is
+	// a symbolic link; Base the directory that holds the resources.
+	Dir       string    `json:"dir"`
+	RealDir   string    `json:"real_dir"`
+	Base      string    `json:"base"`
+	Pyproject string    `json:"pyproject,omitempty"`
+	Layout    Layout    `json:"layout"`
+	Metadata  *Metadata `json:"metadata,omitempty"`
+	// Valid is false when the directory cannot be used (no or invalid
+	// metadata); Problem says why.
+	Valid   bool   `json:"valid"`
+	Problem string `json:"problem,omitempty"`
+
+	Resources []Resource `json:"resources"`
+	// Facts holds the analysis of each profile, agent and context file and
+	// of the pyproject.toml files, by absolute path.
+	Facts map[string]*Facts `json:"-"`
+	// Diagnostics are the collection's own problems: metadata, layout and
+	// every file's own diagnostics (not cross-references).
+	Diagnostics []Diagnostic `json:"-"`
+}
+
+// Count returns how many resources of kind k the collection has.
+func (c *Collection) Count(k Kind) int {
+	n := 0
+	for _, r := range c.Resources {
+		if r.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// Resource returns the resource of kind k and name, if any.
+func (c *Collection) Resource(k Kind, name string) (Resource, bool) {
+	for _, r := range c.Resources {
+		if r.Kind == k && r.Name == name {
+			return r, true
+		}
+	}
+	return Resource{}, false
+}
+
+// FileCache lets a Loader reuse the Facts of files whose bytes it has seen.
+// Implementations decide what "unchanged" means (the daemon compares size,
+// modification time and inode, then the content hash).
+type FileCache interface {
+	// Lookup returns the cached Facts for path when fi says it is unchanged.
+	Lookup(path string, fi fs.FileInfo, k Kind) (*Facts, bool)
+	// Store records the Facts computed from src.
+	Store(path string, fi fs.FileInfo, src []byte, k Kind, f *Facts)
+}
+
+// DefaultMaxFileSize is the largest document a Loader reads.
+const DefaultMaxFileSize = 8 << 20
+
+// Loader reads collections from disk.
+type Loader struct {
+	Schema SchemaOptions
+	// Cache, when set, supplies and receives per-file Facts.
+	Cache FileCache
+	// ReadFile reads a file; os.ReadFile when nil. Tests count reads here.
+	ReadFile func(string) ([]byte, error)
+	// MaxFileSize bounds the documents read; DefaultMaxFileSize when 0.
+	MaxFileSize int64
+}
+
+func (l *Loader) readFile(p string) ([]byte, error) {
+	if l.ReadFile != nil {
+		return l.ReadFile(p)
+	}
+	return os.ReadFile(p)
+}
+
+// analyze returns the Facts of the file at p, from the cache when it is
+// unchanged. A file that cannot be read or is too large gets Facts holding
+// only a warning.
+func (l *Loader) analyze(p string, k Kind) *Facts {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning,
+			Path: p, Message: "cannot read file: " + errText(err)}}}
+	}
+	if l.Cache != nil {
+		if f, ok := l.Cache.Lookup(p, fi, k); ok {
+			return f
+		}
+	}
+	max := l.MaxFileSize
+	if max <= 0 {
+		max = DefaultMaxFileSize
+	}
+	var f *Facts
+	var src []byte
+	if fi.Size() > max {
+		f = &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeFileTooLarge, Severity: SeverityWarning,
+			Path: p, Message: fmt.Sprintf("file is %d bytes, more than the %d read; skipped", fi.Size(), max)}}}
+	} else if src, err = l.readFile(p); err != nil {
+		f = &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning,
+			Path: p, Message: "cannot read file: " + errText(err)}}}
+	} else {
+		f = AnalyzeFile(p, src, k, l.Schema)
+	}
+	if l.Cache != nil {
+		l.Cache.Store(p, fi, src, k, f)
+	}
+	return f
+}
+
+// Load reads the collection directory dir found in root. It returns nil
+// when dir is not a collection at all (no metadata and no resources).
+func (l *Loader) Load(root Root, dir string) *Collection {
+	shape, err := DetectShape(dir, "")
+	if err != nil {
+		return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: dir, Base: dir,
+			Layout: LayoutNone, Problem: "cannot read directory: " + errText(err),
+			Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning, Path: dir,
+				Message: "cannot read directory: " + errText(err)}}}
+	}
+	if !shape.IsCollection() && !shape.HasResources() {
+		return nil
+	}
+	c := &Collection{Name: filepath.Base(dir), Root: root, Dir: shape.Dir, RealDir: shape.RealDir,
+		Base: shape.Base, Layout: shape.Layout, Facts: map[string]*Facts{}}
+	if !shape.IsCollection() {
+		c.Problem = "Missing pyproject.toml"
+		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: CodeMissingPyproject, Severity: SeverityError,
+			Path: filepath.Join(dir, "pyproject.toml"), Message: "Missing pyproject.toml"})
+	} else {
+		c.Pyproject = shape.Pyproject
+		f := l.analyze(shape.Pyproject, "")
+		c.Facts[shape.Pyproject] = f
+		c.Diagnostics = append(c.Diagnostics, f.Diagnostics...)
+		c.Metadata = f.Metadata
+		if f.Metadata != nil {
+			if f.Metadata.Name != "" {
+				c.Name = f.Metadata.Name
+			}
+			c.Version, c.Description = f.Metadata.Version, f.Metadata.Description
+		}
+		// The package directory named after the project wins over another
+		// one when both hold resources.
+		if want := strings.ReplaceAll(c.Name, "-", "_"); shape.Layout == LayoutNested && filepath.Base(shape.Base) != want {
+			if s2, err := DetectShape(dir, want); err == nil && s2.Layout == LayoutNested {
+				shape = s2
+				c.Base = s2.Base
+			}
+		}
+		if errs := CountErrors(f.Diagnostics); errs > 0 || f.Metadata == nil {
+			c.Problem = "invalid pyproject.toml"
+			for _, d := range f.Diagnostics {
+				if d.Severity == SeverityError {
+					c.Problem = d.Message
+					break
+				}
+			}
+		} else {
+			c.Valid = true
+		}
+		if shape.PackagePyproject != "" {
+			c.Diagnostics = append(c.Diagnostics, l.checkPackageCopy(c, shape)...)
+		}
+	}
+	res, diags := ListResources(c.Base)
+	c.Resources = res
+	c.Diagnostics = append(c.Diagnostics, diags...)
+	for _, r := range res {
+		switch r.Kind {
+		case KindProfile, KindAgent, KindContext:
+			f := l.analyze(r.Path, r.Kind)
+			c.Facts[r.Path] = f
+			c.Diagnostics = append(c.Diagnostics, f.Diagnostics...)
+		}
+	}
+	for i := range c.Diagnostics {
+		c.Diagnostics[i].Collection = c.Name
+	}
+	return c
+}
+
+// checkPackageCopy warns when the package's pyproject.toml names another
+// collection than the root one. Byte-identical copies are not parsed.
+func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
+	root, err1 := l.readFile(shape.Pyproject)
+	pkg, err2 := l.readFile(shape.PackagePyproject)
+	if err1 != nil || err2 != nil || bytes.Equal(root, pkg) {
+		return nil
+	}
+	md, _ := ParsePyproject(shape.PackagePyproject, pkg)
+	if md == nil || md.Name == "" || c.Metadata == nil || md.Name == c.Metadata.Name {
+		return nil
+	}
+	return []Diagnostic{{Code: CodeNestedNameMismatch, Severity: SeverityWarning, Path: shape.PackagePyproject,
+		Message: fmt.Sprintf("package copy names the collection %q, but %s names it %q; the root pyproject.toml wins",
+			md.Name, shape.Pyproject, c.Metadata.Name)}}
+}
+
+// ScanRoot loads every collection directly inside root, in path order.
+// A root that does not exist holds no collections and is not an error.
+func (l *Loader) ScanRoot(root Root) ([]*Collection, error) {
+	entries, err := os.ReadDir(root.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scan root %s: %w", root.Path, err)
+	}
+	var out []*Collection
+	for _, e := range entries {
+		name := e.Name()
+		if skipDir(name) || IsEditorDropping(name) {
+			continue
+		}
+		p := filepath.Join(root.Path, name)
+		// A collection linked into a root is followed.
+		if !e.IsDir() && !(e.Type()&fs.ModeSymlink != 0 && isDir(p)) {
+			continue
+		}
+		if c := l.Load(root, p); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

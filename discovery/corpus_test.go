@@ -1,0 +1,179 @@
+package discovery_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// corpusDir returns $AMPLIDEX_CORPUS or skips the test.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("AMPLIDEX_CORPUS")
+	if dir == "" {
+		t.Skip("AMPLIDEX_CORPUS is not set; skipping the test over the real corpus")
+	}
+	return dir
+}
+
+// corpusSet loads the corpus as the issue lays it out: user =
+// corpus/collections, bundled = corpus/bundled.
+func corpusSet(t testing.TB) *discovery.Set {
+	t.Helper()
+	dir := corpusDir(t)
+	roots := []discovery.Root{
+		{Kind: discovery.RootUser, Path: filepath.Join(dir, "collections")},
+		{Kind: discovery.RootBundled, Path: filepath.Join(dir, "bundled")},
+	}
+	loader := &discovery.Loader{}
+	cols := make([][]*discovery.Collection, len(roots))
+	for i, r := range roots {
+		cs, err := loader.ScanRoot(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols[i] = cs
+	}
+	return discovery.NewSet(roots, cols)
+}
+
+// TestCorpusCollections compares every collection of the corpus with
+// EXPECTED.md: name, version, layout, validity and the five counts.
+func TestCorpusCollections(t *testing.T) {
+	set := corpusSet(t)
+	type want struct {
+		name, version string
+		layout        discovery.Layout
+		valid         bool
+		counts        [5]int // profiles, agents, context, scenario tools, modules
+	}
+	wants := map[string]want{
+		"Joi__amplifier-collection-switchboard":               {"sb", "1.0.0", discovery.LayoutFlat, true, [5]int{2, 3, 2, 0, 0}},
+		"microsoft__amplifier-collection-design-intelligence": {"design-intelligence", "1.0.0", discovery.LayoutFlat, true, [5]int{1, 7, 14, 0, 0}},
+		"microsoft__amplifier-collection-issues":              {"amplifier-collection-issues", "0.1.1", discovery.LayoutFlat, true, [5]int{1, 0, 0, 0, 3}},
+		"microsoft__amplifier-collection-recipes":             {"recipes", "0.1.0", discovery.LayoutFlat, true, [5]int{1, 2, 0, 0, 1}},
+		"microsoft__amplifier-collection-toolkit":             {"toolkit", "1.0.0", discovery.LayoutFlat, true, [5]int{1, 1, 1, 2, 0}},
+		"momuno__amplifier-collection-convergent-dev":         {"convergent-dev", "1.0.0", discovery.LayoutFlat, true, [5]int{1, 9, 11, 0, 0}},
+		// EXPECTED counts 3 profiles: it includes profiles/README.md, which
+		// discovery ruling 2 says is not a resource.
+		"payneio__amplifier-collection-issues": {"payne-amplifier", "0.1.1", discovery.LayoutNested, true, [5]int{2, 0, 0, 0, 2}},
+		// No pyproject.toml: reported (Missing pyproject.toml), resolves
+		// nowhere (discovery ruling 6); the resources are still listed.
+		"ramparte__amplifier-collection-dev-memory":       {"ramparte__amplifier-collection-dev-memory", "", discovery.LayoutFlat, false, [5]int{0, 1, 5, 0, 0}},
+		"ramparte__amplifier-collection-html-tools":       {"html-tools", "1.0.0", discovery.LayoutFlat, true, [5]int{0, 1, 4, 0, 0}},
+		"ramparte__amplifier-collection-metacognition":    {"metacognition", "0.1.0", discovery.LayoutFlat, true, [5]int{1, 4, 3, 0, 0}},
+		"ramparte__amplifier-collection-superpowers":      {"ramparte__amplifier-collection-superpowers", "", discovery.LayoutFlat, false, [5]int{0, 9, 3, 0, 0}},
+		"robotdad__amplifier-collection-ddd":              {"ddd", "1.0.0", discovery.LayoutFlat, true, [5]int{2, 5, 12, 0, 0}},
+		"robotdad__amplifier-collection-recipes":          {"recipes", "0.1.0", discovery.LayoutFlat, true, [5]int{1, 1, 0, 0, 1}},
+		"robotdad__amplifier-collection-spec-kit":         {"spec-kit", "1.0.0", discovery.LayoutFlat, true, [5]int{3, 8, 6, 0, 0}},
+		"samueljklee__amplifier-collection-amplifier-dev": {"amplifier-collection-amplifier-dev", "1.0.0", discovery.LayoutNested, true, [5]int{3, 4, 23, 0, 0}},
+		"developer-expertise":                             {"developer-expertise", "1.0.0", discovery.LayoutFlat, true, [5]int{2, 8, 0, 0, 0}},
+		"foundation":                                      {"foundation", "1.0.0", discovery.LayoutFlat, true, [5]int{4, 1, 5, 0, 0}},
+		// bundled/test has neither pyproject.toml nor a resource directory:
+		// it is ignored, and so absent here.
+	}
+	seen := map[string]bool{}
+	for _, c := range set.Collections {
+		dir := filepath.Base(c.Dir)
+		w, ok := wants[dir]
+		if !ok {
+			t.Errorf("unexpected collection %s (%s)", c.Name, c.Dir)
+			continue
+		}
+		seen[dir] = true
+		got := [5]int{c.Count(discovery.KindProfile), c.Count(discovery.KindAgent), c.Count(discovery.KindContext),
+			c.Count(discovery.KindTool), c.Count(discovery.KindModule)}
+		if c.Name != w.name || c.Version != w.version || c.Layout != w.layout || c.Valid != w.valid || got != w.counts {
+			t.Errorf("%s: got %s %s %s valid=%v %v; want %s %s %s valid=%v %v (problem %q)", dir,
+				c.Name, c.Version, c.Layout, c.Valid, got, w.name, w.version, w.layout, w.valid, w.counts, c.Problem)
+		}
+		if !c.Valid && c.Problem != "Missing pyproject.toml" {
+			t.Errorf("%s: problem %q, want Missing pyproject.toml", dir, c.Problem)
+		}
+	}
+	for dir := range wants {
+		if !seen[dir] {
+			t.Errorf("collection %s not found", dir)
+		}
+	}
+}
+
+// TestCorpusNestedNames checks the package copies EXPECTED.md describes:
+// a differing name warns, identical copies and agreeing ones do not.
+func TestCorpusNestedNames(t *testing.T) {
+	set := corpusSet(t)
+	warned := map[string]bool{}
+	for _, c := range set.Collections {
+		for _, d := range c.Diagnostics {
+			if d.Code == discovery.CodeNestedNameMismatch {
+				warned[filepath.Base(c.Dir)] = true
+			}
+		}
+	}
+	for _, dir := range []string{"Joi__amplifier-collection-switchboard", "payneio__amplifier-collection-issues"} {
+		if !warned[dir] {
+			t.Errorf("%s: no %s warning for its differing package name", dir, discovery.CodeNestedNameMismatch)
+		}
+	}
+	if len(warned) != 2 {
+		t.Errorf("name-mismatch warnings on %v, want only switchboard and payneio", warned)
+	}
+}
+
+func TestCorpusResolution(t *testing.T) {
+	set := corpusSet(t)
+	r := set.Resolve("recipes")
+	if r.Winner == nil || !strings.Contains(r.Winner.Dir, "microsoft__") || len(r.Shadowed) != 1 {
+		t.Fatalf("recipes resolves to %+v, want microsoft's with robotdad's shadowed", r.Winner)
+	}
+	sb := set.Lookup("sb")
+	if sb == nil {
+		t.Fatal("sb does not resolve")
+	}
+	ref, err := set.ResolveProfile("sb:dev-sb", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chain []string
+	for _, p := range set.Chain(ref) {
+		chain = append(chain, p.ID())
+	}
+	want := "sb:dev-sb → toolkit:toolkit-dev → developer-expertise:dev → foundation:base → foundation:foundation"
+	if got := strings.Join(chain, " → "); got != want {
+		t.Errorf("chain = %s\nwant    %s", got, want)
+	}
+}
+
+// TestCorpusCrossReferences asserts the cross-reference findings the issue
+// names: payneio's bare `extends: base`, design-intelligence's requires
+// satisfied by bundled foundation, metacognition's amplifier-core missing.
+func TestCorpusCrossReferences(t *testing.T) {
+	set := corpusSet(t)
+	diags := set.Check()
+	has := func(code, pathSuffix, msgPart string) bool {
+		for _, d := range diags {
+			if d.Code == code && strings.HasSuffix(d.Path, pathSuffix) && strings.Contains(d.Message, msgPart) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(discovery.CodeExtendsUnresolved, "max_payne_collection/profiles/issue-aware.md", `"base"`) {
+		t.Error("payneio's bare extends: base is not reported")
+	}
+	if !has(discovery.CodeDepMissing, "ramparte__amplifier-collection-metacognition/pyproject.toml", "amplifier-core") {
+		t.Error("metacognition's amplifier-core requirement is not reported missing")
+	}
+	if has(discovery.CodeDepUnsatisfied, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") ||
+		has(discovery.CodeDepMissing, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") {
+		t.Error("design-intelligence's foundation ^1.0.0 is reported unmet; bundled foundation 1.0.0 meets it")
+	}
+	for _, d := range diags {
+		if d.Code == discovery.CodeExtendsUnresolved && strings.Contains(d.Message, "foundation:") {
+			t.Errorf("extends into foundation does not resolve: %s", d)
+		}
+	}
+}

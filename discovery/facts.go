@@ -1,0 +1,88 @@
+package discovery
+
+import (
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Facts is what one file contributes to the index: the fields other files
+// refer to, the references it makes, and its own diagnostics. Facts are
+// computed from a file's bytes alone, so they can be cached by content and
+// reused across runs; cross-references are checked later, over a Set.
+type Facts struct {
+	Kind        Kind   `json:"kind"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Extends is a profile's parent reference.
+	Extends *Ref `json:"extends,omitempty"`
+	// AgentsMode is "all", "none", "list" or "inline" for a profile's agents
+	// key; "" when absent. Agents holds the names of a list.
+	AgentsMode string `json:"agents_mode,omitempty"`
+	Agents     []Ref  `json:"agents,omitempty"`
+	// Mentions are the @collection:path references of the body.
+	Mentions []Mention `json:"mentions,omitempty"`
+	// Front is a profile's decoded front matter, for merging.
+	Front map[string]any `json:"front,omitempty"`
+	// Metadata is set for pyproject.toml files.
+	Metadata *Metadata `json:"metadata,omitempty"`
+	// Diagnostics are the file's own problems.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+}
+
+// docKind maps a resource kind to the document schema it is checked with.
+func docKind(k Kind) (DocKind, bool) {
+	switch k {
+	case KindProfile:
+		return DocProfile, true
+	case KindAgent:
+		return DocAgent, true
+	}
+	return "", false
+}
+
+// AnalyzeFile computes the Facts of one file of kind k from its bytes.
+// Pyproject files are analyzed with kind "" and name pyproject.toml.
+func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
+	f := &Facts{Kind: k}
+	if k == "" && filepath.Base(path) == "pyproject.toml" {
+		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
+		return f
+	}
+	dk, ok := docKind(k)
+	if !ok {
+		// Context files: only their mentions matter.
+		f.Mentions = FindMentions(src, 0, NewLineIndex(src))
+		return f
+	}
+	doc := ParseDocument(path, src, dk, opts)
+	f.Diagnostics = doc.Diagnostics
+	f.Name = doc.Name()
+	f.Description = doc.Description()
+	f.Mentions = FindMentions(doc.Src, doc.BodyStart, doc.Lines)
+	if k != KindProfile || doc.Front == nil {
+		return f
+	}
+	if n := doc.Lookup("profile", "extends"); n != nil && n.Kind == yaml.ScalarNode && n.Value != "" {
+		f.Extends = &Ref{Value: n.Value, Range: doc.NodeRange(n)}
+	}
+	if n := doc.Lookup("agents"); n != nil {
+		switch n.Kind {
+		case yaml.ScalarNode:
+			f.AgentsMode = n.Value
+		case yaml.SequenceNode:
+			f.AgentsMode = "list"
+			for _, item := range n.Content {
+				if item.Kind == yaml.ScalarNode && item.Value != "" {
+					f.Agents = append(f.Agents, Ref{Value: item.Value, Range: doc.NodeRange(item)})
+				}
+			}
+		case yaml.MappingNode:
+			f.AgentsMode = "inline"
+		}
+	}
+	if m, err := doc.Decode(); err == nil {
+		f.Front = m
+	}
+	return f
+}

@@ -1,0 +1,28 @@
+package discovery
+
+// CheckLocks reads the lock file of each project and user root of s and
+// compares it with what the root holds: corrupt files, entries whose path
+// is gone, module paths that escape, and lock versus disk. A root without a
+// lock file reports nothing.
+func CheckLocks(s *Set) []Diagnostic {
+	var out []Diagnostic
+	for _, r := range s.Roots {
+		lp := LockPath(r)
+		if lp == "" || r.Kind == RootArgument {
+			continue
+		}
+		l, diags, err := ReadLock(lp)
+		out = append(out, diags...)
+		if err != nil || l == nil {
+			continue
+		}
+		var installed []LockCheckCollection
+		for _, c := range s.Collections {
+			if c.Root == r {
+				installed = append(installed, LockCheckCollection{Name: c.Name, Dir: c.Dir})
+			}
+		}
+		out = append(out, CheckLock(lp, l, installed)...)
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package discovery
+
+import (
+	"fmt"
+)
+
+// moduleLists are the profile sections that hold module entries.
+var moduleLists = []string{"providers", "tools", "hooks"}
+
+// Effective returns the profile at ref after its extends chain, merged the
+// way the reference loader merges, root-most ancestor first:
+//
+//   - providers, tools and hooks are merged by module id: an entry whose id
+//     the parent has is merged into the parent's entry in the parent's
+//     position (config deep-merged, source inherited when absent); new ids
+//     are appended in the child's order;
+//   - session.orchestrator and session.context are merged the same way when
+//     the module id is the same or absent, and replaced when it differs;
+//   - mappings (config, session, ui, task, …) are deep-merged; scalars and
+//     every other list are replaced by the child's;
+//   - a child's exclude removes inherited entries before its own are merged:
+//     per section, "all" or a list of module ids (agent names for agents);
+//   - the profile block is the child's own, and exclude is not inherited.
+//
+// It also returns the chain, child first.
+func (s *Set) Effective(ref ProfileRef) (map[string]any, []ProfileRef, error) {
+	chain := s.Chain(ref)
+	var merged map[string]any
+	for i := len(chain) - 1; i >= 0; i-- {
+		p := chain[i]
+		f := p.Collection.Facts[p.Path]
+		if f == nil || f.Front == nil {
+			return nil, chain, fmt.Errorf("profile %s has no usable front matter", p.Path)
+		}
+		merged = MergeProfile(merged, f.Front)
+	}
+	return merged, chain, nil
+}
+
+// MergeProfile overlays child on parent (nil for none) and returns a new
+// map; neither argument is modified.
+func MergeProfile(parent, child map[string]any) map[string]any {
+	out, _ := deepCopy(parent).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	delete(out, "exclude")
+	if ex, ok := child["exclude"].(map[string]any); ok {
+		applyExclude(out, ex)
+	}
+	for k, cv := range child {
+		switch {
+		case k == "exclude":
+			continue
+		case k == "profile":
+			out[k] = deepCopy(cv)
+		case isModuleList(k):
+			out[k] = mergeModuleList(out[k], cv)
+		case k == "session":
+			out[k] = mergeSession(out[k], cv)
+		default:
+			out[k] = mergeValue(out[k], cv)
+		}
+	}
+	return out
+}
+
+func isModuleList(k string) bool {
+	for _, m := range moduleLists {
+		if k == m {
+			return true
+		}
+	}
+	return false
+}
+
+// applyExclude removes inherited entries named by a child's exclude block.
+func applyExclude(out map[string]any, ex map[string]any) {
+	for section, what := range ex {
+		if s, ok := what.(string); ok && s == "all" {
+			delete(out, section)
+			continue
+		}
+		ids := map[string]bool{}
+		if list, ok := what.([]any); ok {
+			for _, v := range list {
+				if s, ok := v.(string); ok {
+					ids[s] = true
+				}
+			}
+		}
+		list, ok := out[section].([]any)
+		if !ok {
+			continue
+		}
+		kept := []any{}
+		for _, item := range list {
+			id := moduleID(item)
+			if id == "" {
+				id, _ = item.(string)
+			}
+			if !ids[id] {
+				kept = append(kept, item)
+			}
+		}
+		out[section] = kept
+	}
+}
+
+// moduleID returns the module id of a module entry, or "".
+func moduleID(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	id, _ := m["module"].(string)
+	return id
+}
+
+// mergeModuleList merges child's module entries into parent's by id.
+func mergeModuleList(parent, child any) any {
+	cl, ok := child.([]any)
+	if !ok {
+		return deepCopy(child)
+	}
+	pl, _ := deepCopy(parent).([]any)
+	out := append([]any{}, pl...)
+	for _, ce := range cl {
+		id := moduleID(ce)
+		merged := false
+		if id != "" {
+			for i, pe := range out {
+				if moduleID(pe) == id {
+					out[i] = mergeModuleEntry(pe, ce)
+					merged = true
+					break
+				}
+			}
+		}
+		if !merged {
+			out = append(out, deepCopy(ce))
+		}
+	}
+	return out
+}
+
+// mergeModuleEntry merges one module entry: config deep-merged, source
+// inherited when the child has none, other keys replaced.
+func mergeModuleEntry(parent, child any) any {
+	pm, ok1 := parent.(map[string]any)
+	cm, ok2 := child.(map[string]any)
+	if !ok1 || !ok2 {
+		return deepCopy(child)
+	}
+	if cid, pid := moduleID(cm), moduleID(pm); cid != "" && cid != pid {
+		return deepCopy(child)
+	}
+	out := deepCopy(pm).(map[string]any)
+	for k, v := range cm {
+		if k == "config" {
+			out[k] = mergeValue(out[k], v)
+		} else {
+			out[k] = deepCopy(v)
+		}
+	}
+	return out
+}
+
+// mergeSession merges the session block: orchestrator and context are
+// module entries, the rest is deep-merged.
+func mergeSession(parent, child any) any {
+	pm, ok1 := parent.(map[string]any)
+	cm, ok2 := child.(map[string]any)
+	if !ok1 || !ok2 {
+		return deepCopy(child)
+	}
+	out := deepCopy(pm).(map[string]any)
+	for k, v := range cm {
+		switch k {
+		case "orchestrator", "context", "provider":
+			if _, isMap := v.(map[string]any); isMap {
+				out[k] = mergeModuleEntry(out[k], v)
+			} else {
+				out[k] = deepCopy(v)
+			}
+		default:
+			out[k] = mergeValue(out[k], v)
+		}
+	}
+	return out
+}
+
+// mergeValue deep-merges mappings; anything else is replaced by child.
+func mergeValue(parent, child any) any {
+	pm, ok1 := parent.(map[string]any)
+	cm, ok2 := child.(map[string]any)
+	if !ok1 || !ok2 {
+		return deepCopy(child)
+	}
+	out := deepCopy(pm).(map[string]any)
+	for k, v := range cm {
+		out[k] = mergeValue(out[k], v)
+	}
+	return out
+}
+
+// deepCopy copies maps and lists so merged results share nothing with the
+// cached front matter.
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}

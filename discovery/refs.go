@@ -1,0 +1,240 @@
+package discovery
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ProfileRef names a profile: its collection and its file.
+type ProfileRef struct {
+	Collection *Collection
+	Path       string
+}
+
+// ID returns "collection:name" for the profile.
+func (p ProfileRef) ID() string {
+	return p.Collection.Name + ":" + strings.TrimSuffix(filepath.Base(p.Path), ".md")
+}
+
+// ResolveProfile resolves a profile reference written in collection from
+// (nil when there is none): "coll:name", "coll:profiles/x.md", or a bare
+// name in from. It returns why when it does not resolve.
+func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
+	collName, rest, qualified := strings.Cut(ref, ":")
+	if !qualified {
+		rest = ref
+	}
+	c := from
+	if qualified {
+		c = s.Lookup(collName)
+		if c == nil {
+			return ProfileRef{}, fmt.Errorf("collection %q does not resolve", collName)
+		}
+	} else if c == nil {
+		return ProfileRef{}, fmt.Errorf("bare profile name %q needs a collection: write collection:%s", ref, ref)
+	}
+	if rest == "" {
+		return ProfileRef{}, fmt.Errorf("empty profile name in %q", ref)
+	}
+	var rel string
+	if strings.Contains(rest, "/") || strings.HasSuffix(rest, ".md") {
+		if escapes(rest) {
+			return ProfileRef{}, fmt.Errorf("profile path %q leaves collection %s", rest, c.Name)
+		}
+		rel = rest
+	} else {
+		rel = "profiles/" + rest + ".md"
+	}
+	for _, r := range c.Resources {
+		if r.Kind == KindProfile && r.Rel == rel {
+			return ProfileRef{Collection: c, Path: r.Path}, nil
+		}
+	}
+	where := "collection " + c.Name
+	if !qualified {
+		where = "its own collection (" + c.Name + "); a bare name is looked up there only"
+	}
+	return ProfileRef{}, fmt.Errorf("no profile %s in %s", rel, where)
+}
+
+// escapes reports whether a slash-separated relative path leaves its base.
+func escapes(p string) bool {
+	if strings.HasPrefix(p, "/") {
+		return true
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// ResolveAgent resolves an agent name written in collection from: a bare
+// name is looked up in from first, then in every winning collection in name
+// order; "coll:name" in that collection only.
+func (s *Set) ResolveAgent(name string, from *Collection) (Resource, *Collection, bool) {
+	if coll, n, ok := strings.Cut(name, ":"); ok {
+		if c := s.Lookup(coll); c != nil {
+			if r, ok := c.Resource(KindAgent, n); ok {
+				return r, c, true
+			}
+		}
+		return Resource{}, nil, false
+	}
+	if from != nil {
+		if r, ok := from.Resource(KindAgent, name); ok {
+			return r, from, true
+		}
+	}
+	for _, c := range s.Winners() {
+		if r, ok := c.Resource(KindAgent, name); ok {
+			return r, c, true
+		}
+	}
+	return Resource{}, nil, false
+}
+
+// ResolveMention returns the file an @collection:path mention names.
+func (s *Set) ResolveMention(m Mention) (string, error) {
+	if escapes(m.Path) {
+		return "", errEscapes
+	}
+	c := s.Lookup(m.Collection)
+	if c == nil {
+		return "", fmt.Errorf("collection %q does not resolve", m.Collection)
+	}
+	for _, r := range c.Resources {
+		if r.Rel == m.Path {
+			return r.Path, nil
+		}
+	}
+	for _, dir := range []string{c.Base, c.Dir} {
+		p := filepath.Join(dir, filepath.FromSlash(m.Path))
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no %s in collection %s (%s)", m.Path, c.Name, c.Base)
+}
+
+var errEscapes = fmt.Errorf("path leaves its collection")
+
+// Check returns the cross-reference diagnostics of every collection in the
+// set: extends that do not resolve or that cycle, unknown agent names,
+// unresolved or escaping @mentions, unmet requires, and shadowing.
+func (s *Set) Check() []Diagnostic {
+	var out []Diagnostic
+	for _, c := range s.Collections {
+		out = append(out, s.CheckCollection(c)...)
+	}
+	out = append(out, s.shadowDiagnostics()...)
+	return out
+}
+
+// CheckCollection returns the cross-reference diagnostics of one
+// collection's files.
+func (s *Set) CheckCollection(c *Collection) []Diagnostic {
+	var out []Diagnostic
+	add := func(code, path string, r Range, format string, args ...any) {
+		out = append(out, Diagnostic{Code: code, Severity: SeverityError, Path: path, Range: r,
+			Message: fmt.Sprintf(format, args...), Collection: c.Name})
+	}
+	for _, res := range c.Resources {
+		f := c.Facts[res.Path]
+		if f == nil {
+			continue
+		}
+		if f.Extends != nil {
+			if _, err := s.ResolveProfile(f.Extends.Value, c); err != nil {
+				add(CodeExtendsUnresolved, res.Path, f.Extends.Range, "extends %q does not resolve: %v", f.Extends.Value, err)
+			} else if chain := s.cycle(ProfileRef{Collection: c, Path: res.Path}); chain != "" {
+				add(CodeExtendsCycle, res.Path, f.Extends.Range, "inheritance cycle: %s", chain)
+			}
+		}
+		for _, a := range f.Agents {
+			if _, _, ok := s.ResolveAgent(a.Value, c); !ok {
+				add(CodeAgentUnknown, res.Path, a.Range, "agent %q does not exist in %s or any collection", a.Value, c.Name)
+			}
+		}
+		for _, m := range f.Mentions {
+			if _, err := s.ResolveMention(m); err == errEscapes {
+				add(CodeMentionEscapes, res.Path, m.Range, "@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)
+			} else if err != nil {
+				add(CodeMentionUnresolved, res.Path, m.Range, "@%s does not resolve: %v", m.Text(), err)
+			}
+		}
+	}
+	if c.Valid && c.Metadata != nil {
+		out = append(out, s.checkRequires(c)...)
+	}
+	return out
+}
+
+// checkRequires checks each requires entry against the collection that
+// resolves under its name.
+func (s *Set) checkRequires(c *Collection) []Diagnostic {
+	var out []Diagnostic
+	for _, req := range c.Metadata.Requires {
+		con, err := ParseConstraint(req.Constraint)
+		if err != nil {
+			continue // reported with the metadata
+		}
+		dep := s.Lookup(req.Name)
+		if dep == nil {
+			out = append(out, Diagnostic{Code: CodeDepMissing, Severity: SeverityError, Path: c.Pyproject,
+				Range: req.Range, Collection: c.Name,
+				Message: fmt.Sprintf("requires %s %s, but no collection %s is installed in any root", req.Name, req.Constraint, req.Name)})
+			continue
+		}
+		if ok, err := con.Check(dep.Version); err != nil || !ok {
+			out = append(out, Diagnostic{Code: CodeDepUnsatisfied, Severity: SeverityError, Path: c.Pyproject,
+				Range: req.Range, Collection: c.Name,
+				Message: fmt.Sprintf("requires %s %s, but %s %s is installed at %s", req.Name, req.Constraint, req.Name, dep.Version, dep.Dir)})
+		}
+	}
+	return out
+}
+
+// Chain returns the profiles start extends, in order, starting with start,
+// stopping at the first that does not resolve or would repeat.
+func (s *Set) Chain(start ProfileRef) []ProfileRef {
+	chain := []ProfileRef{start}
+	seen := map[string]bool{start.Path: true}
+	cur := start
+	for {
+		f := cur.Collection.Facts[cur.Path]
+		if f == nil || f.Extends == nil {
+			return chain
+		}
+		next, err := s.ResolveProfile(f.Extends.Value, cur.Collection)
+		if err != nil || seen[next.Path] {
+			return chain
+		}
+		seen[next.Path] = true
+		chain = append(chain, next)
+		cur = next
+	}
+}
+
+// cycle returns the chain "a:x → b:y → a:x" when following extends from
+// start comes back to start, or "" when it does not.
+func (s *Set) cycle(start ProfileRef) string {
+	chain := s.Chain(start)
+	last := chain[len(chain)-1]
+	f := last.Collection.Facts[last.Path]
+	if f == nil || f.Extends == nil {
+		return ""
+	}
+	next, err := s.ResolveProfile(f.Extends.Value, last.Collection)
+	if err != nil || next.Path != start.Path {
+		return ""
+	}
+	ids := make([]string, 0, len(chain)+1)
+	for _, p := range chain {
+		ids = append(ids, p.ID())
+	}
+	return strings.Join(append(ids, start.ID()), " → ")
+}
