@@ -298,6 +298,9 @@ func (w *Watcher) attach(m *mount, report bool) error {
 				if noSpace(err) {
 					return err
 				}
+				if vanished(err) {
+					continue // removed meanwhile (rm -rf in progress): look again
+				}
 				w.warn(m.root, fmt.Sprintf("cannot watch %s: %v", anc, unwrapPathError(err)))
 				return nil
 			}
@@ -309,6 +312,9 @@ func (w *Watcher) attach(m *mount, report bool) error {
 			w.unwatchAncestor(m)
 			return nil
 		}
+	}
+	if m.state == mountOff {
+		w.warn(m.root, fmt.Sprintf("stopped following %s: it keeps appearing and vanishing", m.logical))
 	}
 	return nil
 }

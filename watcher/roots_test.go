@@ -1,0 +1,357 @@
+package watcher_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/amplidex/amplidex/watcher"
+)
+
+func TestSymlinkedCollections(t *testing.T) {
+	root := tempRoot(t)
+	work := realTempDir(t) // an author's working copies, outside the root
+	unpack(t, "collections.txtar", work)
+	w, rec := start(t, watcher.Options{})
+
+	link := filepath.Join(root, "linked")
+	symlink(t, filepath.Join(work, "alpha"), link)
+	addRoot(t, w, root)
+
+	t.Run("changes in the real path are reported under the link", func(t *testing.T) {
+		writeFile(t, filepath.Join(work, "alpha", "profiles", "base.md"), "edited")
+		mkdirAll(t, filepath.Join(work, "alpha", "agents", "team"))
+		writeFile(t, filepath.Join(work, "alpha", "agents", "team", "lead.md"), "x")
+		flush(t, w)
+		bs := rec.take()
+		wantPaths(t, bs, root,
+			filepath.Join(link, "profiles", "base.md"),
+			filepath.Join(link, "agents", "team"),
+			filepath.Join(link, "agents", "team", "lead.md"))
+		for p := range changedPaths(bs, root) {
+			if strings.HasPrefix(p, work) {
+				t.Errorf("real path %s leaked into a batch", p)
+			}
+		}
+	})
+
+	t.Run("deeper directory symlinks are not followed", func(t *testing.T) {
+		elsewhere := filepath.Join(work, "beta")
+		deep := filepath.Join(work, "alpha", "context", "beta-link")
+		symlink(t, elsewhere, deep)
+		flush(t, w)
+		wantPaths(t, rec.take(), root, filepath.Join(link, "context", "beta-link"))
+
+		writeFile(t, filepath.Join(elsewhere, "profiles", "dev.md"), "not seen")
+		flush(t, w)
+		wantNoPaths(t, rec.take(), root, filepath.Join(link, "context", "beta-link", "profiles", "dev.md"))
+	})
+
+	t.Run("a link made later is walked", func(t *testing.T) {
+		late := filepath.Join(root, "late")
+		symlink(t, filepath.Join(work, "beta"), late)
+		flush(t, w)
+		wantPaths(t, rec.take(), root, late, filepath.Join(late, "profiles", "dev.md"))
+
+		writeFile(t, filepath.Join(work, "beta", "profiles", "dev.md"), "seen")
+		flush(t, w)
+		wantPaths(t, rec.take(), root, filepath.Join(late, "profiles", "dev.md"))
+	})
+
+	t.Run("a removed link is no longer followed", func(t *testing.T) {
+		before := statusOf(t, w, root).Watches
+		late := filepath.Join(root, "late")
+		remove(t, late)
+		flush(t, w)
+		wantPaths(t, rec.take(), root, late)
+		if after := statusOf(t, w, root).Watches; after >= before {
+			t.Errorf("watches = %d after removing the link, want fewer than %d", after, before)
+		}
+		writeFile(t, filepath.Join(work, "beta", "profiles", "dev.md"), "no longer seen")
+		flush(t, w)
+		if bs := rec.take(); len(changedPaths(bs, root)) != 0 {
+			t.Errorf("batches after the link went: %v", bs)
+		}
+	})
+
+	t.Run("a retargeted link follows its new target", func(t *testing.T) {
+		tmp := filepath.Join(root, ".linked.tmp")
+		symlink(t, filepath.Join(work, "beta"), tmp)
+		rename(t, tmp, link) // ln -sfn
+		flush(t, w)
+		wantPaths(t, rec.take(), root, link, filepath.Join(link, "profiles", "dev.md"))
+
+		writeFile(t, filepath.Join(work, "alpha", "profiles", "base.md"), "old target")
+		writeFile(t, filepath.Join(work, "beta", "pyproject.toml"), "new target")
+		flush(t, w)
+		bs := rec.take()
+		wantPaths(t, bs, root, filepath.Join(link, "pyproject.toml"))
+		wantNoPaths(t, bs, root, filepath.Join(link, "profiles", "base.md"))
+	})
+
+	t.Run("a link whose target is removed and made again", func(t *testing.T) {
+		target := filepath.Join(work, "beta")
+		removeAll(t, target)
+		flush(t, w)
+		wantPaths(t, rec.take(), root, link)
+
+		unpack(t, "collections.txtar", filepath.Join(work, "staging"))
+		rename(t, filepath.Join(work, "staging", "beta"), target)
+		flush(t, w)
+		wantPaths(t, rec.take(), root, link, filepath.Join(link, "profiles", "dev.md"))
+
+		writeFile(t, filepath.Join(target, "profiles", "dev.md"), "again")
+		flush(t, w)
+		wantPaths(t, rec.take(), root, filepath.Join(link, "profiles", "dev.md"))
+	})
+
+	t.Run("model stays exact", func(t *testing.T) {
+		m := newModel(t, root)
+		removeAll(t, filepath.Join(work, "alpha", "agents"))
+		mkdirAll(t, filepath.Join(work, "beta", "agents", "new"))
+		writeFile(t, filepath.Join(work, "beta", "agents", "new", "a.md"), "a")
+		rename(t, filepath.Join(root, "beta"), filepath.Join(root, "gamma"))
+		flush(t, w)
+		for _, b := range rec.take() {
+			m.apply(b)
+		}
+		m.check()
+	})
+}
+
+func TestSymlinkLoops(t *testing.T) {
+	root := tempRoot(t)
+	symlink(t, root, filepath.Join(root, "self"))            // the root itself
+	symlink(t, "loop-b", filepath.Join(root, "loop-a"))      // a → b → a
+	symlink(t, "loop-a", filepath.Join(root, "loop-b"))      //
+	symlink(t, "..", filepath.Join(root, "alpha", "parent")) // deeper: not followed
+	symlink(t, "missing", filepath.Join(root, "dangling"))   // nothing yet
+	w, rec := start(t, watcher.Options{})
+	addRoot(t, w, root)
+
+	p := filepath.Join(root, "alpha", "profiles", "base.md")
+	writeFile(t, p, "loops")
+	flush(t, w)
+	bs := rec.take()
+	wantPaths(t, bs, root, p, filepath.Join(root, "self", "alpha", "profiles", "base.md"))
+	wantNoPaths(t, bs, root, filepath.Join(root, "self", "self", "alpha", "profiles", "base.md"))
+
+	// The dangling link's target appears.
+	mkdirAll(t, filepath.Join(root, "missing", "profiles"))
+	writeFile(t, filepath.Join(root, "missing", "profiles", "x.md"), "x")
+	flush(t, w)
+	wantPaths(t, rec.take(), root,
+		filepath.Join(root, "missing", "profiles", "x.md"),
+		filepath.Join(root, "dangling", "profiles", "x.md"))
+
+	if s := statusOf(t, w, root); s.State != watcher.StateWatching {
+		t.Errorf("state = %s, want watching", s.State)
+	}
+}
+
+func TestMissingRoot(t *testing.T) {
+	base := realTempDir(t)
+	root := filepath.Join(base, "project", ".amplifier", "collections")
+	w, rec := start(t, watcher.Options{})
+	addRoot(t, w, root)
+	if s := statusOf(t, w, root); s.State != watcher.StateMissing || s.Watches != 1 {
+		t.Fatalf("status = %+v, want missing with one (ancestor) watch", s)
+	}
+
+	// Unrelated changes next to the root's ancestors are not reported.
+	writeFile(t, filepath.Join(base, "unrelated"), "x")
+	flush(t, w)
+	if bs := rec.take(); len(bs) > 0 {
+		t.Errorf("batches for a missing root: %v", bs)
+	}
+
+	steps := []struct {
+		name   string
+		do     func(t *testing.T)
+		reason string
+		state  watcher.State
+	}{
+		{"appears with mkdir -p", func(t *testing.T) { mkdirAll(t, root) }, "root appeared", watcher.StateWatching},
+		{"removed with rm -rf", func(t *testing.T) {
+			unpack(t, "collections.txtar", root)
+			removeAll(t, filepath.Join(base, "project"))
+		}, "root removed", watcher.StateMissing},
+		{"made again, level by level", func(t *testing.T) {
+			mkdirAll(t, filepath.Join(base, "project"))
+			mkdirAll(t, filepath.Join(base, "project", ".amplifier"))
+			mkdirAll(t, root)
+		}, "root appeared", watcher.StateWatching},
+		{"moved away", func(t *testing.T) {
+			rename(t, root, root+".bak")
+		}, "root removed", watcher.StateMissing},
+		{"moved back with contents", func(t *testing.T) {
+			unpack(t, "collections.txtar", root+".bak")
+			rename(t, root+".bak", root)
+		}, "root appeared", watcher.StateWatching},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			step.do(t)
+			flush(t, w)
+			wantRescan(t, rec.take(), root, step.reason)
+			if s := statusOf(t, w, root); s.State != step.state {
+				t.Errorf("state = %s, want %s", s.State, step.state)
+			}
+			if step.state != watcher.StateWatching {
+				return
+			}
+			p := filepath.Join(root, "alpha.md")
+			writeFile(t, p, step.name)
+			flush(t, w)
+			wantPaths(t, rec.take(), root, p)
+		})
+	}
+}
+
+// TestOverflow holds the drain back until the kernel queue overflows: every
+// root is rescanned, a warning is kept, and a consumer ends exact.
+func TestOverflow(t *testing.T) {
+	root := fastTempDir(t)
+	other := tempRoot(t)
+	// fsnotify reads up to 4096 events at once and the kernel queues 16,384
+	// (fs.inotify.max_queued_events) more: 24,000 is past both. The
+	// directories exist, and are watched, before the burst.
+	const files, dirs = 24000, 40
+	for i := range dirs {
+		mkdirAll(t, filepath.Join(root, fmt.Sprintf("c%02d", i)))
+	}
+	gate := make(chan struct{})
+	rec := newRecorder()
+	w, err := watcher.NewGated(watcher.Options{}, rec.handle, gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	addRoot(t, w, root)
+	addRoot(t, w, other)
+	m := newModel(t, root)
+
+	for i := range files {
+		writeFile(t, filepath.Join(root, fmt.Sprintf("c%02d", i%dirs), fmt.Sprintf("f%05d.md", i)), "")
+	}
+	mkdirAll(t, filepath.Join(root, "late", "deeper"))
+	close(gate)
+	flush(t, w)
+	bs := rec.take()
+	wantRescan(t, bs, root, "overflow")
+	wantRescan(t, bs, other, "overflow")
+	for _, b := range bs {
+		m.apply(b)
+	}
+	m.check()
+	for _, r := range []string{root, other} {
+		s := statusOf(t, w, r)
+		if s.State != watcher.StateWatching {
+			t.Errorf("%s: state = %s, want watching", r, s.State)
+		}
+		if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "overflow") }) {
+			t.Errorf("%s: warnings = %q, want an overflow warning", r, s.Warnings)
+		}
+	}
+
+	// Watching goes on after the overflow, in directories whose creation
+	// was lost with it too.
+	p, q := filepath.Join(root, "c07", "after.md"), filepath.Join(root, "late", "deeper", "after.md")
+	writeFile(t, p, "x")
+	writeFile(t, q, "x")
+	flush(t, w)
+	wantPaths(t, rec.take(), root, p, q)
+}
+
+// TestWatchBudget: a root that cannot get all the watches it needs is polled,
+// with a warning, and its changes are still seen.
+func TestWatchBudget(t *testing.T) {
+	t.Run("exhausted while watching", func(t *testing.T) {
+		root := realTempDir(t)
+		mkdirAll(t, filepath.Join(root, "a"))
+		mkdirAll(t, filepath.Join(root, "b"))
+		w, rec := start(t, watcher.Options{MaxWatches: 3, PollInterval: 5 * time.Millisecond})
+		addRoot(t, w, root)
+		if s := statusOf(t, w, root); s.State != watcher.StateWatching || s.Watches != 3 {
+			t.Fatalf("status = %+v, want watching with 3 watches", s)
+		}
+
+		mkdirAll(t, filepath.Join(root, "c"))
+		flush(t, w)
+		wantRescan(t, rec.take(), root, "watch limit")
+		s := statusOf(t, w, root)
+		if s.State != watcher.StatePolling || s.Watches != 0 || len(s.Warnings) != 1 {
+			t.Fatalf("status = %+v, want polling, no watches, one warning", s)
+		}
+
+		p := filepath.Join(root, "c", "new.md")
+		writeFile(t, p, "x")
+		flush(t, w)
+		wantPaths(t, rec.take(), root, p)
+
+		// Polling also runs on its own, without Flush.
+		q := filepath.Join(root, "a", "other.md")
+		writeFile(t, q, "y")
+		rec.waitFor(t, q, func(bs []watcher.Batch) bool { return changedPaths(bs, root)[q] })
+	})
+
+	t.Run("exhausted when added", func(t *testing.T) {
+		root := tempRoot(t)
+		w, rec := start(t, watcher.Options{MaxWatches: 2})
+		addRoot(t, w, root)
+		if s := statusOf(t, w, root); s.State != watcher.StatePolling || len(s.Warnings) != 1 {
+			t.Fatalf("status = %+v, want polling with a warning", s)
+		}
+		m := newModel(t, root)
+		p := filepath.Join(root, "beta", "profiles", "dev.md")
+		writeFile(t, p, "changed size")
+		removeAll(t, filepath.Join(root, "alpha", "context"))
+		mkdirAll(t, filepath.Join(root, "gamma", "agents"))
+		writeFile(t, filepath.Join(root, "gamma", "agents", "g.md"), "g")
+		flush(t, w)
+		bs := rec.take()
+		wantPaths(t, bs, root, p, filepath.Join(root, "alpha", "context"), filepath.Join(root, "gamma", "agents", "g.md"))
+		for _, b := range bs {
+			m.apply(b)
+		}
+		m.check()
+	})
+
+	t.Run("polled root removed and made again", func(t *testing.T) {
+		base := realTempDir(t)
+		root := filepath.Join(base, "root")
+		unpack(t, "collections.txtar", root)
+		w, rec := start(t, watcher.Options{MaxWatches: 1})
+		addRoot(t, w, root)
+		removeAll(t, root)
+		flush(t, w)
+		wantRescan(t, rec.take(), root, "root removed")
+		if s := statusOf(t, w, root); s.State != watcher.StateMissing {
+			t.Errorf("state = %s, want missing", s.State)
+		}
+		mkdirAll(t, root)
+		flush(t, w)
+		wantRescan(t, rec.take(), root, "root appeared")
+	})
+}
+
+func TestSyncDirectoryRemoved(t *testing.T) {
+	syncParent := realTempDir(t)
+	root := tempRoot(t)
+	w, rec := start(t, watcher.Options{SyncDir: syncParent})
+	addRoot(t, w, root)
+	entries, err := os.ReadDir(syncParent)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("sync directory: %v %v", entries, err)
+	}
+	removeAll(t, filepath.Join(syncParent, entries[0].Name()))
+	p := filepath.Join(root, "alpha", "x.md")
+	writeFile(t, p, "x")
+	flush(t, w)
+	flush(t, w)
+	wantPaths(t, rec.take(), root, p)
+}
