@@ -101,8 +101,8 @@ func (s *Store) advance(t uint64) {
 }
 
 // encodePuts validates and encodes the records to put, sorted by path,
-// keeping the last record given for a path. Keys and values share a few
-// large allocations.
+// keeping the last record given for a path. Keys and values share one
+// allocation, sized for the longest possible encodings.
 func encodePuts(files []File) ([]op, error) {
 	if len(files) == 0 {
 		return nil, nil
@@ -115,7 +115,7 @@ func encodePuts(files []File) ([]op, error) {
 			return nil, fmt.Errorf("put %q: %w", f.Path, ErrInvalidPath)
 		}
 		order[i] = i
-		size += 2*len(f.Path) + len(f.Root) + len(f.Data) + 64
+		size += len(f.Path) + maxHeader + len(f.Root) + len(f.Data)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		return strings.Compare(files[a].Path, files[b].Path)

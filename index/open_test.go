@@ -305,7 +305,7 @@ func TestOpenEmptyPath(t *testing.T) {
 }
 
 // highWater returns the size of the data in the database at path.
-func highWater(t *testing.T, path string) int64 {
+func highWater(t testing.TB, path string) int64 {
 	t.Helper()
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
 	if err != nil {

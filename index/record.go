@@ -42,6 +42,10 @@ type File struct {
 // Nothing may follow the payload.
 const flagHash = 1 << 0
 
+// maxHeader bounds the bytes of a record that are neither root nor data:
+// four varints, the flags, the hash and two length prefixes.
+const maxHeader = 4*binary.MaxVarintLen64 + 1 + 32 + 2*binary.MaxVarintLen64
+
 // encodeFile appends the encoding of f's fields, its path excepted, to dst.
 func encodeFile(dst []byte, f *File) []byte {
 	dst = binary.AppendVarint(dst, f.Size)
