@@ -61,14 +61,20 @@ func (c *Collection) Resource(k Kind, name string) (Resource, bool) {
 	return Resource{}, false
 }
 
-// FileCache lets a Loader reuse the Facts of files whose bytes it has seen.
-// Implementations decide what "unchanged" means (the daemon compares size,
-// modification time and inode, then the content hash).
+// FileCache lets a Loader reuse the Facts of files it has seen before.
+// Implementations decide what "unchanged" means; the daemon compares size,
+// modification time and inode first, then the content hash, so that a
+// restart reads no unchanged file and a save that leaves the bytes as they
+// were is not analyzed again.
 type FileCache interface {
-	// Lookup returns the cached Facts for path when fi says it is unchanged.
+	// Lookup returns the cached Facts for path when fi says it is
+	// unchanged.
 	Lookup(path string, fi fs.FileInfo, k Kind) (*Facts, bool)
-	// Store records the Facts computed from src.
-	Store(path string, fi fs.FileInfo, src []byte, k Kind, f *Facts)
+	// Analyze returns the Facts of path, whose bytes are src (nil when the
+	// file was not read, being too large): the cached ones when src is the
+	// content they were computed from, else those analyze computes. It
+	// remembers the result and fi.
+	Analyze(path string, fi fs.FileInfo, src []byte, k Kind, analyze func() *Facts) *Facts
 }
 
 // DefaultMaxFileSize is the largest document a Loader reads.
@@ -110,21 +116,26 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 	if max <= 0 {
 		max = DefaultMaxFileSize
 	}
-	var f *Facts
-	var src []byte
+	var (
+		src     []byte
+		analyze func() *Facts
+	)
 	if fi.Size() > max {
-		f = &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeFileTooLarge, Severity: SeverityWarning,
-			Path: p, Message: fmt.Sprintf("file is %d bytes, more than the %d read; skipped", fi.Size(), max)}}}
-	} else if src, err = l.readFile(p); err != nil {
-		f = &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning,
-			Path: p, Message: "cannot read file: " + errText(err)}}}
+		analyze = func() *Facts {
+			return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeFileTooLarge, Severity: SeverityWarning,
+				Path: p, Message: fmt.Sprintf("file is %d bytes, more than the %d read; skipped", fi.Size(), max)}}}
+		}
 	} else {
-		f = AnalyzeFile(p, src, k, l.Schema)
+		if src, err = l.readFile(p); err != nil {
+			return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning,
+				Path: p, Message: "cannot read file: " + errText(err)}}}
+		}
+		analyze = func() *Facts { return AnalyzeFile(p, src, k, l.Schema) }
 	}
 	if l.Cache != nil {
-		l.Cache.Store(p, fi, src, k, f)
+		return l.Cache.Analyze(p, fi, src, k, analyze)
 	}
-	return f
+	return analyze()
 }
 
 // Load reads the collection directory dir found in root. It returns nil

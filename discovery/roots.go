@@ -25,18 +25,28 @@ func FindProject(wd string) string {
 
 // Roots returns the collection roots in precedence order: the project's
 // .amplifier/collections, the user's ~/.amplifier/collections, then each
-// bundled directory. Empty arguments are left out; none needs to exist.
+// bundled directory. Empty arguments are left out; none needs to exist. A
+// directory named twice (a project in the home directory) is kept once, at
+// its highest precedence.
 func Roots(project, home string, bundled []string) []Root {
 	var roots []Root
+	seen := map[string]bool{}
+	add := func(k RootKind, p string) {
+		p = filepath.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			roots = append(roots, Root{Kind: k, Path: p})
+		}
+	}
 	if project != "" {
-		roots = append(roots, Root{Kind: RootProject, Path: filepath.Join(project, ".amplifier", "collections")})
+		add(RootProject, filepath.Join(project, ".amplifier", "collections"))
 	}
 	if home != "" {
-		roots = append(roots, Root{Kind: RootUser, Path: filepath.Join(home, ".amplifier", "collections")})
+		add(RootUser, filepath.Join(home, ".amplifier", "collections"))
 	}
 	for _, b := range bundled {
 		if b != "" {
-			roots = append(roots, Root{Kind: RootBundled, Path: filepath.Clean(b)})
+			add(RootBundled, b)
 		}
 	}
 	return roots
