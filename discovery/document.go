@@ -402,19 +402,18 @@ func (d *Document) Body() []byte {
 	return d.Src[d.BodyStart:]
 }
 
-// Decode returns the front matter as plain Go values: mappings as
+// Decode returns the front matter as plain Go values, typed as the YAML 1.1
+// loaders that read these files at run time type them: mappings as
 // map[string]any (merge keys applied; the last of repeated keys wins),
-// sequences as []any, scalars as string, int, float64, bool or nil. It
-// returns ErrNoFrontMatter when Front is nil.
+// sequences as []any, scalars as string, int, float64, bool or nil ("yes"
+// is true, "010" is 8). Entries with keys that are not scalars are left
+// out. It returns ErrNoFrontMatter when Front is nil, and never fails
+// otherwise. Each call builds a new value.
 func (d *Document) Decode() (map[string]any, error) {
 	if d.Front == nil {
 		return nil, fmt.Errorf("decode front matter %s: %w", d.Path, ErrNoFrontMatter)
 	}
-	v, err := decodeNode(d.Front)
-	if err != nil {
-		return nil, fmt.Errorf("decode front matter %s: %w", d.Path, err)
-	}
-	m, _ := v.(map[string]any)
+	m, _ := decodeNode(d.Front).(map[string]any)
 	return m, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -488,5 +489,103 @@ func TestCRLFAndBOM(t *testing.T) {
 	}
 	if !bytes.Equal(src[d.FrontStart:d.FrontEnd], []byte("meta:\r\n  name: crlf\r\n  description: \"x\"\r\n")) {
 		t.Errorf("front matter %q", src[d.FrontStart:d.FrontEnd])
+	}
+}
+
+// fuzzKinds are the document kinds FuzzParseDocument picks from; "" has no
+// schema.
+var fuzzKinds = []discovery.DocKind{discovery.DocProfile, discovery.DocAgent, discovery.DocBundle, discovery.DocBundleAgent, ""}
+
+func FuzzParseDocument(f *testing.F) {
+	f.Add([]byte("---\nprofile: {name: x, version: 1.0.0, description: d}\n---\n"), uint8(0))
+	f.Add([]byte("---\nmeta: {name: x, description: d}\nmodel_role: [a]\n---\n"), uint8(3))
+	f.Fuzz(func(t *testing.T, src []byte, k uint8) {
+		kind := fuzzKinds[int(k)%len(fuzzKinds)]
+		d := discovery.ParseDocument("agents/x.md", src, kind, discovery.SchemaOptions{})
+		lines := d.Lines.Lines()
+		for _, g := range d.Diagnostics {
+			if !slices.ContainsFunc(discovery.Codes, func(c discovery.CodeInfo) bool { return c.Code == g.Code }) {
+				t.Errorf("unknown code %q", g.Code)
+			}
+			r := g.Range
+			if g.Path != "agents/x.md" || g.Message == "" || g.Severity == "" ||
+				r.Start.Line < 0 || r.End.Line >= lines || r.Start.Character < 0 ||
+				r.Start.Line > r.End.Line || r.Start.Line == r.End.Line && r.Start.Character > r.End.Character {
+				t.Errorf("bad diagnostic %+v in %d lines", g, lines)
+			}
+		}
+		if !(d.FrontStart <= d.FrontEnd && d.FrontEnd <= d.BodyStart && d.BodyStart <= len(src)) {
+			t.Fatalf("offsets %d %d %d in %d bytes", d.FrontStart, d.FrontEnd, d.BodyStart, len(src))
+		}
+		d.Name()
+		d.Description()
+		if d.Front == nil {
+			return
+		}
+		if _, err := d.Decode(); err != nil {
+			t.Errorf("Decode: %v", err)
+		}
+		// Every node has a range inside the file.
+		var walk func(n *yaml.Node, depth int)
+		walk = func(n *yaml.Node, depth int) {
+			if depth > discovery.MaxFrontMatterDepth+1 {
+				t.Fatalf("tree deeper than the limit")
+			}
+			r := d.NodeRange(n)
+			if r.End.Line >= lines || r.Start.Line > r.End.Line {
+				t.Errorf("node %q at %+v in %d lines", n.Value, r, lines)
+			}
+			for _, c := range n.Content {
+				walk(c, depth+1)
+			}
+		}
+		walk(d.Front, 0)
+		again := discovery.ParseDocument("agents/x.md", src, kind, discovery.SchemaOptions{})
+		if !reflect.DeepEqual(again.Diagnostics, d.Diagnostics) {
+			t.Errorf("not deterministic: %v then %v", d.Diagnostics, again.Diagnostics)
+		}
+	})
+}
+
+// TestDecodeYAML11 checks that values are typed as the Python loaders of
+// these files type them (YAML 1.1), not as YAML 1.2 would.
+func TestDecodeYAML11(t *testing.T) {
+	src := `---
+config:
+  on: yes
+  off_: Off
+  octal: 010
+  hex: 0x1F
+  binary: 0b101
+  sexagesimal: 1:30
+  under: 1_000
+  big: 123456789012345678901234567890
+  float: 1.5e+3
+  sexafloat: 1:30.5
+  inf: -.inf
+  exp_no_dot: 1e3
+  quoted: "yes"
+  tagged: !!str 12
+  tagged_int: !!int "12"
+  null_: ~
+  empty:
+  date: 2024-01-02
+  ? [complex, key]
+  : dropped
+---
+`
+	d := discovery.ParseDocument("agents/x.md", []byte(src), "", discovery.SchemaOptions{})
+	m, err := d.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"on": true, "off_": false, "octal": 8, "hex": 31, "binary": 5, "sexagesimal": 90,
+		"under": 1000, "big": 1.2345678901234568e+29, "float": 1500.0, "sexafloat": 90.5,
+		"inf": math.Inf(-1), "exp_no_dot": "1e3", "quoted": "yes", "tagged": "12", "tagged_int": 12,
+		"null_": nil, "empty": nil, "date": "2024-01-02",
+	}
+	if got := m["config"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("decoded %#v\nwant %#v", got, want)
 	}
 }

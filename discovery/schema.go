@@ -382,7 +382,6 @@ func JSONSchema(kind DocKind) ([]byte, error) {
 	}
 	root := jsonShape(s)
 	root["$schema"] = "http://json-schema.org/draft-07/schema#"
-	root["$id"] = "https://amplidex.dev/schema/" + string(kind) + ".json"
 	root["title"] = "amplidex " + string(kind) + " front matter"
 	if overlay := rootOnlyOverlay(s); overlay != nil {
 		root["if"] = map[string]any{
@@ -447,8 +446,12 @@ func jsonMapping(s *shape) map[string]any {
 	unless := map[string][]string{}
 	for _, f := range s.fields {
 		p := jsonShape(f.shape)
-		if f.nullable {
-			p = map[string]any{"anyOf": []map[string]any{p, {"type": "null"}}}
+		if f.nullable && f.shape.kinds&kNull == 0 {
+			if alts, ok := p["anyOf"].([]map[string]any); ok {
+				p["anyOf"] = append(alts, map[string]any{"type": "null"})
+			} else if len(p) > 0 {
+				p = map[string]any{"anyOf": []map[string]any{p, {"type": "null"}}}
+			}
 		}
 		if f.doc != "" {
 			p["description"] = f.doc

@@ -1,6 +1,9 @@
 package discovery
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // maxSuggestDistance is the largest edit distance at which a known key is
 // offered as a "did you mean" hint for an unknown one.
@@ -16,18 +19,18 @@ const maxSuggestLen = 64
 // away (insertions, deletions, substitutions and swaps of adjacent bytes).
 // Ties go to the earlier candidate.
 func Suggest(key string, candidates []string) string {
-	if key == "" || len(key) > maxSuggestLen {
+	if key == "" || len(key) > maxSuggestLen || slices.Contains(candidates, key) {
 		return ""
 	}
 	folded := foldKey(key)
 	for _, c := range candidates {
-		if c != key && foldKey(c) == folded {
+		if foldKey(c) == folded {
 			return c
 		}
 	}
 	best, bestDist := "", maxSuggestDistance+1
 	for _, c := range candidates {
-		if c == key || len(c) > maxSuggestLen {
+		if len(c) > maxSuggestLen {
 			continue
 		}
 		// A one-letter key is two edits from every two-letter key; only

@@ -318,42 +318,31 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, error) {
 // decodeNode converts a checked node tree into plain Go values: mappings
 // become map[string]any (merge keys applied, the last of repeated keys
 // winning), sequences []any, scalars string, int, float64, bool or nil as
-// scalarType resolves them.
-func decodeNode(n *yaml.Node) (any, error) {
+// scalarType resolves them. Entries the schema check reports as malformed,
+// keys that are not scalars and merges of values that are not mappings,
+// are left out.
+func decodeNode(n *yaml.Node) any {
 	n = resolve(n)
 	switch n.Kind {
 	case yaml.MappingNode:
-		ps, bad := pairs(n)
-		if len(bad) > 0 {
-			return nil, fmt.Errorf("line %d: merge value is not a mapping", bad[0].Line)
-		}
+		ps, _ := pairs(n)
 		m := make(map[string]any, len(ps))
 		for _, p := range ps {
-			k := resolve(p.key)
-			if k.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: mapping key is not a scalar", p.key.Line)
+			if k := resolve(p.key); k.Kind == yaml.ScalarNode {
+				m[k.Value] = decodeNode(p.value)
 			}
-			v, err := decodeNode(p.value)
-			if err != nil {
-				return nil, err
-			}
-			m[k.Value] = v
 		}
-		return m, nil
+		return m
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := decodeNode(c)
-			if err != nil {
-				return nil, err
-			}
-			s = append(s, v)
+			s = append(s, decodeNode(c))
 		}
-		return s, nil
+		return s
 	case yaml.ScalarNode:
-		return scalarValue(n), nil
+		return scalarValue(n)
 	}
-	return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
+	return nil
 }
 
 // nodeType returns the type of a resolved node.
