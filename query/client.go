@@ -378,6 +378,7 @@ func (c *Client) open(nc *net.UnixConn, r *bufio.Reader, request []byte) error {
 			return msg.Error
 		}
 		if string(msg.ID) == "1" {
+			nc.SetReadDeadline(time.Time{})
 			return nil
 		}
 	}

@@ -119,7 +119,7 @@ func (c *conn) allowed() bool {
 	if err != nil {
 		msg = fmt.Sprintf("cannot read the peer's credentials: %v", err)
 	}
-	c.srv.Logger.Warn("connection refused", "socket", c.srv.path, "reason", msg)
+	c.srv.log.Warn("connection refused", "socket", c.srv.path, "reason", msg)
 	line := appendResponse(nil, nil, nil, Errorf(CodeForbidden, "%s", msg), Clock{})
 	c.nc.SetWriteDeadline(time.Now().Add(time.Second))
 	c.nc.Write(line)
@@ -163,7 +163,7 @@ func (c *conn) handle(req Request, slots chan struct{}) {
 func (c *conn) call(req Request) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.srv.Logger.Error("handler panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			c.srv.log.Error("handler panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
 			res, err = nil, Errorf(CodeInternal, "%s: the handler failed", req.Method)
 		}
 	}()
@@ -223,7 +223,7 @@ func (c *conn) stream(req Request, st *Stream) {
 func (c *conn) run(req Request, st *Stream, send func(any) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.srv.Logger.Error("stream panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			c.srv.log.Error("stream panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
 			err = Errorf(CodeInternal, "%s: the stream failed", req.Method)
 		}
 	}()
@@ -260,7 +260,7 @@ func (c *conn) writeResponse(id, result json.RawMessage, e *Error) bool {
 func (c *conn) writeJSON(v any) bool {
 	data, err := json.Marshal(v)
 	if err != nil {
-		c.srv.Logger.Error("encode message", "err", err)
+		c.srv.log.Error("encode message", "err", err)
 		return false
 	}
 	return c.writeLine(append(data, '\n'))
@@ -274,12 +274,12 @@ func (c *conn) writeLine(line []byte) bool {
 	if c.broken {
 		return false
 	}
-	c.nc.SetWriteDeadline(time.Now().Add(c.srv.WriteTimeout))
+	c.nc.SetWriteDeadline(time.Now().Add(c.srv.writeTimeout))
 	if _, err := c.nc.Write(line); err != nil {
 		c.broken = true
 		c.cancel()
 		c.nc.Close()
-		c.srv.Logger.Debug("connection broken", "socket", c.srv.path, "err", err)
+		c.srv.log.Debug("connection broken", "socket", c.srv.path, "err", err)
 		return false
 	}
 	return true

@@ -21,7 +21,7 @@ import (
 
 // testTimeout bounds every wait in these tests; it is never what a test
 // measures.
-const testTimeout = 10 * time.Second
+const testTimeout = 30 * time.Second
 
 // testHandler is the Handler the tests serve. Its methods:
 //

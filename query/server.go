@@ -76,6 +76,10 @@ type Server struct {
 	handler Handler
 	clock   func() Clock
 	euid    int
+	// log and writeTimeout are Logger and WriteTimeout as Listen found
+	// them, with defaults filled in.
+	log          *slog.Logger
+	writeTimeout time.Duration
 	// peerUID returns the uid of the process at the other end of a
 	// connection; tests replace it to play another user.
 	peerUID func(*net.UnixConn) (int, error)
@@ -137,11 +141,13 @@ func (s *Server) Listen(path string) error {
 	case len(path) > maxSocketPath:
 		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), maxSocketPath)
 	}
-	if s.Logger == nil {
-		s.Logger = slog.New(slog.DiscardHandler)
+	s.log = s.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
 	}
-	if s.WriteTimeout <= 0 {
-		s.WriteTimeout = defaultWriteTimeout
+	s.writeTimeout = s.WriteTimeout
+	if s.writeTimeout <= 0 {
+		s.writeTimeout = defaultWriteTimeout
 	}
 	if err := secureDir(filepath.Dir(path), s.euid); err != nil {
 		return fmt.Errorf("listen %s: %w", path, err)
@@ -266,7 +272,7 @@ func (s *Server) acceptLoop(ln *net.UnixListener) {
 				return
 			}
 			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
-			s.Logger.Warn("accept failed", "socket", s.path, "err", err, "retry_in", pause)
+			s.log.Warn("accept failed", "socket", s.path, "err", err, "retry_in", pause)
 			t := time.NewTimer(pause)
 			select {
 			case <-t.C:

@@ -101,7 +101,7 @@ func TestConcurrentCallsOneClient(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 20 {
+			for i := range 5 {
 				want := fmt.Sprintf("%d-%d-%s", g, i, strings.Repeat("x", (g*997+i*131)%9000))
 				var got string
 				if _, err := c.Call(ctx, "echo", want, &got); err != nil {
