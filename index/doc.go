@@ -15,8 +15,11 @@
 //
 // A Store is safe for concurrent use. Reads run in parallel with each
 // other and with one writer; Apply and SetMeta are serialised by bbolt.
-// Only one Store, in one process, can hold a database file: Open waits up
-// to Options.Timeout for the lock and then fails with ErrLocked.
+// Only one Store at a time, in this process or another, can hold a
+// database file: Open waits up to Options.Timeout for the lock and then
+// fails with ErrLocked. A panic in a function passed to Walk is passed on
+// unchanged; one raised by bbolt reading a damaged file becomes an error
+// wrapping ErrCorrupt.
 //
 // # Caveats
 //
