@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -210,14 +209,11 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 }
 
 // checkPackageCopy warns when the package's pyproject.toml names another
-// collection than the root one. Byte-identical copies are not parsed.
+// collection than the root one.
 func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
-	root, err1 := l.readFile(shape.Pyproject)
-	pkg, err2 := l.readFile(shape.PackagePyproject)
-	if err1 != nil || err2 != nil || bytes.Equal(root, pkg) {
-		return nil
-	}
-	md, _ := ParsePyproject(shape.PackagePyproject, pkg)
+	f := l.analyze(shape.PackagePyproject, "")
+	c.Facts[shape.PackagePyproject] = f
+	md := f.Metadata
 	if md == nil || md.Name == "" || c.Metadata == nil || md.Name == c.Metadata.Name {
 		return nil
 	}

@@ -1,0 +1,188 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"io/fs"
+	"sort"
+	"sync"
+	"syscall"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/index"
+)
+
+// record is what the engine knows of one file: its index record (without
+// the payload) and its decoded facts.
+type record struct {
+	file  index.File
+	kind  discovery.Kind
+	facts *discovery.Facts
+}
+
+// payload is the encoding of a record's facts in the index.
+type payload struct {
+	Kind  discovery.Kind   `json:"k"`
+	Facts *discovery.Facts `json:"f"`
+}
+
+// fileCache is the discovery.FileCache of the daemon: the records of every
+// file it has read, loaded from the index at start and written back after
+// each batch.
+type fileCache struct {
+	mu      sync.Mutex // guards fields below
+	recs    map[string]*record
+	pending map[string]*record // stored since the last commit
+	root    string             // the root the files being loaded belong to
+	reads   int                // files analyzed (not taken from the cache)
+}
+
+func newFileCache() *fileCache {
+	return &fileCache{recs: map[string]*record{}, pending: map[string]*record{}}
+}
+
+// load fills the cache from the index. Records whose payload does not
+// decode are dropped, so those files are read again.
+func (c *fileCache) load(store *index.Store) (dropped int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err = store.Walk("", func(f index.File) error {
+		var p payload
+		if json.Unmarshal(f.Data, &p) != nil || p.Facts == nil {
+			dropped++
+			return nil
+		}
+		f.Data = nil
+		c.recs[f.Path] = &record{file: f, kind: p.Kind, facts: p.Facts}
+		return nil
+	})
+	return dropped, err
+}
+
+// setRoot names the root of the files the next loads read.
+func (c *fileCache) setRoot(root string) {
+	c.mu.Lock()
+	c.root = root
+	c.mu.Unlock()
+}
+
+func inode(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
+
+// sameStat reports whether fi matches the record's stat data.
+func sameStat(r *record, fi fs.FileInfo) bool {
+	return r.file.Size == fi.Size() && r.file.ModTime == fi.ModTime().UnixNano() &&
+		r.file.Inode == inode(fi) && r.file.Mode == uint32(fi.Mode())
+}
+
+// Lookup implements discovery.FileCache.
+func (c *fileCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*discovery.Facts, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.recs[path]
+	if r == nil || r.kind != k || !sameStat(r, fi) {
+		return nil, false
+	}
+	return r.facts, true
+}
+
+// Analyze implements discovery.FileCache.
+func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery.Kind, analyze func() *discovery.Facts) *discovery.Facts {
+	var hash [32]byte
+	if src != nil {
+		hash = sha256.Sum256(src)
+	}
+	c.mu.Lock()
+	old := c.recs[path]
+	c.mu.Unlock()
+	var facts *discovery.Facts
+	if old != nil && old.kind == k && src != nil && old.file.Hash == hash {
+		facts = old.facts // same bytes: nothing to analyze
+	} else {
+		facts = analyze()
+		c.mu.Lock()
+		c.reads++
+		c.mu.Unlock()
+	}
+	r := &record{kind: k, facts: facts, file: index.File{
+		Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Inode: inode(fi),
+		Mode: uint32(fi.Mode()), Hash: hash,
+	}}
+	c.mu.Lock()
+	r.file.Root = c.root
+	c.recs[path] = r
+	c.pending[path] = r
+	c.mu.Unlock()
+	return facts
+}
+
+// forget drops the records of paths, returning those that existed.
+func (c *fileCache) forget(paths []string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var gone []string
+	for _, p := range paths {
+		if _, ok := c.recs[p]; ok {
+			delete(c.recs, p)
+			delete(c.pending, p)
+			gone = append(gone, p)
+		}
+	}
+	return gone
+}
+
+// takePending returns the records stored since the last call, as index
+// files with their payloads, sorted by path.
+func (c *fileCache) takePending() ([]index.File, error) {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = map[string]*record{}
+	c.mu.Unlock()
+	out := make([]index.File, 0, len(pending))
+	for _, r := range pending {
+		data, err := json.Marshal(payload{Kind: r.kind, Facts: r.facts})
+		if err != nil {
+			return nil, err
+		}
+		f := r.file
+		f.Data = data
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// paths returns every path the cache holds, sorted.
+func (c *fileCache) paths() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.recs))
+	for p := range c.recs {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// analyzed returns how many files were analyzed rather than taken from the
+// cache.
+func (c *fileCache) analyzed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads
+}
+
+// clearFacts forgets every record's facts so that the next load analyzes
+// every file again (the schema options changed).
+func (c *fileCache) clearFacts() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.recs {
+		r.kind = "" // never matches again
+		r.file.Hash = [32]byte{}
+	}
+}

@@ -1,0 +1,495 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/index"
+	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/watcher"
+)
+
+// ErrRunning is returned by Start when another daemon already runs for
+// this user; the error names its pid when it is known.
+var ErrRunning = errors.New("daemon: another amplidex daemon is running")
+
+// Options configure a Daemon.
+type Options struct {
+	// Paths are amplidex's own files: index, socket, pid file.
+	Paths query.Paths
+	// Home is the user's home directory, whose .amplifier/collections is
+	// the user root.
+	Home string
+	// Bundled are the bundled roots, lowest precedence.
+	Bundled []string
+	// Schema is passed to the discovery loader.
+	Schema discovery.SchemaOptions
+	// Watch configures the watcher.
+	Watch watcher.Options
+	// Logger receives the daemon's log; nil discards it.
+	Logger *slog.Logger
+	// ReadFile reads files for discovery; os.ReadFile when nil. Tests count
+	// reads with it.
+	ReadFile func(string) ([]byte, error)
+	// Now tells the time; time.Now when nil.
+	Now func() time.Time
+	// NoSync skips fsync of index commits (tests and benchmarks only).
+	NoSync bool
+}
+
+// rootState is one watched root and the collections last loaded from it.
+type rootState struct {
+	root discovery.Root
+	cols map[string]*discovery.Collection // by collection directory
+}
+
+// state is what queries read: published whole after every batch.
+type state struct {
+	tick  uint64
+	snaps map[string]*query.Snapshot // by project directory
+}
+
+// Daemon is a running engine. Start it with Start; stop it with Close.
+type Daemon struct {
+	opts   Options
+	log    *slog.Logger
+	now    func() time.Time
+	start  time.Time
+	pid    int
+	store  *index.Store
+	cache  *fileCache
+	w      *watcher.Watcher
+	srv    *query.Server
+	closed chan struct{}
+
+	state atomic.Pointer[state]
+
+	mu       sync.Mutex // guards fields below
+	loader   *discovery.Loader
+	bundled  []string
+	roots    map[string]*rootState // by root path
+	projects map[string]bool       // registered project directories
+	warnings []string
+	subs     map[*subscriber]struct{}
+}
+
+// Start opens the index, reconciles it with the disk, starts watching and
+// serves the socket. A second daemon fails with ErrRunning.
+func Start(ctx context.Context, opts Options) (*Daemon, error) {
+	d := &Daemon{
+		opts: opts, log: opts.Logger, now: opts.Now, pid: os.Getpid(),
+		cache: newFileCache(), closed: make(chan struct{}),
+		roots: map[string]*rootState{}, projects: map[string]bool{}, subs: map[*subscriber]struct{}{},
+		bundled: opts.Bundled,
+	}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	d.start = d.now()
+	d.loader = &discovery.Loader{Schema: opts.Schema, Cache: d.cache, ReadFile: opts.ReadFile}
+	d.state.Store(&state{snaps: map[string]*query.Snapshot{}})
+
+	if err := os.MkdirAll(filepath.Dir(opts.Paths.Index), 0o700); err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	store, err := index.Open(opts.Paths.Index, index.Options{Timeout: 500 * time.Millisecond, Logger: d.log, NoSync: opts.NoSync})
+	if errors.Is(err, index.ErrLocked) {
+		return nil, d.runningError()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	d.store = store
+	d.warnings = append(d.warnings, store.Warnings()...)
+	if err := d.writePid(); err != nil {
+		store.Close()
+		return nil, err
+	}
+	dropped, err := d.cache.load(store)
+	if err != nil {
+		d.closeAll()
+		return nil, fmt.Errorf("start daemon: load index: %w", err)
+	}
+	if dropped > 0 {
+		d.log.Warn("index records without usable facts; their files will be read again", "count", dropped)
+	}
+	wopts := opts.Watch
+	wopts.Logger = d.log
+	if wopts.SyncDir == "" {
+		wopts.SyncDir = opts.Paths.StateDir
+	}
+	d.w, err = watcher.New(wopts, d.handleBatch)
+	if err != nil {
+		d.closeAll()
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	if err := d.reconcile(); err != nil {
+		d.closeAll()
+		return nil, err
+	}
+	d.srv = query.NewServer(d.mux(), d.clock)
+	d.srv.Logger = d.log
+	if err := d.srv.Listen(opts.Paths.Socket); err != nil {
+		d.srv = nil
+		d.closeAll()
+		if errors.Is(err, query.ErrInUse) {
+			return nil, d.runningError()
+		}
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	d.log.Info("daemon ready", "socket", opts.Paths.Socket, "index", opts.Paths.Index,
+		"files", len(d.cache.paths()), "analyzed", d.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
+	return d, nil
+}
+
+// runningError names the pid of the daemon that holds the index.
+func (d *Daemon) runningError() error {
+	if b, err := os.ReadFile(d.opts.Paths.PidFile); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			return fmt.Errorf("%w (pid %d; socket %s)", ErrRunning, pid, d.opts.Paths.Socket)
+		}
+	}
+	return fmt.Errorf("%w (index %s is locked)", ErrRunning, d.opts.Paths.Index)
+}
+
+func (d *Daemon) writePid() error {
+	p := d.opts.Paths.PidFile
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("write pid file: %w", err)
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(d.pid)+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write pid file: %w", err)
+	}
+	return os.Rename(tmp, p)
+}
+
+// reconcile registers the user and bundled roots and the projects known
+// from the last run, scans them (unchanged files come from the index),
+// drops the records of files that are gone, and publishes.
+func (d *Daemon) reconcile() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var projects []string
+	if b, err := d.store.Meta("projects"); err == nil && b != nil {
+		_ = json.Unmarshal(b, &projects)
+	}
+	for _, r := range discovery.Roots("", d.opts.Home, d.bundled) {
+		if err := d.addRoot(r); err != nil {
+			return err
+		}
+	}
+	for _, p := range projects {
+		if err := d.addProject(p); err != nil {
+			d.log.Warn("project from the last run not restored", "project", p, "err", err)
+		}
+	}
+	// Records of files no collection holds any more.
+	live := map[string]bool{}
+	for _, rs := range d.roots {
+		for _, c := range rs.cols {
+			for p := range c.Facts {
+				live[p] = true
+			}
+		}
+	}
+	var gone []string
+	for _, p := range d.cache.paths() {
+		if !live[p] {
+			gone = append(gone, p)
+		}
+	}
+	d.cache.forget(gone)
+	return d.commit(gone, true)
+}
+
+// addRoot starts watching r and loads its collections. d.mu is held.
+func (d *Daemon) addRoot(r discovery.Root) error {
+	if _, ok := d.roots[r.Path]; ok {
+		return nil
+	}
+	if err := d.w.AddRoot(r.Path); err != nil {
+		return fmt.Errorf("watch %s: %w", r.Path, err)
+	}
+	rs := &rootState{root: r, cols: map[string]*discovery.Collection{}}
+	d.roots[r.Path] = rs
+	d.rescan(rs)
+	return nil
+}
+
+// addProject registers a project: its root is watched from now on, and it
+// gets a snapshot of its own. d.mu is held.
+func (d *Daemon) addProject(project string) error {
+	if d.projects[project] {
+		return nil
+	}
+	for _, r := range discovery.Roots(project, "", nil) {
+		if err := d.addRoot(r); err != nil {
+			return err
+		}
+	}
+	d.projects[project] = true
+	list := make([]string, 0, len(d.projects))
+	for p := range d.projects {
+		list = append(list, p)
+	}
+	sort.Strings(list)
+	b, _ := json.Marshal(list)
+	return d.store.SetMeta("projects", b)
+}
+
+// project makes sure project is registered and published, and returns its
+// snapshot.
+func (d *Daemon) project(project string) (*query.Snapshot, error) {
+	if project == "" {
+		return d.state.Load().snaps[""], nil
+	}
+	if snap := d.state.Load().snaps[project]; snap != nil {
+		return snap, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.addProject(project); err != nil {
+		return nil, err
+	}
+	if err := d.commit(nil, true); err != nil {
+		return nil, err
+	}
+	return d.state.Load().snaps[project], nil
+}
+
+// handleBatch is the watcher's handle function: it re-discovers the
+// collections the batch touches, writes the index and publishes.
+func (d *Daemon) handleBatch(b watcher.Batch) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rs := d.roots[b.Root]
+	if rs == nil {
+		return
+	}
+	var gone []string
+	if b.Rescan {
+		d.log.Info("rescanning root", "root", b.Root, "reason", b.Reason)
+		if b.Reason != "" && !strings.Contains(b.Reason, "appeared") {
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: %s: rescanned %s", d.now().Format(time.RFC3339), b.Root, b.Reason))
+		}
+		gone = d.rescan(rs)
+	} else {
+		dirty := map[string]bool{}
+		for _, p := range b.Paths {
+			rel, err := filepath.Rel(b.Root, p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+				continue
+			}
+			if rel == "." {
+				gone = append(gone, d.rescan(rs)...)
+				dirty = nil
+				break
+			}
+			first, _, _ := strings.Cut(rel, string(filepath.Separator))
+			dirty[filepath.Join(b.Root, first)] = true
+		}
+		for dir := range dirty {
+			gone = append(gone, d.reload(rs, dir)...)
+		}
+	}
+	if err := d.commit(gone, false); err != nil {
+		d.log.Error("index write failed; the snapshot is still updated", "err", err)
+	}
+}
+
+// rescan reloads every collection of a root, returning the paths of files
+// that are gone. d.mu is held.
+func (d *Daemon) rescan(rs *rootState) []string {
+	dirs := map[string]bool{}
+	for dir := range rs.cols {
+		dirs[dir] = true
+	}
+	if entries, err := os.ReadDir(rs.root.Path); err == nil {
+		for _, e := range entries {
+			dirs[filepath.Join(rs.root.Path, e.Name())] = true
+		}
+	}
+	var gone []string
+	for dir := range dirs {
+		gone = append(gone, d.reload(rs, dir)...)
+	}
+	return gone
+}
+
+// reload loads the collection directory dir of root rs again, returning the
+// paths of files it held before and holds no more. d.mu is held.
+func (d *Daemon) reload(rs *rootState, dir string) []string {
+	old := rs.cols[dir]
+	var c *discovery.Collection
+	name := filepath.Base(dir)
+	if !discovery.IsEditorDropping(name) && !strings.HasPrefix(name, "_") {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			d.cache.setRoot(rs.root.Path)
+			c = d.loader.Load(rs.root, dir)
+		}
+	}
+	if c == nil {
+		delete(rs.cols, dir)
+	} else {
+		rs.cols[dir] = c
+	}
+	if old == nil {
+		return nil
+	}
+	var gone []string
+	for p := range old.Facts {
+		if c == nil || c.Facts[p] == nil {
+			gone = append(gone, p)
+		}
+	}
+	return d.cache.forget(gone)
+}
+
+// dropRoot forgets every file of a root no longer watched. d.mu is held.
+func (d *Daemon) dropRoot(rs *rootState) []string {
+	var paths []string
+	for _, c := range rs.cols {
+		for p := range c.Facts {
+			paths = append(paths, p)
+		}
+	}
+	return d.cache.forget(paths)
+}
+
+// commit writes what the cache stored and the deletions to the index, then
+// builds and publishes the snapshots of every project. d.mu is held.
+func (d *Daemon) commit(gone []string, force bool) error {
+	puts, err := d.cache.takePending()
+	if err != nil {
+		return err
+	}
+	var werr error
+	if len(puts) > 0 || len(gone) > 0 {
+		sort.Strings(gone)
+		_, werr = d.store.Apply(index.Batch{Put: puts, Delete: gone})
+	}
+	d.publish()
+	return werr
+}
+
+// publish builds a snapshot for every project (and for no project: the
+// user and bundled roots alone) and swaps it in. d.mu is held.
+func (d *Daemon) publish() {
+	st := &state{tick: d.store.Tick(), snaps: map[string]*query.Snapshot{}}
+	build := func(project string) *query.Snapshot {
+		roots := discovery.Roots(project, d.opts.Home, d.bundled)
+		cols := make([][]*discovery.Collection, len(roots))
+		for i, r := range roots {
+			if rs := d.roots[r.Path]; rs != nil {
+				for _, c := range rs.cols {
+					cols[i] = append(cols[i], c)
+				}
+			}
+		}
+		set := discovery.NewSet(roots, cols)
+		return query.NewSnapshot(set, discovery.CheckLocks(set))
+	}
+	st.snaps[""] = build("")
+	for p := range d.projects {
+		st.snaps[p] = build(p)
+	}
+	d.state.Store(st)
+	for s := range d.subs {
+		s.notify()
+	}
+}
+
+// clock is the current clock of this daemon.
+func (d *Daemon) clock() query.Clock {
+	return query.Clock{Start: d.start.UnixNano(), PID: d.pid, Tick: d.state.Load().tick}
+}
+
+// Analyzed returns how many files the daemon analyzed (read and parsed)
+// rather than took from the index, since it started.
+func (d *Daemon) Analyzed() int { return d.cache.analyzed() }
+
+// Flush waits until every change made before it was called is indexed.
+func (d *Daemon) Flush(ctx context.Context) error { return d.w.Flush(ctx) }
+
+// Done is closed when the daemon has stopped.
+func (d *Daemon) Done() <-chan struct{} { return d.closed }
+
+// Close stops the daemon: the socket server first (no new queries, and
+// the socket file is removed), then the watcher (no new batches), then the
+// index, and last the pid file.
+func (d *Daemon) Close() error {
+	select {
+	case <-d.closed:
+		return nil
+	default:
+	}
+	err := d.closeAll()
+	close(d.closed)
+	return err
+}
+
+func (d *Daemon) closeAll() error {
+	var errs []error
+	if d.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, d.srv.Shutdown(ctx))
+		cancel()
+	}
+	if d.w != nil {
+		errs = append(errs, d.w.Close())
+	}
+	if d.store != nil {
+		errs = append(errs, d.store.Close())
+		if b, err := os.ReadFile(d.opts.Paths.PidFile); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(d.pid) {
+			os.Remove(d.opts.Paths.PidFile)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Reload applies a new configuration: bundled roots added or removed, and
+// schema options (every file is analyzed again when they change).
+func (d *Daemon) Reload(bundled []string, schema discovery.SchemaOptions) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if schema != d.loader.Schema {
+		d.loader = &discovery.Loader{Schema: schema, Cache: d.cache, ReadFile: d.opts.ReadFile}
+		d.cache.clearFacts()
+	}
+	want := map[string]bool{}
+	for _, r := range discovery.Roots("", "", bundled) {
+		want[r.Path] = true
+		if err := d.addRoot(r); err != nil {
+			return err
+		}
+	}
+	var gone []string
+	for p, rs := range d.roots {
+		if rs.root.Kind == discovery.RootBundled && !want[p] {
+			gone = append(gone, d.dropRoot(rs)...)
+			_ = d.w.RemoveRoot(p)
+			delete(d.roots, p)
+		}
+	}
+	d.bundled = bundled
+	for _, rs := range d.roots {
+		gone = append(gone, d.rescan(rs)...)
+	}
+	return d.commit(gone, true)
+}
