@@ -28,6 +28,8 @@ type Options struct {
 	// on white space, without a shell; "{path}" and "{module}" are replaced,
 	// and the directory is appended when no word holds "{path}".
 	InstallCommand string
+	// Schema tunes manifest and agent validation.
+	Schema discovery.SchemaOptions
 	// Logger receives warnings (corrupt entries) and progress; discarded
 	// when nil.
 	Logger *slog.Logger
@@ -45,6 +47,7 @@ type Cache struct {
 	version    string
 	git        string
 	installCmd []string
+	schema     discovery.SchemaOptions
 	log        *slog.Logger
 	jobs       int
 	now        func() time.Time
@@ -63,6 +66,7 @@ func New(opts Options) (*Cache, error) {
 		version:    opts.Version,
 		git:        opts.Git,
 		installCmd: strings.Fields(opts.InstallCommand),
+		schema:     opts.Schema,
 		log:        opts.Logger,
 		jobs:       opts.Jobs,
 		now:        opts.Now,
@@ -198,7 +202,7 @@ func (c *Cache) Ensure(ctx context.Context, path string) (Entry, error) {
 		return e, err
 	}
 
-	m, err := loadManifest(e.Manifest, src)
+	m, err := loadManifest(e.Manifest, src, c.schema)
 	if err != nil {
 		return e, err
 	}
@@ -254,7 +258,7 @@ func (c *Cache) DryRun(path string) (*DryRun, error) {
 		return nil, err
 	}
 	_, werr := readEntry(e.Dir, e.Key)
-	m, err := loadManifest(e.Manifest, src)
+	m, err := loadManifest(e.Manifest, src, c.schema)
 	if err != nil {
 		return nil, err
 	}

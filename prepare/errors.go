@@ -42,6 +42,10 @@ const (
 // not be fetched, found or installed.
 const CodeModuleUnavailable = "bundle/module-unavailable"
 
+// CodeIncludesNotPrepared is the warning that a manifest's includes are
+// left out of the mount plan: prepare resolves inline modules only.
+const CodeIncludesNotPrepared = "bundle/includes-not-prepared"
+
 // ManifestError is returned when a manifest, or an agent it includes, does
 // not validate. Its code is always CodeBundleLoadFailed and its
 // classification ClassProtocol.

@@ -64,6 +64,7 @@ type agentSpec struct {
 // loader collects what loading a manifest finds wrong.
 type loader struct {
 	dir    string // the manifest's directory
+	opts   discovery.SchemaOptions
 	bundle string // the bundle's name, the namespace of its mentions
 	diags  []discovery.Diagnostic
 	seen   map[string]bool // mentions already resolved
@@ -76,12 +77,12 @@ func (l *loader) report(code string, sev discovery.Severity, path string, r disc
 
 // loadManifest validates the manifest src read from path (absolute) and
 // everything it refers to inside the bundle directory. It fetches nothing.
-func loadManifest(path string, src []byte) (*manifest, error) {
-	doc := parseDoc(path, src)
+func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manifest, error) {
+	doc := parseDoc(path, src, discovery.DocBundle, opts)
 	sum := sha256.Sum256(src)
 	m := &manifest{bundle: BundleInfo{Manifest: path, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}}
-	l := &loader{dir: m.bundle.Dir, diags: doc.diags, seen: make(map[string]bool), m: m}
-	if doc.root == nil || discovery.CountErrors(doc.diags) > 0 {
+	l := &loader{dir: m.bundle.Dir, opts: opts, diags: append([]discovery.Diagnostic(nil), doc.diags()...), seen: make(map[string]bool), m: m}
+	if doc.root == nil || discovery.CountErrors(l.diags) > 0 {
 		return nil, l.fail(path)
 	}
 	root := doc.root
@@ -99,13 +100,23 @@ func loadManifest(path string, src []byte) (*manifest, error) {
 	m.tools = l.modules(doc, lookup(root, "tools"), "tools")
 	m.hooks = l.modules(doc, lookup(root, "hooks"), "hooks")
 	if inc := lookup(root, "includes"); inc != nil {
-		l.report(discovery.CodeBundleLoadFailed, discovery.SeverityWarning, path, doc.nodeRange(inc),
+		l.report(CodeIncludesNotPrepared, discovery.SeverityWarning, path, doc.nodeRange(inc),
 			"includes are not prepared: declare every module inline so that it is in the mount plan")
 	}
-	l.mentions(doc, root)
+	l.configMentions(doc, root)
+	for _, m := range doc.mentions {
+		l.mention(path, m)
+	}
 	if a := lookup(root, "agents"); a != nil {
 		for _, item := range seq(lookup(a, "include")) {
-			l.agent(path, doc, item)
+			l.agentFile(path, doc, item)
+		}
+		for i := 0; i+1 < len(a.Content); i += 2 {
+			if name := a.Content[i].Value; name != "include" {
+				if def := deref(a.Content[i+1]); def.Kind == yaml.MappingNode {
+					l.agent(doc, def, name, path)
+				}
+			}
 		}
 	}
 	if discovery.CountErrors(l.diags) > 0 {
@@ -123,7 +134,7 @@ func (l *loader) fail(path string) error {
 
 // agent resolves one name of agents.include to agents/<name>.md beside the
 // manifest, and loads it.
-func (l *loader) agent(manifestPath string, doc *parsedDoc, item *yaml.Node) {
+func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node) {
 	name := scalar(item)
 	rng := doc.nodeRange(item)
 	if ns, bare, ok := strings.Cut(name, ":"); ok {
@@ -148,13 +159,21 @@ func (l *loader) agent(manifestPath string, doc *parsedDoc, item *yaml.Node) {
 		}
 		return
 	}
-	ad := parseDoc(path, src)
-	l.diags = append(l.diags, ad.diags...)
-	if ad.root == nil || discovery.CountErrors(ad.diags) > 0 {
+	ad := parseDoc(path, src, discovery.DocBundleAgent, l.opts)
+	l.diags = append(l.diags, ad.diags()...)
+	if ad.root == nil || discovery.CountErrors(ad.diags()) > 0 {
 		return
 	}
+	l.agent(ad, ad.root, name, path)
+	for _, m := range ad.mentions {
+		l.mention(ad.path, m)
+	}
+}
+
+// agent reads an agent definition: the front matter of agents/<name>.md,
+// or a mapping inline in the manifest.
+func (l *loader) agent(doc *parsedDoc, root *yaml.Node, name, path string) {
 	a := agentSpec{name: name, path: path}
-	root := ad.root
 	if meta := lookup(root, "meta"); meta != nil {
 		a.description = scalar(lookup(meta, "description"))
 	} else {
@@ -163,12 +182,12 @@ func (l *loader) agent(manifestPath string, doc *parsedDoc, item *yaml.Node) {
 	a.modelRole = stringList(lookup(root, "model_role"))
 	section := "agent " + name + ": "
 	if s := lookup(root, "session"); s != nil {
-		a.session = l.session(ad, s, section+"session")
+		a.session = l.session(doc, s, section+"session")
 	}
-	a.providers = l.modules(ad, lookup(root, "providers"), section+"providers")
-	a.tools = l.modules(ad, lookup(root, "tools"), section+"tools")
-	a.hooks = l.modules(ad, lookup(root, "hooks"), section+"hooks")
-	l.mentions(ad, root)
+	a.providers = l.modules(doc, lookup(root, "providers"), section+"providers")
+	a.tools = l.modules(doc, lookup(root, "tools"), section+"tools")
+	a.hooks = l.modules(doc, lookup(root, "hooks"), section+"hooks")
+	l.configMentions(doc, root)
 	l.m.agents = append(l.m.agents, a)
 }
 
@@ -216,8 +235,8 @@ func (l *loader) module(doc *parsedDoc, n *yaml.Node, section string) (moduleSpe
 	}
 	idNode := lookup(n, "module")
 	spec := moduleSpec{section: section, module: scalar(idNode), file: doc.path, rng: doc.nodeRange(idNode)}
-	if src := lookup(n, "source"); src != nil {
-		if deref(src).Kind != yaml.ScalarNode {
+	if src := lookup(n, "source"); src != nil && src.Tag != "!!null" {
+		if src.Kind != yaml.ScalarNode {
 			l.report(discovery.CodeBundleSource, discovery.SeverityError, doc.path, doc.nodeRange(src),
 				"module %s: source must be a string (git+URL@ref, file:// or a path)", spec.module)
 			return spec, false
@@ -238,12 +257,9 @@ func (l *loader) module(doc *parsedDoc, n *yaml.Node, section string) (moduleSpe
 	return spec, true
 }
 
-// mentions resolves the @bundle:path mentions of a document's body and of
-// the string values of its front matter.
-func (l *loader) mentions(doc *parsedDoc, root *yaml.Node) {
-	for _, m := range doc.mentions {
-		l.mention(doc.path, m)
-	}
+// configMentions resolves the @bundle:path mentions that are string values
+// under root.
+func (l *loader) configMentions(doc *parsedDoc, root *yaml.Node) {
 	walkStrings(root, func(n *yaml.Node) {
 		if !strings.HasPrefix(n.Value, "@") {
 			return
