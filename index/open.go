@@ -108,6 +108,7 @@ func (s *Store) openDB(opts Options) (err error) {
 		NoSync:          opts.NoSync,
 		OpenFile:        o.open,
 		InitialMmapSize: initialMmapSize,
+		NoStatistics:    true, // nothing reads them
 	})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
