@@ -48,17 +48,17 @@ type Document struct {
 // src holds; the body is not parsed.
 func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *Document {
 	d := &Document{Path: path, Kind: kind, Src: src, Lines: NewLineIndex(src)}
+	fm, err := SplitFrontMatter(src)
+	d.Open = fm.Open
 	if bad := firstInvalidUTF8(src); bad >= 0 {
 		d.report(CodeFrontMatterEncoding, SeverityError, d.Lines.Range(bad, bad+1),
 			"the file is not valid UTF-8: byte 0x%02X at offset %d", src[bad], bad)
-		if fm, err := SplitFrontMatter(src); err == nil && bad < fm.End {
+		if err == nil && bad < fm.End {
 			// The YAML cannot be read; say nothing more about it.
-			d.Open, d.FrontStart, d.FrontEnd, d.BodyStart = fm.Open, fm.Start, fm.End, fm.BodyStart
+			d.FrontStart, d.FrontEnd, d.BodyStart = fm.Start, fm.End, fm.BodyStart
 			return d
 		}
 	}
-	fm, err := SplitFrontMatter(src)
-	d.Open = fm.Open
 	switch {
 	case errors.Is(err, ErrNoFrontMatter):
 		d.missing()
@@ -74,17 +74,16 @@ func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *D
 	}
 	d.FrontStart, d.FrontEnd, d.BodyStart = fm.Start, fm.End, fm.BodyStart
 	d.text = newYAMLText(src, fm.Start, fm.End)
-	root, err := parseYAML(src[fm.Start:fm.End])
-	if err != nil {
-		d.syntaxError(err.(*yamlSyntaxError))
+	root, serr := parseYAML(src[fm.Start:fm.End])
+	if serr != nil {
+		d.syntaxError(serr)
 		return d
 	}
 	if root == nil {
 		// An empty block is an empty mapping.
 		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}
 	}
-	if err := checkLimits(root); err != nil {
-		le := err.(*yamlLimitError)
+	if le := checkLimits(root); le != nil {
 		d.report(CodeFrontMatterTooLarge, SeverityError, d.NodeRange(le.node), "%s", le.msg)
 		return d
 	}
@@ -125,12 +124,11 @@ func (d *Document) missing() {
 			"front matter must open the file between --- lines, not sit in a code fence")
 		return
 	}
-	what := "the first non-empty line"
+	msg := "missing front matter: the first non-empty line must be ---"
 	if d.Open >= len(d.Src) {
-		what = "the file is empty; it"
+		msg = "missing front matter: the file is empty"
 	}
-	d.report(CodeFrontMatterMissing, SeverityError, d.openRange(),
-		"missing front matter: %s must be ---", what)
+	d.report(CodeFrontMatterMissing, SeverityError, d.openRange(), "%s", msg)
 }
 
 // maxFenceYAML bounds the size of a code fence parsed in search of front

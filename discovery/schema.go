@@ -154,13 +154,7 @@ func validate(d *Document, opts SchemaOptions) {
 }
 
 func (v *validator) report(code string, sev Severity, r Range, format string, args ...any) {
-	v.doc.Diagnostics = append(v.doc.Diagnostics, Diagnostic{
-		Code:     code,
-		Severity: sev,
-		Path:     v.doc.Path,
-		Range:    r,
-		Message:  fmt.Sprintf(format, args...),
-	})
+	v.doc.report(code, sev, r, format, args...)
 }
 
 // value checks n against s. f is the field n is the value of (nil for list
@@ -327,18 +321,20 @@ func describeKinds(s *shape) string {
 			parts = append(parts, "a string")
 		}
 	}
-	for _, k := range []struct {
-		kind valueKind
-		name string
-	}{{kBool, "a boolean"}, {kNumber, "a number"}, {kInt, "an integer"}, {kList, "a list"}, {kMap, "a mapping"}} {
-		switch {
-		case k.kind == kNumber && s.kinds&kNumber == kNumber:
-			parts = append(parts, k.name)
-		case k.kind == kInt && s.kinds&kNumber == kInt:
-			parts = append(parts, k.name)
-		case k.kind != kNumber && k.kind != kInt && s.kinds&k.kind != 0:
-			parts = append(parts, k.name)
-		}
+	if s.kinds&kBool != 0 {
+		parts = append(parts, "a boolean")
+	}
+	switch s.kinds & kNumber {
+	case kNumber, kFloat:
+		parts = append(parts, "a number")
+	case kInt:
+		parts = append(parts, "an integer")
+	}
+	if s.kinds&kList != 0 {
+		parts = append(parts, "a list")
+	}
+	if s.kinds&kMap != 0 {
+		parts = append(parts, "a mapping")
 	}
 	switch len(parts) {
 	case 0:

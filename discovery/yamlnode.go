@@ -13,10 +13,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Bounds on the YAML of a front matter block, counted after aliases are
-// expanded. Real front matter has a few hundred nodes nested a dozen deep.
+// Bounds on the YAML of a front matter block, counted with aliases
+// expanded; real front matter has a few hundred nodes nested a dozen deep.
+// Beyond them a document earns frontmatter/too-large.
 const (
+	// MaxFrontMatterNodes is the most YAML nodes (keys, values and items)
+	// a front matter block may hold.
 	MaxFrontMatterNodes = 10000
+	// MaxFrontMatterDepth is the deepest a front matter block may nest.
 	MaxFrontMatterDepth = 100
 )
 
@@ -108,8 +112,8 @@ var yamlErrLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // parseYAML parses text into a node tree and returns the document's
 // content node, or nil when the text holds no document at all (empty, or
-// only comments). Errors are *yamlSyntaxError.
-func parseYAML(text []byte) (root *yaml.Node, err error) {
+// only comments).
+func parseYAML(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
 	defer func() {
 		// go-yaml is not known to panic on any input; should it, the
 		// document gets a diagnostic instead of taking the process down.
@@ -256,16 +260,17 @@ type yamlBudget struct {
 	active map[*yaml.Node]bool // anchored nodes being measured
 }
 
-// checkLimits reports a *yamlLimitError when root, with its aliases
-// expanded, has more than MaxFrontMatterNodes nodes, nests deeper than
-// MaxFrontMatterDepth, or holds an alias to a node that contains it.
-func checkLimits(root *yaml.Node) error {
+// checkLimits reports whether root, with its aliases expanded, has more
+// than MaxFrontMatterNodes nodes, nests deeper than MaxFrontMatterDepth, or
+// holds an alias to a node that contains it; nil when it does none of
+// these.
+func checkLimits(root *yaml.Node) *yamlLimitError {
 	b := yamlBudget{}
 	_, err := b.measure(root, 1)
 	return err
 }
 
-func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, error) {
+func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *yamlLimitError) {
 	if depth > MaxFrontMatterDepth {
 		return treeSize{}, &yamlLimitError{n, fmt.Sprintf("front matter nests deeper than %d levels", MaxFrontMatterDepth)}
 	}
