@@ -114,6 +114,8 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(
 		newCheckCmd(a),
 		newQueryCmd(a),
+		newDaemonCmd(a),
+		newStatusCmd(a),
 	)
 	return root
 }

@@ -10,9 +10,12 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run builds the signal context, runs the command line and returns the exit
+// code. SIGINT and SIGTERM cancel the context: commands stop cleanly.
+func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	app := NewApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	os.Exit(app.Run(ctx, os.Args[1:]))
+	return NewApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv).Run(ctx, os.Args[1:])
 }

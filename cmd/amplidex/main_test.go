@@ -2,19 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/amplidex/amplidex/query"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"amplidex": func() {
-			app := NewApp(os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-			os.Exit(app.Run(context.Background(), os.Args[1:]))
-		},
+		"amplidex": main,
 	})
 }
 
@@ -36,6 +37,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CORPUS", os.Getenv("AMPLIDEX_CORPUS"))
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"wait-daemon": waitDaemon,
+		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "corpus":
@@ -44,4 +48,35 @@ func TestScripts(t *testing.T) {
 			return false, nil
 		},
 	})
+}
+
+// waitDaemon waits until the daemon of the script's AMPLIDEX_HOME answers
+// on its socket (or, negated, until none does), for at most 20 seconds.
+func waitDaemon(ts *testscript.TestScript, neg bool, args []string) {
+	paths, err := query.DefaultPaths(ts.Getenv)
+	ts.Check(err)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c, err := query.Dial(ctx, paths.Socket)
+		if err == nil {
+			_, err = c.Call(ctx, "status", nil, nil)
+			c.Close()
+		}
+		cancel()
+		up := err == nil
+		if up != neg {
+			return
+		}
+		if time.Now().After(deadline) {
+			if neg {
+				ts.Fatalf("daemon still answers on %s", paths.Socket)
+			}
+			ts.Fatalf("no daemon answers on %s: %v", paths.Socket, err)
+		}
+		if err != nil && !errors.Is(err, query.ErrNoDaemon) && !neg {
+			ts.Logf("waiting for the daemon: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
@@ -151,6 +152,29 @@ func (a *App) runQuery(ctx context.Context, opts *queryOptions, method string, p
 
 // answer asks the daemon, or scans in process when none runs.
 func (a *App) answer(ctx context.Context, ws *workspace, method string, raw json.RawMessage) (any, error) {
+	c, err := a.dial(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		defer c.Close()
+		params, err := withProject(raw, ws.daemonProject())
+		if err != nil {
+			return nil, err
+		}
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		var out any
+		if _, err := c.Call(cctx, method, params, &out); err != nil {
+			var qe *query.Error
+			if errors.As(err, &qe) && (qe.Code == query.CodeNotFound || qe.Code == query.CodeInvalidParams) {
+				return nil, err
+			}
+			return nil, exitf(exitUnreachable, "daemon: %v", err)
+		}
+		return out, nil
+	}
+	fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
 	snap, err := ws.snapshot()
 	if err != nil {
 		return nil, exitf(exitUsage, "query: %v", err)
@@ -162,6 +186,18 @@ func (a *App) answer(ctx context.Context, ws *workspace, method string, raw json
 	// Round-trip through JSON so that in-process and daemon answers print
 	// from the same shapes.
 	return reencode(res)
+}
+
+// withProject adds the project directory to a method's params.
+func withProject(raw json.RawMessage, project string) (json.RawMessage, error) {
+	m := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+	}
+	m["project"] = project
+	return json.Marshal(m)
 }
 
 func reencode(v any) (any, error) {
@@ -310,6 +346,3 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
-
-
-

@@ -13,6 +13,7 @@ import (
 type workspace struct {
 	project string
 	home    string
+	bundled []string
 	roots   []discovery.Root
 	cfg     *Config
 	paths   query.Paths
@@ -70,8 +71,19 @@ func (a *App) workspace() (*workspace, error) {
 			}
 		}
 	}
+	ws.bundled = bundled
 	ws.roots = discovery.Roots(ws.project, ws.home, bundled)
 	return ws, nil
+}
+
+// daemonProject is the project a daemon query is about: the project
+// directory when it has a .amplifier directory, else none (the daemon then
+// answers from the user and bundled roots, and registers nothing).
+func (ws *workspace) daemonProject() string {
+	if fi, err := os.Stat(filepath.Join(ws.project, ".amplifier")); err == nil && fi.IsDir() {
+		return ws.project
+	}
+	return ""
 }
 
 // schemaOptions turns the configuration into schema options.

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/watcher"
+	"github.com/spf13/cobra"
+)
+
+func newDaemonCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "daemon",
+		Short: "Run the background agent: watch, index, serve queries (stops on SIGINT/SIGTERM, reloads on SIGHUP)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runDaemon(cmd.Context())
+		},
+	}
+}
+
+// daemonOptions turns the workspace's configuration into daemon options.
+func (ws *workspace) daemonOptions(a *App) daemon.Options {
+	w := ws.cfg.Watch
+	return daemon.Options{
+		Paths:   ws.paths,
+		Home:    ws.home,
+		Bundled: ws.bundled,
+		Schema:  ws.schemaOptions(),
+		Logger:  a.log,
+		Watch: watcher.Options{
+			Debounce: w.Debounce.Duration, MaxWait: w.MaxWait.Duration,
+			PollInterval: w.PollInterval.Duration, MaxWatches: w.MaxWatches,
+		},
+	}
+}
+
+func (a *App) runDaemon(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	d, err := daemon.Start(ctx, ws.daemonOptions(a))
+	if errors.Is(err, daemon.ErrRunning) {
+		return exitf(exitUsage, "%v", err)
+	}
+	if err != nil {
+		return exitf(exitUsage, "daemon: %v", err)
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			a.log.Info("stopping")
+			return d.Close()
+		case <-hup:
+			a.log.Info("reloading configuration")
+			nws, err := a.workspace()
+			if err != nil {
+				a.log.Error("configuration not reloaded", "err", err)
+				continue
+			}
+			if err := d.Reload(nws.bundled, nws.schemaOptions()); err != nil {
+				a.log.Error("configuration reload failed", "err", err)
+			}
+		}
+	}
+}

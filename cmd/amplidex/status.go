@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/query"
+	"github.com/spf13/cobra"
+)
+
+func newStatusCmd(a *App) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the daemon: pid, uptime, roots and their health, counts, clock, warnings (exit 3 when none runs)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runStatus(cmd.Context(), asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (a *App) runStatus(ctx context.Context, asJSON bool) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	c, err := a.dial(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return exitf(exitUnreachable, "no daemon is running (socket %s)", ws.paths.Socket)
+	}
+	defer c.Close()
+	var st daemon.Status
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := c.Call(cctx, "status", nil, &st); err != nil {
+		return exitf(exitUnreachable, "status: %v", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "pid\t%d\nuptime\t%s\nsocket\t%s\nindex\t%s\nclock\t%s\nfiles\t%d\n",
+		st.PID, st.Uptime, st.Socket, st.Index, st.Clock, st.Files)
+	for _, r := range st.Roots {
+		fmt.Fprintf(tw, "root\t%s\t%s\t%s\t%d collections\t%d watches\n", r.Kind, r.State, r.Path, r.Collections, r.Watches)
+		for _, w := range r.Warnings {
+			fmt.Fprintf(tw, "\twarning: %s\n", w)
+		}
+	}
+	for _, p := range st.Projects {
+		fmt.Fprintf(tw, "project\t%s\n", p)
+	}
+	for _, w := range st.Warnings {
+		fmt.Fprintf(tw, "warning\t%s\n", w)
+	}
+	return tw.Flush()
+}
+
+// dial connects to the daemon, or returns a nil client when none runs.
+func (a *App) dial(ctx context.Context, ws *workspace) (*query.Client, error) {
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := query.Dial(dctx, ws.paths.Socket)
+	if errors.Is(err, query.ErrNoDaemon) {
+		return nil, nil
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "permission") {
+			return nil, exitf(exitUnreachable, "daemon: %v", err)
+		}
+		return nil, nil
+	}
+	return c, nil
+}
