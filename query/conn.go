@@ -79,7 +79,9 @@ func (c *conn) serve() {
 		req, err := DecodeRequest(line)
 		if err != nil {
 			var e *Error
-			errors.As(err, &e)
+			if !errors.As(err, &e) {
+				e = Errorf(CodeInvalidRequest, "%v", err)
+			}
 			c.writeResponse(req.ID, nil, Errorf(e.Code, "line %d: %s", lineNo, e.Message))
 			continue
 		}

@@ -198,7 +198,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 		s.closeConns()
-		return ctx.Err()
+		return fmt.Errorf("shut down server %s: %w", s.Path(), ctx.Err())
 	}
 }
 
