@@ -150,7 +150,7 @@ func validate(d *Document, opts SchemaOptions) {
 			v.extends = true
 		}
 	}
-	v.mapping(d.Front, s, "", d.openRange())
+	v.mapping(d.Front, s, "", nil)
 }
 
 func (v *validator) report(code string, sev Severity, r Range, format string, args ...any) {
@@ -158,8 +158,9 @@ func (v *validator) report(code string, sev Severity, r Range, format string, ar
 }
 
 // value checks n against s. f is the field n is the value of (nil for list
-// items and extra keys); at is where a missing key inside n is reported.
-func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at Range) {
+// items and extra keys); at is where a missing key inside n is reported:
+// n's key, or n itself for a list item (nil for the opening line).
+func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at *yaml.Node) {
 	r := resolve(n)
 	if r == nil || r.Kind == yaml.AliasNode {
 		return // an unresolvable alias; the limits check reported it
@@ -179,7 +180,7 @@ func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at Rang
 		}
 		where := v.doc.NodeRange(n)
 		if t == kNull && r.Value == "" {
-			where = at // an empty value has no text of its own: point at its key
+			where = v.doc.NodeRange(at) // an empty value has no text of its own: point at its key
 		}
 		v.report(CodeWrongType, SeverityError, where, "%s", msg)
 		return
@@ -201,7 +202,7 @@ func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at Rang
 			return
 		}
 		for i, item := range r.Content {
-			v.value(item, s.items, fmt.Sprintf("%s[%d]", path, i), nil, v.doc.NodeRange(item))
+			v.value(item, s.items, fmt.Sprintf("%s[%d]", path, i), nil, item)
 		}
 	case kMap:
 		if len(s.fields) == 0 && s.extra != nil && s.extra.kinds == kAny {
@@ -212,7 +213,7 @@ func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at Rang
 }
 
 // mapping checks the keys of mapping m against s.
-func (v *validator) mapping(m *yaml.Node, s *shape, path string, at Range) {
+func (v *validator) mapping(m *yaml.Node, s *shape, path string, at *yaml.Node) {
 	ps, bad := pairs(m)
 	for _, b := range bad {
 		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
@@ -238,9 +239,9 @@ func (v *validator) mapping(m *yaml.Node, s *shape, path string, at Range) {
 		f := s.field(name)
 		switch {
 		case f != nil:
-			v.value(p.value, f.shape, sub, f, v.doc.NodeRange(p.key))
+			v.value(p.value, f.shape, sub, f, p.key)
 		case s.extra != nil:
-			v.value(p.value, s.extra, sub, nil, v.doc.NodeRange(p.key))
+			v.value(p.value, s.extra, sub, nil, p.key)
 		default:
 			v.unknownKey(p.key, name, s, path)
 		}
@@ -253,11 +254,11 @@ func (v *validator) mapping(m *yaml.Node, s *shape, path string, at Range) {
 		switch {
 		case !needed:
 		case f.code != "":
-			v.report(f.code, SeverityError, at, "%s", f.message)
+			v.report(f.code, SeverityError, v.doc.NodeRange(at), "%s", f.message)
 		case path == "":
-			v.report(CodeRequiredKey, SeverityError, at, "missing required key %s", quoteKey(f.name))
+			v.report(CodeRequiredKey, SeverityError, v.doc.NodeRange(at), "missing required key %s", quoteKey(f.name))
 		default:
-			v.report(CodeRequiredKey, SeverityError, at, "missing required key %s in %s", quoteKey(f.name), quotePath(path))
+			v.report(CodeRequiredKey, SeverityError, v.doc.NodeRange(at), "missing required key %s in %s", quoteKey(f.name), quotePath(path))
 		}
 	}
 }
