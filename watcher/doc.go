@@ -37,6 +37,10 @@
 //     was removed or moved away only its own path is reported, not its
 //     contents; when one appears (made, moved in or linked in), it is walked
 //     and everything inside is reported too.
+//   - The directories above each root are watched too, so that renaming
+//     one of them (which moves the root away without an event on the root
+//     itself) is seen as the root vanishing. For a linked collection only
+//     the removal or renaming of the linked directory itself is seen.
 //   - The kernel's event queue is shared by all roots: when it overflows the
 //     Watcher cannot tell which root lost events, so every root is
 //     re-watched and gets a Batch with Rescan set.

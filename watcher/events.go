@@ -55,6 +55,10 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 		if (name == m.anc && gone(op)) || (dir == m.anc && filepath.Base(name) == m.ancNext) {
 			err = w.recheck(m)
 		}
+	case mountGuard:
+		if slices.Contains(m.guards[dir], filepath.Base(name)) {
+			err = w.checkMount(m.root.main)
+		}
 	case mountTree:
 		if name == m.real {
 			if gone(op) {

@@ -14,6 +14,7 @@ const maxWarnings = 32
 type root struct {
 	path  string
 	main  *mount
+	guard *mount            // watches the directories above the root
 	links map[string]*mount // by link name, for directory symlinks directly in the root
 
 	polled   bool
@@ -33,12 +34,13 @@ type warning struct {
 func newRoot(path string) *root {
 	r := &root{path: path, links: make(map[string]*mount), dirty: true}
 	r.main = &mount{root: r, logical: path}
+	r.guard = &mount{root: r, logical: path}
 	return r
 }
 
 func (r *root) mounts() []*mount {
-	ms := make([]*mount, 0, 1+len(r.links))
-	ms = append(ms, r.main)
+	ms := make([]*mount, 0, 2+len(r.links))
+	ms = append(ms, r.main, r.guard)
 	for _, m := range r.links {
 		ms = append(ms, m)
 	}

@@ -212,6 +212,55 @@ func TestMissingRoot(t *testing.T) {
 	}
 }
 
+// TestRootAncestorRenamed: renaming a directory above a root sends nothing
+// to the root's own watches; the root must still be seen to go and come
+// back.
+func TestRootAncestorRenamed(t *testing.T) {
+	base := realTempDir(t)
+	project := filepath.Join(base, "project")
+	root := filepath.Join(project, ".amplifier", "collections")
+	unpack(t, "collections.txtar", root)
+	w, rec := start(t, watcher.Options{})
+	addRoot(t, w, root)
+
+	rename(t, project, project+"-renamed")
+	flush(t, w)
+	wantRescan(t, rec.take(), root, "root removed")
+	if s := statusOf(t, w, root); s.State != watcher.StateMissing {
+		t.Errorf("state = %s, want missing", s.State)
+	}
+
+	// Changes in the moved tree no longer belong to the root.
+	writeFile(t, filepath.Join(project+"-renamed", ".amplifier", "collections", "alpha", "x.md"), "x")
+	flush(t, w)
+	if bs := rec.take(); len(bs) > 0 {
+		t.Errorf("batches after the root moved away: %s", summary(bs))
+	}
+
+	rename(t, project+"-renamed", project)
+	flush(t, w)
+	wantRescan(t, rec.take(), root, "root appeared")
+	p := filepath.Join(root, "beta", "y.md")
+	writeFile(t, p, "y")
+	flush(t, w)
+	wantPaths(t, rec.take(), root, p)
+}
+
+// TestRootIsSymlink: a root that is itself a symlink is reported under the
+// path it was added as.
+func TestRootIsSymlink(t *testing.T) {
+	real := tempRoot(t)
+	root := filepath.Join(realTempDir(t), "collections")
+	symlink(t, real, root)
+	w, rec := start(t, watcher.Options{})
+	addRoot(t, w, root)
+	writeFile(t, filepath.Join(real, "alpha", "agents", "x.md"), "x")
+	flush(t, w)
+	bs := rec.take()
+	wantPaths(t, bs, root, filepath.Join(root, "alpha", "agents", "x.md"))
+	wantNoPaths(t, bs, root, filepath.Join(real, "alpha", "agents", "x.md"))
+}
+
 // TestOverflow holds the drain back until the kernel queue overflows: every
 // root is rescanned, a warning is kept, and a consumer ends exact.
 func TestOverflow(t *testing.T) {

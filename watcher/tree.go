@@ -32,11 +32,14 @@ const (
 	mountOff      mountState = iota // nothing watched
 	mountTree                       // real and every directory below it are watched
 	mountAncestor                   // real is missing; the nearest existing ancestor is watched
+	mountGuard                      // the ancestors of a watched root are watched
 )
 
 // A mount maps a real directory tree onto the paths reported for it: a
 // root's own tree (logical is the root), or a collection linked into a root
-// (logical is <root>/<link>, real is where the link resolves).
+// (logical is <root>/<link>, real is where the link resolves). Each root
+// also has a guard mount, which watches the directories above the root so
+// that renaming one of them is noticed.
 type mount struct {
 	root    *root
 	logical string
@@ -49,6 +52,8 @@ type mount struct {
 	anc      string // the watched ancestor, when state is mountAncestor
 	ancNext  string // the name in anc on the way to the target
 	nodes    int    // watches this mount owns
+
+	guards map[string][]string // for a guard: watched ancestor → names in it on the way to the root
 }
 
 // logicalOf translates a path under m.real into the reported path.
@@ -175,6 +180,13 @@ func (w *Watcher) detachMount(m *mount) {
 		}
 	case mountAncestor:
 		w.unwatchAncestor(m)
+	case mountGuard:
+		for dir := range m.guards {
+			if n := w.nodes[dir]; n != nil {
+				w.dropOwner(m, n)
+			}
+		}
+		m.guards = nil
 	}
 	m.state = mountOff
 	m.root.dirty = true
@@ -182,11 +194,41 @@ func (w *Watcher) detachMount(m *mount) {
 
 // detachRoot drops every watch of r and of the collections linked into it.
 func (w *Watcher) detachRoot(r *root) {
+	w.detachMount(r.guard)
 	for name, m := range r.links {
 		w.detachMount(m)
 		delete(r.links, name)
 	}
 	w.detachMount(r.main)
+}
+
+// guardRoot watches every directory above r, as spelled and as resolved,
+// so that renaming or replacing one of them (which sends no event to the
+// root's own watches) is noticed. Guards are best effort: one that cannot
+// be added is left out.
+func (w *Watcher) guardRoot(r *root) {
+	g := r.guard
+	g.state = mountGuard
+	if g.guards == nil {
+		g.guards = make(map[string][]string)
+	}
+	add := func(dir, name string) {
+		if slices.Contains(g.guards[dir], name) {
+			return
+		}
+		if _, err := w.addWatch(g, dir); err != nil {
+			return
+		}
+		g.guards[dir] = append(g.guards[dir], name)
+	}
+	for p := r.main.real; filepath.Dir(p) != p; p = filepath.Dir(p) {
+		add(filepath.Dir(p), filepath.Base(p))
+	}
+	for p := r.path; filepath.Dir(p) != p; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			add(real, filepath.Base(p))
+		}
+	}
 }
 
 func (w *Watcher) unwatchAncestor(m *mount) {
@@ -273,7 +315,13 @@ func (w *Watcher) attach(m *mount, report bool) error {
 			m.dev, m.ino = fileID(fi)
 			m.state = mountTree
 			m.root.dirty = true
-			return w.watchTree(m, real, report)
+			if err := w.watchTree(m, real, report); err != nil {
+				return err
+			}
+			if !m.link {
+				w.guardRoot(m.root)
+			}
+			return nil
 		case dirMissing, dirNotDir:
 			if st == dirNotDir && m.link {
 				// A link to a file: syncLink notices when the link changes.
