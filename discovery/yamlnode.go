@@ -1,8 +1,10 @@
 package discovery
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"regexp"
@@ -121,9 +123,21 @@ func parseYAML(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
 			root, err = nil, &yamlSyntaxError{msg: fmt.Sprintf("YAML parser failed: %v", r)}
 		}
 	}()
+	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
+	if err := dec.Decode(&doc); err == io.EOF {
+		return nil, nil
+	} else if err != nil {
 		return nil, toSyntaxError(err)
+	}
+	// Loaders take exactly one document; whatever follows a "..." end
+	// marker must be nothing but comments.
+	var next yaml.Node
+	if err := dec.Decode(&next); err != io.EOF {
+		if err != nil {
+			return nil, toSyntaxError(err)
+		}
+		return nil, &yamlSyntaxError{line: next.Line, msg: "front matter holds more than one YAML document"}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, nil
