@@ -43,7 +43,6 @@ const (
 	CodeDepUnsatisfied = "deps/unsatisfied"
 
 	// layout/…: where files and directories are.
-	CodeNotCollection      = "layout/missing-pyproject"
 	CodeNestedNameMismatch = "layout/nested-name-mismatch"
 	CodeToolNoPyproject    = "layout/tool-missing-pyproject"
 	CodeSymlinkLoop        = "layout/symlink-loop"
@@ -51,7 +50,6 @@ const (
 	CodeShadowed           = "layout/shadowed"
 	CodeDuplicateName      = "layout/duplicate-name"
 	CodeFileTooLarge       = "layout/file-too-large"
-	CodeProfileOutsideDir  = "layout/stray-document"
 
 	// lock/…: collections.lock.
 	CodeLockCorrupt       = "lock/corrupt"
@@ -117,7 +115,6 @@ var Codes = []CodeInfo{
 	{CodeShadowed, SeverityInfo, "a collection is shadowed by one of the same name in a higher-precedence root"},
 	{CodeDuplicateName, SeverityWarning, "two collections of one name in one root; the first in path order wins"},
 	{CodeFileTooLarge, SeverityWarning, "a document is larger than the parser accepts; skipped"},
-	{CodeProfileOutsideDir, SeverityInfo, "a Markdown document with front matter outside any resource directory"},
 
 	{CodeLockCorrupt, SeverityError, "collections.lock is not valid JSON or not a lock file; it is never overwritten"},
 	{CodeLockPathMissing, SeverityWarning, "a lock entry's path no longer exists"},

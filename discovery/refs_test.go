@@ -1,0 +1,141 @@
+package discovery_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// TestSetFixtures runs the fixtures in testdata/refs. Each archive lays out
+// a project root (project/.amplifier/collections), a user root
+// (home/.amplifier/collections) and a bundled root (bundled), and its want
+// file lists every diagnostic expected, one per line:
+// `relpath:line:col code severity`, with 1-based line and column. $DIR in a
+// file stands for the directory the tree is unpacked in. Lines of
+// the archive's comment may set `max-file-size: N` or ask for
+// `symlink PATH -> TARGET`.
+func TestSetFixtures(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "refs", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			var want []string
+			tree := &txtar.Archive{}
+			for _, f := range ar.Files {
+				if f.Name == "want" {
+					for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+						if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+							want = append(want, l)
+						}
+					}
+					continue
+				}
+				tree.Files = append(tree.Files, f)
+			}
+			for i := range tree.Files {
+				tree.Files[i].Data = []byte(strings.ReplaceAll(string(tree.Files[i].Data), "$DIR", dir))
+			}
+			unpackLayout(t, dir, tree)
+			loader := &discovery.Loader{}
+			for _, line := range strings.Split(string(ar.Comment), "\n") {
+				if v, ok := strings.CutPrefix(line, "max-file-size: "); ok {
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					loader.MaxFileSize = int64(n)
+				}
+				if v, ok := strings.CutPrefix(line, "symlink "); ok {
+					link, target, _ := strings.Cut(v, " -> ")
+					p := filepath.Join(dir, filepath.FromSlash(link))
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(target, p); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			roots := discovery.Roots(filepath.Join(dir, "project"), filepath.Join(dir, "home"),
+				[]string{filepath.Join(dir, "bundled")})
+			cols := make([][]*discovery.Collection, len(roots))
+			for i, r := range roots {
+				if cols[i], err = loader.ScanRoot(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			set := discovery.NewSet(roots, cols)
+			var ds []discovery.Diagnostic
+			for _, c := range set.Collections {
+				ds = append(ds, c.Diagnostics...)
+			}
+			ds = append(ds, set.Check()...)
+			ds = append(ds, discovery.CheckLocks(set)...)
+			var got []string
+			for _, d := range ds {
+				rel, _ := filepath.Rel(dir, d.Path)
+				got = append(got, fmt.Sprintf("%s:%d:%d %s %s", filepath.ToSlash(rel),
+					d.Range.Start.Line+1, d.Range.Start.Character+1, d.Code, d.Severity))
+			}
+			sort.Strings(got)
+			sort.Strings(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s\nmessages:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), messages(ds))
+			}
+		})
+	}
+}
+
+func messages(ds []discovery.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "  %s\n", d)
+	}
+	return b.String()
+}
+
+// TestEveryCodeHasAFixture makes sure each code in discovery.Codes is
+// asserted by at least one fixture's want list, in any package's testdata.
+func TestEveryCodeHasAFixture(t *testing.T) {
+	var all strings.Builder
+	err := filepath.Walk("..", func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() && strings.HasPrefix(fi.Name(), ".") && p != ".." {
+			return filepath.SkipDir
+		}
+		if err != nil || fi.IsDir() || !strings.HasSuffix(p, ".txtar") {
+			return err
+		}
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			return err
+		}
+		for _, f := range ar.Files {
+			if f.Name == "want" {
+				all.Write(f.Data)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range discovery.Codes {
+		if !strings.Contains(all.String(), " "+c.Code+" ") {
+			t.Errorf("no fixture asserts %s", c.Code)
+		}
+	}
+}
