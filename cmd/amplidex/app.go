@@ -116,6 +116,9 @@ func (a *App) rootCmd() *cobra.Command {
 		newQueryCmd(a),
 		newDaemonCmd(a),
 		newStatusCmd(a),
+		newPrepareCmd(a),
+		newCacheCmd(a),
+		newPostInstallCmd(a),
 	)
 	return root
 }

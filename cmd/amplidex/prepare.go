@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/prepare"
+	"github.com/spf13/cobra"
+)
+
+// versionEnv names the application version when --app-version is not given.
+const versionEnv = "AMPLIFIER_AGENT_VERSION"
+
+// prepareFlags are the flags prepare and post-install share.
+type prepareFlags struct {
+	manifest   string
+	appVersion string
+}
+
+func addPrepareFlags(cmd *cobra.Command, f *prepareFlags) {
+	cmd.Flags().StringVar(&f.manifest, "manifest", "", "bundle manifest, bundle.md (default: [prepare] manifest in the configuration)")
+	cmd.Flags().StringVar(&f.appVersion, "app-version", "", "application version X.Y.Z, the first part of the cache key (default: $"+versionEnv+", else [prepare] app_version)")
+}
+
+// prepareOptions are the flags of `amplidex prepare`.
+type prepareOptions struct {
+	prepareFlags
+	dryRun bool
+	json   bool
+}
+
+func newPrepareCmd(a *App) *cobra.Command {
+	opts := &prepareOptions{}
+	cmd := &cobra.Command{
+		Use:   "prepare",
+		Short: "Build or hit the prepared-bundle cache for a bundle manifest and print the entry",
+		Long: "prepare validates the bundle manifest, resolves its agents and every module source into the module cache,\n" +
+			"and writes the mount plan under <cache home>/cache/prepared/<version>/<sha256 prefix>/. When that entry\n" +
+			"exists it is a warm hit and nothing is built. --dry-run validates and lists what would be fetched.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runPrepare(cmd.Context(), opts)
+		},
+	}
+	addPrepareFlags(cmd, &opts.prepareFlags)
+	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "validate the manifest and list the module sources, fetching and writing nothing")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the entry (or the dry run, or the error) as JSON")
+	return cmd
+}
+
+// prepareSetup is what prepare and post-install work with.
+type prepareSetup struct {
+	manifest string
+	cache    *prepare.Cache
+}
+
+// prepareSetup resolves the manifest, the application version and the cache
+// home from the flags, the environment and the configuration, and opens the
+// cache. Errors are usage errors.
+func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
+	cfg, _, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	base := "."
+	if cfg.path != "" {
+		base = filepath.Dir(cfg.path)
+	}
+	manifest := flags.manifest
+	if manifest == "" && cfg.Prepare.Manifest != "" {
+		manifest = expandPath(cfg.Prepare.Manifest, base)
+	}
+	if manifest == "" {
+		return nil, errors.New("no bundle manifest: pass --manifest or set [prepare] manifest in the configuration")
+	}
+	if manifest, err = filepath.Abs(manifest); err != nil {
+		return nil, err
+	}
+	version, from := flags.appVersion, "--app-version"
+	if version == "" {
+		version, from = a.Getenv(versionEnv), "$"+versionEnv
+	}
+	if version == "" {
+		version, from = cfg.Prepare.AppVersion, "[prepare] app_version"
+	}
+	if version == "" {
+		return nil, errors.New("no application version: pass --app-version, set $" + versionEnv + " or [prepare] app_version")
+	}
+	if err := prepare.CheckVersion(version); err != nil {
+		return nil, fmt.Errorf("%s: %q is not a semantic version X.Y.Z", from, version)
+	}
+	configured := cfg.Prepare.CacheHome
+	if configured != "" {
+		configured = expandPath(configured, base)
+	}
+	home, err := prepare.ResolveHome(a.Getenv, configured)
+	if err != nil {
+		return nil, err
+	}
+	schema := discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityError}
+	if cfg.Schema.UnknownKey == "warning" {
+		schema.UnknownKeySeverity = discovery.SeverityWarning
+	}
+	c, err := prepare.New(prepare.Options{
+		Home:           home,
+		Version:        version,
+		InstallCommand: cfg.Prepare.InstallCommand,
+		Schema:         schema,
+		Logger:         a.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &prepareSetup{manifest: manifest, cache: c}, nil
+}
+
+func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
+	s, err := a.prepareSetup(opts.prepareFlags)
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return exitf(exitUsage, "prepare: %v", err)
+	}
+	if opts.dryRun {
+		d, err := s.cache.DryRun(s.manifest)
+		if err != nil {
+			return a.prepareFailed(s.manifest, opts.json, err)
+		}
+		a.writeDiagnosticsText(a.Stderr, d.Diagnostics)
+		if opts.json {
+			return writeJSON(a.Stdout, d)
+		}
+		writeDryRun(a.Stdout, d)
+		return nil
+	}
+	e, err := s.cache.Ensure(ctx, s.manifest)
+	if err != nil {
+		return a.prepareFailed(s.manifest, opts.json, err)
+	}
+	if opts.json {
+		return writeJSON(a.Stdout, e)
+	}
+	writeEntry(a.Stdout, e)
+	return nil
+}
+
+// prepareError is what `prepare --json` prints when the prepare fails.
+type prepareError struct {
+	Code           string                 `json:"code"`
+	Classification string                 `json:"classification,omitempty"`
+	Message        string                 `json:"message"`
+	Diagnostics    []discovery.Diagnostic `json:"diagnostics"`
+}
+
+// Codes of a failed prepare that is not a manifest error.
+const (
+	codeModuleUnavailable = "module_unavailable"
+	codePrepareFailed     = "prepare_failed"
+)
+
+// prepareFailed reports a failed prepare: a manifest that does not load is
+// bundle_load_failed (protocol) and exits 2, a module that cannot be
+// fetched exits 1, and a manifest that cannot be read exits 2. manifest is
+// the absolute path of the manifest.
+func (a *App) prepareFailed(manifest string, asJSON bool, err error) error {
+	var (
+		me   *prepare.ManifestError
+		be   *prepare.BuildError
+		out  prepareError
+		code = exitFailed
+	)
+	switch {
+	case errors.As(err, &me):
+		out = prepareError{Code: me.Code(), Classification: me.Classification(), Message: me.Message(), Diagnostics: me.Diagnostics}
+		code = exitUsage
+	case errors.As(err, &be):
+		out = prepareError{Code: codeModuleUnavailable, Message: fmt.Sprintf("%d module sources unavailable", len(be.Modules)), Diagnostics: be.Diagnostics()}
+		if len(be.Modules) == 1 {
+			out.Message = be.Modules[0].Error()
+		}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	default:
+		out = prepareError{Code: codePrepareFailed, Message: err.Error(), Diagnostics: []discovery.Diagnostic{}}
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == manifest {
+			code = exitUsage // the manifest cannot be read
+		}
+	}
+	if asJSON {
+		if err := writeJSON(a.Stdout, out); err != nil {
+			return err
+		}
+		return exitCode(code)
+	}
+	if out.Classification != "" {
+		fmt.Fprintf(a.Stderr, "error: %s (%s): %s\n", out.Code, out.Classification, out.Message)
+	} else {
+		fmt.Fprintf(a.Stderr, "error: %s: %s\n", out.Code, out.Message)
+	}
+	a.writeDiagnosticsText(a.Stderr, out.Diagnostics)
+	return exitCode(code)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeEntry prints an entry as aligned "name value" lines.
+func writeEntry(w io.Writer, e prepare.Entry) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "key\t%s\n", e.Key)
+	fmt.Fprintf(tw, "entry\t%s\n", e.Dir)
+	fmt.Fprintf(tw, "state\t%s\n", e.State)
+	fmt.Fprintf(tw, "time\t%s\n", roundDuration(e.Duration))
+	tw.Flush()
+}
+
+// writeDryRun prints what a cold build would fetch.
+func writeDryRun(w io.Writer, d *prepare.DryRun) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	state := "missing: a prepare builds it"
+	if d.Warm {
+		state = "warm"
+	}
+	fmt.Fprintf(tw, "manifest\t%s (valid)\n", d.Manifest)
+	fmt.Fprintf(tw, "bundle\t%s %s\n", d.Bundle.Name, d.Bundle.Version)
+	fmt.Fprintf(tw, "key\t%s\n", d.Key)
+	fmt.Fprintf(tw, "entry\t%s (%s)\n", d.Dir, state)
+	names := make([]string, len(d.Agents))
+	for i, ag := range d.Agents {
+		names[i] = ag.Name
+	}
+	fmt.Fprintf(tw, "agents\t%d: %s\n", len(d.Agents), strings.Join(names, ", "))
+	fmt.Fprintf(tw, "modules\t%d sources, %d repositories to fetch\n", len(d.Modules), len(d.Fetch))
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, m := range d.Modules {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Section, m.Module, m.Source)
+	}
+	tw.Flush()
+}
+
+// roundDuration keeps a duration readable: microseconds for fast hits,
+// milliseconds for slow builds.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
+}
