@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // LockVersion is the lock file format version that AddToLock and
@@ -37,12 +38,11 @@ type Lock struct {
 	// fields (and has a lock/schema diagnostic) holds those that parsed.
 	Collections map[string]LockEntry `json:"collections"`
 
-	raw     map[string]json.RawMessage // entries as read; written back unchanged unless replaced
-	extra   map[string]json.RawMessage // top-level keys other than version and collections
-	exists  bool                       // read from a file that exists
-	lines   *LineIndex                 // of the file read, for positions
-	spans   map[string]jsonSpan        // positions of keys and values in the file read
-	changed bool                       // raw differs from the file
+	raw    map[string]json.RawMessage // entries as read; written back unchanged unless replaced
+	extra  map[string]json.RawMessage // top-level keys other than version and collections
+	exists bool                       // read from a file that exists
+	lines  *LineIndex                 // of the file read, for positions
+	spans  map[string]jsonSpan        // positions of keys and values in the file read
 }
 
 // LockEntry is one installed collection in a lock file.
@@ -167,8 +167,9 @@ func (p *lockParser) parse(src []byte) *Lock {
 	if err := json.Unmarshal(src, &top); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			off := int(min(max(syn.Offset-1, 0), int64(len(src))))
-			end := min(off+1, len(src))
+			off := runeBoundary(src, int(min(max(syn.Offset-1, 0), int64(len(src)))))
+			_, size := utf8.DecodeRune(src[off:])
+			end := off + size
 			if end > off && (src[off] == '\n' || src[off] == '\r') {
 				end = off // stopped at a line end: point at it, not across it
 			}
@@ -358,18 +359,7 @@ func AddToLock(path string, e LockEntry) error {
 	if e.Name == "" {
 		return fmt.Errorf("add to lock %s: the entry has no name", path)
 	}
-	if e.Modules == nil {
-		e.Modules = map[string]LockModule{}
-	}
-	raw, err := marshalLockJSON(e)
-	if err != nil {
-		return fmt.Errorf("add %s to lock %s: %w", e.Name, path, err)
-	}
-	err = updateLock(path, func(l *Lock) {
-		l.raw[e.Name] = raw
-		l.Collections[e.Name] = e
-		l.changed = true
-	})
+	err := updateLock(path, func(l *Lock) (bool, error) { return true, l.put(e) })
 	if err != nil {
 		return fmt.Errorf("add %s to lock: %w", e.Name, err)
 	}
@@ -380,22 +370,47 @@ func AddToLock(path string, e LockEntry) error {
 // with the same rules as AddToLock. When there is no such entry (or no
 // file), nothing is written.
 func RemoveFromLock(path, name string) error {
-	err := updateLock(path, func(l *Lock) {
-		if _, ok := l.raw[name]; ok {
-			delete(l.raw, name)
-			delete(l.Collections, name)
-			l.changed = true
-		}
-	})
+	err := updateLock(path, func(l *Lock) (bool, error) { return l.remove(name), nil })
 	if err != nil {
 		return fmt.Errorf("remove %s from lock: %w", name, err)
 	}
 	return nil
 }
 
+// put adds e to l, replacing the entry of the same name.
+func (l *Lock) put(e LockEntry) error {
+	if e.Modules == nil {
+		e.Modules = map[string]LockModule{}
+	}
+	raw, err := marshalLockJSON(e)
+	if err != nil {
+		return err
+	}
+	if l.raw == nil {
+		l.raw = map[string]json.RawMessage{}
+	}
+	if l.Collections == nil {
+		l.Collections = map[string]LockEntry{}
+	}
+	l.raw[e.Name] = raw
+	l.Collections[e.Name] = e
+	return nil
+}
+
+// remove deletes the entry called name from l and reports whether there
+// was one.
+func (l *Lock) remove(name string) bool {
+	if _, ok := l.raw[name]; !ok {
+		return false
+	}
+	delete(l.raw, name)
+	delete(l.Collections, name)
+	return true
+}
+
 // updateLock reads the lock file at path, applies change, and writes it
-// back when change marked it changed.
-func updateLock(path string, change func(*Lock)) error {
+// back when change reports a change.
+func updateLock(path string, change func(*Lock) (bool, error)) error {
 	target := path
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if t, err := filepath.EvalSymlinks(path); err == nil {
@@ -406,11 +421,11 @@ func updateLock(path string, change func(*Lock)) error {
 	if err != nil {
 		return err
 	}
-	if l.raw == nil {
-		l.raw = map[string]json.RawMessage{}
+	changed, err := change(l)
+	if err != nil {
+		return fmt.Errorf("update lock %s: %w", path, err)
 	}
-	change(l)
-	if !l.changed {
+	if !changed {
 		return nil
 	}
 	data, err := l.encode()

@@ -566,17 +566,15 @@ func FuzzParseLock(f *testing.F) {
 			t.Fatalf("accepted invalid input: lock %v", l)
 		}
 		discovery.CheckLock("collections.lock", l, nil)
-		// Writing it back and reading again keeps every entry.
-		path := filepath.Join(t.TempDir(), "collections.lock")
-		if err := os.WriteFile(path, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := discovery.AddToLock(path, discovery.LockEntry{Name: "\x00fuzz", Path: "/f"}); err != nil {
-			t.Fatalf("AddToLock on a valid lock: %v", err)
-		}
-		l2, _, err := discovery.ReadLock(path)
+		// Writing it back with one more entry and reading again keeps every
+		// entry and yields the current version.
+		out, err := discovery.PutAndEncode(l, discovery.LockEntry{Name: "\x00fuzz", Path: "/f"})
 		if err != nil {
-			t.Fatalf("re-read: %v", err)
+			t.Fatalf("encode a valid lock: %v", err)
+		}
+		l2, _, err := discovery.ParseLock("collections.lock", out)
+		if err != nil {
+			t.Fatalf("re-read %q: %v", out, err)
 		}
 		if l2.Version != discovery.LockVersion {
 			t.Errorf("written version %q", l2.Version)

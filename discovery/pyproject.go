@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
@@ -123,24 +125,42 @@ func (p *pyprojectParser) errorRange(err error) Range {
 	if !ok {
 		return p.lines.LineRange(0)
 	}
-	off := pe.Position.Start
-	if strings.HasPrefix(string(p.src[:min(3, len(p.src))]), "\uFEFF") {
-		off += 3
+	bom := 0
+	if bytes.HasPrefix(p.src, []byte("\uFEFF")) {
+		bom = 3
 	}
+	off := pe.Position.Start + bom
 	line := pe.Position.Line - 1
-	if off < 0 || off > len(p.src) || p.lines.Position(off).Line != line {
+	if off < bom || off > len(p.src) || p.lines.Position(off).Line != line {
 		// The offset does not agree with the line: trust the line.
 		return p.lines.LineRange(line)
 	}
-	end := off + max(pe.Position.Len, 0)
-	if le := p.lines.LineEnd(line); end > le {
-		end = max(le, off)
-	}
+	end := min(off+max(pe.Position.Len, 0), p.lines.LineEnd(line))
+	off, end = runeBoundary(p.src, off), runeBoundary(p.src, max(end, off))
 	// The lexer's span may open with the blanks before the offending text.
 	for off+1 < end && (p.src[off] == ' ' || p.src[off] == '\t') {
 		off++
 	}
 	return p.lines.Range(off, end)
+}
+
+// runeBoundary moves a byte offset of src back to the start of the
+// character it falls in, decoding from the start of its line as LineIndex
+// does (an invalid byte is a character of its own), so that a Range never
+// splits a character.
+func runeBoundary(src []byte, off int) int {
+	if off <= 0 || off >= len(src) {
+		return off
+	}
+	p := bytes.LastIndexByte(src[:off], '\n') + 1
+	for p < off {
+		_, size := utf8.DecodeRune(src[p:])
+		if p+size > off {
+			return p
+		}
+		p += size
+	}
+	return off
 }
 
 // valueRange returns the Range of the value at path, falling back to the
@@ -531,7 +551,7 @@ type tomlScanner struct {
 // scanTOMLSpans records the spans of every key and table in src.
 func scanTOMLSpans(src []byte) tomlSpans {
 	s := &tomlScanner{src: src, spans: tomlSpans{}}
-	if strings.HasPrefix(string(src[:min(3, len(src))]), "\uFEFF") {
+	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		s.pos = 3
 	}
 	var table []string
