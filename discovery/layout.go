@@ -36,7 +36,8 @@ func (s Shape) HasResources() bool { return s.Layout != LayoutNone }
 
 // DetectShape looks at dir and decides its layout: flat when a resource
 // directory sits at its top, nested when resource directories sit only in
-// one package directory below it (the one named after the project, else the
+// a Python package directory below it (one holding __init__.py or
+// pyproject.toml) (the one named after the project, else the
 // only or first such directory), hybrid when the metadata sits only in that
 // package directory while the resources sit at the top. packageName is the
 // project name with "-" turned into "_" when already known ("" otherwise).
@@ -61,7 +62,7 @@ func DetectShape(dir, packageName string) (Shape, error) {
 			if isDir(filepath.Join(dir, name)) {
 				flat = true
 			}
-		case e.IsDir() && !skipDir(name):
+		case e.IsDir() && !skipDir(name) && isPackage(filepath.Join(dir, name)):
 			pkgs = append(pkgs, name)
 		}
 	}
@@ -120,6 +121,12 @@ func choosePackage(dir string, candidates []string, want string) (string, bool) 
 		}
 	}
 	return "", false
+}
+
+// isPackage reports whether dir looks like a Python package: it holds an
+// __init__.py or a pyproject.toml.
+func isPackage(dir string) bool {
+	return isFile(filepath.Join(dir, "__init__.py")) || isFile(filepath.Join(dir, "pyproject.toml"))
 }
 
 func holdsResources(dir string) bool {

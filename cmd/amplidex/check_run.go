@@ -103,9 +103,11 @@ func (a *App) checkPaths(ws *workspace, paths []string) ([]discovery.Diagnostic,
 			}
 			continue
 		}
-		if c := loader.Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(abs)}, abs); c != nil {
-			named = append(named, c)
-			continue
+		if looksLikeCollection(abs) {
+			if c := loader.Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(abs)}, abs); c != nil {
+				named = append(named, c)
+				continue
+			}
 		}
 		cs, err := loader.ScanRoot(discovery.Root{Kind: discovery.RootArgument, Path: abs})
 		if err != nil {
@@ -149,6 +151,21 @@ func (a *App) checkPaths(ws *workspace, paths []string) ([]discovery.Diagnostic,
 		diags = append(diags, ds...)
 	}
 	return diags, len(named) + len(fileOwners), nil
+}
+
+// looksLikeCollection tells a collection directory from a root holding
+// collections: a collection has a pyproject.toml or a resource directory at
+// its top, or pip's metadata (a *.dist-info directory).
+func looksLikeCollection(dir string) bool {
+	shape, err := discovery.DetectShape(dir, "")
+	if err != nil {
+		return false
+	}
+	if shape.Layout == discovery.LayoutFlat || shape.Pyproject == filepath.Join(dir, "pyproject.toml") {
+		return true
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "*.dist-info"))
+	return len(m) > 0
 }
 
 // ownerCollection loads the collection that holds file, looking upwards
