@@ -177,3 +177,25 @@ func FuzzParseConstraint(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseConstraint(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := discovery.ParseConstraint(">=1.0,<2.0"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkConstraintCheck(b *testing.B) {
+	c, err := discovery.ParseConstraint("^1.2.3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, err := c.Check("1.4.0"); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}

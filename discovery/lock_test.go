@@ -589,3 +589,35 @@ func FuzzParseLock(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseLock(b *testing.B) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "lock", "spec-example.txtar"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var src []byte
+	for _, f := range ar.Files {
+		if f.Name == "collections.lock" {
+			src = f.Data
+		}
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, _, err := discovery.ParseLock("collections.lock", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAddToLock(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "collections.lock")
+	e := discovery.LockEntry{Name: "my-collection", Source: "git+https://github.com/u/c@v1", Path: "/c",
+		InstalledAt: "2025-10-31T10:30:00Z", Modules: map[string]discovery.LockModule{"tool-x": {Type: "tool", Path: "modules/tool-x"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := discovery.AddToLock(path, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -275,3 +275,54 @@ func checkRangeInside(t *testing.T, lines *discovery.LineIndex, r discovery.Rang
 		t.Errorf("range %+v outside the text (%d lines)", r, lines.Lines())
 	}
 }
+
+// benchPyproject is a pyproject.toml of the size and shape real
+// collections have.
+const benchPyproject = `[build-system]
+requires = ["setuptools>=61.0"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "design-intelligence"
+version = "1.0.0"
+description = "Comprehensive design intelligence capability with specialized agents and knowledge base"
+readme = "README.md"
+requires-python = ">=3.11"
+license = { text = "MIT" }
+authors = [{ name = "Amplifier Team" }]
+
+[project.urls]
+Homepage = "https://github.com/microsoft/amplifier-collection-design-intelligence"
+Repository = "https://github.com/microsoft/amplifier-collection-design-intelligence"
+
+[tool.setuptools]
+packages = { find = {} }
+
+[tool.setuptools.package-data]
+design_intelligence = ["*.toml", "**/*.md"]
+
+[tool.amplifier.collection]
+author = "Amplifier Team"
+capabilities = [
+    "Design system architecture",
+    "Component design",
+    "Layout and responsive strategy",
+    "Animation choreography",
+    "Voice and copy strategy",
+]
+
+[tool.amplifier.collection.requires]
+foundation = "^1.0.0"
+`
+
+func BenchmarkParsePyproject(b *testing.B) {
+	src := []byte(benchPyproject)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		md, diags := discovery.ParsePyproject("pyproject.toml", src)
+		if md.Name == "" || len(diags) != 0 {
+			b.Fatal(md, diags)
+		}
+	}
+}
