@@ -56,8 +56,16 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 			err = w.recheck(m)
 		}
 	case mountGuard:
-		if slices.Contains(m.guards[dir], filepath.Base(name)) {
-			err = w.checkMount(m.root.main)
+		var trees []*mount
+		for t := range m.guards[dir][filepath.Base(name)] {
+			trees = append(trees, t)
+		}
+		for _, t := range trees {
+			if t.state == mountTree {
+				if err := w.checkMount(t); noSpace(err) {
+					w.startPolling(t.root, err, true)
+				}
+			}
 		}
 	case mountTree:
 		if name == m.real {
@@ -104,7 +112,7 @@ func (w *Watcher) created(m *mount, name string) error {
 		return nil
 	}
 	if n := w.nodes[name]; n != nil && n.has(m) {
-		if dev, ino := fileID(fi); dev == n.dev && ino == n.ino {
+		if keyOf(fi) == n.id {
 			return nil // already watched and walked
 		}
 		w.dropSubtree(m, n)
@@ -118,7 +126,7 @@ func (w *Watcher) created(m *mount, name string) error {
 func (w *Watcher) checkMount(m *mount) error {
 	real, fi, st := resolveDir(m.logical)
 	if st == dirOK && real == m.real {
-		if dev, ino := fileID(fi); dev == m.dev && ino == m.ino {
+		if keyOf(fi) == m.id {
 			return nil
 		}
 	}

@@ -367,7 +367,7 @@ func (m *model) drop(p string) {
 
 // apply updates the model from a batch: each path is lstat'ed; a missing
 // one is dropped with everything below it, a directory has the entries it
-// no longer holds dropped.
+// no longer holds dropped, anything else has no entries below it.
 func (m *model) apply(b watcher.Batch) {
 	if b.Root != m.root {
 		return
@@ -382,7 +382,11 @@ func (m *model) apply(b watcher.Batch) {
 			continue
 		}
 		m.add(p)
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			for name := range m.kids[p] {
+				m.drop(filepath.Join(p, name))
+			}
+		} else {
 			entries, err := os.ReadDir(p)
 			if err != nil {
 				continue

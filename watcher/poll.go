@@ -14,8 +14,7 @@ type fileState struct {
 }
 
 func stateOf(fi fs.FileInfo) fileState {
-	_, ino := fileID(fi)
-	return fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: ino, mode: fi.Mode()}
+	return fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: keyOf(fi).ino, mode: fi.Mode()}
 }
 
 // poll walks a polled root and notes every path that is new, gone or

@@ -4,5 +4,5 @@ package watcher
 
 import "io/fs"
 
-// fileID returns zeros: identities are only known on unix.
-func fileID(fs.FileInfo) (dev, ino uint64) { return 0, 0 }
+// keyOf returns the zero key: identities are only known on unix.
+func keyOf(fs.FileInfo) fileKey { return fileKey{} }

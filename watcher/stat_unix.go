@@ -7,11 +7,11 @@ import (
 	"syscall"
 )
 
-// fileID returns the device and inode numbers of fi, or zeros when the
-// platform does not say.
-func fileID(fi fs.FileInfo) (dev, ino uint64) {
+// keyOf returns the device and inode numbers of fi, or the zero key when
+// the platform does not say.
+func keyOf(fi fs.FileInfo) fileKey {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino)
+		return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}
 	}
-	return 0, 0
+	return fileKey{}
 }

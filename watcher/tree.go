@@ -26,6 +26,15 @@ func skipped(name string) bool {
 	return false
 }
 
+// fileKey identifies a file: its device and inode numbers. The zero key
+// means unknown.
+type fileKey struct{ dev, ino uint64 }
+
+// errSameDir is returned by addWatch when the directory is already watched
+// under another path that still leads to it (a bind mount): one kernel
+// watch cannot serve two paths.
+var errSameDir = errors.New("same directory already watched under another path")
+
 type mountState int
 
 const (
@@ -38,23 +47,31 @@ const (
 // A mount maps a real directory tree onto the paths reported for it: a
 // root's own tree (logical is the root), or a collection linked into a root
 // (logical is <root>/<link>, real is where the link resolves). Each root
-// also has a guard mount, which watches the directories above the root so
-// that renaming one of them is noticed.
+// also has a guard mount, which watches the directories above the top of
+// each of its trees, so that renaming one of them (which moves the tree
+// without an event on its own watches) is noticed.
 type mount struct {
 	root    *root
 	logical string
 	link    bool
 
-	state    mountState
-	real     string // resolved directory, when state is mountTree
-	dev, ino uint64 // identity of real
-	dest     string // the link's target as read, for link mounts
-	anc      string // the watched ancestor, when state is mountAncestor
-	ancNext  string // the name in anc on the way to the target
-	nodes    int    // watches this mount owns
+	state   mountState
+	real    string  // resolved directory, when state is mountTree
+	id      fileKey // identity of real
+	dest    string  // the link's target as read, for link mounts
+	anc     string  // the watched ancestor, when state is mountAncestor
+	ancNext string  // the name in anc on the way to the target
+	nodes   int     // watches this mount owns
 
-	guards map[string][]string // for a guard: watched ancestor → names in it on the way to the root
+	guarded []guardKey // where the root's guard watches the way to this tree
+
+	// For a guard: watched directory → name in it → trees whose path
+	// goes through that name.
+	guards map[string]map[string]map[*mount]struct{}
 }
+
+// guardKey is a name in a directory watched by a guard.
+type guardKey struct{ dir, name string }
 
 // logicalOf translates a path under m.real into the reported path.
 func (m *mount) logicalOf(p string) string {
@@ -88,7 +105,7 @@ type node struct {
 	parent   *node
 	children map[string]*node
 	owners   []*mount
-	dev, ino uint64
+	id       fileKey
 }
 
 func (n *node) has(m *mount) bool { return slices.Contains(n.owners, m) }
@@ -98,14 +115,10 @@ func (n *node) has(m *mount) bool { return slices.Contains(n.owners, m) }
 func (w *Watcher) addWatch(m *mount, dir string) (*node, error) {
 	n := w.nodes[dir]
 	if n == nil {
-		if w.opts.MaxWatches > 0 && len(w.nodes) >= w.opts.MaxWatches {
-			return nil, fmt.Errorf("watch %s: %w (budget of %d watches used)", dir, syscall.ENOSPC, w.opts.MaxWatches)
+		var err error
+		if n, err = w.newNode(dir); err != nil {
+			return nil, err
 		}
-		if err := w.fsw.Add(dir); err != nil {
-			return nil, fmt.Errorf("watch %s: %w", dir, err)
-		}
-		n = &node{path: dir}
-		w.nodes[dir] = n
 	}
 	if n.parent == nil {
 		if p := w.nodes[filepath.Dir(dir)]; p != nil && p != n {
@@ -124,6 +137,73 @@ func (w *Watcher) addWatch(m *mount, dir string) (*node, error) {
 	return n, nil
 }
 
+// newNode adds the kernel watch for dir. A directory moved from one
+// watched place to another keeps its kernel watch, which fsnotify knows by
+// the old path only: the watch under the old path is dropped first (the
+// move is reported there), so that the new path gets a watch of its own.
+func (w *Watcher) newNode(dir string) (*node, error) {
+	if w.opts.MaxWatches > 0 && len(w.nodes) >= w.opts.MaxWatches {
+		return nil, fmt.Errorf("watch %s: %w (budget of %d watches used)", dir, syscall.ENOSPC, w.opts.MaxWatches)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("watch %s: %w", dir, syscall.ENOTDIR)
+	}
+	id := keyOf(fi)
+	if old := w.byID[id]; old != nil && id != (fileKey{}) {
+		if fi, err := os.Stat(old.path); err == nil && keyOf(fi) == id {
+			return nil, fmt.Errorf("watch %s: %w: %s", dir, errSameDir, old.path)
+		}
+		w.moved(old)
+		if n := w.nodes[dir]; n != nil {
+			return n, nil // handling the move watched dir already
+		}
+	}
+	if err := w.fsw.Add(dir); err != nil {
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
+	}
+	n := &node{path: dir, id: id}
+	w.nodes[dir] = n
+	if id != (fileKey{}) {
+		w.byID[id] = n
+	}
+	return n, nil
+}
+
+// moved handles a watched directory found at another path: each mount that
+// watched it learns that it went away, and its watch is dropped.
+func (w *Watcher) moved(n *node) {
+	for _, m := range slices.Clone(n.owners) {
+		var err error
+		switch m.state {
+		case mountTree:
+			if n.path == m.real {
+				err = w.checkMount(m)
+			} else if n.has(m) {
+				w.note(m.root, m.logicalOf(n.path))
+				w.dropSubtree(m, n)
+			}
+		case mountAncestor:
+			err = w.recheck(m)
+		case mountGuard:
+			err = w.checkMount(m.root.main)
+		}
+		if noSpace(err) {
+			w.startPolling(m.root, err, true)
+		}
+	}
+	for _, m := range slices.Clone(n.owners) {
+		if m.state == mountTree {
+			w.dropSubtree(m, n)
+		} else {
+			w.dropOwner(m, n)
+		}
+	}
+}
+
 // dropOwner removes m from n's owners, and the kernel watch with the last
 // owner.
 func (w *Watcher) dropOwner(m *mount, n *node) {
@@ -138,6 +218,9 @@ func (w *Watcher) dropOwner(m *mount, n *node) {
 		return
 	}
 	delete(w.nodes, n.path)
+	if w.byID[n.id] == n {
+		delete(w.byID, n.id)
+	}
 	// The kernel drops the watch of a deleted directory by itself, so
 	// failures here (no such watch) are expected.
 	if err := w.fsw.Remove(n.path); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
@@ -167,6 +250,7 @@ func (w *Watcher) dropSubtree(m *mount, n *node) {
 func (w *Watcher) detachMount(m *mount) {
 	switch m.state {
 	case mountTree:
+		w.unguard(m)
 		if n := w.nodes[m.real]; n != nil && n.has(m) {
 			w.dropSubtree(m, n)
 		}
@@ -187,6 +271,9 @@ func (w *Watcher) detachMount(m *mount) {
 			}
 		}
 		m.guards = nil
+		for _, t := range m.root.mounts() {
+			t.guarded = nil
+		}
 	}
 	m.state = mountOff
 	m.root.dirty = true
@@ -194,41 +281,72 @@ func (w *Watcher) detachMount(m *mount) {
 
 // detachRoot drops every watch of r and of the collections linked into it.
 func (w *Watcher) detachRoot(r *root) {
-	w.detachMount(r.guard)
 	for name, m := range r.links {
 		w.detachMount(m)
 		delete(r.links, name)
 	}
 	w.detachMount(r.main)
+	w.detachMount(r.guard)
 }
 
-// guardRoot watches every directory above r, as spelled and as resolved,
-// so that renaming or replacing one of them (which sends no event to the
-// root's own watches) is noticed. Guards are best effort: one that cannot
-// be added is left out.
-func (w *Watcher) guardRoot(r *root) {
-	g := r.guard
+// guard watches, through the root's guard, every directory above the top
+// of m's tree, as resolved and as spelled, so that renaming or replacing
+// one of them is noticed. Guards are best effort: one that cannot be added
+// is left out.
+func (w *Watcher) guard(m *mount) {
+	g := m.root.guard
 	g.state = mountGuard
 	if g.guards == nil {
-		g.guards = make(map[string][]string)
+		g.guards = make(map[string]map[string]map[*mount]struct{})
 	}
 	add := func(dir, name string) {
-		if slices.Contains(g.guards[dir], name) {
-			return
+		names := g.guards[dir]
+		if names == nil {
+			if _, err := w.addWatch(g, dir); err != nil {
+				return
+			}
+			names = make(map[string]map[*mount]struct{})
+			g.guards[dir] = names
 		}
-		if _, err := w.addWatch(g, dir); err != nil {
-			return
+		if names[name] == nil {
+			names[name] = make(map[*mount]struct{})
 		}
-		g.guards[dir] = append(g.guards[dir], name)
+		if _, ok := names[name][m]; !ok {
+			names[name][m] = struct{}{}
+			m.guarded = append(m.guarded, guardKey{dir, name})
+		}
 	}
-	for p := r.main.real; filepath.Dir(p) != p; p = filepath.Dir(p) {
+	for p := m.real; filepath.Dir(p) != p; p = filepath.Dir(p) {
 		add(filepath.Dir(p), filepath.Base(p))
 	}
-	for p := r.path; filepath.Dir(p) != p; p = filepath.Dir(p) {
+	spelled := m.target()
+	if spelled == "" || spelled == m.real {
+		return
+	}
+	for p := spelled; filepath.Dir(p) != p; p = filepath.Dir(p) {
 		if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
 			add(real, filepath.Base(p))
 		}
 	}
+}
+
+// unguard undoes guard.
+func (w *Watcher) unguard(m *mount) {
+	g := m.root.guard
+	for _, k := range m.guarded {
+		names := g.guards[k.dir]
+		delete(names[k.name], m)
+		if len(names[k.name]) == 0 {
+			delete(names, k.name)
+		}
+		if len(names) == 0 {
+			delete(g.guards, k.dir)
+			if n := w.nodes[k.dir]; n != nil {
+				w.dropOwner(g, n)
+			}
+		}
+	}
+	m.guarded = nil
 }
 
 func (w *Watcher) unwatchAncestor(m *mount) {
@@ -312,15 +430,13 @@ func (w *Watcher) attach(m *mount, report bool) error {
 		case dirOK:
 			w.unwatchAncestor(m)
 			m.real = real
-			m.dev, m.ino = fileID(fi)
+			m.id = keyOf(fi)
 			m.state = mountTree
 			m.root.dirty = true
 			if err := w.watchTree(m, real, report); err != nil {
 				return err
 			}
-			if !m.link {
-				w.guardRoot(m.root)
-			}
+			w.guard(m)
 			return nil
 		case dirMissing, dirNotDir:
 			if st == dirNotDir && m.link {
@@ -375,8 +491,8 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 	var links []string
 	stack := []string{top}
 	for len(stack) > 0 {
-		if w.stopped() {
-			return nil
+		if w.stopped() || m.state != mountTree {
+			return nil // closing, or a move handled on the way gave up the tree
 		}
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -390,7 +506,7 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 			}
 			continue
 		}
-		entries, err := readDir(n)
+		entries, err := readDirUnsorted(n.path)
 		if err != nil {
 			if !vanished(err) {
 				w.warn(r, fmt.Sprintf("cannot read %s: %v", dir, unwrapPathError(err)))
@@ -419,19 +535,6 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 		}
 	}
 	return nil
-}
-
-// readDir lists n's directory and records its identity.
-func readDir(n *node) ([]fs.DirEntry, error) {
-	f, err := os.Open(n.path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		n.dev, n.ino = fileID(fi)
-	}
-	return f.ReadDir(-1)
 }
 
 // vanished reports whether err means the path is gone (or was replaced by
@@ -487,8 +590,7 @@ func (w *Watcher) linkUnchanged(m *mount) bool {
 		if st != dirOK || real != m.real {
 			return false
 		}
-		dev, ino := fileID(fi)
-		return dev == m.dev && ino == m.ino
+		return keyOf(fi) == m.id
 	case mountAncestor:
 		_, _, st := resolveDir(m.logical)
 		return st == dirMissing

@@ -133,6 +133,7 @@ type Watcher struct {
 	roots     map[string]*root
 	order     []*root // roots sorted by path
 	nodes     map[string]*node
+	byID      map[fileKey]*node
 	flushes   map[string]chan struct{} // cookie file name → Flush waiting on it
 	cookieSeq int
 	spare     []item
@@ -207,6 +208,7 @@ func newWatcher(opts Options, handle func(Batch), h hooks) (*Watcher, error) {
 		status:  make(map[string]RootStatus),
 		roots:   make(map[string]*root),
 		nodes:   make(map[string]*node),
+		byID:    make(map[fileKey]*node),
 		flushes: make(map[string]chan struct{}),
 	}
 	if w.log == nil {
@@ -437,8 +439,14 @@ func (w *Watcher) processQueue() {
 		}
 	}
 	clear(items)
+	if cap(items) > maxSpare {
+		items = nil // let a burst's buffer go
+	}
 	w.spare = items[:0]
 }
+
+// maxSpare is the largest queue buffer kept for reuse between bursts.
+const maxSpare = 4096
 
 func (w *Watcher) serve(req request) {
 	switch req.op {
