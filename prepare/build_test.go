@@ -289,3 +289,18 @@ func TestClearRefuses(t *testing.T) {
 		t.Errorf("Clear of a file named prepared: %v, want ErrRefuseClear", err)
 	}
 }
+
+func TestInlineAgent(t *testing.T) {
+	f := newFixture(t)
+	f.rewrite(t, "    - test-bundle:reviewer\n", "    - test-bundle:reviewer\n  scout:\n    description: Looks around.\n    tools:\n      - module: tool-local\n        source: ./modules/context-simple\n")
+	c, _ := f.cache(t)
+	e := ensure(t, c, f.manifest)
+	if len(e.Plan.Agents) != 3 {
+		t.Fatalf("agents = %+v", e.Plan.Agents)
+	}
+	a := e.Plan.Agents[2]
+	if a.Name != "scout" || a.Path != f.manifest || a.Description != "Looks around." ||
+		len(a.Tools) != 1 || a.Tools[0].Path != filepath.Join(f.bundleDir, "modules", "context-simple") {
+		t.Errorf("inline agent = %+v", a)
+	}
+}

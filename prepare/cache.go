@@ -46,6 +46,7 @@ type Cache struct {
 	layout     layout
 	version    string
 	git        string
+	gitEnv     []string // the environment git runs in
 	installCmd []string
 	schema     discovery.SchemaOptions
 	log        *slog.Logger
@@ -65,6 +66,7 @@ func New(opts Options) (*Cache, error) {
 		layout:     layout{home: filepath.Clean(opts.Home)},
 		version:    opts.Version,
 		git:        opts.Git,
+		gitEnv:     gitEnvironment(os.Environ()),
 		installCmd: strings.Fields(opts.InstallCommand),
 		schema:     opts.Schema,
 		log:        opts.Logger,
@@ -129,7 +131,8 @@ type Entry struct {
 	State    State  `json:"state"`
 	// Duration is how long the call took.
 	Duration time.Duration `json:"duration_ns"`
-	// Warnings are the corrupt files discarded on the way.
+	// Warnings are the corrupt files discarded on the way and, after a
+	// build, the manifest's warnings.
 	Warnings []string `json:"warnings,omitempty"`
 	// Plan is the artifact's content.
 	Plan *Plan `json:"-"`
@@ -160,8 +163,8 @@ func (c *Cache) Lookup(path string) (Entry, error) {
 //
 // Errors: a *ManifestError (ErrBundleLoadFailed) when the manifest does not
 // validate, a *BuildError (ErrModuleUnavailable) when module sources fail,
-// ErrInvalidVersion never (New checked it), and otherwise I/O errors naming
-// the path.
+// and otherwise errors naming the operation and the path. Warnings about
+// the manifest are logged and listed in Entry.Warnings.
 func (c *Cache) Ensure(ctx context.Context, path string) (Entry, error) {
 	start := c.now()
 	e, src, err := c.open(path)
@@ -205,6 +208,10 @@ func (c *Cache) Ensure(ctx context.Context, path string) (Entry, error) {
 	m, err := loadManifest(e.Manifest, src, c.schema)
 	if err != nil {
 		return e, err
+	}
+	for _, d := range m.warnings {
+		c.log.Warn(d.Message, "path", d.Path, "line", d.Range.Start.Line+1, "code", d.Code)
+		e.Warnings = append(e.Warnings, d.String())
 	}
 	c.log.Info("building prepared bundle", "manifest", e.Manifest, "key", e.Key.String())
 	p, err = c.build(ctx, m, e.Key)

@@ -40,7 +40,9 @@
 // # Caveats
 //
 //   - The key covers the manifest's bytes and the version only: editing an
-//     agent file or a local module does not change it.
+//     agent file or a local module does not change it, and two copies of one
+//     manifest share an entry, whose paths are those of the copy that built
+//     it.
 //   - A warm hit is both files present, both decoding, agreeing with the key
 //     and every module directory of the plan still existing. Anything else is
 //     a miss: a warning is logged, the entry is discarded and rebuilt. A

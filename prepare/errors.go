@@ -24,7 +24,7 @@ var ErrModuleUnavailable = errors.New("prepare: module unavailable")
 // git+URL[@ref][#subdirectory=path], a file:// URL or a local path.
 var ErrInvalidSource = errors.New("prepare: invalid module source")
 
-// ErrMiss is returned by Lookup when the entry is not warm.
+// ErrMiss is returned when Lookup finds no warm entry.
 var ErrMiss = errors.New("prepare: no warm entry")
 
 // ErrRefuseClear is returned when Clear is asked to remove a directory that

@@ -27,12 +27,34 @@ type fetched struct {
 // gitWaitDelay bounds how long a cancelled git may hold its output pipes.
 const gitWaitDelay = 5 * time.Second
 
+// repoEnv lists the variables that point git at a repository; a prepare
+// run from inside a git hook must not inherit them.
+var repoEnv = [...]string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX"}
+
+// gitEnvironment returns env without repoEnv and with prompts for
+// credentials turned off.
+func gitEnvironment(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		keep := name != "GIT_TERMINAL_PROMPT"
+		for _, r := range repoEnv {
+			keep = keep && name != r
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "GIT_TERMINAL_PROMPT=0")
+}
+
 // runGit runs git with args in dir and returns its standard output. The
 // error carries the last lines git wrote to standard error.
 func (c *Cache) runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, c.git, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = c.gitEnv
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -104,8 +104,8 @@ func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manif
 			"includes are not prepared: declare every module inline so that it is in the mount plan")
 	}
 	l.configMentions(doc, root)
-	for _, m := range doc.mentions {
-		l.mention(path, m)
+	for _, mt := range doc.mentions {
+		l.mention(path, mt)
 	}
 	if a := lookup(root, "agents"); a != nil {
 		for _, item := range seq(lookup(a, "include")) {
@@ -132,8 +132,8 @@ func (l *loader) fail(path string) error {
 	return &ManifestError{Path: path, Diagnostics: l.diags}
 }
 
-// agent resolves one name of agents.include to agents/<name>.md beside the
-// manifest, and loads it.
+// agentFile resolves one name of agents.include to agents/<name>.md beside
+// the manifest, and loads it.
 func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node) {
 	name := scalar(item)
 	rng := doc.nodeRange(item)
@@ -165,13 +165,14 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 		return
 	}
 	l.agent(ad, ad.root, name, path)
-	for _, m := range ad.mentions {
-		l.mention(ad.path, m)
+	l.configMentions(ad, ad.root)
+	for _, mt := range ad.mentions {
+		l.mention(ad.path, mt)
 	}
 }
 
 // agent reads an agent definition: the front matter of agents/<name>.md,
-// or a mapping inline in the manifest.
+// or a mapping inline in the manifest. Mentions are the caller's.
 func (l *loader) agent(doc *parsedDoc, root *yaml.Node, name, path string) {
 	a := agentSpec{name: name, path: path}
 	if meta := lookup(root, "meta"); meta != nil {
@@ -187,7 +188,6 @@ func (l *loader) agent(doc *parsedDoc, root *yaml.Node, name, path string) {
 	a.providers = l.modules(doc, lookup(root, "providers"), section+"providers")
 	a.tools = l.modules(doc, lookup(root, "tools"), section+"tools")
 	a.hooks = l.modules(doc, lookup(root, "hooks"), section+"hooks")
-	l.configMentions(doc, root)
 	l.m.agents = append(l.m.agents, a)
 }
 

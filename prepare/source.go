@@ -36,8 +36,14 @@ type Source struct {
 	Path string `json:"path,omitempty"`
 }
 
-// gitSchemes are the URL schemes a git source may use.
-var gitSchemes = map[string]bool{"https": true, "http": true, "ssh": true, "git": true, "file": true}
+// isGitScheme reports whether a git source may use URL scheme s.
+func isGitScheme(s string) bool {
+	switch s {
+	case "https", "http", "ssh", "git", "file":
+		return true
+	}
+	return false
+}
 
 // ParseSource parses a module source: git+URL[@ref][#subdirectory=path], a
 // file:// URL, or a local path. Errors wrap ErrInvalidSource.
@@ -75,7 +81,7 @@ func parseGitSource(s string) (Source, error) {
 		rest = rest[:i]
 	}
 	scheme, afterScheme, ok := strings.Cut(rest, "://")
-	if !ok || !gitSchemes[scheme] {
+	if !ok || !isGitScheme(scheme) {
 		return Source{}, invalidSource(s, "want git+https://, git+ssh://, git+http://, git+git:// or git+file:// before the repository")
 	}
 	// The ref's "@" follows the repository path; an "@" before the first
