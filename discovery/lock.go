@@ -89,11 +89,7 @@ func ReadLock(path string) (*Lock, []Diagnostic, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read lock %s: %w", path, err)
 	}
-	l, diags, err := ParseLock(path, src)
-	if l != nil {
-		l.exists = true
-	}
-	return l, diags, err
+	return ParseLock(path, src)
 }
 
 // ParseLock parses the bytes of a lock file; path names it in diagnostics
@@ -188,6 +184,7 @@ func (p *lockParser) parse(src []byte) *Lock {
 	l := &Lock{
 		Collections: map[string]LockEntry{},
 		raw:         map[string]json.RawMessage{},
+		exists:      true,
 		lines:       p.lines,
 		spans:       p.spans,
 	}

@@ -119,15 +119,18 @@ func tomlErrorMessage(err error) string {
 }
 
 // errorRange converts the position of a TOML parse error into a Range. The
-// decoder counts byte offsets after a UTF-8 byte order mark.
+// decoder counts byte offsets after a byte order mark, which it drops.
 func (p *pyprojectParser) errorRange(err error) Range {
 	pe, ok := err.(toml.ParseError)
 	if !ok {
 		return p.lines.LineRange(0)
 	}
 	bom := 0
-	if bytes.HasPrefix(p.src, []byte("\uFEFF")) {
+	switch {
+	case bytes.HasPrefix(p.src, []byte("\uFEFF")):
 		bom = 3
+	case bytes.HasPrefix(p.src, []byte("\xff\xfe")), bytes.HasPrefix(p.src, []byte("\xfe\xff")):
+		bom = 2
 	}
 	off := pe.Position.Start + bom
 	line := pe.Position.Line - 1
