@@ -22,7 +22,7 @@ import (
 const LockVersion = "1.1"
 
 // lockVersions are the lock file versions ReadLock accepts.
-var lockVersions = []string{"1.0", "1.1"}
+var lockVersions = [...]string{"1.0", "1.1"}
 
 // ErrLockCorrupt is returned (wrapped) when a lock file is not JSON, is not
 // shaped like a lock file, or has a version this package does not know.
@@ -197,8 +197,8 @@ func (p *lockParser) parse(src []byte) *Lock {
 		p.fail(p.valueRange("version"), "\"version\" must be a string, not %s", jsonTypeName(rawVersion))
 		return nil
 	}
-	if !slices.Contains(lockVersions, l.Version) {
-		p.fail(p.valueRange("version"), "unsupported version %q (known: %s)", l.Version, strings.Join(lockVersions, ", "))
+	if !slices.Contains(lockVersions[:], l.Version) {
+		p.fail(p.valueRange("version"), "unsupported version %q (known: %s)", l.Version, strings.Join(lockVersions[:], ", "))
 		return nil
 	}
 	rawColls, ok := top["collections"]

@@ -18,14 +18,21 @@ import (
 // digits only. Pre-release and build suffixes are not accepted.
 var pyprojectVersionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 
-// collectionExtraKeys are keys of [tool.amplifier.collection] that the
-// format does not document but that real collections use (module and agent
-// registrations, a list of dependency names). They are accepted without a
-// diagnostic and not checked.
-var collectionExtraKeys = map[string]bool{"modules": true, "agents": true, "dependencies": true}
+// isCollectionExtraKey reports whether key is one of the keys of
+// [tool.amplifier.collection] that the format does not document but that
+// real collections use (module and agent registrations, a list of
+// dependency names). They are accepted without a diagnostic and not
+// checked.
+func isCollectionExtraKey(key string) bool {
+	switch key {
+	case "modules", "agents", "dependencies":
+		return true
+	}
+	return false
+}
 
 // collectionKeys are the documented keys of [tool.amplifier.collection].
-var collectionKeys = []string{"author", "capabilities", "requires"}
+var collectionKeys = [...]string{"author", "capabilities", "requires"}
 
 // ParsePyproject reads the metadata of a collection from the bytes of its
 // pyproject.toml; path names the file in diagnostics.
@@ -307,11 +314,11 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 		case "requires":
 			p.checkRequires(at, v)
 		default:
-			if collectionExtraKeys[key] {
+			if isCollectionExtraKey(key) {
 				continue
 			}
 			msg := fmt.Sprintf("Unknown key %q in [tool.amplifier.collection]", key)
-			if near := pyprojectNearestKey(key, collectionKeys); near != "" {
+			if near := pyprojectNearestKey(key, collectionKeys[:]); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
 			p.report(CodeMetadataUnknownKey, SeverityInfo, p.keyRange(at...), "%s", msg)
