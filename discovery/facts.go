@@ -78,7 +78,16 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 				}
 			}
 		case yaml.MappingNode:
+			// {include: [names], inline: {...}, dirs: [...]}: the included
+			// names are references like a list's.
 			f.AgentsMode = "inline"
+			if inc := doc.Lookup("agents", "include"); inc != nil && inc.Kind == yaml.SequenceNode {
+				for _, item := range inc.Content {
+					if item.Kind == yaml.ScalarNode && item.Value != "" {
+						f.Agents = append(f.Agents, Ref{Value: item.Value, Range: doc.NodeRange(item)})
+					}
+				}
+			}
 		}
 	}
 	if m, err := doc.Decode(); err == nil {

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -14,11 +15,14 @@ type LineIndex struct {
 
 // NewLineIndex indexes src. It keeps src; do not modify it afterwards.
 func NewLineIndex(src []byte) *LineIndex {
-	starts := make([]int, 1, 64)
-	for i, b := range src {
-		if b == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
 	return &LineIndex{src: src, start: starts}
 }
