@@ -60,9 +60,11 @@ const (
 	CodeLockSchema        = "lock/schema"
 
 	// bundle/…: bundle manifests (bundle.md).
-	CodeBundleLoadFailed   = "bundle/load-failed"
-	CodeBundleAgentMissing = "bundle/agent-missing"
-	CodeBundleSource       = "bundle/invalid-source"
+	CodeBundleLoadFailed    = "bundle/load-failed"
+	CodeBundleAgentMissing  = "bundle/agent-missing"
+	CodeModuleUnavailable   = "bundle/module-unavailable"
+	CodeIncludesNotPrepared = "bundle/includes-not-prepared"
+	CodeBundleSource        = "bundle/invalid-source"
 )
 
 // CodeInfo describes one diagnostic code.
@@ -125,5 +127,7 @@ var Codes = []CodeInfo{
 
 	{CodeBundleLoadFailed, SeverityError, "a bundle manifest cannot be loaded (`bundle_load_failed`), such as a missing default_provider"},
 	{CodeBundleAgentMissing, SeverityError, "a bundle includes an agent with no agents/<name>.md"},
+	{CodeModuleUnavailable, SeverityError, "a module source could not be fetched, found or installed; no entry is written"},
+	{CodeIncludesNotPrepared, SeverityWarning, "a manifest's includes are left out of the mount plan: only inline modules are prepared"},
 	{CodeBundleSource, SeverityError, "a module source is not git+URL@ref, file:// or a local path"},
 }

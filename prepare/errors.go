@@ -38,13 +38,12 @@ const (
 	ClassProtocol        = "protocol"
 )
 
-// CodeModuleUnavailable is the diagnostic code of a module source that could
-// not be fetched, found or installed.
-const CodeModuleUnavailable = "bundle/module-unavailable"
-
-// CodeIncludesNotPrepared is the warning that a manifest's includes are
-// left out of the mount plan: prepare resolves inline modules only.
-const CodeIncludesNotPrepared = "bundle/includes-not-prepared"
+// The diagnostic codes of prepare's own findings; discovery keeps the
+// registry of every code.
+const (
+	CodeModuleUnavailable   = discovery.CodeModuleUnavailable
+	CodeIncludesNotPrepared = discovery.CodeIncludesNotPrepared
+)
 
 // ManifestError is returned when a manifest, or an agent it includes, does
 // not validate. Its code is always CodeBundleLoadFailed and its

@@ -75,6 +75,22 @@ func (l *loader) report(code string, sev discovery.Severity, path string, r disc
 	l.diags = append(l.diags, discovery.Diagnostic{Code: code, Severity: sev, Path: path, Range: r, Message: fmt.Sprintf(format, args...)})
 }
 
+// CheckManifest validates the bundle manifest src read from path (absolute)
+// and the agents and mentions it refers to, fetching nothing, and returns
+// every diagnostic: errors and warnings.
+func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic {
+	m, err := loadManifest(path, src, opts)
+	var me *ManifestError
+	switch {
+	case errors.As(err, &me):
+		return me.Diagnostics
+	case err != nil:
+		return []discovery.Diagnostic{{Code: discovery.CodeBundleLoadFailed, Severity: discovery.SeverityError,
+			Path: path, Message: err.Error()}}
+	}
+	return m.warnings
+}
+
 // loadManifest validates the manifest src read from path (absolute) and
 // everything it refers to inside the bundle directory. It fetches nothing.
 func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manifest, error) {
