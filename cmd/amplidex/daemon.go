@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/watcher"
 	"github.com/spf13/cobra"
 )
@@ -39,12 +41,39 @@ func (ws *workspace) daemonOptions(a *App) daemon.Options {
 	}
 }
 
+// daemonBundles returns the prepared-bundle cache and the manifests the
+// daemon keeps warm: [prepare] manifest and manifests. Without a usable
+// version or cache home it keeps none, and says why.
+func (a *App) daemonBundles(ws *workspace) (*prepare.Cache, []string) {
+	base := "."
+	if ws.cfg.path != "" {
+		base = filepath.Dir(ws.cfg.path)
+	}
+	var manifests []string
+	for _, m := range append([]string{ws.cfg.Prepare.Manifest}, ws.cfg.Prepare.Manifests...) {
+		if m != "" {
+			manifests = append(manifests, expandPath(m, base))
+		}
+	}
+	if len(manifests) == 0 {
+		return nil, nil
+	}
+	s, err := a.prepareSetup(prepareFlags{manifest: manifests[0]})
+	if err != nil {
+		a.log.Warn("prepared bundles are not kept warm", "err", err)
+		return nil, nil
+	}
+	return s.cache, manifests
+}
+
 func (a *App) runDaemon(ctx context.Context) error {
 	ws, err := a.workspace()
 	if err != nil {
 		return err
 	}
-	d, err := daemon.Start(ctx, ws.daemonOptions(a))
+	opts := ws.daemonOptions(a)
+	opts.Prepare, opts.Manifests = a.daemonBundles(ws)
+	d, err := daemon.Start(ctx, opts)
 	if errors.Is(err, daemon.ErrRunning) {
 		return exitf(exitUsage, "%v", err)
 	}

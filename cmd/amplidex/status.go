@@ -64,6 +64,16 @@ func (a *App) runStatus(ctx context.Context, asJSON bool) error {
 	for _, p := range st.Projects {
 		fmt.Fprintf(tw, "project\t%s\n", p)
 	}
+	for _, b := range st.Bundles {
+		fmt.Fprintf(tw, "bundle\t%s\t%s\t%s", b.State, b.Manifest, b.Key)
+		if !b.LastBuild.IsZero() {
+			fmt.Fprintf(tw, "\tbuilt %s in %s", b.LastBuild.Format(time.RFC3339), b.Took)
+		}
+		if b.Error != "" {
+			fmt.Fprintf(tw, "\t%s", b.Error)
+		}
+		fmt.Fprintln(tw)
+	}
 	for _, w := range st.Warnings {
 		fmt.Fprintf(tw, "warning\t%s\n", w)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/index"
+	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -47,6 +48,14 @@ type Options struct {
 	Now func() time.Time
 	// NoSync skips fsync of index commits (tests and benchmarks only).
 	NoSync bool
+	// Prepare, when set, keeps the prepared bundle of each of Manifests
+	// warm: a change of a manifest's bytes builds its new entry in the
+	// background.
+	Prepare   *prepare.Cache
+	Manifests []string
+	// NoSocket runs the engine without serving the socket (an in-process
+	// `amplidex watch`).
+	NoSocket bool
 }
 
 // rootState is one watched root and the collections last loaded from it.
@@ -73,6 +82,10 @@ type Daemon struct {
 	w      *watcher.Watcher
 	srv    *query.Server
 	closed chan struct{}
+	// ctx ends when the daemon closes; background builds run under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	builds sync.WaitGroup
 
 	state atomic.Pointer[state]
 
@@ -83,6 +96,10 @@ type Daemon struct {
 	projects map[string]bool       // registered project directories
 	warnings []string
 	subs     map[*subscriber]struct{}
+	// bundles are the watched manifests; bundleDirs indexes them by the
+	// directory watched for them. Both are fixed after Start.
+	bundles    []*bundle
+	bundleDirs map[string][]*bundle
 }
 
 // Start opens the index, reconciles it with the disk, starts watching and
@@ -92,8 +109,9 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		opts: opts, log: opts.Logger, now: opts.Now, pid: os.Getpid(),
 		cache: newFileCache(), closed: make(chan struct{}),
 		roots: map[string]*rootState{}, projects: map[string]bool{}, subs: map[*subscriber]struct{}{},
-		bundled: opts.Bundled,
+		bundled: opts.Bundled, bundleDirs: map[string][]*bundle{},
 	}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -141,6 +159,13 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	if err := d.reconcile(); err != nil {
 		d.closeAll()
 		return nil, err
+	}
+	if err := d.startBundles(); err != nil {
+		d.closeAll()
+		return nil, fmt.Errorf("start daemon: watch manifests: %w", err)
+	}
+	if opts.NoSocket {
+		return d, nil
 	}
 	d.srv = query.NewServer(d.mux(), d.clock)
 	d.srv.Logger = d.log
@@ -278,6 +303,9 @@ func (d *Daemon) project(project string) (*query.Snapshot, error) {
 func (d *Daemon) handleBatch(b watcher.Batch) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if _, ok := d.bundleDirs[b.Root]; ok {
+		d.bundleBatch(b.Root)
+	}
 	rs := d.roots[b.Root]
 	if rs == nil {
 		return
@@ -432,7 +460,8 @@ func (d *Daemon) Done() <-chan struct{} { return d.closed }
 
 // Close stops the daemon: the socket server first (no new queries, and
 // the socket file is removed), then the watcher (no new batches), then the
-// index, and last the pid file.
+// background builds (cancelled, and waited for), then the index, and last
+// the pid file.
 func (d *Daemon) Close() error {
 	select {
 	case <-d.closed:
@@ -454,6 +483,10 @@ func (d *Daemon) closeAll() error {
 	if d.w != nil {
 		errs = append(errs, d.w.Close())
 	}
+	d.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	d.waitBundles(ctx)
+	cancel()
 	if d.store != nil {
 		errs = append(errs, d.store.Close())
 		if b, err := os.ReadFile(d.opts.Paths.PidFile); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(d.pid) {

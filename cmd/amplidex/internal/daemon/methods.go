@@ -65,6 +65,8 @@ type Status struct {
 	Files    int          `json:"files"`
 	Analyzed int          `json:"analyzed"`
 	Warnings []string     `json:"warnings"`
+	// Bundles are the prepared bundles the daemon keeps warm.
+	Bundles []BundleStatus `json:"bundles"`
 }
 
 // mux registers every method the daemon answers.
@@ -167,7 +169,7 @@ func (d *Daemon) Status() *Status {
 		PID: d.pid, Started: d.start, Uptime: d.now().Sub(d.start).Round(time.Second).String(),
 		Socket: d.opts.Paths.Socket, Index: d.opts.Paths.Index, Clock: d.clock(),
 		Files: len(d.cache.paths()), Analyzed: d.cache.analyzed(), Projects: []string{},
-		Warnings: append([]string{}, d.warnings...),
+		Warnings: append([]string{}, d.warnings...), Bundles: d.bundleStatus(),
 	}
 	for _, rs := range d.roots {
 		w := ws[rs.root.Path]

@@ -55,79 +55,92 @@ func (d *Daemon) subscribe(ctx context.Context, params json.RawMessage) (any, er
 			return nil, query.Errorf(query.CodeInvalidParams, "params: %v", err)
 		}
 	}
-	for i, path := range p.Paths {
+	for _, path := range p.Paths {
 		if !filepath.IsAbs(path) {
 			return nil, query.Errorf(query.CodeInvalidParams, "path %q is not absolute", path)
 		}
-		p.Paths[i] = filepath.Clean(path)
 	}
 	if _, err := d.snapshot(ctx, params); err != nil {
 		return nil, err
 	}
-	project := cleanProject(p.Project)
+	return &query.Stream{
+		Result: map[string]any{"clock": d.clock()},
+		Run: func(ctx context.Context, send func(any) error) error {
+			return d.Follow(ctx, p.Project, p.Paths, func(u Update) error { return send(u) })
+		},
+	}, nil
+}
+
+// Follow calls fn with the diagnostics of the project's files below paths
+// (every file when paths is empty): first those that have any, then, after
+// each batch, those whose diagnostics changed. It returns nil when ctx
+// ends, or fn's error.
+func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn func(Update) error) error {
+	project = cleanProject(project)
+	for i := range paths {
+		paths[i] = filepath.Clean(paths[i])
+	}
+	if _, err := d.project(project); err != nil {
+		return err
+	}
 	sub := &subscriber{wake: make(chan struct{}, 1)}
 	d.mu.Lock()
 	d.subs[sub] = struct{}{}
 	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.subs, sub)
+		d.mu.Unlock()
+	}()
 	follows := func(path string) bool {
-		if len(p.Paths) == 0 {
+		if len(paths) == 0 {
 			return true
 		}
-		for _, q := range p.Paths {
+		for _, q := range paths {
 			if path == q || strings.HasPrefix(path, q+string(filepath.Separator)) {
 				return true
 			}
 		}
 		return false
 	}
-	return &query.Stream{
-		Result: map[string]any{"clock": d.clock()},
-		Run: func(ctx context.Context, send func(any) error) error {
-			defer func() {
-				d.mu.Lock()
-				delete(d.subs, sub)
-				d.mu.Unlock()
-			}()
-			last := map[string][]discovery.Diagnostic{}
-			sub.notify()
-			for {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-sub.wake:
-				}
-				snap := d.state.Load().snaps[project]
-				if snap == nil {
-					continue
-				}
-				cur := map[string][]discovery.Diagnostic{}
-				for _, dg := range snap.Diagnostics {
-					if follows(dg.Path) {
-						cur[dg.Path] = append(cur[dg.Path], dg)
-					}
-				}
-				var files []FileDiagnostics
-				for path, ds := range cur {
-					if !slices.EqualFunc(ds, last[path], func(a, b discovery.Diagnostic) bool { return a == b }) {
-						files = append(files, FileDiagnostics{Path: path, Diagnostics: ds})
-					}
-				}
-				for path := range last {
-					if _, ok := cur[path]; !ok {
-						files = append(files, FileDiagnostics{Path: path, Diagnostics: []discovery.Diagnostic{}})
-					}
-				}
-				last = cur
-				if len(files) == 0 {
-					continue
-				}
-				sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-				if err := send(Update{Clock: d.clock(), Files: files}); err != nil {
-					return nil
-				}
+	last := map[string][]discovery.Diagnostic{}
+	sub.notify()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.wake:
+		}
+		snap := d.state.Load().snaps[project]
+		if snap == nil {
+			continue
+		}
+		cur := map[string][]discovery.Diagnostic{}
+		for _, dg := range snap.Diagnostics {
+			if follows(dg.Path) {
+				cur[dg.Path] = append(cur[dg.Path], dg)
 			}
-		},
-	}, nil
+		}
+		var files []FileDiagnostics
+		for path, ds := range cur {
+			if !slices.Equal(ds, last[path]) {
+				files = append(files, FileDiagnostics{Path: path, Diagnostics: ds})
+			}
+		}
+		for path := range last {
+			if _, ok := cur[path]; !ok {
+				files = append(files, FileDiagnostics{Path: path, Diagnostics: []discovery.Diagnostic{}})
+			}
+		}
+		last = cur
+		if len(files) == 0 {
+			continue
+		}
+		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+		if err := fn(Update{Clock: d.clock(), Files: files}); err != nil {
+			return err
+		}
+	}
 }
 
 func sortRoots(rs []RootStatus) {
