@@ -116,6 +116,7 @@ func (a *App) rootCmd() *cobra.Command {
 		newQueryCmd(a),
 		newDaemonCmd(a),
 		newStatusCmd(a),
+		newWatchCmd(a),
 		newPrepareCmd(a),
 		newCacheCmd(a),
 		newPostInstallCmd(a),

@@ -301,6 +301,8 @@ func colorize(d discovery.Diagnostic, line string) string {
 	const reset = "\x1b[0m"
 	col := "\x1b[36m" // info: cyan
 	switch d.Severity {
+	case "cleared":
+		col = "\x1b[32m"
 	case discovery.SeverityError:
 		col = "\x1b[31m"
 	case discovery.SeverityWarning:

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
+	"github.com/spf13/cobra"
+)
+
+// watchOptions are the flags of `amplidex watch`.
+type watchOptions struct {
+	paths []string
+	json  bool
+}
+
+func newWatchCmd(a *App) *cobra.Command {
+	opts := &watchOptions{}
+	cmd := &cobra.Command{
+		Use:   "watch [PATH...]",
+		Short: "Stream diagnostics as files change: those that appear and those that clear (Ctrl-C ends)",
+		Long: "watch follows the diagnostics of every file below PATH (default: everything the project's roots hold).\n" +
+			"It subscribes to the daemon when one runs, and otherwise watches in process.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.paths = args
+			return a.runWatch(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON lines: {\"event\": \"appeared\"|\"cleared\", \"diagnostic\": {...}}")
+	return cmd
+}
+
+// watchEvent is one line of `watch --json`.
+type watchEvent struct {
+	Event      string               `json:"event"`
+	Clock      query.Clock          `json:"clock"`
+	Diagnostic discovery.Diagnostic `json:"diagnostic"`
+}
+
+func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(opts.paths))
+	for _, p := range opts.paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return exitf(exitUsage, "watch: %v", err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return exitf(exitUsage, "watch: %v", err)
+		}
+		paths = append(paths, abs)
+	}
+	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]discovery.Diagnostic{}}
+	c, err := a.dial(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		defer c.Close()
+		return a.watchDaemon(ctx, c, ws, paths, pr)
+	}
+	fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; watching in process")
+	return a.watchInProcess(ctx, ws, paths, pr)
+}
+
+// watchDaemon prints the updates of a daemon subscription.
+func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, paths []string, pr *watchPrinter) error {
+	ch, err := c.Subscribe(ctx, "subscribe", daemon.SubscribeParams{
+		Common: daemon.Common{Project: ws.daemonProject()}, Paths: paths})
+	if err != nil {
+		return exitf(exitUnreachable, "watch: %v", err)
+	}
+	for n := range ch {
+		if n.End {
+			if n.Error != nil && ctx.Err() == nil {
+				return exitf(exitUnreachable, "watch: the daemon ended the subscription: %v", n.Error)
+			}
+			break
+		}
+		var u daemon.Update
+		if err := json.Unmarshal(n.Params, &u); err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		if err := pr.print(u); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return exitf(exitUnreachable, "watch: the daemon went away")
+}
+
+// watchInProcess runs the daemon's engine in this process, with its own
+// index in a temporary directory and no socket.
+func (a *App) watchInProcess(ctx context.Context, ws *workspace, paths []string, pr *watchPrinter) error {
+	tmp, err := os.MkdirTemp("", "amplidex-watch-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	opts := ws.daemonOptions(a)
+	opts.Paths = query.Paths{Index: filepath.Join(tmp, "index.db"), PidFile: filepath.Join(tmp, "amplidex.pid"),
+		Socket: filepath.Join(tmp, "amplidex.sock"), StateDir: tmp}
+	opts.NoSocket, opts.NoSync = true, true
+	d, err := daemon.Start(ctx, opts)
+	if err != nil {
+		return exitf(exitUsage, "watch: %v", err)
+	}
+	defer d.Close()
+	err = d.Follow(ctx, ws.daemonProject(), paths, pr.print)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// watchPrinter prints, per file, the diagnostics that appeared and those
+// that cleared since the last update.
+type watchPrinter struct {
+	a    *App
+	json bool
+	last map[string][]discovery.Diagnostic
+}
+
+func (p *watchPrinter) print(u daemon.Update) error {
+	w := p.a.Stdout
+	wd, _ := os.Getwd()
+	color := p.a.colorOn(w)
+	for _, f := range u.Files {
+		old := p.last[f.Path]
+		var lines []watchEvent
+		for _, d := range old {
+			if !slices.Contains(f.Diagnostics, d) {
+				lines = append(lines, watchEvent{Event: "cleared", Clock: u.Clock, Diagnostic: d})
+			}
+		}
+		for _, d := range f.Diagnostics {
+			if !slices.Contains(old, d) {
+				lines = append(lines, watchEvent{Event: "appeared", Clock: u.Clock, Diagnostic: d})
+			}
+		}
+		if len(f.Diagnostics) == 0 {
+			delete(p.last, f.Path)
+		} else {
+			p.last[f.Path] = f.Diagnostics
+		}
+		for _, ev := range lines {
+			if err := p.line(w, wd, color, ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (p *watchPrinter) line(w io.Writer, wd string, color bool, ev watchEvent) error {
+	if p.json {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	d := ev.Diagnostic
+	d.Path = displayPath(wd, d.Path)
+	if ev.Event == "cleared" {
+		d.Severity = "cleared"
+	}
+	line := d.String()
+	if color {
+		line = colorize(d, line)
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
