@@ -175,8 +175,14 @@ func (c *client) call(method string, params any) wire {
 func (c *client) response(id int) wire {
 	c.t.Helper()
 	want := strconv.Itoa(id)
+	for i, m := range c.queue {
+		if m.Method == "" && string(m.ID) == want {
+			c.queue = append(c.queue[:i], c.queue[i+1:]...)
+			return m
+		}
+	}
 	for {
-		m := c.read()
+		m := c.next()
 		if m.Method == "" && string(m.ID) == want {
 			return m
 		}
@@ -192,6 +198,12 @@ func (c *client) read() wire {
 		c.queue = c.queue[1:]
 		return m
 	}
+	return c.next()
+}
+
+// next returns the next message the server writes.
+func (c *client) next() wire {
+	c.t.Helper()
 	select {
 	case m, ok := <-c.msgs:
 		if !ok {

@@ -212,7 +212,7 @@ func decode(body []byte) (*message, *ResponseError) {
 		return &m, &ResponseError{Code: CodeInvalidRequest, Message: `jsonrpc must be "2.0"`}
 	}
 	if m.ID != nil && !validID(m.ID) {
-		m.ID = nil
+		m.ID = json.RawMessage("null")
 		return &m, &ResponseError{Code: CodeInvalidRequest, Message: "id must be a number, a string or null"}
 	}
 	if m.Method == "" && m.ID == nil {

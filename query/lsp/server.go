@@ -224,7 +224,9 @@ func (ss *session) handle(body []byte) (done bool, err error) {
 	m, rerr := decode(body)
 	if rerr != nil {
 		ss.log.Error("lsp: bad message", "err", rerr.Message)
-		if m == nil || m.ID != nil || rerr.Code == CodeParseError {
+		// Errors go back to requests; a body that is not even JSON may
+		// have been one, so it gets an answer with a null id.
+		if m == nil || m.ID != nil {
 			var id json.RawMessage
 			if m != nil {
 				id = m.ID
