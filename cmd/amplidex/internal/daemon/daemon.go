@@ -139,6 +139,14 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	dropped, err := d.cache.load(store)
+	if errors.Is(err, index.ErrCorrupt) {
+		// A record that does not decode: keep the file aside and start
+		// from an empty index, as Open does for a file it cannot use.
+		if err := d.replaceCorruptIndex(err); err != nil {
+			return nil, err
+		}
+		dropped, err = d.cache.load(d.store)
+	}
 	if err != nil {
 		d.closeAll()
 		return nil, fmt.Errorf("start daemon: load index: %w", err)
@@ -180,6 +188,27 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d.log.Info("daemon ready", "socket", opts.Paths.Socket, "index", opts.Paths.Index,
 		"files", len(d.cache.paths()), "analyzed", d.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
 	return d, nil
+}
+
+// replaceCorruptIndex moves the open index aside and opens a new one.
+func (d *Daemon) replaceCorruptIndex(cause error) error {
+	path := d.store.Path()
+	d.store.Close()
+	aside := fmt.Sprintf("%s.corrupt-%d", path, d.now().Unix())
+	if err := os.Rename(path, aside); err != nil {
+		return fmt.Errorf("start daemon: move corrupt index aside: %w", err)
+	}
+	w := fmt.Sprintf("index %s had an unreadable record (%v); kept as %s and rebuilt", path, cause, aside)
+	d.log.Warn(w)
+	d.warnings = append(d.warnings, w)
+	d.cache = newFileCache()
+	d.loader.Cache = d.cache
+	store, err := index.Open(path, index.Options{Timeout: 500 * time.Millisecond, Logger: d.log, NoSync: d.opts.NoSync})
+	if err != nil {
+		return fmt.Errorf("start daemon: %w", err)
+	}
+	d.store = store
+	return nil
 }
 
 // runningError names the pid of the daemon that holds the index.

@@ -398,3 +398,41 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestCorruptRecordIsRebuilt damages one record inside a sound database:
+// the daemon keeps the file aside, rebuilds and answers.
+func TestCorruptRecordIsRebuilt(t *testing.T) {
+	e := newEnv(t)
+	e.collection(filepath.Join(e.userRoot(), "a"), "a", "1.0.0")
+	d := e.start()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(e.paths.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The byte before a payload is its length: make it disagree.
+	i := strings.Index(string(b), `{"k":`)
+	if i < 1 {
+		t.Fatal("no payload found in the index file")
+	}
+	if b[i-1] == 1 {
+		b[i-1] = 2
+	} else {
+		b[i-1] = 1
+	}
+	if err := os.WriteFile(e.paths.Index, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d = e.start()
+	if e.resolve(e.client(), "a") == nil {
+		t.Fatal("the daemon does not answer after rebuilding")
+	}
+	if w := strings.Join(d.Status().Warnings, "\n"); !strings.Contains(w, "unreadable record") {
+		t.Errorf("warnings %q do not mention the unreadable record", w)
+	}
+	if kept, _ := filepath.Glob(e.paths.Index + ".corrupt-*"); len(kept) != 1 {
+		t.Errorf("corrupt index not kept aside: %v", kept)
+	}
+}
