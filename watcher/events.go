@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -56,13 +57,9 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 			err = w.recheck(m)
 		}
 	case mountGuard:
-		var trees []*mount
-		for t := range m.guards[dir][filepath.Base(name)] {
-			trees = append(trees, t)
-		}
-		for _, t := range trees {
+		for _, t := range m.guardedThrough(dir, filepath.Base(name)) {
 			if t.state == mountTree {
-				if err := w.checkMount(t); noSpace(err) {
+				if err := w.checkMount(t, gone(op)); noSpace(err) {
 					w.startPolling(t.root, err, true)
 				}
 			}
@@ -70,7 +67,7 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 	case mountTree:
 		if name == m.real {
 			if gone(op) {
-				err = w.checkMount(m)
+				err = w.checkMount(m, true)
 			}
 			break
 		}
@@ -87,13 +84,8 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 func (w *Watcher) changed(m *mount, name, dir string, op fsnotify.Op) error {
 	r := m.root
 	w.note(r, m.logicalOf(name))
-	if gone(op) {
-		if n := w.nodes[name]; n != nil && n.has(m) {
-			w.dropSubtree(m, n)
-		}
-	}
-	if op.Has(fsnotify.Create) {
-		if err := w.created(m, name); err != nil {
+	if gone(op) || op.Has(fsnotify.Create) {
+		if err := w.refresh(m, name); err != nil {
 			return err
 		}
 	}
@@ -103,30 +95,33 @@ func (w *Watcher) changed(m *mount, name, dir string, op fsnotify.Op) error {
 	return nil
 }
 
-// created watches and walks name when it is a new directory: its contents
-// may predate the watch (mkdir -p, a directory moved in), so every path in
-// it is reported.
-func (w *Watcher) created(m *mount, name string) error {
+// refresh makes m's watches for name match the disk after name was
+// created, removed or renamed: whatever was watched there is dropped, and a
+// directory found there now is watched afresh and walked, everything in it
+// reported (its contents may predate the watch: mkdir -p, a directory moved
+// in). Event names are what fsnotify knew when it read the event, which
+// may be out of date after a move, so the disk decides, never the event.
+func (w *Watcher) refresh(m *mount, name string) error {
+	if n := w.nodes[name]; n != nil && n.has(m) {
+		w.dropSubtree(m, n)
+	}
 	fi, err := os.Lstat(name)
 	if err != nil || !fi.IsDir() || skipped(filepath.Base(name)) || name == w.syncDir {
 		return nil
 	}
-	if n := w.nodes[name]; n != nil && n.has(m) {
-		if keyOf(fi) == n.id {
-			return nil // already watched and walked
-		}
-		w.dropSubtree(m, n)
-	}
 	return w.watchTree(m, name, true)
 }
 
-// checkMount handles the top of m's tree being removed or renamed: when it
-// is gone or replaced, the mount starts over, and the root is rescanned (or,
-// for a linked collection, the link is reported).
-func (w *Watcher) checkMount(m *mount) error {
-	real, fi, st := resolveDir(m.logical)
-	if st == dirOK && real == m.real {
-		if keyOf(fi) == m.id {
+// checkMount handles a change to the top of m's tree or to a directory
+// above it: when the tree is gone or replaced, the mount starts over, and
+// the root is rescanned (or, for a linked collection, the link is
+// reported). With force set (the top itself was removed or renamed) it
+// starts over even when the path still leads to a directory with the same
+// inode number, as a new directory may reuse the number of a removed one.
+func (w *Watcher) checkMount(m *mount, force bool) error {
+	if !force {
+		real, fi, st := resolveDir(m.logical)
+		if st == dirOK && real == m.real && keyOf(fi) == m.id {
 			return nil
 		}
 	}
@@ -164,6 +159,12 @@ func (w *Watcher) recheck(m *mount) error {
 // root that is not polled is watched afresh (which also repairs watches lost
 // with the events) and rescanned.
 func (w *Watcher) handleError(err error) {
+	if errors.Is(err, syscall.EINVAL) {
+		// fsnotify drops the watch of a moved directory itself and reports
+		// EINVAL when that watch was already gone: nothing is lost.
+		w.log.Debug("watcher: fsnotify", "err", err)
+		return
+	}
 	reason := "kernel event queue overflowed"
 	if !errors.Is(err, fsnotify.ErrEventOverflow) {
 		reason = fmt.Sprintf("watch error: %v", err)

@@ -141,6 +141,14 @@ func wantPaths(t *testing.T, bs []watcher.Batch, root string, want ...string) {
 	}
 }
 
+// wantSeen is wantPaths, except that a rescan of root covers every path.
+func wantSeen(t *testing.T, bs []watcher.Batch, root string, want ...string) {
+	t.Helper()
+	if len(rescanReasons(bs, root)) == 0 {
+		wantPaths(t, bs, root, want...)
+	}
+}
+
 func wantNoPaths(t *testing.T, bs []watcher.Batch, root string, unwanted ...string) {
 	t.Helper()
 	got := changedPaths(bs, root)

@@ -153,6 +153,16 @@ func TestRandomOperations(t *testing.T) {
 			}
 			return p
 		}},
+		{"replace the root", func() string {
+			if rng.IntN(10) > 0 {
+				return "(skipped)"
+			}
+			os.Rename(root, root+".old")
+			os.Mkdir(root, 0o755)
+			os.Rename(filepath.Join(root+".old", "alpha"), filepath.Join(root, "alpha"))
+			os.RemoveAll(root + ".old")
+			return root
+		}},
 	}
 
 	var log []string

@@ -404,3 +404,74 @@ func TestSyncDirectoryRemoved(t *testing.T) {
 	flush(t, w)
 	wantPaths(t, rec.take(), root, p)
 }
+
+// TestRootSwapped: the root is renamed away, made again, and part of the
+// old tree moved back in. Events fsnotify reads in between still carry the
+// old names; the watches must end up on the new tree.
+func TestRootSwapped(t *testing.T) {
+	root := fastTempDir(t)
+	unpack(t, "collections.txtar", root)
+	w, rec := start(t, watcher.Options{})
+	addRoot(t, w, root)
+	m := newModel(t, root)
+
+	rename(t, root, root+".old")
+	mkdirAll(t, root)
+	rename(t, filepath.Join(root+".old", "alpha"), filepath.Join(root, "alpha"))
+	removeAll(t, root+".old")
+	flush(t, w)
+	bs := rec.take()
+	wantRescan(t, bs, root, "root")
+	for _, b := range bs {
+		m.apply(b)
+	}
+	m.check()
+
+	deep := filepath.Join(root, "alpha", "context", "d", "e")
+	mkdirAll(t, deep)
+	writeFile(t, filepath.Join(deep, "f.md"), "")
+	flush(t, w)
+	bs = rec.take()
+	// Late events from the old tree may ask for another rescan.
+	wantSeen(t, bs, root, filepath.Join(deep, "f.md"))
+	for _, b := range bs {
+		m.apply(b)
+	}
+	m.check()
+}
+
+// TestInodeNumbersReused: a directory removed and made again at once often
+// gets the inode number of the one removed (ext4 does this); the new one
+// must be watched all the same.
+func TestInodeNumbersReused(t *testing.T) {
+	base := realTempDir(t)
+	root := filepath.Join(base, "root")
+	unpack(t, "collections.txtar", root)
+	w, rec := start(t, watcher.Options{})
+	addRoot(t, w, root)
+
+	t.Run("directory", func(t *testing.T) {
+		dir := filepath.Join(root, "alpha", "profiles")
+		for i := range 3 {
+			removeAll(t, dir)
+			mkdirAll(t, dir)
+			flush(t, w)
+			p := filepath.Join(dir, fmt.Sprintf("p%d.md", i))
+			writeFile(t, p, "x")
+			flush(t, w)
+			wantPaths(t, rec.take(), root, p)
+		}
+	})
+	t.Run("root", func(t *testing.T) {
+		for i := range 3 {
+			removeAll(t, root)
+			mkdirAll(t, root)
+			flush(t, w)
+			wantRescan(t, rec.take(), root, "root")
+			p := filepath.Join(root, fmt.Sprintf("p%d.md", i))
+			writeFile(t, p, "x")
+			flush(t, w)
+			wantPaths(t, rec.take(), root, p)
+		}
+	})
+}

@@ -70,6 +70,23 @@ type mount struct {
 	guards map[string]map[string]map[*mount]struct{}
 }
 
+// guardedThrough lists the trees a guard watches dir for: those under
+// name in dir, or under every name when name is empty.
+func (m *mount) guardedThrough(dir, name string) []*mount {
+	var trees []*mount
+	for n, ms := range m.guards[dir] {
+		if name != "" && n != name {
+			continue
+		}
+		for t := range ms {
+			if !slices.Contains(trees, t) {
+				trees = append(trees, t)
+			}
+		}
+	}
+	return trees
+}
+
 // guardKey is a name in a directory watched by a guard.
 type guardKey struct{ dir, name string }
 
@@ -181,7 +198,7 @@ func (w *Watcher) moved(n *node) {
 		switch m.state {
 		case mountTree:
 			if n.path == m.real {
-				err = w.checkMount(m)
+				err = w.checkMount(m, true)
 			} else if n.has(m) {
 				w.note(m.root, m.logicalOf(n.path))
 				w.dropSubtree(m, n)
@@ -189,7 +206,13 @@ func (w *Watcher) moved(n *node) {
 		case mountAncestor:
 			err = w.recheck(m)
 		case mountGuard:
-			err = w.checkMount(m.root.main)
+			for _, t := range m.guardedThrough(n.path, "") {
+				if t.state == mountTree {
+					if err := w.checkMount(t, true); noSpace(err) {
+						w.startPolling(t.root, err, true)
+					}
+				}
+			}
 		}
 		if noSpace(err) {
 			w.startPolling(m.root, err, true)
@@ -396,13 +419,12 @@ func resolveDir(p string) (string, fs.FileInfo, dirStatus) {
 func nearestDir(target string) (real, next string, ok bool) {
 	for p := target; ; {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				return "", "", false
+			// p may vanish meanwhile (rm -rf in progress): then look higher.
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				rest := strings.TrimLeft(strings.TrimPrefix(target, p), "/")
+				next, _, _ = strings.Cut(rest, "/")
+				return real, next, true
 			}
-			rest := strings.TrimLeft(strings.TrimPrefix(target, p), "/")
-			next, _, _ = strings.Cut(rest, "/")
-			return real, next, true
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
