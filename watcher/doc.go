@@ -19,7 +19,8 @@
 // emptied as fast as possible and fsnotify never blocks on a busy consumer),
 // one stats, walks new directories, adds and removes watches, polls and
 // groups changes into batches, and one calls the handle function, serially,
-// never concurrently. Close stops all three and waits for them.
+// never concurrently. Close stops all three and waits for them. Status never
+// waits for the busy goroutine: it reads a copy published after each step.
 //
 // # Caveats
 //
@@ -37,10 +38,15 @@
 //     was removed or moved away only its own path is reported, not its
 //     contents; when one appears (made, moved in or linked in), it is walked
 //     and everything inside is reported too.
-//   - The directories above each root are watched too, so that renaming
-//     one of them (which moves the root away without an event on the root
-//     itself) is seen as the root vanishing. For a linked collection only
-//     the removal or renaming of the linked directory itself is seen.
+//   - The directories above each root, and above the real path of each
+//     linked collection, are watched too, so that renaming one of them
+//     (which moves the tree away without an event on its own watches) is
+//     seen as the root or the link's target vanishing.
+//   - Event names are what fsnotify knew when it read an event, and may be
+//     stale after a directory moved; so an event only says where to look:
+//     what is watched, walked and reported is decided by the disk. A
+//     directory that appears is always walked again, which may report a
+//     path twice, never miss one.
 //   - The kernel's event queue is shared by all roots: when it overflows the
 //     Watcher cannot tell which root lost events, so every root is
 //     re-watched and gets a Batch with Rescan set.

@@ -65,7 +65,9 @@ type Batch struct {
 	// unique. The consumer lstats each one. A path that is a directory means
 	// the directory entry changed: entries the consumer knew below it that
 	// are no longer there must be dropped, as a directory moved away reports
-	// only its own path. Paths is empty when Rescan is set.
+	// only its own path; a path that is no longer a directory (gone, a file,
+	// a dangling link) has nothing below it any more. Paths is empty when
+	// Rescan is set.
 	Paths []string
 	// Rescan says the whole root must be rescanned: the kernel queue
 	// overflowed, the root appeared, vanished or was replaced, watches were
@@ -91,8 +93,10 @@ type RootStatus struct {
 	Path string
 	// State is how the root is being watched.
 	State State
-	// Watches counts the kernel watches the root uses, including those of
-	// its linked collections and of the ancestor a missing root waits on.
+	// Watches counts the kernel watches the root uses: its directories,
+	// those of its linked collections, the directories above them, and the
+	// ancestor a missing root waits on. Watches shared with another root
+	// count for both.
 	Watches int
 	// Warnings are the root's cumulative warnings (queue overflows, watch
 	// limits, lost watches, unreadable directories), each with its count
