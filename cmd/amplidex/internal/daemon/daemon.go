@@ -96,6 +96,11 @@ type Daemon struct {
 	projects map[string]bool       // registered project directories
 	warnings []string
 	subs     map[*subscriber]struct{}
+	// stale is set when batches changed the roots since the last publish;
+	// publishPending when a delayed publish is scheduled.
+	stale          bool
+	publishPending bool
+	lastPublish    time.Time
 	// bundles are the watched manifests; bundleDirs indexes them by the
 	// directory watched for them. Both are fixed after Start.
 	bundles    []*bundle
@@ -307,24 +312,31 @@ func (d *Daemon) addProject(project string) error {
 	return d.store.SetMeta("projects", b)
 }
 
-// project makes sure project is registered and published, and returns its
-// snapshot.
+// project makes sure project is registered and its snapshot is up to date
+// with every batch handled so far, and returns it.
 func (d *Daemon) project(project string) (*query.Snapshot, error) {
-	if project == "" {
-		return d.state.Load().snaps[""], nil
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if project != "" && !d.projects[project] {
+		if err := d.addProject(project); err != nil {
+			return nil, err
+		}
+		d.stale = true
 	}
+	if d.stale {
+		d.publish()
+	}
+	return d.state.Load().snaps[project], nil
+}
+
+// published returns the project's last published snapshot without
+// waiting for anything (a query that opted out of read-your-writes), or
+// registers the project when it has none yet.
+func (d *Daemon) published(project string) (*query.Snapshot, error) {
 	if snap := d.state.Load().snaps[project]; snap != nil {
 		return snap, nil
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.addProject(project); err != nil {
-		return nil, err
-	}
-	if err := d.commit(nil, true); err != nil {
-		return nil, err
-	}
-	return d.state.Load().snaps[project], nil
+	return d.project(project)
 }
 
 // handleBatch is the watcher's handle function: it re-discovers the
@@ -429,8 +441,14 @@ func (d *Daemon) dropRoot(rs *rootState) []string {
 	return d.cache.forget(paths)
 }
 
-// commit writes what the cache stored and the deletions to the index, then
-// builds and publishes the snapshots of every project. d.mu is held.
+// publishEvery bounds how often batches rebuild the snapshots: during a
+// burst, batches only update the index, and the snapshots are rebuilt at
+// most this often, or at once when a query that waits for changes comes.
+const publishEvery = 100 * time.Millisecond
+
+// commit writes what the cache stored and the deletions to the index, and
+// publishes: at once when force is set or the last publish is old enough,
+// else a little later. d.mu is held.
 func (d *Daemon) commit(gone []string, force bool) error {
 	puts, err := d.cache.takePending()
 	if err != nil {
@@ -441,7 +459,21 @@ func (d *Daemon) commit(gone []string, force bool) error {
 		sort.Strings(gone)
 		_, werr = d.store.Apply(index.Batch{Put: puts, Delete: gone})
 	}
-	d.publish()
+	d.stale = true
+	switch {
+	case force || d.now().Sub(d.lastPublish) >= publishEvery:
+		d.publish()
+	case !d.publishPending:
+		d.publishPending = true
+		time.AfterFunc(publishEvery, func() {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.publishPending = false
+			if d.stale && d.ctx.Err() == nil {
+				d.publish()
+			}
+		})
+	}
 	return werr
 }
 
@@ -467,6 +499,7 @@ func (d *Daemon) publish() {
 		st.snaps[p] = build(p)
 	}
 	d.state.Store(st)
+	d.stale, d.lastPublish = false, d.now()
 	for s := range d.subs {
 		s.notify()
 	}

@@ -119,7 +119,7 @@ func (e *env) call(c *query.Client, method string, params map[string]any, out an
 		params = map[string]any{}
 	}
 	params["project"] = e.project
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, err := c.Call(ctx, method, params, out)
 	return err

@@ -100,10 +100,11 @@ func (d *Daemon) snapshot(ctx context.Context, params json.RawMessage) (*query.S
 	if c.Project != "" && !filepath.IsAbs(c.Project) {
 		return nil, query.Errorf(query.CodeInvalidParams, "project %q is not an absolute path", c.Project)
 	}
-	if !c.NoSync {
-		if err := d.w.Flush(ctx); err != nil {
-			return nil, err
-		}
+	if c.NoSync {
+		return d.published(cleanProject(c.Project))
+	}
+	if err := d.w.Flush(ctx); err != nil {
+		return nil, err
 	}
 	return d.project(cleanProject(c.Project))
 }
@@ -127,6 +128,9 @@ func (d *Daemon) changes(ctx context.Context, params json.RawMessage) (any, erro
 	}
 	if !p.NoSync {
 		if err := d.w.Flush(ctx); err != nil {
+			return nil, err
+		}
+		if _, err := d.project(cleanProject(p.Project)); err != nil {
 			return nil, err
 		}
 	}
