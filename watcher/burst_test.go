@@ -101,7 +101,7 @@ func BenchmarkBurst(b *testing.B) {
 	const files, dirs = 1000, 10
 	root := fastTempDir(b)
 	var seen atomic.Int64
-	w, err := watcher.New(watcher.Options{}, func(batch watcher.Batch) {
+	w, err := watcher.New(watcher.Options{SyncDir: fastTempDir(b)}, func(batch watcher.Batch) {
 		seen.Add(int64(len(batch.Paths)))
 	})
 	if err != nil {
@@ -133,7 +133,7 @@ func BenchmarkBurst(b *testing.B) {
 func BenchmarkSave(b *testing.B) {
 	root := fastTempDir(b)
 	unpack(b, "collections.txtar", root)
-	w, err := watcher.New(watcher.Options{}, func(watcher.Batch) {})
+	w, err := watcher.New(watcher.Options{SyncDir: fastTempDir(b)}, func(watcher.Batch) {})
 	if err != nil {
 		b.Fatal(err)
 	}
