@@ -120,6 +120,8 @@ func (a *App) rootCmd() *cobra.Command {
 		newPrepareCmd(a),
 		newCacheCmd(a),
 		newPostInstallCmd(a),
+		newLSPCmd(a),
+		newSchemaCmd(a),
 	)
 	return root
 }

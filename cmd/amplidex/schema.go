@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+func newSchemaCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema profile|agent|bundle",
+		Short: "Print the JSON Schema of a document's front matter, for yaml-language-server",
+		Long: "schema prints a draft-07 JSON Schema of the front matter of profiles, agents or bundle manifests,\n" +
+			"built from the tables the validator uses, so editors running yaml-language-server complete keys too.",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"profile", "agent", "bundle"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSchema(args[0])
+		},
+	}
+}
+
+func (a *App) runSchema(kind string) error {
+	for _, k := range []discovery.DocKind{discovery.DocProfile, discovery.DocAgent, discovery.DocBundle} {
+		if string(k) != kind {
+			continue
+		}
+		b, err := discovery.JSONSchema(k)
+		if err != nil {
+			return exitf(exitUsage, "schema %s: %v", kind, err)
+		}
+		if _, err := a.Stdout.Write(b); err != nil {
+			return err
+		}
+		if len(b) == 0 || b[len(b)-1] != '\n' {
+			fmt.Fprintln(a.Stdout)
+		}
+		return nil
+	}
+	return exitf(exitUsage, "schema: unknown kind %q: want profile, agent or bundle", kind)
+}
