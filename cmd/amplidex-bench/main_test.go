@@ -1,0 +1,301 @@
+// The tests of a main package live in it: package main cannot be imported.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunSmall runs the whole harness on a small tree without watchman and
+// checks the report it writes.
+func TestRunSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds amplidex and runs its daemon; skipped with -short")
+	}
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "bench.json")
+	var stdout, stderr bytes.Buffer
+	cfg, err := parseFlags([]string{"-collections", "50", "-skip-watchman", "-samples", "5", "-gap", "0",
+		"-dir", filepath.Join(dir, "tree"), "-keep", "-json", jsonPath}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.stdout, cfg.stderr = &stdout, &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := run(ctx, cfg); err != nil {
+		t.Fatalf("run: %v\nprogress:\n%s", err, stderr.String())
+	}
+
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("decode %s: %v", jsonPath, err)
+	}
+	byName := map[string]metric{}
+	for _, m := range rep.Metrics {
+		byName[m.Name] = m
+	}
+	for _, name := range metricNames {
+		m, ok := byName[name]
+		if !ok {
+			t.Errorf("metric %s missing from the JSON report", name)
+			continue
+		}
+		if m.Amplidex == nil {
+			t.Errorf("metric %s: no amplidex value", name)
+		}
+		if m.Watchman != nil || m.Ratio != nil {
+			t.Errorf("metric %s: a watchman value or ratio although watchman was skipped", name)
+		}
+		if !strings.Contains(stdout.String(), m.Label) {
+			t.Errorf("table lacks the row %q:\n%s", m.Label, stdout.String())
+		}
+	}
+	if len(rep.Metrics) != len(metricNames) {
+		t.Errorf("%d metrics, want %d", len(rep.Metrics), len(metricNames))
+	}
+	if m := byName["restart_files_read"]; m.Amplidex != nil && *m.Amplidex != 0 {
+		t.Errorf("restart read %v files again, want 0", *m.Amplidex)
+	}
+
+	root := filepath.Join(dir, "tree", "home", ".amplifier", "collections")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 50 || rep.Tree.Collections != 50 {
+		t.Errorf("%d collection directories, report says %d, want 50", len(entries), rep.Tree.Collections)
+	}
+	if files := countFiles(t, root); files != rep.Tree.Files {
+		t.Errorf("%d files in the tree, report says %d", files, rep.Tree.Files)
+	}
+	if want := 50 - rep.Tree.MissingProject; rep.Amplidex.Collections != want {
+		t.Errorf("amplidex found %d collections, want %d (50 less %d without pyproject.toml)",
+			rep.Amplidex.Collections, want, rep.Tree.MissingProject)
+	}
+	if rep.Amplidex.FilesIndexed == 0 || rep.Amplidex.FilesIndexed > rep.Tree.Files {
+		t.Errorf("amplidex indexed %d files of %d", rep.Amplidex.FilesIndexed, rep.Tree.Files)
+	}
+}
+
+func countFiles(t *testing.T, root string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// digest hashes every path and content below root.
+func digest(t *testing.T, root string) [32]byte {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(root, path)
+		h.Write([]byte(rel + "\x00"))
+		h.Write(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [32]byte(h.Sum(nil))
+}
+
+func TestGenerateTree(t *testing.T) {
+	const n = 400
+	dir := t.TempDir()
+	gen := func(name string, seed uint64) (*treeStats, [32]byte) {
+		root := filepath.Join(dir, name)
+		st, err := generateTree(root, n, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, digest(t, root)
+	}
+	a, sumA := gen("a", 7)
+	b, sumB := gen("b", 7)
+	_, sumC := gen("c", 8)
+	if sumA != sumB || a.Files != b.Files || len(a.Probes) != len(b.Probes) {
+		t.Errorf("two trees of seed 7 differ")
+	}
+	if sumA == sumC {
+		t.Errorf("trees of seeds 7 and 8 are the same")
+	}
+	entries, err := os.ReadDir(a.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != n || a.Collections != n {
+		t.Errorf("%d collection directories, stats say %d, want %d", len(entries), a.Collections, n)
+	}
+	if files := countFiles(t, a.Root); files != a.Files {
+		t.Errorf("%d files, stats say %d", files, a.Files)
+	}
+	if per := float64(a.Files) / n; per < 10 || per > 14 {
+		t.Errorf("%.1f files per collection, want about 12", per)
+	}
+	for kind, count := range map[string]int{"bad YAML": a.BadYAML, "missing pyproject": a.MissingProject,
+		"unknown key": a.UnknownKey, "broken extends": a.BrokenExtends, "nested layout": a.Nested} {
+		if count == 0 || count > n/4 {
+			t.Errorf("%d collections with %s in %d", count, kind, n)
+		}
+	}
+	for _, p := range a.Probes {
+		if _, err := os.Stat(p.Agent); err != nil {
+			t.Errorf("probe %s: %v", p.Name, err)
+		}
+		if _, err := os.Stat(filepath.Join(p.Dir, "pyproject.toml")); err != nil {
+			t.Errorf("probe %s has no pyproject.toml: %v", p.Name, err)
+		}
+	}
+	if _, err := generateTree(a.Root, n, 7); err == nil {
+		t.Errorf("generating into a non-empty directory succeeded")
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	ms := func(vs ...int) timings {
+		var ts timings
+		for _, v := range vs {
+			ts = append(ts, time.Duration(v)*time.Millisecond)
+		}
+		return ts
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = 100 - i
+	}
+	tests := []struct {
+		name string
+		ts   timings
+		q    float64
+		want time.Duration
+	}{
+		{"empty", nil, 0.5, 0},
+		{"one", ms(7), 0.99, 7 * time.Millisecond},
+		{"median of odd", ms(5, 1, 3), 0.5, 3 * time.Millisecond},
+		{"median of even is the lower", ms(4, 1, 3, 2), 0.5, 2 * time.Millisecond},
+		{"p99 of 100", ms(hundred...), 0.99, 99 * time.Millisecond},
+		{"p50 of 100", ms(hundred...), 0.5, 50 * time.Millisecond},
+		{"min", ms(hundred...), 0, 1 * time.Millisecond},
+		{"max", ms(hundred...), 1, 100 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.ts.quantile(tc.q); got != tc.want {
+				t.Errorf("quantile(%v) = %v, want %v", tc.q, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseMemory(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    memory
+		wantErr bool
+	}{
+		{"both", "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n", memory{RSS: 1 << 20, Peak: 2 << 20}, false},
+		{"no rss", "Name:\tx\n", memory{}, true},
+		{"bad unit", "VmRSS:\t1 MB\n", memory{}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseMemory(strings.NewReader(tc.in))
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Errorf("parseMemory = %+v, %v; want %+v, error %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		check   func(*config) bool
+		wantErr error
+	}{
+		{"defaults", nil, func(c *config) bool {
+			return c.collections == 10000 && c.samples == 200 && c.seed == 1 && !c.skipWatchman && c.gap == 200*time.Millisecond
+		}, nil},
+		{"all", []string{"-collections", "12", "-samples", "3", "-seed", "9", "-skip-watchman", "-json", "x.json", "-dir", "d", "-keep"},
+			func(c *config) bool {
+				return c.collections == 12 && c.samples == 3 && c.seed == 9 && c.skipWatchman && c.jsonPath == "x.json" && c.dir == "d" && c.keep
+			}, nil},
+		{"too few collections", []string{"-collections", "2"}, nil, nil},
+		{"no samples", []string{"-samples", "0"}, nil, nil},
+		{"arguments", []string{"extra"}, nil, nil},
+		{"help", []string{"-h"}, nil, flag.ErrHelp},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseFlags(tc.args, io.Discard)
+			switch {
+			case tc.check != nil:
+				if err != nil || !tc.check(cfg) {
+					t.Errorf("parseFlags(%q) = %+v, %v", tc.args, cfg, err)
+				}
+			case tc.wantErr != nil:
+				if !errors.Is(err, tc.wantErr) {
+					t.Errorf("parseFlags(%q) error %v, want %v", tc.args, err, tc.wantErr)
+				}
+			case err == nil:
+				t.Errorf("parseFlags(%q) succeeded, want an error", tc.args)
+			}
+		})
+	}
+}
+
+func TestMetricTargets(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name string
+		m    metric
+		want *bool
+	}{
+		{"ratio met", newMetric("x", "x", "ms", f(10), f(40), ratioAtMost(0.25, "")), ptr(true)},
+		{"ratio missed", newMetric("x", "x", "ms", f(11), f(40), ratioAtMost(0.25, "")), ptr(false)},
+		{"ratio without watchman", newMetric("x", "x", "ms", f(11), nil, ratioAtMost(0.25, "")), nil},
+		{"under met", newMetric("x", "x", "ms", f(0.5), nil, under(1, "")), ptr(true)},
+		{"under missed at the bound", newMetric("x", "x", "ms", f(1), nil, under(1, "")), ptr(false)},
+		{"at most zero", newMetric("x", "x", "files", f(0), nil, atMost(0, "")), ptr(true)},
+		{"no target", newMetric("x", "x", "ms", f(3), f(1), noTarget), nil},
+		{"nothing measured", newMetric("x", "x", "ms", nil, f(1), under(1, "")), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if (tc.m.Met == nil) != (tc.want == nil) || tc.m.Met != nil && *tc.m.Met != *tc.want {
+				t.Errorf("met = %v, want %v", tc.m.Met, tc.want)
+			}
+		})
+	}
+}
