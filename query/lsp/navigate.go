@@ -82,6 +82,9 @@ func (w *Workspace) Hover(ctx context.Context, path string, text []byte, pos dis
 	}
 	if ref.kind == "extends" && err == nil {
 		if pr, err := v.set.ResolveProfile(unquote(ref.value), v.own); err == nil {
+			if v.own != nil && v.own.Facts[v.key] != nil {
+				pr = discovery.ProfileRef{Collection: v.own, Path: v.key}
+			}
 			chain := v.set.Chain(pr)
 			if len(chain) > 1 {
 				ids := make([]string, len(chain))
