@@ -49,7 +49,7 @@ type published struct {
 // client drives a Server through two pipes with Content-Length framing, as
 // an editor does.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	in     *io.PipeWriter // the server's input
 	msgs   chan wire      // everything the server wrote, in order
 	served chan error     // what Serve returned
@@ -59,7 +59,7 @@ type client struct {
 
 // startServer runs a server over a in the background and returns a client
 // talking to it. Cleanup closes the input and waits for Serve to return.
-func startServer(t *testing.T, a lsp.Analyzer, opts lsp.Options) *client {
+func startServer(t testing.TB, a lsp.Analyzer, opts lsp.Options) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

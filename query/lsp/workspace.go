@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -142,20 +143,32 @@ func (w *Workspace) view(ctx context.Context, path string, overlay map[string][]
 }
 
 // loadOwner loads the collection holding path from disk: the one whose
-// resource base is two levels up (profiles/x.md), or three for a nested
-// layout. It returns nil when there is none.
+// resource base holds profiles/x.md or agents/x.md (the collection
+// directory, or its package directory in a nested layout), or whose
+// metadata file path is. It returns nil when there is none.
 func (w *Workspace) loadOwner(path string) *discovery.Collection {
-	base := filepath.Dir(filepath.Dir(path))
-	if kindOf(path) == filePyproject || kindOf(path) == fileLock {
-		base = filepath.Dir(path)
+	kind := kindOf(path)
+	var dirs []string
+	switch kind {
+	case filePyproject:
+		dirs = []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))}
+	case fileProfile, fileAgent:
+		base := filepath.Dir(filepath.Dir(path))
+		dirs = []string{base, filepath.Dir(base)}
+	default:
+		return nil
 	}
-	for _, dir := range []string{base, filepath.Dir(base)} {
+	for _, dir := range dirs {
 		shape, err := discovery.DetectShape(dir, "")
 		if err != nil || !shape.IsCollection() {
 			continue
 		}
 		c := w.loader.Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(dir)}, dir)
-		if c != nil && inCollection(c, path) {
+		switch {
+		case c == nil:
+		case kind == filePyproject && c.Pyproject == path:
+			return c
+		case kind != filePyproject && filepath.Dir(filepath.Dir(path)) == c.Base:
 			return c
 		}
 	}
@@ -298,6 +311,9 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 			out = append(out, ownDiagnostics(v, v.set.CheckCollection(v.own))...)
 		}
 	case kind == filePyproject:
+		if v.own == nil && !looksLikeCollection(path, text) {
+			return nil // an ordinary Python project
+		}
 		_, out = discovery.ParsePyproject(path, text)
 		if v.own != nil && v.own.Pyproject == v.key {
 			out = append(out, ownDiagnostics(v, v.set.CheckCollection(v.own))...)
@@ -316,6 +332,16 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 	}
 	discovery.SortDiagnostics(out)
 	return out
+}
+
+// looksLikeCollection reports whether a pyproject.toml that no root holds
+// belongs to a collection: its directory holds resource directories, or it
+// has a [tool.amplifier…] table.
+func looksLikeCollection(path string, text []byte) bool {
+	if shape, err := discovery.DetectShape(filepath.Dir(path), ""); err == nil && shape.HasResources() {
+		return true
+	}
+	return bytes.Contains(text, []byte("[tool.amplifier"))
 }
 
 // ownDiagnostics keeps the diagnostics about v's file, named as the editor

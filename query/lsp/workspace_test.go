@@ -96,6 +96,10 @@ func TestWorkspaceDiagnose(t *testing.T) {
 			want: []string{"schema/unknown-key@10:0"}},
 		{name: "agent without description", file: "work/mine/agents/helper.md", text: "---\nmeta:\n  name: helper\n---\n",
 			want: []string{"schema/missing-key@1:0"}},
+		{name: "an ordinary Python project", file: "work/app/pyproject.toml", text: "[project]\nname = \"App\"\n"},
+		{name: "a collection's pyproject not yet with resources", file: "work/new/pyproject.toml",
+			text: "[project]\nname = \"new\"\n[tool.amplifier.collection]\nauthor = \"me\"\n",
+			want: []string{"metadata/missing-field@0:0", "metadata/missing-field@0:0"}},
 		{name: "README is not checked", file: "work/mine/profiles/README.md", text: "---\nnonsense: [\n"},
 		{name: "corrupt lock file", file: "project/.amplifier/collections.lock", text: "{not json",
 			want: []string{"lock/corrupt@0:1"}},
@@ -308,5 +312,30 @@ func TestBrokenAgentThroughTheServer(t *testing.T) {
 				t.Fatalf("after the fix: %+v, want none for version 2", p)
 			}
 		})
+	}
+}
+
+// TestLinkedWorkingCopy edits a working copy linked into the user root, as
+// authors do: the editor names the real path, the root the link.
+func TestLinkedWorkingCopy(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	link := filepath.Join(dir, "home/.amplifier/collections/mine")
+	if err := os.Symlink(filepath.Join(dir, "work/mine"), link); err != nil {
+		t.Skipf("cannot make a symbolic link: %v", err)
+	}
+	w := newWorkspace(dir)
+	path := filepath.Join(dir, devProfile)
+	text := strings.Replace(read(t, path), "- helper", "- helpr", 1)
+	got := w.Diagnose(context.Background(), path, []byte(text), nil)
+	if len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown || got[0].Path != path {
+		t.Fatalf("got %v, want one %s for %s", got, discovery.CodeAgentUnknown, path)
+	}
+	md, ok := w.Hover(context.Background(), path, []byte(text), cursor(t, text, "- helpr"))
+	if !ok || !strings.Contains(md, "Does not resolve") {
+		t.Errorf("hover on the unknown agent: %q", md)
+	}
+	md, _ = w.Hover(context.Background(), path, []byte(text), cursor(t, text, "@mine:cont"))
+	if !strings.Contains(md, "from the user root: `"+link+"`") {
+		t.Errorf("hover on @mine: does not show the linked collection in the user root:\n%s", md)
 	}
 }

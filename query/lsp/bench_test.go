@@ -1,0 +1,93 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query/lsp"
+)
+
+// BenchmarkDidChangeToPublish measures, through the pipes an editor uses,
+// the time from writing a didChange to reading the publishDiagnostics of
+// that version, with the real Workspace over a fixture tree. Each edit
+// waits for its result before the next is sent; the p50 and p99 of the
+// latencies are reported. Run with -benchtime=200x for 200 edits.
+func BenchmarkDidChangeToPublish(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		debounce time.Duration
+	}{
+		{"debounce=50ms", 50 * time.Millisecond},
+		{"debounce=1µs", time.Microsecond},
+	} {
+		b.Run("fixture/"+bc.name, func(b *testing.B) {
+			dir := unpack(b, "workspace.txtar")
+			benchEdits(b, newWorkspace(dir), filepath.Join(dir, devProfile), "foundation:base", bc.debounce)
+		})
+		b.Run("corpus/"+bc.name, func(b *testing.B) {
+			corpus := os.Getenv("AMPLIDEX_CORPUS")
+			if corpus == "" {
+				b.Skip("AMPLIDEX_CORPUS is not set")
+			}
+			roots := []discovery.Root{
+				{Kind: discovery.RootUser, Path: filepath.Join(corpus, "collections")},
+				{Kind: discovery.RootBundled, Path: filepath.Join(corpus, "bundled")},
+			}
+			w := lsp.NewWorkspace(lsp.NewScanner(roots, lsp.ScannerOptions{}), lsp.WorkspaceOptions{})
+			path := filepath.Join(corpus, "collections/robotdad__amplifier-collection-ddd/profiles/documentation.md")
+			benchEdits(b, w, path, "foundation:profiles/base.md", bc.debounce)
+		})
+	}
+}
+
+// benchEdits opens path and alternates between its text and the text
+// with ref replaced by one that does not resolve, one edit per iteration.
+func benchEdits(b *testing.B, w *lsp.Workspace, path, ref string, debounce time.Duration) {
+	uri := lsp.PathToURI(path)
+	text := readTB(b, path)
+	if !strings.Contains(text, ref) {
+		b.Fatalf("%s does not contain %q", path, ref)
+	}
+	broken := strings.Replace(text, ref, "foundation:missing", 1)
+	c := startServer(b, w, lsp.Options{Debounce: debounce})
+	c.initialize()
+	c.open(uri, text)
+	c.diagnostics(uri)
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		version := i + 2
+		next := text
+		if i%2 == 0 {
+			next = broken
+		}
+		start := time.Now()
+		c.changeAll(uri, version, next)
+		for {
+			p := c.diagnostics(uri)
+			if p.Version != nil && int(*p.Version) == version {
+				break
+			}
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	q := func(f float64) float64 { return float64(lat[int(f*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+func readTB(tb testing.TB, p string) string {
+	tb.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
