@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -49,14 +52,27 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		return err
 	}
 	schema := ws.schemaOptions()
-	var resolver lsp.Resolver = lsp.NewScanner(ws.roots, lsp.ScannerOptions{Schema: schema})
-	if c, err := a.dial(ctx, ws); err == nil && c != nil {
-		defer c.Close()
-		resolver = lsp.NewDaemonResolver(c, ws.daemonProject(), resolver)
+	client, err := a.dial(ctx, ws)
+	if err != nil {
+		client = nil // a daemon that refuses us is no daemon: scan in process
+	}
+	if client != nil {
+		defer client.Close()
 		a.log.Info("lsp: resolving against the daemon's index")
 	}
-	analyzer := lsp.NewWorkspace(resolver, lsp.WorkspaceOptions{
+	// resolverFor returns the Resolver of one project: the daemon's index
+	// when a daemon answers, falling back to an in-process scan.
+	resolverFor := func(project string) lsp.Resolver {
+		var r lsp.Resolver = lsp.NewScanner(discovery.Roots(project, ws.home, ws.bundled), lsp.ScannerOptions{Schema: schema})
+		if client != nil {
+			r = lsp.NewDaemonResolver(client, daemonProject(project), r, a.log)
+		}
+		return r
+	}
+	analyzer := lsp.NewWorkspace(resolverFor(ws.project), lsp.WorkspaceOptions{
 		Schema:      schema,
+		Project:     ws.project,
+		ResolverFor: resolverFor,
 		CheckBundle: prepare.CheckManifest,
 		Log:         a.log,
 	})
@@ -73,6 +89,15 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		return err
 	}
 	return exitf(exitFailed, "lsp: %v", err)
+}
+
+// daemonProject is the project to name in daemon queries: the directory
+// when it holds .amplifier/, else none.
+func daemonProject(dir string) string {
+	if fi, err := os.Stat(filepath.Join(dir, ".amplifier")); err == nil && fi.IsDir() {
+		return dir
+	}
+	return ""
 }
 
 // buildVersion is the module version the binary was built from, or "" for

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -31,17 +32,23 @@ type DaemonResolver struct {
 	project  string
 	fallback Resolver
 	timeout  time.Duration
+	log      *slog.Logger
 
-	mu    sync.Mutex // guards fields below; held during a fetch so that concurrent callers share it
-	set   *discovery.Set
-	clock query.Clock
+	mu     sync.Mutex // guards fields below; held during a fetch so that concurrent callers share it
+	set    *discovery.Set
+	clock  query.Clock
+	failed bool // the last fetch failed (said once in the log)
 }
 
 // NewDaemonResolver returns a Resolver that asks the daemon through c about
 // project ("" for the user and bundled roots only), and fallback when the
-// daemon fails.
-func NewDaemonResolver(c Caller, project string, fallback Resolver) *DaemonResolver {
-	return &DaemonResolver{client: c, project: project, fallback: fallback, timeout: 5 * time.Second}
+// daemon fails. log (nil for none) hears when it falls back and when the
+// daemon answers again.
+func NewDaemonResolver(c Caller, project string, fallback Resolver, log *slog.Logger) *DaemonResolver {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &DaemonResolver{client: c, project: project, fallback: fallback, timeout: 5 * time.Second, log: log}
 }
 
 // Set returns the daemon's view of the roots, or the fallback's when the
@@ -71,7 +78,15 @@ func (d *DaemonResolver) fetch(ctx context.Context) (*discovery.Set, error) {
 	var infos []query.CollectionInfo
 	clock, err := d.client.Call(ctx, "collections", params, &infos)
 	if err != nil {
+		if !d.failed {
+			d.failed = true
+			d.log.Warn("lsp: the daemon does not answer; scanning in process", "err", err)
+		}
 		return nil, fmt.Errorf("daemon collections: %w", err)
+	}
+	if d.failed {
+		d.failed = false
+		d.log.Info("lsp: the daemon answers again")
 	}
 	if d.set != nil && !clock.IsZero() && clock == d.clock {
 		return d.set, nil
@@ -115,5 +130,6 @@ func (d *DaemonResolver) fetch(ctx context.Context) (*discovery.Set, error) {
 		}
 	}
 	d.set, d.clock = discovery.NewSet(roots, groups), clock
+	d.log.Debug("lsp: collections from the daemon", "clock", clock, "collections", len(infos))
 	return d.set, nil
 }

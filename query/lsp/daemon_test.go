@@ -79,7 +79,7 @@ func TestDaemonResolver(t *testing.T) {
 		},
 	}
 	fallback := &countingResolver{}
-	r := lsp.NewDaemonResolver(f, "", fallback)
+	r := lsp.NewDaemonResolver(f, "", fallback, nil)
 	ctx := context.Background()
 
 	set, err := r.Set(ctx)
@@ -116,7 +116,7 @@ func TestDaemonResolver(t *testing.T) {
 		t.Fatalf("with the daemon down: err %v, fallback used %d times", err, fallback.sets)
 	}
 	// Without a fallback the error comes through.
-	if _, err := lsp.NewDaemonResolver(f, "", nil).Set(ctx); !errors.Is(err, query.ErrNoDaemon) {
+	if _, err := lsp.NewDaemonResolver(f, "", nil, nil).Set(ctx); !errors.Is(err, query.ErrNoDaemon) {
 		t.Fatalf("err = %v, want ErrNoDaemon", err)
 	}
 }

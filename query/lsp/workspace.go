@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -18,17 +19,28 @@ import (
 // checks over the collections a Resolver supplies, with the editor's open
 // buffers laid over the files on disk.
 type Workspace struct {
-	resolver Resolver
-	schema   discovery.SchemaOptions
-	loader   *discovery.Loader // loads a buffer's collection when no root holds it
-	bundle   func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
-	log      *slog.Logger
+	resolver    Resolver
+	project     string
+	resolverFor func(project string) Resolver
+	schema      discovery.SchemaOptions
+	loader      *discovery.Loader // loads a buffer's collection when no root holds it
+	bundle      func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
+	log         *slog.Logger
+
+	mu       sync.Mutex // guards fields below
+	projects map[string]Resolver
 }
 
 // WorkspaceOptions configure a Workspace.
 type WorkspaceOptions struct {
 	// Schema tunes front matter validation.
 	Schema discovery.SchemaOptions
+	// Project is the project directory the Resolver was made for.
+	// ResolverFor, when set, makes a Resolver for any other project: a
+	// file below a directory holding .amplifier/ resolves against that
+	// project's collections, whatever directory the editor started in.
+	Project     string
+	ResolverFor func(project string) Resolver
 	// CheckBundle checks a bundle manifest; nil checks its front matter
 	// against the bundle schema only. The command line passes the prepare
 	// package's full check here.
@@ -42,7 +54,8 @@ func NewWorkspace(r Resolver, opts WorkspaceOptions) *Workspace {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	w := &Workspace{resolver: r, schema: opts.Schema, bundle: opts.CheckBundle, log: opts.Log}
+	w := &Workspace{resolver: r, project: opts.Project, resolverFor: opts.ResolverFor, schema: opts.Schema,
+		bundle: opts.CheckBundle, log: opts.Log, projects: map[string]Resolver{}}
 	if sc, ok := r.(*Scanner); ok {
 		w.loader = sc.Loader()
 	} else {
@@ -53,8 +66,37 @@ func NewWorkspace(r Resolver, opts WorkspaceOptions) *Workspace {
 
 var _ Analyzer = (*Workspace)(nil)
 
-// Invalidate passes a saved file on to the Resolver.
-func (w *Workspace) Invalidate(path string) { w.resolver.Invalidate(path) }
+// Invalidate passes a saved file on to every Resolver.
+func (w *Workspace) Invalidate(path string) {
+	w.resolver.Invalidate(path)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.projects {
+		r.Invalidate(path)
+	}
+}
+
+// resolverOf returns the Resolver for the project path lies in.
+func (w *Workspace) resolverOf(path string) Resolver {
+	if w.resolverFor == nil {
+		return w.resolver
+	}
+	project := discovery.FindProject(filepath.Dir(path))
+	if project == w.project {
+		return w.resolver
+	}
+	if fi, err := os.Stat(filepath.Join(project, ".amplifier")); err != nil || !fi.IsDir() {
+		return w.resolver
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.projects[project]
+	if !ok {
+		r = w.resolverFor(project)
+		w.projects[project] = r
+	}
+	return r
+}
 
 // view is the collections as the open buffers make them.
 type view struct {
@@ -69,7 +111,7 @@ type view struct {
 // view lays overlay (path → text) over the Resolver's collections and
 // finds the collection that holds path.
 func (w *Workspace) view(ctx context.Context, path string, overlay map[string][]byte) *view {
-	base, err := w.resolver.Set(ctx)
+	base, err := w.resolverOf(path).Set(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Warn("lsp: collections unavailable", "err", err)

@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -337,5 +338,47 @@ func TestLinkedWorkingCopy(t *testing.T) {
 	md, _ = w.Hover(context.Background(), path, []byte(text), cursor(t, text, "@mine:cont"))
 	if !strings.Contains(md, "from the user root: `"+link+"`") {
 		t.Errorf("hover on @mine: does not show the linked collection in the user root:\n%s", md)
+	}
+}
+
+// TestProjectOfTheFile resolves a file against the project it lies in, not
+// the one the editor started in.
+func TestProjectOfTheFile(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	coll := filepath.Join(dir, "project/src/tools")
+	path := filepath.Join(coll, "profiles/p.md")
+	for p, s := range map[string]string{
+		filepath.Join(coll, "pyproject.toml"): "[project]\nname = \"tools\"\nversion = \"1.0.0\"\ndescription = \"t\"\n",
+		path:                                  "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: d\n  extends: foundation:base\n---\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elsewhere := t.TempDir()
+	made := map[string]int{}
+	w := lsp.NewWorkspace(lsp.NewScanner(discovery.Roots(elsewhere, elsewhere, nil), lsp.ScannerOptions{}), lsp.WorkspaceOptions{
+		Project: elsewhere,
+		ResolverFor: func(project string) lsp.Resolver {
+			made[project]++
+			return lsp.NewScanner(discovery.Roots(project, elsewhere, nil), lsp.ScannerOptions{})
+		},
+	})
+	src := []byte(read(t, path))
+	for range 2 {
+		if got := w.Diagnose(context.Background(), path, src, nil); len(got) != 0 {
+			t.Fatalf("got %v, want foundation:base to resolve in the file's project", got)
+		}
+	}
+	if want := map[string]int{filepath.Join(dir, "project"): 1}; !maps.Equal(made, want) {
+		t.Errorf("resolvers made: %v, want %v", made, want)
+	}
+	// Without ResolverFor, the editor's project is all there is.
+	w = lsp.NewWorkspace(lsp.NewScanner(discovery.Roots(elsewhere, elsewhere, nil), lsp.ScannerOptions{}), lsp.WorkspaceOptions{})
+	if got := w.Diagnose(context.Background(), path, src, nil); len(got) != 1 || got[0].Code != discovery.CodeExtendsUnresolved {
+		t.Fatalf("got %v, want the extends unresolved", got)
 	}
 }
