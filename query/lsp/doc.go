@@ -4,11 +4,13 @@
 // collection authors write — profiles, agents, bundle manifests,
 // pyproject.toml and collections.lock.
 //
-// The protocol layer (JSON-RPC 2.0 with Content-Length framing, the
+// The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing, the
 // document store, debounced diagnostics) knows nothing about collections:
-// it asks an Analyzer. The Analyzer in this package builds on package
-// discovery and finds collections through a Resolver, which is either an
-// in-process scan of the roots or, once a daemon runs, the daemon's index.
+// it asks an Analyzer. Workspace is the Analyzer of amplidex: it builds on
+// package discovery, lays the open buffers over the files on disk, and
+// finds collections through a Resolver — a Scanner that reads the roots in
+// process, or a DaemonResolver that asks the daemon's index and falls back
+// to a Scanner when the daemon does not answer.
 //
 // It does not watch files or keep an index of its own; it does not start a
 // daemon.
@@ -35,6 +37,10 @@
 //     published.
 //   - A Content-Length above Options.MaxMessage is refused: the body is
 //     skipped without being held in memory and an error is logged.
+//   - Only profiles/*.md, agents/*.md (README.md aside), bundle.md,
+//     pyproject.toml and collections.lock get diagnostics, decided by path;
+//     a pyproject.toml that belongs to no collection (no resource
+//     directories, no [tool.amplifier…] table, in no root) gets none.
 //   - Serve returns nil only after shutdown; an exit notification or the
 //     end of input without shutdown returns ErrNoShutdown, which the command
 //     maps to exit code 1 as the protocol asks.

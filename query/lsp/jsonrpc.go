@@ -25,13 +25,13 @@ const (
 // maxHeaderLine bounds one header line; LSP headers are short.
 const maxHeaderLine = 4096
 
-// ResponseError is the error member of a JSON-RPC response.
-type ResponseError struct {
+// responseError is the error member of a JSON-RPC response.
+type responseError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
-func (e *ResponseError) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
+func (e *responseError) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
 
 // message is any JSON-RPC 2.0 message: a request (ID and Method), a
 // notification (Method only) or a response (ID and Result or Error).
@@ -41,7 +41,7 @@ type message struct {
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *ResponseError  `json:"error,omitempty"`
+	Error   *responseError  `json:"error,omitempty"`
 }
 
 // isRequest reports whether m expects a response.
@@ -202,21 +202,21 @@ func truncate(b []byte, n int) string {
 }
 
 // decode parses a message body. A body that is not a JSON-RPC message gives
-// a *ResponseError to send back (with a null id).
-func decode(body []byte) (*message, *ResponseError) {
+// a *responseError to send back (with a null id).
+func decode(body []byte) (*message, *responseError) {
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, &ResponseError{Code: CodeParseError, Message: "parse error: " + err.Error()}
+		return nil, &responseError{Code: CodeParseError, Message: "parse error: " + err.Error()}
 	}
 	if m.JSONRPC != "2.0" {
-		return &m, &ResponseError{Code: CodeInvalidRequest, Message: `jsonrpc must be "2.0"`}
+		return &m, &responseError{Code: CodeInvalidRequest, Message: `jsonrpc must be "2.0"`}
 	}
 	if m.ID != nil && !validID(m.ID) {
 		m.ID = json.RawMessage("null")
-		return &m, &ResponseError{Code: CodeInvalidRequest, Message: "id must be a number, a string or null"}
+		return &m, &responseError{Code: CodeInvalidRequest, Message: "id must be a number, a string or null"}
 	}
 	if m.Method == "" && m.ID == nil {
-		return &m, &ResponseError{Code: CodeInvalidRequest, Message: "neither a request, a notification nor a response"}
+		return &m, &responseError{Code: CodeInvalidRequest, Message: "neither a request, a notification nor a response"}
 	}
 	return &m, nil
 }
@@ -252,7 +252,7 @@ func (w *writer) write(v any) error {
 }
 
 // respond sends the result (or the error) for the request with id.
-func (w *writer) respond(id json.RawMessage, result any, rerr *ResponseError) error {
+func (w *writer) respond(id json.RawMessage, result any, rerr *responseError) error {
 	if id == nil {
 		id = json.RawMessage("null")
 	}

@@ -176,7 +176,6 @@ type CompletionKind int
 
 // The completion kinds the analyzer uses.
 const (
-	CompletionProperty  CompletionKind = 10
 	CompletionModule    CompletionKind = 9
 	CompletionValue     CompletionKind = 12
 	CompletionFile      CompletionKind = 17

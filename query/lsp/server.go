@@ -252,7 +252,7 @@ func (ss *session) handle(body []byte) (done bool, err error) {
 	return false, nil
 }
 
-func (ss *session) reply(id json.RawMessage, result any, rerr *ResponseError) {
+func (ss *session) reply(id json.RawMessage, result any, rerr *responseError) {
 	if err := ss.out.respond(id, result, rerr); err != nil {
 		ss.log.Error("lsp: cannot respond", "err", err)
 	}
@@ -261,10 +261,10 @@ func (ss *session) reply(id json.RawMessage, result any, rerr *ResponseError) {
 func (ss *session) request(m *message) {
 	switch {
 	case ss.state == stateShutdown:
-		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidRequest, Message: m.Method + ": the server is shut down"})
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": the server is shut down"})
 		return
 	case ss.state == stateNew && m.Method != "initialize":
-		ss.reply(m.ID, nil, &ResponseError{Code: CodeServerNotInitialized, Message: m.Method + ": initialize first"})
+		ss.reply(m.ID, nil, &responseError{Code: CodeServerNotInitialized, Message: m.Method + ": initialize first"})
 		return
 	}
 	switch m.Method {
@@ -279,18 +279,18 @@ func (ss *session) request(m *message) {
 	case "textDocument/completion", "textDocument/definition", "textDocument/hover":
 		ss.positionRequest(m)
 	default:
-		ss.reply(m.ID, nil, &ResponseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
 	}
 }
 
 func (ss *session) initialize(m *message) {
 	if ss.state != stateNew {
-		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidRequest, Message: "initialize: already initialized"})
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: "initialize: already initialized"})
 		return
 	}
 	var p initializeParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidParams, Message: "initialize: " + err.Error()})
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: "initialize: " + err.Error()})
 		return
 	}
 	enc := encodingUTF16
@@ -419,31 +419,32 @@ func (ss *session) didClose(raw json.RawMessage) error {
 	// What other buffers say about this one is the file on disk again.
 	for _, o := range ss.docs {
 		if o.kind != fileOther {
-			ss.schedule(o)
+			ss.schedule(o, ss.srv.opts.Debounce)
 		}
 	}
 	return nil
 }
 
 // changed schedules diagnostics for d and, since cross-references see every
-// open buffer, for the other checked documents too.
+// open buffer, for the other checked documents too, a little later so that
+// d's result comes first.
 func (ss *session) changed(d *document) {
 	if d.kind != fileOther {
-		ss.schedule(d)
+		ss.schedule(d, ss.srv.opts.Debounce)
 	}
 	for _, o := range ss.docs {
 		if o != d && o.kind != fileOther {
-			ss.schedule(o)
+			ss.schedule(o, 3*ss.srv.opts.Debounce)
 		}
 	}
 }
 
 // schedule (re)starts d's debounce: a run in progress is cancelled and its
 // result will be dropped.
-func (ss *session) schedule(d *document) {
+func (ss *session) schedule(d *document, delay time.Duration) {
 	ss.cancelRun(d)
 	d.gen++
-	d.due = time.Now().Add(ss.srv.opts.Debounce)
+	d.due = time.Now().Add(delay)
 	ss.resetTimer()
 }
 
@@ -479,12 +480,7 @@ func (ss *session) startDue() {
 			continue
 		}
 		if overlay == nil {
-			overlay = make(map[string][]byte, len(ss.docs))
-			for _, o := range ss.docs {
-				if o.path != "" {
-					overlay[o.path] = o.text
-				}
-			}
+			overlay = ss.overlay()
 		}
 		d.due = time.Time{}
 		ctx, cancel := context.WithCancel(ss.base)
@@ -579,7 +575,7 @@ func equalDiagnostics(a, b []lspDiagnostic) bool {
 func (ss *session) positionRequest(m *message) {
 	var p positionParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
 	}
 	d, ok := ss.docs[p.TextDocument.URI]
@@ -589,7 +585,7 @@ func (ss *session) positionRequest(m *message) {
 	}
 	key := string(m.ID)
 	if _, dup := ss.inflight[key]; dup {
-		ss.reply(m.ID, nil, &ResponseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
 		return
 	}
 	ctx, cancel := context.WithCancel(ss.base)
@@ -605,7 +601,7 @@ func (ss *session) positionRequest(m *message) {
 		defer cancel()
 		result, rerr := ss.answer(ctx, m.Method, snap, pos)
 		if ctx.Err() != nil && rerr == nil {
-			result, rerr = nil, &ResponseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
+			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}
 		ss.reply(m.ID, result, rerr)
 		select {
@@ -641,11 +637,11 @@ func emptyResult(method string) any {
 
 // answer runs one position request against the analyzer. A panic in the
 // analyzer becomes an internal error.
-func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos discovery.Position) (result any, rerr *ResponseError) {
+func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos discovery.Position) (result any, rerr *responseError) {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.log.Error("lsp: "+method+" failed", "path", snap.path, "panic", p, "stack", string(debug.Stack()))
-			result, rerr = nil, &ResponseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", method, p)}
+			result, rerr = nil, &responseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", method, p)}
 		}
 	}()
 	a := ss.srv.analyzer

@@ -382,3 +382,27 @@ func TestProjectOfTheFile(t *testing.T) {
 		t.Fatalf("got %v, want the extends unresolved", got)
 	}
 }
+
+// TestOpeningABufferRechecksTheOthers: a profile extending one that exists
+// only as an unsaved buffer is fixed when that buffer opens, and broken
+// again when it closes.
+func TestOpeningABufferRechecksTheOthers(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	dev := filepath.Join(dir, devProfile)
+	draft := filepath.Join(dir, "work/mine/profiles/draft.md")
+	devURI, draftURI := lsp.PathToURI(dev), lsp.PathToURI(draft)
+	c := startServer(t, newWorkspace(dir), fastOpts())
+	c.initialize()
+	c.open(devURI, strings.Replace(read(t, dev), "foundation:base", "draft", 1))
+	if p := c.diagnostics(devURI); len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != discovery.CodeExtendsUnresolved {
+		t.Fatalf("before the draft opens: %+v", p.Diagnostics)
+	}
+	c.open(draftURI, "---\nprofile:\n  name: draft\n  version: 1.0.0\n  description: d\n  extends: foundation:base\n---\n")
+	if p := c.diagnostics(devURI); len(p.Diagnostics) != 0 {
+		t.Fatalf("with the draft open: %+v, want none", p.Diagnostics)
+	}
+	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": draftURI}})
+	if p := c.diagnostics(devURI); len(p.Diagnostics) != 1 {
+		t.Fatalf("after the draft closed unsaved: %+v, want the extends unresolved again", p.Diagnostics)
+	}
+}
