@@ -79,9 +79,6 @@ func TestNeovimReadsDiagnostics(t *testing.T) {
 	if err != nil {
 		t.Skip("nvim is not installed (Debian package neovim); skipping the editor end-to-end test")
 	}
-	if testing.Short() {
-		t.Skip("builds the binary and starts an editor; skipped with -short")
-	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "amplidex")
 	build := exec.Command("go", "build", "-o", bin, ".")
