@@ -106,7 +106,9 @@ func (r *amplidexRun) run(ctx context.Context) error {
 			r.res.Collections = root.Collections
 		}
 	}
-	if r.res.ColdMemory, err = readMemory(d.pid()); err != nil {
+	// The pid the daemon reports, not the child's: -amplidex may name a
+	// wrapper (a profiler, say) that runs the daemon.
+	if r.res.ColdMemory, err = readMemory(st.PID); err != nil {
 		d.stop(30 * time.Second)
 		return err
 	}
@@ -116,7 +118,7 @@ func (r *amplidexRun) run(ctx context.Context) error {
 	}
 
 	h.progress("amplidex: restart with nothing changed")
-	d, took, _, err = r.start(ctx)
+	d, took, st, err = r.start(ctx)
 	if err != nil {
 		return err
 	}
@@ -156,15 +158,19 @@ func (r *amplidexRun) run(ctx context.Context) error {
 			h.progress("amplidex: %s: %s", s.what, ts)
 		}
 	}
-	if r.res.Memory, err = readMemory(d.pid()); err != nil {
+	if r.res.Memory, err = readMemory(st.PID); err != nil {
 		return err
 	}
+	h.progress("amplidex: memory once cold-started %s; at the end %s", r.res.ColdMemory, r.res.Memory)
 	return d.stop(30 * time.Second)
 }
 
 // start starts a daemon and waits until it answers status, returning the
 // time that took.
 func (r *amplidexRun) start(ctx context.Context) (*daemonProc, time.Duration, *daemonStatus, error) {
+	if err := warmTree(r.h.tree.Root); err != nil {
+		return nil, 0, nil, err
+	}
 	began := time.Now()
 	d, err := startDaemon("amplidex daemon", r.env, r.cwd, r.bin, "daemon", "--log-level", "warn")
 	if err != nil {
@@ -179,10 +185,6 @@ func (r *amplidexRun) start(ctx context.Context) (*daemonProc, time.Duration, *d
 	if err != nil {
 		d.stop(30 * time.Second)
 		return nil, 0, nil, err
-	}
-	if st.PID != d.pid() {
-		d.stop(30 * time.Second)
-		return nil, 0, nil, fmt.Errorf("amplidex: status answered by pid %d, not by the daemon started (%d)", st.PID, d.pid())
 	}
 	return d, ready.Sub(began), &st, nil
 }

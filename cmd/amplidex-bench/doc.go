@@ -29,8 +29,9 @@
 //
 //   - It is a benchmark, not a test: figures vary with the machine and its
 //     load. Run it on an otherwise idle machine and compare ratios.
-//   - The tree is in the page cache for both daemons (it was just written);
-//     neither figure includes reading it from a cold disk.
+//   - The tree is in the page cache for both daemons: the harness reads all
+//     of it right before each timed start, because some machines page out
+//     idle cache within seconds. Neither figure includes a cold disk.
 //   - Watchman's crawl is timed from its watch command to a synced clock and
 //     an answered query on a server already running; amplidex's start-up
 //     timings include starting its process.

@@ -115,6 +115,7 @@ func (t *treeStats) probeAt(i, n int) probe {
 // run generates the tree, measures amplidex and then watchman, prints the
 // table and writes the JSON report.
 func run(ctx context.Context, cfg *config) (*report, error) {
+	load := loadAverage()
 	work, err := os.MkdirTemp("", "amplidex-bench-")
 	if err != nil {
 		return nil, err
@@ -170,13 +171,15 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 	}
 
 	rep := &report{
-		Date: time.Now().UTC().Format(time.RFC3339), Machine: describeMachine(),
+		Date: time.Now().UTC().Format(time.RFC3339), Machine: describeMachine(load),
 		Seed: cfg.seed, Samples: cfg.samples, GapMS: ms(cfg.gap), Tree: h.tree,
 		Amplidex: amplidexRef{Binary: bin, Revision: revision(bin), Collections: a.Collections, FilesIndexed: a.InitialFiles, Analyzed: a.InitialAnalyzed},
 		Metrics:  metrics(a, w),
+		Memory:   map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
 	}
 	if w != nil {
 		rep.Watchman = w.Version
+		rep.Memory["watchman_crawl"], rep.Memory["watchman"] = w.CrawlMemory, w.Memory
 	}
 	if err := rep.writeTable(cfg.stdout); err != nil {
 		return nil, err

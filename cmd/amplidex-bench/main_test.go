@@ -223,7 +223,9 @@ func TestParseMemory(t *testing.T) {
 		want    memory
 		wantErr bool
 	}{
-		{"both", "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n", memory{RSS: 1 << 20, Peak: 2 << 20}, false},
+		{"all", "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\nRssAnon:\t 768 kB\nRssFile:\t 256 kB\n",
+			memory{RSS: 1 << 20, Peak: 2 << 20, Anon: 768 << 10, File: 256 << 10}, false},
+		{"rss only", "VmRSS:\t4 kB\n", memory{RSS: 4 << 10}, false},
 		{"no rss", "Name:\tx\n", memory{}, true},
 		{"bad unit", "VmRSS:\t1 MB\n", memory{}, true},
 	}

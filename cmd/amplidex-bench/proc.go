@@ -127,10 +127,18 @@ func (b *tailBuffer) String() string {
 	return string(b.buf)
 }
 
-// memory is a process's resident set, from /proc/PID/status.
+// memory is a process's resident set, from /proc/PID/status, in bytes.
 type memory struct {
-	RSS  int64 // VmRSS, bytes
-	Peak int64 // VmHWM, bytes
+	RSS  int64 `json:"rss"`       // VmRSS
+	Peak int64 `json:"peak"`      // VmHWM
+	Anon int64 `json:"anonymous"` // RssAnon: the heap, stacks
+	File int64 `json:"file"`      // RssFile: mapped files, such as an mmapped index
+}
+
+// String shows m in MiB.
+func (m memory) String() string {
+	return fmt.Sprintf("RSS %.1f MiB (anonymous %.1f, file %.1f), peak %.1f MiB",
+		float64(m.RSS)/(1<<20), float64(m.Anon)/(1<<20), float64(m.File)/(1<<20), float64(m.Peak)/(1<<20))
 }
 
 // readMemory reads the resident set size of pid.
@@ -149,7 +157,18 @@ func parseMemory(r io.Reader) (memory, error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
+		var field *int64
+		switch key {
+		case "VmRSS":
+			field = &m.RSS
+		case "VmHWM":
+			field = &m.Peak
+		case "RssAnon":
+			field = &m.Anon
+		case "RssFile":
+			field = &m.File
+		}
+		if !ok || field == nil {
 			continue
 		}
 		f := strings.Fields(val)
@@ -160,11 +179,7 @@ func parseMemory(r io.Reader) (memory, error) {
 		if err != nil {
 			return memory{}, fmt.Errorf("parse memory: %s: %w", key, err)
 		}
-		if key == "VmRSS" {
-			m.RSS = kb << 10
-		} else {
-			m.Peak = kb << 10
-		}
+		*field = kb << 10
 	}
 	if err := sc.Err(); err != nil {
 		return memory{}, fmt.Errorf("parse memory: %w", err)

@@ -23,6 +23,10 @@ type report struct {
 	Amplidex amplidexRef `json:"amplidex"`
 	Watchman string      `json:"watchman"` // the version, or "" when skipped
 	Metrics  []metric    `json:"metrics"`
+	// Memory breaks the daemons' resident sets down, at the points
+	// measured: "amplidex_cold" once the cold start is ready, "amplidex"
+	// at the end of its run, "watchman_crawl" and "watchman" likewise.
+	Memory map[string]memory `json:"memory"`
 }
 
 // amplidexRef says what was measured of amplidex besides the metrics.
@@ -41,6 +45,10 @@ type machine struct {
 	Memory    string `json:"memory"`
 	Kernel    string `json:"kernel"`
 	GoVersion string `json:"go"`
+	// Load is /proc/loadavg when the run began and when it ended: other
+	// work on the machine skews the figures.
+	LoadStart string `json:"load_start"`
+	LoadEnd   string `json:"load_end"`
 }
 
 // metric is one row of the table. Values are nil where not measured.
@@ -154,8 +162,8 @@ func metrics(a *amplidexResult, w *watchmanResult) []metric {
 func (r *report) writeTable(out io.Writer) error {
 	fmt.Fprintf(out, "amplidex-bench %s: %d collections, %d files, %d dirs (seed %d, %d samples)\n",
 		r.Date, r.Tree.Collections, r.Tree.Files, r.Tree.Dirs, r.Seed, r.Samples)
-	fmt.Fprintf(out, "machine: %d CPUs (%s), %s memory, Linux %s, %s\n",
-		r.Machine.CPUs, r.Machine.CPU, r.Machine.Memory, r.Machine.Kernel, r.Machine.GoVersion)
+	fmt.Fprintf(out, "machine: %d CPUs (%s), %s memory, Linux %s, %s; load %s at the start, %s at the end\n",
+		r.Machine.CPUs, r.Machine.CPU, r.Machine.Memory, r.Machine.Kernel, r.Machine.GoVersion, r.Machine.LoadStart, r.Machine.LoadEnd)
 	wm := "watchman " + r.Watchman
 	if r.Watchman == "" {
 		wm = "watchman (skipped)"
@@ -224,9 +232,19 @@ func (r *report) writeJSON(path string) error {
 	return nil
 }
 
-// describeMachine reads the CPU, memory and kernel from /proc.
-func describeMachine() machine {
-	m := machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+// loadAverage is the first three fields of /proc/loadavg.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return ""
+}
+
+// describeMachine reads the CPU, memory, kernel and load from /proc; load
+// is the load average when the run began.
+func describeMachine(load string) machine {
+	m := machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadStart: load, LoadEnd: loadAverage()}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}

@@ -466,3 +466,20 @@ func (g *generator) collection(i int) {
 		g.stats.Probes = append(g.stats.Probes, probe{Name: name, Dir: dir, Agent: agent, Rel: rel, Stem: agents[0]})
 	}
 }
+
+// warmTree reads every directory and file below root, so that a timed
+// start finds the tree in the page cache even on a machine that pages out
+// idle cache within seconds.
+func warmTree(root string) error {
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		_, err = os.ReadFile(path)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("warm tree %s: %w", root, err)
+	}
+	return nil
+}

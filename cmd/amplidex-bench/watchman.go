@@ -120,6 +120,9 @@ func (r *watchmanRun) run(ctx context.Context) error {
 	}
 
 	h.progress("watchman %s: initial crawl", r.res.Version)
+	if err := warmTree(r.root); err != nil {
+		return err
+	}
 	start := time.Now()
 	if _, err := c.call([]any{"watch", r.root}); err != nil {
 		return err
@@ -149,6 +152,7 @@ func (r *watchmanRun) run(ctx context.Context) error {
 	if r.res.Memory, err = readMemory(pid); err != nil {
 		return err
 	}
+	h.progress("watchman: memory after the crawl %s; at the end %s", r.res.CrawlMemory, r.res.Memory)
 	_, _ = c.call([]any{"shutdown-server"})
 	return d.stop(30 * time.Second)
 }
