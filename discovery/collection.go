@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Collection is one collection directory found in a root.
@@ -37,6 +38,23 @@ type Collection struct {
 	// Diagnostics are the collection's own problems: metadata, layout and
 	// every file's own diagnostics (not cross-references).
 	Diagnostics []Diagnostic `json:"-"`
+
+	relsOnce sync.Once
+	rels     map[string]string // Rel → Path of every resource
+}
+
+// ResourcePath returns the path of the resource at rel (slash-separated,
+// relative to the base), if there is one. Resources must not change once
+// it has been called.
+func (c *Collection) ResourcePath(rel string) (string, bool) {
+	c.relsOnce.Do(func() {
+		c.rels = make(map[string]string, len(c.Resources))
+		for _, r := range c.Resources {
+			c.rels[r.Rel] = r.Path
+		}
+	})
+	p, ok := c.rels[rel]
+	return p, ok
 }
 
 // Count returns how many resources of kind k the collection has.

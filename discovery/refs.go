@@ -89,10 +89,9 @@ func (s *Set) ResolveAgent(name string, from *Collection) (Resource, *Collection
 			return r, from, true
 		}
 	}
-	for _, c := range s.Winners() {
-		if r, ok := c.Resource(KindAgent, name); ok {
-			return r, c, true
-		}
+	if c := s.agents[name]; c != nil {
+		r, _ := c.Resource(KindAgent, name)
+		return r, c, true
 	}
 	return Resource{}, nil, false
 }
@@ -106,14 +105,12 @@ func (s *Set) ResolveMention(m Mention) (string, error) {
 	if c == nil {
 		return "", fmt.Errorf("collection %q does not resolve", m.Collection)
 	}
-	for _, r := range c.Resources {
-		if r.Rel == m.Path {
-			return r.Path, nil
-		}
+	if p, ok := c.ResourcePath(m.Path); ok {
+		return p, nil
 	}
 	for _, dir := range []string{c.Base, c.Dir} {
 		p := filepath.Join(dir, filepath.FromSlash(m.Path))
-		if _, err := os.Stat(p); err == nil {
+		if s.exists(p) {
 			return p, nil
 		}
 	}
@@ -121,6 +118,19 @@ func (s *Set) ResolveMention(m Mention) (string, error) {
 }
 
 var errEscapes = fmt.Errorf("path leaves its collection")
+
+// exists reports whether p exists, asking the file system once per set.
+func (s *Set) exists(p string) bool {
+	s.statMu.Lock()
+	defer s.statMu.Unlock()
+	ok, seen := s.stats[p]
+	if !seen {
+		_, err := os.Stat(p)
+		ok = err == nil
+		s.stats[p] = ok
+	}
+	return ok
+}
 
 // Check returns the cross-reference diagnostics of every collection in the
 // set: extends that do not resolve or that cycle, unknown agent names,

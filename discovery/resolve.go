@@ -3,7 +3,9 @@ package discovery
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"sync"
 )
 
 // Set is every collection of every root, resolved by name: project over
@@ -13,8 +15,15 @@ type Set struct {
 	Roots       []Root
 	Collections []*Collection // every one found, roots in precedence order
 	byName      map[string][]*Collection
-	byDir       map[string]*Collection
 	winners     []*Collection // the winner of every name, in name order
+	winner      map[string]*Collection
+	// agents maps an agent name to the first winning collection (in name
+	// order) that has it.
+	agents map[string]*Collection
+	// stats remembers, for the life of the set, whether a path that is not
+	// a resource exists (mentions of docs and the like).
+	statMu sync.Mutex // guards stats
+	stats  map[string]bool
 }
 
 // Resolution is what a name resolves to.
@@ -31,19 +40,17 @@ type Resolution struct {
 // NewSet resolves the collections found in roots, given highest precedence
 // first; cols[i] are the collections of roots[i].
 func NewSet(roots []Root, cols [][]*Collection) *Set {
-	s := &Set{Roots: roots, byName: map[string][]*Collection{}, byDir: map[string]*Collection{}}
+	s := &Set{Roots: roots, byName: map[string][]*Collection{},
+		winner: map[string]*Collection{}, agents: map[string]*Collection{},
+		stats: map[string]bool{}}
 	for i := range roots {
-		group := append([]*Collection(nil), cols[i]...)
-		sort.SliceStable(group, func(a, b int) bool {
-			fa, fb := group[a].Layout != LayoutNested, group[b].Layout != LayoutNested
-			if fa != fb {
-				return fa
-			}
-			return ComparePaths(filepath.ToSlash(group[a].Dir), filepath.ToSlash(group[b].Dir)) < 0
-		})
+		group := cols[i]
+		if !slices.IsSortedFunc(group, compareInRoot) {
+			group = slices.Clone(group)
+			slices.SortStableFunc(group, compareInRoot)
+		}
 		for _, c := range group {
 			s.Collections = append(s.Collections, c)
-			s.byDir[c.Dir] = c
 			s.byName[c.Name] = append(s.byName[c.Name], c)
 			if dn := filepath.Base(c.Dir); dn != c.Name {
 				// The directory name is only a fast path: it finds skipped
@@ -60,12 +67,42 @@ func NewSet(roots []Root, cols [][]*Collection) *Set {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if w := s.Lookup(n); w != nil && w.Name == n {
-			s.winners = append(s.winners, w)
+		for _, c := range s.byName[n] {
+			if c.Valid && c.Name == n {
+				s.winner[n] = c
+				s.winners = append(s.winners, c)
+				break
+			}
+		}
+	}
+	for _, w := range s.winners {
+		for _, r := range w.Resources {
+			if r.Kind == KindAgent {
+				if _, ok := s.agents[r.Name]; !ok {
+					s.agents[r.Name] = w
+				}
+			}
 		}
 	}
 	return s
 }
+
+// compareInRoot orders the collections of one root as resolution takes
+// them: flat (and hybrid) layouts before nested ones, then by path.
+func compareInRoot(a, b *Collection) int {
+	fa, fb := a.Layout != LayoutNested, b.Layout != LayoutNested
+	if fa != fb {
+		if fa {
+			return -1
+		}
+		return 1
+	}
+	return ComparePaths(filepath.ToSlash(a.Dir), filepath.ToSlash(b.Dir))
+}
+
+// SortInRoot sorts the collections of one root in the order NewSet takes
+// them, so that NewSet need not copy and sort them again.
+func SortInRoot(cols []*Collection) { slices.SortStableFunc(cols, compareInRoot) }
 
 // Resolve returns what name resolves to.
 func (s *Set) Resolve(name string) Resolution {
@@ -84,14 +121,11 @@ func (s *Set) Resolve(name string) Resolution {
 }
 
 // Lookup returns the winning collection of name, or nil.
-func (s *Set) Lookup(name string) *Collection { return s.Resolve(name).Winner }
+func (s *Set) Lookup(name string) *Collection { return s.winner[name] }
 
 // Winners returns the winning collection of every name, in name order.
 // The slice is shared: do not modify it.
 func (s *Set) Winners() []*Collection { return s.winners }
-
-// ByDir returns the collection whose directory is dir, if any.
-func (s *Set) ByDir(dir string) *Collection { return s.byDir[dir] }
 
 // Owner returns the collection holding path, if any: the one whose
 // directory, real directory or base contains it (deepest first).

@@ -22,11 +22,21 @@ type Snapshot struct {
 // NewSnapshot gathers the diagnostics of set: each collection's own, the
 // cross-references, and extra (lock files, for instance), sorted.
 func NewSnapshot(set *discovery.Set, extra []discovery.Diagnostic) *Snapshot {
-	var ds []discovery.Diagnostic
+	return NewSnapshotFrom(set, set.Check(), extra)
+}
+
+// NewSnapshotFrom is NewSnapshot with the cross-reference diagnostics
+// computed by the caller (incrementally, with a discovery.Checker).
+func NewSnapshotFrom(set *discovery.Set, cross, extra []discovery.Diagnostic) *Snapshot {
+	n := len(cross) + len(extra)
+	for _, c := range set.Collections {
+		n += len(c.Diagnostics)
+	}
+	ds := make([]discovery.Diagnostic, 0, n)
 	for _, c := range set.Collections {
 		ds = append(ds, c.Diagnostics...)
 	}
-	ds = append(ds, set.Check()...)
+	ds = append(ds, cross...)
 	ds = append(ds, extra...)
 	discovery.SortDiagnostics(ds)
 	return &Snapshot{Set: set, Diagnostics: ds}

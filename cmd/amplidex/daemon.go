@@ -1,18 +1,24 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/watcher"
 	"github.com/spf13/cobra"
 )
+
+// defaultDebounce is the daemon's quiet period before a batch of changes
+// is indexed, when the configuration does not set one.
+const defaultDebounce = 20 * time.Millisecond
 
 func newDaemonCmd(a *App) *cobra.Command {
 	return &cobra.Command{
@@ -35,7 +41,7 @@ func (ws *workspace) daemonOptions(a *App) daemon.Options {
 		Schema:  ws.schemaOptions(),
 		Logger:  a.log,
 		Watch: watcher.Options{
-			Debounce: w.Debounce.Duration, MaxWait: w.MaxWait.Duration,
+			Debounce: cmp.Or(w.Debounce.Duration, defaultDebounce), MaxWait: w.MaxWait.Duration,
 			PollInterval: w.PollInterval.Duration, MaxWatches: w.MaxWatches,
 		},
 	}

@@ -62,6 +62,20 @@ type Options struct {
 type rootState struct {
 	root discovery.Root
 	cols map[string]*discovery.Collection // by collection directory
+	// sorted holds cols in resolution order; nil after cols changed.
+	sorted []*discovery.Collection
+}
+
+// ordered returns the root's collections in resolution order.
+func (rs *rootState) ordered() []*discovery.Collection {
+	if rs.sorted == nil {
+		rs.sorted = make([]*discovery.Collection, 0, len(rs.cols))
+		for _, c := range rs.cols {
+			rs.sorted = append(rs.sorted, c)
+		}
+		discovery.SortInRoot(rs.sorted)
+	}
+	return rs.sorted
 }
 
 // state is what queries read: published whole after every batch.
@@ -101,6 +115,9 @@ type Daemon struct {
 	stale          bool
 	publishPending bool
 	lastPublish    time.Time
+	// checkers keep each project's cross-reference diagnostics between
+	// publishes, so that a batch re-checks only what it can affect.
+	checkers map[string]*discovery.Checker
 	// bundles are the watched manifests; bundleDirs indexes them by the
 	// directory watched for them. Both are fixed after Start.
 	bundles    []*bundle
@@ -114,7 +131,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		opts: opts, log: opts.Logger, now: opts.Now, pid: os.Getpid(),
 		cache: newFileCache(), closed: make(chan struct{}),
 		roots: map[string]*rootState{}, projects: map[string]bool{}, subs: map[*subscriber]struct{}{},
-		bundled: opts.Bundled, bundleDirs: map[string][]*bundle{},
+		bundled: opts.Bundled, bundleDirs: map[string][]*bundle{}, checkers: map[string]*discovery.Checker{},
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	if d.log == nil {
@@ -418,6 +435,9 @@ func (d *Daemon) reload(rs *rootState, dir string) []string {
 	} else {
 		rs.cols[dir] = c
 	}
+	if c != nil || old != nil {
+		rs.sorted = nil
+	}
 	if old == nil {
 		return nil
 	}
@@ -486,13 +506,16 @@ func (d *Daemon) publish() {
 		cols := make([][]*discovery.Collection, len(roots))
 		for i, r := range roots {
 			if rs := d.roots[r.Path]; rs != nil {
-				for _, c := range rs.cols {
-					cols[i] = append(cols[i], c)
-				}
+				cols[i] = rs.ordered()
 			}
 		}
 		set := discovery.NewSet(roots, cols)
-		return query.NewSnapshot(set, discovery.CheckLocks(set))
+		k := d.checkers[project]
+		if k == nil {
+			k = &discovery.Checker{}
+			d.checkers[project] = k
+		}
+		return query.NewSnapshotFrom(set, k.Check(set), discovery.CheckLocks(set))
 	}
 	st.snaps[""] = build("")
 	for p := range d.projects {

@@ -1,0 +1,92 @@
+package discovery_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// writeSyntheticRoot writes n collections of about twelve files each: a
+// pyproject.toml, two profiles (one extending another collection's), three
+// agents, and six context files, some mentioning others.
+func writeSyntheticRoot(b *testing.B, root string, n int) {
+	b.Helper()
+	w := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		name := "c" + strconv.Itoa(i)
+		dir := filepath.Join(root, name)
+		w(filepath.Join(dir, "pyproject.toml"), fmt.Sprintf("[project]\nname = %q\nversion = \"1.0.0\"\ndescription = \"C\"\n\n[tool.amplifier.collection.requires]\nc0 = \"^1.0.0\"\n", name))
+		w(filepath.Join(dir, "profiles", "base.md"), "---\nprofile:\n  name: base\n  version: 1.0.0\n  description: B\nsession:\n  orchestrator:\n    module: loop-basic\n  context:\n    module: context-simple\ntools:\n  - module: tool-x\n    source: git+https://example.invalid/x@main\n---\n@"+name+":context/a.md\n")
+		w(filepath.Join(dir, "profiles", "dev.md"), "---\nprofile:\n  name: dev\n  version: 1.0.0\n  description: D\n  extends: c0:base\nagents:\n  - a0\n  - a1\n---\n")
+		for a := 0; a < 3; a++ {
+			w(filepath.Join(dir, "agents", "a"+strconv.Itoa(a)+".md"), "---\nmeta:\n  name: a"+strconv.Itoa(a)+"\n  description: A\n---\nSee @"+name+":context/b/b.md\n")
+		}
+		for c := 0; c < 6; c++ {
+			sub := ""
+			if c%2 == 1 {
+				sub = "b"
+			}
+			w(filepath.Join(dir, "context", sub, string(rune('a'+c))+".md"), "# Context\nSee @c0:context/a.md\n")
+		}
+	}
+}
+
+// BenchmarkPublish measures what the daemon does after a batch over 10,000
+// collections (1,000 with -short): resolve the set, check every
+// cross-reference and gather the diagnostics. The tree is written and
+// loaded once, outside the measured loop.
+func BenchmarkPublish(b *testing.B) {
+	n := 10_000
+	if testing.Short() {
+		n = 1000
+	}
+	root := b.TempDir()
+	writeSyntheticRoot(b, root, n)
+	loader := &discovery.Loader{}
+	r := discovery.Root{Kind: discovery.RootUser, Path: root}
+	cols, err := loader.ScanRoot(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("collections=%d", n), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
+			var ds []discovery.Diagnostic
+			for _, c := range set.Collections {
+				ds = append(ds, c.Diagnostics...)
+			}
+			ds = append(ds, set.Check()...)
+			discovery.SortDiagnostics(ds)
+		}
+	})
+	// One collection reloaded per op, as after a save: the Checker redoes
+	// that collection and those that refer to it.
+	b.Run(fmt.Sprintf("collections=%d/incremental", n), func(b *testing.B) {
+		var k discovery.Checker
+		k.Check(discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols}))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			j := 1 + i%(len(cols)-1)
+			cols[j] = loader.Load(r, cols[j].Dir)
+			set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
+			var ds []discovery.Diagnostic
+			for _, c := range set.Collections {
+				ds = append(ds, c.Diagnostics...)
+			}
+			ds = append(ds, k.Check(set)...)
+			discovery.SortDiagnostics(ds)
+		}
+		b.ReportMetric(float64(k.Rechecked), "rechecked/op")
+	})
+}
