@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -41,6 +43,21 @@ type Collection struct {
 
 	relsOnce sync.Once
 	rels     map[string]string // Rel → Path of every resource
+}
+
+// Clone returns a copy of c whose Resources, Facts and Diagnostics may be
+// changed without touching c (the Facts values themselves are shared).
+func (c *Collection) Clone() *Collection {
+	facts := maps.Clone(c.Facts)
+	if facts == nil {
+		facts = map[string]*Facts{}
+	}
+	return &Collection{
+		Name: c.Name, Version: c.Version, Description: c.Description, Root: c.Root,
+		Dir: c.Dir, RealDir: c.RealDir, Base: c.Base, Pyproject: c.Pyproject, Layout: c.Layout,
+		Metadata: c.Metadata, Valid: c.Valid, Problem: c.Problem,
+		Resources: slices.Clone(c.Resources), Facts: facts, Diagnostics: slices.Clone(c.Diagnostics),
+	}
 }
 
 // ResourcePath returns the path of the resource at rel (slash-separated,

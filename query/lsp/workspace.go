@@ -152,7 +152,7 @@ func (w *Workspace) view(ctx context.Context, path string, overlay map[string][]
 		}
 		cp, ok := copies[c]
 		if !ok {
-			cp = cloneCollection(c)
+			cp = c.Clone()
 			copies[c] = cp
 		}
 		w.overlayFile(cp, p, text)
@@ -215,17 +215,6 @@ func (w *Workspace) loadOwner(path string) *discovery.Collection {
 		}
 	}
 	return nil
-}
-
-// cloneCollection copies what overlayFile changes.
-func cloneCollection(c *discovery.Collection) *discovery.Collection {
-	cp := *c
-	cp.Facts = maps.Clone(c.Facts)
-	if cp.Facts == nil {
-		cp.Facts = map[string]*discovery.Facts{}
-	}
-	cp.Resources = slices.Clone(c.Resources)
-	return &cp
 }
 
 // inCollection reports whether p lies in c's directory or its real
