@@ -5,6 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +42,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"wait-daemon": waitDaemon,
+			"hup-daemon":  hupDaemon,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -79,4 +83,15 @@ func waitDaemon(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// hupDaemon sends SIGHUP to the daemon named by the script's pid file.
+func hupDaemon(ts *testscript.TestScript, neg bool, args []string) {
+	paths, err := query.DefaultPaths(ts.Getenv)
+	ts.Check(err)
+	b, err := os.ReadFile(paths.PidFile)
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, syscall.SIGHUP))
 }

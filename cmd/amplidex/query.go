@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -78,7 +79,62 @@ func newQueryCmd(a *App) *cobra.Command {
 	}
 	profile.Flags().BoolVar(&merged, "merged", false, "print the effective profile after its extends chain")
 	cmd.AddCommand(profile)
+	var since string
+	changes := &cobra.Command{
+		Use:   "changes --since CLOCK",
+		Short: "List the files that changed since a clock (needs the daemon; exit 3 without one)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.runChanges(c.Context(), opts, since)
+		},
+	}
+	changes.Flags().StringVar(&since, "since", "", "a clock from an earlier answer (c:<start>:<pid>:<tick>)")
+	_ = changes.MarkFlagRequired("since")
+	cmd.AddCommand(changes)
 	return cmd
+}
+
+// runChanges asks the daemon what changed since a clock. Only a daemon
+// has clocks: without one it exits 3.
+func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) error {
+	if _, err := query.ParseClock(since); err != nil {
+		return exitf(exitUsage, "--since: %v", err)
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	c, err := a.dial(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.paths.Socket)
+	}
+	defer c.Close()
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var res daemon.ChangesResult
+	if _, err := c.Call(cctx, "changes", daemon.ChangesParams{Common: daemon.Common{Project: ws.daemonProject()}, Since: since}, &res); err != nil {
+		return exitf(exitUnreachable, "daemon: %v", err)
+	}
+	if opts.json {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(a.Stdout, "clock %s\n", res.Clock)
+	if res.IsFreshInstance {
+		fmt.Fprintln(a.Stdout, "fresh instance: every indexed file follows")
+	}
+	for _, f := range res.Files {
+		if f.Deleted {
+			fmt.Fprintf(a.Stdout, "deleted %s\n", f.Path)
+		} else {
+			fmt.Fprintf(a.Stdout, "changed %s\n", f.Path)
+		}
+	}
+	return nil
 }
 
 // completeCollectionNames completes collection names for the subcommands

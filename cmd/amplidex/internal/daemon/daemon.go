@@ -338,7 +338,9 @@ func (d *Daemon) project(project string) (*query.Snapshot, error) {
 		if err := d.addProject(project); err != nil {
 			return nil, err
 		}
-		d.stale = true
+		if err := d.commit(nil, true); err != nil {
+			return nil, err
+		}
 	}
 	if d.stale {
 		d.publish()

@@ -436,3 +436,38 @@ func TestCorruptRecordIsRebuilt(t *testing.T) {
 		t.Errorf("corrupt index not kept aside: %v", kept)
 	}
 }
+
+// TestSaveReadsOneFile: a change under context/ re-reads that file only;
+// a save that leaves the bytes as they were is read (to compare) but not
+// analyzed again, and changes no diagnostic.
+func TestSaveReadsOneFile(t *testing.T) {
+	e := newEnv(t)
+	for _, n := range []string{"a", "b"} {
+		e.collection(filepath.Join(e.userRoot(), n), n, "1.0.0")
+	}
+	d := e.start()
+	c := e.client()
+	e.resolve(c, "a")
+	before := d.Analyzed()
+	e.reads.Store(0)
+	notes := filepath.Join(e.userRoot(), "a", "context", "notes.md")
+	e.write(notes, "# Notes, edited\n")
+	e.resolve(c, "a")
+	if n := e.reads.Load(); n != 1 {
+		t.Errorf("an edit of one context file read %d files, want 1", n)
+	}
+	if n := d.Analyzed() - before; n != 1 {
+		t.Errorf("an edit of one context file analyzed %d files, want 1", n)
+	}
+	// The same bytes again, with a new modification time.
+	before = d.Analyzed()
+	e.write(notes, "# Notes, edited\n")
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(notes, future, future); err != nil {
+		t.Fatal(err)
+	}
+	e.resolve(c, "a")
+	if n := d.Analyzed() - before; n != 0 {
+		t.Errorf("a save with unchanged bytes analyzed %d files, want 0", n)
+	}
+}
