@@ -162,6 +162,8 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 				add(CodeExtendsUnresolved, res.Path, f.Extends.Range, "extends %q does not resolve: %v", f.Extends.Value, err)
 			} else if chain := s.cycle(ProfileRef{Collection: c, Path: res.Path}); chain != "" {
 				add(CodeExtendsCycle, res.Path, f.Extends.Range, "inheritance cycle: %s", chain)
+			} else if missing, chain := s.mergedMissing(ProfileRef{Collection: c, Path: res.Path}); missing != "" {
+				add(CodeRequiredKey, res.Path, f.Extends.Range, "after its extends chain (%s) the profile has no %s", chain, missing)
 			}
 		}
 		for _, a := range f.Agents {
@@ -206,6 +208,33 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 		}
 	}
 	return out
+}
+
+// mergedMissing checks the effective profile of a child profile whose
+// chain resolves to its root: it must have session.orchestrator and
+// session.context, each naming a module. It returns the first missing key
+// and the chain, or "".
+func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
+	merged, chain, err := s.Effective(ref)
+	if err != nil || len(chain) < 2 {
+		return "", ""
+	}
+	last := chain[len(chain)-1]
+	if f := last.Collection.Facts[last.Path]; f == nil || f.Extends != nil {
+		return "", "" // the chain stops early: reported as unresolved
+	}
+	ids := make([]string, len(chain))
+	for i, p := range chain {
+		ids[i] = p.ID()
+	}
+	session, _ := merged["session"].(map[string]any)
+	for _, slot := range []string{"orchestrator", "context"} {
+		entry, _ := session[slot].(map[string]any)
+		if id, _ := entry["module"].(string); id == "" {
+			return "session." + slot + ".module", strings.Join(ids, " → ")
+		}
+	}
+	return "", ""
 }
 
 // Chain returns the profiles start extends, in order, starting with start,
