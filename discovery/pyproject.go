@@ -318,7 +318,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 				continue
 			}
 			msg := fmt.Sprintf("Unknown key %q in [tool.amplifier.collection]", key)
-			if near := pyprojectNearestKey(key, collectionKeys[:]); near != "" {
+			if near := Suggest(key, collectionKeys[:]); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
 			p.report(CodeMetadataUnknownKey, SeverityInfo, p.keyRange(at...), "%s", msg)
@@ -479,43 +479,6 @@ func tomlKeyString(k string) string {
 		}
 	}
 	return k
-}
-
-// pyprojectNearestKey returns the candidate closest to key when it is a plausible
-// misspelling (at most two edits, and fewer than half the key), or "".
-func pyprojectNearestKey(key string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		d := pyprojectEditDistance(strings.ToLower(key), c)
-		if d < bestDist && d*2 < len(c) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// pyprojectEditDistance is the Levenshtein distance between a and b, in bytes.
-func pyprojectEditDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return max(len(a), len(b))
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // A TOML position scanner. The TOML decoder does not say where keys and
