@@ -104,19 +104,15 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	if err != nil {
 		return err
 	}
-	c, err := a.dial(ctx, ws)
+	c, err := a.requireDaemon(ctx, ws, "query changes")
 	if err != nil {
 		return err
 	}
-	if c == nil {
-		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.paths.Socket)
-	}
 	defer c.Close()
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
 	var res daemon.ChangesResult
-	if _, err := c.Call(cctx, "changes", daemon.ChangesParams{Common: daemon.Common{Project: ws.daemonProject()}, Since: since}, &res); err != nil {
-		return exitf(exitUnreachable, "daemon: %v", err)
+	params := daemon.ChangesParams{Common: daemon.Common{Project: ws.daemonProject()}, Since: since}
+	if err := callDaemon(ctx, c, "changes", params, &res); err != nil {
+		return err
 	}
 	if opts.json {
 		enc := json.NewEncoder(a.Stdout)

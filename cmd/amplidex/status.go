@@ -33,19 +33,14 @@ func (a *App) runStatus(ctx context.Context, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.dial(ctx, ws)
+	c, err := a.requireDaemon(ctx, ws, "status")
 	if err != nil {
 		return err
 	}
-	if c == nil {
-		return exitf(exitUnreachable, "no daemon is running (socket %s)", ws.paths.Socket)
-	}
 	defer c.Close()
 	var st daemon.Status
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if _, err := c.Call(cctx, "status", nil, &st); err != nil {
-		return exitf(exitUnreachable, "status: %v", err)
+	if err := callDaemon(ctx, c, "status", nil, &st); err != nil {
+		return err
 	}
 	if asJSON {
 		enc := json.NewEncoder(a.Stdout)
@@ -78,6 +73,29 @@ func (a *App) runStatus(ctx context.Context, asJSON bool) error {
 		fmt.Fprintf(tw, "warning\t%s\n", w)
 	}
 	return tw.Flush()
+}
+
+// requireDaemon connects to the daemon, or fails with exit 3 naming what
+// needed it.
+func (a *App) requireDaemon(ctx context.Context, ws *workspace, what string) (*query.Client, error) {
+	c, err := a.dial(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, exitf(exitUnreachable, "%s needs the daemon, and none is running (socket %s)", what, ws.paths.Socket)
+	}
+	return c, nil
+}
+
+// callDaemon makes one call with a deadline; a failure exits 3.
+func callDaemon(ctx context.Context, c *query.Client, method string, params, out any) error {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := c.Call(cctx, method, params, out); err != nil {
+		return exitf(exitUnreachable, "daemon: %s: %v", method, err)
+	}
+	return nil
 }
 
 // dial connects to the daemon, or returns a nil client when none runs.
