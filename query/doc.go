@@ -1,6 +1,10 @@
-// Package query is the socket transport of amplidex: the server the daemon
-// runs, the client the command line and editors use, and the wire types they
-// exchange, plus the file locations both sides agree on (Paths).
+// Package query answers questions about collections and carries them over
+// the socket: the Snapshot that answers every query method from a resolved
+// discovery.Set (the same code serves the daemon and the in-process scan, so
+// both print the same), the result types the command line prints as JSON,
+// the server the daemon runs, the client the command line and editors use,
+// the wire types they exchange, and the file locations both sides agree on
+// (Paths).
 //
 // The protocol is one JSON object per line each way over a unix socket. A
 // request is {"id", "method", "params"}; its answer is {"id", "result",
@@ -10,9 +14,9 @@
 // and finally {"method", "subscription", "end": true} (with "error" when the
 // stream failed) until the client disconnects or the server shuts down.
 //
-// The package does not know what a query means: it declares Handler and
-// leaves the index, the cookies and the answers to the daemon. It never
-// imports the index package.
+// The transport does not know what a query means: it declares Handler and
+// leaves the index, the cookies and the dispatch to the daemon. The package
+// never imports the index package.
 //
 // # Concurrency
 //
