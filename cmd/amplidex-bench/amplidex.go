@@ -140,22 +140,26 @@ func (r *amplidexRun) run(ctx context.Context) error {
 		return fmt.Errorf("amplidex: %w", err)
 	}
 	defer c.Close()
-	steps := []struct {
+	type loop struct {
 		what string
-		fn   func(context.Context, *query.Client) error
-		ts   []*timings
+		ts   *timings
+	}
+	steps := []struct {
+		what  string
+		fn    func(context.Context, *query.Client) error
+		loops []loop
 	}{
-		{"query resolve, whole process", r.resolveProcess, []*timings{&r.res.ResolveProcess}},
-		{"socket resolve, no_sync and synced", r.socketQueries, []*timings{&r.res.SocketNoSync, &r.res.SocketSync}},
-		{"save → diagnostics query", r.saveVisible, []*timings{&r.res.SaveVisible}},
-		{"save → subscription", r.saveNotify, []*timings{&r.res.SaveNotify}},
+		{"query resolve", r.resolveProcess, []loop{{"query resolve, whole process", &r.res.ResolveProcess}}},
+		{"socket resolve", r.socketQueries, []loop{{"socket resolve, no_sync", &r.res.SocketNoSync}, {"socket resolve, synced", &r.res.SocketSync}}},
+		{"save → diagnostics query", r.saveVisible, []loop{{"save → diagnostics query", &r.res.SaveVisible}}},
+		{"save → subscription", r.saveNotify, []loop{{"save → subscription", &r.res.SaveNotify}}},
 	}
 	for _, s := range steps {
 		if err := s.fn(ctx, c); err != nil {
 			return fmt.Errorf("amplidex: %s: %w", s.what, err)
 		}
-		for _, ts := range s.ts {
-			h.progress("amplidex: %s: %s", s.what, ts)
+		for _, l := range s.loops {
+			h.progress("amplidex: %s: %s", l.what, l.ts)
 		}
 	}
 	if r.res.Memory, err = readMemory(st.PID); err != nil {
