@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -401,21 +402,42 @@ func (d *Daemon) handleBatch(b watcher.Batch) {
 	}
 }
 
-// rescan reloads every collection of a root, returning the paths of files
-// that are gone. d.mu is held.
+// rescan reloads every collection of a root, loading them in parallel,
+// and returns the paths of files that are gone. d.mu is held.
 func (d *Daemon) rescan(rs *rootState) []string {
-	dirs := map[string]bool{}
+	seen := map[string]bool{}
+	var dirs []string
+	add := func(dir string) {
+		if !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+	}
 	for dir := range rs.cols {
-		dirs[dir] = true
+		add(dir)
 	}
 	if entries, err := os.ReadDir(rs.root.Path); err == nil {
 		for _, e := range entries {
-			dirs[filepath.Join(rs.root.Path, e.Name())] = true
+			add(filepath.Join(rs.root.Path, e.Name()))
 		}
 	}
+	d.cache.setRoot(rs.root.Path)
+	loaded := make([]*discovery.Collection, len(dirs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(dirs); i = int(next.Add(1)) - 1 {
+				loaded[i] = d.load(rs, dirs[i])
+			}
+		}()
+	}
+	wg.Wait()
 	var gone []string
-	for dir := range dirs {
-		gone = append(gone, d.reload(rs, dir)...)
+	for i, dir := range dirs {
+		gone = append(gone, d.replace(rs, dir, loaded[i])...)
 	}
 	return gone
 }
@@ -423,15 +445,27 @@ func (d *Daemon) rescan(rs *rootState) []string {
 // reload loads the collection directory dir of root rs again, returning the
 // paths of files it held before and holds no more. d.mu is held.
 func (d *Daemon) reload(rs *rootState, dir string) []string {
-	old := rs.cols[dir]
-	var c *discovery.Collection
+	d.cache.setRoot(rs.root.Path)
+	return d.replace(rs, dir, d.load(rs, dir))
+}
+
+// load reads the collection directory dir of root rs; nil when it is not
+// one (any more). It may run in parallel with other loads of the same root.
+func (d *Daemon) load(rs *rootState, dir string) *discovery.Collection {
 	name := filepath.Base(dir)
-	if !discovery.IsEditorDropping(name) && !strings.HasPrefix(name, "_") {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			d.cache.setRoot(rs.root.Path)
-			c = d.loader.Load(rs.root, dir)
-		}
+	if discovery.IsEditorDropping(name) || strings.HasPrefix(name, "_") {
+		return nil
 	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	return d.loader.Load(rs.root, dir)
+}
+
+// replace puts c (nil: nothing) in the place of dir's collection and
+// returns the paths of files the old one held and c does not. d.mu is held.
+func (d *Daemon) replace(rs *rootState, dir string, c *discovery.Collection) []string {
+	old := rs.cols[dir]
 	if c == nil {
 		delete(rs.cols, dir)
 	} else {
