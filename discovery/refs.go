@@ -119,6 +119,20 @@ func (s *Set) ResolveMention(m Mention) (string, error) {
 
 var errEscapes = fmt.Errorf("path leaves its collection")
 
+// constraint parses a version constraint, once per set.
+func (s *Set) constraint(text string) (*Constraint, error) {
+	s.statMu.Lock()
+	defer s.statMu.Unlock()
+	if c, ok := s.constraints[text]; ok {
+		return c, nil
+	}
+	c, err := ParseConstraint(text)
+	if err == nil {
+		s.constraints[text] = c
+	}
+	return c, err
+}
+
 // exists reports whether p exists, asking the file system once per set.
 func (s *Set) exists(p string) bool {
 	s.statMu.Lock()
@@ -190,7 +204,7 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 func (s *Set) checkRequires(c *Collection) []Diagnostic {
 	var out []Diagnostic
 	for _, req := range c.Metadata.Requires {
-		con, err := ParseConstraint(req.Constraint)
+		con, err := s.constraint(req.Constraint)
 		if err != nil {
 			continue // reported with the metadata
 		}

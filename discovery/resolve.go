@@ -22,8 +22,9 @@ type Set struct {
 	agents map[string]*Collection
 	// stats remembers, for the life of the set, whether a path that is not
 	// a resource exists (mentions of docs and the like).
-	statMu sync.Mutex // guards stats
-	stats  map[string]bool
+	statMu      sync.Mutex // guards stats and constraints
+	stats       map[string]bool
+	constraints map[string]*Constraint
 }
 
 // Resolution is what a name resolves to.
@@ -42,7 +43,7 @@ type Resolution struct {
 func NewSet(roots []Root, cols [][]*Collection) *Set {
 	s := &Set{Roots: roots, byName: map[string][]*Collection{},
 		winner: map[string]*Collection{}, agents: map[string]*Collection{},
-		stats: map[string]bool{}}
+		stats: map[string]bool{}, constraints: map[string]*Constraint{}}
 	for i := range roots {
 		group := cols[i]
 		if !slices.IsSortedFunc(group, compareInRoot) {

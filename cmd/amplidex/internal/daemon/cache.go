@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"io/fs"
+	"maps"
+	"runtime"
 	"sort"
 	"sync"
 	"syscall"
@@ -41,21 +43,45 @@ func newFileCache() *fileCache {
 	return &fileCache{recs: map[string]*record{}, pending: map[string]*record{}}
 }
 
-// load fills the cache from the index. Records whose payload does not
-// decode are dropped, so those files are read again.
+// load fills the cache from the index, decoding the payloads on every
+// core. Records whose payload does not decode are dropped, so those files
+// are read again.
 func (c *fileCache) load(store *index.Store) (dropped int, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	files := make(chan index.File, 256)
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex // guards recs and dropped while decoding
+		decoded = make(map[string]*record)
+	)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range files {
+				var p payload
+				if json.Unmarshal(f.Data, &p) != nil || p.Facts == nil {
+					mu.Lock()
+					dropped++
+					mu.Unlock()
+					continue
+				}
+				f.Data = nil
+				r := &record{file: f, kind: p.Kind, facts: p.Facts}
+				mu.Lock()
+				decoded[f.Path] = r
+				mu.Unlock()
+			}
+		}()
+	}
 	err = store.Walk("", func(f index.File) error {
-		var p payload
-		if json.Unmarshal(f.Data, &p) != nil || p.Facts == nil {
-			dropped++
-			return nil
-		}
-		f.Data = nil
-		c.recs[f.Path] = &record{file: f, kind: p.Kind, facts: p.Facts}
+		files <- f
 		return nil
 	})
+	close(files)
+	wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	maps.Copy(c.recs, decoded)
 	return dropped, err
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,7 +82,6 @@ func (rs *rootState) ordered() []*discovery.Collection {
 
 // state is what queries read: published whole after every batch.
 type state struct {
-	tick  uint64
 	snaps map[string]*query.Snapshot // by project directory
 }
 
@@ -191,6 +191,9 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		d.closeAll()
 		return nil, err
 	}
+	// The first scan leaves much garbage (parse trees, file contents);
+	// give it back now rather than keep it for the daemon's whole life.
+	debug.FreeOSMemory()
 	if err := d.startBundles(); err != nil {
 		d.closeAll()
 		return nil, fmt.Errorf("start daemon: watch manifests: %w", err)
@@ -506,15 +509,9 @@ const publishEvery = 100 * time.Millisecond
 // publishes: at once when force is set or the last publish is old enough,
 // else a little later. d.mu is held.
 func (d *Daemon) commit(gone []string, force bool) error {
-	puts, err := d.cache.takePending()
-	if err != nil {
-		return err
-	}
-	var werr error
-	if len(puts) > 0 || len(gone) > 0 {
-		sort.Strings(gone)
-		_, werr = d.store.Apply(index.Batch{Put: puts, Delete: gone})
-	}
+	// Publish first: subscribers and queries need not wait for the index
+	// write and its fsync. Clocks read the index's tick, so an answer may
+	// carry a clock a little behind what it shows, never ahead.
 	d.stale = true
 	switch {
 	case force || d.now().Sub(d.lastPublish) >= publishEvery:
@@ -530,13 +527,21 @@ func (d *Daemon) commit(gone []string, force bool) error {
 			}
 		})
 	}
-	return werr
+	puts, err := d.cache.takePending()
+	if err != nil {
+		return err
+	}
+	if len(puts) > 0 || len(gone) > 0 {
+		sort.Strings(gone)
+		_, err = d.store.Apply(index.Batch{Put: puts, Delete: gone})
+	}
+	return err
 }
 
 // publish builds a snapshot for every project (and for no project: the
 // user and bundled roots alone) and swaps it in. d.mu is held.
 func (d *Daemon) publish() {
-	st := &state{tick: d.store.Tick(), snaps: map[string]*query.Snapshot{}}
+	st := &state{snaps: map[string]*query.Snapshot{}}
 	build := func(project string) *query.Snapshot {
 		roots := discovery.Roots(project, d.opts.Home, d.bundled)
 		cols := make([][]*discovery.Collection, len(roots))
@@ -566,7 +571,7 @@ func (d *Daemon) publish() {
 
 // clock is the current clock of this daemon.
 func (d *Daemon) clock() query.Clock {
-	return query.Clock{Start: d.start.UnixNano(), PID: d.pid, Tick: d.state.Load().tick}
+	return query.Clock{Start: d.start.UnixNano(), PID: d.pid, Tick: d.store.Tick()}
 }
 
 // Analyzed returns how many files the daemon analyzed (read and parsed)
