@@ -182,6 +182,20 @@ func (c *fileCache) takePending() ([]index.File, error) {
 	return out, nil
 }
 
+// requeue puts back, for the next takePending, the records of files an
+// index write failed to store, unless they changed or went since.
+func (c *fileCache) requeue(files []index.File) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range files {
+		if r, ok := c.recs[f.Path]; ok {
+			if _, newer := c.pending[f.Path]; !newer {
+				c.pending[f.Path] = r
+			}
+		}
+	}
+}
+
 // paths returns every path the cache holds, sorted.
 func (c *fileCache) paths() []string {
 	c.mu.Lock()

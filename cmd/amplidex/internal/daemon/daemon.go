@@ -116,6 +116,11 @@ type Daemon struct {
 	stale          bool
 	publishPending bool
 	lastPublish    time.Time
+	// unsaved is set while index writes fail; unsavedGone holds the
+	// deletions still to write, retryPending a scheduled retry.
+	unsaved      bool
+	unsavedGone  []string
+	retryPending bool
 	// checkers keep each project's cross-reference diagnostics between
 	// publishes, so that a batch re-checks only what it can affect.
 	checkers map[string]*discovery.Checker
@@ -527,15 +532,57 @@ func (d *Daemon) commit(gone []string, force bool) error {
 			}
 		})
 	}
+	return d.save(gone)
+}
+
+// saveRetry is how long the daemon waits before it tries again to write
+// what a failed index write left unsaved.
+const saveRetry = time.Second
+
+// save writes what the cache stored and the deletions to the index. When
+// the write fails (the disk is full, say), nothing is lost: the records
+// and deletions are kept for the next write, retried every saveRetry, and
+// until one succeeds the change log is known to lag, so `changes` answers
+// with the full state. d.mu is held.
+func (d *Daemon) save(gone []string) error {
 	puts, err := d.cache.takePending()
 	if err != nil {
 		return err
 	}
-	if len(puts) > 0 || len(gone) > 0 {
-		sort.Strings(gone)
-		_, err = d.store.Apply(index.Batch{Put: puts, Delete: gone})
+	gone = append(d.unsavedGone, gone...)
+	d.unsavedGone = nil
+	if len(puts) == 0 && len(gone) == 0 {
+		return nil
 	}
-	return err
+	sort.Strings(gone)
+	if _, err := d.store.Apply(index.Batch{Put: puts, Delete: gone}); err != nil {
+		d.cache.requeue(puts)
+		d.unsavedGone = gone
+		if !d.unsaved {
+			d.unsaved = true
+			w := fmt.Sprintf("%s: index write failed (%v); answers stay right, changes --since answers with the full state until a write succeeds",
+				d.now().Format(time.RFC3339), err)
+			d.warnings = append(d.warnings, w)
+			d.log.Error("index write failed; retrying", "err", err)
+		}
+		if !d.retryPending && d.ctx.Err() == nil {
+			d.retryPending = true
+			time.AfterFunc(saveRetry, func() {
+				d.mu.Lock()
+				defer d.mu.Unlock()
+				d.retryPending = false
+				if d.unsaved && d.ctx.Err() == nil {
+					_ = d.save(nil)
+				}
+			})
+		}
+		return err
+	}
+	if d.unsaved {
+		d.unsaved = false
+		d.log.Info("index writes succeed again")
+	}
+	return nil
 }
 
 // publish builds a snapshot for every project (and for no project: the

@@ -136,7 +136,10 @@ func (d *Daemon) changes(ctx context.Context, params json.RawMessage) (any, erro
 	}
 	now := d.clock()
 	res := &ChangesResult{Clock: now, Files: []Change{}}
-	if since.Start == now.Start && since.PID == now.PID {
+	d.mu.Lock()
+	logLags := d.unsaved
+	d.mu.Unlock()
+	if since.Start == now.Start && since.PID == now.PID && !logLags {
 		changes, complete, err := d.store.Changes(since.Tick)
 		if err != nil {
 			return nil, err
