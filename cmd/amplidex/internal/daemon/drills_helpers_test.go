@@ -200,13 +200,23 @@ func waitUntil(timeout time.Duration, cond func() bool) bool {
 // when the process may not mount, and unmounts it in the test's cleanup.
 func mountTmpfs(t *testing.T, dir, size string) {
 	t.Helper()
+	if err := tryTmpfs(t, dir, size); err != nil {
+		t.Skipf("cannot mount a tmpfs on %s (needs root and a kernel that allows it): %v", dir, err)
+	}
+}
+
+// tryTmpfs mounts a tmpfs of the given size on dir, or says why it
+// cannot; the test's cleanup unmounts it.
+func tryTmpfs(t *testing.T, dir, size string) error {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("cannot mount a tmpfs on %s (needs root and a kernel that allows it): %v", dir, err)
+		return err
 	}
 	t.Cleanup(func() { unmount(t, dir) })
+	return nil
 }
 
 // bindReadOnly mounts src on dst read-only, or reports why it cannot. The

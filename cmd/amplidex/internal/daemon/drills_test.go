@@ -132,12 +132,18 @@ func TestDrillOverflowStorm(t *testing.T) {
 	// CPU: the queue may or may not overflow.
 	t.Run("in process", func(t *testing.T) {
 		e := newEnv(t)
+		// On a tmpfs, files are created several times faster than on
+		// most disks, which makes an overflow likelier.
+		if err := tryTmpfs(t, e.dir, "256m"); err != nil {
+			t.Logf("the storm runs on the test's temp dir: no tmpfs (%v)", err)
+		}
 		cols := stormCollections(e)
+		makeStormDirs(t, cols, 8, 4)
 		var log logBuffer
 		d := e.startLogged(&log, true)
 		c := e.client()
 		e.resolve(c, "storm-0") // registers the project
-		storm(t, cols, 8, 4, 500)
+		storm(t, cols, 8, 4, 1000)
 		e.assertIndexEqualsScan(c)
 		var st daemon.Status
 		check(t, e.call(c, "status", nil, &st))
@@ -156,7 +162,11 @@ func TestDrillOverflowStorm(t *testing.T) {
 	// A stopped daemon reads no events: the queue must overflow.
 	t.Run("daemon stopped", func(t *testing.T) {
 		e := newEnv(t)
+		if err := tryTmpfs(t, e.dir, "256m"); err != nil {
+			t.Logf("the storm runs on the test's temp dir: no tmpfs (%v)", err)
+		}
 		cols := stormCollections(e)
+		makeStormDirs(t, cols, 4, 1)
 		child := e.startChild()
 		c := e.client()
 		e.resolve(c, "storm-0") // registers the project
@@ -195,6 +205,23 @@ func stormCollections(e *env) []string {
 	return cols
 }
 
+// stormDir is the directory writer w writes its burst b to.
+func stormDir(cols []string, w, b int) string {
+	return filepath.Join(cols[(w+b)%len(cols)], "context", fmt.Sprintf("w%d", w))
+}
+
+// makeStormDirs makes the directories storm writes to, before the daemon
+// starts: files created in a directory the daemon watches make one event
+// each, where a directory that appears in the storm is walked instead.
+func makeStormDirs(t *testing.T, cols []string, writers, bursts int) {
+	t.Helper()
+	for w := range writers {
+		for b := range bursts {
+			check(t, os.MkdirAll(stormDir(cols, w, b), 0o755))
+		}
+	}
+}
+
 // storm runs writers goroutines, each spread over the collections, that
 // create perBurst context files per burst and delete every other one.
 func storm(t *testing.T, cols []string, writers, bursts, perBurst int) {
@@ -206,11 +233,7 @@ func storm(t *testing.T, cols []string, writers, bursts, perBurst int) {
 		go func() {
 			defer wg.Done()
 			for b := range bursts {
-				dir := filepath.Join(cols[(w+b)%len(cols)], "context", fmt.Sprintf("w%d", w))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					errs <- err
-					return
-				}
+				dir := stormDir(cols, w, b)
 				for i := range perBurst {
 					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("b%d-%d.md", b, i)), []byte("# Storm\n"), 0o644); err != nil {
 						errs <- err
