@@ -268,9 +268,12 @@ func maxQueuedEvents() int {
 }
 
 // TestDrillDiskFull puts the daemon's state directory on a small tmpfs and
-// fills it while collections change: index writes fail and are logged,
-// queries still answer from memory, nothing committed before is lost, and
-// once space is freed a restart brings the index back to a fresh scan.
+// fills it while collections change: index writes fail and are logged and
+// reported in status, queries still answer from memory, `changes` does not
+// pretend the index is complete, and nothing committed before is lost.
+// Twice: a daemon closed while the disk is full restarts, once space is
+// freed, reading only what it could not save; a daemon that sees space
+// freed saves everything itself, and its restart reads nothing.
 func TestDrillDiskFull(t *testing.T) {
 	e := newEnv(t)
 	mountTmpfs(t, e.paths.StateDir, "4m")
@@ -282,47 +285,22 @@ func TestDrillDiskFull(t *testing.T) {
 	d := e.startLogged(&log, false)
 	c := e.client()
 	e.assertIndexEqualsScan(c)
-	var before daemon.ChangesResult
-	check(t, e.call(c, "changes", map[string]any{"since": "c:1:1:0"}, &before))
 
-	filler := fill(t, e.paths.StateDir)
-	// Change collections until the index cannot take a batch: edits,
-	// a deletion, and new collections with files large enough to need
-	// new pages.
-	e.write(filepath.Join(e.userRoot(), "before-0", "agents", "helper.md"), agent("helper")+"edited while the disk is full\n")
-	check(t, os.RemoveAll(filepath.Join(e.userRoot(), "before-1")))
-	body := strings.Repeat("A paragraph of context that makes the facts larger. ", 40)
-	var added []string
-	for i := 0; !strings.Contains(log.String(), "index write failed"); i++ {
-		if i == 50 {
-			t.Fatal("the index took 50 collections on a full disk; the drill filled nothing")
-		}
-		name := fmt.Sprintf("during-%d", i)
-		dir := filepath.Join(e.userRoot(), name)
-		e.collection(dir, name, "1.0.0")
-		for j := range 20 {
-			e.write(filepath.Join(dir, "context", fmt.Sprintf("c%d.md", j)), "# Context\n"+body)
-		}
-		added = append(added, name)
-		if r := e.resolve(c, name); r == nil || r.Winner.Version != "1.0.0" {
-			t.Fatalf("a collection created on a full disk does not resolve: %+v", r)
-		}
-	}
-	t.Logf("the index failed to write after %d new collections", len(added))
-	if e.resolve(c, "before-1") != nil {
-		t.Error("a collection deleted on a full disk still resolves")
-	}
-	e.assertIndexEqualsScan(c)
-	var during daemon.ChangesResult
-	check(t, e.call(c, "changes", map[string]any{"since": before.Clock.String()}, &during))
-	if !during.IsFreshInstance && !hasChange(during.Files, filepath.Join(e.userRoot(), added[len(added)-1], "pyproject.toml")) {
-		t.Errorf("changes since %s, asked on a full disk, miss the collections created since: %d files, fresh=%v",
-			before.Clock, len(during.Files), during.IsFreshInstance)
-	}
-
-	check(t, os.Remove(filler))
+	// Closed while the disk is full.
+	filler := e.changeOnFullDisk(c, &log, "first")
 	check(t, c.Close())
 	check(t, d.Close())
+	// A start on the full disk fails with a clear error, or works.
+	if d, err := daemon.Start(context.Background(), daemon.Options{Paths: e.paths, Home: e.home, Bundled: []string{e.bundled}}); err != nil {
+		if !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("start on a full disk: %v, want an error saying there is no space", err)
+		}
+		t.Logf("start on a full disk: %v", err)
+	} else {
+		e.assertIndexEqualsScan(e.client())
+		check(t, d.Close())
+	}
+	check(t, os.Remove(filler))
 	if kept, _ := filepath.Glob(e.paths.Index + ".*"); len(kept) > 0 {
 		t.Errorf("the index was moved aside: %v", kept)
 	}
@@ -343,6 +321,81 @@ func TestDrillDiskFull(t *testing.T) {
 	}
 	c = e.client()
 	e.assertIndexEqualsScan(c)
+
+	// Space freed while the daemon runs: it saves what it kept.
+	filler = e.changeOnFullDisk(c, &log, "second")
+	saved := strings.Count(log.String(), "index writes succeed again")
+	check(t, os.Remove(filler))
+	if !waitUntil(30*time.Second, func() bool { return strings.Count(log.String(), "index writes succeed again") > saved }) {
+		t.Fatal("space was freed, but the daemon did not say its index writes succeed again within 30s")
+	}
+	check(t, c.Close())
+	check(t, d.Close())
+	files, _ = e.fresh()
+	if unchanged, _ := e.unchangedSince(files); unchanged != len(files) {
+		t.Errorf("after space was freed, the index holds %d of %d files as they are", unchanged, len(files))
+	}
+	e.reads.Store(0)
+	d = e.startLogged(&log, false)
+	if n := e.reads.Load(); n != 0 {
+		t.Errorf("restart read %d files, want 0", n)
+	}
+	for _, w := range d.Status().Warnings {
+		t.Errorf("warning after the restart: %s", w)
+	}
+	e.assertIndexEqualsScan(e.client())
+}
+
+// changeOnFullDisk fills the state directory and changes collections
+// (an edit, a deletion, new collections with files large enough to need
+// new index pages) until an index write fails; it checks the answers on
+// the way and returns the filler file.
+func (e *env) changeOnFullDisk(c *query.Client, log *logBuffer, name string) string {
+	t := e.t
+	t.Helper()
+	var before daemon.ChangesResult
+	check(t, e.call(c, "changes", map[string]any{"since": "c:1:1:0"}, &before))
+	failures := strings.Count(log.String(), "index write failed")
+	filler := fill(t, e.paths.StateDir)
+
+	edited := filepath.Join(e.userRoot(), "before-0", "agents", "helper.md")
+	e.write(edited, agent("helper")+"edited while the disk is full ("+name+")\n")
+	gone := fmt.Sprintf("before-%d", 1+strings.Count(name, "second"))
+	check(t, os.RemoveAll(filepath.Join(e.userRoot(), gone)))
+	body := strings.Repeat("A paragraph of context that makes the facts larger. ", 40)
+	var added []string
+	for i := 0; strings.Count(log.String(), "index write failed") == failures; i++ {
+		if i == 50 {
+			t.Fatal("the index took 50 collections on a full disk; the drill filled nothing")
+		}
+		col := fmt.Sprintf("%s-%d", name, i)
+		dir := filepath.Join(e.userRoot(), col)
+		e.collection(dir, col, "1.0.0")
+		for j := range 20 {
+			e.write(filepath.Join(dir, "context", fmt.Sprintf("c%d.md", j)), "# Context\n"+body)
+		}
+		added = append(added, col)
+		if r := e.resolve(c, col); r == nil || r.Winner.Version != "1.0.0" {
+			t.Fatalf("a collection created on a full disk does not resolve: %+v", r)
+		}
+	}
+	t.Logf("%s fill: an index write failed after %d new collections", name, len(added))
+	if e.resolve(c, gone) != nil {
+		t.Errorf("%s deleted on a full disk still resolves", gone)
+	}
+	e.assertIndexEqualsScan(c)
+	var st daemon.Status
+	check(t, e.call(c, "status", nil, &st))
+	if !strings.Contains(strings.Join(st.Warnings, "\n"), "index write failed") {
+		t.Errorf("status warnings do not report the failed index write: %q", st.Warnings)
+	}
+	var during daemon.ChangesResult
+	check(t, e.call(c, "changes", map[string]any{"since": before.Clock.String()}, &during))
+	if !during.IsFreshInstance && !hasChange(during.Files, filepath.Join(e.userRoot(), added[len(added)-1], "pyproject.toml")) {
+		t.Errorf("changes since %s, asked on a full disk, miss the collections created since: %d files, fresh=%v",
+			before.Clock, len(during.Files), during.IsFreshInstance)
+	}
+	return filler
 }
 
 func hasChange(changes []daemon.Change, path string) bool {
