@@ -434,6 +434,8 @@ func TestDrillReadOnlyRoot(t *testing.T) {
 			readOnlyTree(t, m[1])
 		}
 		t.Log("not root: the roots are read-only by mode, and nothing changes them")
+	} else {
+		t.Log("the user and bundled roots are read-only bind mounts")
 	}
 
 	d := e.start()
