@@ -97,11 +97,6 @@ func (a *App) runDaemon(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A long-lived process that is idle most of the time: trade a little
-	// CPU for a smaller heap, unless GOGC says otherwise.
-	if a.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
-	}
 	opts := ws.daemonOptions(a)
 	opts.Prepare, opts.Manifests = a.daemonBundles(ws)
 	d, err := daemon.Start(ctx, opts)
@@ -110,6 +105,11 @@ func (a *App) runDaemon(ctx context.Context) error {
 	}
 	if err != nil {
 		return exitf(exitUsage, "daemon: %v", err)
+	}
+	// Once the first scan is done the daemon is idle most of the time:
+	// trade a little CPU for a smaller heap, unless GOGC says otherwise.
+	if a.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
