@@ -166,22 +166,6 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		store.Close()
 		return nil, err
 	}
-	dropped, err := d.cache.load(store)
-	if errors.Is(err, index.ErrCorrupt) {
-		// A record that does not decode: keep the file aside and start
-		// from an empty index, as Open does for a file it cannot use.
-		if err := d.replaceCorruptIndex(err); err != nil {
-			return nil, err
-		}
-		dropped, err = d.cache.load(d.store)
-	}
-	if err != nil {
-		d.closeAll()
-		return nil, fmt.Errorf("start daemon: load index: %w", err)
-	}
-	if dropped > 0 {
-		d.log.Warn("index records without usable facts; their files will be read again", "count", dropped)
-	}
 	wopts := opts.Watch
 	wopts.Logger = d.log
 	if wopts.SyncDir == "" {
@@ -194,7 +178,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	if err := d.reconcile(); err != nil {
 		d.closeAll()
-		return nil, err
+		return nil, fmt.Errorf("start daemon: %w", err)
 	}
 	// The first scan leaves much garbage (parse trees, file contents);
 	// give it back now rather than keep it for the daemon's whole life.
@@ -219,6 +203,26 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d.log.Info("daemon ready", "socket", opts.Paths.Socket, "index", opts.Paths.Index,
 		"files", len(d.cache.paths()), "analyzed", d.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
 	return d, nil
+}
+
+// loadIndex fills the file cache from the index. An index with a record
+// that does not decode is kept aside and replaced by an empty one, as Open
+// does for a file it cannot use.
+func (d *Daemon) loadIndex() error {
+	dropped, err := d.cache.load(d.store)
+	if errors.Is(err, index.ErrCorrupt) {
+		if err := d.replaceCorruptIndex(err); err != nil {
+			return err
+		}
+		dropped, err = d.cache.load(d.store)
+	}
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	if dropped > 0 {
+		d.log.Warn("index records without usable facts; their files will be read again", "count", dropped)
+	}
+	return nil
 }
 
 // replaceCorruptIndex moves the open index aside and opens a new one.
@@ -273,6 +277,26 @@ func (d *Daemon) reconcile() error {
 	var projects []string
 	if b, err := d.store.Meta("projects"); err == nil && b != nil {
 		_ = json.Unmarshal(b, &projects)
+	}
+	// Decode the index while the watcher walks the roots: the two are
+	// independent, and both must be done before the roots are scanned.
+	loaded := make(chan error, 1)
+	go func() { loaded <- d.loadIndex() }()
+	roots := discovery.Roots("", d.opts.Home, d.bundled)
+	for _, p := range projects {
+		roots = append(roots, discovery.Roots(p, "", nil)...)
+	}
+	var werr error
+	for _, r := range roots {
+		if err := d.w.AddRoot(r.Path); err != nil && werr == nil {
+			werr = fmt.Errorf("watch %s: %w", r.Path, err)
+		}
+	}
+	if err := <-loaded; err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
 	}
 	for _, r := range discovery.Roots("", d.opts.Home, d.bundled) {
 		if err := d.addRoot(r); err != nil {
