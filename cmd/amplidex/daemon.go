@@ -99,6 +99,12 @@ func (a *App) runDaemon(ctx context.Context) error {
 	}
 	opts := ws.daemonOptions(a)
 	opts.Prepare, opts.Manifests = a.daemonBundles(ws)
+	// The first scan allocates much and keeps little: collect less often
+	// while it runs (the daemon gives the memory back when it is done).
+	gogc := a.Getenv("GOGC") == ""
+	if gogc {
+		debug.SetGCPercent(200)
+	}
 	d, err := daemon.Start(ctx, opts)
 	if errors.Is(err, daemon.ErrRunning) {
 		return exitf(exitUsage, "%v", err)
@@ -108,7 +114,7 @@ func (a *App) runDaemon(ctx context.Context) error {
 	}
 	// Once the first scan is done the daemon is idle most of the time:
 	// trade a little CPU for a smaller heap, unless GOGC says otherwise.
-	if a.Getenv("GOGC") == "" {
+	if gogc {
 		debug.SetGCPercent(50)
 	}
 	hup := make(chan os.Signal, 1)
