@@ -97,6 +97,11 @@ type Daemon struct {
 	w      *watcher.Watcher
 	srv    *query.Server
 	closed chan struct{}
+	// writeWake wakes the index writer; stopWriter ends it (after a last
+	// write), and writerDone is closed when it has.
+	writeWake  chan struct{}
+	stopWriter chan struct{}
+	writerDone chan struct{}
 	// ctx ends when the daemon closes; background builds run under it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -117,10 +122,15 @@ type Daemon struct {
 	publishPending bool
 	lastPublish    time.Time
 	// unsaved is set while index writes fail; unsavedGone holds the
-	// deletions still to write, retryPending a scheduled retry.
+	// deletions still to write, retryPending a scheduled retry. writeGen
+	// counts commits, writtenGen the last one the writer has handled;
+	// wrote is signalled when it moves.
 	unsaved      bool
 	unsavedGone  []string
 	retryPending bool
+	writeGen     uint64
+	writtenGen   uint64
+	wrote        *sync.Cond
 	// checkers keep each project's cross-reference diagnostics between
 	// publishes, so that a batch re-checks only what it can affect.
 	checkers map[string]*discovery.Checker
@@ -136,10 +146,12 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d := &Daemon{
 		opts: opts, log: opts.Logger, now: opts.Now, pid: os.Getpid(),
 		cache: newFileCache(), closed: make(chan struct{}),
+		writeWake: make(chan struct{}, 1), stopWriter: make(chan struct{}), writerDone: make(chan struct{}),
 		roots: map[string]*rootState{}, projects: map[string]bool{}, subs: map[*subscriber]struct{}{},
 		bundled: opts.Bundled, bundleDirs: map[string][]*bundle{}, checkers: map[string]*discovery.Checker{},
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.wrote = sync.NewCond(&d.mu)
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -166,6 +178,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		store.Close()
 		return nil, err
 	}
+	go d.writer()
 	wopts := opts.Watch
 	wopts.Logger = d.log
 	if wopts.SyncDir == "" {
@@ -534,9 +547,9 @@ func (d *Daemon) dropRoot(rs *rootState) []string {
 // most this often, or at once when a query that waits for changes comes.
 const publishEvery = 100 * time.Millisecond
 
-// commit writes what the cache stored and the deletions to the index, and
-// publishes: at once when force is set or the last publish is old enough,
-// else a little later. d.mu is held.
+// commit publishes, at once when force is set or the last publish is old
+// enough, else a little later; and hands what the cache stored and the
+// deletions to the index writer. d.mu is held.
 func (d *Daemon) commit(gone []string, force bool) error {
 	// Publish first: subscribers and queries need not wait for the index
 	// write and its fsync. Clocks read the index's tick, so an answer may
@@ -556,56 +569,9 @@ func (d *Daemon) commit(gone []string, force bool) error {
 			}
 		})
 	}
-	return d.save(gone)
-}
-
-// saveRetry is how long the daemon waits before it tries again to write
-// what a failed index write left unsaved.
-const saveRetry = time.Second
-
-// save writes what the cache stored and the deletions to the index. When
-// the write fails (the disk is full, say), nothing is lost: the records
-// and deletions are kept for the next write, retried every saveRetry, and
-// until one succeeds the change log is known to lag, so `changes` answers
-// with the full state. d.mu is held.
-func (d *Daemon) save(gone []string) error {
-	puts, err := d.cache.takePending()
-	if err != nil {
-		return err
-	}
-	gone = append(d.unsavedGone, gone...)
-	d.unsavedGone = nil
-	if len(puts) == 0 && len(gone) == 0 {
-		return nil
-	}
-	sort.Strings(gone)
-	if _, err := d.store.Apply(index.Batch{Put: puts, Delete: gone}); err != nil {
-		d.cache.requeue(puts)
-		d.unsavedGone = gone
-		if !d.unsaved {
-			d.unsaved = true
-			w := fmt.Sprintf("%s: index write failed (%v); answers stay right, changes --since answers with the full state until a write succeeds",
-				d.now().Format(time.RFC3339), err)
-			d.warnings = append(d.warnings, w)
-			d.log.Error("index write failed; retrying", "err", err)
-		}
-		if !d.retryPending && d.ctx.Err() == nil {
-			d.retryPending = true
-			time.AfterFunc(saveRetry, func() {
-				d.mu.Lock()
-				defer d.mu.Unlock()
-				d.retryPending = false
-				if d.unsaved && d.ctx.Err() == nil {
-					_ = d.save(nil)
-				}
-			})
-		}
-		return err
-	}
-	if d.unsaved {
-		d.unsaved = false
-		d.log.Info("index writes succeed again")
-	}
+	d.unsavedGone = append(d.unsavedGone, gone...)
+	d.writeGen++
+	d.wakeWriter()
 	return nil
 }
 
@@ -685,6 +651,8 @@ func (d *Daemon) closeAll() error {
 	d.waitBundles(ctx)
 	cancel()
 	if d.store != nil {
+		close(d.stopWriter)
+		<-d.writerDone
 		errs = append(errs, d.store.Close())
 		if b, err := os.ReadFile(d.opts.Paths.PidFile); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(d.pid) {
 			os.Remove(d.opts.Paths.PidFile)

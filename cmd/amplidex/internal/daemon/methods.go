@@ -134,11 +134,12 @@ func (d *Daemon) changes(ctx context.Context, params json.RawMessage) (any, erro
 			return nil, err
 		}
 	}
-	now := d.clock()
-	res := &ChangesResult{Clock: now, Files: []Change{}}
 	d.mu.Lock()
+	d.waitWrites()
 	logLags := d.unsaved
 	d.mu.Unlock()
+	now := d.clock()
+	res := &ChangesResult{Clock: now, Files: []Change{}}
 	if since.Start == now.Start && since.PID == now.PID && !logLags {
 		changes, complete, err := d.store.Changes(since.Tick)
 		if err != nil {
