@@ -11,9 +11,12 @@
 //
 // Batches are handled one at a time, on the watcher's delivery goroutine,
 // under the engine's mutex; registering a project takes the same mutex.
-// Queries never take it: they read the snapshot published last through an
-// atomic pointer, after waiting (read-your-writes) until every change made
-// before they arrived has been handled.
+// A batch reloads the collections it touches and publishes new snapshots
+// (at most every 100 ms during a burst); a writer goroutine of its own then
+// writes the batch to the index, so a save is visible before its fsync.
+// Queries read the snapshot published last through an atomic pointer; a
+// query that waits for its writes (the default) first waits until every
+// change made before it arrived has been handled and published.
 //
 // # Caveats
 //
@@ -22,8 +25,10 @@
 //   - A restart trusts a file's record when its size, modification time and
 //     inode are unchanged; a file whose bytes match its recorded hash is not
 //     analyzed again.
-//   - Cross-references are recomputed over the whole set after each batch
-//     that changed any file's facts; files are re-read only when they changed.
+//   - Cross-references are recomputed only for the collections a batch can
+//     affect (discovery.Checker); files are re-read only when they changed.
+//   - A failed index write (a full disk) loses nothing: it is retried, and
+//     meanwhile `changes` answers with the full state.
 //   - Lock files live beside the roots, not in them, so an edit to a lock file
 //     alone is seen with the next batch or query of its project.
 package daemon
