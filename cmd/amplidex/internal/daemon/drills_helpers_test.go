@@ -47,12 +47,14 @@ type logBuffer struct {
 	buf bytes.Buffer
 }
 
+// Write implements io.Writer.
 func (l *logBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.Write(p)
 }
 
+// String returns everything logged so far.
 func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -340,6 +342,7 @@ func (c *churner) step() error {
 	}
 }
 
+// newCollection makes a small valid collection in a random root.
 func (c *churner) newCollection() error {
 	name := fmt.Sprintf("%s-c%d", c.prefix, c.seq)
 	col := &churnCol{dir: filepath.Join(c.roots[c.rng.IntN(len(c.roots))], name), name: name}
@@ -359,6 +362,7 @@ func (c *churner) newCollection() error {
 	return nil
 }
 
+// addFile adds a profile, an agent or a context file to col.
 func (c *churner) addFile(col *churnCol) error {
 	var rel, content string
 	switch c.rng.IntN(3) {
@@ -402,6 +406,8 @@ func (c *churner) pickFile(col *churnCol) int {
 	return 1 + c.rng.IntN(len(col.files)-1)
 }
 
+// rename renames a file of col in its directory, or moves a context file
+// to another directory of the collection.
 func (c *churner) rename(col *churnCol) error {
 	i := c.pickFile(col)
 	if i < 0 {
@@ -420,6 +426,7 @@ func (c *churner) rename(col *churnCol) error {
 	return os.Rename(filepath.Join(col.dir, old), filepath.Join(col.dir, rel))
 }
 
+// deleteFile deletes a file of col other than its pyproject.
 func (c *churner) deleteFile(col *churnCol) error {
 	i := c.pickFile(col)
 	if i < 0 {
@@ -430,6 +437,7 @@ func (c *churner) deleteFile(col *churnCol) error {
 	return os.Remove(p)
 }
 
+// drop forgets col.
 func (c *churner) drop(col *churnCol) {
 	for i, x := range c.cols {
 		if x == col {
@@ -439,6 +447,7 @@ func (c *churner) drop(col *churnCol) {
 	}
 }
 
+// deleteCollection removes col's whole directory.
 func (c *churner) deleteCollection(col *churnCol) error {
 	c.drop(col)
 	return os.RemoveAll(col.dir)
@@ -455,6 +464,8 @@ func (c *churner) moveCollection(col *churnCol) error {
 	return nil
 }
 
+// writeFile writes content to path, making its directory; unlike
+// env.write it returns its error, for goroutines other than the test's.
 func writeFile(path, content string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

@@ -404,6 +404,7 @@ func (e *env) changeOnFullDisk(c *query.Client, log *logBuffer, name string) str
 	return filler
 }
 
+// hasChange reports whether changes name path.
 func hasChange(changes []daemon.Change, path string) bool {
 	for _, c := range changes {
 		if c.Path == path {
@@ -638,6 +639,7 @@ func settle(t *testing.T) (goroutines, files int) {
 	return last[0], last[1]
 }
 
+// dialClient dials the daemon on socket, giving up after ten seconds.
 func dialClient(socket string) (*query.Client, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
