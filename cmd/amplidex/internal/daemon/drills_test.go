@@ -19,6 +19,7 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/watcher"
 )
 
 // The fault drills: each one breaks something on purpose (a SIGKILL, a
@@ -187,7 +188,7 @@ func TestDrillOverflowStorm(t *testing.T) {
 			t.Errorf("status warnings do not report the overflow: %q", st.Warnings)
 		}
 		for _, r := range st.Roots {
-			if r.State != "missing" && !strings.Contains(strings.Join(r.Warnings, "\n"), "overflowed") {
+			if r.State != watcher.StateMissing && !strings.Contains(strings.Join(r.Warnings, "\n"), "overflowed") {
 				t.Errorf("root %s does not report the overflow: %q", r.Path, r.Warnings)
 			}
 		}
@@ -458,7 +459,7 @@ func TestDrillReadOnlyRoot(t *testing.T) {
 		var st daemon.Status
 		check(t, e.call(c, "status", nil, &st))
 		for _, r := range st.Roots {
-			if (r.Path == e.userRoot() || r.Path == e.bundled) && (r.State != "watching" || len(r.Warnings) > 0) {
+			if (r.Path == e.userRoot() || r.Path == e.bundled) && (r.State != watcher.StateWatching || len(r.Warnings) > 0) {
 				t.Errorf("read-only root %s: state %s, warnings %q", r.Path, r.State, r.Warnings)
 			}
 		}
