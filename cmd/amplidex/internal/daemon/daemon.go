@@ -275,10 +275,15 @@ func (d *Daemon) writePid() error {
 		return fmt.Errorf("write pid file: %w", err)
 	}
 	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(d.pid)+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write pid file: %w", err)
+	err := os.WriteFile(tmp, []byte(strconv.Itoa(d.pid)+"\n"), 0o600)
+	if err == nil {
+		err = os.Rename(tmp, p)
 	}
-	return os.Rename(tmp, p)
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("start daemon: write pid file: %w", err)
+	}
+	return nil
 }
 
 // reconcile registers the user and bundled roots and the projects known
