@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"maps"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,6 +132,9 @@ type Daemon struct {
 	writeGen     uint64
 	writtenGen   uint64
 	wrote        *sync.Cond
+	// fresh holds the projects whose view was built since the last
+	// publish; any other view is rebuilt when it is asked for.
+	fresh map[string]bool
 	// checkers keep each project's cross-reference diagnostics between
 	// publishes, so that a batch re-checks only what it can affect.
 	checkers map[string]*discovery.Checker
@@ -148,7 +152,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		cache: newFileCache(), closed: make(chan struct{}),
 		writeWake: make(chan struct{}, 1), stopWriter: make(chan struct{}), writerDone: make(chan struct{}),
 		roots: map[string]*rootState{}, projects: map[string]bool{}, subs: map[*subscriber]struct{}{},
-		bundled: opts.Bundled, bundleDirs: map[string][]*bundle{}, checkers: map[string]*discovery.Checker{},
+		bundled: opts.Bundled, bundleDirs: map[string][]*bundle{}, checkers: map[string]*discovery.Checker{}, fresh: map[string]bool{},
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.wrote = sync.NewCond(&d.mu)
@@ -396,17 +400,27 @@ func (d *Daemon) project(project string) (*query.Snapshot, error) {
 	if d.stale {
 		d.publish()
 	}
-	return d.state.Load().snaps[project], nil
+	return d.view(project), nil
 }
 
-// published returns the project's last published snapshot without
-// waiting for anything (a query that opted out of read-your-writes), or
-// registers the project when it has none yet.
+// published returns the project's snapshot without waiting for pending
+// changes or for the engine's lock (a query that opted out of
+// read-your-writes): brought up to date with the batches handled so far
+// when the lock is free, else the one built last. A project without one yet
+// is registered first.
 func (d *Daemon) published(project string) (*query.Snapshot, error) {
-	if snap := d.state.Load().snaps[project]; snap != nil {
-		return snap, nil
+	snap := d.state.Load().snaps[project]
+	if snap == nil {
+		return d.project(project)
 	}
-	return d.project(project)
+	if d.mu.TryLock() {
+		if d.stale {
+			d.publish()
+		}
+		snap = d.view(project)
+		d.mu.Unlock()
+	}
+	return snap, nil
 }
 
 // handleBatch is the watcher's handle function: it re-discovers the
@@ -580,35 +594,47 @@ func (d *Daemon) commit(gone []string, force bool) error {
 	return nil
 }
 
-// publish builds a snapshot for every project (and for no project: the
-// user and bundled roots alone) and swaps it in. d.mu is held.
+// publish makes every project's view out of date with the batches handled
+// so far and wakes the subscribers; a view's snapshot is built when it is
+// next asked for (by a query that waits for its writes, or a subscriber),
+// so a batch costs nothing for a project nobody is looking at. d.mu is
+// held.
 func (d *Daemon) publish() {
-	st := &state{snaps: map[string]*query.Snapshot{}}
-	build := func(project string) *query.Snapshot {
-		roots := discovery.Roots(project, d.opts.Home, d.bundled)
-		cols := make([][]*discovery.Collection, len(roots))
-		for i, r := range roots {
-			if rs := d.roots[r.Path]; rs != nil {
-				cols[i] = rs.ordered()
-			}
-		}
-		set := discovery.NewSet(roots, cols)
-		k := d.checkers[project]
-		if k == nil {
-			k = &discovery.Checker{}
-			d.checkers[project] = k
-		}
-		return query.NewSnapshotFrom(set, k.Check(set), discovery.CheckLocks(set))
-	}
-	st.snaps[""] = build("")
-	for p := range d.projects {
-		st.snaps[p] = build(p)
-	}
-	d.state.Store(st)
+	d.fresh = map[string]bool{}
 	d.stale, d.lastPublish = false, d.now()
 	for s := range d.subs {
 		s.notify()
 	}
+}
+
+// view returns the project's snapshot, building it when batches came since
+// it was built: the set over the project's roots, the cross-references
+// checked again where they can have changed, and the lock files. Views of
+// other projects are kept as they are. d.mu is held.
+func (d *Daemon) view(project string) *query.Snapshot {
+	old := d.state.Load()
+	if snap := old.snaps[project]; snap != nil && d.fresh[project] {
+		return snap
+	}
+	roots := discovery.Roots(project, d.opts.Home, d.bundled)
+	cols := make([][]*discovery.Collection, len(roots))
+	for i, r := range roots {
+		if rs := d.roots[r.Path]; rs != nil {
+			cols[i] = rs.ordered()
+		}
+	}
+	set := discovery.NewSet(roots, cols)
+	k := d.checkers[project]
+	if k == nil {
+		k = &discovery.Checker{}
+		d.checkers[project] = k
+	}
+	snap := query.NewSnapshotFrom(set, k.Check(set), discovery.CheckLocks(set))
+	st := &state{snaps: maps.Clone(old.snaps)}
+	st.snaps[project] = snap
+	d.state.Store(st)
+	d.fresh[project] = true
+	return snap
 }
 
 // clock is the current clock of this daemon.

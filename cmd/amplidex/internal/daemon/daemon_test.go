@@ -471,3 +471,29 @@ func TestSaveReadsOneFile(t *testing.T) {
 		t.Errorf("a save with unchanged bytes analyzed %d files, want 0", n)
 	}
 }
+
+// TestNoSyncSeesHandledChanges: a client that never waits for its writes
+// still sees every change the daemon has handled.
+func TestNoSyncSeesHandledChanges(t *testing.T) {
+	e := newEnv(t)
+	e.collection(filepath.Join(e.userRoot(), "a"), "a", "1.0.0")
+	d := e.start()
+	c := e.client()
+	noSync := func() string {
+		var r query.ResolveResult
+		if err := e.call(c, "resolve", map[string]any{"name": "a", "no_sync": true}, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Winner.Version
+	}
+	if v := noSync(); v != "1.0.0" {
+		t.Fatalf("version %s", v)
+	}
+	e.write(filepath.Join(e.userRoot(), "a", "pyproject.toml"), pyproject("a", "2.0.0"))
+	if err := d.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if v := noSync(); v != "2.0.0" {
+		t.Fatalf("a no_sync query after the change was handled answers %s, want 2.0.0", v)
+	}
+}

@@ -111,10 +111,9 @@ func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn 
 			return nil
 		case <-sub.wake:
 		}
-		snap := d.state.Load().snaps[project]
-		if snap == nil {
-			continue
-		}
+		d.mu.Lock()
+		snap := d.view(project)
+		d.mu.Unlock()
 		cur := map[string][]discovery.Diagnostic{}
 		for _, dg := range snap.Diagnostics {
 			if follows(dg.Path) {
