@@ -191,20 +191,22 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 	warn := func(code, path, msg string) {
 		diags = append(diags, Diagnostic{Code: code, Severity: SeverityWarning, Path: path, Message: msg})
 	}
+	// readDir lists a resource directory; one that is absent holds nothing,
+	// one that cannot be read is warned about.
+	readDir := func(dir string) []os.DirEntry {
+		entries, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
+		}
+		return entries
+	}
 	add := func(k Kind, name, path string) {
 		rel, _ := filepath.Rel(base, path)
 		out = append(out, Resource{Kind: k, Name: name, Path: path, Rel: filepath.ToSlash(rel)})
 	}
 	for _, k := range []Kind{KindProfile, KindAgent} {
 		dir := filepath.Join(base, k.Dir())
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
-			}
-			continue
-		}
-		for _, e := range entries {
+		for _, e := range readDir(dir) {
 			name := e.Name()
 			if !strings.HasSuffix(name, ".md") || IsEditorDropping(name) || isReadme(name) {
 				continue
@@ -220,21 +222,12 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 		}
 	}
 	ctxDir := filepath.Join(base, KindContext.Dir())
-	if entries, err := os.ReadDir(ctxDir); err == nil {
+	if entries := readDir(ctxDir); entries != nil {
 		diags = append(diags, walkContext(ctxDir, "", entries, add)...)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		warn(CodeUnreadable, ctxDir, "cannot read directory: "+errText(err))
 	}
 	for _, k := range []Kind{KindTool, KindModule} {
 		dir := filepath.Join(base, k.Dir())
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
-			}
-			continue
-		}
-		for _, e := range entries {
+		for _, e := range readDir(dir) {
 			name := e.Name()
 			p := filepath.Join(dir, name)
 			if skipDir(name) || IsEditorDropping(name) || !e.IsDir() {
