@@ -50,6 +50,7 @@ const (
 	CodeShadowed           = "layout/shadowed"
 	CodeDuplicateName      = "layout/duplicate-name"
 	CodeFileTooLarge       = "layout/file-too-large"
+	CodeNotRegular         = "layout/not-regular"
 
 	// lock/…: collections.lock.
 	CodeLockCorrupt       = "lock/corrupt"
@@ -117,6 +118,7 @@ var Codes = []CodeInfo{
 	{CodeShadowed, SeverityInfo, "a collection is shadowed by one of the same name in a higher-precedence root"},
 	{CodeDuplicateName, SeverityWarning, "two collections of one name in one root; the first in path order wins"},
 	{CodeFileTooLarge, SeverityWarning, "a document is larger than the parser accepts; skipped"},
+	{CodeNotRegular, SeverityWarning, "a FIFO, socket or device (or a link to one) where a document should be; never opened for reading"},
 
 	{CodeLockCorrupt, SeverityError, "collections.lock is not valid JSON or not a lock file; it is never overwritten"},
 	{CodeLockPathMissing, SeverityWarning, "a lock entry's path no longer exists"},

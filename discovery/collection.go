@@ -119,50 +119,71 @@ type Loader struct {
 	Schema SchemaOptions
 	// Cache, when set, supplies and receives per-file Facts.
 	Cache FileCache
-	// ReadFile reads a file; os.ReadFile when nil. Tests count reads here.
+	// ReadFile reads a file; when nil, ReadFile of this package with
+	// MaxFileSize as the limit. Tests count reads here.
 	ReadFile func(string) ([]byte, error)
 	// MaxFileSize bounds the documents read; DefaultMaxFileSize when 0.
 	MaxFileSize int64
+}
+
+func (l *Loader) maxFileSize() int64 {
+	if l.MaxFileSize <= 0 {
+		return DefaultMaxFileSize
+	}
+	return l.MaxFileSize
 }
 
 func (l *Loader) readFile(p string) ([]byte, error) {
 	if l.ReadFile != nil {
 		return l.ReadFile(p)
 	}
-	return os.ReadFile(p)
+	return ReadFile(p, l.maxFileSize())
+}
+
+// fileProblem returns Facts holding only the warning that says why the
+// file at p was not read.
+func fileProblem(p string, k Kind, err error) *Facts {
+	code, msg := CodeUnreadable, "cannot read file: "+errText(err)
+	switch {
+	case errors.Is(err, ErrNotRegular):
+		code, msg = CodeNotRegular, "not read: "+errText(err)
+	case errors.Is(err, ErrTooLarge):
+		code, msg = CodeFileTooLarge, "not read: "+errText(err)
+	}
+	return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: code, Severity: SeverityWarning, Path: p, Message: msg}}}
 }
 
 // analyze returns the Facts of the file at p, from the cache when it is
-// unchanged. A file that cannot be read or is too large gets Facts holding
-// only a warning.
+// unchanged. A file that cannot be read, is not a regular file or is too
+// large gets Facts holding only a warning; it is never opened for reading
+// unless it is a regular file.
 func (l *Loader) analyze(p string, k Kind) *Facts {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning,
-			Path: p, Message: "cannot read file: " + errText(err)}}}
+		return fileProblem(p, k, err)
 	}
 	if l.Cache != nil {
 		if f, ok := l.Cache.Lookup(p, fi, k); ok {
 			return f
 		}
 	}
-	max := l.MaxFileSize
-	if max <= 0 {
-		max = DefaultMaxFileSize
-	}
+	max := l.maxFileSize()
 	var (
 		src     []byte
 		analyze func() *Facts
 	)
-	if fi.Size() > max {
+	switch {
+	case !fi.Mode().IsRegular():
 		analyze = func() *Facts {
-			return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeFileTooLarge, Severity: SeverityWarning,
-				Path: p, Message: fmt.Sprintf("file is %d bytes, more than the %d read; skipped", fi.Size(), max)}}}
+			return fileProblem(p, k, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode())))
 		}
-	} else {
+	case fi.Size() > max:
+		analyze = func() *Facts {
+			return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, fi.Size(), max))
+		}
+	default:
 		if src, err = l.readFile(p); err != nil {
-			return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning,
-				Path: p, Message: "cannot read file: " + errText(err)}}}
+			return fileProblem(p, k, err)
 		}
 		analyze = func() *Facts { return AnalyzeFile(p, src, k, l.Schema) }
 	}

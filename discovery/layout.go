@@ -292,22 +292,28 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 }
 
 // regularFile reports whether the entry is a regular file, following a
-// symbolic link to a file. A link to a directory is skipped quietly (such
-// links are not followed inside a collection); a dangling or looping link is
-// skipped with a warning.
+// symbolic link to a file. A directory, or a link to one, is skipped
+// quietly (such links are not followed inside a collection); a dangling or
+// looping link is skipped with a warning, and so is a FIFO, socket or
+// device, or a link to one, which is never opened.
 func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
-	if e.Type().IsRegular() {
+	mode := e.Type()
+	if mode.IsRegular() {
 		return true, nil
 	}
-	if e.Type()&fs.ModeSymlink == 0 {
-		return false, nil
+	if mode&fs.ModeSymlink != 0 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return false, &Diagnostic{Code: CodeSymlinkLoop, Severity: SeverityWarning, Path: p,
+				Message: "symbolic link skipped: " + errText(err)}
+		}
+		mode = fi.Mode()
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return false, &Diagnostic{Code: CodeSymlinkLoop, Severity: SeverityWarning, Path: p,
-			Message: "symbolic link skipped: " + errText(err)}
+	if mode.IsRegular() || mode.IsDir() {
+		return mode.IsRegular(), nil
 	}
-	return fi.Mode().IsRegular(), nil
+	return false, &Diagnostic{Code: CodeNotRegular, Severity: SeverityWarning, Path: p,
+		Message: "not read: " + modeName(mode)}
 }
 
 // errText is err's message without the path os errors repeat.

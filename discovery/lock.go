@@ -79,15 +79,17 @@ type LockCheckCollection struct {
 }
 
 // ReadLock reads the lock file at path. A file that does not exist is an
-// empty lock of version LockVersion and no error. See ParseLock for the
-// rest.
+// empty lock of version LockVersion and no error. A lock that is not a
+// regular file, is larger than DefaultMaxFileSize or cannot be read is not
+// parsed: the error comes with the diagnostic that reports it. See
+// ParseLock for the rest.
 func ReadLock(path string) (*Lock, []Diagnostic, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path, DefaultMaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Lock{Version: LockVersion, Collections: map[string]LockEntry{}}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read lock %s: %w", path, err)
+		return nil, fileProblem(path, "", err).Diagnostics, fmt.Errorf("read lock %s: %w", path, err)
 	}
 	return ParseLock(path, src)
 }

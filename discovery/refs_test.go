@@ -20,7 +20,7 @@ import (
 // `relpath:line:col code severity`, with 1-based line and column. $DIR in a
 // file stands for the directory the tree is unpacked in. Lines of
 // the archive's comment may set `max-file-size: N` or ask for
-// `symlink PATH -> TARGET`.
+// `symlink PATH -> TARGET` or `fifo PATH`.
 func TestSetFixtures(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "refs", "*.txtar"))
 	if err != nil || len(files) == 0 {
@@ -67,6 +67,15 @@ func TestSetFixtures(t *testing.T) {
 					}
 					if err := os.Symlink(target, p); err != nil {
 						t.Fatal(err)
+					}
+				}
+				if v, ok := strings.CutPrefix(line, "fifo "); ok {
+					p := filepath.Join(dir, filepath.FromSlash(v))
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := mkfifo(p); err != nil {
+						t.Skipf("no FIFOs here: %v", err)
 					}
 				}
 			}
