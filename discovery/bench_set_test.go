@@ -63,7 +63,7 @@ func BenchmarkPublish(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
 			var ds []discovery.Diagnostic
-			for _, c := range set.Collections {
+			for _, c := range set.Collections() {
 				ds = append(ds, c.Diagnostics...)
 			}
 			ds = append(ds, set.Check()...)
@@ -81,7 +81,7 @@ func BenchmarkPublish(b *testing.B) {
 			cols[j] = loader.Load(r, cols[j].Dir)
 			set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
 			var ds []discovery.Diagnostic
-			for _, c := range set.Collections {
+			for _, c := range set.Collections() {
 				ds = append(ds, c.Diagnostics...)
 			}
 			ds = append(ds, k.Check(set)...)

@@ -14,8 +14,8 @@ type Checker struct {
 	diags map[*Collection][]Diagnostic
 	deps  map[*Collection][]string
 	prev  map[*Collection]bool
-	// agents is the previous set's bare agent index.
-	agents map[string]*Collection
+	// last is the previous set.
+	last *Set
 	// Rechecked counts the collections the last Check computed afresh.
 	Rechecked int
 }
@@ -25,8 +25,8 @@ func (k *Checker) Check(s *Set) []Diagnostic {
 	if k.diags == nil {
 		k.diags, k.deps, k.prev = map[*Collection][]Diagnostic{}, map[*Collection][]string{}, map[*Collection]bool{}
 	}
-	cur := make(map[*Collection]bool, len(s.Collections))
-	for _, c := range s.Collections {
+	cur := make(map[*Collection]bool, s.Len())
+	for _, c := range s.Collections() {
 		cur[c] = true
 	}
 	// What changed: collections that left or arrived, by name and by the
@@ -38,7 +38,7 @@ func (k *Checker) Check(s *Set) []Diagnostic {
 		// A bare agent name changes meaning only when the collection it
 		// resolves to (the first winner holding it) is another one.
 		for _, r := range c.Resources {
-			if r.Kind == KindAgent && k.agents[r.Name] != s.agents[r.Name] {
+			if r.Kind == KindAgent && (k.last == nil || k.last.agentCollection(r.Name) != s.agentCollection(r.Name)) {
 				touched[agentDep+r.Name] = true
 			}
 		}
@@ -57,7 +57,7 @@ func (k *Checker) Check(s *Set) []Diagnostic {
 	}
 	k.Rechecked = 0
 	var out []Diagnostic
-	for _, c := range s.Collections {
+	for _, c := range s.Collections() {
 		ds, ok := k.diags[c]
 		if !ok || dependsOn(k.deps[c], touched) {
 			ds = s.CheckCollection(c)
@@ -67,7 +67,7 @@ func (k *Checker) Check(s *Set) []Diagnostic {
 		}
 		out = append(out, ds...)
 	}
-	k.prev, k.agents = cur, s.agents
+	k.prev, k.last = cur, s
 	return append(out, s.shadowDiagnostics()...)
 }
 

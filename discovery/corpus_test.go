@@ -76,7 +76,7 @@ func TestCorpusCollections(t *testing.T) {
 		// it is ignored, and so absent here.
 	}
 	seen := map[string]bool{}
-	for _, c := range set.Collections {
+	for _, c := range set.Collections() {
 		dir := filepath.Base(c.Dir)
 		w, ok := wants[dir]
 		if !ok {
@@ -106,7 +106,7 @@ func TestCorpusCollections(t *testing.T) {
 func TestCorpusNestedNames(t *testing.T) {
 	set := corpusSet(t)
 	warned := map[string]bool{}
-	for _, c := range set.Collections {
+	for _, c := range set.Collections() {
 		for _, d := range c.Diagnostics {
 			if d.Code == discovery.CodeNestedNameMismatch {
 				warned[filepath.Base(c.Dir)] = true

@@ -6,7 +6,7 @@ package discovery
 // lock file reports nothing.
 func CheckLocks(s *Set) []Diagnostic {
 	var out []Diagnostic
-	for _, r := range s.Roots {
+	for i, r := range s.Roots {
 		lp := LockPath(r)
 		if lp == "" || r.Kind == RootArgument {
 			continue
@@ -17,10 +17,8 @@ func CheckLocks(s *Set) []Diagnostic {
 			continue
 		}
 		var installed []LockCheckCollection
-		for _, c := range s.Collections {
-			if c.Root == r {
-				installed = append(installed, LockCheckCollection{Name: c.Name, Dir: c.Dir})
-			}
+		for _, c := range s.InRoot(i) {
+			installed = append(installed, LockCheckCollection{Name: c.Name, Dir: c.Dir})
 		}
 		out = append(out, CheckLock(lp, l, installed)...)
 	}

@@ -89,7 +89,7 @@ func (s *Set) ResolveAgent(name string, from *Collection) (Resource, *Collection
 			return r, from, true
 		}
 	}
-	if c := s.agents[name]; c != nil {
+	if c := s.agentCollection(name); c != nil {
 		r, _ := c.Resource(KindAgent, name)
 		return r, c, true
 	}
@@ -128,6 +128,9 @@ func (s *Set) constraint(text string) (*Constraint, error) {
 	}
 	c, err := ParseConstraint(text)
 	if err == nil {
+		if s.constraints == nil {
+			s.constraints = map[string]*Constraint{}
+		}
 		s.constraints[text] = c
 	}
 	return c, err
@@ -141,6 +144,9 @@ func (s *Set) exists(p string) bool {
 	if !seen {
 		_, err := os.Stat(p)
 		ok = err == nil
+		if s.stats == nil {
+			s.stats = map[string]bool{}
+		}
 		s.stats[p] = ok
 	}
 	return ok
@@ -151,7 +157,7 @@ func (s *Set) exists(p string) bool {
 // unresolved or escaping @mentions, unmet requires, and shadowing.
 func (s *Set) Check() []Diagnostic {
 	var out []Diagnostic
-	for _, c := range s.Collections {
+	for _, c := range s.Collections() {
 		out = append(out, s.CheckCollection(c)...)
 	}
 	out = append(out, s.shadowDiagnostics()...)

@@ -89,7 +89,7 @@ func TestSetFixtures(t *testing.T) {
 			}
 			set := discovery.NewSet(roots, cols)
 			var ds []discovery.Diagnostic
-			for _, c := range set.Collections {
+			for _, c := range set.Collections() {
 				ds = append(ds, c.Diagnostics...)
 			}
 			ds = append(ds, set.Check()...)

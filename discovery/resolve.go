@@ -5,21 +5,44 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/amplidex/amplidex/discovery/internal/pmap"
 )
 
 // Set is every collection of every root, resolved by name: project over
 // user over bundled, and within one root a flat layout over a nested one,
-// then path order. A Set is immutable once built.
+// then path order.
+//
+// A Set is immutable. Apply returns a new Set with some collections taken
+// out and others put in; it shares everything else with the old one, which
+// stays valid, so a change costs what it changes, not what the Set holds.
 type Set struct {
-	Roots       []Root
-	Collections []*Collection // every one found, roots in precedence order
-	byName      map[string][]*Collection
-	winners     []*Collection // the winner of every name, in name order
-	winner      map[string]*Collection
-	// agents maps an agent name to the first winning collection (in name
-	// order) that has it.
-	agents map[string]*Collection
+	// Roots are the roots in precedence order.
+	Roots []Root
+	// rootIdx maps each root to its index in Roots; shared by every Set
+	// derived from one NewSet.
+	rootIdx map[Root]int
+	inRoot  []pmap.Map[string, *Collection] // by inRootKey, one map per root
+	// byName holds, for each name, every collection that answers to it,
+	// in precedence order: valid ones by metadata name, unusable ones by
+	// directory name too.
+	byName pmap.Map[string, []*Collection]
+	winner pmap.Map[string, *Collection]
+	// holders maps a bare agent name to the names of the winning
+	// collections that have it, sorted.
+	holders pmap.Map[string, []string]
+	// byDir maps a collection's directory, real directory and resource
+	// base to the collections there, in precedence order.
+	byDir pmap.Map[string, []*Collection]
+
+	// Built when first asked for.
+	allOnce     sync.Once
+	all         []*Collection
+	winnersOnce sync.Once
+	winners     []*Collection
+
 	// stats remembers, for the life of the set, whether a path that is not
 	// a resource exists (mentions of docs and the like).
 	statMu      sync.Mutex // guards stats and constraints
@@ -38,83 +61,328 @@ type Resolution struct {
 	Skipped []*Collection `json:"skipped"`
 }
 
+// SetDelta says what an Apply changed: the names whose candidates changed
+// (a collection of that name came, went or was replaced), and the bare
+// agent names that now resolve to another collection.
+type SetDelta struct {
+	Names  []string
+	Agents []string
+}
+
 // NewSet resolves the collections found in roots, given highest precedence
 // first; cols[i] are the collections of roots[i].
 func NewSet(roots []Root, cols [][]*Collection) *Set {
-	s := &Set{Roots: roots, byName: map[string][]*Collection{},
-		winner: map[string]*Collection{}, agents: map[string]*Collection{},
-		stats: map[string]bool{}, constraints: map[string]*Constraint{}}
+	s := &Set{Roots: roots, rootIdx: make(map[Root]int, len(roots)), inRoot: make([]pmap.Map[string, *Collection], len(roots))}
+	for i, r := range roots {
+		if _, dup := s.rootIdx[r]; !dup {
+			s.rootIdx[r] = i
+		}
+	}
+	byName := map[string][]*Collection{}
+	byDir := map[string][]*Collection{}
 	for i := range roots {
+		if i >= len(cols) {
+			break
+		}
 		group := cols[i]
-		if !slices.IsSortedFunc(group, compareInRoot) {
-			group = slices.Clone(group)
-			slices.SortStableFunc(group, compareInRoot)
-		}
+		keyed := make(map[string]*Collection, len(group))
 		for _, c := range group {
-			s.Collections = append(s.Collections, c)
-			s.byName[c.Name] = append(s.byName[c.Name], c)
-			if dn := filepath.Base(c.Dir); dn != c.Name {
-				// The directory name is only a fast path: it finds skipped
-				// directories whose metadata could not name them.
-				if !c.Valid {
-					s.byName[dn] = append(s.byName[dn], c)
-				}
+			keyed[inRootKey(c)] = c
+		}
+		s.inRoot[i] = pmap.Build(sortedEntries(keyed))
+		for _, c := range s.inRoot[i].All() {
+			for _, n := range answersTo(c) {
+				byName[n] = append(byName[n], c)
+			}
+			for _, d := range dirsOf(c) {
+				byDir[d] = append(byDir[d], c)
 			}
 		}
 	}
-	names := make([]string, 0, len(s.byName))
-	for n := range s.byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		for _, c := range s.byName[n] {
-			if c.Valid && c.Name == n {
-				s.winner[n] = c
-				s.winners = append(s.winners, c)
-				break
+	s.byName = pmap.Build(sortedEntries(byName))
+	s.byDir = pmap.Build(sortedEntries(byDir))
+	winners := map[string]*Collection{}
+	holders := map[string][]string{}
+	for n, cs := range s.byName.All() {
+		if w := pickWinner(n, cs); w != nil {
+			winners[n] = w
+			for _, a := range agentNames(w) {
+				holders[a] = append(holders[a], n) // names come in order
 			}
 		}
 	}
-	for _, w := range s.winners {
-		for _, r := range w.Resources {
-			if r.Kind == KindAgent {
-				if _, ok := s.agents[r.Name]; !ok {
-					s.agents[r.Name] = w
-				}
-			}
-		}
-	}
+	s.winner = pmap.Build(sortedEntries(winners))
+	s.holders = pmap.Build(sortedEntries(holders))
 	return s
 }
 
-// compareInRoot orders the collections of one root as resolution takes
-// them: flat (and hybrid) layouts before nested ones, then by path.
-func compareInRoot(a, b *Collection) int {
-	fa, fb := a.Layout != LayoutNested, b.Layout != LayoutNested
-	if fa != fb {
-		if fa {
-			return -1
-		}
-		return 1
+// sortedEntries yields the entries of m in key order.
+func sortedEntries[V any](m map[string]V) func(func(string, V) bool) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return ComparePaths(filepath.ToSlash(a.Dir), filepath.ToSlash(b.Dir))
+	sort.Strings(keys)
+	return func(yield func(string, V) bool) {
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
 }
 
+// inRootKey orders the collections of one root as resolution takes them:
+// flat (and hybrid) layouts before nested ones, then component-wise by
+// path. A path separator sorts before every other byte, so byte order of
+// the key is component order of the path.
+func inRootKey(c *Collection) string {
+	flag := "0"
+	if c.Layout == LayoutNested {
+		flag = "1"
+	}
+	return flag + strings.ReplaceAll(filepath.ToSlash(c.Dir), "/", "\x00")
+}
+
+// answersTo returns the names c is a candidate for: its metadata name, and
+// for an unusable directory its directory name too.
+func answersTo(c *Collection) []string {
+	if dn := filepath.Base(c.Dir); dn != c.Name && !c.Valid {
+		// The directory name is only a fast path: it finds skipped
+		// directories whose metadata could not name them.
+		return []string{c.Name, dn}
+	}
+	return []string{c.Name}
+}
+
+// dirsOf returns the directories that hold c's files, without repeats.
+func dirsOf(c *Collection) []string {
+	out := []string{c.Dir}
+	for _, d := range []string{c.RealDir, c.Base} {
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// pickWinner returns the first valid candidate whose metadata name is n.
+func pickWinner(n string, cs []*Collection) *Collection {
+	for _, c := range cs {
+		if c.Valid && c.Name == n {
+			return c
+		}
+	}
+	return nil
+}
+
+func agentNames(c *Collection) []string {
+	var out []string
+	for _, r := range c.Resources {
+		if r.Kind == KindAgent {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// compareInRoot orders the collections of one root as resolution takes
+// them (see inRootKey).
+func compareInRoot(a, b *Collection) int { return strings.Compare(inRootKey(a), inRootKey(b)) }
+
 // SortInRoot sorts the collections of one root in the order NewSet takes
-// them, so that NewSet need not copy and sort them again.
+// them.
 func SortInRoot(cols []*Collection) { slices.SortStableFunc(cols, compareInRoot) }
+
+// RootIndex returns the index of r in s.Roots, or -1.
+func (s *Set) RootIndex(r Root) int {
+	if i, ok := s.rootIdx[r]; ok {
+		return i
+	}
+	return -1
+}
+
+// precedes reports whether a comes before b in precedence order.
+func (s *Set) precedes(a, b *Collection) bool {
+	ia, ib := s.rootIdx[a.Root], s.rootIdx[b.Root]
+	if ia != ib {
+		return ia < ib
+	}
+	return inRootKey(a) < inRootKey(b)
+}
+
+// Apply returns the Set without the collections in removed and with those
+// in added, and what changed. A collection read again is removed (its old
+// value) and added (its new one) in the same call. Collections of a root
+// the Set does not have are ignored.
+func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
+	t := &Set{Roots: s.Roots, rootIdx: s.rootIdx, inRoot: slices.Clone(s.inRoot),
+		byName: s.byName, winner: s.winner, holders: s.holders, byDir: s.byDir}
+	touched := map[string]bool{}
+	for _, c := range removed {
+		i, ok := s.rootIdx[c.Root]
+		if !ok || t.inRoot[i].Value(inRootKey(c)) != c {
+			continue
+		}
+		t.inRoot[i] = t.inRoot[i].Delete(inRootKey(c))
+		for _, n := range answersTo(c) {
+			touched[n] = true
+			t.byName = without(t.byName, n, c)
+		}
+		for _, d := range dirsOf(c) {
+			t.byDir = without(t.byDir, d, c)
+		}
+	}
+	for _, c := range added {
+		i, ok := s.rootIdx[c.Root]
+		if !ok {
+			continue
+		}
+		if old := t.inRoot[i].Value(inRootKey(c)); old != nil {
+			// Added without removing the old value: replace it.
+			t, _ = t.Apply([]*Collection{old}, nil)
+			for _, n := range answersTo(old) {
+				touched[n] = true
+			}
+		}
+		t.inRoot[i] = t.inRoot[i].Set(inRootKey(c), c)
+		for _, n := range answersTo(c) {
+			touched[n] = true
+			t.byName = t.with(t.byName, n, c)
+		}
+		for _, d := range dirsOf(c) {
+			t.byDir = t.with(t.byDir, d, c)
+		}
+	}
+	var delta SetDelta
+	agents := map[string]bool{}
+	for n := range touched {
+		delta.Names = append(delta.Names, n)
+		old := t.winner.Value(n)
+		w := pickWinner(n, t.byName.Value(n))
+		if old == w {
+			continue
+		}
+		if w == nil {
+			t.winner = t.winner.Delete(n)
+		} else {
+			t.winner = t.winner.Set(n, w)
+		}
+		if old != nil {
+			for _, a := range agentNames(old) {
+				agents[a] = true
+				hs := slices.Clone(t.holders.Value(a))
+				if j, ok := slices.BinarySearch(hs, n); ok {
+					hs = slices.Delete(hs, j, j+1)
+				}
+				if len(hs) == 0 {
+					t.holders = t.holders.Delete(a)
+				} else {
+					t.holders = t.holders.Set(a, hs)
+				}
+			}
+		}
+		if w != nil {
+			for _, a := range agentNames(w) {
+				agents[a] = true
+				hs := t.holders.Value(a)
+				if j, ok := slices.BinarySearch(hs, n); !ok {
+					t.holders = t.holders.Set(a, slices.Insert(slices.Clone(hs), j, n))
+				}
+			}
+		}
+	}
+	for a := range agents {
+		if s.agentCollection(a) != t.agentCollection(a) {
+			delta.Agents = append(delta.Agents, a)
+		}
+	}
+	sort.Strings(delta.Names)
+	sort.Strings(delta.Agents)
+	return t, delta
+}
+
+// without returns m with c taken out of the list at key k.
+func without(m pmap.Map[string, []*Collection], k string, c *Collection) pmap.Map[string, []*Collection] {
+	cs := m.Value(k)
+	i := slices.Index(cs, c)
+	if i < 0 {
+		return m
+	}
+	if len(cs) == 1 {
+		return m.Delete(k)
+	}
+	return m.Set(k, slices.Delete(slices.Clone(cs), i, i+1))
+}
+
+// with returns m with c put into the list at key k, in precedence order.
+func (s *Set) with(m pmap.Map[string, []*Collection], k string, c *Collection) pmap.Map[string, []*Collection] {
+	cs := m.Value(k)
+	if slices.Contains(cs, c) {
+		return m
+	}
+	i := 0
+	for i < len(cs) && s.precedes(cs[i], c) {
+		i++
+	}
+	return m.Set(k, slices.Insert(slices.Clone(cs), i, c))
+}
+
+// Collections returns every collection, roots in precedence order and
+// each root's in resolution order. The slice is built once per Set and
+// shared: do not modify it.
+func (s *Set) Collections() []*Collection {
+	s.allOnce.Do(func() {
+		n := 0
+		for _, m := range s.inRoot {
+			n += m.Len()
+		}
+		s.all = make([]*Collection, 0, n)
+		for _, m := range s.inRoot {
+			s.all = append(s.all, m.Values()...)
+		}
+	})
+	return s.all
+}
+
+// Len returns how many collections the set holds.
+func (s *Set) Len() int {
+	n := 0
+	for _, m := range s.inRoot {
+		n += m.Len()
+	}
+	return n
+}
+
+// InRoot returns the collections of Roots[i] in resolution order.
+func (s *Set) InRoot(i int) []*Collection {
+	if i < 0 || i >= len(s.inRoot) {
+		return nil
+	}
+	return s.inRoot[i].Values()
+}
+
+// Collection returns the collection whose directory is dir in root r, or
+// nil.
+func (s *Set) Collection(r Root, dir string) *Collection {
+	for _, c := range s.byDir.Value(dir) {
+		if c.Root == r && c.Dir == dir {
+			return c
+		}
+	}
+	return nil
+}
 
 // Resolve returns what name resolves to.
 func (s *Set) Resolve(name string) Resolution {
 	r := Resolution{Name: name, Shadowed: []*Collection{}, Skipped: []*Collection{}}
-	for _, c := range s.byName[name] {
+	for _, c := range s.byName.Value(name) {
 		switch {
 		case !c.Valid:
 			r.Skipped = append(r.Skipped, c)
-		case r.Winner == nil:
+		case r.Winner == nil && c.Name == name:
 			r.Winner = c
-		default:
+		case c.Name == name:
 			r.Shadowed = append(r.Shadowed, c)
 		}
 	}
@@ -122,25 +390,47 @@ func (s *Set) Resolve(name string) Resolution {
 }
 
 // Lookup returns the winning collection of name, or nil.
-func (s *Set) Lookup(name string) *Collection { return s.winner[name] }
+func (s *Set) Lookup(name string) *Collection { return s.winner.Value(name) }
+
+// Names returns every name some collection answers to, in order.
+func (s *Set) Names() []string {
+	out := make([]string, 0, s.byName.Len())
+	for n := range s.byName.All() {
+		out = append(out, n)
+	}
+	return out
+}
 
 // Winners returns the winning collection of every name, in name order.
-// The slice is shared: do not modify it.
-func (s *Set) Winners() []*Collection { return s.winners }
+// The slice is built once per Set and shared: do not modify it.
+func (s *Set) Winners() []*Collection {
+	s.winnersOnce.Do(func() { s.winners = s.winner.Values() })
+	return s.winners
+}
+
+// agentCollection returns the first winning collection, in name order,
+// that has an agent of this bare name, or nil.
+func (s *Set) agentCollection(name string) *Collection {
+	if hs := s.holders.Value(name); len(hs) > 0 {
+		return s.winner.Value(hs[0])
+	}
+	return nil
+}
 
 // Owner returns the collection holding path, if any: the one whose
-// directory, real directory or base contains it (deepest first).
+// directory, real directory or base contains it (deepest first; of two
+// at the same depth, the one of higher precedence).
 func (s *Set) Owner(path string) *Collection {
-	var best *Collection
-	bestLen := -1
-	for _, c := range s.Collections {
-		for _, d := range []string{c.Dir, c.RealDir, c.Base} {
-			if within(path, d) && len(d) > bestLen {
-				best, bestLen = c, len(d)
-			}
+	for p := filepath.Clean(path); ; {
+		if cs := s.byDir.Value(p); len(cs) > 0 {
+			return cs[0]
 		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
 	}
-	return best
 }
 
 // within reports whether p is dir or below it.
@@ -149,24 +439,31 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../")
 }
 
-// shadowDiagnostics reports every valid collection that loses to another of
-// its name, as information on its pyproject.toml.
+// ShadowDiagnostics reports c when it is valid and loses to another
+// collection of its name: information on its pyproject.toml, or a warning
+// when the winner is in the same root.
+func (s *Set) ShadowDiagnostics(c *Collection) []Diagnostic {
+	if !c.Valid {
+		return nil
+	}
+	w := s.Lookup(c.Name)
+	if w == nil || w == c {
+		return nil
+	}
+	code, sev, msg := CodeShadowed, SeverityInfo, fmt.Sprintf("collection %s is shadowed by %s (%s root)", c.Name, w.Dir, w.Root.Kind)
+	if w.Root == c.Root {
+		code, sev = CodeDuplicateName, SeverityWarning
+		msg = fmt.Sprintf("collection %s is defined twice in the %s root; %s wins", c.Name, c.Root.Kind, w.Dir)
+	}
+	return []Diagnostic{{Code: code, Severity: sev, Path: c.Pyproject, Message: msg, Collection: c.Name}}
+}
+
+// shadowDiagnostics reports every valid collection that loses to another
+// of its name.
 func (s *Set) shadowDiagnostics() []Diagnostic {
 	var out []Diagnostic
-	for _, c := range s.Collections {
-		if !c.Valid {
-			continue
-		}
-		w := s.Lookup(c.Name)
-		if w == nil || w == c {
-			continue
-		}
-		code, sev, msg := CodeShadowed, SeverityInfo, fmt.Sprintf("collection %s is shadowed by %s (%s root)", c.Name, w.Dir, w.Root.Kind)
-		if w.Root == c.Root {
-			code, sev = CodeDuplicateName, SeverityWarning
-			msg = fmt.Sprintf("collection %s is defined twice in the %s root; %s wins", c.Name, c.Root.Kind, w.Dir)
-		}
-		out = append(out, Diagnostic{Code: code, Severity: sev, Path: c.Pyproject, Message: msg, Collection: c.Name})
+	for _, c := range s.Collections() {
+		out = append(out, s.ShadowDiagnostics(c)...)
 	}
 	return out
 }

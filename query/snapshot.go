@@ -29,11 +29,11 @@ func NewSnapshot(set *discovery.Set, extra []discovery.Diagnostic) *Snapshot {
 // computed by the caller (incrementally, with a discovery.Checker).
 func NewSnapshotFrom(set *discovery.Set, cross, extra []discovery.Diagnostic) *Snapshot {
 	n := len(cross) + len(extra)
-	for _, c := range set.Collections {
+	for _, c := range set.Collections() {
 		n += len(c.Diagnostics)
 	}
 	ds := make([]discovery.Diagnostic, 0, n)
-	for _, c := range set.Collections {
+	for _, c := range set.Collections() {
 		ds = append(ds, c.Diagnostics...)
 	}
 	ds = append(ds, cross...)
@@ -169,7 +169,7 @@ func (s *Snapshot) infos(cs []*discovery.Collection) []CollectionInfo {
 	return out
 }
 
-func (s *Snapshot) collections() []CollectionInfo { return s.infos(s.Set.Collections) }
+func (s *Snapshot) collections() []CollectionInfo { return s.infos(s.Set.Collections()) }
 
 func (s *Snapshot) resolve(name string) (*ResolveResult, error) {
 	r := s.Set.Resolve(name)

@@ -46,7 +46,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		if err != nil {
 			return exitf(exitUsage, "check: %v", err)
 		}
-		diags, checked = snap.Diagnostics, len(snap.Set.Collections)
+		diags, checked = snap.Diagnostics, len(snap.Set.Collections())
 	} else {
 		diags, checked, err = a.checkPaths(ws, opts.paths)
 		if err != nil {

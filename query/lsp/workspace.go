@@ -128,7 +128,7 @@ func (w *Workspace) view(ctx context.Context, path string, overlay map[string][]
 		}
 		return -1
 	}
-	for _, c := range base.Collections {
+	for _, c := range base.Collections() {
 		if i := rootIndex(c.Root); i >= 0 {
 			groups[i] = append(groups[i], c)
 		}
@@ -439,7 +439,7 @@ func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []di
 			continue
 		}
 		var installed []discovery.LockCheckCollection
-		for _, c := range set.Collections {
+		for _, c := range set.Collections() {
 			if c.Root == r {
 				installed = append(installed, discovery.LockCheckCollection{Name: c.Name, Dir: c.Dir})
 			}
