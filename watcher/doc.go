@@ -5,9 +5,10 @@
 // follows directory symlinks that are immediate children of a root (a
 // collection linked into a root) by watching their real paths, waits for
 // roots that do not exist yet through their nearest existing ancestor, and
-// falls back to polling a root when the kernel runs out of watches. What it
-// delivers is a Batch per root: the paths that may have changed, or a request
-// to rescan the whole root when changes could not be pinned down.
+// falls back to polling a root when the kernel runs out of watches, or the
+// process out of file descriptors. What it delivers is a Batch per root: the
+// paths that may have changed, or a request to rescan the whole root when
+// changes could not be pinned down, with the reasons why.
 //
 // It knows paths and events only: it does not read files, parse them, decide
 // which of them matter, or keep an index. Callers lstat the paths they get.
@@ -47,14 +48,24 @@
 //     what is watched, walked and reported is decided by the disk. A
 //     directory that appears is always walked again, which may report a
 //     path twice, never miss one.
+//   - Batch.Reasons is a set (Reason), not one cause: it holds every reason
+//     that arose since the root's previous batch. An overflow in the same
+//     debounce window as the root appearing gives both, as
+//     ReasonOverflow|ReasonRootAppeared: a consumer that takes a root
+//     appearing as routine must compare Reasons with ReasonRootAppeared,
+//     not test for it with Has. Reason.String lists the reasons in a fixed
+//     order, for people.
 //   - The kernel's event queue is shared by all roots: when it overflows the
 //     Watcher cannot tell which root lost events, so every root is
-//     re-watched and gets a Batch with Rescan set.
+//     re-watched and gets a Batch with Rescan set and ReasonOverflow.
 //   - When adding a watch fails with ENOSPC (or Options.MaxWatches is
-//     reached), that root drops its watches and is polled every
-//     Options.PollInterval until it is removed; polling compares size,
-//     modification time, inode and mode, so it sees every change that alters
-//     one of them.
+//     reached), or with EMFILE or ENFILE (out of file descriptors), that
+//     root drops its watches and is polled every Options.PollInterval until
+//     it is removed; polling compares size, modification time, inode and
+//     mode, so it sees every change that alters one of them. The switch is
+//     reported as ReasonPolling with ReasonWatchLimit or ReasonTooManyFiles,
+//     and the root's status warns, naming the limit to raise (for EMFILE,
+//     ulimit -n).
 //   - AddRoot does not deliver the root's current contents: the caller scans
 //     it after AddRoot returns, and the Watcher reports every change from
 //     then on.
@@ -62,5 +73,10 @@
 //     directory (see Options.SyncDir); it guarantees that every change made
 //     before Flush was called has been delivered when it returns.
 //   - The Watcher is built for inotify (Linux); other platforms get fsnotify's
-//     behaviour, unverified.
+//     behaviour, unverified. On macOS and the BSDs fsnotify uses kqueue,
+//     which holds an open file for every watched directory and for every
+//     file in one, against a default limit of 256 descriptors per process
+//     on macOS: a root of a few hundred files can exhaust it, and is then
+//     polled (see above). A root stays polled, so the limit must be raised
+//     (ulimit -n) before the process starts.
 package watcher

@@ -59,7 +59,7 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 	case mountGuard:
 		for _, t := range m.guardedThrough(dir, filepath.Base(name)) {
 			if t.state == mountTree {
-				if err := w.checkMount(t, gone(op)); noSpace(err) {
+				if err := w.checkMount(t, gone(op)); limitReached(err) {
 					w.startPolling(t.root, err, true)
 				}
 			}
@@ -75,7 +75,7 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 			err = w.changed(m, name, dir, op)
 		}
 	}
-	if err != nil && noSpace(err) {
+	if err != nil && limitReached(err) {
 		w.startPolling(m.root, err, true)
 	}
 }
@@ -134,9 +134,9 @@ func (w *Watcher) checkMount(m *mount, force bool) error {
 	w.detachRoot(r)
 	err := w.attach(r.main, false)
 	if r.main.state == mountTree {
-		w.rescan(r, "root replaced")
+		w.rescan(r, ReasonRootReplaced)
 	} else {
-		w.rescan(r, "root removed")
+		w.rescan(r, ReasonRootVanished)
 	}
 	return err
 }
@@ -148,7 +148,7 @@ func (w *Watcher) recheck(m *mount) error {
 		if m.link {
 			w.note(m.root, m.logical)
 		} else {
-			w.rescan(m.root, "root appeared")
+			w.rescan(m.root, ReasonRootAppeared)
 		}
 	}
 	return err
@@ -165,21 +165,23 @@ func (w *Watcher) handleError(err error) {
 		w.log.Debug("watcher: fsnotify", "err", err)
 		return
 	}
-	reason := "kernel event queue overflowed"
+	reason, text := ReasonOverflow, "kernel event queue overflowed"
 	if !errors.Is(err, fsnotify.ErrEventOverflow) {
-		reason = fmt.Sprintf("watch error: %v", err)
+		reason, text = ReasonWatchLost, fmt.Sprintf("watch error: %v", err)
 	}
-	w.log.Warn("watcher: "+reason+"; rescanning every root", "err", err)
+	w.log.Warn("watcher: "+text+"; rescanning every root", "err", err)
 	for _, r := range w.order {
 		if r.polled {
 			continue
 		}
-		w.warn(r, reason+"; root rescanned")
+		w.warn(r, text+"; root rescanned")
 		w.detachRoot(r)
+		why := reason
 		if err := w.attach(r.main, false); err != nil {
 			w.startPolling(r, err, false)
+			why |= ReasonPolling | limitReason(err)
 		}
-		w.rescan(r, reason)
+		w.rescan(r, why)
 	}
 	// Cookies may have been lost with the events. The rescans queued above
 	// happen after every pending Flush was called, so they can finish now.
@@ -187,8 +189,9 @@ func (w *Watcher) handleError(err error) {
 }
 
 // startPolling puts r into polling after the kernel (or the budget) refused
-// a watch. With rescan set, and r watched before, the consumer is asked to
-// rescan, as changes may have been missed on the way.
+// a watch, for want of watches or of file descriptors (see limitReached).
+// With rescan set, and r watched before, the consumer is asked to rescan,
+// as changes may have been missed on the way.
 func (w *Watcher) startPolling(r *root, cause error, rescan bool) {
 	if r.polled {
 		return
@@ -198,10 +201,32 @@ func (w *Watcher) startPolling(r *root, cause error, rescan bool) {
 	r.polled = true
 	r.dirty = true
 	w.log.Warn("watcher: no watch left", "root", r.path, "err", cause)
-	w.warn(r, fmt.Sprintf("inotify watch limit reached; polling every %s", w.opts.PollInterval))
+	w.warn(r, fmt.Sprintf("%s; polling every %s", limitText(cause), w.opts.PollInterval))
 	r.snap = w.snapshot(r)
 	r.nextPoll = w.now().Add(w.opts.PollInterval)
 	if rescan && hadTree {
-		w.rescan(r, "watch limit reached; root is polled")
+		w.rescan(r, ReasonPolling|limitReason(cause))
+	}
+}
+
+// limitReason is the reason a root is polled after err, which
+// limitReached accepted.
+func limitReason(err error) Reason {
+	if tooManyFiles(err) {
+		return ReasonTooManyFiles
+	}
+	return ReasonWatchLimit
+}
+
+// limitText names the limit err says was reached, and how to raise it,
+// for a root's warnings.
+func limitText(err error) string {
+	switch {
+	case errors.Is(err, syscall.EMFILE):
+		return "too many open files: raise ulimit -n"
+	case errors.Is(err, syscall.ENFILE):
+		return "too many open files in the system: raise its limit (kern.maxfiles, fs.file-max)"
+	default:
+		return "inotify watch limit reached"
 	}
 }

@@ -121,11 +121,11 @@ func changedPaths(bs []watcher.Batch, root string) map[string]bool {
 }
 
 // rescanReasons lists the reasons of the rescans asked for root.
-func rescanReasons(bs []watcher.Batch, root string) []string {
-	var reasons []string
+func rescanReasons(bs []watcher.Batch, root string) []watcher.Reason {
+	var reasons []watcher.Reason
 	for _, b := range bs {
 		if b.Root == root && b.Rescan {
-			reasons = append(reasons, b.Reason)
+			reasons = append(reasons, b.Reasons)
 		}
 	}
 	return reasons
@@ -159,14 +159,20 @@ func wantNoPaths(t *testing.T, bs []watcher.Batch, root string, unwanted ...stri
 	}
 }
 
-func wantRescan(t *testing.T, bs []watcher.Batch, root, reason string) {
+// rootChanged are the reasons that say the root itself came, went or was
+// replaced.
+const rootChanged = watcher.ReasonRootAppeared | watcher.ReasonRootVanished | watcher.ReasonRootReplaced
+
+// wantRescan wants a rescan of root whose reasons include any of those in
+// reasons.
+func wantRescan(t *testing.T, bs []watcher.Batch, root string, reasons watcher.Reason) {
 	t.Helper()
 	for _, r := range rescanReasons(bs, root) {
-		if strings.Contains(r, reason) {
+		if r&reasons != 0 {
 			return
 		}
 	}
-	t.Errorf("no rescan of %s with reason %q; got %s", root, reason, summary(bs))
+	t.Errorf("no rescan of %s with reason %q; got %s", root, reasons, summary(bs))
 }
 
 // summary describes batches briefly, for failure messages.
@@ -175,7 +181,7 @@ func summary(bs []watcher.Batch) string {
 	for _, b := range bs {
 		switch {
 		case b.Rescan:
-			parts = append(parts, fmt.Sprintf("{%s rescan: %s}", b.Root, b.Reason))
+			parts = append(parts, fmt.Sprintf("{%s rescan: %s}", b.Root, b.Reasons))
 		case len(b.Paths) > 5:
 			parts = append(parts, fmt.Sprintf("{%s %d paths: %q …}", b.Root, len(b.Paths), b.Paths[:5]))
 		default:
@@ -194,6 +200,24 @@ func statusOf(t testing.TB, w *watcher.Watcher, root string) watcher.RootStatus 
 	}
 	t.Fatalf("no status for root %s in %v", root, w.Status())
 	return watcher.RootStatus{}
+}
+
+// waitStatus waits until the status of root satisfies ok.
+func waitStatus(t testing.TB, w *watcher.Watcher, root, what string, ok func(watcher.RootStatus) bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		s := statusOf(t, w, root)
+		if ok(s) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status of %s not %s within %s: %+v", root, what, waitLimit, s)
+		}
+		<-tick.C
+	}
 }
 
 // unpack writes the files of a txtar fixture under dir.

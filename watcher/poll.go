@@ -24,9 +24,9 @@ func (w *Watcher) poll(r *root) {
 	snap := w.snapshot(r)
 	switch {
 	case snap == nil && r.snap != nil:
-		w.rescan(r, "root removed")
+		w.rescan(r, ReasonRootVanished)
 	case snap != nil && r.snap == nil:
-		w.rescan(r, "root appeared")
+		w.rescan(r, ReasonRootAppeared)
 	case snap != nil:
 		for p, st := range snap {
 			if old, ok := r.snap[p]; !ok || old != st {

@@ -77,7 +77,7 @@ func (r *root) status() RootStatus {
 type pending struct {
 	paths       map[string]struct{}
 	rescan      bool
-	reasons     []string
+	reasons     Reason
 	first, last time.Time
 }
 
@@ -113,17 +113,12 @@ func (w *Watcher) note(r *root, path string) {
 	r.pend.paths[path] = struct{}{}
 }
 
-// rescan asks the consumer to rescan all of r.
-func (w *Watcher) rescan(r *root, reason string) {
+// rescan asks the consumer to rescan all of r, for the reasons given.
+func (w *Watcher) rescan(r *root, reasons Reason) {
 	w.touch(r)
 	r.pend.rescan = true
 	r.pend.paths = nil
-	for _, have := range r.pend.reasons {
-		if have == reason {
-			return
-		}
-	}
-	r.pend.reasons = append(r.pend.reasons, reason)
+	r.pend.reasons |= reasons
 }
 
 // warn records a warning on r, counting repeats.

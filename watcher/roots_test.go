@@ -6,10 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/amplidex/amplidex/watcher"
+	"github.com/fsnotify/fsnotify"
 )
 
 func TestSymlinkedCollections(t *testing.T) {
@@ -172,26 +175,26 @@ func TestMissingRoot(t *testing.T) {
 	steps := []struct {
 		name   string
 		do     func(t *testing.T)
-		reason string
+		reason watcher.Reason
 		state  watcher.State
 	}{
-		{"appears with mkdir -p", func(t *testing.T) { mkdirAll(t, root) }, "root appeared", watcher.StateWatching},
+		{"appears with mkdir -p", func(t *testing.T) { mkdirAll(t, root) }, watcher.ReasonRootAppeared, watcher.StateWatching},
 		{"removed with rm -rf", func(t *testing.T) {
 			unpack(t, "collections.txtar", root)
 			removeAll(t, filepath.Join(base, "project"))
-		}, "root removed", watcher.StateMissing},
+		}, watcher.ReasonRootVanished, watcher.StateMissing},
 		{"made again, level by level", func(t *testing.T) {
 			mkdirAll(t, filepath.Join(base, "project"))
 			mkdirAll(t, filepath.Join(base, "project", ".amplifier"))
 			mkdirAll(t, root)
-		}, "root appeared", watcher.StateWatching},
+		}, watcher.ReasonRootAppeared, watcher.StateWatching},
 		{"moved away", func(t *testing.T) {
 			rename(t, root, root+".bak")
-		}, "root removed", watcher.StateMissing},
+		}, watcher.ReasonRootVanished, watcher.StateMissing},
 		{"moved back with contents", func(t *testing.T) {
 			unpack(t, "collections.txtar", root+".bak")
 			rename(t, root+".bak", root)
-		}, "root appeared", watcher.StateWatching},
+		}, watcher.ReasonRootAppeared, watcher.StateWatching},
 	}
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
@@ -225,7 +228,7 @@ func TestRootAncestorRenamed(t *testing.T) {
 
 	rename(t, project, project+"-renamed")
 	flush(t, w)
-	wantRescan(t, rec.take(), root, "root removed")
+	wantRescan(t, rec.take(), root, watcher.ReasonRootVanished)
 	if s := statusOf(t, w, root); s.State != watcher.StateMissing {
 		t.Errorf("state = %s, want missing", s.State)
 	}
@@ -239,7 +242,7 @@ func TestRootAncestorRenamed(t *testing.T) {
 
 	rename(t, project+"-renamed", project)
 	flush(t, w)
-	wantRescan(t, rec.take(), root, "root appeared")
+	wantRescan(t, rec.take(), root, watcher.ReasonRootAppeared)
 	p := filepath.Join(root, "beta", "y.md")
 	writeFile(t, p, "y")
 	flush(t, w)
@@ -291,8 +294,8 @@ func TestOverflow(t *testing.T) {
 	close(gate)
 	flush(t, w)
 	bs := rec.take()
-	wantRescan(t, bs, root, "overflow")
-	wantRescan(t, bs, other, "overflow")
+	wantRescan(t, bs, root, watcher.ReasonOverflow)
+	wantRescan(t, bs, other, watcher.ReasonOverflow)
 	for _, b := range bs {
 		m.apply(b)
 	}
@@ -316,6 +319,111 @@ func TestOverflow(t *testing.T) {
 	wantPaths(t, rec.take(), root, p, q)
 }
 
+// TestOverflowWithRootAppeared: an overflow in the same debounce window as
+// a root appearing gives one batch with both reasons, so that a consumer
+// that takes a root appearing in its stride still sees the overflow.
+func TestOverflowWithRootAppeared(t *testing.T) {
+	root := filepath.Join(realTempDir(t), "root")
+	// Batches wait for Flush.
+	w, rec := start(t, watcher.Options{Debounce: time.Hour, MaxWait: time.Hour})
+	addRoot(t, w, root)
+	mkdirAll(t, root)
+	waitStatus(t, w, root, "watching", func(s watcher.RootStatus) bool { return s.State == watcher.StateWatching })
+	w.InjectError(fsnotify.ErrEventOverflow)
+	flush(t, w)
+	bs := rec.take()
+	if len(bs) != 1 || !bs[0].Rescan {
+		t.Fatalf("batches = %s, want one rescan", summary(bs))
+	}
+	want := watcher.ReasonOverflow | watcher.ReasonRootAppeared
+	if got := bs[0].Reasons; got != want {
+		t.Errorf("reasons = %q, want %q", got, want)
+	}
+	s := statusOf(t, w, root)
+	if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "overflow") }) {
+		t.Errorf("warnings = %q, want an overflow warning", s.Warnings)
+	}
+}
+
+// TestTooManyOpenFiles: kqueue holds a descriptor per watched file and
+// directory; a root for which adding a watch fails with EMFILE or ENFILE is
+// polled, as when inotify runs out of watches, with a warning that names
+// the limit.
+func TestTooManyOpenFiles(t *testing.T) {
+	tests := []struct {
+		name    string
+		errno   syscall.Errno
+		warning string
+	}{
+		{"process", syscall.EMFILE, "raise ulimit -n"},
+		{"system", syscall.ENFILE, "too many open files in the system"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := realTempDir(t)
+			root, late := filepath.Join(base, "root"), filepath.Join(base, "late")
+			unpack(t, "collections.txtar", root)
+			unpack(t, "collections.txtar", late)
+			var full atomic.Bool
+			addWatch := func(dir string) error {
+				if full.Load() && strings.HasPrefix(dir, base+"/") {
+					// As fsnotify's kqueue backend reports it.
+					return fmt.Errorf("%q: %w", dir, tc.errno)
+				}
+				return nil
+			}
+			rec := newRecorder()
+			w, err := watcher.NewWithAddWatch(watcher.Options{PollInterval: 5 * time.Millisecond}, rec.handle, addWatch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			addRoot(t, w, root)
+			if s := statusOf(t, w, root); s.State != watcher.StateWatching {
+				t.Fatalf("status = %+v, want watching", s)
+			}
+
+			wantPolled := func(t *testing.T, root string) {
+				t.Helper()
+				s := statusOf(t, w, root)
+				if s.State != watcher.StatePolling || s.Watches != 0 {
+					t.Errorf("status = %+v, want polling without watches", s)
+				}
+				if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, tc.warning) }) {
+					t.Errorf("warnings = %q, want one saying %q", s.Warnings, tc.warning)
+				}
+			}
+
+			t.Run("while watching", func(t *testing.T) {
+				full.Store(true)
+				dir := filepath.Join(root, "gamma")
+				mkdirAll(t, dir)
+				flush(t, w)
+				bs := rec.take()
+				reasons := rescanReasons(bs, root)
+				if len(reasons) != 1 || reasons[0] != watcher.ReasonPolling|watcher.ReasonTooManyFiles {
+					t.Errorf("rescans = %q, want one for %q", reasons, watcher.ReasonPolling|watcher.ReasonTooManyFiles)
+				}
+				wantPolled(t, root)
+
+				p := filepath.Join(dir, "new.md")
+				writeFile(t, p, "x")
+				flush(t, w)
+				wantPaths(t, rec.take(), root, p)
+			})
+
+			t.Run("when added", func(t *testing.T) {
+				addRoot(t, w, late)
+				wantPolled(t, late)
+				p := filepath.Join(late, "alpha", "new.md")
+				writeFile(t, p, "x")
+				flush(t, w)
+				wantPaths(t, rec.take(), late, p)
+			})
+		})
+	}
+}
+
 // TestWatchBudget: a root that cannot get all the watches it needs is polled,
 // with a warning, and its changes are still seen.
 func TestWatchBudget(t *testing.T) {
@@ -331,7 +439,7 @@ func TestWatchBudget(t *testing.T) {
 
 		mkdirAll(t, filepath.Join(root, "c"))
 		flush(t, w)
-		wantRescan(t, rec.take(), root, "watch limit")
+		wantRescan(t, rec.take(), root, watcher.ReasonWatchLimit)
 		s := statusOf(t, w, root)
 		if s.State != watcher.StatePolling || s.Watches != 0 || len(s.Warnings) != 1 {
 			t.Fatalf("status = %+v, want polling, no watches, one warning", s)
@@ -378,13 +486,13 @@ func TestWatchBudget(t *testing.T) {
 		addRoot(t, w, root)
 		removeAll(t, root)
 		flush(t, w)
-		wantRescan(t, rec.take(), root, "root removed")
+		wantRescan(t, rec.take(), root, watcher.ReasonRootVanished)
 		if s := statusOf(t, w, root); s.State != watcher.StateMissing {
 			t.Errorf("state = %s, want missing", s.State)
 		}
 		mkdirAll(t, root)
 		flush(t, w)
-		wantRescan(t, rec.take(), root, "root appeared")
+		wantRescan(t, rec.take(), root, watcher.ReasonRootAppeared)
 	})
 }
 
@@ -421,7 +529,7 @@ func TestRootSwapped(t *testing.T) {
 	removeAll(t, root+".old")
 	flush(t, w)
 	bs := rec.take()
-	wantRescan(t, bs, root, "root")
+	wantRescan(t, bs, root, rootChanged)
 	for _, b := range bs {
 		m.apply(b)
 	}
@@ -467,7 +575,7 @@ func TestInodeNumbersReused(t *testing.T) {
 			removeAll(t, root)
 			mkdirAll(t, root)
 			flush(t, w)
-			wantRescan(t, rec.take(), root, "root")
+			wantRescan(t, rec.take(), root, rootChanged)
 			p := filepath.Join(root, fmt.Sprintf("p%d.md", i))
 			writeFile(t, p, "x")
 			flush(t, w)

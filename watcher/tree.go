@@ -13,9 +13,19 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// noSpace reports whether err means the kernel (or Options.MaxWatches)
-// refused another watch.
-func noSpace(err error) bool { return errors.Is(err, syscall.ENOSPC) }
+// limitReached reports whether err means that a watch could not be added
+// for want of a resource that more watches would only use up further: the
+// kernel's watches (ENOSPC, as inotify says, or Options.MaxWatches), or file
+// descriptors (see tooManyFiles). The root that needed the watch is polled.
+func limitReached(err error) bool { return errors.Is(err, syscall.ENOSPC) || tooManyFiles(err) }
+
+// tooManyFiles reports whether err means the process (EMFILE) or the
+// system (ENFILE) is out of file descriptors. kqueue, which fsnotify uses on
+// macOS and the BSDs, holds one open file per watched file and directory,
+// against a default limit of 256 on macOS.
+func tooManyFiles(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
 
 // skipped reports whether a directory is never entered or watched.
 func skipped(name string) bool {
@@ -179,7 +189,7 @@ func (w *Watcher) newNode(dir string) (*node, error) {
 			return n, nil // handling the move watched dir already
 		}
 	}
-	if err := w.fsw.Add(dir); err != nil {
+	if err := w.addKernelWatch(dir); err != nil {
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
 	n := &node{path: dir, id: id}
@@ -188,6 +198,26 @@ func (w *Watcher) newNode(dir string) (*node, error) {
 		w.byID[id] = n
 	}
 	return n, nil
+}
+
+// addKernelWatch adds the fsnotify watch for dir, through the test hook
+// when one is set.
+func (w *Watcher) addKernelWatch(dir string) error {
+	if w.hooks.addWatch != nil {
+		if err := w.hooks.addWatch(dir); err != nil {
+			return err
+		}
+	}
+	err := w.fsw.Add(dir)
+	if err != nil && tooManyFiles(err) {
+		// kqueue opens dir, then every file in it: running out part way
+		// leaves dir and some of its files watched, which nothing would
+		// ever remove. inotify leaves nothing, and says so.
+		if err := w.fsw.Remove(dir); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
+			w.log.Debug("watcher: remove partial watch", "dir", dir, "err", err)
+		}
+	}
+	return err
 }
 
 // moved handles a watched directory found at another path: each mount that
@@ -208,13 +238,13 @@ func (w *Watcher) moved(n *node) {
 		case mountGuard:
 			for _, t := range m.guardedThrough(n.path, "") {
 				if t.state == mountTree {
-					if err := w.checkMount(t, true); noSpace(err) {
+					if err := w.checkMount(t, true); limitReached(err) {
 						w.startPolling(t.root, err, true)
 					}
 				}
 			}
 		}
-		if noSpace(err) {
+		if limitReached(err) {
 			w.startPolling(m.root, err, true)
 		}
 	}
@@ -440,8 +470,8 @@ const maxAttachTries = 16
 
 // attach watches m's tree when its directory exists, else the nearest
 // existing ancestor of where it will appear. With report set, every path
-// found in the tree is noted as changed. It returns an error only when the
-// watch budget is exhausted.
+// found in the tree is noted as changed. It returns an error only when a
+// limit was reached (see limitReached).
 func (w *Watcher) attach(m *mount, report bool) error {
 	if m.link {
 		m.dest, _ = os.Readlink(m.logical)
@@ -481,7 +511,7 @@ func (w *Watcher) attach(m *mount, report bool) error {
 			}
 			w.unwatchAncestor(m)
 			if _, err := w.addWatch(m, anc); err != nil {
-				if noSpace(err) {
+				if limitReached(err) {
 					return err
 				}
 				if vanished(err) {
@@ -520,7 +550,7 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 		stack = stack[:len(stack)-1]
 		n, err := w.addWatch(m, dir)
 		if err != nil {
-			if noSpace(err) {
+			if limitReached(err) {
 				return err
 			}
 			if !vanished(err) {

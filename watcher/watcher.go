@@ -73,8 +73,9 @@ type Batch struct {
 	// overflowed, the root appeared, vanished or was replaced, watches were
 	// lost, or the root switched to polling.
 	Rescan bool
-	// Reason says why Rescan is set, for status lines and warnings.
-	Reason string
+	// Reasons says why Rescan is set: every reason that arose since the
+	// root's previous batch. It is zero when Rescan is not set.
+	Reasons Reason
 }
 
 // State is how a root is being watched.
@@ -99,8 +100,8 @@ type RootStatus struct {
 	// count for both.
 	Watches int
 	// Warnings are the root's cumulative warnings (queue overflows, watch
-	// limits, lost watches, unreadable directories), each with its count
-	// when it happened more than once.
+	// and open-file limits, lost watches, unreadable directories), each with
+	// its count when it happened more than once.
 	Warnings []string
 }
 
@@ -147,6 +148,10 @@ type Watcher struct {
 type hooks struct {
 	// drainGate, when set, holds the drain goroutine back until it is closed.
 	drainGate <-chan struct{}
+	// addWatch, when set, is called by the run goroutine before each kernel
+	// watch on a root's directory is added; an error it returns is taken
+	// as fsnotify's.
+	addWatch func(dir string) error
 }
 
 // item is one thing fsnotify reported: an event or an error.
@@ -509,7 +514,7 @@ func (w *Watcher) emit(r *root) {
 	if p.empty() {
 		return
 	}
-	b := Batch{Root: r.path, Rescan: p.rescan, Reason: strings.Join(p.reasons, "; ")}
+	b := Batch{Root: r.path, Rescan: p.rescan, Reasons: p.reasons}
 	if !p.rescan {
 		b.Paths = make([]string, 0, len(p.paths))
 		for path := range p.paths {

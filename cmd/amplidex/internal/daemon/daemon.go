@@ -437,9 +437,10 @@ func (d *Daemon) handleBatch(b watcher.Batch) {
 	}
 	var gone []string
 	if b.Rescan {
-		d.log.Info("rescanning root", "root", b.Root, "reason", b.Reason)
-		if b.Reason != "" && !strings.Contains(b.Reason, "appeared") {
-			d.warnings = append(d.warnings, fmt.Sprintf("%s: %s: rescanned %s", d.now().Format(time.RFC3339), b.Root, b.Reason))
+		d.log.Info("rescanning root", "root", b.Root, "reason", b.Reasons)
+		// A root appearing is expected; anything else with it is not.
+		if b.Reasons != 0 && b.Reasons != watcher.ReasonRootAppeared {
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: %s: rescanned %s", d.now().Format(time.RFC3339), b.Root, b.Reasons))
 		}
 		gone = d.rescan(rs)
 	} else {

@@ -390,6 +390,40 @@ func TestCorruptIndexIsRebuilt(t *testing.T) {
 	}
 }
 
+// TestRescanWarnings: every rescan is a warning in status, except one for
+// a root that only appeared; an overflow that comes in the same batch as
+// the root appearing is one.
+func TestRescanWarnings(t *testing.T) {
+	e := newEnv(t)
+	e.collection(filepath.Join(e.userRoot(), "a"), "a", "1.0.0")
+	d := e.start()
+	tests := []struct {
+		name    string
+		reasons watcher.Reason
+		want    string // the end of the warning; empty for none
+	}{
+		{"root appeared", watcher.ReasonRootAppeared, ""},
+		{"overflow as the root appeared", watcher.ReasonOverflow | watcher.ReasonRootAppeared,
+			"rescanned kernel event queue overflowed; root appeared"},
+		{"root vanished", watcher.ReasonRootVanished, "rescanned root vanished"},
+		{"too many open files", watcher.ReasonTooManyFiles | watcher.ReasonPolling,
+			"rescanned too many open files; switched to polling"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(d.Status().Warnings)
+			d.HandleBatch(watcher.Batch{Root: e.userRoot(), Rescan: true, Reasons: tc.reasons})
+			added := d.Status().Warnings[before:]
+			switch {
+			case tc.want == "" && len(added) > 0:
+				t.Errorf("warnings added: %q, want none", added)
+			case tc.want != "" && (len(added) != 1 || !strings.HasSuffix(added[0], e.userRoot()+": "+tc.want)):
+				t.Errorf("warnings added: %q, want one ending %q", added, e.userRoot()+": "+tc.want)
+			}
+		})
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
