@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -260,6 +261,85 @@ func TestOpenSchemaMismatchRebuilds(t *testing.T) {
 	}
 	if matches, _ := filepath.Glob(path + ".corrupt-*"); len(matches) != 0 {
 		t.Errorf("schema rebuild moved files aside: %q", matches)
+	}
+}
+
+// TestOpenSchemaOneRebuilds opens a database laid out as schema version 1
+// wrote it, whose records lack the change time: it is emptied in place,
+// not misread and not moved aside.
+func TestOpenSchemaOneRebuilds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	u64 := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+	// A version 1 record: size, mtime, inode, mode, flags, root, data.
+	var rec []byte
+	rec = binary.AppendVarint(rec, 11)
+	rec = binary.AppendVarint(rec, 1_700_000_000_123_456_789)
+	rec = binary.AppendUvarint(rec, 4242)
+	rec = binary.AppendUvarint(rec, 0o644)
+	rec = append(rec, 0)
+	rec = binary.AppendUvarint(rec, uint64(len("/r"))<<1)
+	rec = binary.AppendUvarint(rec, 5)
+	rec = append(rec, "facts"...)
+	withBolt(t, path, func(tx *bbolt.Tx) error {
+		buckets := map[string]map[string][]byte{
+			"meta": {
+				"schema": binary.BigEndian.AppendUint32(nil, 1), "instance": []byte("0123456789abcdef"),
+				"created": u64(1), "tick": u64(1), "files": u64(1), "log-count": u64(1), "log-floor": u64(0),
+			},
+			"files": {"/r/a.md": rec},
+			"log":   {string(u64(1)) + "/r/a.md": {0}},
+			"state": {"projects": []byte(`["/p"]`)},
+		}
+		for name, kv := range buckets {
+			b, err := tx.CreateBucket([]byte(name))
+			if err != nil {
+				return err
+			}
+			for k, v := range kv {
+				if err := b.Put([]byte(k), v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+
+	s, err := index.Open(path, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "schema version 1, want 2") {
+		t.Errorf("Warnings() = %q, want one about schema version 1", w)
+	}
+	if n, _ := s.Len(); n != 0 || s.Tick() != 0 || s.Instance() == "0123456789abcdef" {
+		t.Errorf("after rebuild: Len() = %d, Tick() = %d, Instance() = %q; want 0, 0, a new one", n, s.Tick(), s.Instance())
+	}
+	if _, ok, err := s.Get("/r/a.md"); ok || err != nil {
+		t.Errorf("Get of the version 1 record = %v, %v; want none", ok, err)
+	}
+	if m, _ := s.Meta("projects"); m != nil {
+		t.Errorf("Meta(projects) survived the rebuild: %q", m)
+	}
+	if changes, complete, _ := s.Changes(0); !complete || len(changes) != 0 {
+		t.Errorf("Changes(0) = %v, %v; want none, complete", changes, complete)
+	}
+	mustApply(t, s, index.Batch{Put: []index.File{file("/r/a.md", "new")}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if matches, _ := filepath.Glob(path + ".corrupt-*"); len(matches) != 0 {
+		t.Errorf("schema rebuild moved files aside: %q", matches)
+	}
+	s, err = index.Open(path, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if w := s.Warnings(); len(w) != 0 {
+		t.Errorf("Warnings() after reopening the rebuilt database = %q, want none", w)
+	}
+	if f, ok, _ := s.Get("/r/a.md"); !ok || !reflect.DeepEqual(f, file("/r/a.md", "new")) {
+		t.Errorf("Get after reopen = %+v, %v", f, ok)
 	}
 }
 

@@ -90,7 +90,7 @@ const (
 	keyFiles             = "files"     // number of records in bucketFiles
 	keyLogCount          = "log-count" // number of entries in bucketLog
 	keyLogFloor          = "log-floor" // the greatest tick with a trimmed entry
-	schemaVersion uint32 = 1
+	schemaVersion uint32 = 2           // 2: records carry Ctime; another version is emptied on Open
 
 	logPut     byte = 0
 	logDeleted byte = 1
