@@ -207,20 +207,44 @@ func TestOpenMovesDirectoryAside(t *testing.T) {
 	}
 }
 
-func TestOpenMoveAsideKeepsEarlierCopies(t *testing.T) {
+// TestOpenMoveAsideKeepsOneCopy moves a database aside again and again,
+// within one second and across seconds: only the newest copy stays, and a
+// directory moved aside is never removed.
+func TestOpenMoveAsideKeepsOneCopy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "index.db")
-	for i, want := range []string{aside, aside + ".1", aside + ".2"} {
-		writeFile(t, path, []byte(fmt.Sprint("garbage ", i)))
-		s, err := index.Open(path, index.Options{Now: fixedNow})
+	writeFile(t, filepath.Join(path+".corrupt-1", "inside"), []byte("a directory moved aside"))
+	for i, sec := range []int64{1_700_000_000, 1_700_000_000, 1_700_000_000, 1_700_000_005} {
+		content := fmt.Sprint("garbage ", i)
+		writeFile(t, path, []byte(content))
+		s, err := index.Open(path, index.Options{Now: func() time.Time { return time.Unix(sec, 0) }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if data, _ := os.ReadFile(path + want); string(data) != fmt.Sprint("garbage ", i) {
-			t.Errorf("%s holds %q", want, data)
+		var files []string
+		matches, _ := filepath.Glob(path + ".corrupt-*")
+		for _, m := range matches {
+			if info, err := os.Stat(m); err == nil && info.Mode().IsRegular() {
+				files = append(files, m)
+			}
 		}
+		if len(files) != 1 {
+			t.Fatalf("round %d: copies aside %q, want one", i, files)
+		}
+		if data, _ := os.ReadFile(files[0]); string(data) != content {
+			t.Errorf("round %d: %s holds %q, want %q", i, files[0], data, content)
+		}
+		if want := fmt.Sprintf("%s.corrupt-%d", path, sec); !strings.HasPrefix(files[0], want) {
+			t.Errorf("round %d: copy named %s, want %s…", i, files[0], want)
+		}
+		if i > 0 && !strings.Contains(strings.Join(s.Warnings(), "\n"), "older copies removed: 1") {
+			t.Errorf("round %d: Warnings() = %q, want a count of the copies removed", i, s.Warnings())
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(path+".corrupt-1", "inside")); err != nil || string(data) != "a directory moved aside" {
+		t.Errorf("directory moved aside: %q, %v", data, err)
 	}
 }
 
