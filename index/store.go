@@ -232,7 +232,7 @@ func (s *Store) Len() (int, error) {
 // SetMeta stores val under key in the caller's state, for small values such
 // as the configured roots or a hash of the configuration. A nil val removes
 // the key. The state is cleared with everything else when the database is
-// rebuilt.
+// rebuilt. On a read-only store it returns an error wrapping ErrReadOnly.
 func (s *Store) SetMeta(key string, val []byte) error {
 	err := s.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketState))
