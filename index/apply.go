@@ -61,7 +61,8 @@ type op struct {
 // which is the previous one when nothing changed.
 //
 // Every path must be absolute and clean, or Apply returns an error
-// wrapping ErrInvalidPath and changes nothing.
+// wrapping ErrInvalidPath and changes nothing. On a read-only store (see
+// ReadOnly) it returns an error wrapping ErrReadOnly, whatever the batch.
 func (s *Store) Apply(b Batch) (uint64, error) {
 	puts, err := encodePuts(b.Put)
 	if err != nil {

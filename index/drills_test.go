@@ -1,3 +1,5 @@
+//go:build linux
+
 package index_test
 
 import (
@@ -127,6 +129,38 @@ func TestDrillDiskFull(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestDrillReadOnlyFileSystem remounts a tmpfs holding a sound database
+// read-only: each Open opens it read-only, serves what it holds, refuses
+// writes with ErrReadOnly and moves nothing aside.
+func TestDrillReadOnlyFileSystem(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=4m,mode=0700"); err != nil {
+		t.Skipf("cannot mount a tmpfs on %s (needs root and a kernel that allows it): %v", dir, err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			syscall.Unmount(dir, syscall.MNT_DETACH)
+		}
+	})
+	fx := newReadOnlyFixture(t, dir)
+	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Skipf("cannot remount %s read-only: %v", dir, err)
+	}
+	for range 3 {
+		s, err := index.Open(fx.path, index.Options{})
+		if err != nil {
+			t.Fatalf("Open on a read-only file system: %v", err)
+		}
+		fx.check(t, s)
+		if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "read-only file system") {
+			t.Errorf("Warnings() = %q, want one naming the read-only file system", w)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
@@ -14,6 +15,8 @@ func FuzzDecodeFile(f *testing.F) {
 		file("/r/c/agents/a.md", "payload"),
 		{Path: "/r/c/modules", Mode: 1<<31 | 0o755, Root: "/r"},
 		{Path: "/w/x.md", Size: -1, ModTime: -1, Inode: 1 << 63, Root: "/home/u/.amplifier/collections", Data: []byte{0}},
+		{Path: "/r/c/profiles/p.md", Size: 7, ModTime: 1, Ctime: 1_700_000_000_123_456_789, Mode: 0o644, Root: "/r"},
+		{Path: "/r/x", Ctime: math.MinInt64, ModTime: math.MaxInt64, Data: []byte("d")},
 	} {
 		f.Add([]byte(rec.Path), index.EncodeFile(rec))
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -206,20 +207,44 @@ func TestOpenMovesDirectoryAside(t *testing.T) {
 	}
 }
 
-func TestOpenMoveAsideKeepsEarlierCopies(t *testing.T) {
+// TestOpenMoveAsideKeepsOneCopy moves a database aside again and again,
+// within one second and across seconds: only the newest copy stays, and a
+// directory moved aside is never removed.
+func TestOpenMoveAsideKeepsOneCopy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "index.db")
-	for i, want := range []string{aside, aside + ".1", aside + ".2"} {
-		writeFile(t, path, []byte(fmt.Sprint("garbage ", i)))
-		s, err := index.Open(path, index.Options{Now: fixedNow})
+	writeFile(t, filepath.Join(path+".corrupt-1", "inside"), []byte("a directory moved aside"))
+	for i, sec := range []int64{1_700_000_000, 1_700_000_000, 1_700_000_000, 1_700_000_005} {
+		content := fmt.Sprint("garbage ", i)
+		writeFile(t, path, []byte(content))
+		s, err := index.Open(path, index.Options{Now: func() time.Time { return time.Unix(sec, 0) }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if data, _ := os.ReadFile(path + want); string(data) != fmt.Sprint("garbage ", i) {
-			t.Errorf("%s holds %q", want, data)
+		var files []string
+		matches, _ := filepath.Glob(path + ".corrupt-*")
+		for _, m := range matches {
+			if info, err := os.Stat(m); err == nil && info.Mode().IsRegular() {
+				files = append(files, m)
+			}
 		}
+		if len(files) != 1 {
+			t.Fatalf("round %d: copies aside %q, want one", i, files)
+		}
+		if data, _ := os.ReadFile(files[0]); string(data) != content {
+			t.Errorf("round %d: %s holds %q, want %q", i, files[0], data, content)
+		}
+		if want := fmt.Sprintf("%s.corrupt-%d", path, sec); !strings.HasPrefix(files[0], want) {
+			t.Errorf("round %d: copy named %s, want %s…", i, files[0], want)
+		}
+		if i > 0 && !strings.Contains(strings.Join(s.Warnings(), "\n"), "older copies removed: 1") {
+			t.Errorf("round %d: Warnings() = %q, want a count of the copies removed", i, s.Warnings())
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(path+".corrupt-1", "inside")); err != nil || string(data) != "a directory moved aside" {
+		t.Errorf("directory moved aside: %q, %v", data, err)
 	}
 }
 
@@ -260,6 +285,85 @@ func TestOpenSchemaMismatchRebuilds(t *testing.T) {
 	}
 	if matches, _ := filepath.Glob(path + ".corrupt-*"); len(matches) != 0 {
 		t.Errorf("schema rebuild moved files aside: %q", matches)
+	}
+}
+
+// TestOpenSchemaOneRebuilds opens a database laid out as schema version 1
+// wrote it, whose records lack the change time: it is emptied in place,
+// not misread and not moved aside.
+func TestOpenSchemaOneRebuilds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	u64 := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+	// A version 1 record: size, mtime, inode, mode, flags, root, data.
+	var rec []byte
+	rec = binary.AppendVarint(rec, 11)
+	rec = binary.AppendVarint(rec, 1_700_000_000_123_456_789)
+	rec = binary.AppendUvarint(rec, 4242)
+	rec = binary.AppendUvarint(rec, 0o644)
+	rec = append(rec, 0)
+	rec = binary.AppendUvarint(rec, uint64(len("/r"))<<1)
+	rec = binary.AppendUvarint(rec, 5)
+	rec = append(rec, "facts"...)
+	withBolt(t, path, func(tx *bbolt.Tx) error {
+		buckets := map[string]map[string][]byte{
+			"meta": {
+				"schema": binary.BigEndian.AppendUint32(nil, 1), "instance": []byte("0123456789abcdef"),
+				"created": u64(1), "tick": u64(1), "files": u64(1), "log-count": u64(1), "log-floor": u64(0),
+			},
+			"files": {"/r/a.md": rec},
+			"log":   {string(u64(1)) + "/r/a.md": {0}},
+			"state": {"projects": []byte(`["/p"]`)},
+		}
+		for name, kv := range buckets {
+			b, err := tx.CreateBucket([]byte(name))
+			if err != nil {
+				return err
+			}
+			for k, v := range kv {
+				if err := b.Put([]byte(k), v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+
+	s, err := index.Open(path, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "schema version 1, want 2") {
+		t.Errorf("Warnings() = %q, want one about schema version 1", w)
+	}
+	if n, _ := s.Len(); n != 0 || s.Tick() != 0 || s.Instance() == "0123456789abcdef" {
+		t.Errorf("after rebuild: Len() = %d, Tick() = %d, Instance() = %q; want 0, 0, a new one", n, s.Tick(), s.Instance())
+	}
+	if _, ok, err := s.Get("/r/a.md"); ok || err != nil {
+		t.Errorf("Get of the version 1 record = %v, %v; want none", ok, err)
+	}
+	if m, _ := s.Meta("projects"); m != nil {
+		t.Errorf("Meta(projects) survived the rebuild: %q", m)
+	}
+	if changes, complete, _ := s.Changes(0); !complete || len(changes) != 0 {
+		t.Errorf("Changes(0) = %v, %v; want none, complete", changes, complete)
+	}
+	mustApply(t, s, index.Batch{Put: []index.File{file("/r/a.md", "new")}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if matches, _ := filepath.Glob(path + ".corrupt-*"); len(matches) != 0 {
+		t.Errorf("schema rebuild moved files aside: %q", matches)
+	}
+	s, err = index.Open(path, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if w := s.Warnings(); len(w) != 0 {
+		t.Errorf("Warnings() after reopening the rebuilt database = %q, want none", w)
+	}
+	if f, ok, _ := s.Get("/r/a.md"); !ok || !reflect.DeepEqual(f, file("/r/a.md", "new")) {
+		t.Errorf("Get after reopen = %+v, %v", f, ok)
 	}
 }
 

@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"io/fs"
 	"math"
 )
 
@@ -16,6 +17,11 @@ type File struct {
 	Size int64
 	// ModTime is the modification time in Unix nanoseconds.
 	ModTime int64
+	// Ctime is the inode change time (st_ctim) in Unix nanoseconds, or 0
+	// where the platform does not report one (Windows). Unlike ModTime it
+	// cannot be set back: a rewrite that restores the modification time
+	// (cp -p, tar x, touch -r) still changes it.
+	Ctime int64
 	// Inode is the file's inode number.
 	Inode uint64
 	// Mode holds the file mode bits, including the type bits.
@@ -28,10 +34,36 @@ type File struct {
 	Data []byte
 }
 
+// StatOf returns the stat data of fi as a File: Size, ModTime, Ctime,
+// Inode and Mode are set, the other fields are zero. Inode and Ctime come
+// from fi.Sys() and are 0 where the platform does not report them
+// (Windows, or a FileInfo that is not from the os package).
+func StatOf(fi fs.FileInfo) File {
+	inode, ctime := sysStat(fi)
+	return File{
+		Size:    fi.Size(),
+		ModTime: fi.ModTime().UnixNano(),
+		Ctime:   ctime,
+		Inode:   inode,
+		Mode:    uint32(fi.Mode()),
+	}
+}
+
+// SameStat reports whether f and g hold the same stat data: size,
+// modification time, change time, inode and mode. A caller that trusts a
+// record while its file's stat data is unchanged should compare the record
+// with StatOf of a fresh stat using SameStat: comparing size and ModTime
+// alone misses a rewrite that restores the modification time.
+func (f File) SameStat(g File) bool {
+	return f.Size == g.Size && f.ModTime == g.ModTime && f.Ctime == g.Ctime &&
+		f.Inode == g.Inode && f.Mode == g.Mode
+}
+
 // The record encoding, after the key (the path):
 //
 //	varint  Size
 //	varint  ModTime
+//	varint  Ctime
 //	uvarint Inode
 //	uvarint Mode
 //	byte    flags (flagHash: 32 bytes of Hash follow)
@@ -43,13 +75,14 @@ type File struct {
 const flagHash = 1 << 0
 
 // maxHeader bounds the bytes of a record that are neither root nor data:
-// four varints, the flags, the hash and two length prefixes.
-const maxHeader = 4*binary.MaxVarintLen64 + 1 + 32 + 2*binary.MaxVarintLen64
+// five varints, the flags, the hash and two length prefixes.
+const maxHeader = 5*binary.MaxVarintLen64 + 1 + 32 + 2*binary.MaxVarintLen64
 
 // encodeFile appends the encoding of f's fields, its path excepted, to dst.
 func encodeFile(dst []byte, f *File) []byte {
 	dst = binary.AppendVarint(dst, f.Size)
 	dst = binary.AppendVarint(dst, f.ModTime)
+	dst = binary.AppendVarint(dst, f.Ctime)
 	dst = binary.AppendUvarint(dst, f.Inode)
 	dst = binary.AppendUvarint(dst, uint64(f.Mode))
 	if f.Hash == ([32]byte{}) {
@@ -75,6 +108,7 @@ func decodeFile(key, val []byte) (File, error) {
 	d := decoder{buf: val}
 	f.Size = d.varint("size")
 	f.ModTime = d.varint("mtime")
+	f.Ctime = d.varint("ctime")
 	f.Inode = d.uvarint("inode")
 	mode := d.uvarint("mode")
 	if d.err == nil && mode > math.MaxUint32 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -33,6 +34,10 @@ var (
 	// ErrInvalidPath is returned by Apply when a path in the batch is empty,
 	// relative or not cleaned.
 	ErrInvalidPath = errors.New("index: path must be absolute and clean")
+
+	// ErrReadOnly is returned by Apply and SetMeta when the store was
+	// opened read-only because its file cannot be written; see ReadOnly.
+	ErrReadOnly = errors.New("index: database is read-only")
 )
 
 const (
@@ -57,6 +62,10 @@ type Options struct {
 	// NoSync skips fsync after each commit. A crash may then lose recent
 	// batches; for tests and benchmarks only.
 	NoSync bool
+
+	// openFile opens the database file; os.OpenFile when nil. Tests set it
+	// to simulate a read-only file system.
+	openFile func(name string, flag int, perm os.FileMode) (*os.File, error)
 }
 
 // Store is the persistent index: per-file records keyed by path, a tick
@@ -69,6 +78,8 @@ type Store struct {
 	path     string
 	instance string
 	warnings []string
+	readOnly bool // the file is open read-only: writes return ErrReadOnly
+	blank    bool // read-only, and its data is not of this schema: reads find nothing
 	logSize  int
 	logger   *slog.Logger
 	now      func() time.Time
@@ -90,7 +101,7 @@ const (
 	keyFiles             = "files"     // number of records in bucketFiles
 	keyLogCount          = "log-count" // number of entries in bucketLog
 	keyLogFloor          = "log-floor" // the greatest tick with a trimmed entry
-	schemaVersion uint32 = 1
+	schemaVersion uint32 = 2           // 2: records carry Ctime; another version is emptied on Open
 
 	logPut     byte = 0
 	logDeleted byte = 1
@@ -106,9 +117,16 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Instance() string { return s.instance }
 
 // Warnings returns what Open had to do to produce a working store: a
-// database moved aside, a rebuild for a new schema. It is empty when the
-// database opened as it was.
+// database moved aside, a rebuild for a new schema, a file opened
+// read-only. It is empty when the database opened as it was.
 func (s *Store) Warnings() []string { return slices.Clone(s.warnings) }
+
+// ReadOnly reports whether Open found the database file sound but could
+// not open it for writing (its mode, or a read-only file system), and
+// opened it read-only. Reads then answer from the file as it is, or as an
+// empty store when it holds data of another schema version; Apply and
+// SetMeta return ErrReadOnly, and the tick never advances.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Tick returns the tick of the last batch that changed something; 0 for a
 // store that never changed.
@@ -214,7 +232,7 @@ func (s *Store) Len() (int, error) {
 // SetMeta stores val under key in the caller's state, for small values such
 // as the configured roots or a hash of the configuration. A nil val removes
 // the key. The state is cleared with everything else when the database is
-// rebuilt.
+// rebuilt. On a read-only store it returns an error wrapping ErrReadOnly.
 func (s *Store) SetMeta(key string, val []byte) error {
 	err := s.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketState))
@@ -255,15 +273,26 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// view runs fn in a read transaction; see protect for userCode.
+// view runs fn in a read transaction; see protect for userCode. On a
+// blank store fn does not run, so every read finds nothing.
 func (s *Store) view(userCode *bool, fn func(*bbolt.Tx) error) (err error) {
+	if s.blank {
+		fn = func(*bbolt.Tx) error { return nil }
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer protect(&err, userCode)
 	return mapClosed(s.db.View(fn))
 }
 
-// update runs fn in a write transaction.
+// update runs fn in a write transaction, or returns ErrReadOnly (ErrClosed
+// after Close) when the store is read-only.
 func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
+	if s.readOnly {
+		if err := s.view(nil, func(*bbolt.Tx) error { return nil }); err != nil {
+			return err
+		}
+		return ErrReadOnly
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer protect(&err, nil)
 	return mapClosed(s.db.Update(fn))

@@ -31,6 +31,7 @@ func file(path, data string) index.File {
 		Path:    path,
 		Size:    int64(len(data)) * 10,
 		ModTime: 1_700_000_000_123_456_789,
+		Ctime:   1_700_000_100_987_654_321,
 		Inode:   4242,
 		Mode:    0o644,
 		Hash:    sha256.Sum256([]byte(data)),
@@ -69,7 +70,8 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"regular", file("/r/c/agents/a.md", "payload")},
 		{"no payload", index.File{Path: "/r/c/profiles/p.md", Size: 1, ModTime: 1, Inode: 1, Mode: 0o600, Hash: sha256.Sum256(nil), Root: "/r"}},
-		{"directory", index.File{Path: "/r/c/modules", ModTime: -5, Inode: 1 << 60, Mode: 1<<31 | 0o755, Root: "/r"}},
+		{"directory", index.File{Path: "/r/c/modules", ModTime: -5, Ctime: -7, Inode: 1 << 60, Mode: 1<<31 | 0o755, Root: "/r"}},
+		{"no ctime", index.File{Path: "/r/c/agents/w.md", Size: 2, ModTime: 3, Mode: 0o644, Root: "/r"}},
 		{"root elsewhere", index.File{Path: "/work/copy/agents/x.md", Size: 3, Root: "/home/u/.amplifier/collections", Data: []byte{0, 1, 2}}},
 		{"no root", index.File{Path: "/x", Data: make([]byte, 100_000)}},
 		{"root equals path", index.File{Path: "/r/c", Root: "/r/c"}},

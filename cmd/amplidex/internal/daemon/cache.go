@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/index"
@@ -92,17 +91,10 @@ func (c *fileCache) setRoot(root string) {
 	c.mu.Unlock()
 }
 
-func inode(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
-}
-
-// sameStat reports whether fi matches the record's stat data.
+// sameStat reports whether fi matches the record's stat data, change
+// time included.
 func sameStat(r *record, fi fs.FileInfo) bool {
-	return r.file.Size == fi.Size() && r.file.ModTime == fi.ModTime().UnixNano() &&
-		r.file.Inode == inode(fi) && r.file.Mode == uint32(fi.Mode())
+	return r.file.SameStat(index.StatOf(fi))
 }
 
 // Lookup implements discovery.FileCache.
@@ -134,10 +126,8 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 		c.reads++
 		c.mu.Unlock()
 	}
-	r := &record{kind: k, facts: facts, file: index.File{
-		Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Inode: inode(fi),
-		Mode: uint32(fi.Mode()), Hash: hash,
-	}}
+	r := &record{kind: k, facts: facts, file: index.StatOf(fi)}
+	r.file.Path, r.file.Hash = path, hash
 	c.mu.Lock()
 	r.file.Root = c.root
 	c.recs[path] = r

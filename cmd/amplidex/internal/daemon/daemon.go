@@ -381,7 +381,12 @@ func (d *Daemon) addProject(project string) error {
 	}
 	sort.Strings(list)
 	b, _ := json.Marshal(list)
-	return d.store.SetMeta("projects", b)
+	// A read-only index (Open warned) remembers no projects for the next
+	// run; this one still serves them.
+	if err := d.store.SetMeta("projects", b); err != nil && !errors.Is(err, index.ErrReadOnly) {
+		return err
+	}
+	return nil
 }
 
 // project makes sure project is registered and its snapshot is up to date

@@ -335,6 +335,33 @@ func TestRestartReadsNothingUnchanged(t *testing.T) {
 	}
 }
 
+// TestRestartSeesRestoredMtime rewrites a file while the daemon is down
+// with bytes of the same size and its old modification time, as cp -p and
+// tar x do: the restarted daemon reads it again.
+func TestRestartSeesRestoredMtime(t *testing.T) {
+	e := newEnv(t)
+	e.collection(filepath.Join(e.userRoot(), "a"), "a", "1.0.0")
+	d := e.start()
+	e.resolve(e.client(), "a")
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	helper := filepath.Join(e.userRoot(), "a", "agents", "helper.md")
+	fi, err := os.Stat(helper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write(helper, agent("hepler"))
+	if err := os.Chtimes(helper, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	e.reads.Store(0)
+	e.start()
+	if n := e.reads.Load(); n != 1 {
+		t.Errorf("restart read %d files, want 1 (the rewritten agent)", n)
+	}
+}
+
 func TestChanges(t *testing.T) {
 	e := newEnv(t)
 	e.collection(filepath.Join(e.userRoot(), "a"), "a", "1.0.0")

@@ -60,6 +60,13 @@ func (d *Daemon) write() {
 	defer d.mu.Unlock()
 	defer d.wrote.Broadcast()
 	d.writtenGen = max(d.writtenGen, gen)
+	if d.store.ReadOnly() {
+		// Nothing can be written in this life, so there is nothing to
+		// keep or retry: answers come from memory, and the change log
+		// lags once anything changed. Open already warned.
+		d.unsaved = d.unsaved || len(puts) > 0 || len(gone) > 0
+		return
+	}
 	if err == nil {
 		if d.unsaved {
 			d.unsaved = false
