@@ -33,8 +33,14 @@ const (
 // connection and are matched to their answers by id. A Client whose
 // connection ended keeps failing with the reason; Dial again to reconnect.
 type Client struct {
-	path   string
-	nc     *net.UnixConn
+	// path is the socket, as found by Dial.
+	path string
+	// trust checks the socket's directory and the server of each
+	// connection.
+	trust trust
+	// maxResponse is the longest response line read (MaxResponseSize).
+	maxResponse int
+	nc          *net.UnixConn
 	outbox chan []byte
 	// dead is closed when the shared connection has ended, for any reason;
 	// err (below) says why.
@@ -75,19 +81,38 @@ type inbound struct {
 // Dial connects to the server on socketPath, giving up after a second or
 // when ctx ends. When nothing answers there it returns an error wrapping
 // ErrNoDaemon.
+//
+// Dial trusts only what is the user's. The socket's directory must belong
+// to the effective uid and be closed to others (mode 0700), or Dial fails
+// with ErrUnsafeDir; the process answering must run as the effective uid,
+// or Dial fails with ErrUntrustedServer. A socket in the fallback directory
+// of DefaultPaths is looked for where Listen puts it (see the package
+// Caveats).
 func Dial(ctx context.Context, socketPath string) (*Client, error) {
-	nc, err := dial(ctx, socketPath)
+	return dialWith(ctx, socketPath, systemTrust(), MaxResponseSize)
+}
+
+func dialWith(ctx context.Context, socketPath string, t trust, maxResponse int) (*Client, error) {
+	if len(socketPath) > maxSocketPath {
+		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", socketPath, len(socketPath), maxSocketPath, ErrNoDaemon)
+	}
+	path, err := t.dialPath(socketPath)
 	if err != nil {
 		return nil, err
 	}
 	c := &Client{
-		path:    socketPath,
-		nc:      nc,
-		outbox:  make(chan []byte, outboxSize),
-		dead:    make(chan struct{}),
-		closed:  make(chan struct{}),
-		pending: make(map[uint64]chan reply),
-		subs:    make(map[*net.UnixConn]struct{}),
+		path:        path,
+		trust:       t,
+		maxResponse: maxResponse,
+		outbox:      make(chan []byte, outboxSize),
+		dead:        make(chan struct{}),
+		closed:      make(chan struct{}),
+		pending:     make(map[uint64]chan reply),
+		subs:        make(map[*net.UnixConn]struct{}),
+	}
+	c.nc, err = c.dial(ctx)
+	if err != nil {
+		return nil, err
 	}
 	c.wg.Add(2)
 	go c.readLoop()
@@ -95,7 +120,9 @@ func Dial(ctx context.Context, socketPath string) (*Client, error) {
 	return c, nil
 }
 
-func dial(ctx context.Context, path string) (*net.UnixConn, error) {
+// dial opens a connection to the client's socket and checks who answers.
+func (c *Client) dial(ctx context.Context) (*net.UnixConn, error) {
+	path := c.path
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", path, len(path), maxSocketPath, ErrNoDaemon)
 	}
@@ -111,7 +138,12 @@ func dial(ctx context.Context, path string) (*net.UnixConn, error) {
 		}
 		return nil, fmt.Errorf("dial %s: %w: %w", path, ErrNoDaemon, err)
 	}
-	return nc.(*net.UnixConn), nil
+	unc := nc.(*net.UnixConn)
+	if err := c.trust.checkServer(unc, path); err != nil {
+		unc.Close()
+		return nil, err
+	}
+	return unc, nil
 }
 
 // Call sends method with params (marshalled to JSON; nil sends none) and
@@ -212,9 +244,20 @@ func encodeRequest(id []byte, method string, params json.RawMessage) ([]byte, er
 // readLoop hands every response to the call waiting for it.
 func (c *Client) readLoop() {
 	defer c.wg.Done()
-	r := bufio.NewReaderSize(c.nc, 64<<10)
+	lr := &lineReader{r: bufio.NewReaderSize(c.nc, 64<<10), max: c.maxResponse}
 	for {
-		line, err := readLine(r, MaxLineSize)
+		line, _, err := lr.next()
+		if errors.Is(err, ErrLineTooLong) {
+			// Discarded whole; the call it answers fails alone.
+			err := fmt.Errorf("answer from %s longer than %d bytes: %w", c.path, c.maxResponse, ErrResponseTooLarge)
+			id, perr := strconv.ParseUint(string(headID(lr.head)), 10, 64)
+			if perr != nil {
+				c.fail(err)
+				return
+			}
+			c.deliver(id, reply{err: err})
+			continue
+		}
 		if err != nil {
 			c.fail(c.lost(err))
 			return
@@ -237,13 +280,18 @@ func (c *Client) readLoop() {
 			}
 			continue
 		}
-		c.mu.Lock()
-		ch := c.pending[id]
-		delete(c.pending, id)
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- reply{resp: msg}
-		}
+		c.deliver(id, reply{resp: msg})
+	}
+}
+
+// deliver hands r to the call with the given id, if it still waits.
+func (c *Client) deliver(id uint64, r reply) {
+	c.mu.Lock()
+	ch := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- r
 	}
 }
 
@@ -330,7 +378,7 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (<-ch
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}
-	nc, err := dial(ctx, c.path)
+	nc, err := c.dial(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}
@@ -362,8 +410,12 @@ func (c *Client) open(nc *net.UnixConn, r *bufio.Reader, request []byte) error {
 		// answer, say), if anything.
 		nc.SetReadDeadline(time.Now().Add(time.Second))
 	}
+	lr := &lineReader{r: r, max: c.maxResponse}
 	for {
-		line, err := readLine(r, MaxLineSize)
+		line, _, err := lr.next()
+		if errors.Is(err, ErrLineTooLong) {
+			return fmt.Errorf("answer from %s longer than %d bytes: %w", c.path, c.maxResponse, ErrResponseTooLarge)
+		}
 		if err != nil {
 			return c.lost(err)
 		}
@@ -401,8 +453,9 @@ func (c *Client) relay(ctx context.Context, stop func() bool, nc *net.UnixConn, 
 		}
 		return false
 	}
+	lr := &lineReader{r: r, max: MaxLineSize}
 	for {
-		line, err := readLine(r, MaxLineSize)
+		line, _, err := lr.next()
 		if err != nil {
 			if ctx.Err() == nil && !c.isClosing() {
 				deliver(Notification{Method: method, End: true, Error: Errorf(CodeUnavailable, "%v", c.lost(err))})
