@@ -41,7 +41,7 @@ type Client struct {
 	// maxResponse is the longest response line read (MaxResponseSize).
 	maxResponse int
 	nc          *net.UnixConn
-	outbox chan []byte
+	outbox      chan []byte
 	// dead is closed when the shared connection has ended, for any reason;
 	// err (below) says why.
 	dead chan struct{}
