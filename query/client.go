@@ -2,12 +2,14 @@ package query
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -59,10 +61,10 @@ type Client struct {
 	subs     map[*net.UnixConn]struct{}
 }
 
-// reply is what a waiting call receives: a response, or the error that
-// ended the connection.
+// reply is what a waiting call receives: the line of its response, which
+// the call decodes itself, or the error that ended the connection.
 type reply struct {
-	resp inbound
+	line []byte
 	err  error
 }
 
@@ -172,18 +174,41 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) (C
 		c.forget(id)
 		return Clock{}, fmt.Errorf("call %s: %w", method, ctx.Err())
 	}
-	switch {
-	case r.err != nil:
+	if r.err != nil {
 		return Clock{}, fmt.Errorf("call %s: %w", method, r.err)
-	case r.resp.Error != nil:
-		return r.resp.Clock, r.resp.Error
 	}
-	if result != nil && len(r.resp.Result) > 0 {
-		if err := json.Unmarshal(r.resp.Result, result); err != nil {
-			return r.resp.Clock, fmt.Errorf("call %s: decode result: %w", method, err)
+	return decodeResponse(r.line, method, result)
+}
+
+// decodeResponse decodes a response line, the result straight into result
+// (in one pass over the line: a large answer is not copied first).
+func decodeResponse(line []byte, method string, result any) (Clock, error) {
+	type status struct {
+		Error *Error `json:"error"`
+		Clock Clock  `json:"clock"`
+	}
+	var resp struct {
+		// Result holds the caller's pointer, which json fills.
+		Result any `json:"result"`
+		status
+	}
+	var err error
+	if rv := reflect.ValueOf(result); result == nil || rv.Kind() != reflect.Pointer || rv.IsNil() {
+		err = json.Unmarshal(line, &resp.status) // the result is skipped
+		if err == nil && result != nil {
+			err = &json.InvalidUnmarshalError{Type: reflect.TypeOf(result)}
 		}
+	} else {
+		resp.Result = result
+		err = json.Unmarshal(line, &resp)
 	}
-	return r.resp.Clock, nil
+	if resp.Error != nil {
+		return resp.Clock, resp.Error
+	}
+	if err != nil {
+		return resp.Clock, fmt.Errorf("call %s: decode result: %w", method, err)
+	}
+	return resp.Clock, nil
 }
 
 // start registers a new call and encodes its request line.
@@ -265,22 +290,31 @@ func (c *Client) readLoop() {
 		if len(line) == 0 {
 			continue
 		}
-		var msg inbound
-		if err := json.Unmarshal(line, &msg); err != nil {
-			c.fail(fmt.Errorf("decode answer from %s: %w", c.path, err))
-			return
-		}
-		id, err := strconv.ParseUint(string(msg.ID), 10, 64)
-		if err != nil {
-			// Not an answer to a call of ours. An error without an id
-			// (forbidden, say) is about the whole connection.
-			if msg.Method == "" && msg.Error != nil {
+		// The server writes the id first: read it alone, and leave the
+		// rest of the line to the call. Any other line is decoded whole.
+		rawID := headID(line[:min(len(line), headSize)])
+		if rawID == nil {
+			var msg inbound
+			if err := json.Unmarshal(line, &msg); err != nil {
+				c.fail(fmt.Errorf("decode answer from %s: %w", c.path, err))
+				return
+			}
+			// An error without an id (forbidden, say) is about the whole
+			// connection.
+			if msg.Method == "" && msg.Error != nil && !validID(msg.ID) {
 				c.fail(msg.Error)
 				return
 			}
-			continue
+			rawID = msg.ID
 		}
-		c.deliver(id, reply{resp: msg})
+		id, err := strconv.ParseUint(string(rawID), 10, 64)
+		if err != nil {
+			continue // not an answer to a call of ours
+		}
+		if !lr.owned {
+			line = bytes.Clone(line)
+		}
+		c.deliver(id, reply{line: line})
 	}
 }
 

@@ -213,6 +213,9 @@ type lineReader struct {
 	// head is the start of the last line that was too long or over budget,
 	// so that the answer can name its id.
 	head []byte
+	// owned tells that the last line is a slice of its own, not of the
+	// reader's buffer: it stays valid after the next read.
+	owned bool
 }
 
 // headSize is how much of a refused line lineReader keeps.
@@ -233,6 +236,7 @@ var errOverBudget = errors.New("query: request budget exhausted")
 // call starts on the next line.
 func (lr *lineReader) next() (line []byte, held int64, err error) {
 	lr.head = lr.head[:0]
+	lr.owned = false
 	chunk, err := lr.r.ReadSlice('\n')
 	if err == nil || (err == io.EOF && len(chunk) > 0) {
 		line, err := trimEOL(chunk, lr.max)
@@ -273,6 +277,7 @@ func (lr *lineReader) next() (line []byte, held int64, err error) {
 			lr.budget.release(held)
 			return nil, 0, err
 		}
+		lr.owned = true
 		return line, held, nil
 	}
 }
