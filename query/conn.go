@@ -85,21 +85,20 @@ func (c *conn) serve() {
 	slots := make(chan struct{}, maxInFlight)
 	for lineNo := 1; ; lineNo++ {
 		line, held, err := lr.next()
-		switch {
-		case errors.Is(err, ErrLineTooLong):
+		if errors.Is(err, ErrLineTooLong) {
 			c.writeResponse(headID(lr.head), nil, Errorf(CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, MaxLineSize))
 			continue
-		case errors.Is(err, errOverBudget):
+		}
+		if errors.Is(err, errOverBudget) {
 			c.srv.log.Warn("request refused: the request budget is spent", "socket", c.srv.path, "budget", c.srv.budget.limit)
-			c.writeResponse(headID(lr.head), nil, Errorf(CodeOverloaded, "line %d: the server holds %d bytes of requests already; try again later", lineNo, c.srv.budget.limit))
-			continue
-		case err != nil:
-			// EOF, a broken connection or shutdown: stop reading.
-		case len(line) == 0:
+			c.writeResponse(headID(lr.head), nil, Errorf(CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.limit))
 			continue
 		}
 		if err != nil {
-			break
+			break // the end of input, a broken connection or shutdown
+		}
+		if len(line) == 0 {
+			continue
 		}
 		req, err := DecodeRequest(line)
 		if err != nil {
@@ -304,22 +303,7 @@ func (c *conn) writeResult(req Request, res any) bool {
 	}
 	head = append(head, `,"result":[`...)
 	c.bw.Write(head)
-	var encErr error
-	n := 0
-	for item := range items {
-		data, err := json.Marshal(item)
-		if err != nil {
-			encErr = fmt.Errorf("%s: encode result element %d: %v", req.Method, n, err)
-			break
-		}
-		if n > 0 {
-			c.bw.WriteByte(',')
-		}
-		if _, err := c.bw.Write(data); err != nil {
-			break // the writer keeps the error; flush reports it
-		}
-		n++
-	}
+	encErr := c.writeElements(req, items)
 	c.bw.WriteByte(']')
 	if encErr != nil {
 		msg, _ := json.Marshal(Errorf(CodeInternal, "%v", encErr)) // two strings: Marshal cannot fail
@@ -328,6 +312,34 @@ func (c *conn) writeResult(req Request, res any) bool {
 	}
 	c.bw.WriteString("}\n")
 	return c.flushLocked()
+}
+
+// writeElements encodes items into the connection's writer, separated by
+// commas; c.wmu is held. It stops at the first element that fails to
+// encode, or when the producer panics, and says why; a failed write stops
+// it too, and the writer keeps that error for the flush.
+func (c *conn) writeElements(req Request, items iter.Seq[any]) (err error) {
+	n := 0
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("result encoding panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("%s: the result failed at element %d", req.Method, n)
+		}
+	}()
+	for item := range items {
+		data, err := json.Marshal(item)
+		if err != nil {
+			return fmt.Errorf("%s: encode result element %d: %v", req.Method, n, err)
+		}
+		if n > 0 {
+			c.bw.WriteByte(',')
+		}
+		if _, err := c.bw.Write(data); err != nil {
+			return nil
+		}
+		n++
+	}
+	return nil
 }
 
 // elements returns the elements of res when it is written as a list: an

@@ -234,15 +234,28 @@ func TestResultElementFails(t *testing.T) {
 	h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return []any{1, 2, 3, failingItem{}, 5}, nil
 	})
+	h.Handle("panics", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return iter.Seq[any](func(yield func(any) bool) {
+			for i := range 3 {
+				if !yield(i) {
+					return
+				}
+			}
+			panic("producer bug")
+		}), nil
+	})
 	_, path := startServer(t, h)
 	c := dialClient(t, path)
-	_, err := c.Call(testContext(t), "list", nil, nil)
-	var e *query.Error
-	if !errors.As(err, &e) || e.Code != query.CodeInternal || !strings.Contains(e.Message, "element 3") {
-		t.Fatalf("Call = %v, want an internal error naming element 3", err)
-	}
-	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
-		t.Errorf("Call after: %v", err)
+	for _, method := range []string{"list", "panics"} {
+		var got []int
+		_, err := c.Call(testContext(t), method, nil, &got)
+		var e *query.Error
+		if !errors.As(err, &e) || e.Code != query.CodeInternal || !strings.Contains(e.Message, "element 3") {
+			t.Fatalf("Call %s = %v, want an internal error naming element 3", method, err)
+		}
+		if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+			t.Errorf("Call after %s: %v", method, err)
+		}
 	}
 }
 
