@@ -255,22 +255,17 @@ func (lr *lineReader) next() (line []byte, held int64, err error) {
 		if refused == nil {
 			long, held, refused = lr.gather(long, held, chunk)
 		}
-		switch {
-		case err == io.EOF && refused == nil:
-			err = nil
-		case err == io.EOF:
-			err = refused
-		case err == nil:
-			err = refused
-		case !errors.Is(err, bufio.ErrBufferFull):
-			lr.budget.release(held)
-			return nil, 0, err
-		default:
+		if errors.Is(err, bufio.ErrBufferFull) {
 			chunk, err = lr.r.ReadSlice('\n')
 			continue
 		}
-		if err != nil {
+		if err != nil && err != io.EOF {
+			lr.budget.release(held)
 			return nil, 0, err
+		}
+		// The line ended, with its newline or with the input.
+		if refused != nil {
+			return nil, 0, refused
 		}
 		line, err = trimEOL(long, lr.max)
 		if err != nil {
