@@ -268,6 +268,9 @@ func TestResponseTooLarge(t *testing.T) {
 	h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return manyResources(1000), nil
 	})
+	h.Handle("bigwatch", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return &query.Stream{Result: strings.Repeat("y", 2*limit)}, nil
+	})
 	_, path := startServer(t, h)
 	c, err := query.DialHooked(testContext(t), path, query.Hooks{MaxResponse: limit})
 	if err != nil {
@@ -287,9 +290,6 @@ func TestResponseTooLarge(t *testing.T) {
 	}
 
 	// A subscription's answer is held to the same limit.
-	h.Handle("bigwatch", func(ctx context.Context, params json.RawMessage) (any, error) {
-		return &query.Stream{Result: strings.Repeat("y", 2*limit)}, nil
-	})
 	if _, err := c.Subscribe(testContext(t), "bigwatch", nil); !errors.Is(err, query.ErrResponseTooLarge) {
 		t.Fatalf("Subscribe = %v, want ErrResponseTooLarge", err)
 	}
