@@ -2,12 +2,14 @@ package query
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -33,9 +35,15 @@ const (
 // connection and are matched to their answers by id. A Client whose
 // connection ended keeps failing with the reason; Dial again to reconnect.
 type Client struct {
-	path   string
-	nc     *net.UnixConn
-	outbox chan []byte
+	// path is the socket, as found by Dial.
+	path string
+	// trust checks the socket's directory and the server of each
+	// connection.
+	trust trust
+	// maxResponse is the longest response line read (MaxResponseSize).
+	maxResponse int
+	nc          *net.UnixConn
+	outbox      chan []byte
 	// dead is closed when the shared connection has ended, for any reason;
 	// err (below) says why.
 	dead chan struct{}
@@ -53,10 +61,10 @@ type Client struct {
 	subs     map[*net.UnixConn]struct{}
 }
 
-// reply is what a waiting call receives: a response, or the error that
-// ended the connection.
+// reply is what a waiting call receives: the line of its response, which
+// the call decodes itself, or the error that ended the connection.
 type reply struct {
-	resp inbound
+	line []byte
 	err  error
 }
 
@@ -75,19 +83,38 @@ type inbound struct {
 // Dial connects to the server on socketPath, giving up after a second or
 // when ctx ends. When nothing answers there it returns an error wrapping
 // ErrNoDaemon.
+//
+// Dial trusts only what is the user's. The socket's directory must belong
+// to the effective uid and be closed to others (mode 0700), or Dial fails
+// with ErrUnsafeDir; the process answering must run as the effective uid,
+// or Dial fails with ErrUntrustedServer. A socket in the fallback directory
+// of DefaultPaths is looked for where Listen puts it (see the package
+// Caveats).
 func Dial(ctx context.Context, socketPath string) (*Client, error) {
-	nc, err := dial(ctx, socketPath)
+	return dialWith(ctx, socketPath, systemTrust(), MaxResponseSize)
+}
+
+func dialWith(ctx context.Context, socketPath string, t trust, maxResponse int) (*Client, error) {
+	if len(socketPath) > maxSocketPath {
+		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", socketPath, len(socketPath), maxSocketPath, ErrNoDaemon)
+	}
+	path, err := t.dialPath(socketPath)
 	if err != nil {
 		return nil, err
 	}
 	c := &Client{
-		path:    socketPath,
-		nc:      nc,
-		outbox:  make(chan []byte, outboxSize),
-		dead:    make(chan struct{}),
-		closed:  make(chan struct{}),
-		pending: make(map[uint64]chan reply),
-		subs:    make(map[*net.UnixConn]struct{}),
+		path:        path,
+		trust:       t,
+		maxResponse: maxResponse,
+		outbox:      make(chan []byte, outboxSize),
+		dead:        make(chan struct{}),
+		closed:      make(chan struct{}),
+		pending:     make(map[uint64]chan reply),
+		subs:        make(map[*net.UnixConn]struct{}),
+	}
+	c.nc, err = c.dial(ctx)
+	if err != nil {
+		return nil, err
 	}
 	c.wg.Add(2)
 	go c.readLoop()
@@ -95,7 +122,9 @@ func Dial(ctx context.Context, socketPath string) (*Client, error) {
 	return c, nil
 }
 
-func dial(ctx context.Context, path string) (*net.UnixConn, error) {
+// dial opens a connection to the client's socket and checks who answers.
+func (c *Client) dial(ctx context.Context) (*net.UnixConn, error) {
+	path := c.path
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", path, len(path), maxSocketPath, ErrNoDaemon)
 	}
@@ -111,7 +140,12 @@ func dial(ctx context.Context, path string) (*net.UnixConn, error) {
 		}
 		return nil, fmt.Errorf("dial %s: %w: %w", path, ErrNoDaemon, err)
 	}
-	return nc.(*net.UnixConn), nil
+	unc := nc.(*net.UnixConn)
+	if err := c.trust.checkServer(unc, path); err != nil {
+		unc.Close()
+		return nil, err
+	}
+	return unc, nil
 }
 
 // Call sends method with params (marshalled to JSON; nil sends none) and
@@ -140,18 +174,41 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) (C
 		c.forget(id)
 		return Clock{}, fmt.Errorf("call %s: %w", method, ctx.Err())
 	}
-	switch {
-	case r.err != nil:
+	if r.err != nil {
 		return Clock{}, fmt.Errorf("call %s: %w", method, r.err)
-	case r.resp.Error != nil:
-		return r.resp.Clock, r.resp.Error
 	}
-	if result != nil && len(r.resp.Result) > 0 {
-		if err := json.Unmarshal(r.resp.Result, result); err != nil {
-			return r.resp.Clock, fmt.Errorf("call %s: decode result: %w", method, err)
+	return decodeResponse(r.line, method, result)
+}
+
+// decodeResponse decodes a response line, the result straight into result
+// (in one pass over the line: a large answer is not copied first).
+func decodeResponse(line []byte, method string, result any) (Clock, error) {
+	type status struct {
+		Error *Error `json:"error"`
+		Clock Clock  `json:"clock"`
+	}
+	var resp struct {
+		// Result holds the caller's pointer, which json fills.
+		Result any `json:"result"`
+		status
+	}
+	var err error
+	if rv := reflect.ValueOf(result); result == nil || rv.Kind() != reflect.Pointer || rv.IsNil() {
+		err = json.Unmarshal(line, &resp.status) // the result is skipped
+		if err == nil && result != nil {
+			err = &json.InvalidUnmarshalError{Type: reflect.TypeOf(result)}
 		}
+	} else {
+		resp.Result = result
+		err = json.Unmarshal(line, &resp)
 	}
-	return r.resp.Clock, nil
+	if resp.Error != nil {
+		return resp.Clock, resp.Error
+	}
+	if err != nil {
+		return resp.Clock, fmt.Errorf("call %s: decode result: %w", method, err)
+	}
+	return resp.Clock, nil
 }
 
 // start registers a new call and encodes its request line.
@@ -212,9 +269,20 @@ func encodeRequest(id []byte, method string, params json.RawMessage) ([]byte, er
 // readLoop hands every response to the call waiting for it.
 func (c *Client) readLoop() {
 	defer c.wg.Done()
-	r := bufio.NewReaderSize(c.nc, 64<<10)
+	lr := &lineReader{r: bufio.NewReaderSize(c.nc, 64<<10), max: c.maxResponse}
 	for {
-		line, err := readLine(r, MaxLineSize)
+		line, _, err := lr.next()
+		if errors.Is(err, ErrLineTooLong) {
+			// Discarded whole; the call it answers fails alone.
+			err := fmt.Errorf("answer from %s longer than %d bytes: %w", c.path, c.maxResponse, ErrResponseTooLarge)
+			id, perr := strconv.ParseUint(string(headID(lr.head)), 10, 64)
+			if perr != nil {
+				c.fail(err)
+				return
+			}
+			c.deliver(id, reply{err: err})
+			continue
+		}
 		if err != nil {
 			c.fail(c.lost(err))
 			return
@@ -222,28 +290,42 @@ func (c *Client) readLoop() {
 		if len(line) == 0 {
 			continue
 		}
-		var msg inbound
-		if err := json.Unmarshal(line, &msg); err != nil {
-			c.fail(fmt.Errorf("decode answer from %s: %w", c.path, err))
-			return
-		}
-		id, err := strconv.ParseUint(string(msg.ID), 10, 64)
-		if err != nil {
-			// Not an answer to a call of ours. An error without an id
-			// (forbidden, say) is about the whole connection.
-			if msg.Method == "" && msg.Error != nil {
+		// The server writes the id first: read it alone, and leave the
+		// rest of the line to the call. Any other line is decoded whole.
+		rawID := headID(line[:min(len(line), headSize)])
+		if rawID == nil {
+			var msg inbound
+			if err := json.Unmarshal(line, &msg); err != nil {
+				c.fail(fmt.Errorf("decode answer from %s: %w", c.path, err))
+				return
+			}
+			// An error without an id (forbidden, say) is about the whole
+			// connection.
+			if msg.Method == "" && msg.Error != nil && !validID(msg.ID) {
 				c.fail(msg.Error)
 				return
 			}
-			continue
+			rawID = msg.ID
 		}
-		c.mu.Lock()
-		ch := c.pending[id]
-		delete(c.pending, id)
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- reply{resp: msg}
+		id, err := strconv.ParseUint(string(rawID), 10, 64)
+		if err != nil {
+			continue // not an answer to a call of ours
 		}
+		if !lr.owned {
+			line = bytes.Clone(line)
+		}
+		c.deliver(id, reply{line: line})
+	}
+}
+
+// deliver hands r to the call with the given id, if it still waits.
+func (c *Client) deliver(id uint64, r reply) {
+	c.mu.Lock()
+	ch := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- r
 	}
 }
 
@@ -330,7 +412,7 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (<-ch
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}
-	nc, err := dial(ctx, c.path)
+	nc, err := c.dial(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}
@@ -362,8 +444,12 @@ func (c *Client) open(nc *net.UnixConn, r *bufio.Reader, request []byte) error {
 		// answer, say), if anything.
 		nc.SetReadDeadline(time.Now().Add(time.Second))
 	}
+	lr := &lineReader{r: r, max: c.maxResponse}
 	for {
-		line, err := readLine(r, MaxLineSize)
+		line, _, err := lr.next()
+		if errors.Is(err, ErrLineTooLong) {
+			return fmt.Errorf("answer from %s longer than %d bytes: %w", c.path, c.maxResponse, ErrResponseTooLarge)
+		}
 		if err != nil {
 			return c.lost(err)
 		}
@@ -401,8 +487,9 @@ func (c *Client) relay(ctx context.Context, stop func() bool, nc *net.UnixConn, 
 		}
 		return false
 	}
+	lr := &lineReader{r: r, max: MaxLineSize}
 	for {
-		line, err := readLine(r, MaxLineSize)
+		line, _, err := lr.next()
 		if err != nil {
 			if ctx.Err() == nil && !c.isClosing() {
 				deliver(Notification{Method: method, End: true, Error: Errorf(CodeUnavailable, "%v", c.lost(err))})

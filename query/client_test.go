@@ -16,7 +16,7 @@ import (
 )
 
 func TestDialNoDaemon(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	stale := filepath.Join(dir, "stale.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
 	if err != nil {
@@ -57,7 +57,7 @@ func TestDialNoDaemon(t *testing.T) {
 func TestDialCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := query.Dial(ctx, filepath.Join(t.TempDir(), "amplidex.sock"))
+	_, err := query.Dial(ctx, filepath.Join(privateDir(t), "amplidex.sock"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Dial with a cancelled context = %v, want context.Canceled", err)
 	}
@@ -67,7 +67,7 @@ func TestDialCancelled(t *testing.T) {
 // daemon that hangs.
 func silentServer(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "hung.sock")
+	path := filepath.Join(privateDir(t), "hung.sock")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +322,7 @@ func TestSubscriptionEnds(t *testing.T) {
 	})
 	t.Run("connection lost", func(t *testing.T) {
 		// A server that answers the subscription, then dies.
-		path := filepath.Join(t.TempDir(), "dying.sock")
+		path := filepath.Join(privateDir(t), "dying.sock")
 		ln, err := net.Listen("unix", path)
 		if err != nil {
 			t.Fatal(err)

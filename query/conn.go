@@ -3,10 +3,13 @@ package query
 import (
 	"bufio"
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
+	"reflect"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -29,13 +32,14 @@ type conn struct {
 	wg sync.WaitGroup // requests being answered and streams running
 
 	wmu    sync.Mutex // guards fields below
+	bw     *bufio.Writer
 	broken bool
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
 	ctx, cancel := context.WithCancel(s.ctx)
 	streamCtx, streamCancel := context.WithCancel(ctx)
-	return &conn{
+	c := &conn{
 		srv:          s,
 		nc:           nc,
 		ctx:          ctx,
@@ -43,6 +47,21 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		streamCtx:    streamCtx,
 		streamCancel: streamCancel,
 	}
+	c.bw = bufio.NewWriterSize(deadlineWriter{nc: nc, timeout: s.writeTimeout}, writeBufferSize)
+	return c
+}
+
+// deadlineWriter writes to a connection, giving each write its own
+// deadline: a long answer may take as long as it needs while the peer
+// keeps reading.
+type deadlineWriter struct {
+	nc      *net.UnixConn
+	timeout time.Duration
+}
+
+func (w deadlineWriter) Write(p []byte) (int, error) {
+	w.nc.SetWriteDeadline(time.Now().Add(w.timeout))
+	return w.nc.Write(p)
 }
 
 // stopReading wakes the reader, which then answers what it has buffered and
@@ -62,22 +81,28 @@ func (c *conn) serve() {
 	if !c.allowed() {
 		return
 	}
-	r := bufio.NewReaderSize(c.nc, 64<<10)
+	lr := &lineReader{r: bufio.NewReaderSize(c.nc, readBufferSize), max: MaxLineSize, budget: c.srv.budget}
 	slots := make(chan struct{}, maxInFlight)
 	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(r, MaxLineSize)
+		line, held, err := lr.next()
 		if errors.Is(err, ErrLineTooLong) {
-			c.writeResponse(nil, nil, Errorf(CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, MaxLineSize))
+			c.writeResponse(headID(lr.head), nil, Errorf(CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, MaxLineSize))
+			continue
+		}
+		if errors.Is(err, errOverBudget) {
+			c.srv.log.Warn("request refused: the request budget is spent", "socket", c.srv.path, "budget", c.srv.budget.limit)
+			c.writeResponse(headID(lr.head), nil, Errorf(CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.limit))
 			continue
 		}
 		if err != nil {
-			break
+			break // the end of input, a broken connection or shutdown
 		}
 		if len(line) == 0 {
 			continue
 		}
 		req, err := DecodeRequest(line)
 		if err != nil {
+			c.srv.budget.release(held)
 			var e *Error
 			if !errors.As(err, &e) {
 				e = Errorf(CodeInvalidRequest, "%v", err)
@@ -86,11 +111,12 @@ func (c *conn) serve() {
 			continue
 		}
 		if !c.acquire(slots) {
+			c.srv.budget.release(held)
 			c.writeResponse(req.ID, nil, c.failure(c.ctx.Err()))
 			continue
 		}
 		c.wg.Add(1)
-		go c.handle(req, slots)
+		go c.handle(req, held, slots)
 	}
 	c.streamCancel()
 	c.wg.Wait()
@@ -113,11 +139,11 @@ func (c *conn) acquire(slots chan struct{}) bool {
 // allowed checks the peer's uid, answering a stranger with a forbidden
 // error.
 func (c *conn) allowed() bool {
-	uid, err := c.srv.peerUID(c.nc)
-	if err == nil && uid == c.srv.euid {
+	uid, err := c.srv.trust.peerUID(c.nc)
+	if err == nil && uid == c.srv.trust.euid {
 		return true
 	}
-	msg := fmt.Sprintf("peer uid %d is not the server's uid %d", uid, c.srv.euid)
+	msg := fmt.Sprintf("peer uid %d is not the server's uid %d", uid, c.srv.trust.euid)
 	if err != nil {
 		msg = fmt.Sprintf("cannot read the peer's credentials: %v", err)
 	}
@@ -129,12 +155,15 @@ func (c *conn) allowed() bool {
 }
 
 // handle answers one request and, when it opens a subscription, runs it.
-func (c *conn) handle(req Request, slots chan struct{}) {
+// held is what the request's line took from the server's budget; it is
+// given back once the request is answered.
+func (c *conn) handle(req Request, held int64, slots chan struct{}) {
 	defer c.wg.Done()
-	held := true
+	done := false
 	release := func() {
-		if held {
-			held = false
+		if !done {
+			done = true
+			c.srv.budget.release(held)
 			<-slots
 		}
 	}
@@ -149,12 +178,7 @@ func (c *conn) handle(req Request, slots chan struct{}) {
 	if isStream {
 		res = st.Result
 	}
-	data, err := json.Marshal(res)
-	if err != nil {
-		c.writeResponse(req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err))
-		return
-	}
-	if !c.writeResponse(req.ID, data, nil) || !isStream {
+	if !c.writeResult(req, res) || !isStream {
 		return
 	}
 	release()
@@ -245,18 +269,104 @@ func (c *conn) failure(err error) *Error {
 }
 
 // writeResponse writes one response line and reports whether it was sent.
-// A response too long for a line is replaced by an internal error.
 func (c *conn) writeResponse(id, result json.RawMessage, e *Error) bool {
-	clk := c.srv.clock()
-	line := appendResponse(nil, id, result, e, clk)
-	if len(line) > MaxLineSize+1 {
-		tooLong := Errorf(CodeInternal, "the response of %d bytes is longer than the %d a line may hold", len(line)-1, MaxLineSize)
-		if len(id) > 1024 {
-			id = nil
+	return c.writeLine(appendResponse(nil, id, result, e, c.srv.clock()))
+}
+
+// writeResult writes the answer to req and reports whether it was sent. A
+// list (see elements) is encoded one element at a time straight into the
+// connection's writer; anything else is marshalled first.
+//
+// An element that fails to encode ends the array early; the response then
+// carries an internal error beside the partial result, and the error is
+// what the client reports.
+func (c *conn) writeResult(req Request, res any) bool {
+	items, ok := elements(res)
+	if !ok {
+		data, err := json.Marshal(res)
+		if err != nil {
+			return c.writeResponse(req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err))
 		}
-		line = appendResponse(line[:0], id, nil, tooLong, clk)
+		return c.writeResponse(req.ID, data, nil)
 	}
-	return c.writeLine(line)
+	clk := c.srv.clock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.broken {
+		return false
+	}
+	head := append([]byte(`{"id":`), req.ID...)
+	if !clk.IsZero() {
+		head = append(head, `,"clock":"`...)
+		head = clk.appendTo(head)
+		head = append(head, '"')
+	}
+	head = append(head, `,"result":[`...)
+	c.bw.Write(head)
+	encErr := c.writeElements(req, items)
+	c.bw.WriteByte(']')
+	if encErr != nil {
+		msg, _ := json.Marshal(Errorf(CodeInternal, "%v", encErr)) // two strings: Marshal cannot fail
+		c.bw.WriteString(`,"error":`)
+		c.bw.Write(msg)
+	}
+	c.bw.WriteString("}\n")
+	return c.flushLocked()
+}
+
+// writeElements encodes items into the connection's writer, separated by
+// commas; c.wmu is held. It stops at the first element that fails to
+// encode, or when the producer panics, and says why; a failed write stops
+// it too, and the writer keeps that error for the flush.
+func (c *conn) writeElements(req Request, items iter.Seq[any]) (err error) {
+	n := 0
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("result encoding panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("%s: the result failed at element %d", req.Method, n)
+		}
+	}()
+	for item := range items {
+		data, err := json.Marshal(item)
+		if err != nil {
+			return fmt.Errorf("%s: encode result element %d: %v", req.Method, n, err)
+		}
+		if n > 0 {
+			c.bw.WriteByte(',')
+		}
+		if _, err := c.bw.Write(data); err != nil {
+			return nil
+		}
+		n++
+	}
+	return nil
+}
+
+// elements returns the elements of res when it is written as a list: an
+// iter.Seq[any], or a slice that does not marshal itself (a []byte is a
+// base64 string, not a list).
+func elements(res any) (iter.Seq[any], bool) {
+	switch res := res.(type) {
+	case iter.Seq[any]:
+		return res, res != nil
+	case func(func(any) bool):
+		return res, res != nil
+	case json.Marshaler, encoding.TextMarshaler:
+		return nil, false
+	}
+	v := reflect.ValueOf(res)
+	if v.Kind() != reflect.Slice || v.IsNil() || v.Type().Elem().Kind() == reflect.Uint8 {
+		return nil, false
+	}
+	return func(yield func(any) bool) {
+		for i := range v.Len() {
+			// By address, as json.Marshal encodes the elements of a slice:
+			// a MarshalJSON with a pointer receiver applies.
+			if !yield(v.Index(i).Addr().Interface()) {
+				return
+			}
+		}
+	}, true
 }
 
 func (c *conn) writeJSON(v any) bool {
@@ -276,8 +386,13 @@ func (c *conn) writeLine(line []byte) bool {
 	if c.broken {
 		return false
 	}
-	c.nc.SetWriteDeadline(time.Now().Add(c.srv.writeTimeout))
-	if _, err := c.nc.Write(line); err != nil {
+	c.bw.Write(line)
+	return c.flushLocked()
+}
+
+// flushLocked sends what the writer holds; c.wmu is held.
+func (c *conn) flushLocked() bool {
+	if err := c.bw.Flush(); err != nil {
 		c.broken = true
 		c.cancel()
 		c.nc.Close()

@@ -29,27 +29,64 @@
 //
 // # Caveats
 //
-//   - Lines are limited to MaxLineSize bytes. A longer request line is
-//     discarded and answered with an invalid-request error; a line that is not
-//     a valid request gets the same, with the id when it can be recovered. The
-//     connection stays usable in both cases.
-//   - Listen creates the socket's directory with mode 0700. An existing
-//     directory owned by the server's user is tightened to 0700 when it is
-//     merely readable by others; one owned by another user, or writable by
-//     group or others (such as /tmp), is refused with ErrUnsafeDir rather
-//     than changed. The socket itself is made 0600.
+//   - Request and notification lines are limited to MaxLineSize bytes. A
+//     longer request line is discarded as it is read and answered with an
+//     invalid-request error, naming its id when the line starts with one; a
+//     line that is not a valid request gets the same, with the id when it
+//     can be recovered. The connection stays usable in both cases.
+//   - Memory held for requests is bounded over all connections, not only
+//     per line. Each connection reads through a small fixed buffer; a line
+//     longer than that is gathered in a buffer of its own whose size is
+//     taken from the server's RequestBudget (DefaultRequestBudget, 64 MiB)
+//     as it grows, and given back once the request is answered. A line the
+//     budget cannot hold is discarded as it is read, without being kept, and
+//     answered with CodeOverloaded; small requests, on that connection and
+//     others, are still answered.
+//   - Responses have no line limit. A result that is a slice or an
+//     iter.Seq[any] is written one element at a time straight into the
+//     connection's buffered writer, so the server never holds the whole
+//     answer; other results are marshalled whole. Each write, not each line,
+//     has WriteTimeout. An element that fails to encode ends the array: the
+//     line then carries the partial result and an internal error, and the
+//     error is what a Client reports.
+//   - A Client accepts response lines up to MaxResponseSize (1 GiB). A longer
+//     one is discarded as it is read and its call fails with
+//     ErrResponseTooLarge, which is not ErrNoDaemon: the connection stays
+//     usable. A Client decodes a response once, straight into the result;
+//     when Call returns an error, the result may be partly filled.
+//   - Nothing another user controls is trusted. Listen creates the socket's
+//     directory with mode 0700. An existing directory owned by the server's
+//     effective uid is tightened to 0700 when it is merely readable by
+//     others; one owned by another user, or writable by group or others
+//     (such as /tmp), is refused with ErrUnsafeDir, naming its owner, rather
+//     than changed. The socket itself is made 0600. Dial checks the same
+//     before connecting, and changes nothing: a directory of another user,
+//     or with any permission for group or others, is ErrUnsafeDir.
+//   - Both ends check the other's uid with the kernel's peer credentials
+//     (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS; elsewhere every
+//     connection is refused). A client whose uid is not the server's
+//     effective uid gets a forbidden error line and is closed; a server
+//     whose uid is not the client's is refused by Dial and Subscribe with
+//     ErrUntrustedServer before anything is sent to it.
 //   - Listen holds an advisory lock on "<socket>.lock" for the server's life,
 //     so two servers never race to replace each other's socket; the lock file
 //     is left in place. A socket no server answers on is removed; a live one
 //     makes Listen fail with ErrInUse.
-//   - Every connection is checked with the kernel's peer credentials: a peer
-//     whose uid is not the server's effective uid gets a forbidden error line
-//     and is closed.
 //   - A Handler must return when its context ends: the server cancels it when
 //     shutting down, and Close waits for it.
 //   - A call abandoned by its context is not cancelled on the server; its
 //     answer, when it comes, is dropped by the client.
 //   - Unix socket paths are limited to 107 bytes. DefaultPaths replaces a
-//     longer socket path by a short one under /tmp/amplidex-<uid>/; Listen and
-//     Dial reject a longer path with a clear error.
+//     longer socket path by <hash>.sock in /tmp/amplidex-<uid>; Listen and
+//     Dial reject a longer path with a clear error. Another user can create
+//     /tmp/amplidex-<uid> first, so for a socket there both ends search the
+//     same list: /tmp/amplidex-<uid>, then /tmp/amplidex-<uid>.1 to .9. The
+//     first of them that is a directory (not a link) of the user's wins;
+//     when there is none, Listen creates the first that does not exist
+//     (os.Mkdir, mode 0700) and Dial reports ErrNoDaemon. A directory of
+//     another user, a link or a file is skipped, with a warning in the
+//     server's log; Server.Path tells where the socket went. The search is
+//     the same on both ends, so they agree as long as nobody removes the
+//     user's directory; when all ten are taken, Listen fails with
+//     ErrUnsafeDir.
 package query

@@ -2,19 +2,78 @@ package query
 
 import (
 	"bufio"
+	"context"
+	"io/fs"
 	"net"
 )
 
 // SetPeerUID replaces how s learns the uid of a connecting process; call it
 // before Listen.
 func SetPeerUID(s *Server, peerUID func(*net.UnixConn) (int, error)) {
-	s.peerUID = peerUID
+	s.trust.peerUID = peerUID
+}
+
+// Hooks replace what a Server or a Client learns from the system, so that
+// tests can play another user. Zero fields keep the system's answers.
+type Hooks struct {
+	// TempDir holds the fallback socket directories instead of /tmp.
+	TempDir string
+	// Owner returns the uid owning the file at path.
+	Owner func(path string, fi fs.FileInfo) int
+	// PeerUID returns the uid at the other end of a connection.
+	PeerUID func(*net.UnixConn) (int, error)
+	// MaxResponse replaces MaxResponseSize for a Client.
+	MaxResponse int
+}
+
+func (h Hooks) apply(t *trust) {
+	if h.TempDir != "" {
+		t.tmp = h.TempDir
+	}
+	if h.Owner != nil {
+		t.owner = h.Owner
+	}
+	if h.PeerUID != nil {
+		t.peerUID = h.PeerUID
+	}
+}
+
+// SetHooks applies h to s; call it before Listen.
+func SetHooks(s *Server, h Hooks) {
+	h.apply(&s.trust)
+}
+
+// DialHooked is Dial with h applied to the client.
+func DialHooked(ctx context.Context, path string, h Hooks) (*Client, error) {
+	t := systemTrust()
+	h.apply(&t)
+	maxResponse := MaxResponseSize
+	if h.MaxResponse > 0 {
+		maxResponse = h.MaxResponse
+	}
+	return dialWith(ctx, path, t, maxResponse)
+}
+
+// FileOwner is the owner of a file as the system tells it.
+func FileOwner(path string, fi fs.FileInfo) int {
+	return fileOwner(path, fi)
+}
+
+// BytesInFlight returns the bytes of requests s holds now and the most it
+// ever held at once.
+func BytesInFlight(s *Server) (used, peak int64) {
+	return s.budget.usage()
 }
 
 // ReadLine reads one line of at most max bytes, as both ends do.
 func ReadLine(r *bufio.Reader, max int) ([]byte, error) {
-	return readLine(r, max)
+	lr := &lineReader{r: r, max: max}
+	line, _, err := lr.next()
+	return line, err
 }
 
 // MaxSocketPath is the longest socket path Listen and Dial accept.
 const MaxSocketPath = maxSocketPath
+
+// FallbackDirs is how many fallback socket directories Listen and Dial try.
+const FallbackDirs = fallbackDirs

@@ -144,6 +144,17 @@ func socketPath(t *testing.T) string {
 	return p
 }
 
+// privateDir returns a new directory of mode 0700, as Dial wants the
+// socket's.
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // startServer serves h on a new socket until the test ends.
 func startServer(t *testing.T, h *testHandler, setup ...func(*query.Server)) (*query.Server, string) {
 	t.Helper()

@@ -36,10 +36,12 @@ type Paths struct {
 // value is ignored; a relative AMPLIDEX_HOME is an error.
 //
 // A socket path longer than a unix socket allows (107 bytes) is replaced by
-// /tmp/amplidex-<uid>/<hash>.sock, where hash is the first 16 hex digits of
-// the SHA-256 of the long path: every process computing the same paths finds
-// the same socket, and two homes never share one. Listen refuses that
-// directory unless it belongs to the user and is private.
+// /tmp/amplidex-<uid>/<hash>.sock, where uid is the effective uid and hash
+// the first 16 hex digits of the SHA-256 of the long path: every process
+// computing the same paths finds the same socket, and two homes never share
+// one. Another user may have made /tmp/amplidex-<uid> first: Listen and
+// Dial then use the same name in /tmp/amplidex-<uid>.1 (up to .9), and both
+// pick the same one (see the package Caveats).
 func DefaultPaths(getenv func(string) string) (Paths, error) {
 	var p Paths
 	if home := getenv("AMPLIDEX_HOME"); home != "" {
@@ -77,7 +79,7 @@ func DefaultPaths(getenv func(string) string) (Paths, error) {
 		}
 	}
 	if len(p.Socket) > maxSocketPath {
-		p.Socket = shortSocket(p.Socket, os.Getuid())
+		p.Socket = shortSocket(p.Socket, os.Geteuid())
 	}
 	return p, nil
 }
@@ -98,6 +100,6 @@ func xdgDir(getenv func(string) string, name, fallback string) (string, error) {
 // shortSocket returns the stand-in for a socket path too long to bind.
 func shortSocket(long string, uid int) string {
 	sum := sha256.Sum256([]byte(long))
-	dir := "/tmp/amplidex-" + strconv.Itoa(uid)
+	dir := filepath.Join(fallbackTmp, "amplidex-"+strconv.Itoa(uid))
 	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".sock")
 }

@@ -124,7 +124,7 @@ func TestDefaultPathsLongSocket(t *testing.T) {
 	}
 	long := strings.TrimSuffix(home, "/") + "/amplidex.sock"
 	sum := sha256.Sum256([]byte(long))
-	want := fmt.Sprintf("/tmp/amplidex-%d/%s.sock", os.Getuid(), hex.EncodeToString(sum[:8]))
+	want := fmt.Sprintf("/tmp/amplidex-%d/%s.sock", os.Geteuid(), hex.EncodeToString(sum[:8]))
 	if got.Socket != want {
 		t.Errorf("Socket = %q, want %q", got.Socket, want)
 	}

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -19,10 +18,6 @@ import (
 
 // ErrInUse is returned by Listen when another live server holds the socket.
 var ErrInUse = errors.New("query: socket in use by a running server")
-
-// ErrUnsafeDir is returned by Listen when the socket's directory belongs to
-// another user or is writable by group or others.
-var ErrUnsafeDir = errors.New("query: unsafe socket directory")
 
 // ErrClosed is returned when a Server or Client is used after Close.
 var ErrClosed = errors.New("query: closed")
@@ -38,7 +33,16 @@ const (
 	probeTimeout = time.Second
 	// defaultWriteTimeout is the WriteTimeout used when it is zero.
 	defaultWriteTimeout = 10 * time.Second
+	// readBufferSize is the buffer each connection reads through. A request
+	// line that fits in it takes nothing from the RequestBudget.
+	readBufferSize = 4 << 10
+	// writeBufferSize is the buffer each connection writes through; a
+	// large result is encoded into it one element at a time.
+	writeBufferSize = 32 << 10
 )
+
+// DefaultRequestBudget is the RequestBudget of a Server that sets none.
+const DefaultRequestBudget = 64 << 20
 
 // Handler answers the requests a Server reads.
 //
@@ -46,6 +50,13 @@ const (
 // error: an *Error (possibly wrapped) is sent as it is, any other error as
 // CodeInternal. Returning a *Stream opens a subscription instead. ServeQuery
 // is called concurrently and must return soon after ctx ends.
+//
+// A result that is a slice, or an iter.Seq[any], is written as a JSON array
+// one element at a time, straight to the connection, so that a large answer
+// is never held whole: the elements of an iter.Seq[any] are produced as
+// they are written (the iterator must not block for long: the connection's
+// other answers wait for it). Any other result is marshalled whole. No
+// result is too long to send.
 type Handler interface {
 	ServeQuery(ctx context.Context, method string, params json.RawMessage) (result any, err error)
 }
@@ -69,20 +80,27 @@ type Stream struct {
 type Server struct {
 	// Logger receives connection errors and refusals; nil discards them.
 	Logger *slog.Logger
-	// WriteTimeout bounds the write of one line; a peer that does not read
-	// for that long is disconnected. Zero means 10 seconds.
+	// WriteTimeout bounds each write to a connection; a peer that does not
+	// read for that long is disconnected. Zero means 10 seconds.
 	WriteTimeout time.Duration
+	// RequestBudget bounds the bytes of request lines the server holds at
+	// once over all its connections. A line longer than a connection's
+	// small read buffer takes its bytes from the budget as it is read and
+	// gives them back once answered; a line the budget cannot hold is
+	// discarded as it is read and answered with CodeOverloaded. Zero means
+	// DefaultRequestBudget.
+	RequestBudget int64
 
 	handler Handler
 	clock   func() Clock
-	euid    int
-	// log and writeTimeout are Logger and WriteTimeout as Listen found
-	// them, with defaults filled in.
+	// trust checks the socket's directory and each peer; tests replace its
+	// functions to play another user.
+	trust trust
+	// log, writeTimeout and budget are Logger, WriteTimeout and
+	// RequestBudget as Listen found them, with defaults filled in.
 	log          *slog.Logger
 	writeTimeout time.Duration
-	// peerUID returns the uid of the process at the other end of a
-	// connection; tests replace it to play another user.
-	peerUID func(*net.UnixConn) (int, error)
+	budget       *budget
 
 	// ctx is the parent of every handler context; cancel ends it when
 	// shutdown begins.
@@ -117,8 +135,7 @@ func NewServer(h Handler, clock func() Clock) *Server {
 	return &Server{
 		handler: h,
 		clock:   clock,
-		euid:    os.Geteuid(),
-		peerUID: peerUID,
+		trust:   systemTrust(),
 		ctx:     ctx,
 		cancel:  cancel,
 		stopped: make(chan struct{}),
@@ -130,6 +147,8 @@ func NewServer(h Handler, clock func() Clock) *Server {
 // Close or Shutdown. It makes the socket's directory (mode 0700, see the
 // package Caveats), takes the lock beside the socket, removes a stale
 // socket, and returns ErrInUse when a live server already answers there.
+// A socket in the fallback directory of DefaultPaths may move to another
+// fallback directory when that one is not the user's; Path says where.
 func (s *Server) Listen(path string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,8 +168,17 @@ func (s *Server) Listen(path string) error {
 	if s.writeTimeout <= 0 {
 		s.writeTimeout = defaultWriteTimeout
 	}
-	if err := secureDir(filepath.Dir(path), s.euid); err != nil {
-		return fmt.Errorf("listen %s: %w", path, err)
+	s.budget = &budget{limit: s.RequestBudget}
+	if s.budget.limit <= 0 {
+		s.budget.limit = DefaultRequestBudget
+	}
+	asked := path
+	path, err := s.trust.listenPath(path, s.log)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", asked, err)
+	}
+	if len(path) > maxSocketPath {
+		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), maxSocketPath)
 	}
 	lock, err := lockFile(path + ".lock")
 	if err != nil {
@@ -310,35 +338,6 @@ func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
-}
-
-// secureDir makes dir (and its parents) with mode 0700, or checks that an
-// existing dir belongs to uid and is not writable by others, tightening it
-// to 0700.
-func secureDir(dir string, uid int) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
-		return fmt.Errorf("directory %s belongs to uid %d, not %d: %w", dir, st.Uid, uid, ErrUnsafeDir)
-	}
-	perm := fi.Mode().Perm()
-	if perm&0o022 != 0 {
-		return fmt.Errorf("directory %s has mode %#o, writable by others (chmod 700 it, or use another directory): %w", dir, perm, ErrUnsafeDir)
-	}
-	if perm != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // lockFile takes an exclusive advisory lock on name, creating it. The lock

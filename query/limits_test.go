@@ -1,0 +1,296 @@
+package query_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
+)
+
+func TestRequestBudget(t *testing.T) {
+	const (
+		budget  = 4 << 20
+		payload = 1 << 20
+		conns   = 12
+	)
+	s, path := startServer(t, newTestHandler(), func(s *query.Server) { s.RequestBudget = budget })
+
+	// Every connection sends most of a large request and stops before its
+	// end, so that the server must hold what it keeps of them all at once.
+	raws := make([]*rawConn, conns)
+	for i := range raws {
+		raws[i] = dialRaw(t, path)
+	}
+	var wg sync.WaitGroup
+	for i, rc := range raws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := fmt.Sprintf(`{"id":%d,"method":"echo","params":"%s`, i+1, strings.Repeat("a", payload))
+			rc.nc.SetWriteDeadline(time.Now().Add(testTimeout))
+			if _, err := io.WriteString(rc.nc, start); err != nil {
+				t.Errorf("write: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+
+	// Meanwhile a small request is answered.
+	c := dialClient(t, path)
+	var got string
+	if _, err := c.Call(testContext(t), "echo", "small", &got); err != nil || got != "small" {
+		t.Fatalf("small Call while the budget is held = %q, %v", got, err)
+	}
+	if used, _ := query.BytesInFlight(s); used <= 0 || used > budget {
+		t.Errorf("bytes in flight %d while large requests are half read, want within (0, %d]", used, budget)
+	}
+
+	var ok, overloaded int
+	for i, rc := range raws {
+		rc.send(`"}`)
+		m := rc.recv()
+		if string(m.ID) != fmt.Sprint(i+1) {
+			t.Fatalf("answer %.200s, want id %d", m.raw, i+1)
+		}
+		switch {
+		case m.Error == nil && len(m.Result) == payload+2:
+			ok++
+		case m.Error != nil && m.Error.Code == query.CodeOverloaded:
+			overloaded++
+			// The connection is still usable.
+			rc.send(`{"id":"after","method":"echo","params":"x"}`)
+			if m := rc.recv(); string(m.Result) != `"x"` {
+				t.Errorf("answer after an overloaded request: %.200s", m.raw)
+			}
+		default:
+			t.Errorf("answer %.200s, want the echo or an overloaded error", m.raw)
+		}
+	}
+	if ok == 0 || overloaded < conns-budget/payload {
+		t.Errorf("%d answered and %d overloaded, want some answered and at least %d overloaded", ok, overloaded, conns-budget/payload)
+	}
+	if _, peak := query.BytesInFlight(s); peak > budget || peak < payload {
+		t.Errorf("peak bytes in flight %d, want at least %d and at most the budget %d", peak, payload, budget)
+	}
+	deadline := time.Now().Add(testTimeout)
+	for {
+		used, _ := query.BytesInFlight(s)
+		if used == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still in flight after every request was answered", used)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// manyResources returns n resources of about 300 bytes of JSON each.
+func manyResources(n int) []query.ResourceInfo {
+	out := make([]query.ResourceInfo, n)
+	for i := range out {
+		name := fmt.Sprintf("context-file-%06d", i)
+		out[i] = query.ResourceInfo{
+			Collection:  "foundation",
+			Kind:        discovery.Kind("context"),
+			Name:        name,
+			Ref:         "foundation:context/" + name,
+			Path:        "/home/user/projects/amplifier/collections/foundation/context/" + name + ".md",
+			Rel:         "context/" + name + ".md",
+			Description: "a context file that says something about the project and its parts",
+			Root:        discovery.RootKind("user"),
+		}
+	}
+	return out
+}
+
+func TestLargeResult(t *testing.T) {
+	const n = 100_000
+	want := manyResources(n)
+	h := newTestHandler()
+	h.Handle("context", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return want, nil
+	})
+	_, path := startServer(t, h)
+	c := dialClient(t, path)
+	var got []query.ResourceInfo
+	if _, err := c.Call(testContext(t), "context", nil, &got); err != nil {
+		t.Fatalf("Call context: %v", err)
+	}
+	if len(got) != n || got[0] != want[0] || got[n-1] != want[n-1] {
+		t.Fatalf("got %d resources, want %d equal to those sent", len(got), n)
+	}
+	if one, _ := json.Marshal(want[0]); len(one)*n <= 2*query.MaxLineSize {
+		t.Errorf("the answer is about %d bytes; the test wants one well over a line", len(one)*n)
+	}
+}
+
+// gatedItem encodes as its text; the last one first waits for the gate,
+// which the test opens once it has read part of the answer.
+type gatedItem struct {
+	text string
+	gate <-chan struct{}
+}
+
+func (g gatedItem) MarshalJSON() ([]byte, error) {
+	if g.gate != nil {
+		select {
+		case <-g.gate:
+		case <-time.After(testTimeout):
+			return nil, errors.New("nothing was written before the last element was encoded")
+		}
+	}
+	return json.Marshal(g.text)
+}
+
+func TestResultStreams(t *testing.T) {
+	const (
+		n    = 4000
+		size = 500
+	)
+	items := func(gate <-chan struct{}) []gatedItem {
+		out := make([]gatedItem, n)
+		for i := range out {
+			out[i].text = fmt.Sprintf("%05d%s", i, strings.Repeat("x", size))
+		}
+		out[n-1].gate = gate
+		return out
+	}
+	tests := []struct {
+		name   string
+		result func(gate <-chan struct{}) any
+	}{
+		{"slice", func(gate <-chan struct{}) any { return items(gate) }},
+		{"iterator", func(gate <-chan struct{}) any {
+			all := items(gate)
+			return iter.Seq[any](func(yield func(any) bool) {
+				for _, it := range all {
+					if !yield(it) {
+						return
+					}
+				}
+			})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gate := make(chan struct{})
+			h := newTestHandler()
+			h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
+				return tc.result(gate), nil
+			})
+			_, path := startServer(t, h)
+			rc := dialRaw(t, path)
+			rc.send(`{"id":1,"method":"list"}`)
+
+			// Read a quarter of the answer before the server may encode
+			// its last element.
+			head := make([]byte, n*size/4)
+			rc.nc.SetReadDeadline(time.Now().Add(testTimeout))
+			if _, err := io.ReadFull(rc.r, head); err != nil {
+				t.Fatalf("read the start of the answer: %v", err)
+			}
+			close(gate)
+			rest, err := rc.r.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("read the rest of the answer: %v", err)
+			}
+			raw := append(head, rest...)
+			var resp struct {
+				ID     int             `json:"id"`
+				Result []string        `json:"result"`
+				Error  *query.Error    `json:"error"`
+				Clock  json.RawMessage `json:"clock"`
+			}
+			if err := json.Unmarshal(raw, &resp); err != nil {
+				t.Fatalf("decode the answer: %v", err)
+			}
+			if resp.Error != nil || resp.ID != 1 || len(resp.Result) != n || resp.Result[n-1][:5] != fmt.Sprintf("%05d", n-1) {
+				t.Fatalf("answer: id %d, %d elements, error %v", resp.ID, len(resp.Result), resp.Error)
+			}
+			if _, err := query.ParseClock(strings.Trim(string(resp.Clock), `"`)); err != nil {
+				t.Errorf("clock: %v", err)
+			}
+		})
+	}
+}
+
+// failingItem fails to encode.
+type failingItem struct{}
+
+func (failingItem) MarshalJSON() ([]byte, error) { return nil, errors.New("no encoding") }
+
+func TestResultElementFails(t *testing.T) {
+	h := newTestHandler()
+	h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return []any{1, 2, 3, failingItem{}, 5}, nil
+	})
+	h.Handle("panics", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return iter.Seq[any](func(yield func(any) bool) {
+			for i := range 3 {
+				if !yield(i) {
+					return
+				}
+			}
+			panic("producer bug")
+		}), nil
+	})
+	_, path := startServer(t, h)
+	c := dialClient(t, path)
+	for _, method := range []string{"list", "panics"} {
+		var got []int
+		_, err := c.Call(testContext(t), method, nil, &got)
+		var e *query.Error
+		if !errors.As(err, &e) || e.Code != query.CodeInternal || !strings.Contains(e.Message, "element 3") {
+			t.Fatalf("Call %s = %v, want an internal error naming element 3", method, err)
+		}
+		if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+			t.Errorf("Call after %s: %v", method, err)
+		}
+	}
+}
+
+func TestResponseTooLarge(t *testing.T) {
+	const limit = 64 << 10
+	h := newTestHandler()
+	h.Handle("long", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return strings.Repeat("x", 2*limit), nil
+	})
+	h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return manyResources(1000), nil
+	})
+	h.Handle("bigwatch", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return &query.Stream{Result: strings.Repeat("y", 2*limit)}, nil
+	})
+	_, path := startServer(t, h)
+	c, err := query.DialHooked(testContext(t), path, query.Hooks{MaxResponse: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, method := range []string{"long", "list"} {
+		_, err := c.Call(testContext(t), method, nil, nil)
+		var e *query.Error
+		if !errors.Is(err, query.ErrResponseTooLarge) || errors.Is(err, query.ErrNoDaemon) || errors.As(err, &e) {
+			t.Fatalf("Call %s = %v, want ErrResponseTooLarge alone", method, err)
+		}
+		var got string
+		if _, err := c.Call(testContext(t), "echo", "after", &got); err != nil || got != "after" {
+			t.Fatalf("Call after %s = %q, %v", method, got, err)
+		}
+	}
+
+	// A subscription's answer is held to the same limit.
+	if _, err := c.Subscribe(testContext(t), "bigwatch", nil); !errors.Is(err, query.ErrResponseTooLarge) {
+		t.Fatalf("Subscribe = %v, want ErrResponseTooLarge", err)
+	}
+}
