@@ -29,10 +29,10 @@
 // # Concurrency
 //
 // A Cache is safe for concurrent use by goroutines and by processes sharing
-// one home. A cold build holds an exclusive flock(2) on the key's lock file
-// for its whole length, and re-checks the entry once it holds the lock, so N
-// concurrent cold starts build once; the others wait and then read the
-// entry. Cloning one repository holds a lock of its own. Readers take no
+// one home. A cold build holds an exclusive lock (flock(2) on Unix,
+// LockFileEx on Windows) on the key's lock file for its whole length, and
+// re-checks the entry once it holds the lock, so N concurrent cold starts
+// build once; the others wait and then read the entry. Cloning one repository holds a lock of its own. Readers take no
 // lock: files are written to a temporary name, synced and renamed, the
 // artifact first and manifest.json last, so a reader sees a whole entry or
 // none. Writing an entry holds a shared lock that Clear takes exclusively.
