@@ -43,10 +43,17 @@
 //     agent file or a local module does not change it, and two copies of one
 //     manifest share an entry, whose paths are those of the copy that built
 //     it.
-//   - A warm hit is both files present, both decoding, agreeing with the key
-//     and every module directory of the plan still existing. Anything else is
-//     a miss: a warning is logged, the entry is discarded and rebuilt. A
-//     corrupt entry is never a hard error.
+//   - A warm hit is both files present, both regular files within their
+//     size limits, both decoding, agreeing with the key and every module
+//     directory of the plan still existing. Anything else is a miss: a
+//     warning is logged, the entry is discarded and rebuilt. A corrupt entry
+//     is never a hard error.
+//   - Every file read (the manifest, its agents, the entry's files) goes
+//     through discovery.ReadFile: a FIFO, a device or a link to one is never
+//     opened for reading in a way that blocks, and nothing larger than
+//     discovery.DefaultMaxFileSize (64 MiB for prepared.json) is read. Such a
+//     manifest is an error naming it; such an agent is a bundle/agent-missing
+//     error at its include.
 //   - Git sources on a branch are re-resolved (git ls-remote) on every cold
 //     build, so upstream changes flow into the next entry; a commit that is
 //     already in the module cache is not cloned again.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	pathpkg "path"
@@ -166,9 +167,12 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 		return
 	}
 	path := filepath.Join(l.dir, "agents", name+".md")
-	src, err := os.ReadFile(path)
+	// Only a regular file of at most the document limit is read: a FIFO,
+	// a device or a link to one is an agent the bundle cannot load, never
+	// a hang.
+	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) {
 			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: no agents/%s.md beside the manifest", name, name)
 		} else {
 			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: %v", name, err)
