@@ -20,6 +20,8 @@
 //	<home>/cache/prepared/<version>/<hash>/prepared.json  the artifact (a Plan)
 //	<home>/cache/prepared/<version>/<hash>/manifest.json  the commit marker
 //	<home>/cache/modules/git/<repo>-<urlhash>/<commit>/   one shallow clone
+//	<home>/cache/modules/git/<repo>-<urlhash>/.clone-<pid>-<random>/
+//	                                                      a clone in progress
 //	<home>/cache/locks/                                   lock files
 //
 // <hash> is the first 16 hex digits of the SHA-256 of the manifest's raw
@@ -59,4 +61,11 @@
 //     already in the module cache is not cloned again.
 //   - A module source that fails fails the build, naming the module, and no
 //     entry is written.
+//   - git and the install command are killed when the context ends and, on
+//     Linux, when the process running the build dies (a parent-death
+//     signal); they stay in its process group, so a terminal's Ctrl-C reaches
+//     them. Elsewhere a build killed outright leaves git to end by itself.
+//     Either way the clone directory it leaves is removed by the next build
+//     that clones the same repository: holding the repository's lock, it
+//     removes every .clone-* whose recorded process is gone.
 package prepare

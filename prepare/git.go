@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -50,7 +51,9 @@ func gitEnvironment(env []string) []string {
 }
 
 // runGit runs git with args in dir and returns its standard output. The
-// error carries the last lines git wrote to standard error.
+// error carries the last lines git wrote to standard error. git is killed
+// when ctx ends and, where the system allows, when this process dies (see
+// runChild).
 func (c *Cache) runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, c.git, args...)
 	cmd.Dir = dir
@@ -59,7 +62,7 @@ func (c *Cache) runGit(ctx context.Context, dir string, args ...string) ([]byte,
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = gitWaitDelay
-	if err := cmd.Run(); err != nil {
+	if err := runChild(cmd); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -133,8 +136,8 @@ func (c *Cache) fetchGit(ctx context.Context, src Source) (fetched, error) {
 	if err := os.MkdirAll(repoDir, 0o755); err != nil {
 		return fetched{}, fmt.Errorf("create %s: %w", repoDir, err)
 	}
-	removeStaleClones(repoDir)
-	tmp, err := os.MkdirTemp(repoDir, cloneTempPattern)
+	c.removeStaleClones(repoDir)
+	tmp, err := os.MkdirTemp(repoDir, fmt.Sprintf("%s%d-*", clonePrefix, os.Getpid()))
 	if err != nil {
 		return fetched{}, fmt.Errorf("create clone directory in %s: %w", repoDir, err)
 	}
@@ -164,16 +167,45 @@ func (c *Cache) fetchGit(ctx context.Context, src Source) (fetched, error) {
 	return fetched{dir: final, commit: head}, nil
 }
 
-// cloneTempPattern names clones in progress.
-const cloneTempPattern = ".clone-*"
+// clonePrefix begins the name of a clone in progress:
+// .clone-<pid>-<random>, pid being the process that clones.
+const clonePrefix = ".clone-"
 
-// removeStaleClones removes clones a crashed build left behind. The caller
-// holds the repository's lock, so no clone is in progress.
-func removeStaleClones(repoDir string) {
-	names, _ := filepath.Glob(filepath.Join(repoDir, cloneTempPattern))
+// removeStaleClones removes the clones that builds killed mid-clone left
+// in repoDir. The caller holds the repository's lock, which every clone
+// into repoDir holds for its whole length, so no clone honouring the lock
+// is in progress; still, a clone is removed only when the process its name
+// records is gone (or its name records none, as older builds named them).
+// That keeps a live clone when the lock cannot be trusted: its file was
+// removed while held, or the file system does not lock. A reused pid keeps
+// a dead clone until that process ends too.
+func (c *Cache) removeStaleClones(repoDir string) {
+	names, _ := filepath.Glob(filepath.Join(repoDir, clonePrefix+"*"))
 	for _, n := range names {
-		os.RemoveAll(n)
+		if pid, ok := cloneOwner(filepath.Base(n)); ok && processAlive(pid) {
+			continue
+		}
+		if err := os.RemoveAll(n); err != nil {
+			c.log.Warn("cannot remove a stale clone", "path", n, "err", err)
+			continue
+		}
+		c.log.Info("removed a stale clone", "path", n)
 	}
+}
+
+// cloneOwner returns the process id a clone directory's name records, and
+// false when the name is not .clone-<pid>-<random>.
+func cloneOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, clonePrefix)
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(digits)
+	if !ok || err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
 }
 
 // clone fetches src at commit into the empty directory dir, shallow.
@@ -300,7 +332,7 @@ func (c *Cache) install(ctx context.Context, module, dir string) error {
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	cmd.WaitDelay = gitWaitDelay
-	if err := cmd.Run(); err != nil {
+	if err := runChild(cmd); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
