@@ -230,3 +230,43 @@ func TestHostileEntryFile(t *testing.T) {
 		}
 	}
 }
+
+// TestGitOutputBounded: what a git (or the server behind it) writes is
+// kept within bounds: standard output past a limit fails the fetch, and
+// only the tail of standard error, in short lines, reaches the error.
+func TestGitOutputBounded(t *testing.T) {
+	const flood = "head -c 67108864 /dev/zero"
+	tests := []struct {
+		name, lsRemote string
+		want           string // in every module's error
+	}{
+		{"standard output", flood + "; exit 0", "more than"},
+		{"standard error", flood + " | tr '\\000' x >&2; printf '\\nfatal: the end\\n' >&2; exit 1", "fatal: the end"},
+	}
+	shared := newFixture(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := shared.fresh(t)
+			git := filepath.Join(t.TempDir(), "flood-git")
+			script := "#!/bin/sh\ncase \" $* \" in *\" ls-remote \"*) " + tc.lsRemote + " ;; esac\nexec git \"$@\"\n"
+			write(t, git, []byte(script))
+			if err := os.Chmod(git, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c, _ := f.cache(t, func(o *prepare.Options) { o.Git = git })
+			var err error
+			within(t, "Ensure", func() { _, err = c.Ensure(t.Context(), f.manifest) })
+			var be *prepare.BuildError
+			if !errors.As(err, &be) || len(be.Modules) == 0 {
+				t.Fatalf("Ensure: %.500v, want a *BuildError", err)
+			}
+			for _, m := range be.Modules {
+				msg := m.Error()
+				if len(msg) > 4096 || !strings.Contains(msg, tc.want) || !strings.Contains(msg, "git ls-remote") {
+					t.Errorf("module %s: a %d-byte error %.300q…, want one under 4 KiB from git ls-remote holding %q", m.Module, len(msg), msg, tc.want)
+				}
+			}
+		})
+	}
+}
