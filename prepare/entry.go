@@ -189,18 +189,6 @@ func writeAtomic(path string, data []byte) (err error) {
 	return nil
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
-
 // removeTemps removes temporary files a crashed writer left in dir. The
 // caller holds the entry's lock, so no writer is live.
 func removeTemps(dir string) {
