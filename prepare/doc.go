@@ -34,10 +34,11 @@
 // one home. A cold build holds an exclusive lock (flock(2) on Unix,
 // LockFileEx on Windows) on the key's lock file for its whole length, and
 // re-checks the entry once it holds the lock, so N concurrent cold starts
-// build once; the others wait and then read the entry. Cloning one repository holds a lock of its own. Readers take no
-// lock: files are written to a temporary name, synced and renamed, the
-// artifact first and manifest.json last, so a reader sees a whole entry or
-// none. Writing an entry holds a shared lock that Clear takes exclusively.
+// build once; the others wait and then read the entry. Cloning one
+// repository holds a lock of its own. Readers take no lock: files are
+// written to a temporary name, synced and renamed, the artifact first and
+// manifest.json last, so a reader sees a whole entry or none. Writing an
+// entry holds a shared lock that Clear takes exclusively.
 //
 // # Caveats
 //
@@ -55,7 +56,8 @@
 //     opened for reading in a way that blocks, and nothing larger than
 //     discovery.DefaultMaxFileSize (64 MiB for prepared.json) is read. Such a
 //     manifest is an error naming it; such an agent is a bundle/agent-missing
-//     error at its include.
+//     error at its include. Of what git writes, 4 MiB of standard output and
+//     the last 64 KiB of standard error are kept.
 //   - Git sources on a branch are re-resolved (git ls-remote) on every cold
 //     build, so upstream changes flow into the next entry; a commit that is
 //     already in the module cache is not cloned again.
