@@ -304,3 +304,22 @@ func TestInlineAgent(t *testing.T) {
 		t.Errorf("inline agent = %+v", a)
 	}
 }
+
+// TestRepeatedAgentInclude: an agent included more than once, by its bare
+// or its qualified name, is loaded and listed once.
+func TestRepeatedAgentInclude(t *testing.T) {
+	f := newFixture(t)
+	f.rewrite(t, "    - helper\n", "    - helper\n    - helper\n    - test-bundle:helper\n")
+	c, _ := f.cache(t)
+	d, err := c.DryRun(f.manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range d.Agents {
+		names = append(names, a.Name)
+	}
+	if strings.Join(names, " ") != "helper reviewer" {
+		t.Errorf("agents %q, want helper and reviewer once each", names)
+	}
+}

@@ -299,15 +299,20 @@ func (c *Cache) DryRun(path string) (*DryRun, error) {
 	return d, nil
 }
 
-// open reads the manifest at path and fills in the entry's names.
+// open reads the manifest at path and fills in the entry's names. The
+// manifest must be a regular file (or a link to one) of at most
+// discovery.DefaultMaxFileSize bytes: a FIFO is never waited on and a
+// device never read. The error is then an *fs.PathError naming the
+// manifest's absolute path and wrapping discovery.ErrNotRegular or
+// discovery.ErrTooLarge.
 func (c *Cache) open(path string) (Entry, []byte, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Entry{}, nil, fmt.Errorf("prepare %s: %w", path, err)
 	}
-	src, err := os.ReadFile(abs)
+	src, err := discovery.ReadFile(abs, discovery.DefaultMaxFileSize)
 	if err != nil {
-		return Entry{Manifest: abs}, nil, fmt.Errorf("read manifest: %w", err)
+		return Entry{Manifest: abs}, nil, fmt.Errorf("manifest: %w", err)
 	}
 	k := c.Key(src)
 	dir := c.layout.entry(k)

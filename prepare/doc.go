@@ -20,6 +20,8 @@
 //	<home>/cache/prepared/<version>/<hash>/prepared.json  the artifact (a Plan)
 //	<home>/cache/prepared/<version>/<hash>/manifest.json  the commit marker
 //	<home>/cache/modules/git/<repo>-<urlhash>/<commit>/   one shallow clone
+//	<home>/cache/modules/git/<repo>-<urlhash>/.clone-<pid>-<random>/
+//	                                                      a clone in progress
 //	<home>/cache/locks/                                   lock files
 //
 // <hash> is the first 16 hex digits of the SHA-256 of the manifest's raw
@@ -29,13 +31,14 @@
 // # Concurrency
 //
 // A Cache is safe for concurrent use by goroutines and by processes sharing
-// one home. A cold build holds an exclusive flock(2) on the key's lock file
-// for its whole length, and re-checks the entry once it holds the lock, so N
-// concurrent cold starts build once; the others wait and then read the
-// entry. Cloning one repository holds a lock of its own. Readers take no
-// lock: files are written to a temporary name, synced and renamed, the
-// artifact first and manifest.json last, so a reader sees a whole entry or
-// none. Writing an entry holds a shared lock that Clear takes exclusively.
+// one home. A cold build holds an exclusive lock (flock(2) on Unix,
+// LockFileEx on Windows) on the key's lock file for its whole length, and
+// re-checks the entry once it holds the lock, so N concurrent cold starts
+// build once; the others wait and then read the entry. Cloning one
+// repository holds a lock of its own. Readers take no lock: files are
+// written to a temporary name, synced and renamed, the artifact first and
+// manifest.json last, so a reader sees a whole entry or none. Writing an
+// entry holds a shared lock that Clear takes exclusively.
 //
 // # Caveats
 //
@@ -43,13 +46,28 @@
 //     agent file or a local module does not change it, and two copies of one
 //     manifest share an entry, whose paths are those of the copy that built
 //     it.
-//   - A warm hit is both files present, both decoding, agreeing with the key
-//     and every module directory of the plan still existing. Anything else is
-//     a miss: a warning is logged, the entry is discarded and rebuilt. A
-//     corrupt entry is never a hard error.
+//   - A warm hit is both files present, both regular files within their
+//     size limits, both decoding, agreeing with the key and every module
+//     directory of the plan still existing. Anything else is a miss: a
+//     warning is logged, the entry is discarded and rebuilt. A corrupt entry
+//     is never a hard error.
+//   - Every file read (the manifest, its agents, the entry's files) goes
+//     through discovery.ReadFile: a FIFO, a device or a link to one is never
+//     opened for reading in a way that blocks, and nothing larger than
+//     discovery.DefaultMaxFileSize (64 MiB for prepared.json) is read. Such a
+//     manifest is an error naming it; such an agent is a bundle/agent-missing
+//     error at its include. Of what git writes, 4 MiB of standard output and
+//     the last 64 KiB of standard error are kept.
 //   - Git sources on a branch are re-resolved (git ls-remote) on every cold
 //     build, so upstream changes flow into the next entry; a commit that is
 //     already in the module cache is not cloned again.
 //   - A module source that fails fails the build, naming the module, and no
 //     entry is written.
+//   - git and the install command are killed when the context ends and, on
+//     Linux, when the process running the build dies (a parent-death
+//     signal); they stay in its process group, so a terminal's Ctrl-C reaches
+//     them. Elsewhere a build killed outright leaves git to end by itself.
+//     Either way the clone directory it leaves is removed by the next build
+//     that clones the same repository: holding the repository's lock, it
+//     removes every .clone-* whose recorded process is gone.
 package prepare

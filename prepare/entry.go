@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/amplidex/amplidex/discovery"
 )
 
 // The two files of an entry.
@@ -23,6 +25,14 @@ type marker struct {
 	BundleSHA256Prefix string `json:"bundle_sha256_prefix"`
 }
 
+// The most an entry's files may hold. A plan is a few times its manifest
+// at most (discovery.DefaultMaxFileSize); the marker is two short strings.
+// A larger file is corrupt.
+const (
+	maxArtifactSize = 64 << 20
+	maxMarkerSize   = 64 << 10
+)
+
 // corruptError says why an entry that exists cannot be used.
 type corruptError struct {
 	path string
@@ -33,12 +43,14 @@ func (e *corruptError) Error() string { return e.path + ": " + e.why }
 
 // readEntry returns the plan of the entry in dir. The error wraps
 // fs.ErrNotExist when the marker or the artifact is missing, and is a
-// *corruptError when either exists but is unusable.
+// *corruptError when either exists but is unusable: not a regular file
+// (a FIFO is never waited on, a device never read), larger than its limit,
+// unreadable, or not what it should hold.
 func readEntry(dir string, k Key) (*Plan, error) {
 	// The marker is written last, so read it first: with it present the
 	// artifact is whole.
 	mpath := filepath.Join(dir, MarkerFile)
-	src, err := os.ReadFile(mpath)
+	src, err := discovery.ReadFile(mpath, maxMarkerSize)
 	if err != nil {
 		return nil, readError(mpath, err)
 	}
@@ -50,7 +62,7 @@ func readEntry(dir string, k Key) (*Plan, error) {
 		return nil, &corruptError{mpath, fmt.Sprintf("records %s/%s, want %s", m.AAAVersion, m.BundleSHA256Prefix, k)}
 	}
 	apath := filepath.Join(dir, ArtifactFile)
-	src, err = os.ReadFile(apath)
+	src, err = discovery.ReadFile(apath, maxArtifactSize)
 	if err != nil {
 		return nil, readError(apath, err)
 	}
@@ -115,6 +127,11 @@ func writeEntry(dir string, k Key, p *Plan) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Join(dir, ArtifactFile), err)
 	}
+	if len(art) >= maxArtifactSize {
+		// A reader would take it for corrupt and rebuild it on every run.
+		return fmt.Errorf("encode %s: the plan is %d bytes, more than the %d a reader accepts",
+			filepath.Join(dir, ArtifactFile), len(art), maxArtifactSize)
+	}
 	mark, err := json.Marshal(marker{AAAVersion: k.Version, BundleSHA256Prefix: k.Hash})
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Join(dir, MarkerFile), err)
@@ -168,18 +185,6 @@ func writeAtomic(path string, data []byte) (err error) {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }

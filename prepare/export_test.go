@@ -1,6 +1,10 @@
 package prepare
 
-import "github.com/amplidex/amplidex/discovery"
+import (
+	"context"
+
+	"github.com/amplidex/amplidex/discovery"
+)
 
 // LoadManifest validates src as the manifest at path, for fuzzing.
 func LoadManifest(path string, src []byte) ([]discovery.Diagnostic, error) {
@@ -9,4 +13,14 @@ func LoadManifest(path string, src []byte) ([]discovery.Diagnostic, error) {
 		return nil, err
 	}
 	return m.warnings, nil
+}
+
+// LockFile takes the lock of path as the cache does and returns its
+// release.
+func LockFile(ctx context.Context, path string, shared bool) (unlock func() error, err error) {
+	l, err := lockFile(ctx, path, shared)
+	if err != nil {
+		return nil, err
+	}
+	return l.unlock, nil
 }

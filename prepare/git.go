@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -49,30 +50,108 @@ func gitEnvironment(env []string) []string {
 	return append(out, "GIT_TERMINAL_PROMPT=0")
 }
 
+// Bounds on what is kept of a child's output, which a remote server feeds.
+const (
+	// maxGitOutput bounds git's standard output (ls-remote, rev-parse);
+	// past it the fetch fails.
+	maxGitOutput = 4 << 20
+	// maxOutputTail is how much of the end of standard error (and of the
+	// install command's output) is kept for the error message.
+	maxOutputTail = 64 << 10
+	// maxTailLine bounds each line an error message quotes.
+	maxTailLine = 512
+)
+
 // runGit runs git with args in dir and returns its standard output. The
-// error carries the last lines git wrote to standard error.
+// error carries the last lines git wrote to standard error. git is killed
+// when ctx ends and, where the system allows, when this process dies (see
+// runChild). Its output is kept within maxGitOutput and maxOutputTail.
 func (c *Cache) runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, c.git, args...)
 	cmd.Dir = dir
 	cmd.Env = c.gitEnv
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
+	stdout := &limitWriter{max: maxGitOutput}
+	stderr := &tailWriter{max: maxOutputTail}
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
 	cmd.WaitDelay = gitWaitDelay
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("git %s: %w%s", args[0], err, tail(stderr.Bytes()))
+	err := runChild(cmd)
+	switch {
+	case ctx.Err() != nil && err != nil:
+		return nil, ctx.Err()
+	case stdout.over:
+		return nil, fmt.Errorf("git %s: more than %d bytes of output", gitSubcommand(args), maxGitOutput)
+	case err != nil:
+		return nil, fmt.Errorf("git %s: %w%s", gitSubcommand(args), err, tail(stderr.bytes()))
 	}
-	return stdout.Bytes(), nil
+	return stdout.buf, nil
 }
 
-// tail returns the last few non-empty lines of out, for an error message.
+// gitSubcommand returns the subcommand in git's arguments, past the
+// options before it ("-c name=value").
+func gitSubcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "-c":
+			i++
+		case !strings.HasPrefix(args[i], "-"):
+			return args[i]
+		}
+	}
+	return "git"
+}
+
+// limitWriter keeps what is written to it up to max bytes. A write past
+// that fails, which closes the child's pipe rather than filling memory.
+type limitWriter struct {
+	buf  []byte
+	max  int
+	over bool
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	if len(w.buf)+len(p) > w.max {
+		w.over = true
+		return 0, errors.New("too much output")
+	}
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	buf []byte
+	max int
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) > w.max {
+		p = p[len(p)-w.max:]
+	}
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > 2*w.max {
+		w.buf = w.buf[:copy(w.buf, w.buf[len(w.buf)-w.max:])]
+	}
+	return n, nil
+}
+
+func (w *tailWriter) bytes() []byte {
+	if len(w.buf) > w.max {
+		return w.buf[len(w.buf)-w.max:]
+	}
+	return w.buf
+}
+
+// tail returns the last few non-empty lines of out, each cut to
+// maxTailLine bytes, for an error message.
 func tail(out []byte) string {
 	var lines []string
 	for _, l := range strings.Split(string(out), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
+			if len(l) > maxTailLine {
+				l = strings.ToValidUTF8(l[:maxTailLine], "") + "…"
+			}
 			lines = append(lines, l)
 		}
 	}
@@ -133,8 +212,8 @@ func (c *Cache) fetchGit(ctx context.Context, src Source) (fetched, error) {
 	if err := os.MkdirAll(repoDir, 0o755); err != nil {
 		return fetched{}, fmt.Errorf("create %s: %w", repoDir, err)
 	}
-	removeStaleClones(repoDir)
-	tmp, err := os.MkdirTemp(repoDir, cloneTempPattern)
+	c.removeStaleClones(repoDir)
+	tmp, err := os.MkdirTemp(repoDir, fmt.Sprintf("%s%d-*", clonePrefix, os.Getpid()))
 	if err != nil {
 		return fetched{}, fmt.Errorf("create clone directory in %s: %w", repoDir, err)
 	}
@@ -164,16 +243,45 @@ func (c *Cache) fetchGit(ctx context.Context, src Source) (fetched, error) {
 	return fetched{dir: final, commit: head}, nil
 }
 
-// cloneTempPattern names clones in progress.
-const cloneTempPattern = ".clone-*"
+// clonePrefix begins the name of a clone in progress:
+// .clone-<pid>-<random>, pid being the process that clones.
+const clonePrefix = ".clone-"
 
-// removeStaleClones removes clones a crashed build left behind. The caller
-// holds the repository's lock, so no clone is in progress.
-func removeStaleClones(repoDir string) {
-	names, _ := filepath.Glob(filepath.Join(repoDir, cloneTempPattern))
+// removeStaleClones removes the clones that builds killed mid-clone left
+// in repoDir. The caller holds the repository's lock, which every clone
+// into repoDir holds for its whole length, so no clone honouring the lock
+// is in progress; still, a clone is removed only when the process its name
+// records is gone (or its name records none, as older builds named them).
+// That keeps a live clone when the lock cannot be trusted: its file was
+// removed while held, or the file system does not lock. A reused pid keeps
+// a dead clone until that process ends too.
+func (c *Cache) removeStaleClones(repoDir string) {
+	names, _ := filepath.Glob(filepath.Join(repoDir, clonePrefix+"*"))
 	for _, n := range names {
-		os.RemoveAll(n)
+		if pid, ok := cloneOwner(filepath.Base(n)); ok && processAlive(pid) {
+			continue
+		}
+		if err := os.RemoveAll(n); err != nil {
+			c.log.Warn("cannot remove a stale clone", "path", n, "err", err)
+			continue
+		}
+		c.log.Info("removed a stale clone", "path", n)
 	}
+}
+
+// cloneOwner returns the process id a clone directory's name records, and
+// false when the name is not .clone-<pid>-<random>.
+func cloneOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, clonePrefix)
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(digits)
+	if !ok || err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
 }
 
 // clone fetches src at commit into the empty directory dir, shallow.
@@ -296,15 +404,15 @@ func (c *Cache) install(ctx context.Context, module, dir string) error {
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	out := &tailWriter{max: maxOutputTail}
+	cmd.Stdout = out
+	cmd.Stderr = out
 	cmd.WaitDelay = gitWaitDelay
-	if err := cmd.Run(); err != nil {
+	if err := runChild(cmd); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("install command %s: %w%s", args[0], err, tail(out.Bytes()))
+		return fmt.Errorf("install command %s: %w%s", args[0], err, tail(out.bytes()))
 	}
 	return nil
 }

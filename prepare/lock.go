@@ -2,18 +2,16 @@ package prepare
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// fileLock is an flock(2) lock on a lock file. flock locks belong to the
-// open file, so two goroutines of one process exclude each other as two
-// processes do.
+// fileLock is a lock on a lock file: flock(2) on Unix, LockFileEx on
+// Windows. Both belong to the open file, so two goroutines of one process
+// exclude each other as two processes do, and a process that dies drops
+// its locks.
 type fileLock struct{ f *os.File }
 
 // Lock polling backs off from the first interval to the last.
@@ -24,7 +22,9 @@ const (
 
 // lockFile takes an exclusive (or, when shared is true, a shared) lock on
 // path, creating the file and its directory as needed. It waits until the
-// lock is free or ctx is done.
+// lock is free or ctx is done. The lock is tried without blocking and
+// retried with a backoff, so that waiting never holds a thread and ends as
+// soon as ctx does.
 func lockFile(ctx context.Context, path string, shared bool) (*fileLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -33,23 +33,19 @@ func lockFile(ctx context.Context, path string, shared bool) (*fileLock, error) 
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	how := unix.LOCK_EX
-	if shared {
-		how = unix.LOCK_SH
-	}
 	wait := lockPollMin
 	var timer *time.Timer
 	for {
-		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
-		if err == nil {
+		ok, err := tryLock(f, shared)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if ok {
 			if timer != nil {
 				timer.Stop()
 			}
 			return &fileLock{f: f}, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if timer == nil {
 			timer = time.NewTimer(wait)
@@ -67,7 +63,11 @@ func lockFile(ctx context.Context, path string, shared bool) (*fileLock, error) 
 	}
 }
 
-// unlock releases the lock; closing the file releases it too.
+// unlock releases the lock and closes the file.
 func (l *fileLock) unlock() error {
-	return l.f.Close()
+	uerr := unlockFile(l.f)
+	if err := l.f.Close(); err != nil {
+		return err
+	}
+	return uerr
 }

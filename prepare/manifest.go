@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	pathpkg "path"
@@ -68,7 +69,11 @@ type loader struct {
 	bundle string // the bundle's name, the namespace of its mentions
 	diags  []discovery.Diagnostic
 	seen   map[string]bool // mentions already resolved
-	m      *manifest
+	// included are the agent names of agents.include already loaded: a
+	// name repeated is loaded once, so that repeating the include of one
+	// large agent cannot multiply the work.
+	included map[string]bool
+	m        *manifest
 }
 
 func (l *loader) report(code string, sev discovery.Severity, path string, r discovery.Range, format string, args ...any) {
@@ -97,7 +102,7 @@ func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manif
 	doc := parseDoc(path, src, discovery.DocBundle, opts)
 	sum := sha256.Sum256(src)
 	m := &manifest{bundle: BundleInfo{Manifest: path, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}}
-	l := &loader{dir: m.bundle.Dir, opts: opts, diags: append([]discovery.Diagnostic(nil), doc.diags()...), seen: make(map[string]bool), m: m}
+	l := &loader{dir: m.bundle.Dir, opts: opts, diags: append([]discovery.Diagnostic(nil), doc.diags()...), seen: make(map[string]bool), included: make(map[string]bool), m: m}
 	if doc.root == nil || discovery.CountErrors(l.diags) > 0 {
 		return nil, l.fail(path)
 	}
@@ -165,10 +170,17 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 		l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent name %q is not a file name", scalar(item))
 		return
 	}
+	if l.included[name] {
+		return
+	}
+	l.included[name] = true
 	path := filepath.Join(l.dir, "agents", name+".md")
-	src, err := os.ReadFile(path)
+	// Only a regular file of at most the document limit is read: a FIFO,
+	// a device or a link to one is an agent the bundle cannot load, never
+	// a hang.
+	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) {
 			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: no agents/%s.md beside the manifest", name, name)
 		} else {
 			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: %v", name, err)

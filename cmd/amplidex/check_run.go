@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -197,9 +198,15 @@ func owned(cs []*discovery.Collection, file string) bool {
 }
 
 // checkLoneFile checks one file that no collection holds, its kind told by
-// its name and directory.
+// its name and directory. path is absolute. Only a regular file of at most
+// the document limit is read: a FIFO, a device or a link to one named on
+// the command line is a usage error naming it, never a hang.
+//
+// A bundle manifest gets the checks prepare --dry-run and the language
+// server make: its schema, default_provider, the agents it includes, its
+// module sources and its mentions.
 func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
-	src, err := os.ReadFile(path)
+	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
@@ -212,7 +219,7 @@ func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
 		_, ds, _ := discovery.ParseLock(path, src)
 		return ds, nil
 	case base == "bundle.md":
-		return discovery.ParseDocument(path, src, discovery.DocBundle, ws.schemaOptions()).Diagnostics, nil
+		return prepare.CheckManifest(path, src, ws.schemaOptions()), nil
 	case strings.HasSuffix(base, ".md") && dir == "profiles":
 		return discovery.ParseDocument(path, src, discovery.DocProfile, ws.schemaOptions()).Diagnostics, nil
 	case strings.HasSuffix(base, ".md") && dir == "agents":
