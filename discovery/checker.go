@@ -39,7 +39,7 @@ func (k *Checker) Check(s *Set) []Diagnostic {
 		// resolves to (the first winner holding it) is another one.
 		for _, r := range c.Resources {
 			if r.Kind == KindAgent && (k.last == nil || k.last.agentCollection(r.Name) != s.agentCollection(r.Name)) {
-				touched[agentDep+r.Name] = true
+				touched[AgentDep+r.Name] = true
 			}
 		}
 	}
@@ -62,7 +62,7 @@ func (k *Checker) Check(s *Set) []Diagnostic {
 		if !ok || dependsOn(k.deps[c], touched) {
 			ds = s.CheckCollection(c)
 			k.diags[c] = ds
-			k.deps[c] = s.refNames(c)
+			k.deps[c] = s.RefNames(c)
 			k.Rechecked++
 		}
 		out = append(out, ds...)
@@ -71,8 +71,9 @@ func (k *Checker) Check(s *Set) []Diagnostic {
 	return append(out, s.shadowDiagnostics()...)
 }
 
-// agentDep prefixes a bare agent name among a collection's dependencies.
-const agentDep = "agent:"
+// AgentDep prefixes a bare agent name among a collection's dependencies
+// (see RefNames).
+const AgentDep = "agent:"
 
 func dependsOn(deps []string, touched map[string]bool) bool {
 	for _, d := range deps {
@@ -90,12 +91,15 @@ func dirName(dir string) string {
 	return dir
 }
 
-// refNames returns what c's cross-references depend on besides c itself:
-// the collections its extends chains pass through (and the one each stops
+// RefNames returns what c's cross-references depend on: the collections
+// its extends chains pass through (and the one each stops
 // at), the collections its mentions, qualified agent names and requires
-// name, and its bare agent names (prefixed with agentDep).
-func (s *Set) refNames(c *Collection) []string {
-	seen := map[string]bool{c.Name: true}
+// name (its own name included: another collection of that name may win),
+// and its bare agent names (prefixed with AgentDep). When none of these
+// names resolves differently, c's cross-reference diagnostics stay as they
+// are.
+func (s *Set) RefNames(c *Collection) []string {
+	seen := map[string]bool{}
 	var out []string
 	add := func(n string) {
 		if !seen[n] {
@@ -122,7 +126,7 @@ func (s *Set) refNames(c *Collection) []string {
 			if coll, _, ok := strings.Cut(a.Value, ":"); ok {
 				add(coll)
 			} else {
-				add(agentDep + a.Value)
+				add(AgentDep + a.Value)
 			}
 		}
 		for _, m := range f.Mentions {

@@ -281,27 +281,61 @@ func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
 // ScanRoot loads every collection directly inside root, in path order.
 // A root that does not exist holds no collections and is not an error.
 func (l *Loader) ScanRoot(root Root) ([]*Collection, error) {
-	entries, err := os.ReadDir(root.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	dirs, err := CandidateDirs(root.Path)
 	if err != nil {
-		return nil, fmt.Errorf("scan root %s: %w", root.Path, err)
+		return nil, err
 	}
 	var out []*Collection
-	for _, e := range entries {
-		name := e.Name()
-		if skipDir(name) || IsEditorDropping(name) {
-			continue
-		}
-		p := filepath.Join(root.Path, name)
-		// A collection linked into a root is followed.
-		if !e.IsDir() && !(e.Type()&fs.ModeSymlink != 0 && isDir(p)) {
-			continue
-		}
-		if c := l.Load(root, p); c != nil {
+	for _, dir := range dirs {
+		if c := l.LoadCandidate(root, dir); c != nil {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// CandidateDirs lists the entries of a root that may be collections, in
+// path order: every entry but dotfiles, editor droppings and names that
+// are never collections (see IsCandidate). A root that does not exist
+// holds none and is not an error.
+func CandidateDirs(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scan root %s: %w", root, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if IsCandidate(e.Name()) && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) {
+			out = append(out, filepath.Join(root, e.Name()))
+		}
+	}
+	return out, nil
+}
+
+// IsCandidate reports whether an entry of a root called name may be a
+// collection.
+func IsCandidate(name string) bool { return !skipDir(name) && !IsEditorDropping(name) }
+
+// LoadCandidate loads the entry dir of root as a collection: nil when it
+// is not a candidate name, not a directory (a symbolic link to one is
+// followed), or not a collection at all.
+func (l *Loader) LoadCandidate(root Root, dir string) *Collection {
+	if !IsCandidate(filepath.Base(dir)) || !isDir(dir) {
+		return nil
+	}
+	return l.Load(root, dir)
+}
+
+// Files returns the paths of every file the collection read: its
+// pyproject.toml files, profiles, agents and context files, sorted.
+func (c *Collection) Files() []string {
+	out := make([]string, 0, len(c.Facts))
+	for p := range c.Facts {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }

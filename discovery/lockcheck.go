@@ -24,3 +24,7 @@ func CheckLocks(s *Set) []Diagnostic {
 	}
 	return out
 }
+
+// Exists reports whether the lock was read from a file; a lock file that
+// does not exist reads as an empty lock that does not.
+func (l *Lock) Exists() bool { return l != nil && l.exists }

@@ -31,8 +31,8 @@ type Set struct {
 	byName pmap.Map[string, []*Collection]
 	winner pmap.Map[string, *Collection]
 	// holders maps a bare agent name to the names of the winning
-	// collections that have it, sorted.
-	holders pmap.Map[string, []string]
+	// collections that have it.
+	holders pmap.Map[string, pmap.Map[string, struct{}]]
 	// byDir maps a collection's directory, real directory and resource
 	// base to the collections there, in precedence order.
 	byDir pmap.Map[string, []*Collection]
@@ -112,7 +112,17 @@ func NewSet(roots []Root, cols [][]*Collection) *Set {
 		}
 	}
 	s.winner = pmap.Build(sortedEntries(winners))
-	s.holders = pmap.Build(sortedEntries(holders))
+	hs := make(map[string]pmap.Map[string, struct{}], len(holders))
+	for a, names := range holders {
+		hs[a] = pmap.Build(func(yield func(string, struct{}) bool) {
+			for _, n := range names {
+				if !yield(n, struct{}{}) {
+					return
+				}
+			}
+		})
+	}
+	s.holders = pmap.Build(sortedEntries(hs))
 	return s
 }
 
@@ -271,11 +281,7 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 		if old != nil {
 			for _, a := range agentNames(old) {
 				agents[a] = true
-				hs := slices.Clone(t.holders.Value(a))
-				if j, ok := slices.BinarySearch(hs, n); ok {
-					hs = slices.Delete(hs, j, j+1)
-				}
-				if len(hs) == 0 {
+				if hs := t.holders.Value(a).Delete(n); hs.Len() == 0 {
 					t.holders = t.holders.Delete(a)
 				} else {
 					t.holders = t.holders.Set(a, hs)
@@ -285,10 +291,7 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 		if w != nil {
 			for _, a := range agentNames(w) {
 				agents[a] = true
-				hs := t.holders.Value(a)
-				if j, ok := slices.BinarySearch(hs, n); !ok {
-					t.holders = t.holders.Set(a, slices.Insert(slices.Clone(hs), j, n))
-				}
+				t.holders = t.holders.Set(a, t.holders.Value(a).Set(n, struct{}{}))
 			}
 		}
 	}
@@ -373,6 +376,17 @@ func (s *Set) Collection(r Root, dir string) *Collection {
 	return nil
 }
 
+// At returns the collection whose directory is dir, in whichever root;
+// of two, the one of higher precedence. It returns nil when there is none.
+func (s *Set) At(dir string) *Collection {
+	for _, c := range s.byDir.Value(dir) {
+		if c.Dir == dir {
+			return c
+		}
+	}
+	return nil
+}
+
 // Resolve returns what name resolves to.
 func (s *Set) Resolve(name string) Resolution {
 	r := Resolution{Name: name, Shadowed: []*Collection{}, Skipped: []*Collection{}}
@@ -411,8 +425,8 @@ func (s *Set) Winners() []*Collection {
 // agentCollection returns the first winning collection, in name order,
 // that has an agent of this bare name, or nil.
 func (s *Set) agentCollection(name string) *Collection {
-	if hs := s.holders.Value(name); len(hs) > 0 {
-		return s.winner.Value(hs[0])
+	if n, _, ok := s.holders.Value(name).Min(); ok {
+		return s.winner.Value(n)
 	}
 	return nil
 }

@@ -317,3 +317,23 @@ func Build[K cmp.Ordered, V any](entries iter.Seq2[K, V]) Map[K, V] {
 	}
 	return Map[K, V]{root: level[0], n: n}
 }
+
+// Min returns the smallest key and its value, and false when the Map is
+// empty.
+func (m Map[K, V]) Min() (K, V, bool) {
+	for k, v := range m.All() {
+		return k, v, true
+	}
+	var k K
+	var v V
+	return k, v, false
+}
+
+// Keys returns every key in order.
+func (m Map[K, V]) Keys() []K {
+	out := make([]K, 0, m.n)
+	for k := range m.All() {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,350 @@
+package catalog
+
+import (
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/internal/pmap"
+)
+
+// State is one published version of the catalog: a View for every
+// registered project.
+type State struct {
+	// Version numbers the State: each change publishes the next.
+	Version uint64
+	views   map[string]*View
+	roots   []RootInfo
+}
+
+// RootInfo is one root the catalog holds.
+type RootInfo struct {
+	Root        discovery.Root
+	Collections int
+}
+
+// View returns the View of a project directory ("" for no project), and
+// whether the project is registered. A project whose collections
+// directory is the user's is no project (see Catalog.ProjectKey).
+func (s *State) View(project string) (*View, bool) {
+	v, ok := s.views[project]
+	return v, ok
+}
+
+// Views returns every View, by project directory.
+func (s *State) Views() map[string]*View { return s.views }
+
+// Roots describes every root the catalog holds, project roots first.
+func (s *State) Roots() []RootInfo { return s.roots }
+
+// Delta says what one change altered, for those who follow the catalog:
+// the files no collection holds any more, and per project the collection
+// directories and lock files whose diagnostics may have changed.
+type Delta struct {
+	Version uint64
+	Gone    []string
+	Views   map[string]ViewDelta
+}
+
+// ViewDelta is what one change altered in one project's View.
+type ViewDelta struct {
+	// Dirs are the directories of the collections that came, went, were
+	// read again or were checked again, or whose shadowing changed.
+	Dirs []string
+	// Locks are the lock files whose diagnostics may have changed.
+	Locks []string
+}
+
+// View is one project's resolved collections and every diagnostic about
+// them, at one version. It is immutable.
+type View struct {
+	// Project is the project directory, "" for none.
+	Project string
+	// Version is the State's version the View belongs to.
+	Version uint64
+	// Set is the collections of the project's roots, resolved.
+	Set *discovery.Set
+
+	// cross holds the cross-reference diagnostics of each collection, by
+	// its directory; deps what each collection's references go through
+	// (discovery.Set.RefNames), by its directory; refs the reverse: for
+	// each name, the directories of the collections that refer to it.
+	cross pmap.Map[string, []discovery.Diagnostic]
+	deps  pmap.Map[string, []string]
+	refs  pmap.Map[string, pmap.Map[string, struct{}]]
+	locks []lockFile
+
+	diagOnce sync.Once
+	diags    []discovery.Diagnostic
+}
+
+// lockFile is the diagnostics of one lock file of a View: its own and the
+// comparison with its root.
+type lockFile struct {
+	path  string
+	root  discovery.Root
+	diags []discovery.Diagnostic
+}
+
+// buildView computes a project's View from scratch. c.mu is held.
+func (c *Catalog) buildView(project string) *View {
+	roots := c.rootsOf(project)
+	cols := make([][]*discovery.Collection, len(roots))
+	for i, r := range roots {
+		if rs := c.roots[r.Path]; rs != nil {
+			for _, e := range rs.cols {
+				if e.c != nil {
+					cols[i] = append(cols[i], e.c)
+				}
+			}
+		}
+	}
+	set := discovery.NewSet(roots, cols)
+	v := &View{Project: project, Set: set}
+	cross := map[string][]discovery.Diagnostic{}
+	deps := map[string][]string{}
+	refs := map[string][]string{}
+	for _, col := range set.Collections() {
+		if ds := set.CheckCollection(col); len(ds) > 0 {
+			cross[col.Dir] = ds
+		}
+		names := set.RefNames(col)
+		sort.Strings(names)
+		if len(names) > 0 {
+			deps[col.Dir] = names
+		}
+		for _, n := range names {
+			refs[n] = append(refs[n], col.Dir)
+		}
+	}
+	rs := make(map[string]pmap.Map[string, struct{}], len(refs))
+	for n, ds := range refs {
+		sort.Strings(ds)
+		rs[n] = pmap.Build(func(yield func(string, struct{}) bool) {
+			for _, d := range ds {
+				if !yield(d, struct{}{}) {
+					return
+				}
+			}
+		})
+	}
+	v.cross = pmap.Build(sortedEntries(cross))
+	v.deps = pmap.Build(sortedEntries(deps))
+	v.refs = pmap.Build(sortedEntries(rs))
+	for _, r := range roots {
+		if lp := discovery.LockPath(r); lp != "" {
+			v.locks = append(v.locks, c.checkLock(set, r, lp))
+		}
+	}
+	return v
+}
+
+func sortedEntries[V any](m map[string]V) func(func(string, V) bool) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return func(yield func(string, V) bool) {
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
+}
+
+// checkLock computes the diagnostics of the lock file lp of root r.
+// c.mu is held.
+func (c *Catalog) checkLock(set *discovery.Set, r discovery.Root, lp string) lockFile {
+	lf := lockFile{path: lp, root: r}
+	ls := c.locks[lp]
+	if ls == nil {
+		return lf
+	}
+	lf.diags = slices.Clone(ls.diags)
+	if ls.lock.Exists() {
+		var installed []discovery.LockCheckCollection
+		for _, col := range set.InRoot(set.RootIndex(r)) {
+			installed = append(installed, discovery.LockCheckCollection{Name: col.Name, Dir: col.Dir})
+		}
+		lf.diags = append(lf.diags, discovery.CheckLock(lp, ls.lock, installed)...)
+	}
+	discovery.SortDiagnostics(lf.diags)
+	return lf
+}
+
+// apply returns the View after b, and what changed in it. c.mu is held.
+func (v *View) apply(c *Catalog, b *batch) (*View, ViewDelta) {
+	var removed, added []*discovery.Collection
+	rootChanged := map[discovery.Root]bool{}
+	for _, r := range v.Set.Roots {
+		removed = append(removed, b.removed[r.Path]...)
+		added = append(added, b.added[r.Path]...)
+		if len(b.removed[r.Path])+len(b.added[r.Path]) > 0 {
+			rootChanged[r] = true
+		}
+	}
+	lockChanged := false
+	for _, lf := range v.locks {
+		if b.locks[lf.path] || rootChanged[lf.root] {
+			lockChanged = true
+		}
+	}
+	if len(removed) == 0 && len(added) == 0 && !lockChanged {
+		return v, ViewDelta{}
+	}
+	set, sd := v.Set.Apply(removed, added)
+	w := &View{Project: v.Project, Set: set, cross: v.cross, deps: v.deps, refs: v.refs, locks: v.locks}
+	changed := map[string]bool{}
+	touched := map[string]bool{}
+	for _, n := range sd.Names {
+		touched[n] = true
+		// Shadowing of every candidate of the name may have changed.
+		for _, col := range set.Resolve(n).Shadowed {
+			changed[col.Dir] = true
+		}
+		if wn := set.Lookup(n); wn != nil {
+			changed[wn.Dir] = true
+		}
+	}
+	for _, a := range sd.Agents {
+		touched[discovery.AgentDep+a] = true
+	}
+	recheck := map[string]bool{}
+	for _, col := range added {
+		touched[filepath.Base(col.Dir)] = true
+		changed[col.Dir] = true
+		recheck[col.Dir] = true
+	}
+	for _, col := range removed {
+		touched[filepath.Base(col.Dir)] = true
+		changed[col.Dir] = true
+		if !recheck[col.Dir] {
+			// Gone for good; one read again is checked below.
+			w.dropDeps(col.Dir)
+			w.cross = w.cross.Delete(col.Dir)
+		}
+	}
+	for n := range touched {
+		for d := range w.refs.Value(n).All() {
+			recheck[d] = true
+		}
+	}
+	for dir := range recheck {
+		col := set.At(dir)
+		if col == nil {
+			continue
+		}
+		ds := set.CheckCollection(col)
+		if !slices.Equal(ds, w.cross.Value(dir)) {
+			changed[dir] = true
+			if len(ds) == 0 {
+				w.cross = w.cross.Delete(dir)
+			} else {
+				w.cross = w.cross.Set(dir, ds)
+			}
+		}
+		names := set.RefNames(col)
+		sort.Strings(names)
+		if !slices.Equal(names, w.deps.Value(dir)) {
+			w.dropDeps(dir)
+			w.setDeps(dir, names)
+		}
+	}
+	var vd ViewDelta
+	if lockChanged {
+		w.locks = make([]lockFile, len(v.locks))
+		for i, lf := range v.locks {
+			if b.locks[lf.path] || rootChanged[lf.root] {
+				w.locks[i] = c.checkLock(set, lf.root, lf.path)
+				if !slices.Equal(w.locks[i].diags, lf.diags) {
+					vd.Locks = append(vd.Locks, lf.path)
+				}
+			} else {
+				w.locks[i] = lf
+			}
+		}
+	}
+	for d := range changed {
+		vd.Dirs = append(vd.Dirs, d)
+	}
+	sort.Strings(vd.Dirs)
+	return w, vd
+}
+
+// dropDeps forgets what the collection at dir refers to.
+func (v *View) dropDeps(dir string) {
+	for _, n := range v.deps.Value(dir) {
+		if ds := v.refs.Value(n).Delete(dir); ds.Len() == 0 {
+			v.refs = v.refs.Delete(n)
+		} else {
+			v.refs = v.refs.Set(n, ds)
+		}
+	}
+	v.deps = v.deps.Delete(dir)
+}
+
+// setDeps records what the collection at dir refers to; names is sorted.
+func (v *View) setDeps(dir string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	v.deps = v.deps.Set(dir, names)
+	for _, n := range names {
+		v.refs = v.refs.Set(n, v.refs.Value(n).Set(dir, struct{}{}))
+	}
+}
+
+// CollectionDiagnostics returns every diagnostic about col's files: its
+// own, its cross-references and its shadowing, sorted.
+func (v *View) CollectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
+	out := slices.Clone(col.Diagnostics)
+	out = append(out, v.cross.Value(col.Dir)...)
+	out = append(out, v.Set.ShadowDiagnostics(col)...)
+	discovery.SortDiagnostics(out)
+	return out
+}
+
+// LockDiagnostics returns the diagnostics of a lock file of the View's
+// roots, and whether it is one.
+func (v *View) LockDiagnostics(path string) ([]discovery.Diagnostic, bool) {
+	for _, lf := range v.locks {
+		if lf.path == path {
+			return lf.diags, true
+		}
+	}
+	return nil, false
+}
+
+// LockFiles returns the paths of the View's lock files (whether or not
+// they exist).
+func (v *View) LockFiles() []string {
+	out := make([]string, len(v.locks))
+	for i, lf := range v.locks {
+		out[i] = lf.path
+	}
+	return out
+}
+
+// Diagnostics returns every diagnostic of the View, sorted: each
+// collection's own, cross-references, shadowing and lock files. The slice
+// is built once per View and shared: do not modify it.
+func (v *View) Diagnostics() []discovery.Diagnostic {
+	v.diagOnce.Do(func() {
+		var out []discovery.Diagnostic
+		for _, col := range v.Set.Collections() {
+			out = append(out, col.Diagnostics...)
+			out = append(out, v.cross.Value(col.Dir)...)
+			out = append(out, v.Set.ShadowDiagnostics(col)...)
+		}
+		for _, lf := range v.locks {
+			out = append(out, lf.diags...)
+		}
+		discovery.SortDiagnostics(out)
+		v.diags = out
+	})
+	return v.diags
+}
