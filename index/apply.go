@@ -25,6 +25,11 @@ type Batch struct {
 	// every path under it as a directory ("/a/b" removes "/a/b/x" but not
 	// "/a/bc"). "/" removes everything.
 	DeletePrefix []string
+	// Tick, when not zero, is the tick the batch is logged under if it
+	// changes anything, in place of the next one: a caller that numbers
+	// its own versions keeps the log in its numbers. It must be above the
+	// current tick.
+	Tick uint64
 }
 
 // Change is one entry of the change log: the path whose record was
@@ -80,7 +85,7 @@ func (s *Store) Apply(b Batch) (uint64, error) {
 	var tick uint64
 	err = s.update(func(tx *bbolt.Tx) error {
 		var err error
-		tick, err = s.applyTx(tx, puts, deletes, prefixes)
+		tick, err = s.applyTx(tx, puts, deletes, prefixes, b.Tick)
 		return err
 	})
 	if err != nil && !errors.Is(err, errNoChange) {
@@ -149,11 +154,14 @@ func sortedPaths(paths []string) ([]string, error) {
 
 // applyTx writes a validated batch and returns the new tick, or the
 // current tick and errNoChange when nothing changed.
-func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string) (uint64, error) {
+func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string, next uint64) (uint64, error) {
 	meta := tx.Bucket([]byte(bucketMeta))
 	files := tx.Bucket([]byte(bucketFiles))
 	files.FillPercent = filesFillPercent
 	tick := getUint(meta, keyTick)
+	if next != 0 && next <= tick {
+		return 0, fmt.Errorf("%w: batch tick %d is not above the current tick %d", ErrTickOrder, next, tick)
+	}
 	count := getUint(meta, keyFiles)
 
 	isPut := func(key []byte) bool {
@@ -217,7 +225,9 @@ func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string) (ui
 		return tick, errNoChange
 	}
 
-	tick++
+	if tick++; next != 0 {
+		tick = next
+	}
 	if err := s.logTx(tx, tick, changed); err != nil {
 		return 0, err
 	}

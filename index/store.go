@@ -38,6 +38,10 @@ var (
 	// ErrReadOnly is returned by Apply and SetMeta when the store was
 	// opened read-only because its file cannot be written; see ReadOnly.
 	ErrReadOnly = errors.New("index: database is read-only")
+
+	// ErrTickOrder is returned by Apply when a batch names a tick that is
+	// not above the current one.
+	ErrTickOrder = errors.New("index: tick out of order")
 )
 
 const (

@@ -534,3 +534,24 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("Tick() = %d, want 200", s.Tick())
 	}
 }
+
+// TestApplyTick logs a batch under the caller's tick, and refuses one that
+// is not above the current tick.
+func TestApplyTick(t *testing.T) {
+	s, _ := openStore(t, index.Options{})
+	put := func(p string) index.File { return index.File{Path: p, Root: "/r", Size: 1} }
+	tick, err := s.Apply(index.Batch{Put: []index.File{put("/r/a")}, Tick: 7})
+	if err != nil || tick != 7 {
+		t.Fatalf("Apply with tick 7 = %d, %v", tick, err)
+	}
+	changes, complete, err := s.Changes(6)
+	if err != nil || !complete || len(changes) != 1 || changes[0].Tick != 7 {
+		t.Fatalf("Changes(6) = %v, %v, %v", changes, complete, err)
+	}
+	if _, err := s.Apply(index.Batch{Put: []index.File{put("/r/b")}, Tick: 7}); !errors.Is(err, index.ErrTickOrder) {
+		t.Fatalf("Apply with tick 7 again: %v, want ErrTickOrder", err)
+	}
+	if tick, err := s.Apply(index.Batch{Put: []index.File{put("/r/b")}}); err != nil || tick != 8 {
+		t.Fatalf("Apply without a tick = %d, %v; want 8", tick, err)
+	}
+}

@@ -86,12 +86,12 @@ func (c *conn) serve() {
 	for lineNo := 1; ; lineNo++ {
 		line, held, err := lr.next()
 		if errors.Is(err, ErrLineTooLong) {
-			c.writeResponse(headID(lr.head), nil, Errorf(CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, MaxLineSize))
+			c.writeResponse(headID(lr.head), nil, Errorf(CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, MaxLineSize), c.srv.clock())
 			continue
 		}
 		if errors.Is(err, errOverBudget) {
 			c.srv.log.Warn("request refused: the request budget is spent", "socket", c.srv.path, "budget", c.srv.budget.limit)
-			c.writeResponse(headID(lr.head), nil, Errorf(CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.limit))
+			c.writeResponse(headID(lr.head), nil, Errorf(CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.limit), c.srv.clock())
 			continue
 		}
 		if err != nil {
@@ -107,12 +107,12 @@ func (c *conn) serve() {
 			if !errors.As(err, &e) {
 				e = Errorf(CodeInvalidRequest, "%v", err)
 			}
-			c.writeResponse(req.ID, nil, Errorf(e.Code, "line %d: %s", lineNo, e.Message))
+			c.writeResponse(req.ID, nil, Errorf(e.Code, "line %d: %s", lineNo, e.Message), c.srv.clock())
 			continue
 		}
 		if !c.acquire(slots) {
 			c.srv.budget.release(held)
-			c.writeResponse(req.ID, nil, c.failure(c.ctx.Err()))
+			c.writeResponse(req.ID, nil, c.failure(c.ctx.Err()), c.srv.clock())
 			continue
 		}
 		c.wg.Add(1)
@@ -170,15 +170,19 @@ func (c *conn) handle(req Request, held int64, slots chan struct{}) {
 	defer release()
 
 	res, err := c.call(req)
+	clk := c.srv.clock()
+	if a, ok := res.(*Answer); ok {
+		res, clk = a.Result, a.Clock
+	}
 	if err != nil {
-		c.writeResponse(req.ID, nil, c.failure(err))
+		c.writeResponse(req.ID, nil, c.failure(err), clk)
 		return
 	}
 	st, isStream := res.(*Stream)
 	if isStream {
 		res = st.Result
 	}
-	if !c.writeResult(req, res) || !isStream {
+	if !c.writeResult(req, res, clk) || !isStream {
 		return
 	}
 	release()
@@ -269,8 +273,8 @@ func (c *conn) failure(err error) *Error {
 }
 
 // writeResponse writes one response line and reports whether it was sent.
-func (c *conn) writeResponse(id, result json.RawMessage, e *Error) bool {
-	return c.writeLine(appendResponse(nil, id, result, e, c.srv.clock()))
+func (c *conn) writeResponse(id, result json.RawMessage, e *Error, clk Clock) bool {
+	return c.writeLine(appendResponse(nil, id, result, e, clk))
 }
 
 // writeResult writes the answer to req and reports whether it was sent. A
@@ -280,16 +284,15 @@ func (c *conn) writeResponse(id, result json.RawMessage, e *Error) bool {
 // An element that fails to encode ends the array early; the response then
 // carries an internal error beside the partial result, and the error is
 // what the client reports.
-func (c *conn) writeResult(req Request, res any) bool {
+func (c *conn) writeResult(req Request, res any, clk Clock) bool {
 	items, ok := elements(res)
 	if !ok {
 		data, err := json.Marshal(res)
 		if err != nil {
-			return c.writeResponse(req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err))
+			return c.writeResponse(req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err), clk)
 		}
-		return c.writeResponse(req.ID, data, nil)
+		return c.writeResponse(req.ID, data, nil, clk)
 	}
-	clk := c.srv.clock()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.broken {

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"time"
+
 	"github.com/amplidex/amplidex/discovery"
 )
 
@@ -123,4 +125,91 @@ type Summary struct {
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
 	Files    int `json:"files"`
+}
+
+// ChangesResult is the answer to "changes": what changed after a clock.
+type ChangesResult struct {
+	Clock           Clock `json:"clock"`
+	IsFreshInstance bool  `json:"is_fresh_instance"`
+	// Files are the changed paths, or with IsFreshInstance every indexed
+	// path.
+	Files []Change `json:"files"`
+}
+
+// Change is one entry of a "changes" answer.
+type Change struct {
+	Path    string `json:"path"`
+	Deleted bool   `json:"deleted"`
+}
+
+// SubscribeResult is the answer to "subscribe"; the notifications that
+// follow carry an Update each.
+type SubscribeResult struct {
+	Clock Clock `json:"clock"`
+}
+
+// Update is one notification of a subscription: the files whose
+// diagnostics changed.
+type Update struct {
+	Clock Clock             `json:"clock"`
+	Files []FileDiagnostics `json:"files"`
+}
+
+// FileDiagnostics is the diagnostics of one file, as a subscription sends
+// them whenever they change; an empty list means they cleared.
+type FileDiagnostics struct {
+	Path        string                 `json:"path"`
+	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+}
+
+// Status is the answer to "status".
+type Status struct {
+	PID      int          `json:"pid"`
+	Started  time.Time    `json:"started"`
+	Uptime   string       `json:"uptime"`
+	Socket   string       `json:"socket"`
+	Index    string       `json:"index"`
+	Clock    Clock        `json:"clock"`
+	Roots    []RootStatus `json:"roots"`
+	Projects []string     `json:"projects"`
+	Files    int          `json:"files"`
+	Analyzed int          `json:"analyzed"`
+	Warnings []string     `json:"warnings"`
+	// Bundles are the prepared bundles the daemon keeps warm.
+	Bundles []BundleStatus `json:"bundles"`
+}
+
+// RootStatus is one root in a "status" answer. State is how it is
+// watched: "watching", "polling" or "missing".
+type RootStatus struct {
+	Path        string             `json:"path"`
+	Kind        discovery.RootKind `json:"kind"`
+	State       string             `json:"state"`
+	Watches     int                `json:"watches"`
+	Collections int                `json:"collections"`
+	Warnings    []string           `json:"warnings,omitempty"`
+}
+
+// BundleState is how a watched manifest's prepared bundle stands.
+type BundleState string
+
+// The states of a watched manifest.
+const (
+	BundleWarm     BundleState = "warm"     // the entry of the current bytes exists
+	BundleBuilding BundleState = "building" // a cold build runs in the background
+	BundleFailed   BundleState = "failed"   // the last build failed; Error says why
+	BundleMissing  BundleState = "missing"  // the manifest cannot be read
+)
+
+// BundleStatus is one watched manifest in a "status" answer.
+type BundleStatus struct {
+	Manifest string      `json:"manifest"`
+	Key      string      `json:"key,omitempty"`
+	Dir      string      `json:"dir,omitempty"`
+	State    BundleState `json:"state"`
+	Error    string      `json:"error,omitempty"`
+	// LastBuild is when the last cold build finished, and Took how long
+	// it ran; zero when the entry was found warm.
+	LastBuild time.Time `json:"last_build,omitzero"`
+	Took      string    `json:"took,omitempty"`
 }

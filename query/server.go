@@ -61,6 +61,16 @@ type Handler interface {
 	ServeQuery(ctx context.Context, method string, params json.RawMessage) (result any, err error)
 }
 
+// Answer is a result with the clock of the state it was computed from. A
+// Handler returns one when the server's clock may already be past that
+// state, so that the response never carries a clock ahead of what it
+// shows; any other result carries the server's clock at the time of the
+// answer.
+type Answer struct {
+	Result any
+	Clock  Clock
+}
+
 // Stream is the result a Handler returns to open a subscription. The server
 // sends Result as the answer to the request, then calls Run, whose send
 // pushes one notification with the given params. The subscription ends when

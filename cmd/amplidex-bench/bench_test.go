@@ -2,12 +2,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/discovery/catalog"
 )
 
 // The benchmarks below run, in process, the steps the daemon takes on the
@@ -60,25 +61,6 @@ func BenchmarkScanRoot(b *testing.B) {
 	b.ReportMetric(float64(files), "files/op")
 }
 
-// BenchmarkPublish is the work the daemon does after every batch: the set
-// of collections resolved, cross-references and lock files checked, and a
-// snapshot built.
-func BenchmarkPublish(b *testing.B) {
-	root := benchTree(b)
-	cols, err := (&discovery.Loader{}).ScanRoot(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	roots := []discovery.Root{root}
-	b.ReportAllocs()
-	var diags int
-	for b.Loop() {
-		set := discovery.NewSet(roots, [][]*discovery.Collection{cols})
-		diags = len(query.NewSnapshot(set, discovery.CheckLocks(set)).Diagnostics)
-	}
-	b.ReportMetric(float64(diags), "diagnostics/op")
-}
-
 // BenchmarkRetained reports the heap that the loaded collections and one
 // snapshot of them keep alive: the floor of the daemon's resident memory.
 func BenchmarkRetained(b *testing.B) {
@@ -88,17 +70,15 @@ func BenchmarkRetained(b *testing.B) {
 	for b.Loop() {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		cols, err := (&discovery.Loader{}).ScanRoot(root)
-		if err != nil {
-			b.Fatal(err)
-		}
-		set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
-		snap := query.NewSnapshot(set, discovery.CheckLocks(set))
+		home := filepath.Dir(filepath.Dir(root.Path))
+		st, _ := catalog.New(catalog.Options{Home: home}).AddProject("")
+		v, _ := st.View("")
+		_ = v.Diagnostics()
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(snap)
+		runtime.KeepAlive(st)
 		files = 0
-		for _, c := range cols {
+		for _, c := range v.Set.Collections() {
 			files += len(c.Facts)
 		}
 	}

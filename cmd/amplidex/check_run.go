@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -43,11 +44,8 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		checked int
 	)
 	if len(opts.paths) == 0 {
-		snap, err := ws.snapshot()
-		if err != nil {
-			return exitf(exitUsage, "check: %v", err)
-		}
-		diags, checked = snap.Diagnostics, len(snap.Set.Collections())
+		v, _ := ws.view()
+		diags, checked = slices.Clone(v.Diagnostics()), v.Set.Len()
 	} else {
 		diags, checked, err = a.checkPaths(ws, opts.paths)
 		if err != nil {
@@ -69,7 +67,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	case "github":
 		writeGitHub(a.Stdout, diags)
 	default:
-		a.writeDiagnosticsText(a.Stdout, diags)
+		a.diagnosticPrinter(a.Stdout).Print(a.Stdout, diags)
 		fmt.Fprintln(a.Stdout, summaryLine(report.Summary))
 	}
 	if report.Summary.Errors > 0 {
@@ -116,25 +114,16 @@ func (a *App) checkPaths(ws *workspace, paths []string) ([]discovery.Diagnostic,
 		}
 		named = append(named, cs...)
 	}
-	skip := map[string]bool{}
 	top := append(append([]*discovery.Collection(nil), named...), fileOwners...)
-	for _, c := range top {
-		skip[c.Dir], skip[c.RealDir] = true, true
-	}
-	cols, err := ws.scanRoots(loader, skip)
-	if err != nil {
-		return nil, 0, exitf(exitUsage, "check: %v", err)
-	}
-	roots := append([]discovery.Root{{Kind: discovery.RootArgument}}, ws.roots...)
-	set := discovery.NewSet(roots, append([][]*discovery.Collection{top}, cols...))
+	_, cat := ws.view()
+	view, _ := cat.WithArguments(ws.daemonProject(), top)
 
 	var diags []discovery.Diagnostic
 	for _, c := range named {
-		diags = append(diags, c.Diagnostics...)
-		diags = append(diags, set.CheckCollection(c)...)
+		diags = append(diags, view.CollectionDiagnostics(c)...)
 	}
 	for _, c := range fileOwners {
-		for _, d := range append(append([]discovery.Diagnostic(nil), c.Diagnostics...), set.CheckCollection(c)...) {
+		for _, d := range view.CollectionDiagnostics(c) {
 			if files[d.Path] {
 				diags = append(diags, d)
 			}
@@ -258,65 +247,8 @@ func summarize(ds []discovery.Diagnostic) query.Summary {
 
 func summaryLine(s checkSummary) string {
 	return fmt.Sprintf("%s, %s, %s in %s (%s checked)",
-		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "note"),
-		plural(s.Files, "file"), plural(s.Collections, "collection"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// writeDiagnosticsText prints diagnostics grouped by file, one per line in
-// the `path:line:col: severity: message [code]` form, with a blank line
-// between files; colour only on a terminal.
-func (a *App) writeDiagnosticsText(w io.Writer, ds []discovery.Diagnostic) {
-	color := a.colorOn(w)
-	wd, _ := os.Getwd()
-	last := ""
-	for _, d := range ds {
-		if last != "" && d.Path != last {
-			fmt.Fprintln(w)
-		}
-		last = d.Path
-		d.Path = displayPath(wd, d.Path)
-		line := d.String()
-		if color {
-			line = colorize(d, line)
-		}
-		fmt.Fprintln(w, line)
-	}
-	if last != "" {
-		fmt.Fprintln(w)
-	}
-}
-
-// displayPath shortens p to a path relative to wd when it lies below it.
-func displayPath(wd, p string) string {
-	if wd == "" {
-		return p
-	}
-	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return p
-}
-
-func colorize(d discovery.Diagnostic, line string) string {
-	const reset = "\x1b[0m"
-	col := "\x1b[36m" // info: cyan
-	switch d.Severity {
-	case "cleared":
-		col = "\x1b[32m"
-	case discovery.SeverityError:
-		col = "\x1b[31m"
-	case discovery.SeverityWarning:
-		col = "\x1b[33m"
-	}
-	sev := string(d.Severity) + ":"
-	return strings.Replace(line, " "+sev+" ", " "+col+sev+reset+" ", 1)
+		query.Plural(s.Errors, "error"), query.Plural(s.Warnings, "warning"), query.Plural(s.Infos, "note"),
+		query.Plural(s.Files, "file"), query.Plural(s.Collections, "collection"))
 }
 
 // writeGitHub prints diagnostics as GitHub Actions workflow commands.
@@ -331,7 +263,7 @@ func writeGitHub(w io.Writer, ds []discovery.Diagnostic) {
 			kind = "warning"
 		}
 		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
-			kind, ghEscapeProp(displayPath(wd, d.Path)), d.Range.Start.Line+1, d.Range.Start.Character+1,
+			kind, ghEscapeProp(query.DisplayPath(wd, d.Path)), d.Range.Start.Line+1, d.Range.Start.Character+1,
 			d.Range.End.Line+1, d.Range.End.Character+1, ghEscapeProp(d.Code), ghEscapeData(d.Message))
 	}
 }

@@ -132,8 +132,10 @@ func (a *App) runDaemon(ctx context.Context) error {
 				a.log.Error("configuration not reloaded", "err", err)
 				continue
 			}
-			if err := d.Reload(nws.bundled, nws.schemaOptions()); err != nil {
-				a.log.Error("configuration reload failed", "err", err)
+			nopts := nws.daemonOptions(a)
+			nopts.Prepare, nopts.Manifests = a.daemonBundles(nws)
+			if err := d.Reload(nopts); err != nil {
+				a.log.Error("configuration reload incomplete", "err", err)
 			}
 		}
 	}

@@ -58,9 +58,9 @@ func (a *App) runPostInstall(ctx context.Context, opts *postInstallOptions) {
 		switch {
 		case errors.As(err, &me):
 			say("error: %s (%s): %s", me.Code(), me.Classification(), me.Message())
-			a.writeDiagnosticsText(a.Stderr, me.Diagnostics)
+			a.diagnosticPrinter(a.Stderr).Print(a.Stderr, me.Diagnostics)
 		case errors.As(err, &be):
-			a.writeDiagnosticsText(a.Stderr, be.Diagnostics())
+			a.diagnosticPrinter(a.Stderr).Print(a.Stderr, be.Diagnostics())
 		}
 		return
 	}

@@ -137,7 +137,7 @@ func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
 		if err != nil {
 			return a.prepareFailed(s.manifest, opts.json, err)
 		}
-		a.writeDiagnosticsText(a.Stderr, d.Diagnostics)
+		a.diagnosticPrinter(a.Stderr).Print(a.Stderr, d.Diagnostics)
 		if opts.json {
 			return writeJSON(a.Stdout, d)
 		}
@@ -209,7 +209,7 @@ func (a *App) prepareFailed(manifest string, asJSON bool, err error) error {
 	} else {
 		fmt.Fprintf(a.Stderr, "error: %s: %s\n", out.Code, out.Message)
 	}
-	a.writeDiagnosticsText(a.Stderr, out.Diagnostics)
+	a.diagnosticPrinter(a.Stderr).Print(a.Stderr, out.Diagnostics)
 	return exitCode(code)
 }
 

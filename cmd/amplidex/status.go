@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -38,41 +34,16 @@ func (a *App) runStatus(ctx context.Context, asJSON bool) error {
 		return err
 	}
 	defer c.Close()
-	var st daemon.Status
-	if err := callDaemon(ctx, c, "status", nil, &st); err != nil {
-		return err
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, _, err := query.Call(cctx, c, query.MethodStatus, query.StatusParams{})
+	if err != nil {
+		return daemonError(err)
 	}
 	if asJSON {
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return query.PrintJSON(a.Stdout, st)
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "pid\t%d\nuptime\t%s\nsocket\t%s\nindex\t%s\nclock\t%s\nfiles\t%d\n",
-		st.PID, st.Uptime, st.Socket, st.Index, st.Clock, st.Files)
-	for _, r := range st.Roots {
-		fmt.Fprintf(tw, "root\t%s\t%s\t%s\t%d collections\t%d watches\n", r.Kind, r.State, r.Path, r.Collections, r.Watches)
-		for _, w := range r.Warnings {
-			fmt.Fprintf(tw, "\twarning: %s\n", w)
-		}
-	}
-	for _, p := range st.Projects {
-		fmt.Fprintf(tw, "project\t%s\n", p)
-	}
-	for _, b := range st.Bundles {
-		fmt.Fprintf(tw, "bundle\t%s\t%s\t%s", b.State, b.Manifest, b.Key)
-		if !b.LastBuild.IsZero() {
-			fmt.Fprintf(tw, "\tbuilt %s in %s", b.LastBuild.Format(time.RFC3339), b.Took)
-		}
-		if b.Error != "" {
-			fmt.Fprintf(tw, "\t%s", b.Error)
-		}
-		fmt.Fprintln(tw)
-	}
-	for _, w := range st.Warnings {
-		fmt.Fprintf(tw, "warning\t%s\n", w)
-	}
-	return tw.Flush()
+	return query.MethodStatus.Print(a.Stdout, st, a.printOptions())
 }
 
 // requireDaemon connects to the daemon, or fails with exit 3 naming what
@@ -86,16 +57,6 @@ func (a *App) requireDaemon(ctx context.Context, ws *workspace, what string) (*q
 		return nil, exitf(exitUnreachable, "%s needs the daemon, and none is running (socket %s)", what, ws.paths.Socket)
 	}
 	return c, nil
-}
-
-// callDaemon makes one call with a deadline; a failure exits 3.
-func callDaemon(ctx context.Context, c *query.Client, method string, params, out any) error {
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if _, err := c.Call(cctx, method, params, out); err != nil {
-		return exitf(exitUnreachable, "daemon: %s: %v", method, err)
-	}
-	return nil
 }
 
 // dial connects to the daemon, or returns a nil client when none runs.

@@ -76,8 +76,8 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 
 // watchDaemon prints the updates of a daemon subscription.
 func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, paths []string, pr *watchPrinter) error {
-	ch, err := c.Subscribe(ctx, "subscribe", daemon.SubscribeParams{
-		Common: daemon.Common{Project: ws.daemonProject()}, Paths: paths})
+	ch, err := query.Subscribe(ctx, c, query.MethodSubscribe, query.SubscribeParams{
+		Common: query.Common{Project: ws.daemonProject()}, Paths: paths})
 	if err != nil {
 		return exitf(exitUnreachable, "watch: %v", err)
 	}
@@ -88,7 +88,7 @@ func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, p
 			}
 			break
 		}
-		var u daemon.Update
+		var u query.Update
 		if err := json.Unmarshal(n.Params, &u); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
@@ -134,10 +134,9 @@ type watchPrinter struct {
 	last map[string][]discovery.Diagnostic
 }
 
-func (p *watchPrinter) print(u daemon.Update) error {
+func (p *watchPrinter) print(u query.Update) error {
 	w := p.a.Stdout
-	wd, _ := os.Getwd()
-	color := p.a.colorOn(w)
+	dp := p.a.diagnosticPrinter(w)
 	for _, f := range u.Files {
 		old := p.last[f.Path]
 		var lines []watchEvent
@@ -157,7 +156,7 @@ func (p *watchPrinter) print(u daemon.Update) error {
 			p.last[f.Path] = f.Diagnostics
 		}
 		for _, ev := range lines {
-			if err := p.line(w, wd, color, ev); err != nil {
+			if err := p.line(w, dp, ev); err != nil {
 				return err
 			}
 		}
@@ -165,7 +164,7 @@ func (p *watchPrinter) print(u daemon.Update) error {
 	return nil
 }
 
-func (p *watchPrinter) line(w io.Writer, wd string, color bool, ev watchEvent) error {
+func (p *watchPrinter) line(w io.Writer, dp query.DiagnosticPrinter, ev watchEvent) error {
 	if p.json {
 		b, err := json.Marshal(ev)
 		if err != nil {
@@ -175,14 +174,9 @@ func (p *watchPrinter) line(w io.Writer, wd string, color bool, ev watchEvent) e
 		return err
 	}
 	d := ev.Diagnostic
-	d.Path = displayPath(wd, d.Path)
 	if ev.Event == "cleared" {
 		d.Severity = "cleared"
 	}
-	line := d.String()
-	if color {
-		line = colorize(d, line)
-	}
-	_, err := fmt.Fprintln(w, line)
+	_, err := fmt.Fprintln(w, dp.Line(d))
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -100,30 +101,17 @@ func (ws *workspace) loader() *discovery.Loader {
 	return &discovery.Loader{Schema: ws.schemaOptions()}
 }
 
-// scanRoots reads every root in process, leaving out the collection
-// directories in skip (collections a command already loaded itself).
-func (ws *workspace) scanRoots(loader *discovery.Loader, skip map[string]bool) ([][]*discovery.Collection, error) {
-	cols := make([][]*discovery.Collection, len(ws.roots))
-	for i, r := range ws.roots {
-		cs, err := loader.ScanRoot(r)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cs {
-			if !skip[c.Dir] && !skip[c.RealDir] {
-				cols[i] = append(cols[i], c)
-			}
-		}
-	}
-	return cols, nil
+// catalog returns an in-process catalog of the workspace's roots.
+func (ws *workspace) catalog() *catalog.Catalog {
+	return catalog.New(catalog.Options{Loader: ws.loader(), Home: ws.home, Bundled: ws.bundled})
 }
 
-// snapshot scans every root in process and returns the snapshot of them.
-func (ws *workspace) snapshot() (*query.Snapshot, error) {
-	cols, err := ws.scanRoots(ws.loader(), nil)
-	if err != nil {
-		return nil, err
-	}
-	set := discovery.NewSet(ws.roots, cols)
-	return query.NewSnapshot(set, discovery.CheckLocks(set)), nil
+// view reads the project's roots in process and returns their View, and
+// the catalog it came from.
+func (ws *workspace) view() (*catalog.View, *catalog.Catalog) {
+	cat := ws.catalog()
+	project := ws.daemonProject()
+	st, _ := cat.AddProject(project)
+	v, _ := st.View(cat.ProjectKey(project))
+	return v, cat
 }

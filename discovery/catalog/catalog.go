@@ -23,6 +23,10 @@ type Options struct {
 	Bundled []string
 	// Workers bounds how many collections load at once; GOMAXPROCS when 0.
 	Workers int
+	// Version is the version of the empty catalog: the first State is one
+	// above it. A daemon that logs changes by version starts where its
+	// last life stopped.
+	Version uint64
 }
 
 // Change is one thing to read again: a collection directory directly in a
@@ -115,8 +119,8 @@ func New(opts Options) *Catalog {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	c := &Catalog{home: opts.Home, workers: opts.Workers, loader: opts.Loader, bundled: opts.Bundled,
-		roots: map[string]*rootState{}, locks: map[string]*lockState{}, projects: map[string]*project{}}
-	c.state.Store(&State{views: map[string]*View{}})
+		roots: map[string]*rootState{}, locks: map[string]*lockState{}, projects: map[string]*project{}, version: opts.Version}
+	c.state.Store(&State{Version: opts.Version, views: map[string]*View{}})
 	return c
 }
 
@@ -275,6 +279,7 @@ type batch struct {
 	removed map[string][]*discovery.Collection // by root path
 	added   map[string][]*discovery.Collection
 	locks   map[string]bool // lock files read again
+	loaded  []string
 	gone    []string
 }
 
@@ -310,6 +315,9 @@ func (b *batch) put(root, dir string, col *discovery.Collection) {
 	}
 	if col != nil {
 		b.added[root] = append(b.added[root], col)
+		for p := range col.Facts {
+			b.loaded = append(b.loaded, p)
+		}
 	}
 }
 
@@ -368,7 +376,8 @@ func (c *Catalog) publish(b *batch, fresh *project) (*State, *Delta) {
 	}
 	c.version++
 	st := &State{Version: c.version, views: make(map[string]*View, len(c.projects))}
-	d := &Delta{Version: c.version, Gone: b.gone, Views: map[string]ViewDelta{}}
+	d := &Delta{Version: c.version, Loaded: b.loaded, Gone: b.gone, Views: map[string]ViewDelta{}}
+	sort.Strings(d.Loaded)
 	sort.Strings(d.Gone)
 	for key, p := range c.projects {
 		switch {
@@ -410,14 +419,14 @@ func (c *Catalog) rootInfos() []RootInfo {
 // AddProject registers a project directory ("" for no project: the user
 // and bundled roots only), reading the roots and lock files it brings that
 // the catalog does not hold yet, and publishes a State with its View. A
-// project registered already is left as it is.
-func (c *Catalog) AddProject(dir string) *State {
+// project registered already is left as it is (the Delta is then nil).
+func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 	key := c.ProjectKey(dir)
 	c.mu.Lock()
 	if p := c.projects[key]; p != nil {
 		c.mu.Unlock()
 		<-p.ready
-		return c.State()
+		return c.State(), nil
 	}
 	p := &project{dir: key, ready: make(chan struct{})}
 	c.projects[key] = p
@@ -461,8 +470,7 @@ func (c *Catalog) AddProject(dir string) *State {
 	for _, l := range rl {
 		b.lock(l)
 	}
-	st, _ := c.publish(b, p)
-	return st
+	return c.publish(b, p)
 }
 
 // lockPaths returns the lock files of a project's view: the project's and

@@ -151,7 +151,8 @@ func updateMatchesFresh(t *testing.T, seed uint64) {
 		st, _ := cat.Update(changes...)
 		for _, project := range []string{tr.proj, ""} {
 			got, _ := st.View(project)
-			want, _ := newCatalog().AddProject(project).View(project)
+			st2, _ := newCatalog().AddProject(project)
+			want, _ := st2.View(project)
 			if g, w := render(got), render(want); g != w {
 				t.Fatalf("step %d, project %q: incremental view\n%s\nfresh view\n%s", step, project, g, w)
 			}

@@ -40,12 +40,17 @@ func (s *State) Views() map[string]*View { return s.views }
 func (s *State) Roots() []RootInfo { return s.roots }
 
 // Delta says what one change altered, for those who follow the catalog:
-// the files no collection holds any more, and per project the collection
-// directories and lock files whose diagnostics may have changed.
+// the files read for the collections it brought, the files no collection
+// holds any more, and per project the collection directories and lock
+// files whose diagnostics may have changed.
 type Delta struct {
 	Version uint64
-	Gone    []string
-	Views   map[string]ViewDelta
+	// Loaded are the files of every collection the change brought (read
+	// again, or taken from the Loader's FileCache when unchanged).
+	Loaded []string
+	// Gone are the files that no collection holds any more.
+	Gone  []string
+	Views map[string]ViewDelta
 }
 
 // ViewDelta is what one change altered in one project's View.
@@ -101,6 +106,11 @@ func (c *Catalog) buildView(project string) *View {
 			}
 		}
 	}
+	return c.viewOf(project, roots, cols)
+}
+
+// viewOf computes the View of collections in roots. c.mu is held.
+func (c *Catalog) viewOf(project string, roots []discovery.Root, cols [][]*discovery.Collection) *View {
 	set := discovery.NewSet(roots, cols)
 	v := &View{Project: project, Set: set}
 	cross := map[string][]discovery.Diagnostic{}
@@ -134,7 +144,7 @@ func (c *Catalog) buildView(project string) *View {
 	v.deps = pmap.Build(sortedEntries(deps))
 	v.refs = pmap.Build(sortedEntries(rs))
 	for _, r := range roots {
-		if lp := discovery.LockPath(r); lp != "" {
+		if lp := discovery.LockPath(r); lp != "" && r.Kind != discovery.RootArgument {
 			v.locks = append(v.locks, c.checkLock(set, r, lp))
 		}
 	}

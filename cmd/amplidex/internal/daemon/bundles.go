@@ -3,79 +3,98 @@ package daemon
 import (
 	"bytes"
 	"context"
-	"os"
+	"log/slog"
 	"path/filepath"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query"
 )
 
-// BundleState is how a watched manifest's prepared bundle stands.
-type BundleState string
-
-// The states of a watched manifest.
-const (
-	BundleWarm     BundleState = "warm"     // the entry of the current bytes exists
-	BundleBuilding BundleState = "building" // a cold build runs in the background
-	BundleFailed   BundleState = "failed"   // the last build failed; Error says why
-	BundleMissing  BundleState = "missing"  // the manifest cannot be read
-)
-
-// BundleStatus is one watched manifest in a "status" answer.
-type BundleStatus struct {
-	Manifest string      `json:"manifest"`
-	Key      string      `json:"key,omitempty"`
-	Dir      string      `json:"dir,omitempty"`
-	State    BundleState `json:"state"`
-	Error    string      `json:"error,omitempty"`
-	// LastBuild is when the last cold build finished, and Took how long
-	// it ran; zero when the entry was found warm.
-	LastBuild time.Time `json:"last_build,omitzero"`
-	Took      string    `json:"took,omitempty"`
+// bundles keep the prepared bundle of each watched manifest warm: when a
+// manifest's bytes change, its new entry is built in the background, one
+// build at a time per manifest. It owns the builds' goroutines.
+type bundles struct {
+	cache *prepare.Cache
+	log   *slog.Logger
+	now   func() time.Time
+	ctx   context.Context // ends when the daemon closes; builds run under it
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+	list  []*bundle
+	dirs  map[string][]*bundle // by the directory watched for them
 }
 
-// bundle keeps one manifest's prepared bundle warm: when the manifest's
-// bytes change, it builds the new entry in the background, once at a time.
+// bundle is one watched manifest.
 type bundle struct {
 	manifest string
-	cache    *prepare.Cache
 
 	mu      sync.Mutex // guards fields below
-	status  BundleStatus
+	status  query.BundleStatus
 	last    []byte // the bytes the last build (or check) saw
 	running bool
 	again   bool // the bytes changed while a build ran
 }
 
-// startBundles watches each manifest's directory and brings each entry up
-// to date in the background.
-func (d *Daemon) startBundles() error {
-	if d.opts.Prepare == nil {
-		return nil
+func newBundles(cache *prepare.Cache, manifests []string, log *slog.Logger, now func() time.Time) *bundles {
+	bs := &bundles{cache: cache, log: log, now: now, dirs: map[string][]*bundle{}}
+	bs.ctx, bs.stop = context.WithCancel(context.Background())
+	if cache == nil {
+		return bs
 	}
-	for _, m := range d.opts.Manifests {
-		b := &bundle{manifest: m, cache: d.opts.Prepare, status: BundleStatus{Manifest: m, State: BundleMissing}}
-		d.bundles = append(d.bundles, b)
+	for _, m := range manifests {
+		b := &bundle{manifest: m, status: query.BundleStatus{Manifest: m, State: query.BundleMissing}}
+		bs.list = append(bs.list, b)
 		dir := filepath.Dir(m)
-		d.bundleDirs[dir] = append(d.bundleDirs[dir], b)
-		if err := d.w.AddRoot(dir); err != nil {
-			return err
-		}
-		d.kick(b)
+		bs.dirs[dir] = append(bs.dirs[dir], b)
 	}
-	return nil
+	return bs
+}
+
+// watchDirs returns the directories to watch for the manifests.
+func (bs *bundles) watchDirs() []string {
+	out := make([]string, 0, len(bs.dirs))
+	for d := range bs.dirs {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// kickAll brings every entry up to date in the background.
+func (bs *bundles) kickAll() {
+	for _, b := range bs.list {
+		bs.kick(b)
+	}
+}
+
+// changed handles a batch of a watched directory; it reports whether dir
+// is one.
+func (bs *bundles) changed(dir string) bool {
+	list, ok := bs.dirs[dir]
+	for _, b := range list {
+		bs.kick(b)
+	}
+	return ok
+}
+
+// readManifest reads a manifest as a document: a FIFO or a device is
+// never opened, and nothing beyond the document limit is read.
+func readManifest(path string) ([]byte, error) {
+	return discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 }
 
 // kick builds b's entry in the background unless its bytes are the ones
 // already handled; a change during a build runs one more build after it.
-func (d *Daemon) kick(b *bundle) {
-	src, err := os.ReadFile(b.manifest)
+func (bs *bundles) kick(b *bundle) {
+	src, err := readManifest(b.manifest)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
-		b.status = BundleStatus{Manifest: b.manifest, State: BundleMissing, Error: err.Error()}
+		b.status = query.BundleStatus{Manifest: b.manifest, State: query.BundleMissing, Error: err.Error()}
 		b.last = nil
 		return
 	}
@@ -86,54 +105,50 @@ func (d *Daemon) kick(b *bundle) {
 		b.again = true
 		return
 	}
+	if bs.ctx.Err() != nil {
+		return
+	}
 	b.running = true
-	b.status.State = BundleBuilding
+	b.status.State = query.BundleBuilding
 	b.status.Error = ""
-	d.builds.Add(1)
-	go d.build(b)
+	bs.wg.Add(1)
+	go bs.build(b)
 }
 
 // build runs Ensure until the manifest stops changing under it.
-func (d *Daemon) build(b *bundle) {
-	defer d.builds.Done()
+func (bs *bundles) build(b *bundle) {
+	defer bs.wg.Done()
 	for {
-		src, _ := os.ReadFile(b.manifest)
-		e, err := b.cache.Ensure(d.ctx, b.manifest)
+		src, _ := readManifest(b.manifest)
+		e, err := bs.cache.Ensure(bs.ctx, b.manifest)
 		b.mu.Lock()
 		b.last = src
-		st := BundleStatus{Manifest: b.manifest, Key: e.Key.String(), Dir: e.Dir, State: BundleWarm}
+		st := query.BundleStatus{Manifest: b.manifest, Key: e.Key.String(), Dir: e.Dir, State: query.BundleWarm}
 		if err != nil {
-			st.State, st.Error = BundleFailed, err.Error()
-			d.log.Warn("prepared bundle build failed", "manifest", b.manifest, "err", err)
+			st.State, st.Error = query.BundleFailed, err.Error()
+			bs.log.Warn("prepared bundle build failed", "manifest", b.manifest, "err", err)
 		} else if e.State != prepare.StateWarm {
-			st.LastBuild, st.Took = d.now(), e.Duration.Round(time.Millisecond).String()
-			d.log.Info("prepared bundle built", "manifest", b.manifest, "key", st.Key, "state", e.State, "took", st.Took)
+			st.LastBuild, st.Took = bs.now(), e.Duration.Round(time.Millisecond).String()
+			bs.log.Info("prepared bundle built", "manifest", b.manifest, "key", st.Key, "state", e.State, "took", st.Took)
 		} else {
 			st.LastBuild, st.Took = b.status.LastBuild, b.status.Took
 		}
 		b.status = st
-		if !b.again || d.ctx.Err() != nil {
+		if !b.again || bs.ctx.Err() != nil {
 			b.running = false
 			b.mu.Unlock()
 			return
 		}
 		b.again = false
-		b.status.State = BundleBuilding
+		b.status.State = query.BundleBuilding
 		b.mu.Unlock()
 	}
 }
 
-// bundleBatch handles a batch of a manifest directory. d.mu is held.
-func (d *Daemon) bundleBatch(dir string) {
-	for _, b := range d.bundleDirs[dir] {
-		d.kick(b)
-	}
-}
-
-// bundleStatus reports every watched manifest.
-func (d *Daemon) bundleStatus() []BundleStatus {
-	out := []BundleStatus{}
-	for _, b := range d.bundles {
+// status reports every watched manifest.
+func (bs *bundles) status() []query.BundleStatus {
+	out := []query.BundleStatus{}
+	for _, b := range bs.list {
 		b.mu.Lock()
 		out = append(out, b.status)
 		b.mu.Unlock()
@@ -142,11 +157,12 @@ func (d *Daemon) bundleStatus() []BundleStatus {
 	return out
 }
 
-// waitBundles waits for the background builds; ctx bounds the wait.
-func (d *Daemon) waitBundles(ctx context.Context) {
+// close cancels the builds and waits for them, at most until ctx ends.
+func (bs *bundles) close(ctx context.Context) {
+	bs.stop()
 	done := make(chan struct{})
 	go func() {
-		d.builds.Wait()
+		bs.wg.Wait()
 		close(done)
 	}()
 	select {

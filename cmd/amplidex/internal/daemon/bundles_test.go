@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"context"
+	"github.com/amplidex/amplidex/query"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,17 +31,17 @@ session:
 
 // waitBundle waits until the daemon reports the manifest warm under a key
 // other than not, and returns its status.
-func waitBundle(t *testing.T, d *daemon.Daemon, not string) daemon.BundleStatus {
+func waitBundle(t *testing.T, d *daemon.Daemon, not string) query.BundleStatus {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		st := d.Status()
 		if len(st.Bundles) == 1 {
 			b := st.Bundles[0]
-			if b.State == daemon.BundleFailed {
+			if b.State == query.BundleFailed {
 				t.Fatalf("build failed: %s", b.Error)
 			}
-			if b.State == daemon.BundleWarm && b.Key != not {
+			if b.State == query.BundleWarm && b.Key != not {
 				return b
 			}
 		}

@@ -28,18 +28,21 @@ type payload struct {
 }
 
 // fileCache is the discovery.FileCache of the daemon: the records of every
-// file it has read, loaded from the index at start and written back after
-// each batch.
+// file it has read, loaded from the index at start. Records the catalog's
+// loads make wait in pending until the change that brought them is
+// published (commit), then in queue until the persister writes them.
 type fileCache struct {
 	mu      sync.Mutex // guards fields below
 	recs    map[string]*record
-	pending map[string]*record // stored since the last commit
-	root    string             // the root the files being loaded belong to
+	pending map[string]*record // made by loads, not yet published
+	queue   map[string]*record // published, not yet written
+	suspect map[string]bool    // named by a watch event: hash again whatever the stat says
 	reads   int                // files analyzed (not taken from the cache)
 }
 
 func newFileCache() *fileCache {
-	return &fileCache{recs: map[string]*record{}, pending: map[string]*record{}}
+	return &fileCache{recs: map[string]*record{}, pending: map[string]*record{},
+		queue: map[string]*record{}, suspect: map[string]bool{}}
 }
 
 // load fills the cache from the index, decoding the payloads on every
@@ -49,10 +52,10 @@ func (c *fileCache) load(store *index.Store) (dropped int, err error) {
 	files := make(chan index.File, 256)
 	var (
 		wg      sync.WaitGroup
-		mu      sync.Mutex // guards recs and dropped while decoding
+		mu      sync.Mutex // guards decoded and dropped while decoding
 		decoded = make(map[string]*record)
 	)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -84,25 +87,28 @@ func (c *fileCache) load(store *index.Store) (dropped int, err error) {
 	return dropped, err
 }
 
-// setRoot names the root of the files the next loads read.
-func (c *fileCache) setRoot(root string) {
+// distrust makes the next Lookup of each path miss, so that the file is
+// hashed again.
+func (c *fileCache) distrust(paths []string) {
 	c.mu.Lock()
-	c.root = root
-	c.mu.Unlock()
-}
-
-// sameStat reports whether fi matches the record's stat data, change
-// time included.
-func sameStat(r *record, fi fs.FileInfo) bool {
-	return r.file.SameStat(index.StatOf(fi))
+	defer c.mu.Unlock()
+	for _, p := range paths {
+		if _, ok := c.recs[p]; ok {
+			c.suspect[p] = true
+		}
+	}
 }
 
 // Lookup implements discovery.FileCache.
 func (c *fileCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*discovery.Facts, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.suspect[path] {
+		delete(c.suspect, path)
+		return nil, false
+	}
 	r := c.recs[path]
-	if r == nil || r.kind != k || !sameStat(r, fi) {
+	if r == nil || r.kind != k || !r.file.SameStat(index.StatOf(fi)) {
 		return nil, false
 	}
 	return r.facts, true
@@ -129,37 +135,46 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 	r := &record{kind: k, facts: facts, file: index.StatOf(fi)}
 	r.file.Path, r.file.Hash = path, hash
 	c.mu.Lock()
-	r.file.Root = c.root
 	c.recs[path] = r
 	c.pending[path] = r
 	c.mu.Unlock()
 	return facts
 }
 
-// forget drops the records of paths, returning those that existed.
-func (c *fileCache) forget(paths []string) []string {
+// commit moves the pending records of loaded to the queue the persister
+// writes, and forgets the records of gone; it returns the gone paths that
+// had a record.
+func (c *fileCache) commit(loaded, gone []string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var gone []string
-	for _, p := range paths {
-		if _, ok := c.recs[p]; ok {
-			delete(c.recs, p)
+	for _, p := range loaded {
+		if r, ok := c.pending[p]; ok {
 			delete(c.pending, p)
-			gone = append(gone, p)
+			c.queue[p] = r
 		}
 	}
-	return gone
+	var out []string
+	for _, p := range gone {
+		delete(c.pending, p)
+		delete(c.queue, p)
+		delete(c.suspect, p)
+		if _, ok := c.recs[p]; ok {
+			delete(c.recs, p)
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
-// takePending returns the records stored since the last call, as index
-// files with their payloads, sorted by path.
-func (c *fileCache) takePending() ([]index.File, error) {
+// takeQueue returns the queued records, as index files with their
+// payloads, sorted by path, and empties the queue.
+func (c *fileCache) takeQueue() ([]index.File, error) {
 	c.mu.Lock()
-	pending := c.pending
-	c.pending = map[string]*record{}
+	queue := c.queue
+	c.queue = map[string]*record{}
 	c.mu.Unlock()
-	out := make([]index.File, 0, len(pending))
-	for _, r := range pending {
+	out := make([]index.File, 0, len(queue))
+	for _, r := range queue {
 		data, err := json.Marshal(payload{Kind: r.kind, Facts: r.facts})
 		if err != nil {
 			return nil, err
@@ -172,16 +187,17 @@ func (c *fileCache) takePending() ([]index.File, error) {
 	return out, nil
 }
 
-// requeue puts back, for the next takePending, the records of files an
+// requeue puts back, for the next takeQueue, the records of files an
 // index write failed to store, unless they changed or went since.
 func (c *fileCache) requeue(files []index.File) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, f := range files {
-		if r, ok := c.recs[f.Path]; ok {
-			if _, newer := c.pending[f.Path]; !newer {
-				c.pending[f.Path] = r
-			}
+		r, ok := c.recs[f.Path]
+		_, newer := c.queue[f.Path]
+		_, unpublished := c.pending[f.Path]
+		if ok && !newer && !unpublished {
+			c.queue[f.Path] = r
 		}
 	}
 }
@@ -198,6 +214,13 @@ func (c *fileCache) paths() []string {
 	return out
 }
 
+// len returns how many records the cache holds.
+func (c *fileCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.recs)
+}
+
 // analyzed returns how many files were analyzed rather than taken from the
 // cache.
 func (c *fileCache) analyzed() int {
@@ -211,8 +234,9 @@ func (c *fileCache) analyzed() int {
 func (c *fileCache) clearFacts() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, r := range c.recs {
-		r.kind = "" // never matches again
-		r.file.Hash = [32]byte{}
+	for p, r := range c.recs {
+		f := r.file
+		f.Hash = [32]byte{}
+		c.recs[p] = &record{file: f} // no kind: never matches again
 	}
 }

@@ -43,6 +43,11 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e.paths = paths
+	// The daemon only takes a project directory that holds .amplifier/;
+	// its collections directory may come later.
+	if err := os.MkdirAll(filepath.Join(e.project, ".amplifier"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 
@@ -325,7 +330,7 @@ func TestRestartReadsNothingUnchanged(t *testing.T) {
 	if e.resolve(c, "c") != nil {
 		t.Error("collection removed while the daemon was down still resolves")
 	}
-	var st daemon.Status
+	var st query.Status
 	if err := e.call(c, "status", nil, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +372,7 @@ func TestChanges(t *testing.T) {
 	e.collection(filepath.Join(e.userRoot(), "a"), "a", "1.0.0")
 	e.start()
 	c := e.client()
-	var first daemon.ChangesResult
+	var first query.ChangesResult
 	if err := e.call(c, "changes", map[string]any{"since": "c:1:1:0"}, &first); err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +380,7 @@ func TestChanges(t *testing.T) {
 		t.Fatalf("changes from another instance: fresh=%v files=%d, want fresh with 4", first.IsFreshInstance, len(first.Files))
 	}
 	e.write(filepath.Join(e.userRoot(), "a", "context", "new.md"), "# New\n")
-	var next daemon.ChangesResult
+	var next query.ChangesResult
 	if err := e.call(c, "changes", map[string]any{"since": first.Clock.String()}, &next); err != nil {
 		t.Fatal(err)
 	}

@@ -1,34 +1,54 @@
 // Package daemon is the engine behind `amplidex daemon`: it watches the
-// collection roots, re-discovers only the collections a batch of changes
-// touches, persists per-file facts in the index, publishes an immutable
-// snapshot per project after every batch, and answers queries from it over
-// the socket.
+// collection roots, feeds what changed to the catalog, persists what the
+// catalog read in the index, pushes changed diagnostics to subscribers,
+// keeps prepared bundles warm, and answers queries over the socket.
 //
-// It wires the watcher, index, discovery and query packages together and is
-// the only place that knows all four; it holds no domain logic of its own.
+// It wires the watcher, index, catalog and query packages together and
+// holds no domain logic of its own. Each concern is a part with its own
+// state and goroutines:
+//
+//   - the ingest (ingest.go) turns the watcher's batches into catalog
+//     changes, registers projects, and notices edited lock files;
+//   - the catalog (package discovery/catalog) publishes an immutable State
+//     per change; queries read the latest through an atomic pointer;
+//   - the persister (persist.go) writes the records the catalog's loads
+//     made, and the deletions, to the index on a goroutine of its own, so a
+//     save is visible before its fsync; its file cache is the catalog's
+//     discovery.FileCache;
+//   - the subscriptions (subscribe.go) follow each State's Delta and send
+//     the diagnostics that changed;
+//   - the bundles (bundles.go) keep each watched manifest's prepared entry
+//     warm;
+//   - the methods (methods.go) serve the query table over the socket.
 //
 // # Concurrency
 //
-// Batches are handled one at a time, on the watcher's delivery goroutine,
-// under the engine's mutex; registering a project takes the same mutex.
-// A batch reloads the collections it touches and publishes new snapshots
-// (at most every 100 ms during a burst); a writer goroutine of its own then
-// writes the batch to the index, so a save is visible before its fsync.
-// Queries read the snapshot published last through an atomic pointer; a
-// query that waits for its writes (the default) first waits until every
-// change made before it arrived has been handled and published.
+// Batches are handled one at a time on the watcher's delivery goroutine.
+// Files are read and parsed outside every lock (the catalog's loads run
+// before its writer lock is taken); no lock a query needs is held while a
+// file is read. A query that waits for its writes (the default) first
+// flushes the watcher, so every change made before it was sent has been
+// handled and published; then it reads the published State without a
+// lock. Registering a new project reads its root outside every lock, too;
+// two registrations of one project share the work.
+//
+// Every goroutine has an owner that waits for it: the watcher's, the
+// persister's writer, each subscription's (owned by the socket server),
+// and the bundles' builds. Close stops them in order (see Close).
 //
 // # Caveats
 //
-//   - Only this process opens the index; a second daemon fails fast, naming
-//     the pid of the first.
-//   - A restart trusts a file's record when its size, modification time and
-//     inode are unchanged; a file whose bytes match its recorded hash is not
-//     analyzed again.
-//   - Cross-references are recomputed only for the collections a batch can
-//     affect (discovery.Checker); files are re-read only when they changed.
+//   - Only this process opens the index; a second daemon fails fast,
+//     naming the pid of the first.
+//   - A restart trusts a file's record when its size, modification time,
+//     change time, inode and mode are unchanged; a file whose bytes match
+//     its recorded hash is not analyzed again. A file a watch event named is
+//     hashed again whatever its stat says.
 //   - A failed index write (a full disk) loses nothing: it is retried, and
 //     meanwhile `changes` answers with the full state.
-//   - Lock files live beside the roots, not in them, so an edit to a lock file
-//     alone is seen with the next batch or query of its project.
+//   - Lock files live beside the roots, not in them: they are stat()ed with
+//     every batch and every query that waits for its writes, and read again
+//     when their stat changed.
+//   - The registry of projects is bounded (Options.MaxProjects): beyond it,
+//     the project asked about least recently is forgotten.
 package daemon

@@ -152,7 +152,7 @@ func TestDrillOverflowStorm(t *testing.T) {
 		e.resolve(c, "storm-0") // registers the project
 		storm(t, cols, writers, bursts, perBurst)
 		e.assertIndexEqualsScan(c)
-		var st daemon.Status
+		var st query.Status
 		check(t, e.call(c, "status", nil, &st))
 		overflowed := strings.Contains(log.String(), "overflowed")
 		for _, r := range d.Status().Roots {
@@ -182,13 +182,13 @@ func TestDrillOverflowStorm(t *testing.T) {
 		storm(t, cols, 4, 1, limit/4+limit/8)
 		child.signal(t, syscall.SIGCONT)
 		e.assertIndexEqualsScan(c)
-		var st daemon.Status
+		var st query.Status
 		check(t, e.call(c, "status", nil, &st))
 		if !strings.Contains(strings.Join(st.Warnings, "\n"), "overflowed") {
 			t.Errorf("status warnings do not report the overflow: %q", st.Warnings)
 		}
 		for _, r := range st.Roots {
-			if r.State != watcher.StateMissing && !strings.Contains(strings.Join(r.Warnings, "\n"), "overflowed") {
+			if watcher.State(r.State) != watcher.StateMissing && !strings.Contains(strings.Join(r.Warnings, "\n"), "overflowed") {
 				t.Errorf("root %s does not report the overflow: %q", r.Path, r.Warnings)
 			}
 		}
@@ -360,7 +360,7 @@ func TestDrillDiskFull(t *testing.T) {
 func (e *env) changeOnFullDisk(c *query.Client, log *logBuffer, name string) string {
 	t := e.t
 	t.Helper()
-	var before daemon.ChangesResult
+	var before query.ChangesResult
 	check(t, e.call(c, "changes", map[string]any{"since": "c:1:1:0"}, &before))
 	failures := strings.Count(log.String(), "index write failed")
 	filler := fill(t, e.paths.StateDir)
@@ -391,12 +391,12 @@ func (e *env) changeOnFullDisk(c *query.Client, log *logBuffer, name string) str
 		t.Errorf("%s deleted on a full disk still resolves", gone)
 	}
 	e.assertIndexEqualsScan(c)
-	var st daemon.Status
+	var st query.Status
 	check(t, e.call(c, "status", nil, &st))
 	if !strings.Contains(strings.Join(st.Warnings, "\n"), "index write failed") {
 		t.Errorf("status warnings do not report the failed index write: %q", st.Warnings)
 	}
-	var during daemon.ChangesResult
+	var during query.ChangesResult
 	check(t, e.call(c, "changes", map[string]any{"since": before.Clock.String()}, &during))
 	if !during.IsFreshInstance && !hasChange(during.Files, filepath.Join(e.userRoot(), added[len(added)-1], "pyproject.toml")) {
 		t.Errorf("changes since %s, asked on a full disk, miss the collections created since: %d files, fresh=%v",
@@ -406,7 +406,7 @@ func (e *env) changeOnFullDisk(c *query.Client, log *logBuffer, name string) str
 }
 
 // hasChange reports whether changes name path.
-func hasChange(changes []daemon.Change, path string) bool {
+func hasChange(changes []query.Change, path string) bool {
 	for _, c := range changes {
 		if c.Path == path {
 			return true
@@ -456,10 +456,10 @@ func TestDrillReadOnlyRoot(t *testing.T) {
 	}
 	healthy := func() {
 		t.Helper()
-		var st daemon.Status
+		var st query.Status
 		check(t, e.call(c, "status", nil, &st))
 		for _, r := range st.Roots {
-			if (r.Path == e.userRoot() || r.Path == e.bundled) && (r.State != watcher.StateWatching || len(r.Warnings) > 0) {
+			if (r.Path == e.userRoot() || r.Path == e.bundled) && (watcher.State(r.State) != watcher.StateWatching || len(r.Warnings) > 0) {
 				t.Errorf("read-only root %s: state %s, warnings %q", r.Path, r.State, r.Warnings)
 			}
 		}
@@ -699,12 +699,12 @@ func (e *env) drillClient(c *query.Client, id, steadyCols int, stop <-chan struc
 				err = fmt.Errorf("%s:base is a profile of %q", steady, r.Collection)
 			}
 		case "status":
-			var r daemon.Status
+			var r query.Status
 			if _, err = c.Call(ctx, method, params, &r); err == nil && r.PID != os.Getpid() {
 				err = fmt.Errorf("status names pid %d", r.PID)
 			}
 		case "changes":
-			var r daemon.ChangesResult
+			var r query.ChangesResult
 			params["since"] = since
 			if _, err = c.Call(ctx, method, params, &r); err == nil {
 				since = r.Clock.String()

@@ -2,146 +2,56 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
-	"github.com/amplidex/amplidex/watcher"
 )
 
-// Common are the parameters every query may carry besides its own.
-type Common struct {
-	// Project is the project directory the query is about; "" for none
-	// (the user and bundled roots only). A new project is registered and
-	// watched from its first query on.
-	Project string `json:"project,omitempty"`
-	// NoSync skips the wait for pending changes (read-your-writes).
-	NoSync bool `json:"no_sync,omitempty"`
-}
-
-// ChangesParams are the parameters of "changes".
-type ChangesParams struct {
-	Common
-	Since string `json:"since"`
-}
-
-// Change is one entry of a "changes" answer.
-type Change struct {
-	Path    string `json:"path"`
-	Deleted bool   `json:"deleted"`
-}
-
-// ChangesResult is the answer to "changes".
-type ChangesResult struct {
-	Clock           query.Clock `json:"clock"`
-	IsFreshInstance bool        `json:"is_fresh_instance"`
-	// Files are the changed paths, or with IsFreshInstance every indexed
-	// path.
-	Files []Change `json:"files"`
-}
-
-// RootStatus is one root in a "status" answer.
-type RootStatus struct {
-	Path        string             `json:"path"`
-	Kind        discovery.RootKind `json:"kind"`
-	State       watcher.State      `json:"state"`
-	Watches     int                `json:"watches"`
-	Collections int                `json:"collections"`
-	Warnings    []string           `json:"warnings,omitempty"`
-}
-
-// Status is the answer to "status".
-type Status struct {
-	PID      int          `json:"pid"`
-	Started  time.Time    `json:"started"`
-	Uptime   string       `json:"uptime"`
-	Socket   string       `json:"socket"`
-	Index    string       `json:"index"`
-	Clock    query.Clock  `json:"clock"`
-	Roots    []RootStatus `json:"roots"`
-	Projects []string     `json:"projects"`
-	Files    int          `json:"files"`
-	Analyzed int          `json:"analyzed"`
-	Warnings []string     `json:"warnings"`
-	// Bundles are the prepared bundles the daemon keeps warm.
-	Bundles []BundleStatus `json:"bundles"`
-}
-
-// mux registers every method the daemon answers.
+// mux registers every method of the query table.
 func (d *Daemon) mux() *query.Mux {
 	m := query.NewMux()
-	for _, method := range query.Methods {
-		method := method
-		m.Handle(method, func(ctx context.Context, params json.RawMessage) (any, error) {
-			snap, err := d.snapshot(ctx, params)
-			if err != nil {
-				return nil, err
-			}
-			return snap.Answer(method, params)
-		})
-	}
-	m.Handle("changes", d.changes)
-	m.Handle("status", func(ctx context.Context, params json.RawMessage) (any, error) { return d.Status(), nil })
-	m.Handle("subscribe", d.subscribe)
+	query.ServeViews(m, d.viewFor)
+	query.Handle(m, query.MethodChanges, d.changes)
+	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) { return d.Status(), nil })
+	query.HandleStream(m, query.MethodSubscribe, d.subscribe)
 	return m
 }
 
-// snapshot waits for pending changes unless the caller opts out, registers
-// the caller's project, and returns its snapshot.
-func (d *Daemon) snapshot(ctx context.Context, params json.RawMessage) (*query.Snapshot, error) {
-	var c Common
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &c); err != nil {
-			return nil, query.Errorf(query.CodeInvalidParams, "params: %v", err)
-		}
+// viewFor is the query.ViewFunc of the daemon.
+func (d *Daemon) viewFor(ctx context.Context, scope query.Common) (*catalog.View, query.Clock, error) {
+	project, err := d.ingest.checkProject(scope.Project)
+	if err != nil {
+		return nil, query.Clock{}, err
 	}
-	if c.Project != "" && !filepath.IsAbs(c.Project) {
-		return nil, query.Errorf(query.CodeInvalidParams, "project %q is not an absolute path", c.Project)
+	v, version, err := d.ingest.view(ctx, project, scope.NoSync)
+	if err != nil {
+		return nil, query.Clock{}, err
 	}
-	if c.NoSync {
-		return d.published(cleanProject(c.Project))
-	}
-	if err := d.w.Flush(ctx); err != nil {
-		return nil, err
-	}
-	return d.project(cleanProject(c.Project))
+	return v, d.clockAt(version), nil
 }
 
-// cleanProject cleans a project directory, keeping "" for none.
-func cleanProject(p string) string {
-	if p == "" {
-		return ""
-	}
-	return filepath.Clean(p)
-}
-
-func (d *Daemon) changes(ctx context.Context, params json.RawMessage) (any, error) {
-	var p ChangesParams
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, query.Errorf(query.CodeInvalidParams, "params: %v", err)
-	}
+// changes answers "changes": the files whose records changed after a
+// clock of this daemon's life, or every indexed file.
+func (d *Daemon) changes(ctx context.Context, p query.ChangesParams) (*query.ChangesResult, error) {
 	since, err := query.ParseClock(p.Since)
 	if err != nil {
 		return nil, query.Errorf(query.CodeInvalidParams, "since: %v", err)
 	}
-	if !p.NoSync {
-		if err := d.w.Flush(ctx); err != nil {
-			return nil, err
-		}
-		if _, err := d.project(cleanProject(p.Project)); err != nil {
-			return nil, err
-		}
+	if _, _, err := d.viewFor(ctx, p.Common); err != nil {
+		return nil, err
 	}
-	d.mu.Lock()
-	d.waitWrites()
-	logLags := d.unsaved
-	d.mu.Unlock()
-	now := d.clock()
-	res := &ChangesResult{Clock: now, Files: []Change{}}
-	if since.Start == now.Start && since.PID == now.PID && !logLags {
-		changes, complete, err := d.store.Changes(since.Tick)
+	lagging := d.persist.waitWritten()
+	now := d.clockAt(d.cat.State().Version)
+	res := &query.ChangesResult{Clock: now, Files: []query.Change{}}
+	if since.Start == now.Start && since.PID == now.PID && !lagging && since.Tick <= now.Tick {
+		if since.Tick >= d.persist.store.Tick() {
+			return res, nil // nothing written since
+		}
+		changes, complete, err := d.persist.store.Changes(since.Tick)
 		if err != nil {
 			return nil, err
 		}
@@ -153,41 +63,74 @@ func (d *Daemon) changes(ctx context.Context, params json.RawMessage) (any, erro
 					continue
 				}
 				seen[c.Path] = len(res.Files)
-				res.Files = append(res.Files, Change{Path: c.Path, Deleted: c.Deleted})
+				res.Files = append(res.Files, query.Change{Path: c.Path, Deleted: c.Deleted})
 			}
 			return res, nil
 		}
 	}
 	res.IsFreshInstance = true
-	for _, p := range d.cache.paths() {
-		res.Files = append(res.Files, Change{Path: p})
+	for _, path := range d.persist.cache.paths() {
+		res.Files = append(res.Files, query.Change{Path: path})
 	}
 	return res, nil
 }
 
+// subscribe opens a stream that sends, first, the current diagnostics of
+// every followed file that has any, then each change of any followed file's
+// diagnostics.
+func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query.Stream, error) {
+	for _, path := range p.Paths {
+		if !filepath.IsAbs(path) {
+			return nil, query.Errorf(query.CodeInvalidParams, "path %q is not absolute", path)
+		}
+	}
+	v, clock, err := d.viewFor(ctx, p.Common)
+	if err != nil {
+		return nil, err
+	}
+	project := v.Project
+	return &query.Stream{
+		Result: &query.SubscribeResult{Clock: clock},
+		Run: func(ctx context.Context, send func(any) error) error {
+			return d.Follow(ctx, project, p.Paths, func(u query.Update) error { return send(u) })
+		},
+	}, nil
+}
+
 // Status reports the daemon's state.
-func (d *Daemon) Status() *Status {
-	ws := map[string]watcher.RootStatus{}
-	for _, r := range d.w.Status() {
-		ws[r.Path] = r
+func (d *Daemon) Status() *query.Status {
+	st := d.cat.State()
+	counts := map[string]int{}
+	kinds := map[string]discovery.RootKind{}
+	for _, r := range st.Roots() {
+		counts[r.Root.Path] = r.Collections
+		kinds[r.Root.Path] = r.Root.Kind
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	st := &Status{
+	out := &query.Status{
 		PID: d.pid, Started: d.start, Uptime: d.now().Sub(d.start).Round(time.Second).String(),
-		Socket: d.opts.Paths.Socket, Index: d.opts.Paths.Index, Clock: d.clock(),
-		Files: len(d.cache.paths()), Analyzed: d.cache.analyzed(), Projects: []string{},
-		Warnings: append([]string{}, d.warnings...), Bundles: d.bundleStatus(),
+		Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(st.Version),
+		Files: d.persist.cache.len(), Analyzed: d.persist.cache.analyzed(), Projects: []string{},
+		Warnings: d.warnings.list(), Bundles: d.bundles.status(),
 	}
-	for _, rs := range d.roots {
-		w := ws[rs.root.Path]
-		st.Roots = append(st.Roots, RootStatus{Path: rs.root.Path, Kind: rs.root.Kind, State: w.State,
-			Watches: w.Watches, Collections: len(rs.cols), Warnings: w.Warnings})
+	for _, w := range d.w.Status() {
+		kind, ok := kinds[w.Path]
+		if !ok {
+			continue // a manifest's directory
+		}
+		out.Roots = append(out.Roots, query.RootStatus{Path: w.Path, Kind: kind, State: string(w.State),
+			Watches: w.Watches, Collections: counts[w.Path], Warnings: w.Warnings})
 	}
-	sortRoots(st.Roots)
-	for p := range d.projects {
-		st.Projects = append(st.Projects, p)
+	order := map[discovery.RootKind]int{discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
+	sort.SliceStable(out.Roots, func(i, j int) bool {
+		a, b := out.Roots[i], out.Roots[j]
+		if order[a.Kind] != order[b.Kind] {
+			return order[a.Kind] < order[b.Kind]
+		}
+		return a.Path < b.Path
+	})
+	for p := range d.ingest.registered() {
+		out.Projects = append(out.Projects, p)
 	}
-	sortStrings(st.Projects)
-	return st
+	sort.Strings(out.Projects)
+	return out
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/index"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -73,14 +74,15 @@ func (e *env) fresh() ([]string, []discovery.Diagnostic) {
 		}
 	}
 	sort.Strings(files)
-	snap := query.NewSnapshot(discovery.NewSet(roots, cols), nil)
-	return files, snap.Diagnostics
+	st, _ := catalog.New(catalog.Options{Home: e.home, Bundled: []string{e.bundled}}).AddProject(e.project)
+	v, _ := st.View(e.project)
+	return files, v.Diagnostics()
 }
 
 // indexed returns every file the daemon has indexed and its diagnostics.
 func (e *env) indexed(c *query.Client) ([]string, []discovery.Diagnostic) {
 	e.t.Helper()
-	var ch daemon.ChangesResult
+	var ch query.ChangesResult
 	if err := e.call(c, "changes", map[string]any{"since": "c:1:1:0"}, &ch); err != nil {
 		e.t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestWatchBudgetPolls(t *testing.T) {
 	}
 	polling := false
 	for _, r := range d.Status().Roots {
-		if r.Path == e.userRoot() && r.State == watcher.StatePolling && len(r.Warnings) > 0 {
+		if r.Path == e.userRoot() && watcher.State(r.State) == watcher.StatePolling && len(r.Warnings) > 0 {
 			polling = true
 		}
 	}
@@ -375,7 +377,7 @@ func countIndexed(socket string) int {
 		return 0
 	}
 	defer c.Close()
-	var st daemon.Status
+	var st query.Status
 	if _, err := c.Call(ctx, "status", nil, &st); err != nil {
 		return 0
 	}

@@ -2,154 +2,240 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
 )
 
-// SubscribeParams are the parameters of "subscribe": the project, and the
-// paths (files or directories) whose diagnostics to follow; none means
-// every file.
-type SubscribeParams struct {
-	Common
-	Paths []string `json:"paths,omitempty"`
+// subscriptions are the open subscriptions. Each is told, after every
+// published change, which collection directories and lock files of its
+// project may have changed, and computes the diagnostics of those only.
+type subscriptions struct {
+	mu   sync.Mutex // guards subs
+	subs map[*subscriber]struct{}
 }
 
-// FileDiagnostics is the diagnostics of one file, as a subscription sends
-// them whenever they change; an empty list means they cleared.
-type FileDiagnostics struct {
-	Path        string                 `json:"path"`
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
-}
-
-// Update is one notification of a subscription.
-type Update struct {
-	Clock query.Clock       `json:"clock"`
-	Files []FileDiagnostics `json:"files"`
-}
-
-// subscriber is one open subscription, woken after each publish.
+// subscriber is one open subscription.
 type subscriber struct {
-	wake chan struct{}
+	project string
+	wake    chan struct{}
+
+	mu sync.Mutex // guards fields below
+	// dirs and locks are what changed since the subscriber last looked;
+	// all says everything may have.
+	dirs  map[string]bool
+	locks map[string]bool
+	all   bool
 }
 
-func (s *subscriber) notify() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
+func newSubscriptions() *subscriptions {
+	return &subscriptions{subs: map[*subscriber]struct{}{}}
+}
+
+// add registers a subscriber of a project's View.
+func (s *subscriptions) add(project string) *subscriber {
+	sub := &subscriber{project: project, wake: make(chan struct{}, 1), dirs: map[string]bool{}, locks: map[string]bool{}, all: true}
+	s.mu.Lock()
+	s.subs[sub] = struct{}{}
+	s.mu.Unlock()
+	return sub
+}
+
+func (s *subscriptions) remove(sub *subscriber) {
+	s.mu.Lock()
+	delete(s.subs, sub)
+	s.mu.Unlock()
+}
+
+// notify tells every subscriber what d changed in its project's View.
+func (s *subscriptions) notify(d *catalog.Delta) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sub := range s.subs {
+		vd, ok := d.Views[sub.project]
+		if !ok {
+			continue
+		}
+		sub.mu.Lock()
+		for _, dir := range vd.Dirs {
+			sub.dirs[dir] = true
+		}
+		for _, l := range vd.Locks {
+			sub.locks[l] = true
+		}
+		sub.mu.Unlock()
+		select {
+		case sub.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
-// subscribe opens a stream that sends, first, the current diagnostics of
-// every followed file that has any, then each change of any followed file's
-// diagnostics.
-func (d *Daemon) subscribe(ctx context.Context, params json.RawMessage) (any, error) {
-	var p SubscribeParams
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, query.Errorf(query.CodeInvalidParams, "params: %v", err)
+// notifyAll tells every subscriber that everything may have changed.
+func (s *subscriptions) notifyAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sub := range s.subs {
+		sub.mu.Lock()
+		sub.all = true
+		sub.mu.Unlock()
+		select {
+		case sub.wake <- struct{}{}:
+		default:
 		}
 	}
-	for _, path := range p.Paths {
-		if !filepath.IsAbs(path) {
-			return nil, query.Errorf(query.CodeInvalidParams, "path %q is not absolute", path)
+}
+
+// take returns what changed since the last call, and forgets it.
+func (sub *subscriber) take() (dirs, locks []string, all bool) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	for d := range sub.dirs {
+		dirs = append(dirs, d)
+	}
+	for l := range sub.locks {
+		locks = append(locks, l)
+	}
+	all = sub.all
+	clear(sub.dirs)
+	clear(sub.locks)
+	sub.all = false
+	return dirs, locks, all
+}
+
+// follower computes, for one subscription, the diagnostics that changed.
+// It keeps the last diagnostics sent, grouped by the collection directory
+// (or lock file) they belong to, so that a change costs what it touched.
+type follower struct {
+	paths []string // followed files and directories; none means all
+	// last holds, per group (a collection directory or a lock file), the
+	// diagnostics of each followed file that has any.
+	last map[string]map[string][]discovery.Diagnostic
+}
+
+// follows reports whether path is followed.
+func (f *follower) follows(path string) bool {
+	if len(f.paths) == 0 {
+		return true
+	}
+	for _, q := range f.paths {
+		if path == q || strings.HasPrefix(path, q+string(filepath.Separator)) {
+			return true
 		}
 	}
-	if _, err := d.snapshot(ctx, params); err != nil {
-		return nil, err
+	return false
+}
+
+// group returns the diagnostics of the followed files of one group of v:
+// the collection at dir, or the lock file.
+func (f *follower) group(v *catalog.View, key string, lock bool) map[string][]discovery.Diagnostic {
+	var ds []discovery.Diagnostic
+	if lock {
+		ds, _ = v.LockDiagnostics(key)
+	} else if c := v.Set.At(key); c != nil {
+		ds = v.CollectionDiagnostics(c)
 	}
-	return &query.Stream{
-		Result: map[string]any{"clock": d.clock()},
-		Run: func(ctx context.Context, send func(any) error) error {
-			return d.Follow(ctx, p.Project, p.Paths, func(u Update) error { return send(u) })
-		},
-	}, nil
+	out := map[string][]discovery.Diagnostic{}
+	for _, d := range ds {
+		if f.follows(d.Path) {
+			out[d.Path] = append(out[d.Path], d)
+		}
+	}
+	return out
+}
+
+// changes brings f up to date with v for the groups given (every group
+// when all is set) and returns the files whose diagnostics changed.
+func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []query.FileDiagnostics {
+	if all {
+		dirs, locks = dirs[:0], nil
+		for key := range f.last {
+			dirs = append(dirs, key) // gone groups must be cleared
+		}
+		for _, c := range v.Set.Collections() {
+			dirs = append(dirs, c.Dir)
+		}
+		locks = v.LockFiles()
+		dirs = slices.DeleteFunc(dirs, func(d string) bool { return slices.Contains(locks, d) })
+	}
+	seen := map[string]bool{}
+	changed := map[string][]discovery.Diagnostic{}
+	update := func(key string, lock bool) {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		cur := f.group(v, key, lock)
+		old := f.last[key]
+		for path, ds := range cur {
+			if !slices.Equal(ds, old[path]) {
+				changed[path] = ds
+			}
+		}
+		for path := range old {
+			if _, ok := cur[path]; !ok && changed[path] == nil {
+				// Cleared, unless another group now has some.
+				changed[path] = []discovery.Diagnostic{}
+			}
+		}
+		if len(cur) == 0 {
+			delete(f.last, key)
+		} else {
+			f.last[key] = cur
+		}
+	}
+	for _, l := range locks {
+		update(l, true)
+	}
+	for _, d := range dirs {
+		update(d, false)
+	}
+	out := make([]query.FileDiagnostics, 0, len(changed))
+	for path, ds := range changed {
+		out = append(out, query.FileDiagnostics{Path: path, Diagnostics: ds})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }
 
 // Follow calls fn with the diagnostics of the project's files below paths
 // (every file when paths is empty): first those that have any, then, after
-// each batch, those whose diagnostics changed. It returns nil when ctx
+// each change, those whose diagnostics changed. It returns nil when ctx
 // ends, or fn's error.
-func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn func(Update) error) error {
-	project = cleanProject(project)
+func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn func(query.Update) error) error {
+	project, err := d.ingest.checkProject(project)
+	if err != nil {
+		return err
+	}
 	for i := range paths {
 		paths[i] = filepath.Clean(paths[i])
 	}
-	if _, err := d.project(project); err != nil {
+	if _, _, err := d.ingest.view(ctx, project, false); err != nil {
 		return err
 	}
-	sub := &subscriber{wake: make(chan struct{}, 1)}
-	d.mu.Lock()
-	d.subs[sub] = struct{}{}
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		delete(d.subs, sub)
-		d.mu.Unlock()
-	}()
-	follows := func(path string) bool {
-		if len(paths) == 0 {
-			return true
-		}
-		for _, q := range paths {
-			if path == q || strings.HasPrefix(path, q+string(filepath.Separator)) {
-				return true
+	sub := d.subs.add(project)
+	defer d.subs.remove(sub)
+	f := &follower{paths: paths, last: map[string]map[string][]discovery.Diagnostic{}}
+	for {
+		dirs, locks, all := sub.take()
+		st := d.cat.State()
+		if v, ok := st.View(project); ok {
+			if files := f.changes(v, dirs, locks, all); len(files) > 0 {
+				if err := fn(query.Update{Clock: d.clockAt(st.Version), Files: files}); err != nil {
+					return err
+				}
 			}
 		}
-		return false
-	}
-	last := map[string][]discovery.Diagnostic{}
-	sub.notify()
-	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-sub.wake:
 		}
-		d.mu.Lock()
-		snap := d.view(project)
-		d.mu.Unlock()
-		cur := map[string][]discovery.Diagnostic{}
-		for _, dg := range snap.Diagnostics {
-			if follows(dg.Path) {
-				cur[dg.Path] = append(cur[dg.Path], dg)
-			}
-		}
-		var files []FileDiagnostics
-		for path, ds := range cur {
-			if !slices.Equal(ds, last[path]) {
-				files = append(files, FileDiagnostics{Path: path, Diagnostics: ds})
-			}
-		}
-		for path := range last {
-			if _, ok := cur[path]; !ok {
-				files = append(files, FileDiagnostics{Path: path, Diagnostics: []discovery.Diagnostic{}})
-			}
-		}
-		last = cur
-		if len(files) == 0 {
-			continue
-		}
-		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-		if err := fn(Update{Clock: d.clock(), Files: files}); err != nil {
-			return err
-		}
 	}
 }
-
-func sortRoots(rs []RootStatus) {
-	order := map[discovery.RootKind]int{discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
-	sort.SliceStable(rs, func(i, j int) bool {
-		if order[rs[i].Kind] != order[rs[j].Kind] {
-			return order[rs[i].Kind] < order[rs[j].Kind]
-		}
-		return rs[i].Path < rs[j].Path
-	})
-}
-
-func sortStrings(s []string) { sort.Strings(s) }

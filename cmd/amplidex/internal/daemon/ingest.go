@@ -1,0 +1,385 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/index"
+	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/watcher"
+)
+
+// DefaultMaxProjects bounds the registry of projects when
+// Options.MaxProjects is zero.
+const DefaultMaxProjects = 64
+
+// ingest feeds the catalog: it turns the watcher's batches into catalog
+// changes, registers projects on their first question (and forgets the
+// least recently asked beyond the bound), and notices edited lock files.
+// After each change it hands what the catalog read to the persister and
+// what changed to the subscriptions.
+type ingest struct {
+	cat      *catalog.Catalog
+	w        *watcher.Watcher
+	persist  *persister
+	subs     *subscriptions
+	log      *slog.Logger
+	warn     func(string)
+	now      func() time.Time
+	max      int
+	isRoot   func(string) bool // reports a root the bundles or the catalog need
+	ownerUID int
+	// ready is closed once cat is set: batches wait for it. stop is
+	// closed when the daemon closes, and ends that wait.
+	ready chan struct{}
+	stop  chan struct{}
+
+	mu sync.Mutex // guards fields below; never held while a file is read
+	// projects maps each registered project to when it was last asked
+	// about; registering holds the registrations in progress.
+	projects    map[string]time.Time
+	registering map[string]*registration
+	// locks holds the stat of each lock file as last read.
+	locks map[string]index.File
+}
+
+// registration is one project being registered; done is closed when err
+// and st are set.
+type registration struct {
+	done chan struct{}
+	st   *catalog.State
+	err  error
+}
+
+// applied hands the result of a catalog change on: the records to the
+// persister, the changes to the subscriptions.
+func (in *ingest) applied(st *catalog.State, d *catalog.Delta) *catalog.State {
+	if d != nil {
+		in.persist.commit(d.Version, d.Loaded, d.Gone)
+		in.subs.notify(d)
+	}
+	return st
+}
+
+// handleBatch is the watcher's handle function: it re-reads the
+// collections the batch touches, and the lock files whose stat changed.
+func (in *ingest) handleBatch(b watcher.Batch, bundles *bundles) {
+	select {
+	case <-in.ready:
+	case <-in.stop:
+		return
+	}
+	isBundleDir := bundles.changed(b.Root)
+	var changes []catalog.Change
+	if b.Rescan {
+		in.log.Info("rescanning root", "root", b.Root, "reasons", b.Reasons)
+		if b.Reasons != 0 && b.Reasons != watcher.ReasonRootAppeared {
+			in.warn(fmt.Sprintf("%s: rescanned %s", b.Root, b.Reasons))
+		}
+		changes = append(changes, catalog.Change{Root: b.Root})
+	} else {
+		dirs := map[string]bool{}
+		for _, p := range b.Paths {
+			rel, err := filepath.Rel(b.Root, p)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			if rel == "." {
+				dirs = nil
+				changes = append(changes, catalog.Change{Root: b.Root})
+				break
+			}
+			first, _, _ := strings.Cut(rel, string(filepath.Separator))
+			dirs[filepath.Join(b.Root, first)] = true
+		}
+		for dir := range dirs {
+			changes = append(changes, catalog.Change{Root: b.Root, Dir: dir})
+		}
+		// A file a watch event names is hashed again, whatever its stat
+		// says: a rewrite can keep size and times.
+		in.persist.cache.distrust(b.Paths)
+	}
+	changes = append(changes, in.staleLocks(nil)...)
+	if isBundleDir && len(changes) == 0 {
+		return
+	}
+	in.applied(in.cat.Update(changes...))
+}
+
+// lockStat returns the stat of a lock file; the zero File when it does not
+// exist or cannot be stat()ed.
+func lockStat(path string) index.File {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return index.File{}
+	}
+	return index.StatOf(fi)
+}
+
+// staleLocks stats the lock files of the given projects (of every
+// registered project when projects is nil) and returns a change for each
+// whose stat moved since it was read.
+func (in *ingest) staleLocks(projects []string) []catalog.Change {
+	in.mu.Lock()
+	var paths []string
+	if projects == nil {
+		for p := range in.locks {
+			paths = append(paths, p)
+		}
+	} else {
+		for _, p := range projects {
+			paths = append(paths, lockPaths(in.cat, p)...)
+		}
+	}
+	in.mu.Unlock()
+	var changes []catalog.Change
+	for _, p := range paths {
+		st := lockStat(p)
+		in.mu.Lock()
+		old, known := in.locks[p]
+		if known && !old.SameStat(st) {
+			in.locks[p] = st
+			changes = append(changes, catalog.Change{Lock: p})
+		}
+		in.mu.Unlock()
+	}
+	return changes
+}
+
+// lockPaths returns the lock files of a project's view.
+func lockPaths(cat *catalog.Catalog, project string) []string {
+	st := cat.State()
+	if v, ok := st.View(project); ok {
+		return v.LockFiles()
+	}
+	return nil
+}
+
+// checkProject validates a project directory named by a client and
+// returns the key it is registered under: "" stays ""; anything else must
+// be an absolute, clean path without a NUL, of an existing directory that
+// holds .amplifier/, both owned by the daemon's user.
+func (in *ingest) checkProject(p string) (string, error) {
+	if err := validProject(p, in.ownerUID); err != nil {
+		return "", err
+	}
+	return in.cat.ProjectKey(p), nil
+}
+
+// validProject checks a project directory named by a client (see
+// checkProject); the error is an *query.Error with CodeInvalidParams.
+func validProject(p string, uid int) error {
+	if p == "" {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return query.Errorf(query.CodeInvalidParams, "project %q: "+format, append([]any{p}, args...)...)
+	}
+	switch {
+	case strings.ContainsRune(p, 0):
+		return bad("holds a NUL byte")
+	case !filepath.IsAbs(p):
+		return bad("is not an absolute path")
+	case filepath.Clean(p) != p:
+		return bad("is not a clean path (want %s)", filepath.Clean(p))
+	}
+	for _, dir := range []string{p, filepath.Join(p, ".amplifier")} {
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && dir != p:
+			return bad("has no .amplifier directory")
+		case err != nil:
+			return bad("%v", errText(err))
+		case !fi.IsDir():
+			return bad("%s is not a directory", dir)
+		case !ownedBy(fi, uid):
+			return bad("%s belongs to another user; amplidex does not trust it", dir)
+		}
+	}
+	return nil
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// view returns the View of a project (registered on its first question,
+// checked with checkProject before) and the version of the State it
+// belongs to. Unless noSync is set, it first waits until every change
+// made before it was called is handled.
+func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catalog.View, uint64, error) {
+	if !noSync {
+		if err := in.w.Flush(ctx); err != nil {
+			return nil, 0, err
+		}
+		if changes := in.staleLocks([]string{project}); len(changes) > 0 {
+			in.applied(in.cat.Update(changes...))
+		}
+	}
+	st := in.cat.State()
+	v, ok := st.View(project)
+	if !ok {
+		var err error
+		if st, err = in.register(project); err != nil {
+			return nil, 0, err
+		}
+		if v, ok = st.View(project); !ok {
+			return nil, 0, query.Errorf(query.CodeInternal, "project %s: registered, but no view", project)
+		}
+	}
+	in.mu.Lock()
+	if _, ok := in.projects[project]; ok {
+		in.projects[project] = in.now()
+	}
+	in.mu.Unlock()
+	return v, st.Version, nil
+}
+
+// register registers a project: its root is watched from now on, the
+// catalog reads it, and it is remembered for the next run. Two
+// registrations of one project share the work; a project beyond the bound
+// forgets the one asked about least recently.
+func (in *ingest) register(project string) (*catalog.State, error) {
+	in.mu.Lock()
+	if r := in.registering[project]; r != nil {
+		in.mu.Unlock()
+		<-r.done
+		return r.st, r.err
+	}
+	r := &registration{done: make(chan struct{})}
+	in.registering[project] = r
+	var evict string
+	if _, known := in.projects[project]; !known && project != "" && len(in.projects) >= in.max+1 {
+		evict = in.oldest()
+	}
+	in.mu.Unlock()
+	defer func() {
+		in.mu.Lock()
+		delete(in.registering, project)
+		in.mu.Unlock()
+		close(r.done)
+	}()
+	if evict != "" {
+		in.log.Info("forgetting the project asked about least recently", "project", evict, "bound", in.max)
+		in.forget(evict)
+	}
+	for _, root := range discovery.Roots(project, "", nil) {
+		if project == "" {
+			break
+		}
+		if err := in.w.AddRoot(root.Path); err != nil {
+			r.err = fmt.Errorf("watch %s: %w", root.Path, err)
+			return nil, r.err
+		}
+	}
+	r.st = in.applied(in.cat.AddProject(project))
+	in.mu.Lock()
+	in.projects[project] = in.now()
+	for _, lp := range lockPaths(in.cat, project) {
+		if _, ok := in.locks[lp]; !ok {
+			in.locks[lp] = lockStat(lp)
+		}
+	}
+	list := in.projectList()
+	in.mu.Unlock()
+	if err := in.persist.saveProjects(list); err != nil {
+		in.log.Warn("registered projects not saved for the next run", "err", err)
+	}
+	return r.st, nil
+}
+
+// oldest returns the registered project asked about least recently (never
+// the no-project view). in.mu is held.
+func (in *ingest) oldest() string {
+	var best string
+	var at time.Time
+	for p, t := range in.projects {
+		if p != "" && (best == "" || t.Before(at)) {
+			best, at = p, t
+		}
+	}
+	return best
+}
+
+// projectList returns the registered projects, sorted, without "". in.mu
+// is held.
+func (in *ingest) projectList() []string {
+	out := make([]string, 0, len(in.projects))
+	for p := range in.projects {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// forget drops a project: its View, and the watches of the roots no other
+// project needs.
+func (in *ingest) forget(project string) {
+	in.mu.Lock()
+	delete(in.projects, project)
+	in.mu.Unlock()
+	in.applied(in.cat.RemoveProject(project))
+	held := map[string]bool{}
+	for _, r := range in.cat.Roots() {
+		held[r.Path] = true
+	}
+	for _, root := range discovery.Roots(project, "", nil) {
+		if !held[root.Path] && !in.isRoot(root.Path) {
+			_ = in.w.RemoveRoot(root.Path)
+		}
+	}
+	in.mu.Lock()
+	for lp := range in.locks {
+		if !slicesContains(in.cat, lp) {
+			delete(in.locks, lp)
+		}
+	}
+	list := in.projectList()
+	in.mu.Unlock()
+	if err := in.persist.saveProjects(list); err != nil {
+		in.log.Warn("registered projects not saved for the next run", "err", err)
+	}
+}
+
+// slicesContains reports whether a lock file belongs to some View.
+func slicesContains(cat *catalog.Catalog, lp string) bool {
+	for _, v := range cat.State().Views() {
+		for _, l := range v.LockFiles() {
+			if l == lp {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// registered returns the registered projects and when each was last
+// asked about.
+func (in *ingest) registered() map[string]time.Time {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := make(map[string]time.Time, len(in.projects))
+	for p, t := range in.projects {
+		if p != "" {
+			out[p] = t
+		}
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/amplidex/amplidex/index"
+)
+
+// saveRetry is how long the persister waits before it tries again to
+// write what a failed index write left unsaved.
+const saveRetry = time.Second
+
+// persister writes to the index what the catalog's changes read and
+// dropped, one batch at a time, on a goroutine of its own: a save is
+// visible to queries before its fsync. It owns the store and the file
+// cache, and every Apply.
+type persister struct {
+	store *index.Store
+	cache *fileCache
+	log   *slog.Logger
+	warn  func(string)
+	wake  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu sync.Mutex // guards fields below
+	// gone are the deletions committed and not yet written; version is the
+	// last version committed and written the last one the writer has
+	// handled; wrote is signalled when written moves.
+	gone    []string
+	version uint64
+	written uint64
+	wrote   *sync.Cond
+	// unsaved is set while writes fail (the change log lags);
+	// retryPending when a retry is scheduled; stopped once stop is closed.
+	unsaved      bool
+	retryPending bool
+	stopped      bool
+}
+
+func newPersister(store *index.Store, log *slog.Logger, warn func(string)) *persister {
+	p := &persister{store: store, cache: newFileCache(), log: log, warn: warn,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		version: store.Tick(), written: store.Tick()}
+	p.wrote = sync.NewCond(&p.mu)
+	return p
+}
+
+// start runs the writer until close.
+func (p *persister) start() { go p.writer() }
+
+// commit queues, for the write of version, the records of the files
+// loaded and the deletion of the files gone.
+func (p *persister) commit(version uint64, loaded, gone []string) {
+	gone = p.cache.commit(loaded, gone)
+	p.mu.Lock()
+	p.gone = append(p.gone, gone...)
+	p.version = max(p.version, version)
+	p.mu.Unlock()
+	p.kick()
+}
+
+func (p *persister) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writer writes the index until stop, then once more, then closes done.
+func (p *persister) writer() {
+	defer close(p.done)
+	for {
+		select {
+		case <-p.wake:
+			p.write()
+		case <-p.stop:
+			p.write()
+			p.mu.Lock()
+			p.written = p.version
+			p.wrote.Broadcast()
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+// write applies what was committed since the last write, logged under the
+// last version committed: every record in it was published at that
+// version or before. When the write fails (the disk is full, say),
+// nothing is lost: the records and deletions are kept for the next write,
+// retried every saveRetry, and until one succeeds the change log is known
+// to lag, so `changes` answers with the full state.
+func (p *persister) write() {
+	p.mu.Lock()
+	version := p.version
+	gone := p.gone
+	p.gone = nil
+	p.mu.Unlock()
+	puts, err := p.cache.takeQueue()
+	if err == nil && (len(puts) > 0 || len(gone) > 0) {
+		sort.Strings(gone)
+		_, err = p.store.Apply(index.Batch{Put: puts, Delete: gone, Tick: max(version, p.store.Tick()+1)})
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	defer p.wrote.Broadcast()
+	p.written = max(p.written, version)
+	if err == nil {
+		if p.unsaved && !p.store.ReadOnly() {
+			p.unsaved = false
+			p.log.Info("index writes succeed again")
+		}
+		return
+	}
+	if errors.Is(err, index.ErrReadOnly) {
+		// Open said so already; serve from memory, and let changes
+		// answer with the full state.
+		p.unsaved = true
+		return
+	}
+	p.cache.requeue(puts)
+	p.gone = append(gone, p.gone...)
+	if !p.unsaved {
+		p.unsaved = true
+		p.warn(fmt.Sprintf("index write failed (%v); answers stay right, changes --since answers with the full state until a write succeeds", err))
+		p.log.Error("index write failed; retrying", "err", err)
+	}
+	if !p.retryPending && !p.stopped {
+		p.retryPending = true
+		time.AfterFunc(saveRetry, func() {
+			p.mu.Lock()
+			p.retryPending = false
+			p.mu.Unlock()
+			p.kick()
+		})
+	}
+}
+
+// waitWritten waits until the writer has handled every version committed
+// so far, or found that it cannot write; it reports whether the change log
+// lags (writes fail).
+func (p *persister) waitWritten() (lagging bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	target := p.version
+	for p.written < target && !p.unsaved {
+		p.wrote.Wait()
+	}
+	return p.unsaved
+}
+
+// saveProjects remembers the registered projects for the next run.
+func (p *persister) saveProjects(projects []string) error {
+	b, err := json.Marshal(projects)
+	if err != nil {
+		return err
+	}
+	if err := p.store.SetMeta("projects", b); err != nil && !errors.Is(err, index.ErrReadOnly) {
+		return err
+	}
+	return nil
+}
+
+// projects returns the projects remembered from the last run.
+func (p *persister) projects() []string {
+	var out []string
+	if b, err := p.store.Meta("projects"); err == nil && b != nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
+}
+
+// close writes what is left, stops the writer and closes the store.
+func (p *persister) close() error {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	close(p.stop)
+	<-p.done
+	return p.store.Close()
+}

@@ -1,0 +1,325 @@
+package query
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// The text printers of the methods (see the table in methods.go). Text
+// that comes from collections (names, descriptions, paths, messages) may
+// hold anything; every printer passes it through Clean, so that no control
+// character reaches a terminal raw.
+
+// Clean returns s with every control character (C0, DEL, C1, and Unicode
+// format characters such as bidirectional overrides) and invalid UTF-8
+// replaced by a visible escape: \n, \t, \x1b, \u202e.
+func Clean(s string) string {
+	ok := true
+	for i, r := range s {
+		if r == utf8.RuneError || needsEscape(r) {
+			_ = i
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x100 && needsEscape(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}
+
+// DiagnosticPrinter prints diagnostics as text: one per line,
+// `path:line:col: severity: message [code]`, grouped by file with a blank
+// line between files.
+type DiagnosticPrinter struct {
+	// Color marks the severity with ANSI colours (a terminal).
+	Color bool
+	// WorkDir, when set, shortens paths below it to relative ones.
+	WorkDir string
+}
+
+// Print writes ds.
+func (p DiagnosticPrinter) Print(w io.Writer, ds []discovery.Diagnostic) {
+	last := ""
+	for _, d := range ds {
+		if last != "" && d.Path != last {
+			fmt.Fprintln(w)
+		}
+		last = d.Path
+		fmt.Fprintln(w, p.Line(d))
+	}
+	if last != "" {
+		fmt.Fprintln(w)
+	}
+}
+
+// Line formats one diagnostic.
+func (p DiagnosticPrinter) Line(d discovery.Diagnostic) string {
+	d.Path = Clean(DisplayPath(p.WorkDir, d.Path))
+	d.Message = Clean(d.Message)
+	line := d.String()
+	if p.Color {
+		line = colorize(d.Severity, line)
+	}
+	return line
+}
+
+// DisplayPath shortens p to a path relative to wd when it lies below it.
+func DisplayPath(wd, p string) string {
+	if wd == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return p
+}
+
+// colorize colours the severity of a diagnostic line; "cleared" (watch's
+// word for diagnostics that went away) is green.
+func colorize(sev discovery.Severity, line string) string {
+	const reset = "\x1b[0m"
+	col := "\x1b[36m" // info: cyan
+	switch sev {
+	case "cleared":
+		col = "\x1b[32m"
+	case discovery.SeverityError:
+		col = "\x1b[31m"
+	case discovery.SeverityWarning:
+		col = "\x1b[33m"
+	}
+	s := string(sev) + ":"
+	return strings.Replace(line, " "+s+" ", " "+col+s+reset+" ", 1)
+}
+
+// Plural returns "1 word" or "n words".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return Clean(s)
+}
+
+// oneLine squeezes s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = Clean(strings.Join(strings.Fields(s), " "))
+	if utf8.RuneCountInString(s) > n {
+		return string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}
+
+func printCollections(w io.Writer, cs []CollectionInfo, o PrintOptions) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if o.Header {
+		fmt.Fprintln(tw, "NAME\tVERSION\tROOT\tSTATUS\tLAYOUT\tDIR")
+	}
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", Clean(c.Name), dash(c.Version), c.Root, c.Status, c.Layout, Clean(c.Dir))
+	}
+	return tw.Flush()
+}
+
+func printResolve(w io.Writer, r *ResolveResult, _ PrintOptions) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if r.Winner != nil {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", Clean(r.Name), Clean(r.Winner.Version), r.Winner.Root, Clean(r.Winner.Dir))
+	} else {
+		fmt.Fprintf(tw, "%s\t-\t-\tresolves nowhere\n", Clean(r.Name))
+	}
+	for _, c := range r.Shadowed {
+		fmt.Fprintf(tw, "  shadowed\t%s\t%s\t%s\n", Clean(c.Version), c.Root, Clean(c.Dir))
+	}
+	for _, c := range r.Skipped {
+		fmt.Fprintf(tw, "  skipped\t%s\t%s\t%s: %s\n", dash(c.Version), c.Root, Clean(c.Dir), Clean(c.Problem))
+	}
+	return tw.Flush()
+}
+
+func printCollection(w io.Writer, d *CollectionDetail, _ PrintOptions) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "name\t%s\nversion\t%s\ndescription\t%s\nroot\t%s\ndir\t%s\nlayout\t%s\nstatus\t%s\n",
+		Clean(d.Name), dash(d.Version), Clean(d.Description), d.Root, Clean(d.Dir), d.Layout, d.Status)
+	if d.Base != d.Dir {
+		fmt.Fprintf(tw, "base\t%s\n", Clean(d.Base))
+	}
+	for _, r := range d.Requires {
+		fmt.Fprintf(tw, "requires\t%s %s\n", Clean(r.Name), Clean(r.Constraint))
+	}
+	for _, r := range d.Resources {
+		fmt.Fprintf(tw, "%s\t%s\n", r.Kind, Clean(r.Rel))
+	}
+	for _, c := range d.Shadowed {
+		fmt.Fprintf(tw, "shadows\t%s (%s)\n", Clean(c.Dir), c.Root)
+	}
+	for _, c := range d.Skipped {
+		fmt.Fprintf(tw, "skipped\t%s (%s): %s\n", Clean(c.Dir), c.Root, Clean(c.Problem))
+	}
+	return tw.Flush()
+}
+
+func printResources(w io.Writer, rs []ResourceInfo, o PrintOptions) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if o.Header {
+		fmt.Fprintln(tw, "REF\tKIND\tPATH\tDESCRIPTION")
+	}
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", Clean(r.Ref), r.Kind, Clean(r.Path), oneLine(r.Description, 60))
+	}
+	return tw.Flush()
+}
+
+func printProfile(w io.Writer, p *ProfileResult, _ PrintOptions) error {
+	fmt.Fprintf(w, "%s\t%s\n", Clean(p.Ref), Clean(p.Path))
+	chain := make([]string, len(p.Chain))
+	for i, c := range p.Chain {
+		chain[i] = Clean(c)
+	}
+	fmt.Fprintf(w, "chain: %s\n", strings.Join(chain, " → "))
+	if p.Merged == nil {
+		return nil
+	}
+	fmt.Fprintln(w, "---")
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(p.Merged); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	// YAML quotes what needs quoting; what is left raw is printable.
+	fmt.Fprint(w, b.String())
+	fmt.Fprintln(w, "---")
+	return nil
+}
+
+func printAgent(w io.Writer, r *AgentResult, _ PrintOptions) error {
+	fmt.Fprintf(w, "%s\t%s\n%s\n", Clean(r.Ref), Clean(r.Path), Clean(r.Description))
+	return nil
+}
+
+func printDiagnostics(w io.Writer, d *DiagnosticsResult, o PrintOptions) error {
+	o.Diagnostics.Print(w, d.Diagnostics)
+	fmt.Fprintf(w, "%s, %s, %s in %s\n", Plural(d.Summary.Errors, "error"), Plural(d.Summary.Warnings, "warning"),
+		Plural(d.Summary.Infos, "note"), Plural(d.Summary.Files, "file"))
+	return nil
+}
+
+func printDeps(w io.Writer, d *DepsResult, _ PrintOptions) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\t%s\n", Clean(d.Name), dash(d.Version))
+	for _, r := range d.Requires {
+		found := ""
+		if r.FoundVersion != "" {
+			found = Clean(r.FoundVersion) + " at " + Clean(r.FoundDir)
+		}
+		fmt.Fprintf(tw, "  requires\t%s %s\t%s\t%s\n", Clean(r.Name), Clean(r.Constraint), r.Status, found)
+	}
+	users := append([]DepUser(nil), d.RequiredBy...)
+	sort.Slice(users, func(i, j int) bool { return users[i].Name < users[j].Name })
+	for _, u := range users {
+		st := "ok"
+		if !u.Satisfied {
+			st = "unsatisfied"
+		}
+		fmt.Fprintf(tw, "  required by\t%s %s\t%s\n", Clean(u.Name), Clean(u.Constraint), st)
+	}
+	return tw.Flush()
+}
+
+func printChanges(w io.Writer, res *ChangesResult, _ PrintOptions) error {
+	fmt.Fprintf(w, "clock %s\n", res.Clock)
+	if res.IsFreshInstance {
+		fmt.Fprintln(w, "fresh instance: every indexed file follows")
+	}
+	for _, f := range res.Files {
+		if f.Deleted {
+			fmt.Fprintf(w, "deleted %s\n", Clean(f.Path))
+		} else {
+			fmt.Fprintf(w, "changed %s\n", Clean(f.Path))
+		}
+	}
+	return nil
+}
+
+func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "pid\t%d\nuptime\t%s\nsocket\t%s\nindex\t%s\nclock\t%s\nfiles\t%d\n",
+		st.PID, st.Uptime, Clean(st.Socket), Clean(st.Index), st.Clock, st.Files)
+	for _, r := range st.Roots {
+		fmt.Fprintf(tw, "root\t%s\t%s\t%s\t%d collections\t%d watches\n", r.Kind, r.State, Clean(r.Path), r.Collections, r.Watches)
+		for _, w := range r.Warnings {
+			fmt.Fprintf(tw, "\twarning: %s\n", Clean(w))
+		}
+	}
+	for _, p := range st.Projects {
+		fmt.Fprintf(tw, "project\t%s\n", Clean(p))
+	}
+	for _, b := range st.Bundles {
+		fmt.Fprintf(tw, "bundle\t%s\t%s\t%s", b.State, Clean(b.Manifest), b.Key)
+		if !b.LastBuild.IsZero() {
+			fmt.Fprintf(tw, "\tbuilt %s in %s", b.LastBuild.Format(time.RFC3339), b.Took)
+		}
+		if b.Error != "" {
+			fmt.Fprintf(tw, "\t%s", Clean(b.Error))
+		}
+		fmt.Fprintln(tw)
+	}
+	for _, w := range st.Warnings {
+		fmt.Fprintf(tw, "warning\t%s\n", Clean(w))
+	}
+	return tw.Flush()
+}
+
+// PrintJSON writes v as indented JSON, the form every --json prints.
+func PrintJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
