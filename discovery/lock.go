@@ -581,7 +581,8 @@ func syncLockDir(dir string) error {
 //   - lock/path-missing (warning): an entry's path no longer exists (a
 //     relative path is taken from the lock file's directory);
 //   - lock/module-escapes (error): a module path is absolute or leaves the
-//     collection once cleaned (".."); the check is lexical;
+//     collection once cleaned (".."), or it exists and its real path, all
+//     symbolic links resolved, is outside the collection's real directory;
 //   - lock/not-installed (warning): an entry whose path exists, but which is
 //     not among installed by name or directory;
 //   - lock/not-locked (warning): a collection of installed that no entry
@@ -637,10 +638,19 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diag
 			mods = append(mods, mod)
 		}
 		slices.Sort(mods)
+		realDir := ""
+		if dir != "" && !missing {
+			realDir, _ = filepath.EvalSymlinks(dir)
+		}
 		for _, mod := range mods {
-			if p := e.Modules[mod].Path; lockModuleEscapes(p) {
-				report(CodeLockModuleEscapes, SeverityError, l.rangeOf(true, "collections", name, "modules", mod, "path"), name,
+			p := e.Modules[mod].Path
+			r := l.rangeOf(true, "collections", name, "modules", mod, "path")
+			if lockModuleEscapes(p) {
+				report(CodeLockModuleEscapes, SeverityError, r, name,
 					"Module %s of %s has path %q, which leaves the collection", mod, name, p)
+			} else if real, ok := linkedOutside(realDir, dir, p); ok {
+				report(CodeLockModuleEscapes, SeverityError, r, name,
+					"Module %s of %s has path %q, which leads through a symbolic link to %s, outside the collection", mod, name, p, real)
 			}
 		}
 		if !missing && !byName[name] && !(dir != "" && byDir[dir]) {
@@ -672,6 +682,24 @@ func (l *Lock) rangeOf(value bool, parts ...string) Range {
 		return l.lines.Range(s.valStart, s.valEnd)
 	}
 	return jsonKeyRange(l.lines, l.spans, parts)
+}
+
+// linkedOutside resolves the module path p, relative to the collection
+// directory dir whose real path is realDir, through every symbolic link on
+// the way, and reports the real path when it is outside realDir. A path
+// that does not exist, or a collection directory that cannot be resolved,
+// reports nothing: only what is there can be said to leave.
+func linkedOutside(realDir, dir, p string) (string, bool) {
+	if realDir == "" || p == "" {
+		return "", false
+	}
+	// Not filepath.Join: cleaning would drop a ".." after a link before
+	// the link is followed, where the system goes up from its target.
+	real, err := filepath.EvalSymlinks(dir + string(filepath.Separator) + filepath.FromSlash(p))
+	if err != nil || within(real, realDir) {
+		return "", false
+	}
+	return real, true
 }
 
 // lockModuleEscapes reports whether a module path of a lock entry is
