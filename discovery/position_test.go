@@ -255,3 +255,48 @@ func TestYAMLTextMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLineIndex compares LineIndex and the YAML line table with the simple
+// implementations on any text.
+func FuzzLineIndex(f *testing.F) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := 0; i < 8; i++ {
+		f.Add(randomText(r, 3*discovery.ColStep, i%2 == 0))
+	}
+	f.Add([]byte("a\r\nb\rc\u0085d\u2028e\xff\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 4*discovery.ColStep*4 {
+			src = src[:4*discovery.ColStep*4] // the reference is quadratic
+		}
+		x := discovery.NewLineIndex(src)
+		for off := -1; off <= len(src)+1; off++ {
+			if got, want := x.Position(off), refPosition(src, off); got != want {
+				t.Fatalf("Position(%d) = %v, want %v", off, got, want)
+			}
+		}
+		for line := 0; line <= x.Lines()+1; line++ {
+			for _, col := range []int{0, 1, 2, discovery.ColStep / 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
+				if got, want := x.Offset(line, col), refOffset(src, line, col); got != want {
+					t.Fatalf("Offset(%d, %d) = %d, want %d", line, col, got, want)
+				}
+			}
+		}
+		offset, lineEnd, n := discovery.YAMLText(src, 0, len(src))
+		lines := refYAMLLines(src, 0, len(src))
+		if n != len(lines) {
+			t.Fatalf("%d YAML lines, want %d", n, len(lines))
+		}
+		for line := 0; line <= n+1; line++ {
+			for _, col := range []int{0, 1, 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
+				if got, want := offset(line, col), refYAMLOffset(src, 0, len(src), lines, line, col); got != want {
+					t.Fatalf("YAML offset(%d, %d) = %d, want %d", line, col, got, want)
+				}
+			}
+		}
+		for off := 0; off <= len(src); off++ {
+			if got, want := lineEnd(off), refYAMLLineEnd(src, len(src), off); got != want {
+				t.Fatalf("YAML lineEnd(%d) = %d, want %d", off, got, want)
+			}
+		}
+	})
+}
