@@ -265,8 +265,8 @@ func FuzzLineIndex(f *testing.F) {
 	}
 	f.Add([]byte("a\r\nb\rc\u0085d\u2028e\xff\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		if len(src) > 4*discovery.ColStep*4 {
-			src = src[:4*discovery.ColStep*4] // the reference is quadratic
+		if len(src) > 8*discovery.ColStep {
+			src = src[:8*discovery.ColStep] // the reference is quadratic
 		}
 		x := discovery.NewLineIndex(src)
 		for off := -1; off <= len(src)+1; off++ {
