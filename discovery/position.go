@@ -172,6 +172,49 @@ func (x *LineIndex) Offset(line, runeCol int) int {
 	return marks.runeOffset(x.src, s, end, x.LineStart(n+1), runeCol-1)
 }
 
+// PositionOffset converts a Position (UTF-16 characters) back into a byte
+// offset. A line before the first is the start of the text and one past
+// the last its end; a character past the end of its line is where the
+// line's content ends (before "\r\n"), and one inside a character (the
+// second half of a surrogate pair) is where that character starts. An
+// invalid byte counts as one character, as Position counts it.
+func (x *LineIndex) PositionOffset(p Position) int {
+	switch {
+	case p.Line < 0:
+		return 0
+	case p.Line >= len(x.start):
+		return len(x.src)
+	}
+	s, end := x.LineStart(p.Line), x.LineEnd(p.Line)
+	from := colMark{off: s}
+	if next := x.LineStart(p.Line + 1); next-s > colStep && p.Character > 0 {
+		cm := x.colMarksOf()
+		// The last mark of the line with no more units before it than
+		// asked for.
+		lo := (s-cm.base)/colStep + 1
+		hi := min((next-1-cm.base)/colStep+1, len(cm.marks))
+		if lo < hi {
+			k := lo + sort.Search(hi-lo, func(i int) bool { return cm.marks[lo+i].units > p.Character }) - 1
+			if k >= lo {
+				from = cm.marks[k]
+			}
+		}
+	}
+	if from.off >= end {
+		return end
+	}
+	off, units := from.off, from.units
+	for off < end {
+		r, size := utf8.DecodeRune(x.src[off:end])
+		if units+runeUnits(r) > p.Character {
+			return off
+		}
+		units += runeUnits(r)
+		off += size
+	}
+	return end
+}
+
 // UTF16Len counts the UTF-16 code units of b; invalid bytes count as one
 // unit each (they are replaced by U+FFFD when decoded).
 func UTF16Len(b []byte) int {

@@ -71,6 +71,42 @@ func refOffset(src []byte, line, runeCol int) int {
 	return off
 }
 
+// refPositionOffset is LineIndex.PositionOffset the simple way.
+func refPositionOffset(src []byte, p discovery.Position) int {
+	if p.Line < 0 {
+		return 0
+	}
+	start := 0
+	for i := 0; i < p.Line; i++ {
+		j := strings.IndexByte(string(src[start:]), '\n')
+		if j < 0 {
+			return len(src)
+		}
+		start += j + 1
+	}
+	end := len(src)
+	if j := strings.IndexByte(string(src[start:]), '\n'); j >= 0 {
+		end = start + j
+		if end > start && src[end-1] == '\r' {
+			end--
+		}
+	}
+	units, off := 0, start
+	for off < end {
+		r, size := utf8.DecodeRune(src[off:end])
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > p.Character {
+			return off
+		}
+		units += w
+		off += size
+	}
+	return end
+}
+
 // refYAMLLines splits src[start:end] as go-yaml breaks lines.
 func refYAMLLines(src []byte, start, end int) []int {
 	lines := []int{start}
@@ -188,6 +224,21 @@ func TestPositionMatchesReference(t *testing.T) {
 				}
 			}
 		}
+		for line := -1; line <= x.Lines()+1; line++ {
+			for _, ch := range []int{-1, 0, 1, 2, discovery.ColStep - 1, discovery.ColStep, discovery.ColStep + 1, r.IntN(6 * discovery.ColStep), 1 << 20} {
+				p := discovery.Position{Line: line, Character: ch}
+				if got, want := x.PositionOffset(p), refPositionOffset(src, p); got != want {
+					t.Fatalf("text %q: PositionOffset(%v) = %d, want %d", src, p, got, want)
+				}
+			}
+		}
+		// The positions Position gives, some inside characters and some
+		// in line ends, convert back as the simple way converts them.
+		for off, p := range ref {
+			if back := x.PositionOffset(p); back != refPositionOffset(src, p) {
+				t.Fatalf("text %q: PositionOffset(Position(%d)) = %d, want %d", src, off, back, refPositionOffset(src, p))
+			}
+		}
 		if got, want := discovery.UTF16Len(src), refUTF16Len(src); got != want {
 			t.Fatalf("text %q: UTF16Len = %d, want %d", src, got, want)
 		}
@@ -278,6 +329,14 @@ func FuzzLineIndex(f *testing.F) {
 			for _, col := range []int{0, 1, 2, discovery.ColStep / 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
 				if got, want := x.Offset(line, col), refOffset(src, line, col); got != want {
 					t.Fatalf("Offset(%d, %d) = %d, want %d", line, col, got, want)
+				}
+			}
+		}
+		for line := -1; line <= x.Lines()+1; line++ {
+			for _, ch := range []int{0, 1, 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
+				p := discovery.Position{Line: line, Character: ch}
+				if got, want := x.PositionOffset(p), refPositionOffset(src, p); got != want {
+					t.Fatalf("PositionOffset(%v) = %d, want %d", p, got, want)
 				}
 			}
 		}
