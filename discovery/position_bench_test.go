@@ -3,8 +3,10 @@ package discovery_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -78,8 +80,8 @@ func measureCPU(b *testing.B, body func()) {
 }
 
 // BenchmarkPositionsOneLine measures the work that turns byte offsets into
-// UTF-16 positions on inputs that are one long line: a context file of
-// mentions, a minified lock file (parsed and checked, every entry earning
+// UTF-16 positions on inputs that are one long line: positions asked for
+// in random order, a context file of mentions, a minified lock file (parsed and checked, every entry earning
 // diagnostics), a profile's one-line front matter (up to MaxFrontMatter)
 // and an agent's one-line body. Before positions were computed from one
 // pass over the file, each of these took time quadratic in the size.
@@ -92,6 +94,30 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 				f := discovery.AnalyzeFile("/c/context/x.md", src, discovery.KindContext, discovery.SchemaOptions{})
 				if len(f.Mentions) == 0 {
 					b.Fatal("no mentions")
+				}
+			})
+		})
+	}
+	// Positions out of order: one for every 64 bytes of a one-line text,
+	// converted there and back.
+	for _, sz := range oneLineSizes {
+		src := oneLineMentions(sz.n)
+		offs := rand.New(rand.NewPCG(1, 2)).Perm(len(src) / 64)
+		for i, o := range offs {
+			o *= 64
+			for !utf8.RuneStart(src[o]) {
+				o--
+			}
+			offs[i] = o
+		}
+		b.Run("random/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			measureCPU(b, func() {
+				x := discovery.NewLineIndex(src)
+				for _, o := range offs {
+					if x.PositionOffset(x.Position(o)) != o {
+						b.Fatalf("position of %d does not come back", o)
+					}
 				}
 			})
 		})
