@@ -125,20 +125,25 @@ func mergeModuleList(parent, child any) any {
 	}
 	pl, _ := deepCopy(parent).([]any)
 	out := append([]any{}, pl...)
-	for _, ce := range cl {
-		id := moduleID(ce)
-		merged := false
-		if id != "" {
-			for i, pe := range out {
-				if moduleID(pe) == id {
-					out[i] = mergeModuleEntry(pe, ce)
-					merged = true
-					break
-				}
+	// Where the first entry of each id is, so that merging a long list
+	// into another costs time linear in their lengths.
+	at := make(map[string]int, len(out))
+	for i, pe := range out {
+		if id := moduleID(pe); id != "" {
+			if _, ok := at[id]; !ok {
+				at[id] = i
 			}
 		}
-		if !merged {
-			out = append(out, deepCopy(ce))
+	}
+	for _, ce := range cl {
+		id := moduleID(ce)
+		if i, ok := at[id]; ok && id != "" {
+			out[i] = mergeModuleEntry(out[i], ce)
+			continue
+		}
+		out = append(out, deepCopy(ce))
+		if id != "" {
+			at[id] = len(out) - 1
 		}
 	}
 	return out
