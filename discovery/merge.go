@@ -37,6 +37,29 @@ func (s *Set) Effective(ref ProfileRef) (map[string]any, []ProfileRef, error) {
 	return merged, chain, nil
 }
 
+// effectiveSession returns the "session" block of the profile whose
+// extends chain (child first) is chain, as Effective merges it, without
+// merging the other blocks, which may be large: nil when it has none. ok
+// is false where Effective fails.
+func effectiveSession(chain []ProfileRef) (session any, ok bool) {
+	out := map[string]any{}
+	for i := len(chain) - 1; i >= 0; i-- {
+		p := chain[i]
+		f := p.Collection.Facts[p.Path]
+		if f == nil || f.Front == nil {
+			return nil, false
+		}
+		// As MergeProfile does, on the one block.
+		if ex, ok := f.Front["exclude"].(map[string]any); ok {
+			applyExclude(out, ex)
+		}
+		if cv, ok := f.Front["session"]; ok {
+			out["session"] = mergeSession(out["session"], cv)
+		}
+	}
+	return out["session"], true
+}
+
 // MergeProfile overlays child on parent (nil for none) and returns a new
 // map; neither argument is modified.
 func MergeProfile(parent, child map[string]any) map[string]any {

@@ -230,8 +230,9 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 // session.context, each naming a module. It returns the first missing key
 // and the chain, or "".
 func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
-	merged, chain, err := s.Effective(ref)
-	if err != nil || len(chain) < 2 {
+	chain := s.Chain(ref)
+	merged, ok := effectiveSession(chain)
+	if !ok || len(chain) < 2 {
 		return "", ""
 	}
 	last := chain[len(chain)-1]
@@ -242,7 +243,7 @@ func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
 	for i, p := range chain {
 		ids[i] = p.ID()
 	}
-	session, _ := merged["session"].(map[string]any)
+	session, _ := merged.(map[string]any)
 	for _, slot := range []string{"orchestrator", "context"} {
 		entry, _ := session[slot].(map[string]any)
 		if id, _ := entry["module"].(string); id == "" {
