@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -358,4 +359,36 @@ func FuzzLineIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLineIndexConcurrent: goroutines sharing one LineIndex, the first of
+// them building its column marks, all get the simple answers (and the race
+// detector sees no race).
+func TestLineIndexConcurrent(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	src := randomText(r, 16*discovery.ColStep, false)
+	want := make([]discovery.Position, len(src)+1)
+	for off := range want {
+		want[off] = refPosition(src, off)
+	}
+	x := discovery.NewLineIndex(src)
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(seed uint64) {
+			r := rand.New(rand.NewPCG(seed, seed))
+			for i := 0; i < 2000; i++ {
+				off := r.IntN(len(src) + 1)
+				if got := x.Position(off); got != want[off] {
+					errs <- fmt.Errorf("Position(%d) = %v, want %v", off, got, want[off])
+					return
+				}
+			}
+			errs <- nil
+		}(uint64(g))
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
