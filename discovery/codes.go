@@ -34,6 +34,7 @@ const (
 	// ref/…: cross-references between documents and collections.
 	CodeExtendsUnresolved = "ref/extends-unresolved"
 	CodeExtendsCycle      = "ref/extends-cycle"
+	CodeExtendsTooDeep    = "ref/extends-too-deep"
 	CodeAgentUnknown      = "ref/agent-unknown"
 	CodeMentionUnresolved = "ref/mention-unresolved"
 	CodeMentionEscapes    = "ref/mention-escapes"
@@ -104,6 +105,7 @@ var Codes = []CodeInfo{
 
 	{CodeExtendsUnresolved, SeverityError, "`extends` names a profile that does not resolve"},
 	{CodeExtendsCycle, SeverityError, "profile inheritance forms a cycle (the message shows the chain)"},
+	{CodeExtendsTooDeep, SeverityError, "an `extends` chain is longer than 32 profiles; it is not followed further"},
 	{CodeAgentUnknown, SeverityError, "a profile's agents list names an agent that does not exist"},
 	{CodeMentionUnresolved, SeverityError, "an `@collection:path` mention does not resolve to a file"},
 	{CodeMentionEscapes, SeverityError, "an `@collection:path` mention leaves its collection (`..`)"},

@@ -42,7 +42,7 @@ type Collection struct {
 	Diagnostics []Diagnostic `json:"-"`
 
 	relsOnce sync.Once
-	rels     map[string]string // Rel → Path of every resource
+	rels     map[string]int // Rel → index in Resources of every resource
 }
 
 // Clone returns a copy of c whose Resources, Facts and Diagnostics may be
@@ -64,14 +64,26 @@ func (c *Collection) Clone() *Collection {
 // relative to the base), if there is one. Resources must not change once
 // it has been called.
 func (c *Collection) ResourcePath(rel string) (string, bool) {
+	if r, ok := c.resourceAt(rel); ok {
+		return r.Path, true
+	}
+	return "", false
+}
+
+// resourceAt returns the resource at rel, looked up in a table built on
+// the first call (the last of two at one rel, as ResourcePath always had).
+func (c *Collection) resourceAt(rel string) (Resource, bool) {
 	c.relsOnce.Do(func() {
-		c.rels = make(map[string]string, len(c.Resources))
-		for _, r := range c.Resources {
-			c.rels[r.Rel] = r.Path
+		c.rels = make(map[string]int, len(c.Resources))
+		for i, r := range c.Resources {
+			c.rels[r.Rel] = i
 		}
 	})
-	p, ok := c.rels[rel]
-	return p, ok
+	i, ok := c.rels[rel]
+	if !ok {
+		return Resource{}, false
+	}
+	return c.Resources[i], true
 }
 
 // Count returns how many resources of kind k the collection has.

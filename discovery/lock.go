@@ -581,7 +581,8 @@ func syncLockDir(dir string) error {
 //   - lock/path-missing (warning): an entry's path no longer exists (a
 //     relative path is taken from the lock file's directory);
 //   - lock/module-escapes (error): a module path is absolute or leaves the
-//     collection once cleaned (".."); the check is lexical;
+//     collection once cleaned (".."), or it exists and its real path, all
+//     symbolic links resolved, is outside the collection's real directory;
 //   - lock/not-installed (warning): an entry whose path exists, but which is
 //     not among installed by name or directory;
 //   - lock/not-locked (warning): a collection of installed that no entry
@@ -637,10 +638,19 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diag
 			mods = append(mods, mod)
 		}
 		slices.Sort(mods)
+		realDir := ""
+		if dir != "" && !missing {
+			realDir, _ = filepath.EvalSymlinks(dir)
+		}
 		for _, mod := range mods {
-			if p := e.Modules[mod].Path; lockModuleEscapes(p) {
-				report(CodeLockModuleEscapes, SeverityError, l.rangeOf(true, "collections", name, "modules", mod, "path"), name,
+			p := e.Modules[mod].Path
+			r := l.rangeOf(true, "collections", name, "modules", mod, "path")
+			if lockModuleEscapes(p) {
+				report(CodeLockModuleEscapes, SeverityError, r, name,
 					"Module %s of %s has path %q, which leaves the collection", mod, name, p)
+			} else if real, ok := linkedOutside(realDir, dir, p); ok {
+				report(CodeLockModuleEscapes, SeverityError, r, name,
+					"Module %s of %s has path %q, which leads through a symbolic link to %s, outside the collection", mod, name, p, real)
 			}
 		}
 		if !missing && !byName[name] && !(dir != "" && byDir[dir]) {
@@ -672,6 +682,24 @@ func (l *Lock) rangeOf(value bool, parts ...string) Range {
 		return l.lines.Range(s.valStart, s.valEnd)
 	}
 	return jsonKeyRange(l.lines, l.spans, parts)
+}
+
+// linkedOutside resolves the module path p, relative to the collection
+// directory dir whose real path is realDir, through every symbolic link on
+// the way, and reports the real path when it is outside realDir. A path
+// that does not exist, or a collection directory that cannot be resolved,
+// reports nothing: only what is there can be said to leave.
+func linkedOutside(realDir, dir, p string) (string, bool) {
+	if realDir == "" || p == "" {
+		return "", false
+	}
+	// Not filepath.Join: cleaning would drop a ".." after a link before
+	// the link is followed, where the system goes up from its target.
+	real, err := filepath.EvalSymlinks(dir + string(filepath.Separator) + filepath.FromSlash(p))
+	if err != nil || within(real, realDir) {
+		return "", false
+	}
+	return real, true
 }
 
 // lockModuleEscapes reports whether a module path of a lock entry is
@@ -716,66 +744,193 @@ func jsonKeyRange(lines *LineIndex, spans map[string]jsonSpan, parts []string) R
 	return Range{}
 }
 
+// maxLockSpanDepth is how deep lockJSONSpans records members: a module
+// field (collections, entry, modules, module, field) is five levels down.
+// Nothing deeper is ever pointed at, and recording it would cost time and
+// memory quadratic in the nesting.
+const maxLockSpanDepth = 5
+
 // lockJSONSpans walks a JSON text that json.Unmarshal accepted and records
-// the span of every member and element. It stops quietly at the first
-// token error.
+// the span of every member and element down to maxLockSpanDepth levels
+// below the root, in one pass. On text that is not valid JSON it stops
+// quietly where it cannot go on.
 func lockJSONSpans(src []byte) map[string]jsonSpan {
-	type frame struct {
-		parts            []string
-		object           bool
-		wantKey          bool
-		key              string
-		keyStart, keyEnd int
-		index            int
-		start            int
-		ownKey           [2]int // the span of the key this container is the value of
+	s := &jsonSpanScanner{src: src, spans: map[string]jsonSpan{}}
+	s.space()
+	s.value([]string{}, 0, 0)
+	return s.spans
+}
+
+// jsonSpanScanner holds the state of one lockJSONSpans call.
+type jsonSpanScanner struct {
+	src   []byte
+	pos   int
+	spans map[string]jsonSpan
+}
+
+// peek returns the byte at the current position, or 0 at the end.
+func (s *jsonSpanScanner) peek() byte {
+	if s.pos < len(s.src) {
+		return s.src[s.pos]
 	}
-	spans := map[string]jsonSpan{}
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	var stack []*frame
-	// member returns the path and key span of the value about to be read.
-	member := func() ([]string, int, int) {
-		if len(stack) == 0 {
-			return nil, 0, 0
+	return 0
+}
+
+// space skips JSON white space.
+func (s *jsonSpanScanner) space() {
+	for s.pos < len(s.src) {
+		switch s.src[s.pos] {
+		case ' ', '\t', '\r', '\n':
+			s.pos++
+		default:
+			return
 		}
-		f := stack[len(stack)-1]
-		parts := slices.Clip(f.parts)
-		if f.object {
-			f.wantKey = true
-			return append(parts, f.key), f.keyStart, f.keyEnd
-		}
-		f.index++
-		return append(parts, strconv.Itoa(f.index-1)), 0, 0
 	}
-	for {
-		start := int(dec.InputOffset())
-		for start < len(src) && strings.IndexByte(" \t\r\n,:", src[start]) >= 0 {
-			start++
+}
+
+// str skips the string that starts at the current position.
+func (s *jsonSpanScanner) str() {
+	for s.pos++; s.pos < len(s.src); s.pos++ {
+		switch s.src[s.pos] {
+		case '\\':
+			s.pos++
+		case '"':
+			s.pos++
+			return
 		}
-		tok, err := dec.Token()
-		if err != nil {
-			return spans
+	}
+	s.pos = len(s.src)
+}
+
+// value reads the value at the current position, whose path is parts and
+// whose key spans ks:ke (empty for an element or the root), and records
+// the spans of it and of what it holds while parts is not too long.
+func (s *jsonSpanScanner) value(parts []string, ks, ke int) {
+	if len(parts) > maxLockSpanDepth {
+		s.skip()
+		return
+	}
+	start := s.pos
+	switch s.peek() {
+	case '{':
+		s.pos++
+		s.space()
+		if s.peek() == '}' {
+			s.pos++
+			break
 		}
-		end := int(dec.InputOffset())
-		if n := len(stack); n > 0 {
-			f := stack[n-1]
-			if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-				stack = stack[:n-1]
-				spans[jsonPath(f.parts...)] = jsonSpan{f.ownKey[0], f.ownKey[1], f.start, end}
-				continue
+		for {
+			if s.peek() != '"' {
+				return
 			}
-			if f.object && f.wantKey {
-				key, _ := tok.(string)
-				f.key, f.keyStart, f.keyEnd, f.wantKey = key, start, end, false
-				continue
+			kStart := s.pos
+			s.str()
+			kEnd := s.pos
+			s.space()
+			if s.peek() != ':' {
+				return
+			}
+			s.pos++
+			s.space()
+			s.value(append(parts[:len(parts):len(parts)], jsonKey(s.src[kStart:kEnd])), kStart, kEnd)
+			more, ok := s.next('}')
+			if !ok {
+				return
+			}
+			if !more {
+				break
 			}
 		}
-		parts, ks, ke := member()
-		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, &frame{parts: parts, object: d == '{', wantKey: d == '{', start: start, ownKey: [2]int{ks, ke}})
-			continue
+	case '[':
+		s.pos++
+		s.space()
+		if s.peek() == ']' {
+			s.pos++
+			break
 		}
-		spans[jsonPath(parts...)] = jsonSpan{ks, ke, start, end}
+		for i := 0; ; i++ {
+			s.value(append(parts[:len(parts):len(parts)], strconv.Itoa(i)), 0, 0)
+			more, ok := s.next(']')
+			if !ok {
+				return
+			}
+			if !more {
+				break
+			}
+		}
+	case '"':
+		s.str()
+	case 0:
+		return
+	default:
+		s.scalar()
 	}
+	s.spans[jsonPath(parts...)] = jsonSpan{ks, ke, start, s.pos}
+}
+
+// next moves past the comma (and the blanks after it) or the closing
+// bracket that follows a member or element, and reports which it was:
+// more is set after a comma; ok is false when neither follows.
+func (s *jsonSpanScanner) next(closing byte) (more, ok bool) {
+	s.space()
+	switch s.peek() {
+	case ',':
+		s.pos++
+		s.space()
+		return true, true
+	case closing:
+		s.pos++
+		return false, true
+	}
+	return false, false
+}
+
+// scalar skips a number, true, false or null.
+func (s *jsonSpanScanner) scalar() {
+	for s.pos < len(s.src) && strings.IndexByte(",:]}[{\" \t\r\n", s.src[s.pos]) < 0 {
+		s.pos++
+	}
+}
+
+// skip skips the value at the current position, however deeply nested,
+// without recording anything and without recursion.
+func (s *jsonSpanScanner) skip() {
+	depth := 0
+	for s.pos < len(s.src) {
+		switch c := s.src[s.pos]; c {
+		case '"':
+			s.str()
+		case '{', '[':
+			depth++
+			s.pos++
+		case '}', ']':
+			if depth == 0 {
+				return // the end of the enclosing value: not JSON
+			}
+			depth--
+			s.pos++
+		default:
+			if depth == 0 {
+				s.scalar()
+				return
+			}
+			s.pos++
+		}
+		if depth == 0 {
+			return
+		}
+	}
+}
+
+// jsonKey returns the text of a JSON key, as json.Unmarshal decodes it
+// (escapes resolved, invalid UTF-8 replaced).
+func jsonKey(raw []byte) string {
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1])
+	}
+	var k string
+	if json.Unmarshal(raw, &k) != nil {
+		return string(raw)
+	}
+	return k
 }

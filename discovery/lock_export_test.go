@@ -8,3 +8,17 @@ func PutAndEncode(l *Lock, e LockEntry) ([]byte, error) {
 	}
 	return l.encode()
 }
+
+// LockJSONSpans runs the span scanner of ParseLock on src and returns its
+// spans as key start, key end, value start and value end, by path: the
+// keys leading to a member, each after a NUL, behind a "$".
+func LockJSONSpans(src []byte) map[string][4]int {
+	out := map[string][4]int{}
+	for k, s := range lockJSONSpans(src) {
+		out[k] = [4]int{s.keyStart, s.keyEnd, s.valStart, s.valEnd}
+	}
+	return out
+}
+
+// MaxLockSpanDepth is how many keys deep the span scanner records.
+const MaxLockSpanDepth = maxLockSpanDepth

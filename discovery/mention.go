@@ -27,6 +27,7 @@ func (m Mention) Text() string { return m.Collection + ":" + m.Path }
 // Ranges are positions in src through lines.
 func FindMentions(src []byte, from int, lines *LineIndex) []Mention {
 	var out []Mention
+	var cur lineCursor // mentions come in order: each range decodes only the bytes since the last
 	inFence := false
 	var fence []byte
 	off := from
@@ -52,7 +53,7 @@ func FindMentions(src []byte, from int, lines *LineIndex) []Mention {
 			continue
 		}
 		if !inFence {
-			out = appendLineMentions(out, src, off, end, lines)
+			out = appendLineMentions(out, src, off, end, lines, &cur)
 		}
 		off = next
 	}
@@ -77,8 +78,8 @@ func fenceMarker(line []byte) []byte {
 }
 
 // appendLineMentions scans src[start:end], one line, for mentions outside
-// code spans and double quotes.
-func appendLineMentions(out []Mention, src []byte, start, end int, lines *LineIndex) []Mention {
+// code spans and double quotes, converting their spans with cur.
+func appendLineMentions(out []Mention, src []byte, start, end int, lines *LineIndex, cur *lineCursor) []Mention {
 	inQuote := false
 	codeRun := 0 // length of the backtick run that opened the current code span
 	for i := start; i < end; i++ {
@@ -105,7 +106,7 @@ func appendLineMentions(out []Mention, src []byte, start, end int, lines *LineIn
 			if n == 0 {
 				continue
 			}
-			m.Range = lines.Range(i, i+1+n)
+			m.Range = lines.rangeAt(cur, i, i+1+n)
 			out = append(out, m)
 			i += n
 		}

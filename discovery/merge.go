@@ -37,6 +37,29 @@ func (s *Set) Effective(ref ProfileRef) (map[string]any, []ProfileRef, error) {
 	return merged, chain, nil
 }
 
+// effectiveSession returns the "session" block of the profile whose
+// extends chain (child first) is chain, as Effective merges it, without
+// merging the other blocks, which may be large: nil when it has none. ok
+// is false where Effective fails.
+func effectiveSession(chain []ProfileRef) (session any, ok bool) {
+	out := map[string]any{}
+	for i := len(chain) - 1; i >= 0; i-- {
+		p := chain[i]
+		f := p.Collection.Facts[p.Path]
+		if f == nil || f.Front == nil {
+			return nil, false
+		}
+		// As MergeProfile does, on the one block.
+		if ex, ok := f.Front["exclude"].(map[string]any); ok {
+			applyExclude(out, ex)
+		}
+		if cv, ok := f.Front["session"]; ok {
+			out["session"] = mergeSession(out["session"], cv)
+		}
+	}
+	return out["session"], true
+}
+
 // MergeProfile overlays child on parent (nil for none) and returns a new
 // map; neither argument is modified.
 func MergeProfile(parent, child map[string]any) map[string]any {
@@ -125,20 +148,25 @@ func mergeModuleList(parent, child any) any {
 	}
 	pl, _ := deepCopy(parent).([]any)
 	out := append([]any{}, pl...)
-	for _, ce := range cl {
-		id := moduleID(ce)
-		merged := false
-		if id != "" {
-			for i, pe := range out {
-				if moduleID(pe) == id {
-					out[i] = mergeModuleEntry(pe, ce)
-					merged = true
-					break
-				}
+	// Where the first entry of each id is, so that merging a long list
+	// into another costs time linear in their lengths.
+	at := make(map[string]int, len(out))
+	for i, pe := range out {
+		if id := moduleID(pe); id != "" {
+			if _, ok := at[id]; !ok {
+				at[id] = i
 			}
 		}
-		if !merged {
-			out = append(out, deepCopy(ce))
+	}
+	for _, ce := range cl {
+		id := moduleID(ce)
+		if i, ok := at[id]; ok && id != "" {
+			out[i] = mergeModuleEntry(out[i], ce)
+			continue
+		}
+		out = append(out, deepCopy(ce))
+		if id != "" {
+			at[id] = len(out) - 1
 		}
 	}
 	return out

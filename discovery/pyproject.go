@@ -48,7 +48,10 @@ var collectionKeys = [...]string{"author", "capabilities", "requires"}
 // Diagnostics:
 //
 //   - metadata/toml-syntax: the file is not TOML, at the position the TOML
-//     parser reports; nothing else is checked.
+//     parser reports, or it has a key of more than maxTOMLKeyParts dotted
+//     parts or arrays and inline tables nested deeper than
+//     maxTOMLScanDepth (not decoded: the decoder's time grows with their
+//     square); nothing else is checked.
 //   - metadata/missing-field: `Required field missing: <field>` for a
 //     missing or empty [project] name, version or description, on the
 //     [project] header (line 1 without one), or on an empty value.
@@ -93,13 +96,21 @@ func (p *pyprojectParser) report(code string, sev Severity, r Range, format stri
 }
 
 func (p *pyprojectParser) parse() {
+	// The shape is bounded before the decoder sees the text: it takes time
+	// quadratic in the parts of a dotted key and in the nesting of inline
+	// tables.
+	spans, deep := scanTOMLSpans(p.src)
+	if deep != nil {
+		p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
+		return
+	}
 	doc, md, err := decodeTOML(p.src)
 	if err != nil {
 		p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
 		return
 	}
 	p.md = md
-	p.spans = scanTOMLSpans(p.src)
+	p.spans = spans
 	p.checkProject(doc)
 	p.checkCollection(doc)
 	SortDiagnostics(p.diags)
@@ -510,19 +521,44 @@ func tomlPath(parts []string) string { return strings.Join(parts, "\x00") }
 // tomlIndex names element i of an array in a key path.
 func tomlIndex(i int) string { return "\x01" + strconv.Itoa(i) }
 
-// maxTOMLScanDepth bounds the nesting of arrays and inline tables the
-// scanner follows.
-const maxTOMLScanDepth = 32
+// Bounds on the shape of a pyproject.toml, far beyond what real ones use
+// (a handful of parts, a few levels). A file that exceeds one is not
+// decoded.
+const (
+	// maxTOMLScanDepth bounds the nesting of arrays and inline tables.
+	maxTOMLScanDepth = 32
+	// maxTOMLKeyParts bounds the parts of a dotted key or table header.
+	maxTOMLKeyParts = 32
+)
+
+// tomlTooDeep says where a TOML text exceeds a bound of its shape, and
+// which.
+type tomlTooDeep struct {
+	off int
+	why string
+}
 
 type tomlScanner struct {
 	src   []byte
 	pos   int
 	depth int
 	spans tomlSpans
+	deep  *tomlTooDeep // set when the text exceeds a bound; the scan stops
 }
 
-// scanTOMLSpans records the spans of every key and table in src.
-func scanTOMLSpans(src []byte) tomlSpans {
+// tooDeep records that the text exceeds a bound at off, and ends the scan.
+func (s *tomlScanner) tooDeep(off int, why string) {
+	if s.deep == nil {
+		s.deep = &tomlTooDeep{off: off, why: why}
+	}
+	s.pos = len(s.src)
+}
+
+// scanTOMLSpans records the spans of every key and table in src, in time
+// linear in its size. It stops, and says where, at a key of more than
+// maxTOMLKeyParts parts or at arrays and inline tables nested deeper than
+// maxTOMLScanDepth.
+func scanTOMLSpans(src []byte) (tomlSpans, *tomlTooDeep) {
 	s := &tomlScanner{src: src, spans: tomlSpans{}}
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		s.pos = 3
@@ -566,10 +602,13 @@ func scanTOMLSpans(src []byte) tomlSpans {
 		full := append(table[:len(table):len(table)], key...)
 		valStart := s.pos
 		s.value(full)
+		if s.deep != nil {
+			break
+		}
 		s.record(full, tomlSpan{keyStart: start, keyEnd: keyEnd, valStart: valStart, valEnd: s.trimmedEnd(valStart)}, true)
 		s.skipLine()
 	}
-	return s.spans
+	return s.spans, s.deep
 }
 
 // record stores span under path and, when prefixes is set, under each
@@ -653,12 +692,18 @@ func isTOMLBareKeyByte(b byte) bool {
 	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '-'
 }
 
-// key reads a dotted key. It reports false when there is none.
+// key reads a dotted key. It reports false when there is none, or when it
+// has too many parts.
 func (s *tomlScanner) key() ([]string, bool) {
+	start := s.pos
 	var parts []string
 	for {
 		part, ok := s.simpleKey()
 		if !ok {
+			return nil, false
+		}
+		if len(parts) == maxTOMLKeyParts {
+			s.tooDeep(start, fmt.Sprintf("a key or table name has more than %d dotted parts", maxTOMLKeyParts))
 			return nil, false
 		}
 		parts = append(parts, part)
@@ -791,10 +836,10 @@ func (s *tomlScanner) value(path []string) {
 }
 
 // nested runs read for an array or inline table unless nesting is too
-// deep, in which case it skips the rest of the line.
+// deep, in which case the scan ends.
 func (s *tomlScanner) nested(path []string, read func([]string)) {
 	if s.depth >= maxTOMLScanDepth {
-		s.skipLine()
+		s.tooDeep(s.pos, fmt.Sprintf("arrays and inline tables nest more than %d deep", maxTOMLScanDepth))
 		return
 	}
 	s.depth++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -47,10 +48,8 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 	} else {
 		rel = "profiles/" + rest + ".md"
 	}
-	for _, r := range c.Resources {
-		if r.Kind == KindProfile && r.Rel == rel {
-			return ProfileRef{Collection: c, Path: r.Path}, nil
-		}
+	if r, ok := c.resourceAt(rel); ok && r.Kind == KindProfile {
+		return ProfileRef{Collection: c, Path: r.Path}, nil
 	}
 	where := "collection " + c.Name
 	if !qualified {
@@ -182,6 +181,8 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 				add(CodeExtendsUnresolved, res.Path, f.Extends.Range, "extends %q does not resolve: %v", f.Extends.Value, err)
 			} else if chain := s.cycle(ProfileRef{Collection: c, Path: res.Path}); chain != "" {
 				add(CodeExtendsCycle, res.Path, f.Extends.Range, "inheritance cycle: %s", chain)
+			} else if s.tooDeep(ProfileRef{Collection: c, Path: res.Path}) {
+				add(CodeExtendsTooDeep, res.Path, f.Extends.Range, "the extends chain is longer than %d profiles; it is not followed further", MaxExtendsDepth)
 			} else if missing, chain := s.mergedMissing(ProfileRef{Collection: c, Path: res.Path}); missing != "" {
 				add(CodeRequiredKey, res.Path, f.Extends.Range, "after its extends chain (%s) the profile has no %s", chain, missing)
 			}
@@ -235,8 +236,9 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 // session.context, each naming a module. It returns the first missing key
 // and the chain, or "".
 func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
-	merged, chain, err := s.Effective(ref)
-	if err != nil || len(chain) < 2 {
+	chain := s.Chain(ref)
+	merged, ok := effectiveSession(chain)
+	if !ok || len(chain) < 2 {
 		return "", ""
 	}
 	last := chain[len(chain)-1]
@@ -247,7 +249,7 @@ func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
 	for i, p := range chain {
 		ids[i] = p.ID()
 	}
-	session, _ := merged["session"].(map[string]any)
+	session, _ := merged.(map[string]any)
 	for _, slot := range []string{"orchestrator", "context"} {
 		entry, _ := session[slot].(map[string]any)
 		if id, _ := entry["module"].(string); id == "" {
@@ -257,13 +259,20 @@ func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
 	return "", ""
 }
 
+// MaxExtendsDepth is the most profiles an extends chain is followed
+// through, the profile itself included. Real chains have a handful; the
+// bound keeps the work of checking a collection of chained profiles
+// linear in their number.
+const MaxExtendsDepth = 32
+
 // Chain returns the profiles start extends, in order, starting with start,
-// stopping at the first that does not resolve or would repeat.
+// stopping at the first that does not resolve or would repeat, and after
+// MaxExtendsDepth profiles.
 func (s *Set) Chain(start ProfileRef) []ProfileRef {
 	chain := []ProfileRef{start}
 	seen := map[string]bool{start.Path: true}
 	cur := start
-	for {
+	for len(chain) < MaxExtendsDepth {
 		f := cur.Collection.Facts[cur.Path]
 		if f == nil || f.Extends == nil {
 			return chain
@@ -276,6 +285,23 @@ func (s *Set) Chain(start ProfileRef) []ProfileRef {
 		chain = append(chain, next)
 		cur = next
 	}
+	return chain
+}
+
+// tooDeep reports whether the extends chain of start goes on past
+// MaxExtendsDepth profiles without repeating.
+func (s *Set) tooDeep(start ProfileRef) bool {
+	chain := s.Chain(start)
+	if len(chain) < MaxExtendsDepth {
+		return false
+	}
+	last := chain[len(chain)-1]
+	f := last.Collection.Facts[last.Path]
+	if f == nil || f.Extends == nil {
+		return false
+	}
+	next, err := s.ResolveProfile(f.Extends.Value, last.Collection)
+	return err == nil && !slices.ContainsFunc(chain, func(p ProfileRef) bool { return p.Path == next.Path })
 }
 
 // cycle returns the chain "a:x → b:y → a:x" when following extends from

@@ -450,7 +450,7 @@ func (s *Set) Owner(path string) *Collection {
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../")
+	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // ShadowDiagnostics reports c when it is valid and loses to another

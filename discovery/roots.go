@@ -1,33 +1,118 @@
 package discovery
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// FindProject returns the project directory for the working directory wd:
-// the nearest ancestor (wd included) that holds a .amplifier directory,
-// else wd itself.
-func FindProject(wd string) string {
+// ProjectSearch is what FindProject found.
+type ProjectSearch struct {
+	// Dir is the project directory: the nearest ancestor of the working
+	// directory (itself included) that holds a .amplifier directory the
+	// user may trust, else the working directory itself. It is empty when
+	// the search was refused (see Refused): there is no project then, and
+	// the working directory may be the one holding the refused directory.
+	Dir string
+	// Refused is the .amplifier directory the search found but did not
+	// take, because it, or the directory that holds it, belongs to another
+	// user; empty when there is none. The search goes no higher than a
+	// refused directory.
+	Refused string
+	// Owner is the user id that owns what made Refused untrusted (the
+	// .amplifier directory, else the directory holding it); -1 when
+	// Refused is empty.
+	Owner int
+}
+
+// Warning returns the one-line message that says why a .amplifier
+// directory was refused, or "" when none was.
+func (s ProjectSearch) Warning() string {
+	if s.Refused == "" {
+		return ""
+	}
+	return fmt.Sprintf("ignoring %s: it belongs to user %d, not to you; no project is used", s.Refused, s.Owner)
+}
+
+// FindProject looks for the project of the working directory wd: the
+// nearest ancestor (wd included) that holds a .amplifier directory, else
+// wd itself. Like git's safe.directory, it does not trust what another
+// user controls. Going up from wd, at each directory D:
+//
+//   - when D/.amplifier is a directory (or a link to one), it is the
+//     project if D and D/.amplifier (the link and its target) belong to
+//     the effective user; otherwise the search stops and reports it in
+//     Refused, with no project;
+//   - else, when D belongs to another user and anyone may write in it
+//     (such as /tmp), the search stops there, with wd as the project: a
+//     .amplifier above a directory where anyone can create one is not
+//     looked for.
+//
+// Directories of other users that are not writable by all (/, /home) are
+// passed through. Where the system keeps no owners (Windows), every
+// directory counts as the user's.
+func FindProject(wd string) ProjectSearch {
+	return projectFinder{uid: os.Geteuid(), owner: fileOwner}.find(wd)
+}
+
+// projectFinder is FindProject with the user and the way to tell owners
+// given, so that tests can pretend a directory belongs to someone else.
+type projectFinder struct {
+	uid int
+	// owner returns the user id that owns the file at path, described by
+	// fi, and false when the system does not say.
+	owner func(path string, fi fs.FileInfo) (int, bool)
+}
+
+func (f projectFinder) find(wd string) ProjectSearch {
 	wd = filepath.Clean(wd)
 	for dir := wd; ; {
-		if fi, err := os.Stat(filepath.Join(dir, ".amplifier")); err == nil && fi.IsDir() {
-			return dir
+		// A directory that cannot be looked at (one that does not exist)
+		// holds nothing and is passed.
+		if fi, err := os.Stat(dir); err == nil {
+			dirOwner, foreign := f.foreign(dir, fi)
+			amp := filepath.Join(dir, ".amplifier")
+			if ai, err := os.Stat(amp); err == nil && ai.IsDir() {
+				owner, bad := f.foreign(amp, ai)
+				if li, err := os.Lstat(amp); err == nil && !bad {
+					owner, bad = f.foreign(amp, li)
+				}
+				if !bad && foreign {
+					owner, bad = dirOwner, true
+				}
+				if bad {
+					return ProjectSearch{Refused: amp, Owner: owner}
+				}
+				return ProjectSearch{Dir: dir, Owner: -1}
+			}
+			if foreign && fi.Mode().Perm()&0o002 != 0 {
+				break
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return wd
+			break
 		}
 		dir = parent
 	}
+	return ProjectSearch{Dir: wd, Owner: -1}
+}
+
+// foreign reports whether the file at path belongs to another user than
+// f's, and who owns it. A file whose owner is not known is the user's.
+func (f projectFinder) foreign(path string, fi fs.FileInfo) (int, bool) {
+	uid, ok := f.owner(path, fi)
+	return uid, ok && uid != f.uid
 }
 
 // Roots returns the collection roots in precedence order: the project's
 // .amplifier/collections, the user's ~/.amplifier/collections, then each
 // bundled directory. Empty arguments are left out; none needs to exist. A
-// directory named twice (a project in the home directory) is kept once, at
-// its highest precedence.
+// directory named twice is kept once: a project in the home directory is
+// the user root (labelled user, not project), and a bundled directory
+// already named is left out.
 func Roots(project, home string, bundled []string) []Root {
 	var roots []Root
 	seen := map[string]bool{}
@@ -38,11 +123,17 @@ func Roots(project, home string, bundled []string) []Root {
 			roots = append(roots, Root{Kind: k, Path: p})
 		}
 	}
-	if project != "" {
-		add(RootProject, filepath.Join(project, ".amplifier", "collections"))
-	}
+	user := ""
 	if home != "" {
-		add(RootUser, filepath.Join(home, ".amplifier", "collections"))
+		user = filepath.Clean(filepath.Join(home, ".amplifier", "collections"))
+	}
+	if project != "" {
+		if p := filepath.Clean(filepath.Join(project, ".amplifier", "collections")); p != user {
+			add(RootProject, p)
+		}
+	}
+	if user != "" {
+		add(RootUser, user)
 	}
 	for _, b := range bundled {
 		if b != "" {

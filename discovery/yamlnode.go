@@ -8,9 +8,9 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -26,9 +26,9 @@ const (
 	MaxFrontMatterDepth = 100
 )
 
-// yamlText is a front matter block together with the table that maps the
+// yamlText is a front matter block together with the tables that map the
 // line and column numbers go-yaml reports back to byte offsets in the
-// file.
+// file. Built once by newYAMLText, it is never changed.
 type yamlText struct {
 	src        []byte // the whole file
 	start, end int    // the YAML text, src[start:end]
@@ -36,6 +36,12 @@ type yamlText struct {
 	// breaks lines at "\n", "\r\n", a lone "\r", NEL, LS and PS, so its
 	// line numbers can run ahead of the file's "\n" lines.
 	lines []int
+	// marks are the column marks of its long lines, so that a rune column
+	// far into one is found without decoding the line from its start.
+	marks colMarks
+	// breaks holds the offset of every "\n" and "\r" of the text, in
+	// order, for lineEnd.
+	breaks []int
 }
 
 func newYAMLText(src []byte, start, end int) *yamlText {
@@ -44,10 +50,13 @@ func newYAMLText(src []byte, start, end int) *yamlText {
 		c := src[i]
 		switch {
 		case c == '\n':
+			y.breaks = append(y.breaks, i)
 			i++
 		case c == '\r':
+			y.breaks = append(y.breaks, i)
 			i++
 			if i < end && src[i] == '\n' {
+				y.breaks = append(y.breaks, i)
 				i++
 			}
 		case c == 0xC2 && i+1 < end && src[i+1] == 0x85: // NEL
@@ -60,6 +69,7 @@ func newYAMLText(src []byte, start, end int) *yamlText {
 		}
 		y.lines = append(y.lines, i)
 	}
+	y.marks = buildColMarks(src, start, end, y.lines)
 	return y
 }
 
@@ -77,21 +87,14 @@ func (y *yamlText) offset(line, col int) int {
 	if line < len(y.lines) {
 		end = y.lines[line]
 	}
-	for c := 1; c < col && off < end; c++ {
-		_, size := utf8.DecodeRune(y.src[off:end])
-		off += size
-	}
-	return off
+	return y.marks.runeOffset(y.src, off, end, end, col-1)
 }
 
 // lineEnd returns the offset where the content of the file line holding
 // off ends: before its line break, and never past the YAML text.
 func (y *yamlText) lineEnd(off int) int {
-	for i := off; i < y.end; i++ {
-		switch y.src[i] {
-		case '\n', '\r':
-			return i
-		}
+	if i := sort.SearchInts(y.breaks, off); i < len(y.breaks) {
+		return y.breaks[i]
 	}
 	return y.end
 }

@@ -55,7 +55,7 @@ func (a *App) workspace() (*workspace, error) {
 		if err != nil {
 			return nil, exitf(exitUsage, "working directory: %v", err)
 		}
-		ws.project = discovery.FindProject(wd)
+		ws.project = discovery.FindProject(wd).Dir
 	}
 	ws.home = a.Getenv("HOME")
 	if ws.home == "" {

@@ -81,7 +81,7 @@ func (w *Workspace) resolverOf(path string) Resolver {
 	if w.resolverFor == nil {
 		return w.resolver
 	}
-	project := discovery.FindProject(filepath.Dir(path))
+	project := discovery.FindProject(filepath.Dir(path)).Dir
 	if project == w.project {
 		return w.resolver
 	}

@@ -1,0 +1,7 @@
+package discovery
+
+// EffectiveSession returns the session block the check computes for ref
+// without merging the rest of the profile.
+func EffectiveSession(s *Set, ref ProfileRef) (any, bool) {
+	return effectiveSession(s.Chain(ref))
+}
