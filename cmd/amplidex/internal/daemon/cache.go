@@ -38,11 +38,35 @@ type fileCache struct {
 	queue   map[string]*record // published, not yet written
 	suspect map[string]bool    // named by a watch event: hash again whatever the stat says
 	reads   int                // files analyzed (not taken from the cache)
+	// settle, when set, is told of a document that was not empty and
+	// now is; it keeps its facts until settle has it read again. settling
+	// holds such documents: waiting while the old facts are kept, due once
+	// the read that believes the file is on its way.
+	settle   func(path string)
+	settling map[string]settleState
+}
+
+// settleState is where a document that turned empty stands.
+type settleState int
+
+const (
+	settleWaiting settleState = iota + 1
+	settleDue
+)
+
+// settled marks a document whose settle period is over: its next read is
+// believed.
+func (c *fileCache) settled(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.settling[path] == settleWaiting {
+		c.settling[path] = settleDue
+	}
 }
 
 func newFileCache() *fileCache {
 	return &fileCache{recs: map[string]*record{}, pending: map[string]*record{},
-		queue: map[string]*record{}, suspect: map[string]bool{}}
+		queue: map[string]*record{}, suspect: map[string]bool{}, settling: map[string]settleState{}}
 }
 
 // load fills the cache from the index, decoding the payloads on every
@@ -122,6 +146,21 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 	}
 	c.mu.Lock()
 	old := c.recs[path]
+	if src != nil && len(src) == 0 && old != nil && old.file.Size > 0 && old.facts != nil && c.settle != nil && k != discovery.KindContext {
+		// Keep the old facts and not the new stat, so that the next load
+		// reads the file again.
+		switch c.settling[path] {
+		case 0:
+			c.settling[path] = settleWaiting
+			c.mu.Unlock()
+			c.settle(path)
+			return old.facts
+		case settleWaiting:
+			c.mu.Unlock()
+			return old.facts
+		}
+	}
+	delete(c.settling, path)
 	c.mu.Unlock()
 	var facts *discovery.Facts
 	if old != nil && old.kind == k && src != nil && old.file.Hash == hash {
@@ -158,6 +197,7 @@ func (c *fileCache) commit(loaded, gone []string) []string {
 		delete(c.pending, p)
 		delete(c.queue, p)
 		delete(c.suspect, p)
+		delete(c.settling, p)
 		if _, ok := c.recs[p]; ok {
 			delete(c.recs, p)
 			out = append(out, p)

@@ -157,8 +157,9 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
 		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
-		ready: make(chan struct{}), stop: make(chan struct{}),
+		homeDir: d.opts.Home, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{}}
+	d.ingest.drained = sync.NewCond(&d.ingest.mu)
 	// Nothing but loadIndex touches the store or the cache until it is
 	// done: it may replace both.
 	remembered := d.persist.projects()
@@ -198,6 +199,7 @@ func (d *Daemon) open() error {
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(d.opts.Schema), Home: d.opts.Home, Bundled: d.opts.Bundled,
 		Version: d.persist.store.Tick()})
 	d.ingest.cat = d.cat
+	d.persist.cache.settle = d.ingest.settle
 	close(d.ingest.ready)
 	if _, err := d.ingest.register(""); err != nil {
 		return err
@@ -343,8 +345,14 @@ func (d *Daemon) clockAt(version uint64) query.Clock {
 // rather than took from the index, since it started.
 func (d *Daemon) Analyzed() int { return d.persist.cache.analyzed() }
 
-// Flush waits until every change made before it was called is indexed.
-func (d *Daemon) Flush(ctx context.Context) error { return d.w.Flush(ctx) }
+// Flush waits until every change made before it was called is indexed
+// and published.
+func (d *Daemon) Flush(ctx context.Context) error {
+	if err := d.w.Flush(ctx); err != nil {
+		return err
+	}
+	return d.ingest.waitRoots(ctx, nil)
+}
 
 // Done is closed when the daemon has stopped.
 func (d *Daemon) Done() <-chan struct{} { return d.closed }
@@ -366,6 +374,9 @@ func (d *Daemon) Close() error {
 		}
 		if d.w != nil {
 			errs = append(errs, d.w.Close())
+		}
+		if d.ingest != nil {
+			d.ingest.close()
 		}
 		if d.bundles != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

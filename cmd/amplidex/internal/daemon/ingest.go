@@ -40,10 +40,15 @@ type ingest struct {
 	max      int
 	isRoot   func(string) bool // reports a root the bundles or the catalog need
 	ownerUID int
+	homeDir  string
 	// ready is closed once cat is set: batches wait for it. stop is
 	// closed when the daemon closes, and ends that wait.
 	ready chan struct{}
 	stop  chan struct{}
+	// workers counts the roots' workers; drained is signalled (on mu)
+	// whenever one has applied its queue.
+	workers sync.WaitGroup
+	drained *sync.Cond
 
 	mu sync.Mutex // guards fields below; never held while a file is read
 	// projects maps each registered project to when it was last asked
@@ -52,6 +57,9 @@ type ingest struct {
 	registering map[string]*registration
 	// locks holds the stat of each lock file as last read.
 	locks map[string]index.File
+	// queues holds each root's pending work; stopped ends every wait.
+	queues  map[string]*rootQueue
+	stopped bool
 }
 
 // registration is one project being registered; done is closed when err
@@ -72,15 +80,18 @@ func (in *ingest) applied(st *catalog.State, d *catalog.Delta) *catalog.State {
 	return st
 }
 
-// handleBatch is the watcher's handle function: it re-reads the
-// collections the batch touches, and the lock files whose stat changed.
+// handleBatch is the watcher's handle function: it hands the collections
+// the batch touches to the worker of the batch's root, and returns. Roots
+// are read in parallel, one worker each, so that a slow read in one
+// project's root never holds back the questions of another; a question
+// waits only for the roots of its own View (see wait).
 func (in *ingest) handleBatch(b watcher.Batch, bundles *bundles) {
 	select {
 	case <-in.ready:
 	case <-in.stop:
 		return
 	}
-	isBundleDir := bundles.changed(b.Root)
+	bundles.changed(b.Root)
 	var changes []catalog.Change
 	if b.Rescan {
 		in.log.Info("rescanning root", "root", b.Root, "reasons", b.Reasons)
@@ -110,11 +121,185 @@ func (in *ingest) handleBatch(b watcher.Batch, bundles *bundles) {
 		// says: a rewrite can keep size and times.
 		in.persist.cache.distrust(b.Paths)
 	}
-	changes = append(changes, in.staleLocks(nil)...)
-	if isBundleDir && len(changes) == 0 {
+	in.enqueue(b.Root, changes)
+}
+
+// rootQueue is the work waiting for one root's worker. queued counts what
+// was handed to it, done what it has applied; running is set while a
+// worker runs.
+type rootQueue struct {
+	changes []catalog.Change
+	queued  uint64
+	done    uint64
+	running bool
+	// settling counts the re-reads promised to files that turned empty
+	// (see settle): a question waits for them as for queued work.
+	settling uint64
+}
+
+// enqueue hands changes of root to its worker, starting one when none
+// runs. Lock files are checked with every batch, so an empty batch still
+// queues that check.
+func (in *ingest) enqueue(root string, changes []catalog.Change) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.enqueueLocked(root, changes)
+}
+
+// enqueueLocked is enqueue with in.mu held.
+func (in *ingest) enqueueLocked(root string, changes []catalog.Change) {
+	if in.stopped {
 		return
 	}
-	in.applied(in.cat.Update(changes...))
+	q := in.queue(root)
+	q.changes = append(q.changes, changes...)
+	q.queued++
+	if !q.running {
+		q.running = true
+		in.workers.Add(1)
+		go in.work(root, q)
+	}
+}
+
+// queue returns the queue of root. in.mu is held.
+func (in *ingest) queue(root string) *rootQueue {
+	q := in.queues[root]
+	if q == nil {
+		q = &rootQueue{}
+		in.queues[root] = q
+	}
+	return q
+}
+
+// settleDelay is how long a document that turned empty stays as it was
+// before its emptiness is believed.
+const settleDelay = 50 * time.Millisecond
+
+// settle is told by the file cache of a document that was not empty and
+// now is: most often an editor's save caught between its truncate and its
+// write. The document keeps what it said for settleDelay; then its
+// collection is read again, and what the file holds then is believed.
+// Questions about its roots wait for that read, so they still see their
+// writes.
+func (in *ingest) settle(path string) {
+	root := ""
+	for _, r := range in.cat.Roots() {
+		if within(path, r.Path) && len(r.Path) > len(root) {
+			root = r.Path
+		}
+	}
+	if root == "" {
+		return
+	}
+	rel, _ := filepath.Rel(root, path)
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	change := catalog.Change{Root: root, Dir: filepath.Join(root, first)}
+	in.mu.Lock()
+	if in.stopped {
+		in.mu.Unlock()
+		return
+	}
+	in.queue(root).settling++
+	in.mu.Unlock()
+	time.AfterFunc(settleDelay, func() {
+		in.persist.cache.settled(path)
+		in.persist.cache.distrust([]string{path})
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		q := in.queue(root)
+		q.settling--
+		in.enqueueLocked(root, []catalog.Change{change})
+		in.drained.Broadcast()
+	})
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// work applies the queued changes of one root until none is left.
+func (in *ingest) work(root string, q *rootQueue) {
+	defer in.workers.Done()
+	for {
+		in.mu.Lock()
+		if q.done == q.queued {
+			q.running = false
+			in.mu.Unlock()
+			return
+		}
+		changes, target := q.changes, q.queued
+		q.changes = nil
+		in.mu.Unlock()
+		changes = append(changes, in.staleLocks(nil)...)
+		if len(changes) > 0 {
+			in.applied(in.cat.Update(changes...))
+		}
+		in.mu.Lock()
+		q.done = target
+		in.drained.Broadcast()
+		in.mu.Unlock()
+	}
+}
+
+// wait waits until the workers of the roots of a project's View have
+// applied everything handed to them so far, or the daemon stops.
+func (in *ingest) wait(ctx context.Context, project string) error {
+	var paths []string
+	if v, ok := in.cat.State().View(project); ok {
+		for _, r := range v.Set.Roots {
+			paths = append(paths, r.Path)
+		}
+	} else {
+		for _, r := range discovery.Roots(project, in.homeDir, nil) {
+			paths = append(paths, r.Path)
+		}
+	}
+	return in.waitRoots(ctx, paths)
+}
+
+// waitRoots waits until the workers of the given roots (of every root when
+// paths is nil) have applied everything handed to them so far, and the
+// re-reads promised to files that turned empty; or until ctx ends.
+func (in *ingest) waitRoots(ctx context.Context, paths []string) error {
+	stop := context.AfterFunc(ctx, func() {
+		in.mu.Lock()
+		in.drained.Broadcast()
+		in.mu.Unlock()
+	})
+	defer stop()
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if paths == nil {
+		for p := range in.queues {
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range paths {
+		q := in.queues[p]
+		if q == nil {
+			continue
+		}
+		target := q.queued + q.settling
+		for q.done < target && !in.stopped {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			in.drained.Wait()
+		}
+	}
+	return nil
+}
+
+// close stops the waits and waits for the workers; the watcher must be
+// closed first, so that no batch comes any more.
+func (in *ingest) close() {
+	in.mu.Lock()
+	in.stopped = true
+	in.drained.Broadcast()
+	in.mu.Unlock()
+	in.workers.Wait()
 }
 
 // lockStat returns the stat of a lock file; the zero File when it does not
@@ -225,6 +410,9 @@ func errText(err error) string {
 func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catalog.View, uint64, error) {
 	if !noSync {
 		if err := in.w.Flush(ctx); err != nil {
+			return nil, 0, err
+		}
+		if err := in.wait(ctx, project); err != nil {
 			return nil, 0, err
 		}
 		if changes := in.staleLocks([]string{project}); len(changes) > 0 {
