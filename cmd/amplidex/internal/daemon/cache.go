@@ -38,8 +38,8 @@ type fileCache struct {
 	queue   map[string]*record // published, not yet written
 	suspect map[string]bool    // named by a watch event: hash again whatever the stat says
 	reads   int                // files analyzed (not taken from the cache)
-	// settle, when set, is told of a document that was not empty and
-	// now is; it keeps its facts until settle has it read again. settling
+	// settle, when set, is told of a document found empty; it keeps what
+	// was known of it until settle has it read again. settling
 	// holds such documents: waiting while the old facts are kept, due once
 	// the read that believes the file is on its way.
 	settle   func(path string)
@@ -146,18 +146,24 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 	}
 	c.mu.Lock()
 	old := c.recs[path]
-	if src != nil && len(src) == 0 && old != nil && old.file.Size > 0 && old.facts != nil && c.settle != nil && k != discovery.KindContext {
-		// Keep the old facts and not the new stat, so that the next load
-		// reads the file again.
+	if src != nil && len(src) == 0 && c.settle != nil && k != discovery.KindContext {
+		// An empty document is not believed at once: an editor's save
+		// caught between its truncate and its write looks the same. Keep
+		// what was known of it (nothing, for a file never read), and not
+		// the new stat, so that the next load reads the file again.
+		kept := &discovery.Facts{Kind: k}
+		if old != nil && old.facts != nil && old.kind == k {
+			kept = old.facts
+		}
 		switch c.settling[path] {
 		case 0:
 			c.settling[path] = settleWaiting
 			c.mu.Unlock()
 			c.settle(path)
-			return old.facts
+			return kept
 		case settleWaiting:
 			c.mu.Unlock()
-			return old.facts
+			return kept
 		}
 	}
 	delete(c.settling, path)

@@ -175,12 +175,11 @@ func (in *ingest) queue(root string) *rootQueue {
 // before its emptiness is believed.
 const settleDelay = 50 * time.Millisecond
 
-// settle is told by the file cache of a document that was not empty and
-// now is: most often an editor's save caught between its truncate and its
-// write. The document keeps what it said for settleDelay; then its
-// collection is read again, and what the file holds then is believed.
-// Questions about its roots wait for that read, so they still see their
-// writes.
+// settle is told by the file cache of a document found empty: most often
+// an editor's save caught between its truncate and its write. The
+// document keeps what was known of it for settleDelay; then its collection
+// is read again, and what the file holds then is believed. Questions about
+// its roots wait for that read, so they still see their writes.
 func (in *ingest) settle(path string) {
 	root := ""
 	for _, r := range in.cat.Roots() {
@@ -425,6 +424,13 @@ func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catal
 		var err error
 		if st, err = in.register(project); err != nil {
 			return nil, 0, err
+		}
+		if !noSync {
+			// Documents found empty by the first read settle first.
+			if err := in.wait(ctx, project); err != nil {
+				return nil, 0, err
+			}
+			st = in.cat.State()
 		}
 		if v, ok = st.View(project); !ok {
 			return nil, 0, query.Errorf(query.CodeInternal, "project %s: registered, but no view", project)
