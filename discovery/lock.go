@@ -12,12 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 )
 
-// LockVersion is the lock file format version that AddToLock and
-// RemoveFromLock write. Files of version "1.0" are read too, and upgraded
+// LockVersion is the newest lock file format version, the one the
+// Amplifier CLI writes. Files of version "1.0" are read too, and upgraded
 // on the next write.
 const LockVersion = "1.1"
 
@@ -38,7 +37,7 @@ type Lock struct {
 	// fields (and has a lock/schema diagnostic) holds those that parsed.
 	Collections map[string]LockEntry `json:"collections"`
 
-	raw    map[string]json.RawMessage // entries as read; written back unchanged unless replaced
+	raw    map[string]json.RawMessage // entries as read
 	extra  map[string]json.RawMessage // top-level keys other than version and collections
 	exists bool                       // read from a file that exists
 	lines  *LineIndex                 // of the file read, for positions
@@ -103,8 +102,7 @@ func ReadLock(path string) (*Lock, []Diagnostic, error) {
 // matches ErrLockCorrupt. Entries that are not objects, lack a required
 // field or have one of the wrong type get lock/schema diagnostics (with the
 // entry's name as collection) but do not make the file corrupt; "modules"
-// is required from version 1.1 on. Such entries are kept as they are when
-// the file is written again.
+// is required from version 1.1 on.
 func ParseLock(path string, src []byte) (*Lock, []Diagnostic, error) {
 	p := &lockParser{path: path, lines: NewLineIndex(src)}
 	l := p.parse(src)
@@ -342,237 +340,6 @@ func jsonTypeName(raw json.RawMessage) string {
 		return "null"
 	}
 	return "a number"
-}
-
-// AddToLock adds e to the lock file at path, replacing the entry of the
-// same name, and writes the file as version LockVersion. A file that does
-// not exist is created (with its directory). A corrupt file is left
-// untouched and the error matches ErrLockCorrupt. Other entries, and keys
-// this package does not know, are written back as they were.
-//
-// The write is atomic: a temporary file in the same directory is written,
-// synced and renamed over the lock file, and the directory is synced. A
-// symbolic link at path is followed, so its target is replaced. Concurrent
-// writers in other processes are not serialized: the last rename wins.
-func AddToLock(path string, e LockEntry) error {
-	if e.Name == "" {
-		return fmt.Errorf("add to lock %s: the entry has no name", path)
-	}
-	err := updateLock(path, func(l *Lock) (bool, error) { return true, l.put(e) })
-	if err != nil {
-		return fmt.Errorf("add %s to lock: %w", e.Name, err)
-	}
-	return nil
-}
-
-// RemoveFromLock removes the entry called name from the lock file at path,
-// with the same rules as AddToLock. When there is no such entry (or no
-// file), nothing is written.
-func RemoveFromLock(path, name string) error {
-	err := updateLock(path, func(l *Lock) (bool, error) { return l.remove(name), nil })
-	if err != nil {
-		return fmt.Errorf("remove %s from lock: %w", name, err)
-	}
-	return nil
-}
-
-// put adds e to l, replacing the entry of the same name.
-func (l *Lock) put(e LockEntry) error {
-	if e.Modules == nil {
-		e.Modules = map[string]LockModule{}
-	}
-	raw, err := marshalLockJSON(e)
-	if err != nil {
-		return err
-	}
-	if l.raw == nil {
-		l.raw = map[string]json.RawMessage{}
-	}
-	if l.Collections == nil {
-		l.Collections = map[string]LockEntry{}
-	}
-	l.raw[e.Name] = raw
-	l.Collections[e.Name] = e
-	return nil
-}
-
-// remove deletes the entry called name from l and reports whether there
-// was one.
-func (l *Lock) remove(name string) bool {
-	if _, ok := l.raw[name]; !ok {
-		return false
-	}
-	delete(l.raw, name)
-	delete(l.Collections, name)
-	return true
-}
-
-// updateLock reads the lock file at path, applies change, and writes it
-// back when change reports a change.
-func updateLock(path string, change func(*Lock) (bool, error)) error {
-	target := path
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if t, err := filepath.EvalSymlinks(path); err == nil {
-			target = t
-		}
-	}
-	l, _, err := ReadLock(target)
-	if err != nil {
-		return err
-	}
-	changed, err := change(l)
-	if err != nil {
-		return fmt.Errorf("update lock %s: %w", path, err)
-	}
-	if !changed {
-		return nil
-	}
-	data, err := l.encode()
-	if err != nil {
-		return fmt.Errorf("encode lock %s: %w", path, err)
-	}
-	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(target); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	return writeLockAtomic(target, data, perm)
-}
-
-// encode renders l as a lock file of version LockVersion: version first,
-// then the entries sorted by name, then other top-level keys sorted,
-// indented by two spaces. Entries of a 1.0 file that lack "modules" get an
-// empty one.
-func (l *Lock) encode() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"version":`)
-	b.Write(mustQuoteJSON(LockVersion))
-	b.WriteString(`,"collections":{`)
-	names := make([]string, 0, len(l.raw))
-	for name := range l.raw {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for i, name := range names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(mustQuoteJSON(name))
-		b.WriteByte(':')
-		b.Write(upgradeLockEntry(l.raw[name]))
-	}
-	b.WriteByte('}')
-	keys := make([]string, 0, len(l.extra))
-	for k := range l.extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		b.WriteByte(',')
-		b.Write(mustQuoteJSON(k))
-		b.WriteByte(':')
-		b.Write(l.extra[k])
-	}
-	b.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// upgradeLockEntry adds an empty "modules" object to an entry object that
-// lacks one, as version 1.1 requires. Anything else is returned unchanged.
-func upgradeLockEntry(raw json.RawMessage) []byte {
-	var fields map[string]json.RawMessage
-	if jsonTypeName(raw) != "an object" || json.Unmarshal(raw, &fields) != nil {
-		return raw
-	}
-	if _, ok := fields["modules"]; ok {
-		return raw
-	}
-	body := bytes.TrimSpace(raw)
-	body = bytes.TrimSpace(body[:len(body)-1]) // without the closing brace
-	out := slices.Clip(body)
-	if len(fields) > 0 {
-		out = append(out, ',')
-	}
-	return append(out, `"modules":{}}`...)
-}
-
-// marshalLockJSON encodes v without escaping <, > and &, as lock files are
-// read by people.
-func marshalLockJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// mustQuoteJSON encodes a string as JSON; strings always encode.
-func mustQuoteJSON(s string) []byte {
-	b, err := marshalLockJSON(s)
-	if err != nil {
-		return []byte(strconv.Quote(s))
-	}
-	return b
-}
-
-// writeLockAtomic replaces the file at path with data: it writes a
-// temporary file in the same directory, syncs it, renames it over path and
-// syncs the directory. On failure the temporary file is removed.
-func writeLockAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	if err := syncLockDir(dir); err != nil {
-		return fmt.Errorf("write lock %s: sync directory: %w", path, err)
-	}
-	return nil
-}
-
-// syncLockDir flushes a directory entry change to disk. File systems that
-// cannot sync a directory are not an error.
-func syncLockDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return err
-	}
-	return nil
 }
 
 // CheckLock compares the lock file at lockPath, as read into l, with the
@@ -934,3 +701,7 @@ func jsonKey(raw []byte) string {
 	}
 	return k
 }
+
+// Exists reports whether the lock was read from a file; a lock file that
+// does not exist reads as an empty lock that does not.
+func (l *Lock) Exists() bool { return l != nil && l.exists }

@@ -1,14 +1,5 @@
 package discovery
 
-// PutAndEncode adds e to l in memory, as AddToLock does, and returns the
-// bytes AddToLock would write, so that fuzz tests need no file system.
-func PutAndEncode(l *Lock, e LockEntry) ([]byte, error) {
-	if err := l.put(e); err != nil {
-		return nil, err
-	}
-	return l.encode()
-}
-
 // LockJSONSpans runs the span scanner of ParseLock on src and returns its
 // spans as key start, key end, value start and value end, by path: the
 // keys leading to a member, each after a NUL, behind a "$".

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -79,21 +80,12 @@ func TestSetFixtures(t *testing.T) {
 					}
 				}
 			}
-			roots := discovery.Roots(filepath.Join(dir, "project"), filepath.Join(dir, "home"),
-				[]string{filepath.Join(dir, "bundled")})
-			cols := make([][]*discovery.Collection, len(roots))
-			for i, r := range roots {
-				if cols[i], err = loader.ScanRoot(r); err != nil {
-					t.Fatal(err)
-				}
-			}
-			set := discovery.NewSet(roots, cols)
-			var ds []discovery.Diagnostic
-			for _, c := range set.Collections() {
-				ds = append(ds, c.Diagnostics...)
-			}
-			ds = append(ds, set.Check()...)
-			ds = append(ds, discovery.CheckLocks(set)...)
+			project := filepath.Join(dir, "project")
+			cat := catalog.New(catalog.Options{Loader: loader, Home: filepath.Join(dir, "home"),
+				Bundled: []string{filepath.Join(dir, "bundled")}})
+			st, _ := cat.AddProject(project)
+			view, _ := st.View(project)
+			ds := view.Diagnostics()
 			var got []string
 			for _, d := range ds {
 				rel, _ := filepath.Rel(dir, d.Path)

@@ -196,14 +196,6 @@ func agentNames(c *Collection) []string {
 	return out
 }
 
-// compareInRoot orders the collections of one root as resolution takes
-// them (see inRootKey).
-func compareInRoot(a, b *Collection) int { return strings.Compare(inRootKey(a), inRootKey(b)) }
-
-// SortInRoot sorts the collections of one root in the order NewSet takes
-// them.
-func SortInRoot(cols []*Collection) { slices.SortStableFunc(cols, compareInRoot) }
-
 // RootIndex returns the index of r in s.Roots, or -1.
 func (s *Set) RootIndex(r Root) int {
 	if i, ok := s.rootIdx[r]; ok {

@@ -103,9 +103,6 @@ func (c *Cache) ModulesDir() string { return c.layout.modules() }
 // Key returns the key of the manifest bytes src.
 func (c *Cache) Key(src []byte) Key { return Key{Version: c.version, Hash: hashPrefix(src)} }
 
-// EntryDir returns the directory of the entry k.
-func (c *Cache) EntryDir(k Key) string { return c.layout.entry(k) }
-
 // State says how Ensure found an entry.
 type State string
 

@@ -273,15 +273,11 @@ func depStatus(v *catalog.View, req discovery.Requirement) DepStatus {
 	return st
 }
 
-// notFound, invalidParams and unknownMethod build the protocol errors.
+// notFound and invalidParams build the protocol errors.
 func notFound(format string, args ...any) error {
 	return &Error{Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
 }
 
 func invalidParams(format string, args ...any) error {
 	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
-}
-
-func unknownMethod(method string) error {
-	return &Error{Code: CodeUnknownMethod, Message: fmt.Sprintf("unknown method %q", method)}
 }

@@ -133,7 +133,7 @@ func (a *App) setupLogging() error {
 	if err := level.UnmarshalText([]byte(strings.ToLower(a.logLevel))); err != nil {
 		return exitf(exitUsage, "invalid --log-level %q: want debug, info, warn or error", a.logLevel)
 	}
-	a.log = slog.New(tint.NewHandler(a.Stderr, &tint.Options{
+	a.log = slog.New(tint.NewTextHandler(a.Stderr, &tint.Options{
 		Level:      level,
 		TimeFormat: "15:04:05.000",
 		NoColor:    !a.colorOn(a.Stderr),

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -130,6 +131,7 @@ func (a *App) runDaemon(ctx context.Context) error {
 			nws, err := a.workspace()
 			if err != nil {
 				a.log.Error("configuration not reloaded", "err", err)
+				d.Warn(fmt.Sprintf("configuration not reloaded: %v", err))
 				continue
 			}
 			nopts := nws.daemonOptions(a)

@@ -466,6 +466,10 @@ func (d *Daemon) Reload(opts Options) error {
 	return nil
 }
 
+// Warn records a warning for status (a configuration that failed to
+// reload, say).
+func (d *Daemon) Warn(msg string) { d.warnings.add(msg) }
+
 // warnings are the daemon's warnings for status, newest last, at most
 // maxWarnings of them.
 type warnings struct {

@@ -322,7 +322,7 @@ func TestRestartReadsNothingUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.reads.Store(0)
-	d = e.start()
+	e.start()
 	if n := e.reads.Load(); n != 1 {
 		t.Errorf("restart read %d files, want 1 (the changed agent)", n)
 	}

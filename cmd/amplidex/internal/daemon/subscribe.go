@@ -77,21 +77,6 @@ func (s *subscriptions) notify(d *catalog.Delta) {
 	}
 }
 
-// notifyAll tells every subscriber that everything may have changed.
-func (s *subscriptions) notifyAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for sub := range s.subs {
-		sub.mu.Lock()
-		sub.all = true
-		sub.mu.Unlock()
-		select {
-		case sub.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
 // take returns what changed since the last call, and forgets it.
 func (sub *subscriber) take() (dirs, locks []string, all bool) {
 	sub.mu.Lock()
