@@ -1,6 +1,8 @@
 package lsp_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,4 +92,29 @@ func readTB(tb testing.TB, p string) string {
 		tb.Fatal(err)
 	}
 	return string(b)
+}
+
+// BenchmarkLongLinePositions converts the ranges of many diagnostics on a
+// buffer of one 1 MiB line (with multi-byte characters) into UTF-8
+// columns, as the server does before it publishes them to a client that
+// negotiated UTF-8. The work must grow with the buffer plus the number of
+// diagnostics, not with their product.
+func BenchmarkLongLinePositions(b *testing.B) {
+	unit := []byte("key: välue 😀 漢字, ")
+	text := bytes.Repeat(unit, (1<<20)/len(unit))
+	lines := discovery.NewLineIndex(text)
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("diagnostics=%d", n), func(b *testing.B) {
+			rs := make([]discovery.Range, n)
+			for i := range rs {
+				off := (i*7919*len(unit) + 5) % (len(text) - 16)
+				rs[i] = lines.Range(off, off+10)
+			}
+			b.SetBytes(int64(len(text)))
+			b.ResetTimer()
+			for b.Loop() {
+				lsp.ConvertRanges(text, rs, true)
+			}
+		})
+	}
 }

@@ -20,9 +20,9 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, pos 
 		return nil
 	}
 	line := lines.Line(pos.Line)
-	cur := columnToByte(line, pos.Character, false)
-	before := line[:cur]
 	lineStart := lines.LineStart(pos.Line)
+	cur := lines.PositionOffset(pos) - lineStart
+	before := line[:cur]
 
 	inFront := false
 	if fm, err := discovery.SplitFrontMatter(text); err == nil || errors.Is(err, discovery.ErrUnterminated) {

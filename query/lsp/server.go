@@ -503,24 +503,29 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 	if ctx.Err() != nil {
 		return
 	}
-	res := runResult{doc: d, gen: gen, ver: ver, diags: ss.toLSP(d.path, text, diags)}
+	res := runResult{doc: d, gen: gen, ver: ver, diags: toLSP(d.path, text, diags, ss.utf8)}
 	select {
 	case ss.results <- res:
 	case <-ss.stop:
 	}
 }
 
-// toLSP converts diagnostics about path into the wire form, in the
-// negotiated encoding.
-func (ss *session) toLSP(path string, text []byte, diags []discovery.Diagnostic) []lspDiagnostic {
+// toLSP converts diagnostics about path into the wire form, with
+// characters counted in bytes when utf8 is set (the text is indexed once,
+// however many diagnostics there are), else in UTF-16 code units.
+func toLSP(path string, text []byte, diags []discovery.Diagnostic, utf8 bool) []lspDiagnostic {
+	var lines *discovery.LineIndex
+	if utf8 && len(diags) > 0 {
+		lines = discovery.NewLineIndex(text)
+	}
 	out := make([]lspDiagnostic, 0, len(diags))
 	for _, d := range diags {
 		if d.Path != "" && d.Path != path {
 			continue
 		}
 		r := d.Range
-		if ss.utf8 {
-			r = convertRange(text, r, true)
+		if lines != nil {
+			r = convertRange(lines, r, true)
 		}
 		sev := severityError
 		switch d.Severity {
@@ -592,7 +597,7 @@ func (ss *session) positionRequest(m *message) {
 	ss.inflight[key] = cancel
 	pos := p.Position
 	if ss.utf8 {
-		pos = convertPosition(d.text, pos, false)
+		pos = convertPosition(discovery.NewLineIndex(d.text), pos, false)
 	}
 	snap := snapshot{path: d.path, text: d.text, overlay: ss.overlay()}
 	ss.wg.Add(1)
@@ -649,8 +654,12 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	case "textDocument/completion":
 		items := a.Complete(ctx, snap.path, snap.text, pos)
 		list := completionList{Items: make([]lspCompletionItem, 0, len(items))}
+		var lines *discovery.LineIndex
+		if ss.utf8 && len(items) > 0 {
+			lines = discovery.NewLineIndex(snap.text)
+		}
 		for _, it := range items {
-			list.Items = append(list.Items, ss.completionItem(snap.text, it))
+			list.Items = append(list.Items, completionItem(lines, it))
 		}
 		return list, nil
 	case "textDocument/definition":
@@ -659,7 +668,7 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 		for _, l := range locs {
 			r := l.Range
 			if ss.utf8 {
-				r = convertRange(ss.textOf(l.Path, snap), r, true)
+				r = convertRange(discovery.NewLineIndex(ss.textOf(l.Path, snap)), r, true)
 			}
 			out = append(out, location{URI: pathToURI(l.Path), Range: r})
 		}
@@ -673,7 +682,9 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	}
 }
 
-func (ss *session) completionItem(text []byte, it CompletionItem) lspCompletionItem {
+// completionItem converts an item into the wire form; lines, when not nil,
+// indexes the buffer to count its characters in bytes.
+func completionItem(lines *discovery.LineIndex, it CompletionItem) lspCompletionItem {
 	out := lspCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail}
 	if it.Documentation != "" {
 		out.Documentation = &markupContent{Kind: "markdown", Value: it.Documentation}
@@ -684,8 +695,8 @@ func (ss *session) completionItem(text []byte, it CompletionItem) lspCompletionI
 			insert = it.Label
 		}
 		r := *it.Replace
-		if ss.utf8 {
-			r = convertRange(text, r, true)
+		if lines != nil {
+			r = convertRange(lines, r, true)
 		}
 		out.TextEdit = &textEdit{Range: r, NewText: insert}
 		out.FilterText = insert
