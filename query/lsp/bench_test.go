@@ -36,11 +36,8 @@ func BenchmarkDidChangeToPublish(b *testing.B) {
 			if corpus == "" {
 				b.Skip("AMPLIDEX_CORPUS is not set")
 			}
-			roots := []discovery.Root{
-				{Kind: discovery.RootUser, Path: filepath.Join(corpus, "collections")},
-				{Kind: discovery.RootBundled, Path: filepath.Join(corpus, "bundled")},
-			}
-			w := lsp.NewWorkspace(lsp.NewScanner(roots, lsp.ScannerOptions{}), lsp.WorkspaceOptions{})
+			w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Bundled: []string{filepath.Join(corpus, "collections"), filepath.Join(corpus, "bundled")}}),
+				lsp.WorkspaceOptions{})
 			path := filepath.Join(corpus, "collections/robotdad__amplifier-collection-ddd/profiles/documentation.md")
 			benchEdits(b, w, path, "foundation:profiles/base.md", bc.debounce)
 		})

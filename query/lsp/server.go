@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
 )
 
 // ErrNoShutdown is returned by Serve when the client sends exit, or the
@@ -19,20 +20,21 @@ import (
 var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 
 // Analyzer is the knowledge behind the server. Positions are UTF-16
-// (discovery.Position), whatever the client negotiated. Methods are called
-// from several goroutines at once and must honour ctx.
+// (discovery.Position), whatever the client negotiated. Every method gets
+// the buffer asked about (path and text) and overlay, every open buffer
+// (path → text), so that cross-references see unsaved edits. Methods are
+// called from several goroutines at once and must honour ctx.
 type Analyzer interface {
-	// Diagnose checks one file given its unsaved text; overlay holds every
-	// open buffer (path → text) so cross-references see unsaved edits.
-	// Diagnostics for other paths than path are not published.
+	// Diagnose checks one file given its unsaved text. Diagnostics for
+	// other paths than path are not published.
 	Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic
 	// Complete lists what may be typed at pos.
-	Complete(ctx context.Context, path string, text []byte, pos discovery.Position) []CompletionItem
+	Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem
 	// Definition returns where the reference at pos points.
-	Definition(ctx context.Context, path string, text []byte, pos discovery.Position) []Location
+	Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location
 	// Hover describes what is at pos in Markdown; ok is false when there is
 	// nothing to say.
-	Hover(ctx context.Context, path string, text []byte, pos discovery.Position) (markdown string, ok bool)
+	Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (markdown string, ok bool)
 }
 
 // Invalidator is implemented by Analyzers that cache what they read from
@@ -652,7 +654,7 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	a := ss.srv.analyzer
 	switch method {
 	case "textDocument/completion":
-		items := a.Complete(ctx, snap.path, snap.text, pos)
+		items := a.Complete(ctx, snap.path, snap.text, snap.overlay, pos)
 		list := completionList{Items: make([]lspCompletionItem, 0, len(items))}
 		var lines *discovery.LineIndex
 		if ss.utf8 && len(items) > 0 {
@@ -663,7 +665,7 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 		}
 		return list, nil
 	case "textDocument/definition":
-		locs := a.Definition(ctx, snap.path, snap.text, pos)
+		locs := a.Definition(ctx, snap.path, snap.text, snap.overlay, pos)
 		out := make([]location, 0, len(locs))
 		for _, l := range locs {
 			r := l.Range
@@ -674,7 +676,7 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 		}
 		return out, nil
 	default: // textDocument/hover
-		md, ok := a.Hover(ctx, snap.path, snap.text, pos)
+		md, ok := a.Hover(ctx, snap.path, snap.text, snap.overlay, pos)
 		if !ok {
 			return nil, nil
 		}
@@ -684,7 +686,7 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 
 // completionItem converts an item into the wire form; lines, when not nil,
 // indexes the buffer to count its characters in bytes.
-func completionItem(lines *discovery.LineIndex, it CompletionItem) lspCompletionItem {
+func completionItem(lines *discovery.LineIndex, it query.CompletionItem) lspCompletionItem {
 	out := lspCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail}
 	if it.Documentation != "" {
 		out.Documentation = &markupContent{Kind: "markdown", Value: it.Documentation}
