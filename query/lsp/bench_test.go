@@ -16,7 +16,9 @@ import (
 
 // BenchmarkDidChangeToPublish measures, through the pipes an editor uses,
 // the time from writing a didChange to reading the publishDiagnostics of
-// that version, with the real Workspace over a fixture tree. Each edit
+// that version, with the real Workspace over a fixture tree or the corpus,
+// in process or through a socket to a server that answers as the daemon
+// does (without the daemon's wait for the watcher). Each edit
 // waits for its result before the next is sent; the p50 and p99 of the
 // latencies are reported. Run with -benchtime=200x for 200 edits.
 func BenchmarkDidChangeToPublish(b *testing.B) {
@@ -31,29 +33,46 @@ func BenchmarkDidChangeToPublish(b *testing.B) {
 			dir := unpack(b, "workspace.txtar")
 			benchEdits(b, newWorkspace(dir), filepath.Join(dir, devProfile), "foundation:base", bc.debounce)
 		})
-		b.Run("corpus/"+bc.name, func(b *testing.B) {
-			corpus := os.Getenv("AMPLIDEX_CORPUS")
-			if corpus == "" {
-				b.Skip("AMPLIDEX_CORPUS is not set")
-			}
-			w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Bundled: []string{filepath.Join(corpus, "collections"), filepath.Join(corpus, "bundled")}}),
-				lsp.WorkspaceOptions{})
-			path := filepath.Join(corpus, "collections/robotdad__amplifier-collection-ddd/profiles/documentation.md")
-			benchEdits(b, w, path, "foundation:profiles/base.md", bc.debounce)
+		b.Run("fixture-daemon/"+bc.name, func(b *testing.B) {
+			dir := unpack(b, "workspace.txtar")
+			home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+			f := startFakeDaemon(b, home, nil)
+			local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home}), lsp.WorkspaceOptions{Project: project})
+			benchEdits(b, lsp.NewDaemonAnalyzer(f.client, local, nil), filepath.Join(dir, devProfile), "foundation:base", bc.debounce)
 		})
+		for _, daemon := range []bool{false, true} {
+			name := "corpus/"
+			if daemon {
+				name = "corpus-daemon/"
+			}
+			b.Run(name+bc.name, func(b *testing.B) {
+				corpus := os.Getenv("AMPLIDEX_CORPUS")
+				if corpus == "" {
+					b.Skip("AMPLIDEX_CORPUS is not set")
+				}
+				bundled := []string{filepath.Join(corpus, "collections"), filepath.Join(corpus, "bundled")}
+				var a lsp.Analyzer = lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Bundled: bundled}), lsp.WorkspaceOptions{})
+				if daemon {
+					f := startFakeDaemon(b, "", bundled)
+					a = lsp.NewDaemonAnalyzer(f.client, a.(*lsp.Workspace), nil)
+				}
+				path := filepath.Join(corpus, "collections/robotdad__amplifier-collection-ddd/profiles/documentation.md")
+				benchEdits(b, a, path, "foundation:profiles/base.md", bc.debounce)
+			})
+		}
 	}
 }
 
 // benchEdits opens path and alternates between its text and the text
 // with ref replaced by one that does not resolve, one edit per iteration.
-func benchEdits(b *testing.B, w *lsp.Workspace, path, ref string, debounce time.Duration) {
+func benchEdits(b *testing.B, a lsp.Analyzer, path, ref string, debounce time.Duration) {
 	uri := lsp.PathToURI(path)
 	text := readTB(b, path)
 	if !strings.Contains(text, ref) {
 		b.Fatalf("%s does not contain %q", path, ref)
 	}
 	broken := strings.Replace(text, ref, "foundation:missing", 1)
-	c := startServer(b, w, lsp.Options{Debounce: debounce})
+	c := startServer(b, a, lsp.Options{Debounce: debounce})
 	c.initialize()
 	c.open(uri, text)
 	c.diagnostics(uri)

@@ -70,7 +70,7 @@ type fakeDaemon struct {
 	calls  *counter
 }
 
-func startFakeDaemon(t *testing.T, home string, bundled []string) *fakeDaemon {
+func startFakeDaemon(t testing.TB, home string, bundled []string) *fakeDaemon {
 	t.Helper()
 	cat := catalog.New(catalog.Options{Home: home, Bundled: bundled})
 	ws := lsp.NewWorkspace(catalogViews{cat}, lsp.WorkspaceOptions{})
