@@ -236,13 +236,16 @@ var (
 		print:   printStatus}
 	MethodSubscribe = &Method[SubscribeParams, *SubscribeResult]{name: "subscribe",
 		summary: "Stream the diagnostics of files as they change (notifications carry an Update)"}
+	MethodAnalyze = &Method[AnalyzeParams, *AnalyzeResult]{name: "analyze",
+		summary: "Diagnose, complete, resolve or describe an editor's buffer (the language server's question; see analyze.go)",
+		print:   printAnalyze}
 )
 
 // Methods lists every method of the table.
 var Methods = []MethodInfo{
 	MethodCollections, MethodResolve, MethodCollection, MethodProfiles, MethodAgents, MethodContext,
 	MethodTools, MethodModules, MethodProfile, MethodAgent, MethodSearch, MethodDiagnostics, MethodDeps,
-	MethodChanges, MethodStatus, MethodSubscribe,
+	MethodChanges, MethodStatus, MethodSubscribe, MethodAnalyze,
 }
 
 func resourceMethod(name, summary string, k discovery.Kind) *Method[ListParams, []ResourceInfo] {

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -40,9 +37,9 @@ func newLSPCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-// runLSP serves one editor until it exits. Cross-references resolve
-// against the daemon's index when a daemon answers, else against an
-// in-process scan of the roots.
+// runLSP serves one editor until it exits. Each request is answered by
+// the daemon, in one call, when a daemon answers; otherwise, and whenever
+// the daemon fails, by an in-process catalog of the roots.
 func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 	if opts.debounce < 0 || opts.debounce > 2*time.Second {
 		return exitf(exitUsage, "lsp: --debounce must be between 0 and 2s, not %v", opts.debounce)
@@ -52,30 +49,18 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		return err
 	}
 	schema := ws.schemaOptions()
+	local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: ws.home, Bundled: ws.bundled, Schema: schema}),
+		lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log})
+	var analyzer lsp.Analyzer = local
 	client, err := a.dial(ctx, ws)
 	if err != nil {
-		client = nil // a daemon that refuses us is no daemon: scan in process
+		client = nil // a daemon that refuses us is no daemon: answer in process
 	}
 	if client != nil {
 		defer client.Close()
-		a.log.Info("lsp: resolving against the daemon's index")
+		a.log.Info("lsp: answering through the daemon")
+		analyzer = lsp.NewDaemonAnalyzer(client, local, a.log)
 	}
-	// resolverFor returns the Resolver of one project: the daemon's index
-	// when a daemon answers, falling back to an in-process scan.
-	resolverFor := func(project string) lsp.Resolver {
-		var r lsp.Resolver = lsp.NewScanner(discovery.Roots(project, ws.home, ws.bundled), lsp.ScannerOptions{Schema: schema})
-		if client != nil {
-			r = lsp.NewDaemonResolver(client, daemonProject(project), r, a.log)
-		}
-		return r
-	}
-	analyzer := lsp.NewWorkspace(resolverFor(ws.project), lsp.WorkspaceOptions{
-		Schema:      schema,
-		Project:     ws.project,
-		ResolverFor: resolverFor,
-		CheckBundle: prepare.CheckManifest,
-		Log:         a.log,
-	})
 	srv := lsp.NewServer(analyzer, lsp.Options{Debounce: opts.debounce, Log: a.log, Version: buildVersion()})
 	err = srv.Serve(ctx, a.Stdin, a.Stdout)
 	switch {
@@ -89,15 +74,6 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		return err
 	}
 	return exitf(exitFailed, "lsp: %v", err)
-}
-
-// daemonProject is the project to name in daemon queries: the directory
-// when it holds .amplifier/, else none.
-func daemonProject(dir string) string {
-	if fi, err := os.Stat(filepath.Join(dir, ".amplifier")); err == nil && fi.IsDir() {
-		return dir
-	}
-	return ""
 }
 
 // buildVersion is the module version the binary was built from, or "" for

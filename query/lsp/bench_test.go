@@ -1,6 +1,8 @@
 package lsp_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +16,9 @@ import (
 
 // BenchmarkDidChangeToPublish measures, through the pipes an editor uses,
 // the time from writing a didChange to reading the publishDiagnostics of
-// that version, with the real Workspace over a fixture tree. Each edit
+// that version, with the real Workspace over a fixture tree or the corpus,
+// in process or through a socket to a server that answers as the daemon
+// does (without the daemon's wait for the watcher). Each edit
 // waits for its result before the next is sent; the p50 and p99 of the
 // latencies are reported. Run with -benchtime=200x for 200 edits.
 func BenchmarkDidChangeToPublish(b *testing.B) {
@@ -29,32 +33,46 @@ func BenchmarkDidChangeToPublish(b *testing.B) {
 			dir := unpack(b, "workspace.txtar")
 			benchEdits(b, newWorkspace(dir), filepath.Join(dir, devProfile), "foundation:base", bc.debounce)
 		})
-		b.Run("corpus/"+bc.name, func(b *testing.B) {
-			corpus := os.Getenv("AMPLIDEX_CORPUS")
-			if corpus == "" {
-				b.Skip("AMPLIDEX_CORPUS is not set")
-			}
-			roots := []discovery.Root{
-				{Kind: discovery.RootUser, Path: filepath.Join(corpus, "collections")},
-				{Kind: discovery.RootBundled, Path: filepath.Join(corpus, "bundled")},
-			}
-			w := lsp.NewWorkspace(lsp.NewScanner(roots, lsp.ScannerOptions{}), lsp.WorkspaceOptions{})
-			path := filepath.Join(corpus, "collections/robotdad__amplifier-collection-ddd/profiles/documentation.md")
-			benchEdits(b, w, path, "foundation:profiles/base.md", bc.debounce)
+		b.Run("fixture-daemon/"+bc.name, func(b *testing.B) {
+			dir := unpack(b, "workspace.txtar")
+			home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+			f := startFakeDaemon(b, home, nil)
+			local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home}), lsp.WorkspaceOptions{Project: project})
+			benchEdits(b, lsp.NewDaemonAnalyzer(f.client, local, nil), filepath.Join(dir, devProfile), "foundation:base", bc.debounce)
 		})
+		for _, daemon := range []bool{false, true} {
+			name := "corpus/"
+			if daemon {
+				name = "corpus-daemon/"
+			}
+			b.Run(name+bc.name, func(b *testing.B) {
+				corpus := os.Getenv("AMPLIDEX_CORPUS")
+				if corpus == "" {
+					b.Skip("AMPLIDEX_CORPUS is not set")
+				}
+				bundled := []string{filepath.Join(corpus, "collections"), filepath.Join(corpus, "bundled")}
+				var a lsp.Analyzer = lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Bundled: bundled}), lsp.WorkspaceOptions{})
+				if daemon {
+					f := startFakeDaemon(b, "", bundled)
+					a = lsp.NewDaemonAnalyzer(f.client, a.(*lsp.Workspace), nil)
+				}
+				path := filepath.Join(corpus, "collections/robotdad__amplifier-collection-ddd/profiles/documentation.md")
+				benchEdits(b, a, path, "foundation:profiles/base.md", bc.debounce)
+			})
+		}
 	}
 }
 
 // benchEdits opens path and alternates between its text and the text
 // with ref replaced by one that does not resolve, one edit per iteration.
-func benchEdits(b *testing.B, w *lsp.Workspace, path, ref string, debounce time.Duration) {
+func benchEdits(b *testing.B, a lsp.Analyzer, path, ref string, debounce time.Duration) {
 	uri := lsp.PathToURI(path)
 	text := readTB(b, path)
 	if !strings.Contains(text, ref) {
 		b.Fatalf("%s does not contain %q", path, ref)
 	}
 	broken := strings.Replace(text, ref, "foundation:missing", 1)
-	c := startServer(b, w, lsp.Options{Debounce: debounce})
+	c := startServer(b, a, lsp.Options{Debounce: debounce})
 	c.initialize()
 	c.open(uri, text)
 	c.diagnostics(uri)
@@ -90,4 +108,29 @@ func readTB(tb testing.TB, p string) string {
 		tb.Fatal(err)
 	}
 	return string(b)
+}
+
+// BenchmarkLongLinePositions converts the ranges of many diagnostics on a
+// buffer of one 1 MiB line (with multi-byte characters) into UTF-8
+// columns, as the server does before it publishes them to a client that
+// negotiated UTF-8. The work must grow with the buffer plus the number of
+// diagnostics, not with their product.
+func BenchmarkLongLinePositions(b *testing.B) {
+	unit := []byte("key: välue 😀 漢字, ")
+	text := bytes.Repeat(unit, (1<<20)/len(unit))
+	lines := discovery.NewLineIndex(text)
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("diagnostics=%d", n), func(b *testing.B) {
+			rs := make([]discovery.Range, n)
+			for i := range rs {
+				off := (i*7919*len(unit) + 5) % (len(text) - 16)
+				rs[i] = lines.Range(off, off+10)
+			}
+			b.SetBytes(int64(len(text)))
+			b.ResetTimer()
+			for b.Loop() {
+				lsp.ConvertRanges(text, rs, true)
+			}
+		})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -295,8 +296,8 @@ type fake struct {
 	texts []string   // every text Diagnose saw, in order
 
 	block    func(ctx context.Context, text string)
-	complete func(ctx context.Context, text []byte, pos discovery.Position) []lsp.CompletionItem
-	define   func(pos discovery.Position) []lsp.Location
+	complete func(ctx context.Context, text []byte, pos discovery.Position) []query.CompletionItem
+	define   func(pos discovery.Position) []query.Location
 	hover    func(text []byte, pos discovery.Position) (string, bool)
 }
 
@@ -330,21 +331,21 @@ func (f *fake) seen() []string {
 	return append([]string(nil), f.texts...)
 }
 
-func (f *fake) Complete(ctx context.Context, path string, text []byte, pos discovery.Position) []lsp.CompletionItem {
+func (f *fake) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
 	if f.complete != nil {
 		return f.complete(ctx, text, pos)
 	}
 	return nil
 }
 
-func (f *fake) Definition(ctx context.Context, path string, text []byte, pos discovery.Position) []lsp.Location {
+func (f *fake) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
 	if f.define != nil {
 		return f.define(pos)
 	}
 	return nil
 }
 
-func (f *fake) Hover(ctx context.Context, path string, text []byte, pos discovery.Position) (string, bool) {
+func (f *fake) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
 	if f.hover != nil {
 		return f.hover(text, pos)
 	}

@@ -8,21 +8,23 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
 )
 
-// Complete offers, at pos: profile references after `extends:`, agent names
+// complete offers, at pos: profile references after `extends:`, agent names
 // in a profile's agents list (and a bundle's agents.include), known module
 // ids after `module:`, and collection names and files after an "@" in the
 // Markdown body.
-func (w *Workspace) Complete(ctx context.Context, path string, text []byte, pos discovery.Position) []CompletionItem {
+func (w *Workspace) complete(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
 	lines := discovery.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return nil
 	}
 	line := lines.Line(pos.Line)
-	cur := columnToByte(line, pos.Character, false)
-	before := line[:cur]
 	lineStart := lines.LineStart(pos.Line)
+	cur := lines.PositionOffset(pos) - lineStart
+	before := line[:cur]
 
 	inFront := false
 	if fm, err := discovery.SplitFrontMatter(text); err == nil || errors.Is(err, discovery.ErrUnterminated) {
@@ -30,7 +32,7 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, pos 
 		inFront = at >= fm.Start && (err != nil || at < fm.End)
 	}
 	if !inFront {
-		return w.completeMention(ctx, path, text, pos, before)
+		return w.completeMention(ctx, base, path, text, overlay, pos, before)
 	}
 	c, ok := frontContext(lines, pos.Line, before)
 	if !ok {
@@ -40,8 +42,8 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, pos 
 		Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:c.tokenStart])},
 		End:   pos,
 	}
-	v := w.view(ctx, path, map[string][]byte{path: text})
-	var items []CompletionItem
+	v := w.layer(ctx, base, path, text, overlay)
+	var items []query.CompletionItem
 	switch c.what {
 	case "extends":
 		items = profileItems(v, path)
@@ -149,15 +151,15 @@ func isKey(b []byte) bool {
 
 // profileItems lists the profiles an extends value may name: bare names in
 // the file's own collection, collection:name everywhere.
-func profileItems(v *view, self string) []CompletionItem {
-	var items []CompletionItem
+func profileItems(v *layered, self string) []query.CompletionItem {
+	var items []query.CompletionItem
 	seen := map[string]bool{}
 	add := func(label string, c *discovery.Collection, r discovery.Resource) {
 		if seen[label] || r.Path == keyIn(c, self) {
 			return
 		}
 		seen[label] = true
-		it := CompletionItem{Label: label, Kind: CompletionReference, Detail: r.Path}
+		it := query.CompletionItem{Label: label, Kind: query.CompletionReference, Detail: r.Path}
 		if f := c.Facts[r.Path]; f != nil {
 			it.Documentation = f.Description
 		}
@@ -183,8 +185,8 @@ func profileItems(v *view, self string) []CompletionItem {
 
 // agentItems lists agent names: the own collection's first, then those of
 // every collection a bare name reaches.
-func agentItems(v *view) []CompletionItem {
-	var items []CompletionItem
+func agentItems(v *layered) []query.CompletionItem {
+	var items []query.CompletionItem
 	seen := map[string]bool{}
 	cols := v.set.Winners()
 	if v.own != nil {
@@ -196,7 +198,7 @@ func agentItems(v *view) []CompletionItem {
 				continue
 			}
 			seen[r.Name] = true
-			it := CompletionItem{Label: r.Name, Kind: CompletionValue, Detail: c.Name + ": " + r.Path}
+			it := query.CompletionItem{Label: r.Name, Kind: query.CompletionValue, Detail: c.Name + ": " + r.Path}
 			if f := c.Facts[r.Path]; f != nil {
 				it.Documentation = f.Description
 			}
@@ -209,7 +211,7 @@ func agentItems(v *view) []CompletionItem {
 
 // moduleItems lists the module ids known to the collections: their modules/
 // directories and every module profiles name.
-func moduleItems(v *view) []CompletionItem {
+func moduleItems(v *layered) []query.CompletionItem {
 	where := map[string]string{}
 	note := func(id, from string) {
 		if id != "" && where[id] == "" {
@@ -234,9 +236,9 @@ func moduleItems(v *view) []CompletionItem {
 			}
 		}
 	}
-	items := make([]CompletionItem, 0, len(where))
+	items := make([]query.CompletionItem, 0, len(where))
 	for id, from := range where {
-		items = append(items, CompletionItem{Label: id, Kind: CompletionModule, Detail: discovery.ModuleType(id) + " — " + from})
+		items = append(items, query.CompletionItem{Label: id, Kind: query.CompletionModule, Detail: discovery.ModuleType(id) + " — " + from})
 	}
 	sortItems(items)
 	return items
@@ -268,7 +270,7 @@ func moduleIDs(front map[string]any) []string {
 
 // completeMention offers "@collection:" and then the files of that
 // collection, in Markdown text.
-func (w *Workspace) completeMention(ctx context.Context, path string, text []byte, pos discovery.Position, before []byte) []CompletionItem {
+func (w *Workspace) completeMention(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position, before []byte) []query.CompletionItem {
 	at := bytes.LastIndexByte(before, '@')
 	if at < 0 {
 		return nil
@@ -278,19 +280,19 @@ func (w *Workspace) completeMention(ctx context.Context, path string, text []byt
 		return nil
 	}
 	rng := discovery.Range{Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:at+1])}, End: pos}
-	v := w.view(ctx, path, map[string][]byte{path: text})
-	var items []CompletionItem
+	v := w.layer(ctx, base, path, text, overlay)
+	var items []query.CompletionItem
 	coll, _, qualified := bytes.Cut(token, []byte(":"))
 	if !qualified {
 		for _, c := range v.set.Winners() {
-			items = append(items, CompletionItem{Label: c.Name + ":", Kind: CompletionModule, Detail: c.Dir, Documentation: c.Description})
+			items = append(items, query.CompletionItem{Label: c.Name + ":", Kind: query.CompletionModule, Detail: c.Dir, Documentation: c.Description})
 		}
 	} else if c := v.set.Lookup(string(coll)); c != nil {
 		for _, r := range c.Resources {
 			if r.Kind == discovery.KindTool || r.Kind == discovery.KindModule {
 				continue
 			}
-			items = append(items, CompletionItem{Label: c.Name + ":" + r.Rel, Kind: CompletionFile, Detail: r.Path})
+			items = append(items, query.CompletionItem{Label: c.Name + ":" + r.Rel, Kind: query.CompletionFile, Detail: r.Path})
 		}
 	}
 	for i := range items {
@@ -304,6 +306,6 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.-/@", c) >= 0
 }
 
-func sortItems(items []CompletionItem) {
+func sortItems(items []query.CompletionItem) {
 	sort.Slice(items, func(i, j int) bool { return items[i].Label < items[j].Label })
 }

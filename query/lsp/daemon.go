@@ -2,9 +2,7 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -12,124 +10,114 @@ import (
 	"github.com/amplidex/amplidex/query"
 )
 
-// Caller sends one query to the daemon; *query.Client is one.
-type Caller interface {
-	Call(ctx context.Context, method string, params, result any) (query.Clock, error)
+// DaemonAnalyzer is the Analyzer backed by the daemon: each request of the
+// editor is one analyze call (query.MethodAnalyze), which the daemon
+// answers with the same Workspace code over its own catalog's View of the
+// file's project, at one clock, once every change made before the call is
+// indexed. When the daemon does not answer, the in-process Workspace does;
+// that is logged once, and so is the daemon's return.
+type DaemonAnalyzer struct {
+	client  *query.Client
+	local   *Workspace
+	timeout time.Duration
+	log     *slog.Logger
+
+	mu     sync.Mutex // guards fields below
+	failed bool       // the last call failed (said once in the log)
 }
 
-// DaemonResolver is the Resolver backed by the daemon's index. Every Set
-// asks the daemon for its collections (which answers only once every
-// change made before the question is indexed) and fetches their resources
-// again only when the daemon's clock moved. When the daemon cannot answer,
-// the fallback Resolver does.
-//
-// The daemon's answers name collections and resources but not what each
-// file says, so through it an extends chain is followed, and a cycle found,
-// only through the open buffers; module ids are completed from modules/
-// directories only.
-type DaemonResolver struct {
-	client   Caller
-	project  string
-	fallback Resolver
-	timeout  time.Duration
-	log      *slog.Logger
-
-	mu     sync.Mutex // guards fields below; held during a fetch so that concurrent callers share it
-	set    *discovery.Set
-	clock  query.Clock
-	failed bool // the last fetch failed (said once in the log)
-}
-
-// NewDaemonResolver returns a Resolver that asks the daemon through c about
-// project ("" for the user and bundled roots only), and fallback when the
-// daemon fails. log (nil for none) hears when it falls back and when the
-// daemon answers again.
-func NewDaemonResolver(c Caller, project string, fallback Resolver, log *slog.Logger) *DaemonResolver {
+// NewDaemonAnalyzer returns an Analyzer that asks the daemon through c,
+// and local when the daemon fails; local also says which project a file
+// belongs to and which schema options the buffers are checked with. log
+// (nil for none) hears when it falls back and when the daemon answers
+// again.
+func NewDaemonAnalyzer(c *query.Client, local *Workspace, log *slog.Logger) *DaemonAnalyzer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &DaemonResolver{client: c, project: project, fallback: fallback, timeout: 5 * time.Second, log: log}
+	return &DaemonAnalyzer{client: c, local: local, timeout: 5 * time.Second, log: log}
 }
 
-// Set returns the daemon's view of the roots, or the fallback's when the
-// daemon does not answer.
-func (d *DaemonResolver) Set(ctx context.Context) (*discovery.Set, error) {
-	set, err := d.fetch(ctx)
-	if err != nil && ctx.Err() == nil && d.fallback != nil {
-		return d.fallback.Set(ctx)
+var (
+	_ Analyzer    = (*DaemonAnalyzer)(nil)
+	_ Invalidator = (*DaemonAnalyzer)(nil)
+)
+
+// Invalidate passes a saved file on to the in-process Workspace; the
+// daemon watches the files itself.
+func (d *DaemonAnalyzer) Invalidate(path string) { d.local.Invalidate(path) }
+
+// Diagnose implements Analyzer.
+func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+	if kindOf(path) == fileOther {
+		return nil
 	}
-	return set, err
-}
-
-// Invalidate passes path on to the fallback; the daemon watches the files
-// itself.
-func (d *DaemonResolver) Invalidate(path string) {
-	if d.fallback != nil {
-		d.fallback.Invalidate(path)
+	if res, ok := d.ask(ctx, query.OpDiagnose, path, text, overlay, discovery.Position{}); ok {
+		return res.Diagnostics
 	}
+	return d.local.Diagnose(ctx, path, text, overlay)
 }
 
-func (d *DaemonResolver) fetch(ctx context.Context) (*discovery.Set, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	params := map[string]string{"project": d.project}
-	var infos []query.CollectionInfo
-	clock, err := d.client.Call(ctx, "collections", params, &infos)
-	if err != nil {
-		if !d.failed {
-			d.failed = true
-			d.log.Warn("lsp: the daemon does not answer; scanning in process", "err", err)
+// Complete implements Analyzer.
+func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+	if res, ok := d.ask(ctx, query.OpComplete, path, text, overlay, pos); ok {
+		return res.Items
+	}
+	return d.local.Complete(ctx, path, text, overlay, pos)
+}
+
+// Definition implements Analyzer.
+func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+	if res, ok := d.ask(ctx, query.OpDefinition, path, text, overlay, pos); ok {
+		return res.Locations
+	}
+	return d.local.Definition(ctx, path, text, overlay, pos)
+}
+
+// Hover implements Analyzer.
+func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+	if res, ok := d.ask(ctx, query.OpHover, path, text, overlay, pos); ok {
+		return res.Hover, res.Hover != ""
+	}
+	return d.local.Hover(ctx, path, text, overlay, pos)
+}
+
+// ask makes the one call of a request. ok is false when the daemon did
+// not answer and the in-process Workspace should; a request whose ctx
+// ended gets an empty answer, not the fallback's work.
+func (d *DaemonAnalyzer) ask(ctx context.Context, op query.AnalyzeOp, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (*query.AnalyzeResult, bool) {
+	p := query.AnalyzeParams{
+		Common: query.Common{Project: d.local.ProjectOf(path)},
+		Op:     op, Path: path, Text: string(text), Position: pos,
+		UnknownKey: d.local.schema.UnknownKeySeverity,
+	}
+	for q, t := range overlay {
+		if q == path {
+			continue
 		}
-		return nil, fmt.Errorf("daemon collections: %w", err)
+		if p.Overlay == nil {
+			p.Overlay = make(map[string]string, len(overlay))
+		}
+		p.Overlay[q] = string(t)
 	}
-	if d.failed {
-		d.failed = false
+	cctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	res, _, err := query.Call(cctx, d.client, query.MethodAnalyze, p)
+	if ctx.Err() != nil {
+		return &query.AnalyzeResult{}, true
+	}
+	d.mu.Lock()
+	was := d.failed
+	d.failed = err != nil
+	d.mu.Unlock()
+	switch {
+	case err != nil && !was:
+		d.log.Warn("lsp: the daemon does not answer; analyzing in process", "err", err)
+	case err == nil && was:
 		d.log.Info("lsp: the daemon answers again")
 	}
-	if d.set != nil && !clock.IsZero() && clock == d.clock {
-		return d.set, nil
+	if err != nil || res == nil {
+		return nil, false
 	}
-	var roots []discovery.Root
-	var groups [][]*discovery.Collection
-	winners := map[string]*discovery.Collection{}
-	for _, ci := range infos {
-		root := discovery.Root{Kind: ci.Root, Path: ci.RootPath}
-		i := slices.Index(roots, root)
-		if i < 0 {
-			roots = append(roots, root)
-			groups = append(groups, nil)
-			i = len(roots) - 1
-		}
-		c := &discovery.Collection{
-			Name: ci.Name, Version: ci.Version, Description: ci.Description, Root: root,
-			Dir: ci.Dir, RealDir: ci.RealDir, Base: ci.Base, Layout: ci.Layout,
-			Valid: ci.Valid, Problem: ci.Problem, Facts: map[string]*discovery.Facts{},
-			Metadata: &discovery.Metadata{Name: ci.Name, Version: ci.Version, Description: ci.Description, Requires: ci.Requires},
-		}
-		groups[i] = append(groups[i], c)
-		if ci.Status == "active" {
-			winners[c.Name] = c
-		}
-	}
-	for _, method := range []string{"profiles", "agents", "context", "tools", "modules"} {
-		var rs []query.ResourceInfo
-		if _, err := d.client.Call(ctx, method, params, &rs); err != nil {
-			return nil, fmt.Errorf("daemon %s: %w", method, err)
-		}
-		for _, r := range rs {
-			c := winners[r.Collection]
-			if c == nil {
-				continue
-			}
-			c.Resources = append(c.Resources, discovery.Resource{Kind: r.Kind, Name: r.Name, Path: r.Path, Rel: r.Rel})
-			if r.Description != "" {
-				c.Facts[r.Path] = &discovery.Facts{Kind: r.Kind, Name: r.Name, Description: r.Description}
-			}
-		}
-	}
-	d.set, d.clock = discovery.NewSet(roots, groups), clock
-	d.log.Debug("lsp: collections from the daemon", "clock", clock, "collections", len(infos))
-	return d.set, nil
+	return res, true
 }

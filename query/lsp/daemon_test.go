@@ -3,120 +3,300 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"log/slog"
+	"maps"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
-// fakeDaemon answers the queries a DaemonResolver sends from fixed data.
-type fakeDaemon struct {
+// catalogViews is lsp.Views over a catalog another party keeps fresh, as
+// the daemon's.
+type catalogViews struct{ cat *catalog.Catalog }
+
+func (c catalogViews) View(_ context.Context, project string) (*catalog.View, error) {
+	st, _ := c.cat.AddProject(project)
+	v, _ := st.View(c.cat.ProjectKey(project))
+	return v, nil
+}
+
+func (c catalogViews) WithArguments(_ context.Context, project string, cols []*discovery.Collection) (*catalog.View, error) {
+	v, ok := c.cat.WithArguments(project, cols)
+	if !ok {
+		return nil, lsp.ErrNoView
+	}
+	return v, nil
+}
+
+func (catalogViews) Changed(string) {}
+
+// counter is a query.Handler that counts the calls of every method before
+// passing them on.
+type counter struct {
+	h     query.Handler
 	mu    sync.Mutex // guards fields below
-	tick  uint64
 	calls map[string]int
-	down  bool
-
-	collections []query.CollectionInfo
-	resources   map[string][]query.ResourceInfo
 }
 
-func (f *fakeDaemon) Call(ctx context.Context, method string, params, result any) (query.Clock, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.down {
-		return query.Clock{}, query.ErrNoDaemon
-	}
-	f.calls[method]++
-	var v any = f.resources[method]
-	if method == "collections" {
-		v = f.collections
-	}
-	b, _ := json.Marshal(v)
-	return query.Clock{Start: 1, PID: 2, Tick: f.tick}, json.Unmarshal(b, result)
-}
-
-func (f *fakeDaemon) count(method string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[method]
-}
-
-// countingResolver is a fallback Resolver that counts its use.
-type countingResolver struct {
-	mu   sync.Mutex // guards fields below
-	sets int
-}
-
-func (c *countingResolver) Set(context.Context) (*discovery.Set, error) {
+func (c *counter) ServeQuery(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	c.mu.Lock()
-	c.sets++
+	c.calls[method]++
 	c.mu.Unlock()
-	return discovery.NewSet(nil, nil), nil
+	return c.h.ServeQuery(ctx, method, params)
 }
 
-func (c *countingResolver) Invalidate(string) {}
+// take returns the calls counted since the last take.
+func (c *counter) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.calls
+	c.calls = map[string]int{}
+	return out
+}
 
-func TestDaemonResolver(t *testing.T) {
-	dir := t.TempDir()
-	found := filepath.Join(dir, "user", "foundation")
-	old := filepath.Join(dir, "bundled", "foundation")
-	f := &fakeDaemon{
-		tick:  1,
-		calls: map[string]int{},
-		collections: []query.CollectionInfo{
-			{Name: "foundation", Version: "1.2.0", Root: discovery.RootUser, RootPath: filepath.Join(dir, "user"),
-				Dir: found, RealDir: found, Base: found, Valid: true, Status: "active"},
-			{Name: "foundation", Version: "1.0.0", Root: discovery.RootBundled, RootPath: filepath.Join(dir, "bundled"),
-				Dir: old, RealDir: old, Base: old, Valid: true, Status: "shadowed"},
-		},
-		resources: map[string][]query.ResourceInfo{
-			"profiles": {{Collection: "foundation", Kind: discovery.KindProfile, Name: "base", Path: filepath.Join(found, "profiles/base.md"), Rel: "profiles/base.md", Description: "Base"}},
-			"agents":   {{Collection: "foundation", Kind: discovery.KindAgent, Name: "explorer", Path: filepath.Join(found, "agents/explorer.md"), Rel: "agents/explorer.md"}},
-		},
+// fakeDaemon serves the analyze method as the daemon does: the Workspace
+// code over a catalog's View of the question's project (registered on its
+// first question), with every call counted.
+type fakeDaemon struct {
+	srv    *query.Server
+	client *query.Client
+	calls  *counter
+}
+
+func startFakeDaemon(t testing.TB, home string, bundled []string) *fakeDaemon {
+	t.Helper()
+	cat := catalog.New(catalog.Options{Home: home, Bundled: bundled})
+	ws := lsp.NewWorkspace(catalogViews{cat}, lsp.WorkspaceOptions{})
+	mux := query.NewMux()
+	query.ServeAnalyze(mux, func(_ context.Context, scope query.Common) (*catalog.View, query.Clock, error) {
+		st, _ := cat.AddProject(scope.Project)
+		v, _ := st.View(cat.ProjectKey(scope.Project))
+		return v, query.Clock{Start: 1, PID: 2, Tick: st.Version}, nil
+	}, ws.Analyze)
+	f := &fakeDaemon{calls: &counter{h: mux, calls: map[string]int{}}}
+	f.srv = query.NewServer(f.calls, nil)
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	if err := f.srv.Listen(sock); err != nil {
+		t.Fatal(err)
 	}
-	fallback := &countingResolver{}
-	r := lsp.NewDaemonResolver(f, "", fallback, nil)
-	ctx := context.Background()
-
-	set, err := r.Set(ctx)
+	t.Cleanup(func() { f.srv.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	c, err := query.Dial(ctx, sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := set.Resolve("foundation")
-	if res.Winner == nil || res.Winner.Version != "1.2.0" || len(res.Shadowed) != 1 || res.Shadowed[0].Version != "1.0.0" {
-		t.Fatalf("resolution = %+v", res)
+	t.Cleanup(func() { c.Close() })
+	f.client = c
+	return f
+}
+
+// countingLocal is a Local that counts the Views asked of it.
+type countingLocal struct {
+	*lsp.Local
+	mu    sync.Mutex // guards fields below
+	views int
+}
+
+func (c *countingLocal) View(ctx context.Context, project string) (*catalog.View, error) {
+	c.mu.Lock()
+	c.views++
+	c.mu.Unlock()
+	return c.Local.View(ctx, project)
+}
+
+func (c *countingLocal) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.views
+}
+
+// TestDaemonAnalyzerOneCallPerRequest: every request of the editor is one
+// analyze call, nothing else is asked of the daemon, the in-process
+// catalog is not read, and the answers are the in-process Workspace's.
+func TestDaemonAnalyzerOneCallPerRequest(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+	f := startFakeDaemon(t, home, nil)
+	local := &countingLocal{Local: lsp.NewLocal(lsp.LocalOptions{Home: home})}
+	d := lsp.NewDaemonAnalyzer(f.client, lsp.NewWorkspace(local, lsp.WorkspaceOptions{Project: project}), nil)
+	ref := newWorkspace(dir)
+
+	path := filepath.Join(dir, devProfile)
+	text := []byte(strings.Replace(read(t, path), "- helper", "- helpr", 1))
+	draft := filepath.Join(dir, "work/mine/profiles/draft.md")
+	overlay := map[string][]byte{path: text, draft: []byte("---\nprofile:\n  name: draft\n  version: 1.0.0\n  description: d\n  extends: foundation:base\n---\n")}
+	pos := cursor(t, string(text), "foundation:ba")
+	ctx := context.Background()
+	requests := []struct {
+		name string
+		do   func(a lsp.Analyzer) any
+	}{
+		{"diagnose", func(a lsp.Analyzer) any { return a.Diagnose(ctx, path, text, overlay) }},
+		{"complete", func(a lsp.Analyzer) any {
+			return a.Complete(ctx, path, text, overlay, cursor(t, string(text), "extends: foundation:"))
+		}},
+		{"definition", func(a lsp.Analyzer) any { return a.Definition(ctx, path, text, overlay, pos) }},
+		{"hover", func(a lsp.Analyzer) any { md, _ := a.Hover(ctx, path, text, overlay, pos); return md }},
 	}
-	if p, err := set.ResolveProfile("foundation:base", nil); err != nil || p.Path != filepath.Join(found, "profiles/base.md") {
-		t.Fatalf("foundation:base = %+v, %v", p, err)
-	}
-	if _, _, ok := set.ResolveAgent("explorer", nil); !ok {
-		t.Fatal("agent explorer does not resolve")
+	for _, rq := range requests {
+		t.Run(rq.name, func(t *testing.T) {
+			f.calls.take()
+			got := rq.do(d)
+			if calls := f.calls.take(); !maps.Equal(calls, map[string]int{query.MethodAnalyze.Name(): 1}) {
+				t.Errorf("daemon calls %v, want one %s", calls, query.MethodAnalyze.Name())
+			}
+			if n := local.count(); n != 0 {
+				t.Errorf("the in-process catalog was asked %d times", n)
+			}
+			want := rq.do(ref)
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(want)
+			if string(gj) != string(wj) || string(gj) == "null" || string(gj) == `""` {
+				t.Errorf("through the daemon:\n%s\nin process:\n%s", gj, wj)
+			}
+		})
 	}
 
-	// Same clock: the resources are not fetched again.
-	if again, _ := r.Set(ctx); again != set || f.count("profiles") != 1 {
-		t.Fatalf("unchanged clock refetched (profiles asked %d times)", f.count("profiles"))
+	// Through the protocol: the hover of an open buffer is one call too.
+	c := startServer(t, d, fastOpts())
+	c.initialize()
+	uri := lsp.PathToURI(path)
+	c.open(uri, string(text))
+	if p := c.diagnostics(uri); len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != discovery.CodeAgentUnknown {
+		t.Fatalf("diagnostics through the daemon: %+v", p.Diagnostics)
 	}
-	// The clock moved: fetched again.
-	f.mu.Lock()
-	f.tick = 2
-	f.mu.Unlock()
-	if again, _ := r.Set(ctx); again == set || f.count("profiles") != 2 {
-		t.Fatalf("moved clock did not refetch (profiles asked %d times)", f.count("profiles"))
+	f.calls.take()
+	r := c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos})
+	if r.Error != nil || !strings.Contains(string(r.Result), "Inherits: mine:dev") {
+		t.Fatalf("hover: %s %+v", r.Result, r.Error)
 	}
-	// The daemon goes away: the fallback answers.
-	f.mu.Lock()
-	f.down = true
-	f.mu.Unlock()
-	if _, err := r.Set(ctx); err != nil || fallback.sets != 1 {
-		t.Fatalf("with the daemon down: err %v, fallback used %d times", err, fallback.sets)
+	if calls := f.calls.take(); !maps.Equal(calls, map[string]int{query.MethodAnalyze.Name(): 1}) {
+		t.Errorf("daemon calls for one hover: %v, want one %s", calls, query.MethodAnalyze.Name())
 	}
-	// Without a fallback the error comes through.
-	if _, err := lsp.NewDaemonResolver(f, "", nil, nil).Set(ctx); !errors.Is(err, query.ErrNoDaemon) {
-		t.Fatalf("err = %v, want ErrNoDaemon", err)
+}
+
+// TestDaemonAnalyzerFallsBack: when the daemon goes away, the in-process
+// Workspace answers, and that is logged once.
+func TestDaemonAnalyzerFallsBack(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	f := startFakeDaemon(t, filepath.Join(dir, "home"), nil)
+	var logged syncBuffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	d := lsp.NewDaemonAnalyzer(f.client, newWorkspace(dir), log)
+	path := filepath.Join(dir, devProfile)
+	text := []byte(strings.Replace(read(t, path), "- helper", "- helpr", 1))
+	ctx := context.Background()
+	if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown {
+		t.Fatalf("through the daemon: %v", got)
+	}
+	f.srv.Close()
+	for range 3 {
+		if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown {
+			t.Fatalf("without the daemon: %v", got)
+		}
+	}
+	if n := strings.Count(logged.String(), "does not answer"); n != 1 {
+		t.Errorf("the fallback was logged %d times, want once:\n%s", n, logged.String())
+	}
+}
+
+// syncBuffer is a strings.Builder safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex // guards b
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestHoverFollowsTheWholeChain: hover on the extends of corpus
+// sb/profiles/dev-sb.md shows the whole chain, through profiles that are
+// not open, with and without a daemon.
+func TestHoverFollowsTheWholeChain(t *testing.T) {
+	corpus := os.Getenv("AMPLIDEX_CORPUS")
+	if corpus == "" {
+		t.Skip("AMPLIDEX_CORPUS is not set: no corpus to test against")
+	}
+	bundled := []string{filepath.Join(corpus, "collections"), filepath.Join(corpus, "bundled")}
+	home := t.TempDir()
+	path := filepath.Join(corpus, "collections/Joi__amplifier-collection-switchboard/profiles/dev-sb.md")
+	text := []byte(read(t, path))
+	pos := cursor(t, string(text), "extends: toolkit:tool")
+	const chain = "Inherits: sb:dev-sb → toolkit:toolkit-dev → developer-expertise:dev → foundation:base → foundation:foundation"
+
+	local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home, Bundled: bundled}), lsp.WorkspaceOptions{})
+	f := startFakeDaemon(t, home, bundled)
+	remote := lsp.NewDaemonAnalyzer(f.client, lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home}), lsp.WorkspaceOptions{}), nil)
+	var got []string
+	for _, a := range []lsp.Analyzer{local, remote} {
+		md, ok := a.Hover(context.Background(), path, text, nil, pos)
+		if !ok || !strings.Contains(md, chain+"\n") {
+			t.Errorf("hover lacks %q:\n%s", chain, md)
+		}
+		got = append(got, md)
+	}
+	if got[0] != got[1] {
+		t.Errorf("in process:\n%s\nthrough the daemon:\n%s", got[0], got[1])
+	}
+	if calls := f.calls.take(); !maps.Equal(calls, map[string]int{query.MethodAnalyze.Name(): 1}) {
+		t.Errorf("daemon calls %v, want one %s", calls, query.MethodAnalyze.Name())
+	}
+}
+
+// TestDaemonAnalyzerSendsTheBuffers: the buffer and the other open ones
+// travel with the question, the buffer once.
+func TestDaemonAnalyzerSendsTheBuffers(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	var seen query.AnalyzeParams
+	mux := query.NewMux()
+	query.Handle(mux, query.MethodAnalyze, func(_ context.Context, p query.AnalyzeParams) (*query.AnalyzeResult, error) {
+		seen = p
+		return &query.AnalyzeResult{Hover: "hi"}, nil
+	})
+	srv := query.NewServer(mux, nil)
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	if err := srv.Listen(sock); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	c, err := query.Dial(ctx, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	project := filepath.Join(dir, "project")
+	w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{}), lsp.WorkspaceOptions{Project: project,
+		Schema: discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityWarning}})
+	d := lsp.NewDaemonAnalyzer(c, w, nil)
+	path := filepath.Join(dir, devProfile)
+	other := filepath.Join(dir, "work/mine/agents/helper.md")
+	md, ok := d.Hover(ctx, path, []byte("mine"), map[string][]byte{path: []byte("mine"), other: []byte("theirs")}, pos(1, 2))
+	if !ok || md != "hi" {
+		t.Fatalf("hover = %q, %v", md, ok)
+	}
+	want := query.AnalyzeParams{Common: query.Common{Project: project}, Op: query.OpHover, Path: path, Text: "mine",
+		Overlay: map[string]string{other: "theirs"}, Position: pos(1, 2), UnknownKey: discovery.SeverityWarning}
+	if seen.Common != want.Common || seen.Op != want.Op || seen.Path != want.Path || seen.Text != want.Text ||
+		!maps.Equal(seen.Overlay, want.Overlay) || seen.Position != want.Position || seen.UnknownKey != want.UnknownKey {
+		t.Errorf("params %+v, want %+v", seen, want)
 	}
 }

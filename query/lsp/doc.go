@@ -6,11 +6,26 @@
 //
 // The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing, the
 // document store, debounced diagnostics) knows nothing about collections:
-// it asks an Analyzer. Workspace is the Analyzer of amplidex: it builds on
-// package discovery, lays the open buffers over the files on disk, and
-// finds collections through a Resolver — a Scanner that reads the roots in
-// process, or a DaemonResolver that asks the daemon's index and falls back
-// to a Scanner when the daemon does not answer.
+// it asks an Analyzer. Workspace is the Analyzer of amplidex: it takes the
+// catalog.View of a file's project from a Views source and lays the open
+// buffers over it (the buffers' collections are cloned with what the
+// buffers say and put in place of the originals with discovery.Set.Apply,
+// which costs what it changes). It builds no Set of its own: every Set it
+// answers from comes from a catalog.
+//
+// There are two sources of Views and two Analyzers:
+//
+//   - Local keeps one catalog.Catalog per session, read in process: a
+//     project is added on its first View, a saved file (Invalidate) has its
+//     collection read again before the next View, and roots older than
+//     MaxAge (2s) are read again whole, for changes made outside the
+//     editor. A stat cache makes reading again cheap.
+//   - DaemonAnalyzer asks the daemon one question per request
+//     (query.MethodAnalyze: the buffer, the other open buffers, the
+//     cursor), which the daemon answers with this package's Workspace over
+//     its own catalog's View (Workspace.Analyze), at one clock. When the
+//     daemon fails, an in-process Workspace over a Local answers; that is
+//     logged once.
 //
 // It does not watch files or keep an index of its own; it does not start a
 // daemon.
@@ -25,11 +40,19 @@
 // has ended when it returns, except the one blocked reading the input
 // stream, which ends when that stream does.
 //
+// A Workspace, a Local and a DaemonAnalyzer may be used from any number
+// of goroutines. Local applies one change to its catalog at a time, outside
+// its mutex; a View asked for meanwhile waits for that change and is then
+// looked at again. Invalidate does no I/O: it records what to read again.
+//
 // # Caveats
 //
 //   - Positions on the wire use the negotiated encoding: UTF-16 unless the
 //     client offers UTF-8 in general.positionEncodings. Analyzers always see
-//     and return UTF-16 positions (discovery.Position); the server converts.
+//     and return UTF-16 positions (discovery.Position); the server converts
+//     them with one discovery.LineIndex per text, so converting the ranges
+//     of a response costs the length of the text plus a bounded amount per
+//     range, however long its lines.
 //   - Lines end at "\n" (a "\r" before it is part of the line ending), as in
 //     package discovery; a lone "\r" does not end a line.
 //   - A published result is never stale: a diagnostics run whose document
@@ -41,6 +64,19 @@
 //     pyproject.toml and collections.lock get diagnostics, decided by path;
 //     a pyproject.toml that belongs to no collection (no resource
 //     directories, no [tool.amplifier…] table, in no root) gets none.
+//   - A profile, agent or pyproject.toml of a collection gets exactly what
+//     `check` reports about it (the collection's own diagnostics of the
+//     file, its cross-references and its shadowing), computed over the
+//     buffers. A profile or agent that is no resource of its collection is
+//     checked on its own: its own problems and its qualified references.
+//   - A file is answered for the nearest directory above it that holds a
+//     .amplifier directory of the user's, else for the editor's project; a
+//     .amplifier directory of another user makes no project, and is logged
+//     once.
+//   - A collection in no root (a working copy) is read from disk and put
+//     ahead of every root with catalog.Catalog.WithArguments, which checks
+//     every collection again; the View made is kept while neither the
+//     project's View nor the working copy changes.
 //   - Serve returns nil only after shutdown; an exit notification or the
 //     end of input without shutdown returns ErrNoShutdown, which the command
 //     maps to exit code 1 as the protocol asks.

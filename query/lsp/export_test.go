@@ -17,11 +17,13 @@ func ApplyChanges(text []byte, changes []Change, utf8 bool) ([]byte, error) {
 }
 
 // OffsetOf converts a wire position into a byte offset.
-func OffsetOf(text []byte, p discovery.Position, utf8 bool) int { return offsetOf(text, p, utf8) }
+func OffsetOf(text []byte, p discovery.Position, utf8 bool) int {
+	return offsetOf(discovery.NewLineIndex(text), p, utf8)
+}
 
 // ConvertPosition re-counts a UTF-16 position in bytes (toUTF8) or back.
 func ConvertPosition(text []byte, p discovery.Position, toUTF8 bool) discovery.Position {
-	return convertPosition(text, p, toUTF8)
+	return convertPosition(discovery.NewLineIndex(text), p, toUTF8)
 }
 
 // Checked reports whether the server computes diagnostics for path.
@@ -50,3 +52,17 @@ var (
 	URIToPath = uriToPath
 	PathToURI = pathToURI
 )
+
+// ConvertRanges converts the ranges of diagnostics about text as the
+// server does before it publishes them.
+func ConvertRanges(text []byte, rs []discovery.Range, toUTF8 bool) []discovery.Range {
+	diags := make([]discovery.Diagnostic, len(rs))
+	for i, r := range rs {
+		diags[i] = discovery.Diagnostic{Range: r}
+	}
+	out := make([]discovery.Range, len(rs))
+	for i, d := range toLSP("", text, diags, toUTF8) {
+		out[i] = d.Range
+	}
+	return out
+}

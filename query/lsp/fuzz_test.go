@@ -92,8 +92,12 @@ func FuzzApplyChanges(f *testing.F) {
 				if back := lsp.OffsetOf(src, p, false); back != off && !strings.HasSuffix(text[:off], "\r") {
 					t.Fatalf("offset %d → %+v → %d", off, p, back)
 				}
-				if u8 := lsp.ConvertPosition(src, p, true); lsp.OffsetOf(src, u8, true) != lsp.OffsetOf(src, p, false) {
+				u8 := lsp.ConvertPosition(src, p, true)
+				if lsp.OffsetOf(src, u8, true) != lsp.OffsetOf(src, p, false) {
 					t.Fatalf("offset %d: UTF-16 %+v and UTF-8 %+v disagree", off, p, u8)
+				}
+				if back := lsp.ConvertPosition(src, u8, false); back != p && !strings.HasSuffix(text[:off], "\r") {
+					t.Fatalf("offset %d: UTF-16 %+v → UTF-8 %+v → UTF-16 %+v", off, p, u8, back)
 				}
 			}
 			if off == len(src) {

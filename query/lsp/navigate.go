@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
 )
 
-// Definition returns the file an extends value, an agent name, an
+// definition returns the file an extends value, an agent name, an
 // @collection:path mention or a requires entry at pos points to.
-func (w *Workspace) Definition(ctx context.Context, path string, text []byte, pos discovery.Position) []Location {
-	v := w.view(ctx, path, map[string][]byte{path: text})
+func (w *Workspace) definition(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+	v := w.layer(ctx, base, path, text, overlay)
 	ref, ok := w.findRef(v, path, text, pos)
 	if !ok {
 		return nil
@@ -21,11 +23,11 @@ func (w *Workspace) Definition(ctx context.Context, path string, text []byte, po
 	if err != nil || target == "" {
 		return nil
 	}
-	return []Location{{Path: target}}
+	return []query.Location{{Path: target}}
 }
 
 // target returns the file ref resolves to.
-func (v *view) target(ref refAt) (string, error) {
+func (v *layered) target(ref refAt) (string, error) {
 	switch ref.kind {
 	case "extends":
 		p, err := v.set.ResolveProfile(unquote(ref.value), v.own)
@@ -51,10 +53,11 @@ func (v *view) target(ref refAt) (string, error) {
 	return "", fmt.Errorf("unknown reference kind %q", ref.kind)
 }
 
-// Hover describes the collection reference at pos: what it names, where it
-// resolves, and what the winning collection shadows.
-func (w *Workspace) Hover(ctx context.Context, path string, text []byte, pos discovery.Position) (string, bool) {
-	v := w.view(ctx, path, map[string][]byte{path: text})
+// hover describes the collection reference at pos: what it names, where it
+// resolves, what the winning collection shadows, and the whole extends
+// chain of the profile.
+func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+	v := w.layer(ctx, base, path, text, overlay)
 	ref, ok := w.findRef(v, path, text, pos)
 	if !ok {
 		return "", false

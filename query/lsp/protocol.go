@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
 )
 
 // The subset of the Language Server Protocol (3.17) the server speaks. Field
@@ -157,49 +158,16 @@ type textEdit struct {
 }
 
 type lspCompletionItem struct {
-	Label         string         `json:"label"`
-	Kind          CompletionKind `json:"kind,omitempty"`
-	Detail        string         `json:"detail,omitempty"`
-	Documentation *markupContent `json:"documentation,omitempty"`
-	FilterText    string         `json:"filterText,omitempty"`
-	InsertText    string         `json:"insertText,omitempty"`
-	TextEdit      *textEdit      `json:"textEdit,omitempty"`
+	Label         string               `json:"label"`
+	Kind          query.CompletionKind `json:"kind,omitempty"`
+	Detail        string               `json:"detail,omitempty"`
+	Documentation *markupContent       `json:"documentation,omitempty"`
+	FilterText    string               `json:"filterText,omitempty"`
+	InsertText    string               `json:"insertText,omitempty"`
+	TextEdit      *textEdit            `json:"textEdit,omitempty"`
 }
 
 type completionList struct {
 	IsIncomplete bool                `json:"isIncomplete"`
 	Items        []lspCompletionItem `json:"items"`
-}
-
-// CompletionKind is the LSP CompletionItemKind: the icon an editor shows.
-type CompletionKind int
-
-// The completion kinds the analyzer uses.
-const (
-	CompletionModule    CompletionKind = 9
-	CompletionValue     CompletionKind = 12
-	CompletionFile      CompletionKind = 17
-	CompletionReference CompletionKind = 18
-)
-
-// CompletionItem is one completion an Analyzer offers.
-type CompletionItem struct {
-	// Label is shown and, unless InsertText is set, inserted.
-	Label      string
-	InsertText string
-	Kind       CompletionKind
-	// Detail is a one-line note beside the label (such as the path the
-	// reference resolves to); Documentation is Markdown.
-	Detail        string
-	Documentation string
-	// Replace is the span (UTF-16) the item replaces; nil lets the editor
-	// replace the word before the cursor.
-	Replace *discovery.Range
-}
-
-// Location is a span in a file, as definitions are reported.
-type Location struct {
-	// Path is absolute.
-	Path  string
-	Range discovery.Range
 }

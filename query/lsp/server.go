@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
 )
 
 // ErrNoShutdown is returned by Serve when the client sends exit, or the
@@ -19,20 +20,21 @@ import (
 var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 
 // Analyzer is the knowledge behind the server. Positions are UTF-16
-// (discovery.Position), whatever the client negotiated. Methods are called
-// from several goroutines at once and must honour ctx.
+// (discovery.Position), whatever the client negotiated. Every method gets
+// the buffer asked about (path and text) and overlay, every open buffer
+// (path → text), so that cross-references see unsaved edits. Methods are
+// called from several goroutines at once and must honour ctx.
 type Analyzer interface {
-	// Diagnose checks one file given its unsaved text; overlay holds every
-	// open buffer (path → text) so cross-references see unsaved edits.
-	// Diagnostics for other paths than path are not published.
+	// Diagnose checks one file given its unsaved text. Diagnostics for
+	// other paths than path are not published.
 	Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic
 	// Complete lists what may be typed at pos.
-	Complete(ctx context.Context, path string, text []byte, pos discovery.Position) []CompletionItem
+	Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem
 	// Definition returns where the reference at pos points.
-	Definition(ctx context.Context, path string, text []byte, pos discovery.Position) []Location
+	Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location
 	// Hover describes what is at pos in Markdown; ok is false when there is
 	// nothing to say.
-	Hover(ctx context.Context, path string, text []byte, pos discovery.Position) (markdown string, ok bool)
+	Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (markdown string, ok bool)
 }
 
 // Invalidator is implemented by Analyzers that cache what they read from
@@ -503,24 +505,29 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 	if ctx.Err() != nil {
 		return
 	}
-	res := runResult{doc: d, gen: gen, ver: ver, diags: ss.toLSP(d.path, text, diags)}
+	res := runResult{doc: d, gen: gen, ver: ver, diags: toLSP(d.path, text, diags, ss.utf8)}
 	select {
 	case ss.results <- res:
 	case <-ss.stop:
 	}
 }
 
-// toLSP converts diagnostics about path into the wire form, in the
-// negotiated encoding.
-func (ss *session) toLSP(path string, text []byte, diags []discovery.Diagnostic) []lspDiagnostic {
+// toLSP converts diagnostics about path into the wire form, with
+// characters counted in bytes when utf8 is set (the text is indexed once,
+// however many diagnostics there are), else in UTF-16 code units.
+func toLSP(path string, text []byte, diags []discovery.Diagnostic, utf8 bool) []lspDiagnostic {
+	var lines *discovery.LineIndex
+	if utf8 && len(diags) > 0 {
+		lines = discovery.NewLineIndex(text)
+	}
 	out := make([]lspDiagnostic, 0, len(diags))
 	for _, d := range diags {
 		if d.Path != "" && d.Path != path {
 			continue
 		}
 		r := d.Range
-		if ss.utf8 {
-			r = convertRange(text, r, true)
+		if lines != nil {
+			r = convertRange(lines, r, true)
 		}
 		sev := severityError
 		switch d.Severity {
@@ -592,7 +599,7 @@ func (ss *session) positionRequest(m *message) {
 	ss.inflight[key] = cancel
 	pos := p.Position
 	if ss.utf8 {
-		pos = convertPosition(d.text, pos, false)
+		pos = convertPosition(discovery.NewLineIndex(d.text), pos, false)
 	}
 	snap := snapshot{path: d.path, text: d.text, overlay: ss.overlay()}
 	ss.wg.Add(1)
@@ -647,25 +654,29 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	a := ss.srv.analyzer
 	switch method {
 	case "textDocument/completion":
-		items := a.Complete(ctx, snap.path, snap.text, pos)
+		items := a.Complete(ctx, snap.path, snap.text, snap.overlay, pos)
 		list := completionList{Items: make([]lspCompletionItem, 0, len(items))}
+		var lines *discovery.LineIndex
+		if ss.utf8 && len(items) > 0 {
+			lines = discovery.NewLineIndex(snap.text)
+		}
 		for _, it := range items {
-			list.Items = append(list.Items, ss.completionItem(snap.text, it))
+			list.Items = append(list.Items, completionItem(lines, it))
 		}
 		return list, nil
 	case "textDocument/definition":
-		locs := a.Definition(ctx, snap.path, snap.text, pos)
+		locs := a.Definition(ctx, snap.path, snap.text, snap.overlay, pos)
 		out := make([]location, 0, len(locs))
 		for _, l := range locs {
 			r := l.Range
 			if ss.utf8 {
-				r = convertRange(ss.textOf(l.Path, snap), r, true)
+				r = convertRange(discovery.NewLineIndex(ss.textOf(l.Path, snap)), r, true)
 			}
 			out = append(out, location{URI: pathToURI(l.Path), Range: r})
 		}
 		return out, nil
 	default: // textDocument/hover
-		md, ok := a.Hover(ctx, snap.path, snap.text, pos)
+		md, ok := a.Hover(ctx, snap.path, snap.text, snap.overlay, pos)
 		if !ok {
 			return nil, nil
 		}
@@ -673,7 +684,9 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	}
 }
 
-func (ss *session) completionItem(text []byte, it CompletionItem) lspCompletionItem {
+// completionItem converts an item into the wire form; lines, when not nil,
+// indexes the buffer to count its characters in bytes.
+func completionItem(lines *discovery.LineIndex, it query.CompletionItem) lspCompletionItem {
 	out := lspCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail}
 	if it.Documentation != "" {
 		out.Documentation = &markupContent{Kind: "markdown", Value: it.Documentation}
@@ -684,8 +697,8 @@ func (ss *session) completionItem(text []byte, it CompletionItem) lspCompletionI
 			insert = it.Label
 		}
 		r := *it.Replace
-		if ss.utf8 {
-			r = convertRange(text, r, true)
+		if lines != nil {
+			r = convertRange(lines, r, true)
 		}
 		out.TextEdit = &textEdit{Range: r, NewText: insert}
 		out.FilterText = insert

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -351,7 +352,7 @@ func TestUncheckedFilesGetNoDiagnostics(t *testing.T) {
 
 func TestCancelRequest(t *testing.T) {
 	entered := make(chan struct{})
-	f := &fake{complete: func(ctx context.Context, text []byte, pos discovery.Position) []lsp.CompletionItem {
+	f := &fake{complete: func(ctx context.Context, text []byte, pos discovery.Position) []query.CompletionItem {
 		close(entered)
 		<-ctx.Done()
 		return nil
@@ -378,14 +379,14 @@ func TestPositionRequests(t *testing.T) {
 	target := "/work/coll/profiles/base.md"
 	var gotPos []discovery.Position
 	f := &fake{
-		complete: func(ctx context.Context, text []byte, pos discovery.Position) []lsp.CompletionItem {
+		complete: func(ctx context.Context, text []byte, pos discovery.Position) []query.CompletionItem {
 			gotPos = append(gotPos, pos)
 			r := rng(1, 12, 1, 16)
-			return []lsp.CompletionItem{{Label: "foundation:base", Kind: lsp.CompletionReference, Detail: "bundled", Replace: &r}}
+			return []query.CompletionItem{{Label: "foundation:base", Kind: query.CompletionReference, Detail: "bundled", Replace: &r}}
 		},
-		define: func(pos discovery.Position) []lsp.Location {
+		define: func(pos discovery.Position) []query.Location {
 			gotPos = append(gotPos, pos)
-			return []lsp.Location{{Path: target, Range: rng(0, 0, 0, 0)}}
+			return []query.Location{{Path: target, Range: rng(0, 0, 0, 0)}}
 		},
 		hover: func(text []byte, pos discovery.Position) (string, bool) {
 			gotPos = append(gotPos, pos)

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/url"
@@ -13,95 +12,65 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 )
 
-// lineBounds returns the byte offsets of the start of line n and of the end
-// of its content (before "\n" or "\r\n"); a line past the end is the empty
-// line at the end of the text. ok is false when the text has fewer lines.
-func lineBounds(text []byte, n int) (start, end int, ok bool) {
-	start = 0
-	for i := 0; i < n; i++ {
-		j := bytes.IndexByte(text[start:], '\n')
-		if j < 0 {
-			return len(text), len(text), false
-		}
-		start += j + 1
+// offsetOf converts a Position in the given encoding (UTF-16 code units,
+// or bytes when utf8Enc is set) into a byte offset in the text lines
+// indexes. A line past the end is the end of the text; a character past the
+// end of its line is the end of the line, and one inside a character is
+// where that character starts.
+func offsetOf(lines *discovery.LineIndex, p discovery.Position, utf8Enc bool) int {
+	switch {
+	case p.Line < 0:
+		return 0
+	case p.Line >= lines.Lines():
+		return lines.LineStart(p.Line)
+	case !utf8Enc:
+		return lines.PositionOffset(p)
 	}
-	end = len(text)
-	if j := bytes.IndexByte(text[start:], '\n'); j >= 0 {
-		end = start + j
-		if end > start && text[end-1] == '\r' {
-			end--
-		}
-	}
-	return start, end, true
+	return lines.LineStart(p.Line) + byteColumn(lines.Line(p.Line), p.Character)
 }
 
-// columnToByte converts a character offset in line (counted in UTF-16 code
-// units, or in bytes when utf8 is set) into a byte offset within line. An
-// offset past the end is the end; one inside a character is its start.
-func columnToByte(line []byte, char int, utf8Enc bool) int {
+// byteColumn clamps a column counted in bytes to line, and moves one that
+// cuts a character back to where the character starts. Like decoding the
+// line from its start, it takes an invalid byte for a character of its own.
+func byteColumn(line []byte, char int) int {
 	if char <= 0 {
 		return 0
 	}
-	units, off := 0, 0
-	for off < len(line) {
-		r, size := utf8.DecodeRune(line[off:])
-		w := size
-		if !utf8Enc {
-			w = 1
-			if r >= 0x10000 && r != utf8.RuneError {
-				w = 2
+	if char >= len(line) {
+		return len(line)
+	}
+	// The nearest byte at or before char that may start a character: every
+	// such byte is a character boundary, since the bytes a valid sequence
+	// continues with cannot start one.
+	for b := char; b >= 0 && char-b < utf8.UTFMax; b-- {
+		if utf8.RuneStart(line[b]) {
+			if _, size := utf8.DecodeRune(line[b:]); b+size > char {
+				return b
 			}
+			return char
 		}
-		if units+w > char {
-			return off
-		}
-		units += w
-		off += size
 	}
-	return off
-}
-
-// byteToColumn converts a byte offset within line into a character offset
-// counted in UTF-16 code units, or bytes when utf8 is set.
-func byteToColumn(line []byte, off int, utf8Enc bool) int {
-	if off > len(line) {
-		off = len(line)
-	}
-	if utf8Enc {
-		return off
-	}
-	return discovery.UTF16Len(line[:off])
-}
-
-// offsetOf converts a Position in the given encoding into a byte offset in
-// text. A line past the end is the end of the text; a character past the end
-// of its line is the end of the line.
-func offsetOf(text []byte, p discovery.Position, utf8Enc bool) int {
-	if p.Line < 0 {
-		return 0
-	}
-	start, end, ok := lineBounds(text, p.Line)
-	if !ok {
-		return len(text)
-	}
-	return start + columnToByte(text[start:end], p.Character, utf8Enc)
+	return char
 }
 
 // convertPosition re-counts the character of p, given in UTF-16 code units,
-// in bytes (toUTF8) or the other way round, using the text's line.
-func convertPosition(text []byte, p discovery.Position, toUTF8 bool) discovery.Position {
-	start, end, ok := lineBounds(text, p.Line)
-	if !ok {
+// in bytes (toUTF8) or the other way round, on the line of the text lines
+// indexes. A position on no line is returned as it is.
+func convertPosition(lines *discovery.LineIndex, p discovery.Position, toUTF8 bool) discovery.Position {
+	if p.Line < 0 || p.Line >= lines.Lines() {
 		return p
 	}
-	line := text[start:end]
-	off := columnToByte(line, p.Character, !toUTF8)
-	return discovery.Position{Line: p.Line, Character: byteToColumn(line, off, toUTF8)}
+	start := lines.LineStart(p.Line)
+	if toUTF8 {
+		return discovery.Position{Line: p.Line, Character: lines.PositionOffset(p) - start}
+	}
+	off := start + byteColumn(lines.Line(p.Line), p.Character)
+	return discovery.Position{Line: p.Line, Character: lines.Position(off).Character}
 }
 
 // convertRange converts both ends of r; see convertPosition.
-func convertRange(text []byte, r discovery.Range, toUTF8 bool) discovery.Range {
-	return discovery.Range{Start: convertPosition(text, r.Start, toUTF8), End: convertPosition(text, r.End, toUTF8)}
+func convertRange(lines *discovery.LineIndex, r discovery.Range, toUTF8 bool) discovery.Range {
+	return discovery.Range{Start: convertPosition(lines, r.Start, toUTF8), End: convertPosition(lines, r.End, toUTF8)}
 }
 
 // applyChanges applies content changes in order and returns the new text; it
@@ -114,8 +83,9 @@ func applyChanges(text []byte, changes []contentChange, utf8Enc bool) ([]byte, e
 			out = []byte(c.Text)
 			continue
 		}
-		start := offsetOf(out, c.Range.Start, utf8Enc)
-		end := offsetOf(out, c.Range.End, utf8Enc)
+		lines := discovery.NewLineIndex(out)
+		start := offsetOf(lines, c.Range.Start, utf8Enc)
+		end := offsetOf(lines, c.Range.End, utf8Enc)
 		if end < start {
 			return text, fmt.Errorf("change %d: range end %d:%d is before its start %d:%d", i,
 				c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)

@@ -13,93 +13,206 @@ import (
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
 )
 
 // Workspace is the Analyzer of amplidex: package discovery's parsers and
-// checks over the collections a Resolver supplies, with the editor's open
-// buffers laid over the files on disk.
+// checks over the catalog View of a file's project, with the editor's open
+// buffers laid over the files on disk. The language server runs it over a
+// Local catalog, and the daemon runs the same code over its own (Analyze),
+// so both answer alike.
 type Workspace struct {
-	resolver    Resolver
-	project     string
-	resolverFor func(project string) Resolver
-	schema      discovery.SchemaOptions
-	loader      *discovery.Loader // loads a buffer's collection when no root holds it
-	bundle      func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
-	log         *slog.Logger
+	views   Views
+	project string
+	schema  discovery.SchemaOptions
+	cache   *statCache
+	loader  *discovery.Loader // loads a buffer's collection when no root holds it
+	bundle  func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
+	log     *slog.Logger
 
-	mu       sync.Mutex // guards fields below
-	projects map[string]Resolver
+	mu       sync.Mutex                       // guards fields below
+	warned   map[string]bool                  // refused .amplifier directories already logged
+	copies   map[string]*discovery.Collection // working copies by directory, as last loaded
+	argViews map[argKey]argView               // Views with a working copy ahead of the roots
+	empty    *catalog.View                    // the View of no root, for when a source fails
 }
+
+// argKey names a View with a working copy: the project and the copy's
+// directory.
+type argKey struct{ project, dir string }
+
+// argView is a View with a working copy ahead of the roots, and what it
+// was made from: it holds as long as both are the same.
+type argView struct {
+	base *catalog.View
+	copy *discovery.Collection
+	view *catalog.View
+}
+
+// maxArgViews bounds the Views with a working copy kept at once.
+const maxArgViews = 8
 
 // WorkspaceOptions configure a Workspace.
 type WorkspaceOptions struct {
-	// Schema tunes front matter validation.
+	// Project is the editor's project directory ("" for none): a file
+	// below a directory holding .amplifier/ is answered for that project,
+	// any other file for this one.
+	Project string
+	// Schema tunes front matter validation of the buffers and of working
+	// copies; it should be what the Views' catalog loads with.
 	Schema discovery.SchemaOptions
-	// Project is the project directory the Resolver was made for.
-	// ResolverFor, when set, makes a Resolver for any other project: a
-	// file below a directory holding .amplifier/ resolves against that
-	// project's collections, whatever directory the editor started in.
-	Project     string
-	ResolverFor func(project string) Resolver
 	// CheckBundle checks a bundle manifest; nil checks its front matter
 	// against the bundle schema only. The command line passes the prepare
 	// package's full check here.
 	CheckBundle func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
-	// Log receives resolver failures; nil discards.
+	// Log receives failures of the Views and refused projects; nil
+	// discards.
 	Log *slog.Logger
 }
 
-// NewWorkspace returns a Workspace over r.
-func NewWorkspace(r Resolver, opts WorkspaceOptions) *Workspace {
+// NewWorkspace returns a Workspace over views.
+func NewWorkspace(views Views, opts WorkspaceOptions) *Workspace {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	w := &Workspace{resolver: r, project: opts.Project, resolverFor: opts.ResolverFor, schema: opts.Schema,
-		bundle: opts.CheckBundle, log: opts.Log, projects: map[string]Resolver{}}
-	if sc, ok := r.(*Scanner); ok {
-		w.loader = sc.Loader()
-	} else {
-		w.loader = &discovery.Loader{Schema: opts.Schema, Cache: newStatCache()}
-	}
-	return w
+	cache := newStatCache()
+	return &Workspace{views: views, project: opts.Project, schema: opts.Schema, cache: cache,
+		loader: &discovery.Loader{Schema: opts.Schema, Cache: cache}, bundle: opts.CheckBundle, log: opts.Log,
+		warned: map[string]bool{}, copies: map[string]*discovery.Collection{}, argViews: map[argKey]argView{}}
 }
 
-var _ Analyzer = (*Workspace)(nil)
+var (
+	_ Analyzer    = (*Workspace)(nil)
+	_ Invalidator = (*Workspace)(nil)
+)
 
-// Invalidate passes a saved file on to every Resolver.
+// Invalidate passes a saved file on to the Views, and reads it again
+// when it belongs to a working copy.
 func (w *Workspace) Invalidate(path string) {
-	w.resolver.Invalidate(path)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, r := range w.projects {
-		r.Invalidate(path)
-	}
+	w.cache.forget(path)
+	w.views.Changed(path)
 }
 
-// resolverOf returns the Resolver for the project path lies in.
-func (w *Workspace) resolverOf(path string) Resolver {
-	if w.resolverFor == nil {
-		return w.resolver
+// ProjectOf returns the project a file is answered for: the nearest
+// directory above it holding a .amplifier directory of the user's, else
+// the Workspace's project. A .amplifier directory of another user makes
+// no project (""); it is logged once.
+func (w *Workspace) ProjectOf(path string) string {
+	s := discovery.FindProject(filepath.Dir(path))
+	if s.Refused != "" {
+		w.mu.Lock()
+		first := !w.warned[s.Refused]
+		w.warned[s.Refused] = true
+		w.mu.Unlock()
+		if first {
+			w.log.Warn("lsp: " + s.Warning())
+		}
+		return ""
 	}
-	project := discovery.FindProject(filepath.Dir(path)).Dir
-	if project == w.project {
-		return w.resolver
+	if s.Dir == w.project {
+		return w.project
 	}
-	if fi, err := os.Stat(filepath.Join(project, ".amplifier")); err != nil || !fi.IsDir() {
-		return w.resolver
+	if fi, err := os.Stat(filepath.Join(s.Dir, ".amplifier")); err != nil || !fi.IsDir() {
+		return w.project
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r, ok := w.projects[project]
-	if !ok {
-		r = w.resolverFor(project)
-		w.projects[project] = r
-	}
-	return r
+	return s.Dir
 }
 
-// view is the collections as the open buffers make them.
-type view struct {
+// viewOf returns the View of the project a file is answered for, or the
+// View of no root when the source fails (nil when ctx is done).
+func (w *Workspace) viewOf(ctx context.Context, path string) *catalog.View {
+	v, err := w.views.View(ctx, w.ProjectOf(path))
+	if err == nil {
+		return v
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	w.log.Warn("lsp: collections unavailable", "err", err)
+	return w.emptyView()
+}
+
+// emptyView returns a View of no root.
+func (w *Workspace) emptyView() *catalog.View {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.empty == nil {
+		st, _ := catalog.New(catalog.Options{}).AddProject("")
+		w.empty, _ = st.View("")
+	}
+	return w.empty
+}
+
+// Analyze answers one question of the analyze method over v, the View of
+// the question's project: the daemon's handler. The params must have
+// passed their Check; their schema is the Workspace's.
+func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.AnalyzeParams) (*query.AnalyzeResult, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	text := []byte(p.Text)
+	overlay := make(map[string][]byte, len(p.Overlay)+1)
+	for path, t := range p.Overlay {
+		overlay[filepath.Clean(path)] = []byte(t)
+	}
+	path := filepath.Clean(p.Path)
+	res := &query.AnalyzeResult{}
+	switch p.Op {
+	case query.OpDiagnose:
+		res.Diagnostics = w.diagnose(ctx, v, path, text, overlay)
+	case query.OpComplete:
+		res.Items = w.complete(ctx, v, path, text, overlay, p.Position)
+	case query.OpDefinition:
+		res.Locations = w.definition(ctx, v, path, text, overlay, p.Position)
+	case query.OpHover:
+		res.Hover, _ = w.hover(ctx, v, path, text, overlay, p.Position)
+	}
+	return res, ctx.Err()
+}
+
+// Diagnose checks one file given its unsaved text: its own problems and its
+// cross-references, resolved over every open buffer.
+func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+	if kindOf(path) == fileOther {
+		return nil
+	}
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return nil
+	}
+	return w.diagnose(ctx, v, path, text, overlay)
+}
+
+// Complete implements Analyzer.
+func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return nil
+	}
+	return w.complete(ctx, v, path, text, overlay, pos)
+}
+
+// Definition implements Analyzer.
+func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return nil
+	}
+	return w.definition(ctx, v, path, text, overlay, pos)
+}
+
+// Hover implements Analyzer.
+func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return "", false
+	}
+	return w.hover(ctx, v, path, text, overlay, pos)
+}
+
+// layered is the collections as the open buffers make them, for one file.
+type layered struct {
 	set *discovery.Set
 	// own is the collection holding the file asked about (nil when none);
 	// key is that file's path as own names it (a linked collection names
@@ -108,45 +221,28 @@ type view struct {
 	key string
 }
 
-// view lays overlay (path → text) over the Resolver's collections and
-// finds the collection that holds path.
-func (w *Workspace) view(ctx context.Context, path string, overlay map[string][]byte) *view {
-	base, err := w.resolverOf(path).Set(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Warn("lsp: collections unavailable", "err", err)
-		}
-		base = discovery.NewSet(nil, nil)
-	}
-	roots := base.Roots
-	groups := make([][]*discovery.Collection, len(roots))
-	rootIndex := func(r discovery.Root) int {
-		for i, x := range roots {
-			if x == r {
-				return i
-			}
-		}
-		return -1
-	}
-	for _, c := range base.Collections() {
-		if i := rootIndex(c.Root); i >= 0 {
-			groups[i] = append(groups[i], c)
+// layer lays the buffers (overlay, and text at path) over v: the
+// collections they belong to are cloned with what the buffers say and put
+// in place of the originals (discovery.Set.Apply, which costs what it
+// changes). A file whose collection is in no root (a working copy) brings
+// that collection along, ahead of every root.
+func (w *Workspace) layer(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) *layered {
+	set := v.Set
+	if set.Owner(path) == nil && kindOf(path) != fileBundle && !isBundleAgent(path) {
+		if wc := w.workingCopy(path); wc != nil {
+			set = w.withCopy(ctx, v, wc).Set
 		}
 	}
-
-	// A buffer whose collection is in no root (a working copy) brings its
-	// collection along, ahead of every root.
-	var extra *discovery.Collection
-	if base.Owner(path) == nil && kindOf(path) != fileBundle && !isBundleAgent(path) {
-		extra = w.loadOwner(path)
+	buffers := maps.Clone(overlay)
+	if buffers == nil {
+		buffers = map[string][]byte{}
 	}
-
+	buffers[path] = text
 	copies := map[*discovery.Collection]*discovery.Collection{}
-	for p, text := range overlay {
-		c := base.Owner(p)
-		if c == nil && extra != nil && inCollection(extra, p) {
-			c = extra
-		}
+	// In path order, so that two buffers of one file name (a link and its
+	// target) settle alike every time.
+	for _, p := range slices.Sorted(maps.Keys(buffers)) {
+		c := set.Owner(p)
 		if c == nil {
 			continue
 		}
@@ -155,33 +251,85 @@ func (w *Workspace) view(ctx context.Context, path string, overlay map[string][]
 			cp = c.Clone()
 			copies[c] = cp
 		}
-		w.overlayFile(cp, p, text)
+		w.overlayFile(cp, p, buffers[p])
 	}
-	if extra != nil {
-		if cp, ok := copies[extra]; ok {
-			extra = cp
+	if len(copies) > 0 {
+		removed := make([]*discovery.Collection, 0, len(copies))
+		added := make([]*discovery.Collection, 0, len(copies))
+		for c, cp := range copies {
+			removed = append(removed, c)
+			added = append(added, cp)
+		}
+		set, _ = set.Apply(removed, added)
+	}
+	l := &layered{set: set, own: set.Owner(path)}
+	l.key = keyIn(l.own, path)
+	return l
+}
+
+// workingCopy loads the collection holding path from disk, when it is a
+// collection in no root. An unchanged collection is the one loaded last
+// time, so that the View made with it is reused.
+func (w *Workspace) workingCopy(path string) *discovery.Collection {
+	c := w.loadOwner(path)
+	if c == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if old := w.copies[c.Dir]; old != nil && sameCollection(old, c) {
+		return old
+	}
+	w.copies[c.Dir] = c
+	return c
+}
+
+// sameCollection reports whether two loads of one directory found the
+// same: the same files, with the same Facts (the stat cache hands out the
+// Facts of an unchanged file again).
+func sameCollection(a, b *discovery.Collection) bool {
+	if a.Name != b.Name || a.Version != b.Version || a.Description != b.Description || a.Root != b.Root ||
+		a.Dir != b.Dir || a.RealDir != b.RealDir || a.Base != b.Base || a.Pyproject != b.Pyproject ||
+		a.Layout != b.Layout || a.Metadata != b.Metadata || a.Valid != b.Valid || a.Problem != b.Problem ||
+		!slices.Equal(a.Resources, b.Resources) || !slices.Equal(a.Diagnostics, b.Diagnostics) || len(a.Facts) != len(b.Facts) {
+		return false
+	}
+	for p, f := range a.Facts {
+		if b.Facts[p] != f {
+			return false
 		}
 	}
-	if len(copies) == 0 && extra == nil {
-		v := &view{set: base, own: base.Owner(path)}
-		v.key = keyIn(v.own, path)
+	return true
+}
+
+// withCopy returns v with the working copy wc ahead of every root, made
+// again only when v or wc changed. When the source cannot make it, v is
+// returned: the file is then checked on its own.
+func (w *Workspace) withCopy(ctx context.Context, v *catalog.View, wc *discovery.Collection) *catalog.View {
+	key := argKey{project: v.Project, dir: wc.Dir}
+	w.mu.Lock()
+	a, ok := w.argViews[key]
+	w.mu.Unlock()
+	if ok && a.base == v && a.copy == wc {
+		return a.view
+	}
+	av, err := w.views.WithArguments(ctx, v.Project, []*discovery.Collection{wc})
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("lsp: cannot resolve a working copy", "dir", wc.Dir, "err", err)
+		}
 		return v
 	}
-	for i, g := range groups {
-		for j, c := range g {
-			if cp, ok := copies[c]; ok {
-				groups[i][j] = cp
-			}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.argViews[key]; !ok && len(w.argViews) >= maxArgViews {
+		for k := range w.argViews {
+			delete(w.argViews, k)
+			break
 		}
 	}
-	if extra != nil {
-		roots = append([]discovery.Root{extra.Root}, roots...)
-		groups = append([][]*discovery.Collection{{extra}}, groups...)
-	}
-	set := discovery.NewSet(roots, groups)
-	v := &view{set: set, own: set.Owner(path)}
-	v.key = keyIn(v.own, path)
-	return v
+	w.argViews[key] = argView{base: v, copy: wc, view: av}
+	return av
 }
 
 // loadOwner loads the collection holding path from disk: the one whose
@@ -217,12 +365,6 @@ func (w *Workspace) loadOwner(path string) *discovery.Collection {
 	return nil
 }
 
-// inCollection reports whether p lies in c's directory or its real
-// directory.
-func inCollection(c *discovery.Collection, p string) bool {
-	return within(p, c.Dir) || within(p, c.RealDir)
-}
-
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
@@ -242,18 +384,36 @@ func keyIn(c *discovery.Collection, p string) string {
 	return p
 }
 
-// overlayFile replaces what c knows of the file at p by what text says.
+// overlayFile replaces what c knows of the file at p by what text says:
+// its Facts, its share of c's own diagnostics, and for the pyproject.toml
+// the metadata.
 func (w *Workspace) overlayFile(c *discovery.Collection, p string, text []byte) {
 	key := keyIn(c, p)
 	if key == c.Pyproject {
-		md, diags := discovery.ParsePyproject(key, text)
-		c.Facts[key] = &discovery.Facts{Metadata: md, Diagnostics: diags}
-		c.Metadata = md
-		c.Name, c.Version, c.Description = filepath.Base(c.Dir), md.Version, md.Description
-		if md.Name != "" {
-			c.Name = md.Name
+		f := discovery.AnalyzeFile(key, text, "", w.schema)
+		replaceFacts(c, key, f)
+		c.Metadata = f.Metadata
+		c.Name, c.Version, c.Description = filepath.Base(c.Dir), "", ""
+		if md := f.Metadata; md != nil {
+			if md.Name != "" {
+				c.Name = md.Name
+			}
+			c.Version, c.Description = md.Version, md.Description
 		}
-		c.Valid = discovery.CountErrors(diags) == 0
+		// As discovery.Loader decides it.
+		c.Valid, c.Problem = true, ""
+		if discovery.CountErrors(f.Diagnostics) > 0 || f.Metadata == nil {
+			c.Valid, c.Problem = false, "invalid pyproject.toml"
+			for _, d := range f.Diagnostics {
+				if d.Severity == discovery.SeverityError {
+					c.Problem = d.Message
+					break
+				}
+			}
+		}
+		for i := range c.Diagnostics {
+			c.Diagnostics[i].Collection = c.Name
+		}
 		return
 	}
 	rel, err := filepath.Rel(c.Base, key)
@@ -278,7 +438,7 @@ func (w *Workspace) overlayFile(c *discovery.Collection, p string, text []byte) 
 	if kind != discovery.KindContext && (strings.EqualFold(name, "README") || discovery.IsEditorDropping(filepath.Base(rel))) {
 		return
 	}
-	c.Facts[key] = discovery.AnalyzeFile(key, text, kind, w.schema)
+	replaceFacts(c, key, discovery.AnalyzeFile(key, text, kind, w.schema))
 	for _, r := range c.Resources {
 		if r.Path == key {
 			return
@@ -286,6 +446,45 @@ func (w *Workspace) overlayFile(c *discovery.Collection, p string, text []byte) 
 	}
 	// A buffer not yet saved is a resource already.
 	c.Resources = append(c.Resources, discovery.Resource{Kind: kind, Name: name, Path: key, Rel: rel})
+}
+
+// replaceFacts puts f in the place of what c knew of the file at key: in
+// c.Facts, and in c.Diagnostics, where the file's own diagnostics are
+// replaced where they stood (stamped with the collection, as
+// discovery.Loader stamps them).
+func replaceFacts(c *discovery.Collection, key string, f *discovery.Facts) {
+	old := c.Facts[key]
+	c.Facts[key] = f
+	fresh := make([]discovery.Diagnostic, len(f.Diagnostics))
+	for i, d := range f.Diagnostics {
+		d.Collection = c.Name
+		fresh[i] = d
+	}
+	drop := map[discovery.Diagnostic]int{}
+	if old != nil {
+		for _, d := range old.Diagnostics {
+			d.Collection = ""
+			drop[d]++
+		}
+	}
+	out := make([]discovery.Diagnostic, 0, len(c.Diagnostics)+len(fresh))
+	placed := false
+	for _, d := range c.Diagnostics {
+		k := d
+		k.Collection = ""
+		if drop[k] > 0 {
+			drop[k]--
+			if !placed {
+				out, placed = append(out, fresh...), true
+			}
+			continue
+		}
+		out = append(out, d)
+	}
+	if !placed {
+		out = append(out, fresh...)
+	}
+	c.Diagnostics = out
 }
 
 // isBundleAgent reports an agent shipped beside a bundle manifest.
@@ -297,19 +496,16 @@ func isBundleAgent(path string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// Diagnose checks one file given its unsaved text: its own problems and its
-// cross-references, resolved over every open buffer.
-func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+// diagnose checks one file given its unsaved text over v. A profile,
+// agent or pyproject.toml of a collection gets what `check` reports about
+// it (the collection's own diagnostics of the file, its cross-references
+// and its shadowing), computed over the buffers.
+func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
 	kind := kindOf(path)
 	if kind == fileOther {
 		return nil
 	}
-	overlay = maps.Clone(overlay)
-	if overlay == nil {
-		overlay = map[string][]byte{}
-	}
-	overlay[path] = text
-	v := w.view(ctx, path, overlay)
+	l := w.layer(ctx, v, path, text, overlay)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -323,45 +519,56 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 		}
 	case isBundleAgent(path):
 		doc := discovery.ParseDocument(path, text, discovery.DocBundleAgent, w.schema)
-		out = append(doc.Diagnostics, mentionDiagnostics(v.set, path, discovery.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
+		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, discovery.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
 	case kind == fileProfile || kind == fileAgent:
-		var f *discovery.Facts
-		if v.own != nil {
-			f = v.own.Facts[v.key]
+		if l.own != nil && l.own.Facts[l.key] != nil {
+			out = l.fileDiagnostics()
+			break
 		}
-		if f == nil {
-			k := discovery.KindAgent
-			if kind == fileProfile {
-				k = discovery.KindProfile
-			}
-			f = discovery.AnalyzeFile(path, text, k, w.schema)
-			out = append(out, loneRefDiagnostics(v.set, path, f)...)
+		k := discovery.KindAgent
+		if kind == fileProfile {
+			k = discovery.KindProfile
 		}
-		out = append(out, f.Diagnostics...)
-		if v.own != nil {
-			out = append(out, ownDiagnostics(v, v.set.CheckCollection(v.own))...)
-		}
+		f := discovery.AnalyzeFile(path, text, k, w.schema)
+		out = append(slices.Clone(f.Diagnostics), loneRefDiagnostics(l.set, path, f)...)
 	case kind == filePyproject:
-		if v.own == nil && !looksLikeCollection(path, text) {
+		switch {
+		case l.own != nil && l.own.Pyproject == l.key:
+			out = l.fileDiagnostics()
+		case l.own == nil && !looksLikeCollection(path, text):
 			return nil // an ordinary Python project
-		}
-		_, out = discovery.ParsePyproject(path, text)
-		if v.own != nil && v.own.Pyproject == v.key {
-			out = append(out, ownDiagnostics(v, v.set.CheckCollection(v.own))...)
+		default:
+			_, out = discovery.ParsePyproject(path, text)
 		}
 	case kind == fileLock:
 		lock, ds, _ := discovery.ParseLock(path, text)
 		out = ds
 		if lock != nil {
-			out = append(out, lockDiagnostics(v.set, path, lock)...)
+			out = append(out, lockDiagnostics(l.set, path, lock)...)
 		}
 	}
 	for i := range out {
-		if out[i].Path == v.key || out[i].Path == "" {
+		if out[i].Path == l.key || out[i].Path == "" {
 			out[i].Path = path
 		}
 	}
 	discovery.SortDiagnostics(out)
+	return out
+}
+
+// fileDiagnostics returns what `check` reports about the file l is about,
+// computed over the buffers: its collection's own diagnostics of it, its
+// cross-references and the collection's shadowing, in the order a
+// catalog.View gives them.
+func (l *layered) fileDiagnostics() []discovery.Diagnostic {
+	var out []discovery.Diagnostic
+	for _, ds := range [][]discovery.Diagnostic{l.own.Diagnostics, l.set.CheckCollection(l.own), l.set.ShadowDiagnostics(l.own)} {
+		for _, d := range ds {
+			if d.Path == l.key {
+				out = append(out, d)
+			}
+		}
+	}
 	return out
 }
 
@@ -373,18 +580,6 @@ func looksLikeCollection(path string, text []byte) bool {
 		return true
 	}
 	return bytes.Contains(text, []byte("[tool.amplifier"))
-}
-
-// ownDiagnostics keeps the diagnostics about v's file, named as the editor
-// names it.
-func ownDiagnostics(v *view, ds []discovery.Diagnostic) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
-	for _, d := range ds {
-		if d.Path == v.key {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // loneRefDiagnostics checks the references of a file no collection holds:
@@ -439,10 +634,8 @@ func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []di
 			continue
 		}
 		var installed []discovery.LockCheckCollection
-		for _, c := range set.Collections() {
-			if c.Root == r {
-				installed = append(installed, discovery.LockCheckCollection{Name: c.Name, Dir: c.Dir})
-			}
+		for _, c := range set.InRoot(set.RootIndex(r)) {
+			installed = append(installed, discovery.LockCheckCollection{Name: c.Name, Dir: c.Dir})
 		}
 		return discovery.CheckLock(path, lock, installed)
 	}
@@ -459,7 +652,7 @@ type refAt struct {
 }
 
 // findRef returns the reference at pos in the file, if any.
-func (w *Workspace) findRef(v *view, path string, text []byte, pos discovery.Position) (refAt, bool) {
+func (w *Workspace) findRef(v *layered, path string, text []byte, pos discovery.Position) (refAt, bool) {
 	switch kindOf(path) {
 	case filePyproject:
 		md, _ := discovery.ParsePyproject(path, text)

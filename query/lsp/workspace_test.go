@@ -3,16 +3,20 @@ package lsp_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -38,10 +42,10 @@ func unpack(t testing.TB, name string) string {
 }
 
 // newWorkspace returns a Workspace over the fixture's project and user
-// roots, scanned in process.
+// roots, read in process.
 func newWorkspace(dir string) *lsp.Workspace {
-	roots := discovery.Roots(filepath.Join(dir, "project"), filepath.Join(dir, "home"), nil)
-	return lsp.NewWorkspace(lsp.NewScanner(roots, lsp.ScannerOptions{}), lsp.WorkspaceOptions{})
+	return lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")}),
+		lsp.WorkspaceOptions{Project: filepath.Join(dir, "project")})
 }
 
 // at formats a diagnostic as "code@line:char".
@@ -148,7 +152,7 @@ func cursor(t *testing.T, text, marker string) discovery.Position {
 	return discovery.NewLineIndex([]byte(text)).Position(i + len(marker))
 }
 
-func labels(items []lsp.CompletionItem) []string {
+func labels(items []query.CompletionItem) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.Label
@@ -180,7 +184,7 @@ func TestWorkspaceComplete(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pos := cursor(t, tc.text, tc.marker)
-			items := w.Complete(context.Background(), path, []byte(tc.text), pos)
+			items := w.Complete(context.Background(), path, []byte(tc.text), nil, pos)
 			got := labels(items)
 			if tc.want == nil {
 				if len(got) != 0 {
@@ -228,14 +232,14 @@ func TestWorkspaceDefinitionAndHover(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pos := cursor(t, text, tc.marker)
-			locs := w.Definition(context.Background(), path, []byte(text), pos)
+			locs := w.Definition(context.Background(), path, []byte(text), nil, pos)
 			switch {
 			case tc.target == "" && len(locs) != 0:
 				t.Errorf("definition %v, want none", locs)
 			case tc.target != "" && (len(locs) != 1 || locs[0].Path != tc.target):
 				t.Errorf("definition %v, want %s", locs, tc.target)
 			}
-			md, ok := w.Hover(context.Background(), path, []byte(text), pos)
+			md, ok := w.Hover(context.Background(), path, []byte(text), nil, pos)
 			if ok != (tc.hover != nil) {
 				t.Fatalf("hover ok = %v, want %v: %s", ok, tc.hover != nil, md)
 			}
@@ -249,7 +253,7 @@ func TestWorkspaceDefinitionAndHover(t *testing.T) {
 	t.Run("requires entry", func(t *testing.T) {
 		py := filepath.Join(dir, "work/mine/pyproject.toml")
 		src := read(t, py)
-		locs := w.Definition(context.Background(), py, []byte(src), cursor(t, src, "founda"))
+		locs := w.Definition(context.Background(), py, []byte(src), nil, cursor(t, src, "founda"))
 		if len(locs) != 1 || locs[0].Path != filepath.Join(foundation, "pyproject.toml") {
 			t.Errorf("definition %v, want foundation's pyproject.toml", locs)
 		}
@@ -331,25 +335,45 @@ func TestLinkedWorkingCopy(t *testing.T) {
 	if len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown || got[0].Path != path {
 		t.Fatalf("got %v, want one %s for %s", got, discovery.CodeAgentUnknown, path)
 	}
-	md, ok := w.Hover(context.Background(), path, []byte(text), cursor(t, text, "- helpr"))
+	md, ok := w.Hover(context.Background(), path, []byte(text), nil, cursor(t, text, "- helpr"))
 	if !ok || !strings.Contains(md, "Does not resolve") {
 		t.Errorf("hover on the unknown agent: %q", md)
 	}
-	md, _ = w.Hover(context.Background(), path, []byte(text), cursor(t, text, "@mine:cont"))
+	md, _ = w.Hover(context.Background(), path, []byte(text), nil, cursor(t, text, "@mine:cont"))
 	if !strings.Contains(md, "from the user root: `"+link+"`") {
 		t.Errorf("hover on @mine: does not show the linked collection in the user root:\n%s", md)
 	}
 }
 
+// countingViews counts the projects Views are asked for.
+type countingViews struct {
+	lsp.Views
+	mu    sync.Mutex // guards fields below
+	asked map[string]int
+}
+
+func (c *countingViews) View(ctx context.Context, project string) (*catalog.View, error) {
+	c.mu.Lock()
+	c.asked[project]++
+	c.mu.Unlock()
+	return c.Views.View(ctx, project)
+}
+
 // TestProjectOfTheFile resolves a file against the project it lies in, not
-// the one the editor started in.
+// the one the editor started in, and a file in no project against the
+// editor's.
 func TestProjectOfTheFile(t *testing.T) {
 	dir := unpack(t, "workspace.txtar")
 	coll := filepath.Join(dir, "project/src/tools")
 	path := filepath.Join(coll, "profiles/p.md")
+	lone := filepath.Join(dir, "work/lone")
+	lonePath := filepath.Join(lone, "profiles/p.md")
+	profile := "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: d\n  extends: foundation:base\n---\n"
 	for p, s := range map[string]string{
 		filepath.Join(coll, "pyproject.toml"): "[project]\nname = \"tools\"\nversion = \"1.0.0\"\ndescription = \"t\"\n",
-		path:                                  "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: d\n  extends: foundation:base\n---\n",
+		path:                                  profile,
+		filepath.Join(lone, "pyproject.toml"): "[project]\nname = \"lone\"\nversion = \"1.0.0\"\ndescription = \"t\"\n",
+		lonePath:                              profile,
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -359,27 +383,54 @@ func TestProjectOfTheFile(t *testing.T) {
 		}
 	}
 	elsewhere := t.TempDir()
-	made := map[string]int{}
-	w := lsp.NewWorkspace(lsp.NewScanner(discovery.Roots(elsewhere, elsewhere, nil), lsp.ScannerOptions{}), lsp.WorkspaceOptions{
-		Project: elsewhere,
-		ResolverFor: func(project string) lsp.Resolver {
-			made[project]++
-			return lsp.NewScanner(discovery.Roots(project, elsewhere, nil), lsp.ScannerOptions{})
-		},
-	})
+	views := &countingViews{Views: lsp.NewLocal(lsp.LocalOptions{Home: elsewhere}), asked: map[string]int{}}
+	w := lsp.NewWorkspace(views, lsp.WorkspaceOptions{Project: elsewhere})
 	src := []byte(read(t, path))
 	for range 2 {
 		if got := w.Diagnose(context.Background(), path, src, nil); len(got) != 0 {
 			t.Fatalf("got %v, want foundation:base to resolve in the file's project", got)
 		}
 	}
-	if want := map[string]int{filepath.Join(dir, "project"): 1}; !maps.Equal(made, want) {
-		t.Errorf("resolvers made: %v, want %v", made, want)
+	if want := map[string]int{filepath.Join(dir, "project"): 2}; !maps.Equal(views.asked, want) {
+		t.Errorf("projects asked for: %v, want %v", views.asked, want)
 	}
-	// Without ResolverFor, the editor's project is all there is.
-	w = lsp.NewWorkspace(lsp.NewScanner(discovery.Roots(elsewhere, elsewhere, nil), lsp.ScannerOptions{}), lsp.WorkspaceOptions{})
-	if got := w.Diagnose(context.Background(), path, src, nil); len(got) != 1 || got[0].Code != discovery.CodeExtendsUnresolved {
-		t.Fatalf("got %v, want the extends unresolved", got)
+	// A file in no project is the editor's project's: elsewhere has no
+	// foundation, the fixture's project has one.
+	if got := w.Diagnose(context.Background(), lonePath, src, nil); len(got) != 1 || got[0].Code != discovery.CodeExtendsUnresolved {
+		t.Fatalf("in the editor's project elsewhere: got %v, want the extends unresolved", got)
+	}
+	w = newWorkspace(dir)
+	if got := w.Diagnose(context.Background(), lonePath, src, nil); len(got) != 0 {
+		t.Fatalf("in the editor's project: got %v, want foundation:base to resolve", got)
+	}
+}
+
+// TestRefusedProject: a .amplifier directory of another user makes no
+// project; the file resolves against the user and bundled roots, and the
+// refusal is logged once.
+func TestRefusedProject(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	foreign := filepath.Join(dir, "foreign")
+	path := filepath.Join(foreign, "mine/profiles/p.md")
+	if err := os.MkdirAll(filepath.Join(foreign, ".amplifier/collections"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(filepath.Join(foreign, ".amplifier"), os.Geteuid()+4242, -1); err != nil {
+		t.Skipf("cannot give a directory to another user (needs root): %v", err)
+	}
+	if s := discovery.FindProject(filepath.Dir(path)); s.Refused == "" {
+		t.Skipf("the project search does not refuse a directory of another user here: %+v", s)
+	}
+	var logged strings.Builder
+	w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")}),
+		lsp.WorkspaceOptions{Project: filepath.Join(dir, "project"), Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	for range 2 {
+		if got := w.ProjectOf(path); got != "" {
+			t.Fatalf("ProjectOf = %q, want no project", got)
+		}
+	}
+	if n := strings.Count(logged.String(), "belongs to user"); n != 1 {
+		t.Errorf("the refusal was logged %d times, want once:\n%s", n, logged.String())
 	}
 }
 

@@ -18,6 +18,7 @@ func (d *Daemon) mux() *query.Mux {
 	query.Handle(m, query.MethodChanges, d.changes)
 	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) { return d.Status(), nil })
 	query.HandleStream(m, query.MethodSubscribe, d.subscribe)
+	query.ServeAnalyze(m, d.viewFor, d.analyzer())
 	return m
 }
 

@@ -1,0 +1,188 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+)
+
+// The analyze method: the language server's one question per editor
+// request. The daemon answers it with the language server's own analysis
+// (package query/lsp) over its catalog's View of the project, so that an
+// editor connected to a daemon sees what `check` and `query` see, extends
+// chains through files that are not open included.
+
+// AnalyzeOp is what an analyze question asks about the buffer.
+type AnalyzeOp string
+
+// The questions.
+const (
+	// OpDiagnose asks for the buffer's diagnostics.
+	OpDiagnose AnalyzeOp = "diagnose"
+	// OpComplete asks what may be typed at Position.
+	OpComplete AnalyzeOp = "complete"
+	// OpDefinition asks where the reference at Position points.
+	OpDefinition AnalyzeOp = "definition"
+	// OpHover asks for a description of what is at Position.
+	OpHover AnalyzeOp = "hover"
+)
+
+// AnalyzeParams ask about one editor buffer, with the other open buffers
+// laid over the files on disk.
+type AnalyzeParams struct {
+	Common
+	Op AnalyzeOp `json:"op"`
+	// Path is the absolute path of the buffer's file, Text what the
+	// buffer holds (unsaved edits included).
+	Path string `json:"path"`
+	Text string `json:"text"`
+	// Overlay holds the other open buffers by absolute path: what
+	// cross-references see instead of those files on disk.
+	Overlay map[string]string `json:"overlay,omitempty"`
+	// Position is the cursor (complete, definition, hover): UTF-16
+	// characters, as every position of the protocol.
+	Position discovery.Position `json:"position"`
+	// UnknownKey is the severity of schema/unknown-key the buffers are
+	// checked with (the client's configuration); "" for error.
+	UnknownKey discovery.Severity `json:"unknown_key,omitempty"`
+}
+
+// Check reports params an analyzer cannot answer: an unknown question, a
+// path that is not absolute, or an unknown severity. The error is an
+// *Error with CodeInvalidParams.
+func (p AnalyzeParams) Check() error {
+	switch p.Op {
+	case OpDiagnose, OpComplete, OpDefinition, OpHover:
+	default:
+		return Errorf(CodeInvalidParams, "analyze: unknown op %q", p.Op)
+	}
+	if !filepath.IsAbs(p.Path) {
+		return Errorf(CodeInvalidParams, "analyze: path %q is not absolute", p.Path)
+	}
+	for path := range p.Overlay {
+		if !filepath.IsAbs(path) {
+			return Errorf(CodeInvalidParams, "analyze: overlay path %q is not absolute", path)
+		}
+	}
+	switch p.UnknownKey {
+	case "", discovery.SeverityError, discovery.SeverityWarning, discovery.SeverityInfo:
+	default:
+		return Errorf(CodeInvalidParams, "analyze: unknown severity %q", p.UnknownKey)
+	}
+	return nil
+}
+
+// Schema returns the schema options the buffers are checked with.
+func (p AnalyzeParams) Schema() discovery.SchemaOptions {
+	sev := p.UnknownKey
+	if sev == "" {
+		sev = discovery.SeverityError
+	}
+	return discovery.SchemaOptions{UnknownKeySeverity: sev}
+}
+
+// AnalyzeResult is the answer to an analyze question; only the field of
+// the question asked is set.
+type AnalyzeResult struct {
+	Diagnostics []discovery.Diagnostic `json:"diagnostics,omitempty"`
+	Items       []CompletionItem       `json:"items,omitempty"`
+	Locations   []Location             `json:"locations,omitempty"`
+	// Hover is Markdown; "" when there is nothing to say.
+	Hover string `json:"hover,omitempty"`
+}
+
+// CompletionKind is the Language Server Protocol's CompletionItemKind: the
+// icon an editor shows beside an item.
+type CompletionKind int
+
+// The completion kinds the analysis uses.
+const (
+	CompletionModule    CompletionKind = 9
+	CompletionValue     CompletionKind = 12
+	CompletionFile      CompletionKind = 17
+	CompletionReference CompletionKind = 18
+)
+
+// CompletionItem is one completion offered.
+type CompletionItem struct {
+	// Label is shown and, unless InsertText is set, inserted.
+	Label      string         `json:"label"`
+	InsertText string         `json:"insert_text,omitempty"`
+	Kind       CompletionKind `json:"kind"`
+	// Detail is a one-line note beside the label (such as the path the
+	// reference resolves to); Documentation is Markdown.
+	Detail        string `json:"detail,omitempty"`
+	Documentation string `json:"documentation,omitempty"`
+	// Replace is the span (UTF-16) the item replaces; nil lets the editor
+	// replace the word before the cursor.
+	Replace *discovery.Range `json:"replace,omitempty"`
+}
+
+// Location is a span in a file, as definitions are reported.
+type Location struct {
+	// Path is absolute.
+	Path  string          `json:"path"`
+	Range discovery.Range `json:"range"`
+}
+
+// AnalyzeFunc answers an analyze question from v, the View of the
+// question's project.
+type AnalyzeFunc func(ctx context.Context, v *catalog.View, p AnalyzeParams) (*AnalyzeResult, error)
+
+// ServeAnalyze registers MethodAnalyze on mux: the params are decoded
+// strictly and checked, and analyze answers from the one View that view
+// returns for their scope; the answer carries that View's clock.
+func ServeAnalyze(mux *Mux, view ViewFunc, analyze AnalyzeFunc) {
+	m := MethodAnalyze
+	mux.Handle(m.name, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		p, err := m.Decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.Check(); err != nil {
+			return nil, err
+		}
+		v, clock, err := view(ctx, p.Common)
+		if err != nil {
+			return nil, err
+		}
+		r, err := analyze(ctx, v, p)
+		if err != nil {
+			return &Answer{Clock: clock}, err
+		}
+		return &Answer{Result: r, Clock: clock}, nil
+	})
+}
+
+// printAnalyze prints whatever the answer holds: diagnostics, completion
+// items (label and detail), locations, and the hover text.
+func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
+	if r == nil {
+		return nil
+	}
+	o.Diagnostics.Print(w, r.Diagnostics)
+	for _, it := range r.Items {
+		if _, err := fmt.Fprintf(w, "%s\t%s\n", Clean(it.Label), Clean(it.Detail)); err != nil {
+			return err
+		}
+	}
+	for _, l := range r.Locations {
+		if _, err := fmt.Fprintf(w, "%s:%d:%d\n", Clean(l.Path), l.Range.Start.Line+1, l.Range.Start.Character+1); err != nil {
+			return err
+		}
+	}
+	if r.Hover != "" {
+		for line := range strings.SplitSeq(strings.TrimRight(r.Hover, "\n"), "\n") {
+			if _, err := fmt.Fprintln(w, Clean(line)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
