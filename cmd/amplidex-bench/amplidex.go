@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -16,54 +19,58 @@ import (
 // ready; it bounds the error of the start-up timings.
 const readyInterval = 2 * time.Millisecond
 
+// dialInterval is how often a starting daemon's socket is tried until it
+// takes a connection; it bounds the error of the first-answer timing.
+const dialInterval = time.Millisecond
+
 // sampleTimeout bounds one latency sample.
 const sampleTimeout = 10 * time.Second
 
+// errScanning is returned while a starting daemon reports a scan in
+// progress.
+var errScanning = errors.New("scan in progress")
+
 // amplidexResult is what the harness measured of amplidex.
 type amplidexResult struct {
-	Initial         time.Duration // cold start to the first status answer
+	Initial         time.Duration // cold start to a status answer without a scan in progress
 	InitialFiles    int           // files in the index after the cold start
 	InitialAnalyzed int           // files read and parsed by the cold start
 	Collections     int           // collections the user root holds
-	Restart         time.Duration // restart, nothing changed, to the first status answer
+	Restart         time.Duration // restart, nothing changed, likewise
 	RestartAnalyzed int           // files read again by the restart
-	ResolveProcess  timings       // whole `amplidex query resolve NAME` processes
-	SocketNoSync    timings       // resolve over the socket, no_sync
-	SocketSync      timings       // resolve over the socket, read-your-writes
-	SaveVisible     timings       // write → diagnostics answer shows the defect
-	SaveNotify      timings       // write → subscription notification with the defect
-	ColdMemory      memory        // of the cold-started daemon once ready
-	Memory          memory        // of the restarted daemon after every loop
-}
-
-// daemonStatus is the part of the daemon's "status" answer the harness
-// reads.
-type daemonStatus struct {
-	PID      int `json:"pid"`
-	Files    int `json:"files"`
-	Analyzed int `json:"analyzed"`
-	Roots    []struct {
-		Path        string `json:"path"`
-		Kind        string `json:"kind"`
-		Collections int    `json:"collections"`
-	} `json:"roots"`
-	Warnings []string `json:"warnings"`
+	// FirstAnswer is the time from the restarted process's start to the
+	// first answer to a no_sync resolve; FirstFound says whether that
+	// answer named the probe's collection, and FirstScan what a status
+	// asked right after said of the scan ("n/a": Status has no field for
+	// it).
+	FirstAnswer    time.Duration
+	FirstFound     bool
+	FirstScan      string
+	ResolveProcess timings // whole `amplidex query resolve NAME` processes
+	DialFloor      timings // whole dial-floor processes, interleaved with them
+	SocketNoSync   timings // resolve over the socket, no_sync
+	SocketSync     timings // resolve over the socket, read-your-writes
+	SaveVisible    timings // write → diagnostics answer shows the defect
+	SaveNotify     timings // write → subscription notification with the defect
+	ColdMemory     memory  // of the cold-started daemon once ready
+	Memory         memory  // of the restarted daemon after every loop
 }
 
 // amplidexRun measures one amplidex binary against one tree.
 type amplidexRun struct {
-	h     *harness
-	bin   string
-	env   []string
-	cwd   string // a directory outside any project
-	paths query.Paths
-	res   amplidexResult
+	h         *harness
+	bin       string
+	dialFloor string // the dial-floor binary
+	env       []string
+	cwd       string // a directory outside any project
+	paths     query.Paths
+	res       amplidexResult
 }
 
 // measureAmplidex runs every amplidex measurement in order: a cold start
 // on an empty index, a restart with nothing changed, then the query and
 // save loops against the restarted daemon.
-func (h *harness) measureAmplidex(ctx context.Context, bin string) (*amplidexResult, error) {
+func (h *harness) measureAmplidex(ctx context.Context, bin, dialFloor string) (*amplidexResult, error) {
 	home := filepath.Join(h.work, "amplidex")
 	cwd := filepath.Join(h.work, "cwd")
 	vars := map[string]string{
@@ -86,7 +93,7 @@ func (h *harness) measureAmplidex(ctx context.Context, bin string) (*amplidexRes
 	if err != nil {
 		return nil, fmt.Errorf("amplidex: %w", err)
 	}
-	r := &amplidexRun{h: h, bin: bin, env: childEnv(vars), cwd: cwd, paths: paths}
+	r := &amplidexRun{h: h, bin: bin, dialFloor: dialFloor, env: childEnv(vars), cwd: cwd, paths: paths}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
@@ -96,44 +103,39 @@ func (h *harness) measureAmplidex(ctx context.Context, bin string) (*amplidexRes
 func (r *amplidexRun) run(ctx context.Context) error {
 	h := r.h
 	h.progress("amplidex: cold start on an empty index")
-	d, took, st, err := r.start(ctx)
+	s, err := r.start(ctx)
 	if err != nil {
 		return err
 	}
-	r.res.Initial, r.res.InitialFiles, r.res.InitialAnalyzed = took, st.Files, st.Analyzed
+	st := s.status
+	r.res.Initial, r.res.InitialFiles, r.res.InitialAnalyzed = s.ready, st.Files, st.Analyzed
 	for _, root := range st.Roots {
-		if root.Kind == "user" {
+		if root.Kind == discovery.RootUser {
 			r.res.Collections = root.Collections
 		}
 	}
 	// The pid the daemon reports, not the child's: -amplidex may name a
 	// wrapper (a profiler, say) that runs the daemon.
 	if r.res.ColdMemory, err = readMemory(st.PID); err != nil {
-		d.stop(30 * time.Second)
+		s.d.stop(30 * time.Second)
 		return err
 	}
-	h.progress("amplidex: indexed %d files of %d collections in %s (%d analyzed)", st.Files, r.res.Collections, took.Round(time.Millisecond), st.Analyzed)
-	if err := d.stop(30 * time.Second); err != nil {
+	h.progress("amplidex: indexed %d files of %d collections in %s (%d analyzed); %s",
+		st.Files, r.res.Collections, s.ready.Round(time.Millisecond), st.Analyzed, r.res.ColdMemory)
+	if err := s.d.stop(30 * time.Second); err != nil {
 		return err
 	}
 
 	h.progress("amplidex: restart with nothing changed")
-	d, took, st, err = r.start(ctx)
-	if err != nil {
+	if s, err = r.start(ctx); err != nil {
 		return err
 	}
-	defer d.stop(30 * time.Second)
-	r.res.Restart = took
-	_, out, err := runTimed(ctx, r.env, r.cwd, nil, r.bin, "status", "--json")
-	if err != nil {
-		return fmt.Errorf("amplidex status: %w", err)
-	}
-	var st2 daemonStatus
-	if err := json.Unmarshal(out, &st2); err != nil {
-		return fmt.Errorf("amplidex status --json: %w", err)
-	}
-	r.res.RestartAnalyzed = st2.Analyzed
-	h.progress("amplidex: restarted in %s, %d files read again", took.Round(time.Millisecond), st2.Analyzed)
+	defer s.d.stop(30 * time.Second)
+	st = s.status
+	r.res.Restart, r.res.RestartAnalyzed = s.ready, st.Analyzed
+	r.res.FirstAnswer, r.res.FirstFound, r.res.FirstScan = s.firstAnswer, s.found, s.scan
+	h.progress("amplidex: restarted in %s, %d files read again; first no_sync answer %s after the start (named the collection: %v; scan: %s)",
+		s.ready.Round(time.Millisecond), st.Analyzed, s.firstAnswer.Round(100*time.Microsecond), s.found, s.scan)
 
 	c, err := query.Dial(ctx, r.paths.Socket)
 	if err != nil {
@@ -149,7 +151,7 @@ func (r *amplidexRun) run(ctx context.Context) error {
 		fn    func(context.Context, *query.Client) error
 		loops []loop
 	}{
-		{"query resolve", r.resolveProcess, []loop{{"query resolve, whole process", &r.res.ResolveProcess}}},
+		{"query resolve", r.resolveProcess, []loop{{"query resolve, whole process", &r.res.ResolveProcess}, {"dial floor, whole process", &r.res.DialFloor}}},
 		{"socket resolve", r.socketQueries, []loop{{"socket resolve, no_sync", &r.res.SocketNoSync}, {"socket resolve, synced", &r.res.SocketSync}}},
 		{"save → diagnostics query", r.saveVisible, []loop{{"save → diagnostics query", &r.res.SaveVisible}}},
 		{"save → subscription", r.saveNotify, []loop{{"save → subscription", &r.res.SaveNotify}}},
@@ -165,62 +167,217 @@ func (r *amplidexRun) run(ctx context.Context) error {
 	if r.res.Memory, err = readMemory(st.PID); err != nil {
 		return err
 	}
-	h.progress("amplidex: memory once cold-started %s; at the end %s", r.res.ColdMemory, r.res.Memory)
-	return d.stop(30 * time.Second)
+	h.progress("amplidex: memory at the end %s", r.res.Memory)
+	return s.d.stop(30 * time.Second)
 }
 
-// start starts a daemon and waits until it answers status, returning the
-// time that took.
-func (r *amplidexRun) start(ctx context.Context) (*daemonProc, time.Duration, *daemonStatus, error) {
+// started is what one start of the daemon measured.
+type started struct {
+	d *daemonProc
+	// ready is the time from the process's start to a status answer
+	// that reports no scan in progress.
+	ready time.Duration
+	// firstAnswer is the time from the process's start to the first
+	// answer to a no_sync resolve of a probe; found says whether that
+	// answer named the probe's collection.
+	firstAnswer time.Duration
+	found       bool
+	// scan is what a status asked right after the first answer said of
+	// the scan (see scanState).
+	scan string
+	// status is the status that reported no scan in progress.
+	status *query.Status
+}
+
+// start starts a daemon and, from the moment its process starts, tries
+// its socket every dialInterval until a no_sync resolve is answered; then
+// it asks for the status until no scan is reported in progress.
+func (r *amplidexRun) start(ctx context.Context) (*started, error) {
 	if err := warmTree(r.h.tree.Root); err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
+	p := r.h.tree.probeAt(0, 1)
 	began := time.Now()
 	d, err := startDaemon("amplidex daemon", r.env, r.cwd, r.bin, "daemon", "--log-level", "warn")
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
-	var st daemonStatus
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
-	defer cancel()
-	ready, err := d.waitReady(wctx, readyInterval, func(ctx context.Context) error {
-		return r.status(ctx, &st)
-	})
-	if err != nil {
+	s := &started{d: d}
+	if err := r.waitStarted(ctx, s, p, began); err != nil {
 		d.stop(30 * time.Second)
-		return nil, 0, nil, err
+		return nil, err
 	}
-	return d, ready.Sub(began), &st, nil
+	return s, nil
 }
 
-// status asks the daemon for its status over a new connection.
-func (r *amplidexRun) status(ctx context.Context, st *daemonStatus) error {
-	c, err := query.Dial(ctx, r.paths.Socket)
+func (r *amplidexRun) waitStarted(ctx context.Context, s *started, p probe, began time.Time) error {
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	var c *query.Client
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	answered, err := s.d.waitReady(wctx, dialInterval, func(ctx context.Context) error {
+		if c == nil {
+			var err error
+			if c, err = query.Dial(ctx, r.paths.Socket); err != nil {
+				return err
+			}
+		}
+		cctx, cancel := context.WithTimeout(ctx, sampleTimeout)
+		defer cancel()
+		res, _, err := query.Call(cctx, c, query.MethodResolve, query.NameParams{Common: query.Common{NoSync: true}, Name: p.Name})
+		var qe *query.Error
+		switch {
+		case err == nil:
+			s.found = res != nil && res.Found && res.Winner != nil && res.Winner.Dir == p.Dir
+			return nil
+		case errors.As(err, &qe) && qe.Code == query.CodeNotFound:
+			return nil // an answer: the name is not indexed yet
+		case errors.As(err, &qe):
+			return err
+		}
+		c.Close()
+		c = nil
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_, err = c.Call(cctx, "status", nil, st)
-	return err
+	s.firstAnswer = answered.Sub(began)
+	st, err := statusOf(wctx, c)
+	if err != nil {
+		return err
+	}
+	s.scan, _ = scanState(st)
+	ready, err := s.d.waitReady(wctx, readyInterval, func(ctx context.Context) error {
+		if _, scanning := scanState(st); !scanning {
+			return nil
+		}
+		st, err = statusOf(ctx, c)
+		if err != nil {
+			return err
+		}
+		return errScanning
+	})
+	if err != nil {
+		return err
+	}
+	s.ready, s.status = ready.Sub(began), st
+	return nil
 }
 
-// resolveProcess times whole `amplidex query resolve NAME` processes.
+// statusOf asks the daemon for its status.
+func statusOf(ctx context.Context, c *query.Client) (*query.Status, error) {
+	cctx, cancel := context.WithTimeout(ctx, sampleTimeout)
+	defer cancel()
+	st, _, err := query.Call(cctx, c, query.MethodStatus, query.StatusParams{Common: query.Common{NoSync: true}})
+	if err == nil && st == nil {
+		err = errors.New("status: empty answer")
+	}
+	return st, err
+}
+
+// scanState describes what a status answer says of a scan in progress:
+// the fields of v (a query.Status) named "scanning" or "progress" in JSON,
+// as "scanning=true progress=…", or "n/a" when it has neither (the daemon
+// does not report its scan yet). scanning is true when a bool "scanning"
+// field is set.
+func scanState(v any) (state string, scanning bool) {
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	if rv.Kind() != reflect.Struct {
+		return "n/a", false
+	}
+	var parts []string
+	for i := range rv.NumField() {
+		f := rv.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name != "scanning" && name != "progress" {
+			continue
+		}
+		fv := rv.Field(i)
+		if name == "scanning" && fv.Kind() == reflect.Bool && fv.Bool() {
+			scanning = true
+		}
+		b, err := json.Marshal(fv.Interface())
+		if err != nil {
+			b = fmt.Appendf(nil, "%v", fv.Interface())
+		}
+		parts = append(parts, name+"="+string(b))
+	}
+	if len(parts) == 0 {
+		return "n/a", false
+	}
+	return strings.Join(parts, " "), scanning
+}
+
+// resolveProcess times whole `amplidex query resolve NAME` processes and,
+// interleaved with them, whole dial-floor processes asking the same: a
+// program that only dials the socket, sends one no_sync resolve and
+// prints the answer.
 func (r *amplidexRun) resolveProcess(ctx context.Context, _ *query.Client) error {
 	n := r.h.processRuns()
 	for i := -1; i < n; i++ { // the first run warms the page cache
 		p := r.h.tree.probeAt(max(i, 0), n)
-		took, out, err := runTimed(ctx, r.env, r.cwd, nil, r.bin, "query", "resolve", p.Name)
+		params, err := json.Marshal(query.NameParams{Common: query.Common{NoSync: true}, Name: p.Name})
 		if err != nil {
 			return err
 		}
-		if !strings.Contains(string(out), p.Dir) {
-			return fmt.Errorf("query resolve %s did not name %s:\n%s", p.Name, p.Dir, out)
+		cli := func() (time.Duration, error) {
+			took, out, err := runTimed(ctx, r.env, r.cwd, nil, r.bin, "query", "resolve", p.Name)
+			if err == nil && !strings.Contains(string(out), p.Dir) {
+				err = fmt.Errorf("query resolve %s did not name %s:\n%s", p.Name, p.Dir, out)
+			}
+			return took, err
 		}
-		if i >= 0 {
-			r.res.ResolveProcess = append(r.res.ResolveProcess, took)
+		floor := func() (time.Duration, error) {
+			took, out, err := runTimed(ctx, r.env, r.cwd, nil, r.dialFloor, r.paths.Socket, resolveName, string(params))
+			if err == nil {
+				err = checkResolve(out, p)
+			}
+			return took, err
 		}
+		// Alternate which goes first, so that neither always finds the
+		// other's caches warm.
+		first, second := cli, floor
+		if i%2 != 0 {
+			first, second = floor, cli
+		}
+		t1, err := first()
+		if err != nil {
+			return err
+		}
+		t2, err := second()
+		if err != nil {
+			return err
+		}
+		if i < 0 {
+			continue
+		}
+		if i%2 != 0 {
+			t1, t2 = t2, t1
+		}
+		r.res.ResolveProcess = append(r.res.ResolveProcess, t1)
+		r.res.DialFloor = append(r.res.DialFloor, t2)
+	}
+	return nil
+}
+
+// resolveName is the resolve method's name on the socket, for the dial
+// floor's command line.
+var resolveName = query.MethodResolve.Name()
+
+// checkResolve checks that out, a resolve result in JSON, names p's
+// collection.
+func checkResolve(out []byte, p probe) error {
+	var res query.ResolveResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return fmt.Errorf("decode resolve %s: %w: %.200q", p.Name, err, out)
+	}
+	if !res.Found || res.Winner == nil || res.Winner.Dir != p.Dir {
+		return fmt.Errorf("resolve %s did not name %s: %.200q", p.Name, p.Dir, out)
 	}
 	return nil
 }
@@ -229,29 +386,19 @@ func (r *amplidexRun) resolveProcess(ctx context.Context, _ *query.Client) error
 // the wait for pending changes.
 func (r *amplidexRun) socketQueries(ctx context.Context, c *query.Client) error {
 	n := r.h.cfg.samples
-	type params struct {
-		Name   string `json:"name"`
-		NoSync bool   `json:"no_sync,omitempty"`
-	}
 	for _, noSync := range []bool{true, false} {
 		for i := -10; i < n; i++ { // ten calls to warm up
 			p := r.h.tree.probeAt(max(i, 0), n)
-			var res struct {
-				Found  bool `json:"found"`
-				Winner struct {
-					Dir string `json:"dir"`
-				} `json:"winner"`
-			}
 			cctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 			start := time.Now()
-			_, err := c.Call(cctx, "resolve", params{Name: p.Name, NoSync: noSync}, &res)
+			res, _, err := query.Call(cctx, c, query.MethodResolve, query.NameParams{Common: query.Common{NoSync: noSync}, Name: p.Name})
 			took := time.Since(start)
 			cancel()
 			if err != nil {
 				return err
 			}
-			if !res.Found || res.Winner.Dir != p.Dir {
-				return fmt.Errorf("resolve %s: found %v in %q, want %s", p.Name, res.Found, res.Winner.Dir, p.Dir)
+			if !res.Found || res.Winner == nil || res.Winner.Dir != p.Dir {
+				return fmt.Errorf("resolve %s: found %v in %+v, want %s", p.Name, res.Found, res.Winner, p.Dir)
 			}
 			switch {
 			case i < 0:
@@ -266,20 +413,13 @@ func (r *amplidexRun) socketQueries(ctx context.Context, c *query.Client) error 
 }
 
 // hasProbe reports whether ds holds the unknown-key diagnostic for key.
-func hasProbe(ds []diagnostic, key string) bool {
+func hasProbe(ds []discovery.Diagnostic, key string) bool {
 	for _, d := range ds {
-		if d.Code == "schema/unknown-key" && strings.Contains(d.Message, key) {
+		if d.Code == discovery.CodeUnknownKey && strings.Contains(d.Message, key) {
 			return true
 		}
 	}
 	return false
-}
-
-// diagnostic is the part of a diagnostic the harness reads.
-type diagnostic struct {
-	Code    string `json:"code"`
-	Path    string `json:"path"`
-	Message string `json:"message"`
 }
 
 // saveVisible times a save of an agent with a new defect until a
@@ -296,10 +436,9 @@ func (r *amplidexRun) saveVisible(ctx context.Context, c *query.Client) error {
 		start := time.Now()
 		err := os.WriteFile(p.Agent, p.agentContent(key), 0o644)
 		for err == nil {
-			var res struct {
-				Diagnostics []diagnostic `json:"diagnostics"`
-			}
-			if _, err = c.Call(sctx, "diagnostics", map[string]string{"path": p.Agent}, &res); err == nil && hasProbe(res.Diagnostics, key) {
+			var res *query.DiagnosticsResult
+			res, _, err = query.Call(sctx, c, query.MethodDiagnostics, query.DiagnosticsParams{Path: p.Agent})
+			if err == nil && res != nil && hasProbe(res.Diagnostics, key) {
 				break
 			}
 		}
@@ -329,7 +468,7 @@ func (r *amplidexRun) saveNotify(ctx context.Context, c *query.Client) error {
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch, err := c.Subscribe(sctx, "subscribe", map[string]any{"paths": files})
+	ch, err := query.Subscribe(sctx, c, query.MethodSubscribe, query.SubscribeParams{Paths: files})
 	if err != nil {
 		return err
 	}
@@ -371,12 +510,7 @@ func waitNotification(ch <-chan query.Notification, timeout <-chan time.Time, pa
 			if n.End {
 				return fmt.Errorf("subscription ended: %v", n.Error)
 			}
-			var u struct {
-				Files []struct {
-					Path        string       `json:"path"`
-					Diagnostics []diagnostic `json:"diagnostics"`
-				} `json:"files"`
-			}
+			var u query.Update
 			if err := json.Unmarshal(n.Params, &u); err != nil {
 				return fmt.Errorf("decode notification: %w", err)
 			}

@@ -1,40 +1,74 @@
-// Command amplidex-bench measures amplidex against watchman on one
-// synthetic tree of collections, in one run, and prints the figures side by
-// side with the targets of the product contract.
+// Command amplidex-bench measures amplidex against watchman and against
+// two floors on one synthetic tree of collections, in one run, and prints
+// the figures side by side with the targets of the product contract
+// (PRODUCT.md, "Targets"), run at 10,000 and at 2,000 collections.
 //
 // It generates, deterministically from -seed, a user root of -collections
 // collection directories of about twelve files each, in the shapes real
 // collections have: pyproject.toml, profiles extending a few foundation
 // collections, agents, nested context, scenario tools and modules, flat and
 // nested (pip-installed) layouts, and a few defects (bad YAML, a missing
-// pyproject.toml, unknown keys, broken extends). It then runs, one after the
-// other, each with its own home and state directories:
+// pyproject.toml, unknown keys, broken extends). It builds amplidex and
+// the dial floor (internal/dialfloor) into its work directory, then
+// measures, one after the other, each daemon with its own home and state
+// directories:
 //
-//   - amplidex: a cold start on an empty index, a restart with nothing
-//     changed (and how many files it read again), whole `amplidex query
-//     resolve NAME` processes, resolve over the socket with and without the
-//     wait for pending changes, and a save of an agent with a new defect
-//     until a diagnostics query or a subscription reports it;
+//   - the floor: a walk of the tree on one goroutine that reads every
+//     directory, lstats every entry and adds an inotify watch on every
+//     directory (inotify_add_watch through golang.org/x/sys/unix, with
+//     fsnotify's mask), timed three times, the median kept;
+//   - amplidex: a cold start on an empty index; a restart with nothing
+//     changed, during which the socket is tried every millisecond from the
+//     moment the process starts until a no_sync resolve is answered (when,
+//     whether it named the collection, and what a status asked right after
+//     says of the scan), then how many files it read again; whole `amplidex
+//     query resolve NAME` processes, interleaved with whole processes of
+//     the dial floor, which only dials the socket, sends one no_sync
+//     resolve and prints the answer; resolve over the socket with and
+//     without the wait for pending changes; and a save of an agent with a
+//     new defect until a diagnostics query or a subscription reports it;
 //   - watchman: its initial crawl of the same root, whole `watchman -j`
 //     processes answering a path query, and a save until its subscription
 //     names the file.
 //
-// The resident memory of both daemons is read from /proc. The table goes to
+// Every socket method is called through the query package's method table
+// (query.Call, query.Subscribe) with its params and result types; the dial
+// floor gets the method's name from the table on its command line.
+//
+// Memory is read from /proc/PID/status after the first scan and at the end
+// of each daemon's run: amplidex's private memory (RssAnon) against
+// watchman's whole RSS, amplidex's file-backed memory (RssFile: its binary
+// and the mapped index) beside it, and RssAnon per indexed file.
+//
+// Each row of the table shows amplidex's value, the value it is compared
+// with (watchman, the floor or the dial floor), the ratio, the target and
+// whether it is met; the machine and its load average come first, the
+// memory breakdown and the restart's first answer after. The table goes to
 // standard output, progress to standard error, and with -json the same
-// figures to a file.
+// figures, and a summary of every timed loop, to a file.
 //
 //	go run ./cmd/amplidex-bench -collections 10000 -json bench.json
+//	go run ./cmd/amplidex-bench -collections 2000 -json bench-2000.json
 //
 // # Caveats
 //
 //   - It is a benchmark, not a test: figures vary with the machine and its
 //     load. Run it on an otherwise idle machine and compare ratios.
-//   - The tree is in the page cache for both daemons: the harness reads all
-//     of it right before each timed start, because some machines page out
-//     idle cache within seconds. Neither figure includes a cold disk.
+//   - The tree is in the page cache for the floor and both daemons: the
+//     harness reads all of it right before each timed start, because some
+//     machines page out idle cache within seconds. No figure includes a
+//     cold disk.
+//   - The floor walk runs inside the harness: unlike amplidex's restart it
+//     includes no process start, and its watches are removed after the
+//     timing ends.
 //   - Watchman's crawl is timed from its watch command to a synced clock and
 //     an answered query on a server already running; amplidex's start-up
 //     timings include starting its process.
+//   - A start counts as done at the first status answer that reports no
+//     scan in progress: a bool "scanning" field of query.Status, once the
+//     daemon has one; until then, the first answer at all.
+//   - `amplidex query resolve` waits for pending changes (the command line
+//     has no way to opt out); the dial floor asks with no_sync.
 //   - When watchman is missing it is installed with apt-get if the harness
 //     runs as root; otherwise its column shows "-".
 //   - The latency loops rewrite agent files of the tree; the daemons run one

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -99,9 +100,9 @@ func (h *harness) progress(format string, args ...any) {
 	fmt.Fprintf(h.cfg.stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-// processRuns is how many whole processes are timed: a tenth of the
-// samples, at least 5 and at most 25.
-func (h *harness) processRuns() int { return min(max(h.cfg.samples/10, 5), 25) }
+// processRuns is how many whole processes of each kind are timed: half
+// the samples, at least 10 and at most 100.
+func (h *harness) processRuns() int { return min(max(h.cfg.samples/2, 10), 100) }
 
 // probeAt returns the collection the i-th of n samples edits or asks for,
 // spreading n samples over the whole tree.
@@ -144,16 +145,17 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 	}
 	h.progress("generated %d files in %d directories in %s", h.tree.Files, h.tree.Dirs, time.Since(start).Round(time.Millisecond))
 
-	bin := cfg.amplidex
-	if bin == "" {
-		bin = filepath.Join(work, "bin", "amplidex")
-		h.progress("building amplidex")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/amplidex/amplidex/cmd/amplidex")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("build amplidex: %w\n%s", err, out)
-		}
+	bin, dialFloor, err := h.build(ctx)
+	if err != nil {
+		return nil, err
 	}
-	a, err := h.measureAmplidex(ctx, bin)
+	h.progress("floor: walking the tree %d times (lstat every entry, an inotify watch on every directory)", floorRuns)
+	floor, err := h.measureFloor()
+	if err != nil {
+		return nil, err
+	}
+	h.progress("floor: %d files, %d directories watched: %s", floor.Files, floor.Dirs, floor.Runs)
+	a, err := h.measureAmplidex(ctx, bin, dialFloor)
 	if err != nil {
 		return nil, err
 	}
@@ -173,9 +175,12 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 	rep := &report{
 		Date: time.Now().UTC().Format(time.RFC3339), Machine: describeMachine(load),
 		Seed: cfg.seed, Samples: cfg.samples, GapMS: ms(cfg.gap), Tree: h.tree,
-		Amplidex: amplidexRef{Binary: bin, Revision: revision(bin), Collections: a.Collections, FilesIndexed: a.InitialFiles, Analyzed: a.InitialAnalyzed},
-		Metrics:  metrics(a, w),
-		Memory:   map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
+		Amplidex: amplidexRef{Binary: bin, Revision: revision(bin), Collections: a.Collections, FilesIndexed: a.InitialFiles,
+			Analyzed: a.InitialAnalyzed, FirstAnswerMS: ms(a.FirstAnswer), FirstAnswerFound: a.FirstFound, FirstAnswerScan: a.FirstScan},
+		Floor:   floorRef{WalkMS: ms(floor.Walk), Runs: floor.Runs.millis(), Files: floor.Files, Dirs: floor.Dirs, Watcher: floor.Watcher},
+		Metrics: metrics(a, floor, w),
+		Loops:   loops(a, floor, w),
+		Memory:  map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
 	}
 	if w != nil {
 		rep.Watchman = w.Version
@@ -223,6 +228,30 @@ func treeLocation(cfg *config) (string, func(), error) {
 		}
 	}
 	return dir, cleanup, nil
+}
+
+// build returns the amplidex binary to measure, built from this module
+// unless -amplidex names one, and the dial floor, built from this module
+// into the work directory.
+func (h *harness) build(ctx context.Context) (amplidex, dialFloor string, err error) {
+	dir := filepath.Join(h.work, "bin")
+	pkgs := []string{"github.com/amplidex/amplidex/cmd/amplidex-bench/internal/dialfloor"}
+	amplidex, dialFloor = h.cfg.amplidex, filepath.Join(dir, "dialfloor")
+	if amplidex == "" {
+		amplidex = filepath.Join(dir, "amplidex")
+		pkgs = append(pkgs, "github.com/amplidex/amplidex/cmd/amplidex")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	h.progress("building %s", strings.Join(pkgs, ", "))
+	// With -o naming a directory, go build writes each main package there
+	// under its own name.
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("build: %w\n%s", err, out)
+	}
+	return amplidex, dialFloor, nil
 }
 
 // revision names the commit a Go binary was built from, with "+dirty" when

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/amplidex/amplidex/query"
 )
 
 // TestRunSmall runs the whole harness on a small tree without watchman and
@@ -59,8 +61,8 @@ func TestRunSmall(t *testing.T) {
 		if m.Amplidex == nil {
 			t.Errorf("metric %s: no amplidex value", name)
 		}
-		if m.Watchman != nil || m.Ratio != nil {
-			t.Errorf("metric %s: a watchman value or ratio although watchman was skipped", name)
+		if m.Against == "watchman" || (m.Reference == nil) != (m.Ratio == nil) {
+			t.Errorf("metric %s: against %q, reference %v, ratio %v; watchman was skipped", name, m.Against, m.Reference, m.Ratio)
 		}
 		if !strings.Contains(stdout.String(), m.Label) {
 			t.Errorf("table lacks the row %q:\n%s", m.Label, stdout.String())
@@ -69,8 +71,32 @@ func TestRunSmall(t *testing.T) {
 	if len(rep.Metrics) != len(metricNames) {
 		t.Errorf("%d metrics, want %d", len(rep.Metrics), len(metricNames))
 	}
+	for name, want := range map[string]string{"restart": "floor", "query_resolve_process": "dial floor"} {
+		if m := byName[name]; m.Against != want || m.Reference == nil || m.Met == nil {
+			t.Errorf("metric %s: against %q (want %q), reference %v, met %v", name, m.Against, want, m.Reference, m.Met)
+		}
+	}
 	if m := byName["restart_files_read"]; m.Amplidex != nil && *m.Amplidex != 0 {
 		t.Errorf("restart read %v files again, want 0", *m.Amplidex)
+	}
+
+	// The restart's first answer came from the index the cold start left.
+	if a := rep.Amplidex; a.FirstAnswerMS <= 0 || !a.FirstAnswerFound || a.FirstAnswerScan == "" {
+		t.Errorf("restart: first answer after %v ms, named the collection %v, scan %q", a.FirstAnswerMS, a.FirstAnswerFound, a.FirstAnswerScan)
+	}
+	if f := rep.Floor; f.Files != rep.Tree.Files || f.Dirs != rep.Tree.Dirs+1 || len(f.Runs) != floorRuns || f.WalkMS <= 0 {
+		t.Errorf("floor walked %d files and %d dirs in %v, tree has %d and %d (and its root)", f.Files, f.Dirs, f.Runs, rep.Tree.Files, rep.Tree.Dirs)
+	}
+	runs := (&harness{cfg: cfg}).processRuns()
+	for _, name := range []string{"amplidex_resolve_process", "dial_floor_process"} {
+		if l := rep.Loops[name]; l.Samples != runs {
+			t.Errorf("loop %s: %d samples, want %d", name, l.Samples, runs)
+		}
+	}
+	for _, k := range []string{"amplidex_cold", "amplidex"} {
+		if m := rep.Memory[k]; m.Anon <= 0 || m.File <= 0 || m.Anon+m.File+m.Shmem != m.RSS {
+			t.Errorf("memory %s: %+v: want RssAnon and RssFile that add up to VmRSS with RssShmem", k, m)
+		}
 	}
 
 	root := filepath.Join(dir, "tree", "home", ".amplifier", "collections")
@@ -223,8 +249,8 @@ func TestParseMemory(t *testing.T) {
 		want    memory
 		wantErr bool
 	}{
-		{"all", "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\nRssAnon:\t 768 kB\nRssFile:\t 256 kB\n",
-			memory{RSS: 1 << 20, Peak: 2 << 20, Anon: 768 << 10, File: 256 << 10}, false},
+		{"all", "Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\nRssAnon:\t 640 kB\nRssFile:\t 256 kB\nRssShmem:\t 128 kB\n",
+			memory{RSS: 1 << 20, Peak: 2 << 20, Anon: 640 << 10, File: 256 << 10, Shmem: 128 << 10}, false},
 		{"rss only", "VmRSS:\t4 kB\n", memory{RSS: 4 << 10}, false},
 		{"no rss", "Name:\tx\n", memory{}, true},
 		{"bad unit", "VmRSS:\t1 MB\n", memory{}, true},
@@ -284,14 +310,15 @@ func TestMetricTargets(t *testing.T) {
 		m    metric
 		want *bool
 	}{
-		{"ratio met", newMetric("x", "x", "ms", f(10), f(40), ratioAtMost(0.25, "")), ptr(true)},
-		{"ratio missed", newMetric("x", "x", "ms", f(11), f(40), ratioAtMost(0.25, "")), ptr(false)},
-		{"ratio without watchman", newMetric("x", "x", "ms", f(11), nil, ratioAtMost(0.25, "")), nil},
-		{"under met", newMetric("x", "x", "ms", f(0.5), nil, under(1, "")), ptr(true)},
-		{"under missed at the bound", newMetric("x", "x", "ms", f(1), nil, under(1, "")), ptr(false)},
-		{"at most zero", newMetric("x", "x", "files", f(0), nil, atMost(0, "")), ptr(true)},
-		{"no target", newMetric("x", "x", "ms", f(3), f(1), noTarget), nil},
-		{"nothing measured", newMetric("x", "x", "ms", nil, f(1), under(1, "")), nil},
+		{"ratio met", newMetric("x", "x", "ms", f(12), against("floor", f(10)), ratioAtMost(1.2, "")), ptr(true)},
+		{"ratio missed", newMetric("x", "x", "ms", f(13), against("floor", f(10)), ratioAtMost(1.2, "")), ptr(false)},
+		{"ratio without reference", newMetric("x", "x", "ms", f(11), against("watchman", nil), ratioAtMost(0.5, "")), nil},
+		{"under met", newMetric("x", "x", "ms", f(0.5), reference{}, under(1, "")), ptr(true)},
+		{"under missed at the bound", newMetric("x", "x", "ms", f(1), reference{}, under(1, "")), ptr(false)},
+		{"at most met at the bound", newMetric("x", "x", "ms", f(50), reference{}, atMost(50, "")), ptr(true)},
+		{"at most zero", newMetric("x", "x", "files", f(0), reference{}, atMost(0, "")), ptr(true)},
+		{"no target", newMetric("x", "x", "ms", f(3), against("watchman", f(1)), noTarget), nil},
+		{"nothing measured", newMetric("x", "x", "ms", nil, against("watchman", f(1)), under(1, "")), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,5 +326,61 @@ func TestMetricTargets(t *testing.T) {
 				t.Errorf("met = %v, want %v", tc.m.Met, tc.want)
 			}
 		})
+	}
+	if m := newMetric("x", "x", "ms", f(1), against("watchman", nil), noTarget); m.Against != "" || m.Ratio != nil {
+		t.Errorf("a row without a reference names %q, ratio %v", m.Against, m.Ratio)
+	}
+}
+
+func TestScanState(t *testing.T) {
+	type progress struct {
+		Done  int `json:"done"`
+		Total int `json:"total"`
+	}
+	tests := []struct {
+		name         string
+		v            any
+		want         string
+		wantScanning bool
+	}{
+		{"status without the fields", &query.Status{PID: 1}, "n/a", false},
+		{"scanning", &struct {
+			PID      int      `json:"pid"`
+			Scanning bool     `json:"scanning"`
+			Progress progress `json:"progress"`
+		}{1, true, progress{3, 7}}, `scanning=true progress={"done":3,"total":7}`, true},
+		{"done", struct {
+			Scanning bool `json:"scanning,omitempty"`
+		}{}, "scanning=false", false},
+		{"not a struct", 3, "n/a", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, scanning := scanState(tc.v)
+			if got != tc.want || scanning != tc.wantScanning {
+				t.Errorf("scanState = %q, %v; want %q, %v", got, scanning, tc.want, tc.wantScanning)
+			}
+		})
+	}
+}
+
+func TestFloorWalk(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	st, err := generateTree(root, 20, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("no-such-target", filepath.Join(root, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := floorWalk(root)
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.files != st.Files+1 || w.dirs != st.Dirs+1 {
+		t.Errorf("walked %d files and %d dirs, want %d and %d", w.files, w.dirs, st.Files+1, st.Dirs+1)
 	}
 }

@@ -129,16 +129,17 @@ func (b *tailBuffer) String() string {
 
 // memory is a process's resident set, from /proc/PID/status, in bytes.
 type memory struct {
-	RSS  int64 `json:"rss"`       // VmRSS
-	Peak int64 `json:"peak"`      // VmHWM
-	Anon int64 `json:"anonymous"` // RssAnon: the heap, stacks
-	File int64 `json:"file"`      // RssFile: mapped files, such as an mmapped index
+	RSS   int64 `json:"rss"`       // VmRSS: RssAnon + RssFile + RssShmem
+	Peak  int64 `json:"peak"`      // VmHWM
+	Anon  int64 `json:"anonymous"` // RssAnon: private memory (the heap, stacks)
+	File  int64 `json:"file"`      // RssFile: mapped files, such as an mmapped index
+	Shmem int64 `json:"shmem"`     // RssShmem: shared memory
 }
 
 // String shows m in MiB.
 func (m memory) String() string {
-	return fmt.Sprintf("RSS %.1f MiB (anonymous %.1f, file %.1f), peak %.1f MiB",
-		float64(m.RSS)/(1<<20), float64(m.Anon)/(1<<20), float64(m.File)/(1<<20), float64(m.Peak)/(1<<20))
+	return fmt.Sprintf("RSS %.1f MiB (RssAnon %.1f, RssFile %.1f, RssShmem %.1f), peak %.1f MiB",
+		float64(m.RSS)/(1<<20), float64(m.Anon)/(1<<20), float64(m.File)/(1<<20), float64(m.Shmem)/(1<<20), float64(m.Peak)/(1<<20))
 }
 
 // readMemory reads the resident set size of pid.
@@ -151,7 +152,8 @@ func readMemory(pid int) (memory, error) {
 	return parseMemory(f)
 }
 
-// parseMemory reads VmRSS and VmHWM from the text of /proc/PID/status.
+// parseMemory reads VmRSS, VmHWM, RssAnon, RssFile and RssShmem from the
+// text of /proc/PID/status.
 func parseMemory(r io.Reader) (memory, error) {
 	var m memory
 	sc := bufio.NewScanner(r)
@@ -167,6 +169,8 @@ func parseMemory(r io.Reader) (memory, error) {
 			field = &m.Anon
 		case "RssFile":
 			field = &m.File
+		case "RssShmem":
+			field = &m.Shmem
 		}
 		if !ok || field == nil {
 			continue
@@ -236,6 +240,15 @@ func (ts timings) String() string {
 	}
 	return fmt.Sprintf("%d samples, min %.3f, p50 %.3f, p99 %.3f, max %.3f ms",
 		len(ts), ms(ts.quantile(0)), ms(ts.quantile(0.5)), ms(ts.quantile(0.99)), ms(ts.quantile(1)))
+}
+
+// millis is ts in milliseconds.
+func (ts timings) millis() []float64 {
+	out := make([]float64, len(ts))
+	for i, t := range ts {
+		out[i] = ms(t)
+	}
+	return out
 }
 
 // pause waits for d, or until ctx ends.
