@@ -35,11 +35,15 @@ type Collection struct {
 
 	Resources []Resource `json:"resources"`
 	// Facts holds the analysis of each profile, agent and context file and
-	// of the pyproject.toml files, by absolute path.
+	// of the pyproject.toml files, by absolute path. They may be brief (see
+	// Facts.Brief); FullFacts has the rest.
 	Facts map[string]*Facts `json:"-"`
-	// Diagnostics are the collection's own problems: metadata, layout and
-	// every file's own diagnostics (not cross-references).
+	// Diagnostics are the collection's problems that belong to no file's
+	// Facts: missing metadata, unreadable directories, layout. The files'
+	// own diagnostics are in their Facts; OwnDiagnostics gathers both.
 	Diagnostics []Diagnostic `json:"-"`
+	// details returns the full Facts of a file whose Facts are brief.
+	details func(path string) *Facts
 
 	relsOnce sync.Once
 	rels     map[string]int // Rel → index in Resources of every resource
@@ -57,7 +61,50 @@ func (c *Collection) Clone() *Collection {
 		Dir: c.Dir, RealDir: c.RealDir, Base: c.Base, Pyproject: c.Pyproject, Layout: c.Layout,
 		Metadata: c.Metadata, Valid: c.Valid, Problem: c.Problem,
 		Resources: slices.Clone(c.Resources), Facts: facts, Diagnostics: slices.Clone(c.Diagnostics),
+		details: c.details,
 	}
+}
+
+// FullFacts returns the Facts of the file at path with everything in them:
+// those held, or, when they are brief, those the Loader's Details gives
+// (the brief ones when it cannot). It returns nil for a file the
+// collection does not hold.
+func (c *Collection) FullFacts(path string) *Facts {
+	f := c.Facts[path]
+	if f == nil || !f.brief || c.details == nil {
+		return f
+	}
+	if full := c.details(path); full != nil {
+		return full
+	}
+	return f
+}
+
+// OwnDiagnostics returns every problem of the collection that is not a
+// cross-reference: its own (Diagnostics), then its pyproject.toml's and
+// each profile's, agent's and context file's, in that order.
+func (c *Collection) OwnDiagnostics() []Diagnostic {
+	out := slices.Clone(c.Diagnostics)
+	add := func(p string) {
+		f := c.Facts[p]
+		if f == nil || f.Counts().Total() == 0 {
+			return
+		}
+		for _, d := range c.FullFacts(p).Diagnostics {
+			d.Collection = c.Name
+			out = append(out, d)
+		}
+	}
+	if c.Pyproject != "" {
+		add(c.Pyproject)
+	}
+	for _, r := range c.Resources {
+		switch r.Kind {
+		case KindProfile, KindAgent, KindContext:
+			add(r.Path)
+		}
+	}
+	return out
 }
 
 // ResourcePath returns the path of the resource at rel (slash-separated,
@@ -136,6 +183,13 @@ type Loader struct {
 	ReadFile func(string) ([]byte, error)
 	// MaxFileSize bounds the documents read; DefaultMaxFileSize when 0.
 	MaxFileSize int64
+	// Details, when set, makes the collections loaded keep brief Facts
+	// (see Facts.Brief), and get the full ones from it when a check or a
+	// query needs them: it returns the full Facts of a file as last
+	// analyzed, or nil. A daemon that keeps every file's Facts in its
+	// index sets it, so that what lives in memory is what answers need at
+	// once.
+	Details func(path string) *Facts
 }
 
 func (l *Loader) maxFileSize() int64 {
@@ -219,7 +273,7 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 		return nil
 	}
 	c := &Collection{Name: filepath.Base(dir), Root: root, Dir: shape.Dir, RealDir: shape.RealDir,
-		Base: shape.Base, Layout: shape.Layout, Facts: map[string]*Facts{}}
+		Base: shape.Base, Layout: shape.Layout, Facts: map[string]*Facts{}, details: l.Details}
 	if !shape.IsCollection() {
 		c.Problem = "Missing pyproject.toml"
 		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: CodeMissingPyproject, Severity: SeverityError,
@@ -227,8 +281,11 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 	} else {
 		c.Pyproject = shape.Pyproject
 		f := l.analyze(shape.Pyproject, "")
-		c.Facts[shape.Pyproject] = f
-		c.Diagnostics = append(c.Diagnostics, f.Diagnostics...)
+		c.Facts[shape.Pyproject] = l.keep(f)
+		f = c.FullFacts(shape.Pyproject)
+		if f.brief {
+			f = l.analyzeAgain(shape.Pyproject, "")
+		}
 		c.Metadata = f.Metadata
 		if f.Metadata != nil {
 			if f.Metadata.Name != "" {
@@ -265,9 +322,7 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 	for _, r := range res {
 		switch r.Kind {
 		case KindProfile, KindAgent, KindContext:
-			f := l.analyze(r.Path, r.Kind)
-			c.Facts[r.Path] = f
-			c.Diagnostics = append(c.Diagnostics, f.Diagnostics...)
+			c.Facts[r.Path] = l.keep(l.analyze(r.Path, r.Kind))
 		}
 	}
 	for i := range c.Diagnostics {
@@ -276,11 +331,31 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 	return c
 }
 
+// keep returns what a collection keeps of a file's Facts: brief ones when
+// the Loader has Details.
+func (l *Loader) keep(f *Facts) *Facts {
+	if l.Details != nil {
+		return f.Brief()
+	}
+	return f
+}
+
+// analyzeAgain reads and analyzes the file at p whatever the cache says:
+// for the rare file whose full Facts are needed now and that Details
+// cannot give.
+func (l *Loader) analyzeAgain(p string, k Kind) *Facts {
+	src, err := l.readFile(p)
+	if err != nil {
+		return fileProblem(p, k, err)
+	}
+	return AnalyzeFile(p, src, k, l.Schema)
+}
+
 // checkPackageCopy warns when the package's pyproject.toml names another
 // collection than the root one.
 func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
 	f := l.analyze(shape.PackagePyproject, "")
-	c.Facts[shape.PackagePyproject] = f
+	c.Facts[shape.PackagePyproject] = l.keep(f)
 	md := f.Metadata
 	if md == nil || md.Name == "" || c.Metadata == nil || md.Name == c.Metadata.Name {
 		return nil

@@ -28,6 +28,106 @@ type Facts struct {
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Diagnostics are the file's own problems.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+
+	// brief is set on Facts that hold only what answers need at once (see
+	// Brief); counts and mentions then stand for the dropped Diagnostics
+	// and Mentions.
+	brief    bool
+	counts   DiagnosticCounts
+	mentions int
+}
+
+// DiagnosticCounts counts diagnostics by severity.
+type DiagnosticCounts struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// Add counts one more diagnostic of severity s.
+func (c *DiagnosticCounts) Add(s Severity) {
+	switch s {
+	case SeverityError:
+		c.Errors++
+	case SeverityWarning:
+		c.Warnings++
+	default:
+		c.Infos++
+	}
+}
+
+// Total is how many diagnostics were counted.
+func (c DiagnosticCounts) Total() int { return c.Errors + c.Warnings + c.Infos }
+
+// IsBrief reports Facts that hold only what Brief keeps.
+func (f *Facts) IsBrief() bool { return f.brief }
+
+// Counts counts the file's own diagnostics by severity (also for brief
+// Facts, which do not hold them).
+func (f *Facts) Counts() DiagnosticCounts {
+	if f.brief {
+		return f.counts
+	}
+	var c DiagnosticCounts
+	for _, d := range f.Diagnostics {
+		c.Add(d.Severity)
+	}
+	return c
+}
+
+// HasMentions reports whether the file makes @mentions (also for brief
+// Facts, which do not hold them).
+func (f *Facts) HasMentions() bool {
+	if f.brief {
+		return f.mentions > 0
+	}
+	return len(f.Mentions) > 0
+}
+
+// Brief returns Facts that hold what answers need at once: the kind,
+// name, description, extends, agents and metadata, with the counts of the
+// diagnostics and mentions instead of them and without the front matter.
+// A collection whose Loader has Details keeps brief Facts and asks
+// Details for the rest when a check or a query needs it. Brief of brief
+// Facts is the Facts themselves.
+func (f *Facts) Brief() *Facts {
+	if f.brief {
+		return f
+	}
+	b := &Facts{Kind: f.Kind, Name: f.Name, Description: f.Description, Extends: f.Extends,
+		AgentsMode: f.AgentsMode, Agents: f.Agents, Metadata: f.Metadata,
+		brief: true, counts: f.Counts(), mentions: min(len(f.Mentions), 1)}
+	if shared := plainBrief(b); shared != nil {
+		return shared
+	}
+	return b
+}
+
+// plainBriefs are the brief Facts of the files that say nothing but their
+// kind and whether they make mentions, without diagnostics: most context
+// files. Brief returns these shared, immutable values for them.
+var plainBriefs = func() map[plainKey]*Facts {
+	m := map[plainKey]*Facts{}
+	for _, k := range append(Kinds, "") {
+		for _, mentions := range []int{0, 1} {
+			m[plainKey{k, mentions}] = &Facts{Kind: k, brief: true, mentions: mentions}
+		}
+	}
+	return m
+}()
+
+type plainKey struct {
+	kind     Kind
+	mentions int
+}
+
+// plainBrief returns the shared value equal to brief Facts b, or nil.
+func plainBrief(b *Facts) *Facts {
+	if b.Name != "" || b.Description != "" || b.Extends != nil || b.AgentsMode != "" || b.Agents != nil ||
+		b.Metadata != nil || b.counts != (DiagnosticCounts{}) {
+		return nil
+	}
+	return plainBriefs[plainKey{b.Kind, b.mentions}]
 }
 
 // docKind maps a resource kind to the document schema it is checked with.

@@ -28,7 +28,7 @@ func (s *Set) Effective(ref ProfileRef) (map[string]any, []ProfileRef, error) {
 	var merged map[string]any
 	for i := len(chain) - 1; i >= 0; i-- {
 		p := chain[i]
-		f := p.Collection.Facts[p.Path]
+		f := p.Collection.FullFacts(p.Path)
 		if f == nil || f.Front == nil {
 			return nil, chain, fmt.Errorf("profile %s has no usable front matter", p.Path)
 		}
@@ -45,7 +45,7 @@ func effectiveSession(chain []ProfileRef) (session any, ok bool) {
 	out := map[string]any{}
 	for i := len(chain) - 1; i >= 0; i-- {
 		p := chain[i]
-		f := p.Collection.Facts[p.Path]
+		f := p.Collection.FullFacts(p.Path)
 		if f == nil || f.Front == nil {
 			return nil, false
 		}

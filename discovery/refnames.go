@@ -44,7 +44,7 @@ func (s *Set) RefNames(c *Collection) []string {
 				add(AgentDep + a.Value)
 			}
 		}
-		for _, m := range f.Mentions {
+		for _, m := range mentionsOf(c, res.Path, f) {
 			add(m.Collection)
 		}
 	}

@@ -192,7 +192,7 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 				add(CodeAgentUnknown, res.Path, a.Range, "agent %q does not exist in %s or any collection", a.Value, c.Name)
 			}
 		}
-		for _, m := range f.Mentions {
+		for _, m := range mentionsOf(c, res.Path, f) {
 			if _, err := s.ResolveMention(m); err == errEscapes {
 				add(CodeMentionEscapes, res.Path, m.Range, "@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)
 			} else if err != nil {
@@ -322,4 +322,16 @@ func (s *Set) cycle(start ProfileRef) string {
 		ids = append(ids, p.ID())
 	}
 	return strings.Join(append(ids, start.ID()), " → ")
+}
+
+// mentionsOf returns the mentions of the file at p of c, whose Facts are f:
+// from the full Facts when f is brief.
+func mentionsOf(c *Collection, p string, f *Facts) []Mention {
+	if !f.brief {
+		return f.Mentions
+	}
+	if !f.HasMentions() {
+		return nil
+	}
+	return c.FullFacts(p).Mentions
 }

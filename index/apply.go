@@ -27,8 +27,8 @@ type Batch struct {
 	DeletePrefix []string
 	// Tick, when not zero, is the tick the batch is logged under if it
 	// changes anything, in place of the next one: a caller that numbers
-	// its own versions keeps the log in its numbers. It must be above the
-	// current tick.
+	// its own versions keeps the log in its numbers, and may write one
+	// version in several batches. It must not be below the current tick.
 	Tick uint64
 }
 
@@ -159,8 +159,8 @@ func (s *Store) applyTx(tx *bbolt.Tx, puts []op, deletes, prefixes []string, nex
 	files := tx.Bucket([]byte(bucketFiles))
 	files.FillPercent = filesFillPercent
 	tick := getUint(meta, keyTick)
-	if next != 0 && next <= tick {
-		return 0, fmt.Errorf("%w: batch tick %d is not above the current tick %d", ErrTickOrder, next, tick)
+	if next != 0 && next < tick {
+		return 0, fmt.Errorf("%w: batch tick %d is below the current tick %d", ErrTickOrder, next, tick)
 	}
 	count := getUint(meta, keyFiles)
 

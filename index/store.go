@@ -39,8 +39,8 @@ var (
 	// opened read-only because its file cannot be written; see ReadOnly.
 	ErrReadOnly = errors.New("index: database is read-only")
 
-	// ErrTickOrder is returned by Apply when a batch names a tick that is
-	// not above the current one.
+	// ErrTickOrder is returned by Apply when a batch names a tick below
+	// the current one.
 	ErrTickOrder = errors.New("index: tick out of order")
 )
 
@@ -156,6 +156,35 @@ func (s *Store) Get(path string) (File, bool, error) {
 		return File{}, false, fmt.Errorf("index get %s: %w", path, err)
 	}
 	return f, found, nil
+}
+
+// Paths calls fn with the path of every record, in byte order, without
+// decoding the records. An error from fn stops the walk and is returned
+// unchanged; fn runs inside a read transaction, as Walk's does.
+func (s *Store) Paths(fn func(path string) error) error {
+	var (
+		inFn  bool
+		fnErr error
+	)
+	err := s.view(&inFn, func(tx *bbolt.Tx) error {
+		c := tx.Bucket([]byte(bucketFiles)).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			inFn = true
+			fnErr = fn(string(k))
+			inFn = false
+			if fnErr != nil {
+				return fnErr
+			}
+		}
+		return nil
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("index paths %s: %w", s.path, err)
+	}
+	return nil
 }
 
 // Walk calls fn for every record at or under prefix, in byte order of the

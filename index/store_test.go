@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -548,10 +549,22 @@ func TestApplyTick(t *testing.T) {
 	if err != nil || !complete || len(changes) != 1 || changes[0].Tick != 7 {
 		t.Fatalf("Changes(6) = %v, %v, %v", changes, complete, err)
 	}
-	if _, err := s.Apply(index.Batch{Put: []index.File{put("/r/b")}, Tick: 7}); !errors.Is(err, index.ErrTickOrder) {
-		t.Fatalf("Apply with tick 7 again: %v, want ErrTickOrder", err)
+	if _, err := s.Apply(index.Batch{Put: []index.File{put("/r/b")}, Tick: 6}); !errors.Is(err, index.ErrTickOrder) {
+		t.Fatalf("Apply with tick 6: %v, want ErrTickOrder", err)
 	}
-	if tick, err := s.Apply(index.Batch{Put: []index.File{put("/r/b")}}); err != nil || tick != 8 {
+	// One tick may be written in several batches.
+	if tick, err := s.Apply(index.Batch{Put: []index.File{put("/r/b")}, Tick: 7}); err != nil || tick != 7 {
+		t.Fatalf("Apply with tick 7 again = %d, %v", tick, err)
+	}
+	if changes, _, _ := s.Changes(6); len(changes) != 2 {
+		t.Fatalf("Changes(6) after two batches of tick 7 = %v", changes)
+	}
+	if tick, err := s.Apply(index.Batch{Put: []index.File{put("/r/c")}}); err != nil || tick != 8 {
 		t.Fatalf("Apply without a tick = %d, %v; want 8", tick, err)
+	}
+	var paths []string
+	if err := s.Paths(func(p string) error { paths = append(paths, p); return nil }); err != nil ||
+		strings.Join(paths, " ") != "/r/a /r/b /r/c" {
+		t.Fatalf("Paths = %v, %v", paths, err)
 	}
 }

@@ -151,7 +151,7 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 		return nil, err
 	}
 	res := &ProfileResult{ResourceInfo: resourceInfo(c, r), Chain: []string{}}
-	f := c.Facts[r.Path]
+	f := c.FullFacts(r.Path)
 	if f != nil {
 		res.Front = f.Front
 		if f.Extends != nil {

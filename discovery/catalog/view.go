@@ -311,7 +311,7 @@ func (v *View) setDeps(dir string, names []string) {
 // CollectionDiagnostics returns every diagnostic about col's files: its
 // own, its cross-references and its shadowing, sorted.
 func (v *View) CollectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
-	out := slices.Clone(col.Diagnostics)
+	out := col.OwnDiagnostics()
 	out = append(out, v.cross.Value(col.Dir)...)
 	out = append(out, v.Set.ShadowDiagnostics(col)...)
 	discovery.SortDiagnostics(out)
@@ -346,7 +346,7 @@ func (v *View) Diagnostics() []discovery.Diagnostic {
 	v.diagOnce.Do(func() {
 		var out []discovery.Diagnostic
 		for _, col := range v.Set.Collections() {
-			out = append(out, col.Diagnostics...)
+			out = append(out, col.OwnDiagnostics()...)
 			out = append(out, v.cross.Value(col.Dir)...)
 			out = append(out, v.Set.ShadowDiagnostics(col)...)
 		}

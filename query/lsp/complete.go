@@ -228,7 +228,7 @@ func moduleItems(v *layered) []query.CompletionItem {
 			case discovery.KindModule:
 				note(r.Name, "module in "+c.Name)
 			case discovery.KindProfile:
-				if f := c.Facts[r.Path]; f != nil {
+				if f := c.FullFacts(r.Path); f != nil {
 					for _, id := range moduleIDs(f.Front) {
 						note(id, "used by "+c.Name+":"+r.Name)
 					}

@@ -411,9 +411,6 @@ func (w *Workspace) overlayFile(c *discovery.Collection, p string, text []byte) 
 				}
 			}
 		}
-		for i := range c.Diagnostics {
-			c.Diagnostics[i].Collection = c.Name
-		}
 		return
 	}
 	rel, err := filepath.Rel(c.Base, key)
@@ -448,43 +445,10 @@ func (w *Workspace) overlayFile(c *discovery.Collection, p string, text []byte) 
 	c.Resources = append(c.Resources, discovery.Resource{Kind: kind, Name: name, Path: key, Rel: rel})
 }
 
-// replaceFacts puts f in the place of what c knew of the file at key: in
-// c.Facts, and in c.Diagnostics, where the file's own diagnostics are
-// replaced where they stood (stamped with the collection, as
-// discovery.Loader stamps them).
+// replaceFacts puts f in the place of what c knew of the file at key; its
+// own diagnostics travel with it (see discovery.Collection.OwnDiagnostics).
 func replaceFacts(c *discovery.Collection, key string, f *discovery.Facts) {
-	old := c.Facts[key]
 	c.Facts[key] = f
-	fresh := make([]discovery.Diagnostic, len(f.Diagnostics))
-	for i, d := range f.Diagnostics {
-		d.Collection = c.Name
-		fresh[i] = d
-	}
-	drop := map[discovery.Diagnostic]int{}
-	if old != nil {
-		for _, d := range old.Diagnostics {
-			d.Collection = ""
-			drop[d]++
-		}
-	}
-	out := make([]discovery.Diagnostic, 0, len(c.Diagnostics)+len(fresh))
-	placed := false
-	for _, d := range c.Diagnostics {
-		k := d
-		k.Collection = ""
-		if drop[k] > 0 {
-			drop[k]--
-			if !placed {
-				out, placed = append(out, fresh...), true
-			}
-			continue
-		}
-		out = append(out, d)
-	}
-	if !placed {
-		out = append(out, fresh...)
-	}
-	c.Diagnostics = out
 }
 
 // isBundleAgent reports an agent shipped beside a bundle manifest.
@@ -562,7 +526,7 @@ func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, 
 // catalog.View gives them.
 func (l *layered) fileDiagnostics() []discovery.Diagnostic {
 	var out []discovery.Diagnostic
-	for _, ds := range [][]discovery.Diagnostic{l.own.Diagnostics, l.set.CheckCollection(l.own), l.set.ShadowDiagnostics(l.own)} {
+	for _, ds := range [][]discovery.Diagnostic{l.own.OwnDiagnostics(), l.set.CheckCollection(l.own), l.set.ShadowDiagnostics(l.own)} {
 		for _, d := range ds {
 			if d.Path == l.key {
 				out = append(out, d)

@@ -2,46 +2,40 @@ package daemon
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"io/fs"
-	"maps"
-	"runtime"
+	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/index"
 )
 
-// record is what the engine knows of one file: its index record (without
-// the payload) and its decoded facts.
-type record struct {
-	file  index.File
-	kind  discovery.Kind
-	facts *discovery.Facts
-}
-
-// payload is the encoding of a record's facts in the index.
-type payload struct {
-	Kind  discovery.Kind   `json:"k"`
-	Facts *discovery.Facts `json:"f"`
-}
-
-// fileCache is the discovery.FileCache of the daemon: the records of every
-// file it has read, loaded from the index at start. Records the catalog's
-// loads make wait in pending until the change that brought them is
-// published (commit), then in queue until the persister writes them.
+// fileCache is the discovery.FileCache of the daemon, backed by the index:
+// a file's record (its stat, hash and binary Facts) is looked up there,
+// not kept in memory. Records the catalog's loads make wait in pending
+// until the change that brought them is published (commit), then in queue
+// until the persister writes them; meanwhile they answer from memory.
+//
+// The collections the catalog holds keep brief Facts (see
+// discovery.Facts.Brief); details gives the full ones, decoded from the
+// record, when a check or a query needs them.
 type fileCache struct {
+	store  *index.Store
+	schema atomic.Uint32 // stamps every payload: records of other schema options are not trusted
+	log    *slog.Logger
+
 	mu      sync.Mutex // guards fields below
-	recs    map[string]*record
-	pending map[string]*record // made by loads, not yet published
-	queue   map[string]*record // published, not yet written
-	suspect map[string]bool    // named by a watch event: hash again whatever the stat says
-	reads   int                // files analyzed (not taken from the cache)
+	pending map[string]index.File // made by loads, not yet published
+	queue   map[string]index.File // published, not yet written
+	writing map[string]index.File // taken by the writer, not yet in the index
+	suspect map[string]bool       // named by a watch event: hash again whatever the stat says
+	reads   int                   // files analyzed (not taken from the cache)
 	// settle, when set, is told of a document found empty; it keeps what
-	// was known of it until settle has it read again. settling
-	// holds such documents: waiting while the old facts are kept, due once
-	// the read that believes the file is on its way.
+	// was known of it until settle has it read again. settling holds such
+	// documents: waiting while the old facts are kept, due once the read
+	// that believes the file is on its way.
 	settle   func(path string)
 	settling map[string]settleState
 }
@@ -54,61 +48,67 @@ const (
 	settleDue
 )
 
-// settled marks a document whose settle period is over: its next read is
-// believed.
-func (c *fileCache) settled(path string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.settling[path] == settleWaiting {
-		c.settling[path] = settleDue
-	}
+func newFileCache(store *index.Store, schema discovery.SchemaOptions, log *slog.Logger) *fileCache {
+	c := &fileCache{store: store, log: log,
+		pending: map[string]index.File{}, queue: map[string]index.File{}, writing: map[string]index.File{},
+		suspect: map[string]bool{}, settling: map[string]settleState{}}
+	c.setSchema(schema)
+	return c
 }
 
-func newFileCache() *fileCache {
-	return &fileCache{recs: map[string]*record{}, pending: map[string]*record{},
-		queue: map[string]*record{}, suspect: map[string]bool{}, settling: map[string]settleState{}}
+// setSchema makes the cache trust only records analyzed with schema: with
+// other options, every file is analyzed again.
+func (c *fileCache) setSchema(schema discovery.SchemaOptions) { c.schema.Store(uint32(schemaStamp(schema))) }
+
+// schemaStamp is the byte that marks the payloads analyzed with the given
+// schema options.
+func schemaStamp(s discovery.SchemaOptions) byte {
+	if s.UnknownKeySeverity == discovery.SeverityWarning {
+		return 'w'
+	}
+	return 'e'
 }
 
-// load fills the cache from the index, decoding the payloads on every
-// core. Records whose payload does not decode are dropped, so those files
-// are read again.
-func (c *fileCache) load(store *index.Store) (dropped int, err error) {
-	files := make(chan index.File, 256)
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex // guards decoded and dropped while decoding
-		decoded = make(map[string]*record)
-	)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range files {
-				var p payload
-				if json.Unmarshal(f.Data, &p) != nil || p.Facts == nil {
-					mu.Lock()
-					dropped++
-					mu.Unlock()
-					continue
-				}
-				f.Data = nil
-				r := &record{file: f, kind: p.Kind, facts: p.Facts}
-				mu.Lock()
-				decoded[f.Path] = r
-				mu.Unlock()
-			}
-		}()
-	}
-	err = store.Walk("", func(f index.File) error {
-		files <- f
+// encode returns the payload of a record: the schema stamp, then the
+// binary Facts.
+func (c *fileCache) encode(f *discovery.Facts) []byte {
+	return f.AppendBinary([]byte{byte(c.schema.Load())})
+}
+
+// decode returns the Facts of a payload, brief or full; nil when it was
+// made with other schema options or does not decode.
+func (c *fileCache) decode(data []byte, brief bool) *discovery.Facts {
+	if len(data) == 0 || data[0] != byte(c.schema.Load()) {
 		return nil
-	})
-	close(files)
-	wg.Wait()
+	}
+	f, err := discovery.DecodeFacts(data[1:], brief)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// record returns the record of path: from memory when a load made it and
+// it is not written yet, else from the index.
+func (c *fileCache) record(path string) (index.File, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	maps.Copy(c.recs, decoded)
-	return dropped, err
+	r, ok := c.pending[path]
+	if !ok {
+		r, ok = c.queue[path]
+	}
+	if !ok {
+		r, ok = c.writing[path]
+	}
+	c.mu.Unlock()
+	if ok {
+		return r, true
+	}
+	r, ok, err := c.store.Get(path)
+	if err != nil {
+		c.log.Warn("index read failed; the file will be read again", "path", path, "err", err)
+		return index.File{}, false
+	}
+	return r, ok
 }
 
 // distrust makes the next Lookup of each path miss, so that the file is
@@ -117,25 +117,29 @@ func (c *fileCache) distrust(paths []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range paths {
-		if _, ok := c.recs[p]; ok {
-			c.suspect[p] = true
-		}
+		c.suspect[p] = true
 	}
 }
 
-// Lookup implements discovery.FileCache.
+// Lookup implements discovery.FileCache: the brief Facts of an unchanged
+// file.
 func (c *fileCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*discovery.Facts, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.suspect[path] {
 		delete(c.suspect, path)
+		c.mu.Unlock()
 		return nil, false
 	}
-	r := c.recs[path]
-	if r == nil || r.kind != k || !r.file.SameStat(index.StatOf(fi)) {
+	c.mu.Unlock()
+	r, ok := c.record(path)
+	if !ok || !r.SameStat(index.StatOf(fi)) {
 		return nil, false
 	}
-	return r.facts, true
+	f := c.decode(r.Data, true)
+	if f == nil || f.Kind != k {
+		return nil, false
+	}
+	return f, true
 }
 
 // Analyze implements discovery.FileCache.
@@ -144,16 +148,22 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 	if src != nil {
 		hash = sha256.Sum256(src)
 	}
+	old, hadOld := c.record(path)
+	var oldFacts *discovery.Facts
+	if hadOld {
+		if oldFacts = c.decode(old.Data, false); oldFacts != nil && oldFacts.Kind != k {
+			oldFacts = nil
+		}
+	}
 	c.mu.Lock()
-	old := c.recs[path]
 	if src != nil && len(src) == 0 && c.settle != nil && k != discovery.KindContext {
 		// An empty document is not believed at once: an editor's save
 		// caught between its truncate and its write looks the same. Keep
 		// what was known of it (nothing, for a file never read), and not
 		// the new stat, so that the next load reads the file again.
-		kept := &discovery.Facts{Kind: k}
-		if old != nil && old.facts != nil && old.kind == k {
-			kept = old.facts
+		kept := oldFacts
+		if kept == nil {
+			kept = &discovery.Facts{Kind: k}
 		}
 		switch c.settling[path] {
 		case 0:
@@ -169,26 +179,45 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 	delete(c.settling, path)
 	c.mu.Unlock()
 	var facts *discovery.Facts
-	if old != nil && old.kind == k && src != nil && old.file.Hash == hash {
-		facts = old.facts // same bytes: nothing to analyze
+	if oldFacts != nil && src != nil && old.Hash == hash {
+		facts = oldFacts // same bytes: nothing to analyze
 	} else {
 		facts = analyze()
 		c.mu.Lock()
 		c.reads++
 		c.mu.Unlock()
 	}
-	r := &record{kind: k, facts: facts, file: index.StatOf(fi)}
-	r.file.Path, r.file.Hash = path, hash
+	r := index.StatOf(fi)
+	r.Path, r.Hash, r.Data = path, hash, c.encode(facts)
 	c.mu.Lock()
-	c.recs[path] = r
 	c.pending[path] = r
 	c.mu.Unlock()
 	return facts
 }
 
+// details is the discovery.Loader's Details: the full Facts of a file,
+// from its record.
+func (c *fileCache) details(path string) *discovery.Facts {
+	r, ok := c.record(path)
+	if !ok {
+		return nil
+	}
+	return c.decode(r.Data, false)
+}
+
+// settled marks a document whose settle period is over: its next read is
+// believed.
+func (c *fileCache) settled(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.settling[path] == settleWaiting {
+		c.settling[path] = settleDue
+	}
+}
+
 // commit moves the pending records of loaded to the queue the persister
-// writes, and forgets the records of gone; it returns the gone paths that
-// had a record.
+// writes, and drops those of gone from memory; it returns gone, whose
+// records the persister deletes.
 func (c *fileCache) commit(loaded, gone []string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -198,73 +227,96 @@ func (c *fileCache) commit(loaded, gone []string) []string {
 			c.queue[p] = r
 		}
 	}
-	var out []string
 	for _, p := range gone {
 		delete(c.pending, p)
 		delete(c.queue, p)
+		delete(c.writing, p)
 		delete(c.suspect, p)
 		delete(c.settling, p)
-		if _, ok := c.recs[p]; ok {
-			delete(c.recs, p)
-			out = append(out, p)
-		}
 	}
+	return gone
+}
+
+// takeQueue returns up to max queued records, sorted by path, and moves
+// them from the queue to writing, where they still answer until written
+// (see written); the rest stays for the next call.
+func (c *fileCache) takeQueue(max int) []index.File {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]index.File, 0, min(max, len(c.queue)))
+	for p, r := range c.queue {
+		if len(out) == max {
+			break
+		}
+		out = append(out, r)
+		delete(c.queue, p)
+		c.writing[p] = r
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
-// takeQueue returns the queued records, as index files with their
-// payloads, sorted by path, and empties the queue.
-func (c *fileCache) takeQueue() ([]index.File, error) {
+// written forgets the records an index write stored: the index answers
+// for them now.
+func (c *fileCache) written(files []index.File) {
 	c.mu.Lock()
-	queue := c.queue
-	c.queue = map[string]*record{}
-	c.mu.Unlock()
-	out := make([]index.File, 0, len(queue))
-	for _, r := range queue {
-		data, err := json.Marshal(payload{Kind: r.kind, Facts: r.facts})
-		if err != nil {
-			return nil, err
-		}
-		f := r.file
-		f.Data = data
-		out = append(out, f)
+	defer c.mu.Unlock()
+	for _, f := range files {
+		delete(c.writing, f.Path)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
 }
 
-// requeue puts back, for the next takeQueue, the records of files an
-// index write failed to store, unless they changed or went since.
+// waiting reports whether a record of path waits in memory.
+func (c *fileCache) waiting(path string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, pending := c.pending[path]
+	_, queued := c.queue[path]
+	_, writing := c.writing[path]
+	return pending || queued || writing
+}
+
+// queued returns how many published records wait to be written.
+func (c *fileCache) queued() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
+}
+
+// requeue puts back, for the next takeQueue, the records an index write
+// failed to store, unless a newer one came since.
 func (c *fileCache) requeue(files []index.File) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, f := range files {
-		r, ok := c.recs[f.Path]
+		delete(c.writing, f.Path)
 		_, newer := c.queue[f.Path]
 		_, unpublished := c.pending[f.Path]
-		if ok && !newer && !unpublished {
-			c.queue[f.Path] = r
+		if !newer && !unpublished {
+			c.queue[f.Path] = f
 		}
 	}
 }
 
-// paths returns every path the cache holds, sorted.
-func (c *fileCache) paths() []string {
+// paths returns every path the index holds, and those waiting to be
+// written, sorted.
+func (c *fileCache) paths() ([]string, error) {
+	seen := map[string]bool{}
+	err := c.store.Paths(func(p string) error {
+		seen[p] = true
+		return nil
+	})
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]string, 0, len(c.recs))
-	for p := range c.recs {
+	for p := range c.queue {
+		seen[p] = true
+	}
+	c.mu.Unlock()
+	out := make([]string, 0, len(seen))
+	for p := range seen {
 		out = append(out, p)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// len returns how many records the cache holds.
-func (c *fileCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.recs)
+	return out, err
 }
 
 // analyzed returns how many files were analyzed rather than taken from the
@@ -273,16 +325,4 @@ func (c *fileCache) analyzed() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reads
-}
-
-// clearFacts forgets every record's facts so that the next load analyzes
-// every file again (the schema options changed).
-func (c *fileCache) clearFacts() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for p, r := range c.recs {
-		f := r.file
-		f.Hash = [32]byte{}
-		c.recs[p] = &record{file: f} // no kind: never matches again
-	}
 }

@@ -111,7 +111,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		store.Close()
 		return nil, err
 	}
-	d.persist = newPersister(store, d.log, d.warnings.add)
+	d.persist = newPersister(store, opts.Schema, d.log, d.warnings.add)
 	d.bundles = newBundles(opts.Prepare, opts.Manifests, d.log, d.now)
 	if err := d.open(); err != nil {
 		d.Close()
@@ -131,7 +131,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
 	d.log.Info("daemon ready", "socket", d.socketPath(), "index", opts.Paths.Index,
-		"files", d.persist.cache.len(), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
+		"files", files(d.cat.State()), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
 	return d, nil
 }
 
@@ -160,11 +160,11 @@ func (d *Daemon) open() error {
 		homeDir: d.opts.Home, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{}}
 	d.ingest.drained = sync.NewCond(&d.ingest.mu)
-	// Nothing but loadIndex touches the store or the cache until it is
+	// Nothing but verifyIndex touches the store or the cache until it is
 	// done: it may replace both.
 	remembered := d.persist.projects()
 	loaded := make(chan error, 1)
-	go func() { loaded <- d.loadIndex() }()
+	go func() { loaded <- d.verifyIndex() }()
 	var err error
 	d.w, err = watcher.New(d.watchOptions(), func(b watcher.Batch) { d.ingest.handleBatch(b, d.bundles) })
 	if err != nil {
@@ -219,7 +219,11 @@ func (d *Daemon) open() error {
 		}
 	}
 	var gone []string
-	for _, p := range d.persist.cache.paths() {
+	indexed, err := d.persist.cache.paths()
+	if err != nil {
+		return err
+	}
+	for _, p := range indexed {
 		if !live[p] {
 			gone = append(gone, p)
 		}
@@ -251,7 +255,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 
 // loader returns the catalog's loader for the schema options.
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
-	return &discovery.Loader{Schema: schema, Cache: d.persist.cache, ReadFile: d.opts.ReadFile}
+	return &discovery.Loader{Schema: schema, Cache: d.persist.cache, ReadFile: d.opts.ReadFile, Details: d.persist.cache.details}
 }
 
 // isWatchedDir reports a directory watched for a manifest.
@@ -259,22 +263,16 @@ func (d *Daemon) isWatchedDir(dir string) bool {
 	return slices.Contains(d.bundles.watchDirs(), dir)
 }
 
-// loadIndex fills the file cache from the index. An index with a record
-// that does not decode is kept aside and replaced by an empty one, as Open
-// does for a file it cannot use.
-func (d *Daemon) loadIndex() error {
-	dropped, err := d.persist.cache.load(d.persist.store)
+// verifyIndex reads every record of the index once, so that an index with
+// a record that does not decode is found now: it is kept aside and
+// replaced by an empty one, as Open does for a file it cannot use.
+func (d *Daemon) verifyIndex() error {
+	err := d.persist.store.Walk("", func(index.File) error { return nil })
 	if errors.Is(err, index.ErrCorrupt) {
-		if err := d.replaceCorruptIndex(err); err != nil {
-			return err
-		}
-		dropped, err = d.persist.cache.load(d.persist.store)
+		return d.replaceCorruptIndex(err)
 	}
 	if err != nil {
-		return fmt.Errorf("load index: %w", err)
-	}
-	if dropped > 0 {
-		d.log.Warn("index records without usable facts; their files will be read again", "count", dropped)
+		return fmt.Errorf("read index: %w", err)
 	}
 	return nil
 }
@@ -294,7 +292,7 @@ func (d *Daemon) replaceCorruptIndex(cause error) error {
 		return err
 	}
 	d.persist.store = store
-	d.persist.cache = newFileCache()
+	d.persist.cache = newFileCache(store, d.opts.Schema, d.log)
 	d.persist.version, d.persist.written = store.Tick(), store.Tick()
 	return nil
 }
@@ -421,7 +419,7 @@ func (d *Daemon) Reload(opts Options) error {
 	}
 	var loader *discovery.Loader
 	if opts.Schema != d.opts.Schema {
-		d.persist.cache.clearFacts()
+		d.persist.cache.setSchema(opts.Schema)
 		loader = d.loader(opts.Schema)
 	}
 	for _, r := range discovery.Roots("", "", opts.Bundled) {

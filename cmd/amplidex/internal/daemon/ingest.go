@@ -280,8 +280,17 @@ func (in *ingest) waitRoots(ctx context.Context, paths []string) error {
 		if q == nil {
 			continue
 		}
+		// A re-read promised to an emptied file becomes one more job when
+		// it is due: it counts, and so do those the work waited for
+		// promises while it runs.
 		target := q.queued + q.settling
-		for q.done < target && !in.stopped {
+		for !in.stopped {
+			if t := q.queued + q.settling; q.settling > 0 && t > target {
+				target = t
+			}
+			if q.done >= target {
+				break
+			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}

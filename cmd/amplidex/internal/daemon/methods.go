@@ -70,7 +70,11 @@ func (d *Daemon) changes(ctx context.Context, p query.ChangesParams) (*query.Cha
 		}
 	}
 	res.IsFreshInstance = true
-	for _, path := range d.persist.cache.paths() {
+	paths, err := d.persist.paths()
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range paths {
 		res.Files = append(res.Files, query.Change{Path: path})
 	}
 	return res, nil
@@ -110,7 +114,7 @@ func (d *Daemon) Status() *query.Status {
 	out := &query.Status{
 		PID: d.pid, Started: d.start, Uptime: d.now().Sub(d.start).Round(time.Second).String(),
 		Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(st.Version),
-		Files: d.persist.cache.len(), Analyzed: d.persist.cache.analyzed(), Projects: []string{},
+		Files: files(st), Analyzed: d.persist.cache.analyzed(), Projects: []string{},
 		Warnings: d.warnings.list(), Bundles: d.bundles.status(),
 	}
 	for _, w := range d.w.Status() {
@@ -134,4 +138,19 @@ func (d *Daemon) Status() *query.Status {
 	}
 	sort.Strings(out.Projects)
 	return out
+}
+
+// files counts the files the collections of every View hold.
+func files(st *catalog.State) int {
+	seen := map[*discovery.Collection]bool{}
+	n := 0
+	for _, v := range st.Views() {
+		for _, c := range v.Set.Collections() {
+			if !seen[c] {
+				seen[c] = true
+				n += len(c.Facts)
+			}
+		}
+	}
+	return n
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/index"
 )
 
@@ -44,8 +46,8 @@ type persister struct {
 	stopped      bool
 }
 
-func newPersister(store *index.Store, log *slog.Logger, warn func(string)) *persister {
-	p := &persister{store: store, cache: newFileCache(), log: log, warn: warn,
+func newPersister(store *index.Store, schema discovery.SchemaOptions, log *slog.Logger, warn func(string)) *persister {
+	p := &persister{store: store, cache: newFileCache(store, schema, log), log: log, warn: warn,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		version: store.Tick(), written: store.Tick()}
 	p.wrote = sync.NewCond(&p.mu)
@@ -91,22 +93,42 @@ func (p *persister) writer() {
 	}
 }
 
+// writeChunk bounds the records one index transaction writes, and so the
+// memory a write takes: the first scan commits every file at once.
+const writeChunk = 4096
+
 // write applies what was committed since the last write, logged under the
 // last version committed: every record in it was published at that
-// version or before. When the write fails (the disk is full, say),
-// nothing is lost: the records and deletions are kept for the next write,
-// retried every saveRetry, and until one succeeds the change log is known
-// to lag, so `changes` answers with the full state.
+// version or before. It writes in transactions of at most writeChunk
+// records. When a write fails (the disk is full, say), nothing is lost:
+// the records and deletions are kept for the next write, retried every
+// saveRetry, and until one succeeds the change log is known to lag, so
+// `changes` answers with the full state.
 func (p *persister) write() {
 	p.mu.Lock()
 	version := p.version
 	gone := p.gone
 	p.gone = nil
 	p.mu.Unlock()
-	puts, err := p.cache.takeQueue()
-	if err == nil && (len(puts) > 0 || len(gone) > 0) {
-		sort.Strings(gone)
-		_, err = p.store.Apply(index.Batch{Put: puts, Delete: gone, Tick: max(version, p.store.Tick()+1)})
+	sort.Strings(gone)
+	var err error
+	for first := true; ; first = false {
+		puts := p.cache.takeQueue(writeChunk)
+		if len(puts) == 0 && (!first || len(gone) == 0) {
+			break
+		}
+		b := index.Batch{Put: puts, Tick: max(version, p.store.Tick())}
+		if first {
+			b.Delete = gone
+		}
+		if _, err = p.store.Apply(b); err != nil {
+			p.cache.requeue(puts)
+			if !first {
+				gone = nil // written by the first batch
+			}
+			break
+		}
+		p.cache.written(puts)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -125,7 +147,6 @@ func (p *persister) write() {
 		p.unsaved = true
 		return
 	}
-	p.cache.requeue(puts)
 	p.gone = append(gone, p.gone...)
 	if !p.unsaved {
 		p.unsaved = true
@@ -154,6 +175,28 @@ func (p *persister) waitWritten() (lagging bool) {
 		p.wrote.Wait()
 	}
 	return p.unsaved
+}
+
+// paths returns every file indexed, as it will be once what is committed
+// is written: the index's paths and the records waiting, without the
+// deletions waiting.
+func (p *persister) paths() ([]string, error) {
+	all, err := p.cache.paths()
+	p.mu.Lock()
+	gone := map[string]bool{}
+	for _, g := range p.gone {
+		gone[g] = true
+	}
+	p.mu.Unlock()
+	for g := range gone {
+		if p.cache.waiting(g) {
+			delete(gone, g) // deleted, then made again
+		}
+	}
+	if len(gone) > 0 {
+		all = slices.DeleteFunc(all, func(path string) bool { return gone[path] })
+	}
+	return all, err
 }
 
 // saveProjects remembers the registered projects for the next run.

@@ -1,0 +1,425 @@
+package discovery
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// The binary form of Facts: what the daemon keeps in its index for every
+// file, so that a restart decodes it instead of reading the file again.
+// It puts first what answers need at once (Brief), so that a decoder can
+// stop there, and after it the rest: mentions, front matter and
+// diagnostics, which are decoded only when a check or a query asks.
+//
+//	version byte (factsVersion)
+//	kind string
+//	name, description strings; extends (flag, ref); agents mode string;
+//	agents (count, refs); metadata (flag, fields); diagnostic counts
+//	(errors, warnings, infos); mention count
+//	length of the rest, then: mentions; front matter (flag, value);
+//	diagnostics
+//
+// Strings and lists are prefixed by their length as uvarints; a range is
+// four uvarints.
+
+const factsVersion = 1
+
+// ErrBadFacts is returned by DecodeFacts when the bytes are not Facts
+// this version of the package encoded.
+var ErrBadFacts = errors.New("discovery: undecodable facts")
+
+// AppendBinary appends the binary form of f to dst.
+func (f *Facts) AppendBinary(dst []byte) []byte {
+	e := encoder{b: dst}
+	e.b = append(e.b, factsVersion)
+	e.str(string(f.Kind))
+	e.str(f.Name)
+	e.str(f.Description)
+	if f.Extends != nil {
+		e.b = append(e.b, 1)
+		e.ref(*f.Extends)
+	} else {
+		e.b = append(e.b, 0)
+	}
+	e.str(f.AgentsMode)
+	e.uint(uint64(len(f.Agents)))
+	for _, a := range f.Agents {
+		e.ref(a)
+	}
+	e.metadata(f.Metadata)
+	c := f.Counts()
+	e.uint(uint64(c.Errors))
+	e.uint(uint64(c.Warnings))
+	e.uint(uint64(c.Infos))
+	mentions := len(f.Mentions)
+	if f.brief {
+		mentions = f.mentions
+	}
+	e.uint(uint64(mentions))
+
+	var rest encoder
+	rest.uint(uint64(len(f.Mentions)))
+	for _, m := range f.Mentions {
+		rest.str(m.Collection)
+		rest.str(m.Path)
+		rest.rng(m.Range)
+	}
+	if f.Front != nil {
+		rest.b = append(rest.b, 1)
+		rest.value(f.Front)
+	} else {
+		rest.b = append(rest.b, 0)
+	}
+	rest.uint(uint64(len(f.Diagnostics)))
+	for _, d := range f.Diagnostics {
+		rest.str(d.Code)
+		rest.str(string(d.Severity))
+		rest.str(d.Path)
+		rest.rng(d.Range)
+		rest.str(d.Message)
+		rest.str(d.Collection)
+	}
+	e.uint(uint64(len(rest.b)))
+	e.b = append(e.b, rest.b...)
+	return e.b
+}
+
+// DecodeFacts decodes the binary form of Facts. With brief set it decodes
+// only what Brief keeps, and returns brief Facts. The error wraps
+// ErrBadFacts.
+func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
+	d := decoder{b: b}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(decodeError); ok {
+				f, err = nil, fmt.Errorf("%w: %s at byte %d", ErrBadFacts, string(e), d.i)
+				return
+			}
+			panic(r)
+		}
+	}()
+	if d.byte() != factsVersion {
+		return nil, fmt.Errorf("%w: version %d", ErrBadFacts, b[0])
+	}
+	f = &Facts{Kind: Kind(d.str())}
+	f.Name = d.str()
+	f.Description = d.str()
+	if d.byte() == 1 {
+		r := d.ref()
+		f.Extends = &r
+	}
+	f.AgentsMode = d.str()
+	if n := d.count(); n > 0 {
+		f.Agents = make([]Ref, n)
+		for i := range f.Agents {
+			f.Agents[i] = d.ref()
+		}
+	}
+	f.Metadata = d.metadata()
+	f.counts = DiagnosticCounts{Errors: d.int(), Warnings: d.int(), Infos: d.int()}
+	f.mentions = d.int()
+	restLen := d.count()
+	if brief {
+		f.brief = true
+		f.mentions = min(f.mentions, 1)
+		if shared := plainBrief(f); shared != nil {
+			return shared, nil
+		}
+		return f, nil
+	}
+	end := d.i + restLen
+	if n := d.count(); n > 0 {
+		f.Mentions = make([]Mention, n)
+		for i := range f.Mentions {
+			f.Mentions[i] = Mention{Collection: d.str(), Path: d.str(), Range: d.rng()}
+		}
+	}
+	if d.byte() == 1 {
+		v := d.value(0)
+		m, ok := v.(map[string]any)
+		if !ok {
+			d.fail("front matter is not a mapping")
+		}
+		f.Front = m
+	}
+	if n := d.count(); n > 0 {
+		f.Diagnostics = make([]Diagnostic, n)
+		for i := range f.Diagnostics {
+			f.Diagnostics[i] = Diagnostic{Code: d.str(), Severity: Severity(d.str()), Path: d.str(),
+				Range: d.rng(), Message: d.str(), Collection: d.str()}
+		}
+	}
+	if d.i != end || d.i != len(d.b) {
+		d.fail("trailing bytes")
+	}
+	return f, nil
+}
+
+type encoder struct{ b []byte }
+
+func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+
+func (e *encoder) str(s string) {
+	e.uint(uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+
+func (e *encoder) rng(r Range) {
+	e.uint(uint64(r.Start.Line))
+	e.uint(uint64(r.Start.Character))
+	e.uint(uint64(r.End.Line))
+	e.uint(uint64(r.End.Character))
+}
+
+func (e *encoder) ref(r Ref) {
+	e.str(r.Value)
+	e.rng(r.Range)
+}
+
+func (e *encoder) metadata(m *Metadata) {
+	if m == nil {
+		e.b = append(e.b, 0)
+		return
+	}
+	e.b = append(e.b, 1)
+	e.str(m.Name)
+	e.str(m.Version)
+	e.str(m.Description)
+	keys := make([]string, 0, len(m.URLs))
+	for k := range m.URLs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	e.uint(uint64(len(keys)))
+	for _, k := range keys {
+		e.str(k)
+		e.str(m.URLs[k])
+	}
+	e.str(m.Author)
+	e.uint(uint64(len(m.Capabilities)))
+	for _, c := range m.Capabilities {
+		e.str(c)
+	}
+	e.uint(uint64(len(m.Requires)))
+	for _, r := range m.Requires {
+		e.str(r.Name)
+		e.str(r.Constraint)
+		e.rng(r.Range)
+	}
+}
+
+// Value tags of the front matter's encoding.
+const (
+	tagNil byte = iota
+	tagFalse
+	tagTrue
+	tagInt
+	tagFloat
+	tagString
+	tagList
+	tagMap
+	tagJSON
+)
+
+func (e *encoder) value(v any) {
+	switch v := v.(type) {
+	case nil:
+		e.b = append(e.b, tagNil)
+	case bool:
+		if v {
+			e.b = append(e.b, tagTrue)
+		} else {
+			e.b = append(e.b, tagFalse)
+		}
+	case int:
+		e.b = append(e.b, tagInt)
+		e.b = binary.AppendVarint(e.b, int64(v))
+	case int64:
+		e.b = append(e.b, tagInt)
+		e.b = binary.AppendVarint(e.b, v)
+	case float64:
+		e.b = append(e.b, tagFloat)
+		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v))
+	case string:
+		e.b = append(e.b, tagString)
+		e.str(v)
+	case []any:
+		e.b = append(e.b, tagList)
+		e.uint(uint64(len(v)))
+		for _, x := range v {
+			e.value(x)
+		}
+	case map[string]any:
+		e.b = append(e.b, tagMap)
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		e.uint(uint64(len(keys)))
+		for _, k := range keys {
+			e.str(k)
+			e.value(v[k])
+		}
+	default:
+		// Values of tags YAML resolves (timestamps, say) travel as JSON.
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte("null")
+		}
+		e.b = append(e.b, tagJSON)
+		e.str(string(b))
+	}
+}
+
+// decodeError is what decoder panics with; DecodeFacts recovers it.
+type decodeError string
+
+type decoder struct {
+	b []byte
+	i int
+}
+
+func (d *decoder) fail(msg string) { panic(decodeError(msg)) }
+
+func (d *decoder) byte() byte {
+	if d.i >= len(d.b) {
+		d.fail("truncated")
+	}
+	c := d.b[d.i]
+	d.i++
+	return c
+}
+
+func (d *decoder) uint() uint64 {
+	v, n := binary.Uvarint(d.b[d.i:])
+	if n <= 0 {
+		d.fail("bad uvarint")
+	}
+	d.i += n
+	return v
+}
+
+// int decodes a uvarint that must fit an int.
+func (d *decoder) int() int {
+	v := d.uint()
+	if v > math.MaxInt32 {
+		d.fail("number too large")
+	}
+	return int(v)
+}
+
+// count decodes a length, which cannot exceed what is left to read.
+func (d *decoder) count() int {
+	v := d.uint()
+	if v > uint64(len(d.b)-d.i) {
+		d.fail("length beyond the end")
+	}
+	return int(v)
+}
+
+func (d *decoder) str() string {
+	n := d.count()
+	s := string(d.b[d.i : d.i+n])
+	d.i += n
+	return s
+}
+
+func (d *decoder) rng() Range {
+	return Range{Start: Position{Line: d.int(), Character: d.int()}, End: Position{Line: d.int(), Character: d.int()}}
+}
+
+func (d *decoder) ref() Ref { return Ref{Value: d.str(), Range: d.rng()} }
+
+func (d *decoder) metadata() *Metadata {
+	if d.byte() == 0 {
+		return nil
+	}
+	m := &Metadata{Name: d.str(), Version: d.str(), Description: d.str()}
+	if n := d.count(); n > 0 {
+		m.URLs = make(map[string]string, n)
+		for range n {
+			k := d.str()
+			m.URLs[k] = d.str()
+		}
+	}
+	m.Author = d.str()
+	if n := d.count(); n > 0 {
+		m.Capabilities = make([]string, n)
+		for i := range m.Capabilities {
+			m.Capabilities[i] = d.str()
+		}
+	}
+	if n := d.count(); n > 0 {
+		m.Requires = make([]Requirement, n)
+		for i := range m.Requires {
+			m.Requires[i] = Requirement{Name: d.str(), Constraint: d.str(), Range: d.rng()}
+		}
+	}
+	return m
+}
+
+// maxValueDepth bounds the nesting of a decoded front matter value, as the
+// parser bounds the documents it reads.
+const maxValueDepth = 256
+
+func (d *decoder) value(depth int) any {
+	if depth > maxValueDepth {
+		d.fail("value nested too deep")
+	}
+	switch d.byte() {
+	case tagNil:
+		return nil
+	case tagFalse:
+		return false
+	case tagTrue:
+		return true
+	case tagInt:
+		v, n := binary.Varint(d.b[d.i:])
+		if n <= 0 {
+			d.fail("bad varint")
+		}
+		d.i += n
+		if int64(int(v)) == v {
+			return int(v)
+		}
+		return v
+	case tagFloat:
+		if len(d.b)-d.i < 8 {
+			d.fail("truncated")
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.i:]))
+		d.i += 8
+		return v
+	case tagString:
+		return d.str()
+	case tagList:
+		n := d.count()
+		out := make([]any, n)
+		for i := range out {
+			out[i] = d.value(depth + 1)
+		}
+		return out
+	case tagMap:
+		n := d.count()
+		out := make(map[string]any, n)
+		for range n {
+			k := d.str()
+			out[k] = d.value(depth + 1)
+		}
+		return out
+	case tagJSON:
+		var v any
+		if err := json.Unmarshal([]byte(d.str()), &v); err != nil {
+			d.fail("bad JSON value")
+		}
+		return v
+	}
+	d.fail("unknown value tag")
+	return nil
+}

@@ -1,0 +1,61 @@
+package discovery_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+func TestFactsCodecRoundTrip(t *testing.T) {
+	srcs := map[discovery.Kind]string{
+		discovery.KindProfile: "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: P\n  extends: a:b\nsession:\n  orchestrator:\n    module: loop\n    config: {max: 3, ratio: 0.5, on: true, none: null}\nagents: [x, y]\n---\nSee @a:context/x.md\n",
+		discovery.KindAgent:   "---\nmeta: [unclosed\n---\n",
+		discovery.KindContext: "@a:b.md and @c:d/e.md\n",
+		"":                    "[project]\nname = \"x\"\nversion = \"1.0\"\n",
+	}
+	for k, src := range srcs {
+		path := "/r/c/profiles/p.md"
+		if k == "" {
+			path = "/r/c/pyproject.toml"
+		}
+		f := discovery.AnalyzeFile(path, []byte(src), k, discovery.SchemaOptions{})
+		b := f.AppendBinary(nil)
+		got, err := discovery.DecodeFacts(b, false)
+		if err != nil {
+			t.Fatalf("%s: decode: %v", k, err)
+		}
+		if !reflect.DeepEqual(got.Diagnostics, f.Diagnostics) || !reflect.DeepEqual(got.Mentions, f.Mentions) ||
+			!reflect.DeepEqual(got.Front, f.Front) || !reflect.DeepEqual(got.Metadata, f.Metadata) ||
+			got.Name != f.Name || got.Description != f.Description || !reflect.DeepEqual(got.Extends, f.Extends) ||
+			!reflect.DeepEqual(got.Agents, f.Agents) || got.AgentsMode != f.AgentsMode || got.Kind != f.Kind {
+			t.Errorf("%s: round trip changed the facts:\n got %+v\nwant %+v", k, got, f)
+		}
+		brief, err := discovery.DecodeFacts(b, true)
+		if err != nil || !brief.IsBrief() || brief.Counts() != f.Counts() || brief.HasMentions() != f.HasMentions() ||
+			brief.Front != nil || brief.Mentions != nil || brief.Diagnostics != nil {
+			t.Errorf("%s: brief decode = %+v, %v", k, brief, err)
+		}
+		if !reflect.DeepEqual(brief, f.Brief()) {
+			t.Errorf("%s: brief decode %+v differs from Brief %+v", k, brief, f.Brief())
+		}
+	}
+}
+
+func FuzzDecodeFacts(f *testing.F) {
+	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\n---\n@a:b\n"), discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
+	f.Add([]byte{1, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, brief := range []bool{false, true} {
+			fs, err := discovery.DecodeFacts(b, brief)
+			if err != nil {
+				continue
+			}
+			if brief {
+				continue
+			}
+			// What decodes encodes to the same bytes, unless maps reorder.
+			_ = fs.AppendBinary(nil)
+		}
+	})
+}
