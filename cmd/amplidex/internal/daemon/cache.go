@@ -26,7 +26,7 @@ type fileCache struct {
 	schema atomic.Uint32 // stamps every payload: records of other schema options are not trusted
 	log    *slog.Logger
 
-	mu      sync.Mutex // guards fields below
+	mu      sync.Mutex            // guards fields below
 	pending map[string]index.File // made by loads, not yet published
 	queue   map[string]index.File // published, not yet written
 	writing map[string]index.File // taken by the writer, not yet in the index
@@ -58,7 +58,9 @@ func newFileCache(store *index.Store, schema discovery.SchemaOptions, log *slog.
 
 // setSchema makes the cache trust only records analyzed with schema: with
 // other options, every file is analyzed again.
-func (c *fileCache) setSchema(schema discovery.SchemaOptions) { c.schema.Store(uint32(schemaStamp(schema))) }
+func (c *fileCache) setSchema(schema discovery.SchemaOptions) {
+	c.schema.Store(uint32(schemaStamp(schema)))
+}
 
 // schemaStamp is the byte that marks the payloads analyzed with the given
 // schema options.
