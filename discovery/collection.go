@@ -117,9 +117,22 @@ func (c *Collection) ResourcePath(rel string) (string, bool) {
 	return "", false
 }
 
-// resourceAt returns the resource at rel, looked up in a table built on
-// the first call (the last of two at one rel, as ResourcePath always had).
+// manyResources is how many resources a collection needs before
+// resourceAt builds a table rather than looking through them.
+const manyResources = 64
+
+// resourceAt returns the resource at rel (the last of two at one rel, as
+// ResourcePath always had): looked through in a small collection, looked
+// up in a table built on the first call in a large one.
 func (c *Collection) resourceAt(rel string) (Resource, bool) {
+	if len(c.Resources) < manyResources {
+		for i := len(c.Resources) - 1; i >= 0; i-- {
+			if c.Resources[i].Rel == rel {
+				return c.Resources[i], true
+			}
+		}
+		return Resource{}, false
+	}
 	c.relsOnce.Do(func() {
 		c.rels = make(map[string]int, len(c.Resources))
 		for i, r := range c.Resources {

@@ -35,6 +35,11 @@ type Facts struct {
 	brief    bool
 	counts   DiagnosticCounts
 	mentions int
+	// blocks is, for a brief profile, the binary form of its front
+	// matter's session and exclude blocks (see ProfileBlocks); nil when it
+	// has neither or no front matter.
+	blocks []byte
+	front  bool // a brief profile had usable front matter
 }
 
 // DiagnosticCounts counts diagnostics by severity.
@@ -96,7 +101,8 @@ func (f *Facts) Brief() *Facts {
 	}
 	b := &Facts{Kind: f.Kind, Name: f.Name, Description: f.Description, Extends: f.Extends,
 		AgentsMode: f.AgentsMode, Agents: f.Agents, Metadata: f.Metadata,
-		brief: true, counts: f.Counts(), mentions: min(len(f.Mentions), 1)}
+		brief: true, counts: f.Counts(), mentions: min(len(f.Mentions), 1),
+		blocks: profileBlocks(f.Front), front: f.Front != nil}
 	if shared := plainBrief(b); shared != nil {
 		return shared
 	}
@@ -123,7 +129,7 @@ type plainKey struct {
 
 // plainBrief returns the shared value equal to brief Facts b, or nil.
 func plainBrief(b *Facts) *Facts {
-	if b.Name != "" || b.Description != "" || b.Extends != nil || b.AgentsMode != "" || b.Agents != nil ||
+	if b.blocks != nil || b.front || b.Name != "" || b.Description != "" || b.Extends != nil || b.AgentsMode != "" || b.Agents != nil ||
 		b.Metadata != nil || b.counts != (DiagnosticCounts{}) {
 		return nil
 	}
@@ -194,4 +200,49 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 		f.Front = m
 	}
 	return f
+}
+
+// profileBlocks returns the binary form of the session and exclude blocks
+// of front matter: what checking a child profile's inherited session
+// needs of each profile of its chain. It returns nil when there is
+// neither.
+func profileBlocks(front map[string]any) []byte {
+	blocks := map[string]any{}
+	for _, k := range []string{"session", "exclude"} {
+		if v, ok := front[k]; ok {
+			blocks[k] = v
+		}
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	var e encoder
+	e.value(blocks)
+	return e.b
+}
+
+// ProfileBlocks returns the session and exclude blocks of a profile's
+// front matter, as Front holds them (also for brief Facts, which keep
+// them), and false when the file has no usable front matter.
+func (f *Facts) ProfileBlocks() (session any, exclude map[string]any, ok bool) {
+	if !f.brief {
+		if f.Front == nil {
+			return nil, nil, false
+		}
+		ex, _ := f.Front["exclude"].(map[string]any)
+		return f.Front["session"], ex, true
+	}
+	if !f.front {
+		return nil, nil, false
+	}
+	if f.blocks == nil {
+		return nil, nil, true
+	}
+	v, err := decodeValue(f.blocks)
+	if err != nil {
+		return nil, nil, false
+	}
+	m, _ := v.(map[string]any)
+	ex, _ := m["exclude"].(map[string]any)
+	return m["session"], ex, true
 }

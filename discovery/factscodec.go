@@ -57,10 +57,20 @@ func (f *Facts) AppendBinary(dst []byte) []byte {
 	e.uint(uint64(c.Warnings))
 	e.uint(uint64(c.Infos))
 	mentions := len(f.Mentions)
+	blocks, front := profileBlocks(f.Front), f.Front != nil
 	if f.brief {
-		mentions = f.mentions
+		mentions, blocks, front = f.mentions, f.blocks, f.front
 	}
 	e.uint(uint64(mentions))
+	switch {
+	case !front:
+		e.b = append(e.b, 0)
+	case blocks == nil:
+		e.b = append(e.b, 1)
+	default:
+		e.b = append(e.b, 2)
+		e.str(string(blocks))
+	}
 
 	var rest encoder
 	rest.uint(uint64(len(f.Mentions)))
@@ -123,7 +133,20 @@ func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
 	f.Metadata = d.metadata()
 	f.counts = DiagnosticCounts{Errors: d.int(), Warnings: d.int(), Infos: d.int()}
 	f.mentions = d.int()
+	switch d.byte() {
+	case 0:
+	case 1:
+		f.front = true
+	case 2:
+		f.front = true
+		f.blocks = []byte(d.str())
+	default:
+		d.fail("bad front matter flag")
+	}
 	restLen := d.count()
+	if !brief {
+		f.blocks, f.front = nil, false
+	}
 	if brief {
 		f.brief = true
 		f.mentions = min(f.mentions, 1)
@@ -422,4 +445,23 @@ func (d *decoder) value(depth int) any {
 	}
 	d.fail("unknown value tag")
 	return nil
+}
+
+// decodeValue decodes one value of the front matter's encoding.
+func decodeValue(b []byte) (v any, err error) {
+	d := decoder{b: b}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(decodeError); ok {
+				v, err = nil, fmt.Errorf("%w: %s at byte %d", ErrBadFacts, string(e), d.i)
+				return
+			}
+			panic(r)
+		}
+	}()
+	v = d.value(0)
+	if d.i != len(d.b) {
+		d.fail("trailing bytes")
+	}
+	return v, nil
 }

@@ -201,8 +201,7 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 		return entries
 	}
 	add := func(k Kind, name, path string) {
-		rel, _ := filepath.Rel(base, path)
-		out = append(out, Resource{Kind: k, Name: name, Path: path, Rel: filepath.ToSlash(rel)})
+		out = append(out, newResource(base, k, name, path))
 	}
 	for _, k := range []Kind{KindProfile, KindAgent} {
 		dir := filepath.Join(base, k.Dir())
@@ -323,4 +322,21 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// newResource makes the Resource of kind k called name at path below base,
+// with its Rel and Name cut from its Path where the platform allows, so
+// that a resource holds one string, not three.
+func newResource(base string, k Kind, name, path string) Resource {
+	r := Resource{Kind: k, Name: name, Path: path}
+	if filepath.Separator == '/' && len(path) > len(base)+1 && path[:len(base)] == base && path[len(base)] == '/' {
+		r.Rel = path[len(base)+1:]
+	} else {
+		rel, _ := filepath.Rel(base, path)
+		r.Rel = filepath.ToSlash(rel)
+	}
+	if i := strings.LastIndex(r.Rel, name); i >= 0 && strings.HasSuffix(r.Rel[:i+len(name)], name) {
+		r.Name = r.Rel[i : i+len(name)]
+	}
+	return r
 }

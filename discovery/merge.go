@@ -45,16 +45,20 @@ func effectiveSession(chain []ProfileRef) (session any, ok bool) {
 	out := map[string]any{}
 	for i := len(chain) - 1; i >= 0; i-- {
 		p := chain[i]
-		f := p.Collection.FullFacts(p.Path)
-		if f == nil || f.Front == nil {
+		f := p.Collection.Facts[p.Path]
+		if f == nil {
+			return nil, false
+		}
+		session, exclude, ok := f.ProfileBlocks()
+		if !ok {
 			return nil, false
 		}
 		// As MergeProfile does, on the one block.
-		if ex, ok := f.Front["exclude"].(map[string]any); ok {
-			applyExclude(out, ex)
+		if exclude != nil {
+			applyExclude(out, exclude)
 		}
-		if cv, ok := f.Front["session"]; ok {
-			out["session"] = mergeSession(out["session"], cv)
+		if session != nil {
+			out["session"] = mergeSession(out["session"], session)
 		}
 	}
 	return out["session"], true

@@ -17,3 +17,6 @@ func (d *Daemon) WaitApplied() {
 		}
 	}
 }
+
+// WaitWritten waits until the index holds everything committed.
+func (d *Daemon) WaitWritten() { d.persist.waitWritten() }
