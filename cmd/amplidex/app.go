@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/lmittmann/tint"
 	"github.com/spf13/cobra"
@@ -61,6 +62,10 @@ type App struct {
 	projectDir string
 	configPath string
 	log        *slog.Logger
+
+	// refusedOnce says once per run that a .amplifier directory of
+	// another user was ignored.
+	refusedOnce sync.Once
 }
 
 // NewApp returns an App over the given streams and environment.
@@ -123,6 +128,7 @@ func (a *App) rootCmd() *cobra.Command {
 		newLSPCmd(a),
 		newSchemaCmd(a),
 	)
+	guardCommands(root)
 	return root
 }
 

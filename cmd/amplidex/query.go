@@ -33,21 +33,21 @@ func newQueryCmd(a *App) *cobra.Command {
 		return query.NameParams{Common: c, Name: args[0]}
 	}
 	completeNames := a.completeCollectionNames()
-	addQuery(cmd, a, opts, query.MethodCollections, "collections", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodResolve, "resolve NAME", cobra.ExactArgs(1), name, completeNames)
-	addQuery(cmd, a, opts, query.MethodCollection, "collection NAME", cobra.ExactArgs(1), name, completeNames)
-	addQuery(cmd, a, opts, query.MethodProfiles, "profiles", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodAgents, "agents", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodAgent, "agent REF", cobra.ExactArgs(1),
+	addQuery(cmd, a, opts, query.MethodCollections, "collections", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodResolve, "resolve NAME", exactArgs("NAME"), name, completeNames)
+	addQuery(cmd, a, opts, query.MethodCollection, "collection NAME", exactArgs("NAME"), name, completeNames)
+	addQuery(cmd, a, opts, query.MethodProfiles, "profiles", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodAgents, "agents", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodAgent, "agent REF", exactArgs("REF"),
 		func(c query.Common, args []string) query.RefParams { return query.RefParams{Common: c, Ref: args[0]} }, nil)
-	addQuery(cmd, a, opts, query.MethodContext, "context", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodTools, "tools", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodModules, "modules", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodSearch, "search TEXT", cobra.MinimumNArgs(1),
+	addQuery(cmd, a, opts, query.MethodContext, "context", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodTools, "tools", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodModules, "modules", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodSearch, "search TEXT", minArgs("TEXT"),
 		func(c query.Common, args []string) query.SearchParams {
 			return query.SearchParams{Common: c, Text: strings.Join(args, " ")}
 		}, nil)
-	addQuery(cmd, a, opts, query.MethodDiagnostics, "diagnostics [PATH]", cobra.MaximumNArgs(1),
+	addQuery(cmd, a, opts, query.MethodDiagnostics, "diagnostics [PATH]", maxArgs("PATH"),
 		func(c query.Common, args []string) query.DiagnosticsParams {
 			p := query.DiagnosticsParams{Common: c}
 			if len(args) > 0 {
@@ -55,9 +55,9 @@ func newQueryCmd(a *App) *cobra.Command {
 			}
 			return p
 		}, nil)
-	addQuery(cmd, a, opts, query.MethodDeps, "deps NAME", cobra.ExactArgs(1), name, completeNames)
+	addQuery(cmd, a, opts, query.MethodDeps, "deps NAME", exactArgs("NAME"), name, completeNames)
 	var merged bool
-	profile := addQuery(cmd, a, opts, query.MethodProfile, "profile REF", cobra.ExactArgs(1),
+	profile := addQuery(cmd, a, opts, query.MethodProfile, "profile REF", exactArgs("REF"),
 		func(c query.Common, args []string) query.ProfileParams {
 			return query.ProfileParams{Common: c, Ref: args[0], Merged: merged}
 		}, nil)
@@ -66,7 +66,7 @@ func newQueryCmd(a *App) *cobra.Command {
 	changes := &cobra.Command{
 		Use:   "changes --since CLOCK",
 		Short: query.MethodChanges.Summary() + "; exit 3 without one",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.runChanges(c.Context(), opts, since)
 		},

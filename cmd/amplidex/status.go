@@ -15,7 +15,7 @@ func newStatusCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the daemon: pid, uptime, roots and their health, counts, clock, warnings (exit 3 when none runs)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runStatus(cmd.Context(), asJSON)
 		},
