@@ -67,6 +67,9 @@ const (
 	CodeModuleUnavailable   = "bundle/module-unavailable"
 	CodeIncludesNotPrepared = "bundle/includes-not-prepared"
 	CodeBundleSource        = "bundle/invalid-source"
+
+	// suppress/…: suppression comments (# amplidex: ignore[…]).
+	CodeSuppressUnused = "suppress/unused"
 )
 
 // CodeInfo describes one diagnostic code.
@@ -134,4 +137,6 @@ var Codes = []CodeInfo{
 	{CodeModuleUnavailable, SeverityError, "a module source could not be fetched, found or installed; no entry is written"},
 	{CodeIncludesNotPrepared, SeverityWarning, "a manifest's includes are left out of the mount plan: only inline modules are prepared"},
 	{CodeBundleSource, SeverityError, "a module source is not git+URL@ref, file:// or a local path"},
+
+	{CodeSuppressUnused, SeverityInfo, "a suppression comment (`# amplidex: ignore[code]`) suppresses nothing, names no known code, or is malformed"},
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -50,12 +53,25 @@ func (a *App) workspace() (*workspace, error) {
 		if err != nil {
 			return nil, exitf(exitUsage, "--project: %v", err)
 		}
+		switch fi, err := os.Stat(ws.project); {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, exitf(exitUsage, "--project %s: no such directory", a.projectDir)
+		case err != nil:
+			return nil, exitf(exitUsage, "--project %s: %v", a.projectDir, errText(err))
+		case !fi.IsDir():
+			return nil, exitf(exitUsage, "--project %s: not a directory", a.projectDir)
+		}
 	} else {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, exitf(exitUsage, "working directory: %v", err)
 		}
-		ws.project = discovery.FindProject(wd).Dir
+		found := discovery.FindProject(wd)
+		if w := found.Warning(); w != "" {
+			// Said once per run, however often the workspace is asked for.
+			a.refusedOnce.Do(func() { fmt.Fprintf(a.Stderr, "amplidex: %s\n", w) })
+		}
+		ws.project = found.Dir
 	}
 	ws.home = a.Getenv("HOME")
 	if ws.home == "" {
@@ -81,6 +97,9 @@ func (a *App) workspace() (*workspace, error) {
 // directory when it has a .amplifier directory, else none (the daemon then
 // answers from the user and bundled roots, and registers nothing).
 func (ws *workspace) daemonProject() string {
+	if ws.project == "" {
+		return "" // the search for .amplifier was refused
+	}
 	if fi, err := os.Stat(filepath.Join(ws.project, ".amplifier")); err == nil && fi.IsDir() {
 		return ws.project
 	}
@@ -94,6 +113,15 @@ func (ws *workspace) schemaOptions() discovery.SchemaOptions {
 		opts.UnknownKeySeverity = discovery.SeverityWarning
 	}
 	return opts
+}
+
+// errText is err's message without the path an os error repeats.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // loader returns a Loader configured for the workspace.
