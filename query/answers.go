@@ -49,17 +49,16 @@ func infos(v *catalog.View, cs []*discovery.Collection) []CollectionInfo {
 
 func collections(v *catalog.View) []CollectionInfo { return infos(v, v.Set.Collections()) }
 
-func resolve(v *catalog.View, name string) (*ResolveResult, error) {
+func resolve(v *catalog.View, name string) *ResolveResult {
 	r := v.Set.Resolve(name)
 	res := &ResolveResult{Name: name, Found: r.Winner != nil, Shadowed: infos(v, r.Shadowed), Skipped: infos(v, r.Skipped)}
 	if r.Winner != nil {
 		w := info(v, r.Winner)
 		res.Winner = &w
 	}
-	if r.Winner == nil && len(r.Skipped) == 0 {
-		return res, notFound("collection %q resolves nowhere", name)
-	}
-	return res, nil
+	// A name that resolves nowhere is an answer too (found is false), so
+	// that scripts get the same object either way.
+	return res
 }
 
 func collection(v *catalog.View, name string) (*CollectionDetail, error) {

@@ -47,7 +47,7 @@ func newQueryCmd(a *App) *cobra.Command {
 		func(c query.Common, args []string) query.SearchParams {
 			return query.SearchParams{Common: c, Text: strings.Join(args, " ")}
 		}, nil)
-	addQuery(cmd, a, opts, query.MethodDiagnostics, "diagnostics [PATH]", maxArgs("PATH"),
+	addQuery(cmd, a, opts, query.MethodDiagnostics, "diagnostics [PATH]", existingPath(maxArgs("PATH")),
 		func(c query.Common, args []string) query.DiagnosticsParams {
 			p := query.DiagnosticsParams{Common: c}
 			if len(args) > 0 {
@@ -92,6 +92,23 @@ func addQuery[P, R any](parent *cobra.Command, a *App, opts *queryOptions, m *qu
 	return cmd
 }
 
+// existingPath checks args with check, then that the path they name, if
+// any, exists: asking about a path that is not there is a usage error,
+// not an empty answer.
+func existingPath(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return err
+		}
+		if len(args) == 1 {
+			if _, err := os.Stat(args[0]); err != nil {
+				return exitf(exitUsage, "%s %s: %s", commandName(c), args[0], errText(err))
+			}
+		}
+		return nil
+	}
+}
+
 // runQuery answers one query, from the daemon or in process, and prints
 // it.
 func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P) error {
@@ -122,22 +139,30 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		if errors.As(err, &qe) {
 			switch qe.Code {
 			case query.CodeNotFound:
-				return exitf(exitFailed, "%s", qe.Message)
+				return &exitError{code: exitFailed, kind: string(qe.Code), err: errors.New(qe.Message)}
 			case query.CodeInvalidParams:
-				return exitf(exitUsage, "%s", qe.Message)
+				return &exitError{code: exitUsage, kind: string(qe.Code), err: errors.New(qe.Message)}
 			}
 		}
 		return err
 	}
-	if opts.json {
+	r, isResolve := any(result).(*query.ResolveResult)
+	nowhere := isResolve && r != nil && !r.Found
+	switch {
+	case opts.json:
 		if err := query.PrintJSON(a.Stdout, result); err != nil {
 			return err
 		}
-	} else if err := m.Print(a.Stdout, result, a.printOptions()); err != nil {
-		return err
+	case nowhere && r.Winner == nil && len(r.Skipped) == 0 && len(r.Shadowed) == 0:
+		// Nothing at all answers to the name: no table, a message.
+		return exitf(exitFailed, "collection %q resolves nowhere", r.Name)
+	default:
+		if err := m.Print(a.Stdout, result, a.printOptions()); err != nil {
+			return err
+		}
 	}
 	// A name that resolves nowhere (only skipped candidates) matched nothing.
-	if r, ok := any(result).(*query.ResolveResult); ok && r != nil && !r.Found {
+	if nowhere {
 		return exitCode(exitFailed)
 	}
 	return nil

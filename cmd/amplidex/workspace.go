@@ -36,7 +36,7 @@ func (a *App) config() (*Config, query.Paths, error) {
 	}
 	cfg, err := loadConfig(path, explicit)
 	if err != nil {
-		return nil, paths, exitf(exitUsage, "%v", err)
+		return nil, paths, configError(err)
 	}
 	return cfg, paths, nil
 }
