@@ -21,6 +21,10 @@ type workspace struct {
 	roots   []discovery.Root
 	cfg     *Config
 	paths   query.Paths
+	// onRead, when set, sees the bytes of every file the loader reads
+	// (check looks for suppression comments in them); it is called from
+	// several goroutines.
+	onRead func(path string, src []byte)
 }
 
 // config loads the configuration file named by --config, else the default
@@ -126,7 +130,27 @@ func errText(err error) string {
 
 // loader returns a Loader configured for the workspace.
 func (ws *workspace) loader() *discovery.Loader {
-	return &discovery.Loader{Schema: ws.schemaOptions()}
+	l := &discovery.Loader{Schema: ws.schemaOptions()}
+	if see := ws.onRead; see != nil {
+		l.ReadFile = func(p string) ([]byte, error) {
+			src, err := discovery.ReadFile(p, discovery.DefaultMaxFileSize)
+			if err == nil {
+				see(p, src)
+			}
+			return src, err
+		}
+	}
+	return l
+}
+
+// base is the directory paths in the configuration and in baselines are
+// taken from: the project directory, else the working directory.
+func (ws *workspace) base() string {
+	if ws.project != "" {
+		return ws.project
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // catalog returns an in-process catalog of the workspace's roots.
