@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -146,6 +147,9 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		}
 		return err
 	}
+	if dr, ok := any(result).(*query.DiagnosticsResult); ok && dr != nil {
+		suppressAnswer(dr)
+	}
 	r, isResolve := any(result).(*query.ResolveResult)
 	nowhere := isResolve && r != nil && !r.Found
 	switch {
@@ -166,6 +170,31 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		return exitCode(exitFailed)
 	}
 	return nil
+}
+
+// suppressAnswer drops from a diagnostics answer what the suppression
+// comments of its files cover (as check does), reading each file that has
+// diagnostics once. Unused comments are check's to report: here only files
+// with diagnostics are read.
+func suppressAnswer(dr *query.DiagnosticsResult) {
+	src := newSources()
+	sups := discovery.Suppressions{}
+	for _, d := range dr.Diagnostics {
+		if _, seen := sups[d.Path]; !seen {
+			sups[d.Path] = nil
+			if b := src.read(d.Path); b != nil {
+				sups.Add(d.Path, b)
+			}
+		}
+	}
+	kept := dr.Diagnostics[:0:0]
+	for _, d := range sups.Apply(dr.Diagnostics) {
+		if d.Code != discovery.CodeSuppressUnused {
+			kept = append(kept, d)
+		}
+	}
+	dr.Diagnostics = kept
+	dr.Summary = summarize(kept)
 }
 
 // isAnswerError reports an error that is the daemon's answer (nothing
