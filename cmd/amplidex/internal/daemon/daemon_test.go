@@ -248,7 +248,7 @@ func TestLiveChanges(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "pyproject.toml")); err != nil {
 			t.Fatal(err)
 		}
-		if !hasCode(e.diagnostics(c), discovery.CodeMissingPyproject, "tools/pyproject.toml") {
+		if !hasCode(e.diagnostics(c), discovery.CodeMissingPyproject, "/tools") { // reported on the directory
 			t.Fatal("deleted pyproject not reported")
 		}
 		e.write(filepath.Join(dir, "pyproject.toml"), pyproject("tools", "3.0.0"))
