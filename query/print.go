@@ -349,17 +349,28 @@ func printResources(w io.Writer, rs []ResourceInfo, o PrintOptions) error {
 	return tw.Flush()
 }
 
-func printProfile(w io.Writer, p *ProfileResult, _ PrintOptions) error {
+func printProfile(w io.Writer, p *ProfileResult, o PrintOptions) error {
 	fmt.Fprintf(w, "%s\t%s\n", Clean(p.Ref), Clean(p.Path))
 	chain := make([]string, len(p.Chain))
 	for i, c := range p.Chain {
 		chain[i] = Clean(c)
 	}
-	fmt.Fprintf(w, "chain: %s\n", strings.Join(chain, " → "))
+	tail := ""
+	if !p.Complete {
+		tail = " → ? (incomplete)"
+	}
+	fmt.Fprintf(w, "chain: %s%s\n", strings.Join(chain, " → "), tail)
+	if len(p.Problems) > 0 {
+		fmt.Fprintln(w)
+		o.Diagnostics.Print(w, p.Problems)
+	}
 	if p.Merged == nil {
 		return nil
 	}
 	fmt.Fprintln(w, "---")
+	if !p.Complete {
+		fmt.Fprintln(w, "# INCOMPLETE: the extends chain does not reach its root; this merges only what resolved and is not the effective profile")
+	}
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

@@ -169,6 +169,13 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if nowhere {
 		return exitCode(exitFailed)
 	}
+	// An effective profile asked for whose chain does not resolve is no
+	// effective profile.
+	if pr, ok := any(result).(*query.ProfileResult); ok && pr != nil && !pr.Complete {
+		if pp, ok := any(params(query.Common{})).(query.ProfileParams); ok && pp.Merged {
+			return exitCode(exitFailed)
+		}
+	}
 	return nil
 }
 
