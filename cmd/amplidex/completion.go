@@ -62,11 +62,10 @@ func (a *App) completeRefs(k discovery.Kind) completer {
 					continue
 				}
 				if ref := c.Name + ":" + r.Name; strings.HasPrefix(ref, prefix) {
-					desc := ""
-					if f := c.Facts[r.Path]; f != nil {
-						desc = query.Clean(strings.Join(strings.Fields(f.Description), " "))
+					if f := c.Facts[r.Path]; f != nil && strings.TrimSpace(f.Description) != "" {
+						ref += "\t" + query.Clean(strings.Join(strings.Fields(f.Description), " "))
 					}
-					out = append(out, ref+"\t"+desc)
+					out = append(out, ref)
 				}
 			}
 		}

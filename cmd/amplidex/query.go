@@ -40,7 +40,8 @@ func newQueryCmd(a *App) *cobra.Command {
 	addQuery(cmd, a, opts, query.MethodProfiles, "profiles", noArgs, list, nil)
 	addQuery(cmd, a, opts, query.MethodAgents, "agents", noArgs, list, nil)
 	addQuery(cmd, a, opts, query.MethodAgent, "agent REF", exactArgs("REF"),
-		func(c query.Common, args []string) query.RefParams { return query.RefParams{Common: c, Ref: args[0]} }, nil)
+		func(c query.Common, args []string) query.RefParams { return query.RefParams{Common: c, Ref: args[0]} },
+		a.completeRefs(discovery.KindAgent))
 	addQuery(cmd, a, opts, query.MethodContext, "context", noArgs, list, nil)
 	addQuery(cmd, a, opts, query.MethodTools, "tools", noArgs, list, nil)
 	addQuery(cmd, a, opts, query.MethodModules, "modules", noArgs, list, nil)
@@ -61,7 +62,7 @@ func newQueryCmd(a *App) *cobra.Command {
 	profile := addQuery(cmd, a, opts, query.MethodProfile, "profile REF", exactArgs("REF"),
 		func(c query.Common, args []string) query.ProfileParams {
 			return query.ProfileParams{Common: c, Ref: args[0], Merged: merged}
-		}, nil)
+		}, a.completeRefs(discovery.KindProfile))
 	profile.Flags().BoolVar(&merged, "merged", false, "print the effective profile after its extends chain")
 	var since string
 	changes := &cobra.Command{
