@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -88,6 +89,10 @@ func loadConfig(path string, explicit bool) (*Config, error) {
 		if errors.As(err, &perr) {
 			return nil, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
 		}
+		// A value of the wrong type: the decoder names the key in its text.
+		if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+			return nil, fmt.Errorf("%s: %s: %s", at(path, src, strings.Split(m[1], ".")...), m[1], m[2])
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
@@ -121,6 +126,10 @@ func loadConfig(path string, explicit bool) (*Config, error) {
 	cfg.path = path
 	return cfg, nil
 }
+
+// lastKeyRE reads the key and the message out of the decoder's type
+// errors: `toml: line 2 (last key "roots.bundled"): incompatible types: …`.
+var lastKeyRE = regexp.MustCompile(`^toml: (?:line \d+ )?\(last key "([^"]+)"\): (.*)$`)
 
 // unknownKeys is the error for keys of the file that amplidex does not
 // know: each with its line and column, and the nearest known key.
