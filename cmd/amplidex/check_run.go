@@ -337,15 +337,29 @@ func (p *planner) root(dir string) bool {
 		}
 		return found
 	}
-	cols, err := p.loader.ScanRoot(discovery.Root{Kind: discovery.RootArgument, Path: dir})
+	dirs, err := discovery.CandidateDirs(dir)
 	if err != nil {
 		return false
 	}
-	for _, c := range cols {
-		p.args = append(p.args, c)
-		p.targets = append(p.targets, target{col: c})
+	found := false
+	for _, d := range dirs {
+		if !isDirAt(d) {
+			continue
+		}
+		if c := p.load(d); c != nil {
+			p.addArg(c)
+			p.targets = append(p.targets, target{col: c})
+			found = true
+		}
 	}
-	return len(cols) > 0
+	return found
+}
+
+// addArg records an argument collection once.
+func (p *planner) addArg(c *discovery.Collection) {
+	if !slices.Contains(p.args, c) {
+		p.args = append(p.args, c)
+	}
 }
 
 // file plans the check of one file: as a file of the collection that holds
@@ -411,16 +425,16 @@ func (p *planner) owner(path string, isDir bool) (*discovery.Collection, string)
 			continue
 		}
 		if sp, ok := holds(c.Diagnostics, c, path, isDir); ok {
-			if !slices.Contains(p.args, c) {
-				p.args = append(p.args, c)
-			}
+			p.addArg(c)
 			return c, sp
 		}
 	}
 	return nil, ""
 }
 
-// load reads the collection at dir as an argument, once per run.
+// load reads the collection at dir as an argument (in a root that is its
+// parent directory), once per run, so that a directory reached from two
+// paths is one collection.
 func (p *planner) load(dir string) *discovery.Collection {
 	if c, ok := p.loaded[dir]; ok {
 		return c
