@@ -173,10 +173,10 @@ type target struct {
 
 // planner turns the paths of `check PATH…` into targets.
 type planner struct {
-	ws     *workspace
 	view   *catalog.View
 	loader *discovery.Loader
 	loaded map[string]*discovery.Collection // argument collections by directory
+	shapes map[string]bool                  // looksLikeCollection by directory
 	// args are the collections found outside the workspace's roots; they
 	// are checked ahead of every root (catalog.WithArguments).
 	args    []*discovery.Collection
@@ -190,7 +190,7 @@ type planner struct {
 // workspace's roots.
 func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool, sups *suppressionLog) (checkResult, error) {
 	v, cat := ws.view()
-	p := &planner{ws: ws, view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}}
+	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, arg := range paths {
 		abs, err := filepath.Abs(arg)
@@ -409,7 +409,12 @@ func (p *planner) owner(path string, isDir bool) (*discovery.Collection, string)
 	var candidates []string
 	for d := path; ; {
 		if d != path || isDir {
-			if looksLikeCollection(d) && !inToolOrModule(d) {
+			is, seen := p.shapes[d]
+			if !seen {
+				is = looksLikeCollection(d) && !inToolOrModule(d)
+				p.shapes[d] = is
+			}
+			if is {
 				candidates = append(candidates, d)
 			}
 		}
