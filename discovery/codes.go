@@ -67,6 +67,9 @@ const (
 	CodeModuleUnavailable   = "bundle/module-unavailable"
 	CodeIncludesNotPrepared = "bundle/includes-not-prepared"
 	CodeBundleSource        = "bundle/invalid-source"
+
+	// suppress/…: suppression comments (# amplidex: ignore[…]).
+	CodeSuppressUnused = "suppress/unused"
 )
 
 // CodeInfo describes one diagnostic code.
@@ -74,64 +77,68 @@ type CodeInfo struct {
 	Code     string
 	Severity Severity
 	Summary  string
+	// Help says what to do about it, in a sentence or two.
+	Help string
 }
 
-// Codes lists every diagnostic code with its default severity and a one-line
-// description, in the order the README shows them.
+// Codes lists every diagnostic code with its default severity, a one-line
+// description and what to do about it, in the order the README shows them.
 var Codes = []CodeInfo{
-	{CodeMissingPyproject, SeverityError, "a directory with resource directories has no pyproject.toml (`Missing pyproject.toml`): not a collection"},
-	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML"},
-	{CodeMissingField, SeverityError, "[project] lacks name, version or description (`Required field missing: …`)"},
-	{CodeInvalidVersion, SeverityError, "[project] version is not X.Y.Z semver (`Invalid version format`)"},
-	{CodeInvalidName, SeverityError, "[project] name is not lowercase letters, digits and single hyphens"},
-	{CodeMetadataType, SeverityError, "a pyproject field has the wrong type (urls, author, capabilities, requires)"},
-	{CodeInvalidConstraint, SeverityError, "a requires constraint is not a valid version range"},
-	{CodeMetadataUnknownKey, SeverityInfo, "[tool.amplifier.collection] has a key the format does not document"},
+	{CodeMissingPyproject, SeverityError, "a directory with resource directories has no pyproject.toml (`Missing pyproject.toml`): not a collection", "Add a pyproject.toml with a [project] table (name, version, description) to the directory, or move the resource directories out of the root."},
+	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML", "Fix the TOML syntax at the position shown; until then the collection is skipped."},
+	{CodeMissingField, SeverityError, "[project] lacks name, version or description (`Required field missing: …`)", "Add the field to [project]: name, version and description are required."},
+	{CodeInvalidVersion, SeverityError, "[project] version is not X.Y.Z semver (`Invalid version format`)", "Write the version as three numbers, X.Y.Z, such as 1.0.0."},
+	{CodeInvalidName, SeverityError, "[project] name is not lowercase letters, digits and single hyphens", "Use lowercase letters, digits and single hyphens, such as my-collection."},
+	{CodeMetadataType, SeverityError, "a pyproject field has the wrong type (urls, author, capabilities, requires)", "Give the field the type the format documents: urls a table of strings, author a string, capabilities a list of strings, requires a table of constraints."},
+	{CodeInvalidConstraint, SeverityError, "a requires constraint is not a valid version range", "Write the constraint as ^1.2.3, ~1.2.3, >=1.0,<2.0 or ==1.5.0; until then the collection is skipped."},
+	{CodeMetadataUnknownKey, SeverityInfo, "[tool.amplifier.collection] has a key the format does not document", "Remove the key or check its spelling; amplidex reports it for information only."},
 
-	{CodeFrontMatterMissing, SeverityError, "a profile, agent or bundle does not open with a `---` front matter block"},
-	{CodeFrontMatterUnterminated, SeverityError, "the front matter block has no closing `---`"},
-	{CodeFrontMatterSyntax, SeverityError, "the front matter is not valid YAML (position as YAML reports it)"},
-	{CodeFrontMatterNotMapping, SeverityError, "the front matter is YAML but not a mapping"},
-	{CodeFrontMatterInCodeFence, SeverityError, "the only YAML found is inside a Markdown code fence"},
-	{CodeFrontMatterTooLarge, SeverityError, "the front matter is too large, too deep, or expands too many aliases"},
-	{CodeFrontMatterEncoding, SeverityError, "the file is not valid UTF-8"},
+	{CodeFrontMatterMissing, SeverityError, "a profile, agent or bundle does not open with a `---` front matter block", "Open the file with a --- line, the YAML front matter, and a closing --- line."},
+	{CodeFrontMatterUnterminated, SeverityError, "the front matter block has no closing `---`", "Add the closing --- line after the front matter."},
+	{CodeFrontMatterSyntax, SeverityError, "the front matter is not valid YAML (position as YAML reports it)", "Fix the YAML at the position shown; quote values that hold a colon followed by a space."},
+	{CodeFrontMatterNotMapping, SeverityError, "the front matter is YAML but not a mapping", "Write the front matter as key: value pairs."},
+	{CodeFrontMatterInCodeFence, SeverityError, "the only YAML found is inside a Markdown code fence", "Move the YAML out of the code fence, between --- lines at the top of the file."},
+	{CodeFrontMatterTooLarge, SeverityError, "the front matter is too large, too deep, or expands too many aliases", "Shorten the front matter; move long text into the body."},
+	{CodeFrontMatterEncoding, SeverityError, "the file is not valid UTF-8", "Save the file as UTF-8."},
 
-	{CodeUnknownKey, SeverityError, "a key outside the documented schema (a warning when configured so)"},
-	{CodeRequiredKey, SeverityError, "a required key is missing"},
-	{CodeWrongType, SeverityError, "a value has the wrong type"},
-	{CodeInvalidValue, SeverityError, "a value has the right type but is not allowed"},
-	{CodeNameMismatch, SeverityWarning, "a document's name differs from its file name"},
-	{CodeDuplicateKey, SeverityError, "a mapping repeats a key (YAML loaders keep the last)"},
+	{CodeUnknownKey, SeverityError, "a key outside the documented schema (a warning when configured so)", "Remove the key or correct its spelling (the message suggests the nearest known key); [schema] unknown_key = \"warning\" lowers it."},
+	{CodeRequiredKey, SeverityError, "a required key is missing", "Add the key the message names."},
+	{CodeWrongType, SeverityError, "a value has the wrong type", "Give the value the type the message names; module entries are mappings such as {module: tool-web}."},
+	{CodeInvalidValue, SeverityError, "a value has the right type but is not allowed", "Use one of the values the message lists."},
+	{CodeNameMismatch, SeverityWarning, "a document's name differs from its file name", "Make the name in the front matter match the file name, or rename the file."},
+	{CodeDuplicateKey, SeverityError, "a mapping repeats a key (YAML loaders keep the last)", "Keep one of the repeated keys; YAML loaders keep only the last."},
 
-	{CodeExtendsUnresolved, SeverityError, "`extends` names a profile that does not resolve"},
-	{CodeExtendsCycle, SeverityError, "profile inheritance forms a cycle (the message shows the chain)"},
-	{CodeExtendsTooDeep, SeverityError, "an `extends` chain is longer than 32 profiles; it is not followed further"},
-	{CodeAgentUnknown, SeverityError, "a profile's agents list names an agent that does not exist"},
-	{CodeMentionUnresolved, SeverityError, "an `@collection:path` mention does not resolve to a file"},
-	{CodeMentionEscapes, SeverityError, "an `@collection:path` mention leaves its collection (`..`)"},
+	{CodeExtendsUnresolved, SeverityError, "`extends` names a profile that does not resolve", "Name an existing profile as collection:name; the message says why it does not resolve and suggests near names."},
+	{CodeExtendsCycle, SeverityError, "profile inheritance forms a cycle (the message shows the chain)", "Break the cycle: one profile of the chain must not extend another of it."},
+	{CodeExtendsTooDeep, SeverityError, "an `extends` chain is longer than 32 profiles; it is not followed further", "Shorten the extends chain to at most 32 profiles."},
+	{CodeAgentUnknown, SeverityError, "a profile's agents list names an agent that does not exist", "Name an existing agent, as name or collection:name; the message suggests near names."},
+	{CodeMentionUnresolved, SeverityError, "an `@collection:path` mention does not resolve to a file", "Point the mention at an existing file of a collection that resolves; the message says why it does not."},
+	{CodeMentionEscapes, SeverityError, "an `@collection:path` mention leaves its collection (`..`)", "Keep the path inside the collection; remove the '..'."},
 
-	{CodeDepMissing, SeverityError, "a required collection resolves nowhere"},
-	{CodeDepUnsatisfied, SeverityError, "a required collection resolves, but its version does not meet the constraint"},
+	{CodeDepMissing, SeverityError, "a required collection resolves nowhere", "Install the required collection in a root, or remove the requirement; the message says when a collection of that name is skipped and why."},
+	{CodeDepUnsatisfied, SeverityError, "a required collection resolves, but its version does not meet the constraint", "Install a version that meets the constraint, or relax the constraint."},
 
-	{CodeNestedNameMismatch, SeverityWarning, "the root pyproject.toml and the package copy disagree on the name"},
-	{CodeToolNoPyproject, SeverityWarning, "a scenario tool directory has no pyproject.toml"},
-	{CodeSymlinkLoop, SeverityWarning, "a symbolic link loops or points outside what may be followed; skipped"},
-	{CodeUnreadable, SeverityWarning, "a file or directory could not be read; skipped"},
-	{CodeShadowed, SeverityInfo, "a collection is shadowed by one of the same name in a higher-precedence root"},
-	{CodeDuplicateName, SeverityWarning, "two collections of one name in one root; the first in path order wins"},
-	{CodeFileTooLarge, SeverityWarning, "a document is larger than the parser accepts; skipped"},
-	{CodeNotRegular, SeverityWarning, "a FIFO, socket or device (or a link to one) where a document should be; never opened for reading"},
+	{CodeNestedNameMismatch, SeverityWarning, "the root pyproject.toml and the package copy disagree on the name", "Make the package copy of pyproject.toml name the collection as the root one does."},
+	{CodeToolNoPyproject, SeverityWarning, "a scenario tool directory has no pyproject.toml", "Add a pyproject.toml to the scenario tool directory."},
+	{CodeSymlinkLoop, SeverityWarning, "a symbolic link loops or points outside what may be followed; skipped", "Fix or remove the symbolic link."},
+	{CodeUnreadable, SeverityWarning, "a file or directory could not be read; skipped", "Make the file or directory readable by the user amplidex runs as."},
+	{CodeShadowed, SeverityInfo, "a collection is shadowed by one of the same name in a higher-precedence root", "Nothing to do if intended: a collection of the same name in a higher-precedence root wins."},
+	{CodeDuplicateName, SeverityWarning, "two collections of one name in one root; the first in path order wins", "Rename or remove one of the two collections of this name in the root."},
+	{CodeFileTooLarge, SeverityWarning, "a document is larger than the parser accepts; skipped", "Shorten the document; larger ones are not read."},
+	{CodeNotRegular, SeverityWarning, "a FIFO, socket or device (or a link to one) where a document should be; never opened for reading", "Replace the FIFO, socket or device with a regular file."},
 
-	{CodeLockCorrupt, SeverityError, "collections.lock is not valid JSON or not a lock file; it is never overwritten"},
-	{CodeLockPathMissing, SeverityWarning, "a lock entry's path no longer exists"},
-	{CodeLockModuleEscapes, SeverityError, "a lock module path leaves its collection"},
-	{CodeLockNotLocked, SeverityWarning, "a collection is installed in the root but not in its lock file"},
-	{CodeLockNotInstalled, SeverityWarning, "a lock entry names a collection that is not installed"},
-	{CodeLockSchema, SeverityError, "a lock entry lacks a field or has one of the wrong type"},
+	{CodeLockCorrupt, SeverityError, "collections.lock is not valid JSON or not a lock file; it is never overwritten", "Restore collections.lock from version control, or remove it and reinstall the collections."},
+	{CodeLockPathMissing, SeverityWarning, "a lock entry's path no longer exists", "Reinstall the collection or remove its entry from the lock file."},
+	{CodeLockModuleEscapes, SeverityError, "a lock module path leaves its collection", "Keep module paths inside their collection."},
+	{CodeLockNotLocked, SeverityWarning, "a collection is installed in the root but not in its lock file", "Reinstall the collection so that the lock file records it, or remove the directory."},
+	{CodeLockNotInstalled, SeverityWarning, "a lock entry names a collection that is not installed", "Install the collection, or remove its entry from the lock file."},
+	{CodeLockSchema, SeverityError, "a lock entry lacks a field or has one of the wrong type", "Give the entry the fields the lock format requires, with their types."},
 
-	{CodeBundleLoadFailed, SeverityError, "a bundle manifest cannot be loaded (`bundle_load_failed`), such as a missing default_provider"},
-	{CodeBundleAgentMissing, SeverityError, "a bundle includes an agent with no agents/<name>.md"},
-	{CodeModuleUnavailable, SeverityError, "a module source could not be fetched, found or installed; no entry is written"},
-	{CodeIncludesNotPrepared, SeverityWarning, "a manifest's includes are left out of the mount plan: only inline modules are prepared"},
-	{CodeBundleSource, SeverityError, "a module source is not git+URL@ref, file:// or a local path"},
+	{CodeBundleLoadFailed, SeverityError, "a bundle manifest cannot be loaded (`bundle_load_failed`), such as a missing default_provider", "Add a top-level default_provider string to bundle.md; reinstall amplifier-agent if the manifest is shipped."},
+	{CodeBundleAgentMissing, SeverityError, "a bundle includes an agent with no agents/<name>.md", "Add agents/<name>.md beside the manifest, or remove the name from agents.include."},
+	{CodeModuleUnavailable, SeverityError, "a module source could not be fetched, found or installed; no entry is written", "Check the module source: the repository, ref or path must exist and be reachable."},
+	{CodeIncludesNotPrepared, SeverityWarning, "a manifest's includes are left out of the mount plan: only inline modules are prepared", "Nothing to do unless the included bundles' modules are needed in the mount plan."},
+	{CodeBundleSource, SeverityError, "a module source is not git+URL@ref, file:// or a local path", "Write the source as git+https://host/repo@ref, file:///path or a local path."},
+
+	{CodeSuppressUnused, SeverityInfo, "a suppression comment (`# amplidex: ignore[code]`) suppresses nothing, names no known code, or is malformed", "Remove the suppression comment, or correct the code it names."},
 }

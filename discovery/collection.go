@@ -289,8 +289,9 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 		Base: shape.Base, Layout: shape.Layout, Facts: map[string]*Facts{}, details: l.Details}
 	if !shape.IsCollection() {
 		c.Problem = "Missing pyproject.toml"
+		// The directory is what is wrong, not a file that is not there.
 		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: CodeMissingPyproject, Severity: SeverityError,
-			Path: filepath.Join(dir, "pyproject.toml"), Message: "Missing pyproject.toml"})
+			Path: dir, Message: "Missing pyproject.toml"})
 	} else {
 		c.Pyproject = shape.Pyproject
 		f := l.analyze(shape.Pyproject, "")

@@ -6,7 +6,10 @@
 // their profiles, agents, context files, scenario tools and modules, parses
 // pyproject.toml, front matter and lock files, validates them against strict
 // schemas, resolves names across the project, user and bundled roots, and
-// checks cross-references (extends, agent names, @mentions, requires).
+// checks cross-references (extends, agent names, @mentions, requires),
+// saying why a reference does not resolve. Suppression comments
+// (`# amplidex: ignore[code]`) are read from a file's bytes and applied to
+// its diagnostics by Suppress, for every caller alike.
 //
 // It does not watch files, store anything, or talk to other processes: those
 // are the jobs of the watcher, index and query packages, which build on this

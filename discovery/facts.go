@@ -221,6 +221,15 @@ func profileBlocks(front map[string]any) []byte {
 	return e.b
 }
 
+// HasFront reports whether the file has usable front matter decoded
+// (also for brief Facts, which do not hold it).
+func (f *Facts) HasFront() bool {
+	if f.brief {
+		return f.front
+	}
+	return f.Front != nil
+}
+
 // ProfileBlocks returns the session and exclude blocks of a profile's
 // front matter, as Front holds them (also for brief Facts, which keep
 // them), and false when the file has no usable front matter.

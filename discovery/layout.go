@@ -176,6 +176,15 @@ func IsEditorDropping(name string) bool {
 		name == "4913"
 }
 
+// skipResourceDir reports the directories inside context/,
+// scenario-tools/ and modules/ that hold no resources: dotfiles and editor
+// droppings, as the rulings say, and __pycache__, Python's bytecode cache.
+// Every other directory is walked, whatever its name (_private,
+// node_modules, venv, *.egg-info): context is every *.md under context/.
+func skipResourceDir(name string) bool {
+	return IsEditorDropping(name) || name == "__pycache__"
+}
+
 // isReadme reports README files ("README.md" in any case).
 func isReadme(name string) bool { return strings.EqualFold(name, "README.md") }
 
@@ -229,7 +238,7 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 		for _, e := range readDir(dir) {
 			name := e.Name()
 			p := filepath.Join(dir, name)
-			if skipDir(name) || IsEditorDropping(name) || !e.IsDir() {
+			if skipResourceDir(name) || !e.IsDir() {
 				// Directory symlinks inside a collection are not followed.
 				continue
 			}
@@ -264,7 +273,7 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 			r = rel + "/" + name
 		}
 		if e.IsDir() {
-			if skipDir(name) {
+			if skipResourceDir(name) {
 				continue
 			}
 			sub, err := os.ReadDir(p)

@@ -112,9 +112,16 @@ func TestListResources(t *testing.T) {
 -- context/a/x.md --
 -- context/Z.md --
 -- context/.git/x.md --
+-- context/_drafts/d.md --
+-- context/node_modules/n.md --
+-- context/venv/v.md --
+-- context/notes.egg-info/e.md --
+-- context/__pycache__/c.md --
 -- scenario-tools/blog-writer/pyproject.toml --
 -- scenario-tools/no-meta/main.py --
 -- scenario-tools/__pycache__/x.pyc --
+-- scenario-tools/_helper/pyproject.toml --
+-- modules/_internal/__init__.py --
 -- modules/tool-x/__init__.py --
 -- modules/hooks-y/pyproject.toml --
 -- modules/loop-z/README.md --
@@ -141,12 +148,18 @@ func TestListResources(t *testing.T) {
 		"agent alpha agents/alpha.md",
 		"context README.md context/README.md",
 		"context Z.md context/Z.md",
+		"context _drafts/d.md context/_drafts/d.md",
 		"context a/x.md context/a/x.md",
 		"context a-b/x.md context/a-b/x.md",
 		"context a.md context/a.md",
 		"context linked.md context/linked.md",
+		"context node_modules/n.md context/node_modules/n.md",
+		"context notes.egg-info/e.md context/notes.egg-info/e.md",
+		"context venv/v.md context/venv/v.md",
+		"scenario-tool _helper scenario-tools/_helper",
 		"scenario-tool blog-writer scenario-tools/blog-writer",
 		"scenario-tool no-meta scenario-tools/no-meta",
+		"module _internal modules/_internal",
 		"module hooks-y modules/hooks-y",
 		"module tool-x modules/tool-x",
 	}

@@ -6,13 +6,30 @@ import "strings"
 // (see RefNames).
 const AgentDep = "agent:"
 
+// Dependencies that no one name stands for (see RefNames). A reference
+// that does not resolve suggests the nearest name that does, so its
+// message changes when any name starts or stops resolving.
+const (
+	// NamesDep is the set of collection names that resolve: a
+	// collection with a collection reference that does not resolve
+	// depends on it. SetDelta.Names holds it when that set changed.
+	NamesDep = "\x00names"
+	// AnyAgentDep is the set of bare agent names that resolve: a
+	// collection with a bare agent name that does not resolve depends on
+	// it. SetDelta.Agents holds anyAgent when that set changed.
+	AnyAgentDep = AgentDep + anyAgent
+	anyAgent    = "\x00any"
+)
+
 // RefNames returns what c's cross-references depend on: the collections
 // its extends chains pass through (and the one each stops
 // at), the collections its mentions, qualified agent names and requires
 // name (its own name included: another collection of that name may win),
-// and its bare agent names (prefixed with AgentDep). When none of these
-// names resolves differently, c's cross-reference diagnostics stay as they
-// are.
+// and its bare agent names (prefixed with AgentDep); NamesDep when one of
+// its collection references does not resolve, and AnyAgentDep when one of
+// its bare agent names does not (their messages suggest near names). When
+// none of these resolves differently, c's cross-reference diagnostics stay
+// as they are.
 func (s *Set) RefNames(c *Collection) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -20,6 +37,14 @@ func (s *Set) RefNames(c *Collection) []string {
 		if !seen[n] {
 			seen[n] = true
 			out = append(out, n)
+		}
+	}
+	// addColl adds a collection name, and NamesDep when it resolves to
+	// none.
+	addColl := func(n string) {
+		add(n)
+		if !seen[NamesDep] && s.Lookup(n) == nil {
+			add(NamesDep)
 		}
 	}
 	for _, res := range c.Resources {
@@ -32,25 +57,28 @@ func (s *Set) RefNames(c *Collection) []string {
 				add(p.Collection.Name)
 				if pf := p.Collection.Facts[p.Path]; pf != nil && pf.Extends != nil {
 					if coll, _, ok := strings.Cut(pf.Extends.Value, ":"); ok {
-						add(coll)
+						addColl(coll)
 					}
 				}
 			}
 		}
 		for _, a := range f.Agents {
 			if coll, _, ok := strings.Cut(a.Value, ":"); ok {
-				add(coll)
+				addColl(coll)
 			} else {
 				add(AgentDep + a.Value)
+				if _, _, ok := s.ResolveAgent(a.Value, c); !ok {
+					add(AnyAgentDep)
+				}
 			}
 		}
 		for _, m := range mentionsOf(c, res.Path, f) {
-			add(m.Collection)
+			addColl(m.Collection)
 		}
 	}
 	if c.Metadata != nil {
 		for _, r := range c.Metadata.Requires {
-			add(r.Name)
+			addColl(r.Name)
 		}
 	}
 	return out

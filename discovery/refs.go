@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 	if qualified {
 		c = s.Lookup(collName)
 		if c == nil {
-			return ProfileRef{}, fmt.Errorf("collection %q does not resolve", collName)
+			return ProfileRef{}, errors.New(s.unresolvedCollection(collName))
 		}
 	} else if c == nil {
 		return ProfileRef{}, fmt.Errorf("bare profile name %q needs a collection: write collection:%s", ref, ref)
@@ -55,7 +56,90 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 	if !qualified {
 		where = "its own collection (" + c.Name + "); a bare name is looked up there only"
 	}
-	return ProfileRef{}, fmt.Errorf("no profile %s in %s", rel, where)
+	msg := fmt.Sprintf("no profile %s in %s", rel, where)
+	if near := suggestResource(c, KindProfile, rel); near != "" {
+		if qualified {
+			near = c.Name + ":" + near
+		}
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return ProfileRef{}, errors.New(msg)
+}
+
+// unresolvedCollection says why name resolves to no collection: the
+// directories that answer to it and are skipped, and why (no
+// pyproject.toml, an invalid requires constraint, …); else the nearest
+// name that resolves.
+func (s *Set) unresolvedCollection(name string) string {
+	msg := fmt.Sprintf("collection %q does not resolve", name)
+	if why := s.skipped(name); why != "" {
+		return msg + ": " + why
+	}
+	if near := s.suggestCollection(name); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return msg
+}
+
+// skipped says which directory that answers to name is skipped, and why;
+// "" when none is.
+func (s *Set) skipped(name string) string {
+	r := s.Resolve(name)
+	if len(r.Skipped) == 0 {
+		return ""
+	}
+	c := r.Skipped[0]
+	why := c.Problem
+	if why == "" {
+		why = "not a usable collection"
+	}
+	msg := fmt.Sprintf("%s is skipped (%s)", c.Dir, why)
+	if n := len(r.Skipped) - 1; n > 0 {
+		msg += fmt.Sprintf(", and %d more", n)
+	}
+	return msg
+}
+
+// suggestCollection returns the winning collection name that name most
+// likely misspells, or "".
+func (s *Set) suggestCollection(name string) string {
+	return SuggestFrom(name, func(yield func(string) bool) {
+		for n := range s.winner.All() {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+}
+
+// suggestResource returns the name (for a profile or agent whose rel is
+// kind's directory/name.md) or the path of the resource of c that rel
+// most likely misspells, or "".
+func suggestResource(c *Collection, k Kind, rel string) string {
+	dir := k.Dir() + "/"
+	name, byName := strings.CutPrefix(rel, dir)
+	if byName {
+		name, byName = strings.CutSuffix(name, ".md")
+		byName = byName && !strings.Contains(name, "/")
+	}
+	key := rel
+	if byName {
+		key = name
+	}
+	return SuggestFrom(key, func(yield func(string) bool) {
+		for _, r := range c.Resources {
+			if k != "" && r.Kind != k {
+				continue
+			}
+			cand := r.Rel
+			if byName {
+				cand = r.Name
+			}
+			if !yield(cand) {
+				return
+			}
+		}
+	})
 }
 
 // escapes reports whether a slash-separated relative path leaves its base.
@@ -95,6 +179,37 @@ func (s *Set) ResolveAgent(name string, from *Collection) (Resource, *Collection
 	return Resource{}, nil, false
 }
 
+// unknownAgent says why the agent name written in collection from does
+// not resolve, with the nearest name that does.
+func (s *Set) unknownAgent(name string, from *Collection) string {
+	if coll, n, ok := strings.Cut(name, ":"); ok {
+		c := s.Lookup(coll)
+		if c == nil {
+			return fmt.Sprintf("agent %q does not resolve: %s", name, s.unresolvedCollection(coll))
+		}
+		msg := fmt.Sprintf("agent %q does not exist: collection %s has no agents/%s.md", name, coll, n)
+		if near := suggestResource(c, KindAgent, "agents/"+n+".md"); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", coll+":"+near)
+		}
+		return msg
+	}
+	msg := fmt.Sprintf("agent %q does not exist in %s or any collection", name, from.Name)
+	near := suggestResource(from, KindAgent, "agents/"+name+".md")
+	if near == "" {
+		near = SuggestFrom(name, func(yield func(string) bool) {
+			for a := range s.holders.All() {
+				if !yield(a) {
+					return
+				}
+			}
+		})
+	}
+	if near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return msg
+}
+
 // ResolveMention returns the file an @collection:path mention names.
 func (s *Set) ResolveMention(m Mention) (string, error) {
 	if escapes(m.Path) {
@@ -102,7 +217,7 @@ func (s *Set) ResolveMention(m Mention) (string, error) {
 	}
 	c := s.Lookup(m.Collection)
 	if c == nil {
-		return "", fmt.Errorf("collection %q does not resolve", m.Collection)
+		return "", errors.New(s.unresolvedCollection(m.Collection))
 	}
 	if p, ok := c.ResourcePath(m.Path); ok {
 		return p, nil
@@ -113,10 +228,14 @@ func (s *Set) ResolveMention(m Mention) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("no %s in collection %s (%s)", m.Path, c.Name, c.Base)
+	msg := fmt.Sprintf("no %s in collection %s (%s)", m.Path, c.Name, c.Base)
+	if near := suggestResource(c, "", m.Path); near != "" {
+		msg += fmt.Sprintf("; did you mean @%s:%s?", c.Name, near)
+	}
+	return "", errors.New(msg)
 }
 
-var errEscapes = fmt.Errorf("path leaves its collection")
+var errEscapes = errors.New("path leaves its collection")
 
 // constraint parses a version constraint, once per set.
 func (s *Set) constraint(text string) (*Constraint, error) {
@@ -189,7 +308,7 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 		}
 		for _, a := range f.Agents {
 			if _, _, ok := s.ResolveAgent(a.Value, c); !ok {
-				add(CodeAgentUnknown, res.Path, a.Range, "agent %q does not exist in %s or any collection", a.Value, c.Name)
+				add(CodeAgentUnknown, res.Path, a.Range, "%s", s.unknownAgent(a.Value, c))
 			}
 		}
 		for _, m := range mentionsOf(c, res.Path, f) {
@@ -217,9 +336,14 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 		}
 		dep := s.Lookup(req.Name)
 		if dep == nil {
+			msg := fmt.Sprintf("requires %s %s, but no collection %s is installed in any root", req.Name, req.Constraint, req.Name)
+			if why := s.skipped(req.Name); why != "" {
+				msg = fmt.Sprintf("requires %s %s, but collection %s is not installed: %s", req.Name, req.Constraint, req.Name, why)
+			} else if near := s.suggestCollection(req.Name); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
 			out = append(out, Diagnostic{Code: CodeDepMissing, Severity: SeverityError, Path: c.Pyproject,
-				Range: req.Range, Collection: c.Name,
-				Message: fmt.Sprintf("requires %s %s, but no collection %s is installed in any root", req.Name, req.Constraint, req.Name)})
+				Range: req.Range, Collection: c.Name, Message: msg})
 			continue
 		}
 		if ok, err := con.Check(dep.Version); err != nil || !ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,8 +21,9 @@ import (
 // file lists every diagnostic expected, one per line:
 // `relpath:line:col code severity`, with 1-based line and column. $DIR in a
 // file stands for the directory the tree is unpacked in. Lines of
-// the archive's comment may set `max-file-size: N` or ask for
-// `symlink PATH -> TARGET` or `fifo PATH`.
+// the archive's comment may set `max-file-size: N`, ask for
+// `symlink PATH -> TARGET` or `fifo PATH`, or say `suppress` to apply the
+// suppression comments of every file (discovery.Suppress).
 func TestSetFixtures(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "refs", "*.txtar"))
 	if err != nil || len(files) == 0 {
@@ -86,6 +88,13 @@ func TestSetFixtures(t *testing.T) {
 			st, _ := cat.AddProject(project)
 			view, _ := st.View(project)
 			ds := view.Diagnostics()
+			if strings.Contains("\n"+string(ar.Comment), "\nsuppress\n") {
+				sources := map[string][]byte{}
+				for _, f := range tree.Files {
+					sources[filepath.Join(dir, filepath.FromSlash(f.Name))] = f.Data
+				}
+				ds = discovery.Suppress(slices.Clone(ds), sources)
+			}
 			var got []string
 			for _, d := range ds {
 				rel, _ := filepath.Rel(dir, d.Path)

@@ -63,7 +63,11 @@ type Resolution struct {
 
 // SetDelta says what an Apply changed: the names whose candidates changed
 // (a collection of that name came, went or was replaced), and the bare
-// agent names that now resolve to another collection.
+// agent names that now resolve to another collection. Names also holds
+// NamesDep when a name started or stopped resolving, and Agents the
+// agent of AnyAgentDep (without AgentDep) when a bare agent name did:
+// references that do not resolve suggest near names, so their messages
+// depend on those sets.
 type SetDelta struct {
 	Names  []string
 	Agents []string
@@ -258,12 +262,16 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 	}
 	var delta SetDelta
 	agents := map[string]bool{}
+	namesChanged := false
 	for n := range touched {
 		delta.Names = append(delta.Names, n)
 		old := t.winner.Value(n)
 		w := pickWinner(n, t.byName.Value(n))
 		if old == w {
 			continue
+		}
+		if (old == nil) != (w == nil) {
+			namesChanged = true
 		}
 		if w == nil {
 			t.winner = t.winner.Delete(n)
@@ -287,10 +295,20 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 			}
 		}
 	}
+	anyAgentChanged := false
 	for a := range agents {
-		if s.agentCollection(a) != t.agentCollection(a) {
+		if was, is := s.agentCollection(a), t.agentCollection(a); was != is {
 			delta.Agents = append(delta.Agents, a)
+			if (was == nil) != (is == nil) {
+				anyAgentChanged = true
+			}
 		}
+	}
+	if namesChanged {
+		delta.Names = append(delta.Names, NamesDep)
+	}
+	if anyAgentChanged {
+		delta.Agents = append(delta.Agents, anyAgent)
 	}
 	sort.Strings(delta.Names)
 	sort.Strings(delta.Agents)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -133,17 +134,19 @@ func TestSetApplyDelta(t *testing.T) {
 	a := mk("aa", "/u/aa", "helper")
 	b := mk("bb", "/u/bb", "helper", "solo")
 	set := discovery.NewSet([]discovery.Root{user}, [][]*discovery.Collection{{a, b}})
+	anyAgent := strings.TrimPrefix(discovery.AnyAgentDep, discovery.AgentDep)
 	// Replacing bb by a version without "solo" changes bb's candidates and
-	// the resolution of the bare agent "solo", but not of "helper", which
-	// aa (first in name order) keeps.
+	// the resolution of the bare agent "solo", which resolves nowhere now
+	// (the set of agent names that resolve changed), but not of "helper",
+	// which aa (first in name order) keeps.
 	b2 := mk("bb", "/u/bb", "helper")
 	_, d := set.Apply([]*discovery.Collection{b}, []*discovery.Collection{b2})
-	if !slices.Equal(d.Names, []string{"bb"}) || !slices.Equal(d.Agents, []string{"solo"}) {
-		t.Fatalf("delta = %+v, want names [bb] agents [solo]", d)
+	if !slices.Equal(d.Names, []string{"bb"}) || !slices.Equal(d.Agents, []string{anyAgent, "solo"}) {
+		t.Fatalf("delta = %+v, want names [bb] agents [any solo]", d)
 	}
-	// Removing aa moves "helper" to bb.
+	// Removing aa moves "helper" to bb; the name aa resolves nowhere now.
 	_, d = set.Apply([]*discovery.Collection{a}, nil)
-	if !slices.Equal(d.Names, []string{"aa"}) || !slices.Equal(d.Agents, []string{"helper"}) {
-		t.Fatalf("delta = %+v, want names [aa] agents [helper]", d)
+	if !slices.Equal(d.Names, []string{discovery.NamesDep, "aa"}) || !slices.Equal(d.Agents, []string{"helper"}) {
+		t.Fatalf("delta = %+v, want names [names aa] agents [helper]", d)
 	}
 }

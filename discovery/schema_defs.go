@@ -17,8 +17,11 @@ package discovery
 //     session.context and their module ids are required only of a profile
 //     that extends none. The merged profile is checked where profiles are
 //     merged.
-//   - Profile agents: "all", "none", a list of agent names, or a mapping
-//     with dirs, include (names) and inline (name → agent definition).
+//   - Profile agents, and an agent's agents: "all", "none" or a list of
+//     agent names, as PRODUCT.md rules and the reference model types
+//     them. A mapping ({dirs: […]}, {include: […]}, {inline: …}), which
+//     some collections write, is a type error: the reference loader
+//     rejects it, so such a profile does not load.
 //   - session may also hold injection_budget_per_turn and
 //     injection_size_limit (integers or null), as bundled profiles do.
 //   - ui and task are mappings whose known keys are type-checked and whose
@@ -61,10 +64,8 @@ var sessionModule = &shape{kinds: kMap, hint: moduleHint, fields: []*field{
 var moduleList = &shape{kinds: kList, items: moduleEntry}
 
 // agentRefs selects agents by name: "all", "none", or a list of names.
-var agentRefs = &shape{kinds: kString | kList | kMap, enum: []string{"all", "none"}, items: stringValue, fields: []*field{
-	{name: "dirs", shape: stringList, nullable: true, doc: "Directories searched for agent files."},
-	{name: "include", shape: stringList, nullable: true, doc: "Names of the agents to load."},
-}}
+var agentRefs = &shape{kinds: kString | kList, enum: []string{"all", "none"}, items: stringValue,
+	hint: "list the agents by name, or write all; the reference loader rejects a mapping such as {dirs: […]}"}
 
 // agentFields are the keys of an agent file, shared by collection agents,
 // bundle agents and a profile's inline agents.
@@ -120,18 +121,13 @@ var profileSession = &shape{kinds: kMap, fields: []*field{
 	{name: "injection_size_limit", shape: intValue, nullable: true, doc: "Largest single injection; null for no limit."},
 }}
 
-// profileAgents is agentRefs plus inline agent definitions.
-var profileAgents = &shape{kinds: kString | kList | kMap, enum: agentRefs.enum, items: stringValue, fields: append(agentRefs.fields[:len(agentRefs.fields):len(agentRefs.fields)],
-	&field{name: "inline", shape: &shape{kinds: kMap, extra: agentSchema}, nullable: true, doc: "Agents defined in the profile, by name."},
-)}
-
 var profileSchema = &shape{kinds: kMap, fields: []*field{
 	{name: "profile", shape: profileMeta, required: true, doc: "Profile metadata."},
 	{name: "session", shape: profileSession, rootOnly: true, doc: "Session modules; required unless the profile extends another."},
 	{name: "providers", shape: moduleList, doc: "LLM provider modules."},
 	{name: "tools", shape: moduleList, doc: "Tool modules."},
 	{name: "hooks", shape: moduleList, doc: "Hook modules."},
-	{name: "agents", shape: profileAgents, nullable: true, doc: `Agents to load: "all", "none", a list of names, or {dirs, include, inline}.`},
+	{name: "agents", shape: agentRefs, nullable: true, doc: `Agents to load: "all", "none", or a list of names.`},
 	{name: "exclude", shape: &shape{kinds: kMap, extra: &shape{kinds: kString | kList | kMap, enum: []string{"all"}, items: stringValue, extra: anyValue}}, nullable: true,
 		doc: `Parts of the parent to leave out: section: "all", a list of ids, or a nested mapping.`},
 	{name: "ui", shape: &shape{kinds: kMap, extra: anyValue, fields: []*field{

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"iter"
 	"slices"
 	"strings"
 )
@@ -19,18 +20,32 @@ const maxSuggestLen = 64
 // away (insertions, deletions, substitutions and swaps of adjacent bytes).
 // Ties go to the earlier candidate.
 func Suggest(key string, candidates []string) string {
-	if key == "" || len(key) > maxSuggestLen || slices.Contains(candidates, key) {
+	if slices.Contains(candidates, key) {
+		return ""
+	}
+	return SuggestFrom(key, slices.Values(candidates))
+}
+
+// SuggestFrom is Suggest over a sequence of candidates, key itself left
+// out. A candidate whose length differs from key's by more than the edit
+// budget is passed over without comparing it, so that a long sequence of
+// names costs little.
+func SuggestFrom(key string, candidates iter.Seq[string]) string {
+	if key == "" || len(key) > maxSuggestLen {
 		return ""
 	}
 	folded := foldKey(key)
-	for _, c := range candidates {
-		if foldKey(c) == folded {
-			return c
-		}
-	}
 	best, bestDist := "", maxSuggestDistance+1
-	for _, c := range candidates {
-		if len(c) > maxSuggestLen {
+	foldHit := ""
+	for c := range candidates {
+		if c == key || len(c) > maxSuggestLen {
+			continue
+		}
+		if foldHit == "" && foldKey(c) == folded {
+			foldHit = c
+			continue
+		}
+		if foldHit != "" {
 			continue
 		}
 		// A one-letter key is two edits from every two-letter key; only
@@ -39,9 +54,15 @@ func Suggest(key string, candidates []string) string {
 		if n := min(len(key), len(c)); n <= 3 {
 			limit = 1
 		}
+		if d := len(c) - len(key); d > limit || -d > limit {
+			continue
+		}
 		if d := editDistance(strings.ToLower(key), strings.ToLower(c)); d <= limit && d < bestDist {
 			best, bestDist = c, d
 		}
+	}
+	if foldHit != "" {
+		return foldHit
 	}
 	return best
 }

@@ -49,17 +49,16 @@ func infos(v *catalog.View, cs []*discovery.Collection) []CollectionInfo {
 
 func collections(v *catalog.View) []CollectionInfo { return infos(v, v.Set.Collections()) }
 
-func resolve(v *catalog.View, name string) (*ResolveResult, error) {
+func resolve(v *catalog.View, name string) *ResolveResult {
 	r := v.Set.Resolve(name)
 	res := &ResolveResult{Name: name, Found: r.Winner != nil, Shadowed: infos(v, r.Shadowed), Skipped: infos(v, r.Skipped)}
 	if r.Winner != nil {
 		w := info(v, r.Winner)
 		res.Winner = &w
 	}
-	if r.Winner == nil && len(r.Skipped) == 0 {
-		return res, notFound("collection %q resolves nowhere", name)
-	}
-	return res, nil
+	// A name that resolves nowhere is an answer too (found is false), so
+	// that scripts get the same object either way.
+	return res
 }
 
 func collection(v *catalog.View, name string) (*CollectionDetail, error) {
@@ -162,17 +161,65 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 		}
 	}
 	pr := discovery.ProfileRef{Collection: c, Path: r.Path}
-	for _, p := range v.Set.Chain(pr) {
+	chain := v.Set.Chain(pr)
+	for _, p := range chain {
 		res.Chain = append(res.Chain, p.ID())
 	}
+	res.Problems = chainProblems(v, chain)
+	res.Complete = len(res.Problems) == 0
 	if merged {
-		m, _, err := v.Set.Effective(pr)
-		if err != nil {
-			return nil, notFound("%v", err)
+		// An incomplete chain still merges what resolved, for a look;
+		// Complete says it is not the effective profile.
+		if m, _, err := v.Set.Effective(pr); err == nil {
+			res.Merged = m
 		}
-		res.Merged = m
 	}
 	return res, nil
+}
+
+// chainProblems returns why an extends chain does not reach its root:
+// the extends diagnostics (unresolved, cycle, too deep) of its profiles,
+// and the front matter problems of a profile in it that has no usable
+// front matter. It is empty for a complete chain.
+func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []discovery.Diagnostic {
+	last := chain[len(chain)-1]
+	incomplete := false
+	if f := last.Collection.Facts[last.Path]; f != nil && f.Extends != nil {
+		incomplete = true // the chain stops before a profile that extends none
+	}
+	for _, p := range chain {
+		if f := p.Collection.Facts[p.Path]; f == nil || !f.HasFront() {
+			incomplete = true
+		}
+	}
+	if !incomplete {
+		return nil
+	}
+	out := []discovery.Diagnostic{}
+	seen := map[*discovery.Collection][]discovery.Diagnostic{}
+	for _, p := range chain {
+		ds, ok := seen[p.Collection]
+		if !ok {
+			ds = v.CollectionDiagnostics(p.Collection)
+			seen[p.Collection] = ds
+		}
+		for _, d := range ds {
+			if d.Path != p.Path {
+				continue
+			}
+			switch {
+			case d.Code == discovery.CodeExtendsUnresolved, d.Code == discovery.CodeExtendsCycle, d.Code == discovery.CodeExtendsTooDeep,
+				strings.HasPrefix(d.Code, "frontmatter/"):
+				out = append(out, d)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, discovery.Diagnostic{Code: discovery.CodeExtendsUnresolved, Severity: discovery.SeverityError,
+			Path: last.Path, Collection: last.Collection.Name,
+			Message: fmt.Sprintf("the extends chain stops at %s", last.ID())})
+	}
+	return out
 }
 
 func agent(v *catalog.View, ref string) (*AgentResult, error) {

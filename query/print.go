@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -73,21 +74,156 @@ type DiagnosticPrinter struct {
 	Color bool
 	// WorkDir, when set, shortens paths below it to relative ones.
 	WorkDir string
+	// Source, when set, returns the bytes of a file (nil when it has
+	// none), and each diagnostic is followed by the line it starts on,
+	// with a caret under its range (see Snippet). For a terminal.
+	Source func(path string) []byte
 }
 
 // Print writes ds.
 func (p DiagnosticPrinter) Print(w io.Writer, ds []discovery.Diagnostic) {
 	last := ""
+	var lines *discovery.LineIndex
 	for _, d := range ds {
-		if last != "" && d.Path != last {
-			fmt.Fprintln(w)
+		if d.Path != last {
+			if last != "" {
+				fmt.Fprintln(w)
+			}
+			lines = nil
+			if p.Source != nil {
+				if src := p.Source(d.Path); src != nil {
+					lines = discovery.NewLineIndex(src)
+				}
+			}
 		}
 		last = d.Path
 		fmt.Fprintln(w, p.Line(d))
+		if lines != nil {
+			fmt.Fprint(w, Snippet(lines, d.Range, p.Color))
+		}
 	}
 	if last != "" {
 		fmt.Fprintln(w)
 	}
+}
+
+// snippetWidth is the most characters of a line Snippet shows.
+const snippetWidth = 120
+
+// Snippet renders the line r starts on, numbered, with carets under the
+// part of it r covers (to the end of the line when r goes on past it; one
+// caret for an empty range), as ruff and rustc do:
+//
+//	  |
+//	7 |   extnds: typo
+//	  |   ^^^^^^
+//
+// Tabs show as four spaces, control characters escaped as Clean escapes
+// them; a long line is cut to a window around the range. It returns ""
+// when the line is not in the text.
+func Snippet(lines *discovery.LineIndex, r discovery.Range, color bool) string {
+	n := r.Start.Line
+	if n < 0 || n >= lines.Lines() {
+		return ""
+	}
+	text := lines.Line(n)
+	if r.End.Line > n {
+		r.End.Character = 1 << 30 // the rest of the line
+	}
+	// Cells: what each character shows as, and where the range falls, in
+	// UTF-16 units as Positions count.
+	type cell struct {
+		show   string
+		start  int
+		inside bool
+	}
+	// Only the characters near the start of the range are kept, so that
+	// a long line costs no more than a short one.
+	var cells []cell
+	cutBefore, cutAfter := false, false
+	u := 0
+	for _, c := range string(text) {
+		if u < r.Start.Character-snippetWidth {
+			cutBefore = true
+			u += utf16Len(c)
+			continue
+		}
+		if u > r.Start.Character+2*snippetWidth {
+			cutAfter = true
+			break
+		}
+		show := string(c)
+		switch {
+		case c == '\t':
+			show = "    "
+		case c == utf8.RuneError || needsEscape(c):
+			show = Clean(string(c))
+		}
+		cells = append(cells, cell{show: show, start: u, inside: u >= r.Start.Character && u < r.End.Character})
+		u += utf16Len(c)
+	}
+	first, last := -1, -1
+	for i, c := range cells {
+		if c.inside {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 { // an empty range, or one past the end of the line
+		first = len(cells)
+		for i, c := range cells {
+			if c.start >= r.Start.Character {
+				first = i
+				break
+			}
+		}
+		last = first
+	}
+	// A window of at most snippetWidth characters that shows the start of
+	// the range.
+	from, to := 0, len(cells)
+	if len(cells) > snippetWidth {
+		from = max(0, first-snippetWidth/3)
+		to = min(len(cells), from+snippetWidth)
+	}
+	pre, post := "", ""
+	if from > 0 || cutBefore {
+		pre = "…"
+	}
+	if to < len(cells) || cutAfter {
+		post = "…"
+	}
+	var code, marks strings.Builder
+	code.WriteString(pre)
+	marks.WriteString(strings.Repeat(" ", utf8.RuneCountInString(pre)))
+	for i := from; i < to; i++ {
+		code.WriteString(cells[i].show)
+		mark := " "
+		if i >= first && i <= last {
+			mark = "^"
+		}
+		marks.WriteString(strings.Repeat(mark, utf8.RuneCountInString(cells[i].show)))
+	}
+	code.WriteString(post)
+	if first >= to { // the caret past the last character
+		marks.WriteString("^")
+	}
+	num := strconv.Itoa(n + 1)
+	pad := strings.Repeat(" ", len(num))
+	caret := strings.TrimRight(marks.String(), " ")
+	if color {
+		caret = "\x1b[1;31m" + caret + "\x1b[0m"
+	}
+	return fmt.Sprintf("%s |\n%s | %s\n%s | %s\n", pad, num, code.String(), pad, caret)
+}
+
+func utf16Len(c rune) int {
+	if c >= 0x10000 {
+		return 2
+	}
+	return 1
 }
 
 // Line formats one diagnostic.
@@ -213,17 +349,28 @@ func printResources(w io.Writer, rs []ResourceInfo, o PrintOptions) error {
 	return tw.Flush()
 }
 
-func printProfile(w io.Writer, p *ProfileResult, _ PrintOptions) error {
+func printProfile(w io.Writer, p *ProfileResult, o PrintOptions) error {
 	fmt.Fprintf(w, "%s\t%s\n", Clean(p.Ref), Clean(p.Path))
 	chain := make([]string, len(p.Chain))
 	for i, c := range p.Chain {
 		chain[i] = Clean(c)
 	}
-	fmt.Fprintf(w, "chain: %s\n", strings.Join(chain, " → "))
+	tail := ""
+	if !p.Complete {
+		tail = " → ? (incomplete)"
+	}
+	fmt.Fprintf(w, "chain: %s%s\n", strings.Join(chain, " → "), tail)
+	if len(p.Problems) > 0 {
+		fmt.Fprintln(w)
+		o.Diagnostics.Print(w, p.Problems)
+	}
 	if p.Merged == nil {
 		return nil
 	}
 	fmt.Fprintln(w, "---")
+	if !p.Complete {
+		fmt.Fprintln(w, "# INCOMPLETE: the extends chain does not reach its root; this merges only what resolved and is not the effective profile")
+	}
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

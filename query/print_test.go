@@ -9,6 +9,78 @@ import (
 	"github.com/amplidex/amplidex/query"
 )
 
+func rng(l1, c1, l2, c2 int) discovery.Range {
+	return discovery.Range{Start: discovery.Position{Line: l1, Character: c1}, End: discovery.Position{Line: l2, Character: c2}}
+}
+
+// TestSnippet renders the line a diagnostic starts on with carets under
+// its range, as the text output does on a terminal.
+func TestSnippet(t *testing.T) {
+	long := strings.Repeat("a", 300) + "TARGET" + strings.Repeat("b", 300)
+	tests := []struct {
+		name string
+		src  string
+		r    discovery.Range
+		want string
+	}{
+		{"key", "---\nprofile:\n  extnds: typo\n", rng(2, 2, 2, 8),
+			"  |\n3 |   extnds: typo\n  |   ^^^^^^\n"},
+		{"empty range", "abc\n", rng(0, 1, 0, 1),
+			"  |\n1 | abc\n  |  ^\n"},
+		{"past the end", "abc\n", rng(0, 3, 0, 3),
+			"  |\n1 | abc\n  |    ^\n"},
+		{"to the next line", "key: |\n  text\n", rng(0, 5, 1, 2),
+			"  |\n1 | key: |\n  |      ^\n"},
+		{"tab", "\tx: 1\n", rng(0, 1, 0, 2),
+			"  |\n1 |     x: 1\n  |     ^\n"},
+		{"astral before", "😀 x\n", rng(0, 3, 0, 4),
+			"  |\n1 | 😀 x\n  |   ^\n"},
+		{"control characters escaped", "a\x1bb c\n", rng(0, 4, 0, 5),
+			"  |\n1 | a\\x1bb c\n  |        ^\n"},
+		{"ten lines", strings.Repeat("\n", 9) + "x\n", rng(9, 0, 9, 1),
+			"   |\n10 | x\n   | ^\n"},
+		{"line out of range", "x\n", rng(5, 0, 5, 1), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := query.Snippet(discovery.NewLineIndex([]byte(tc.src)), tc.r, false)
+			if got != tc.want {
+				t.Errorf("Snippet =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+	t.Run("long line", func(t *testing.T) {
+		got := query.Snippet(discovery.NewLineIndex([]byte(long)), rng(0, 300, 0, 306), false)
+		lines := strings.Split(got, "\n")
+		if len(lines) != 4 {
+			t.Fatalf("Snippet = %q", got)
+		}
+		code, marks := lines[1], lines[2]
+		if !strings.HasPrefix(code, "1 | …") || !strings.HasSuffix(code, "…") || len([]rune(code)) > 130 {
+			t.Errorf("code line %q: want a window cut on both sides", code)
+		}
+		at := len([]rune(code[:max(strings.Index(code, "TARGET"), 0)]))
+		if !strings.Contains(code, "TARGET") || strings.Index(marks, "^^^^^^") != at || strings.Count(marks, "^") != 6 {
+			t.Errorf("carets %q do not sit under TARGET in %q", marks, code)
+		}
+	})
+}
+
+// TestPrinterSource shows the source only when the printer has one.
+func TestPrinterSource(t *testing.T) {
+	d := discovery.Diagnostic{Code: discovery.CodeUnknownKey, Severity: discovery.SeverityError, Path: "/x/a.md",
+		Range: rng(1, 0, 1, 3), Message: "unknown key `foo`"}
+	var plain, shown bytes.Buffer
+	query.DiagnosticPrinter{}.Print(&plain, []discovery.Diagnostic{d})
+	query.DiagnosticPrinter{Source: func(string) []byte { return []byte("---\nfoo: 1\n---\n") }}.Print(&shown, []discovery.Diagnostic{d})
+	if strings.Contains(plain.String(), "|") {
+		t.Errorf("without a source: %q", plain.String())
+	}
+	if !strings.Contains(shown.String(), "2 | foo: 1\n  | ^^^\n") {
+		t.Errorf("with a source: %q", shown.String())
+	}
+}
+
 func TestClean(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"plain text, é and 😀", "plain text, é and 😀"},

@@ -78,7 +78,14 @@ type ProfileResult struct {
 	Extends string         `json:"extends,omitempty"`
 	Chain   []string       `json:"chain"`
 	Front   map[string]any `json:"front,omitempty"`
-	Merged  map[string]any `json:"merged,omitempty"`
+	// Complete is false when the extends chain does not reach a profile
+	// that extends none (a reference that does not resolve, a cycle, a
+	// chain too deep, a profile without usable front matter): Merged,
+	// if any, is then only what resolved, not the effective profile.
+	Complete bool `json:"complete"`
+	// Problems say why the chain is incomplete.
+	Problems []discovery.Diagnostic `json:"problems,omitempty"`
+	Merged   map[string]any         `json:"merged,omitempty"`
 }
 
 // AgentResult is what `query agent REF` prints.

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
+	"github.com/amplidex/amplidex/query"
 	"github.com/lmittmann/tint"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -27,6 +29,9 @@ const (
 // what it had to).
 type exitError struct {
 	code int
+	// kind is the error's code in JSON ("usage", "config", "not-found",
+	// …); by default it follows the exit code (see errorKind).
+	kind string
 	err  error
 }
 
@@ -61,6 +66,10 @@ type App struct {
 	projectDir string
 	configPath string
 	log        *slog.Logger
+
+	// refusedOnce says once per run that a .amplifier directory of
+	// another user was ignored.
+	refusedOnce sync.Once
 }
 
 // NewApp returns an App over the given streams and environment.
@@ -69,31 +78,93 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 		log: slog.New(slog.DiscardHandler)}
 }
 
+// configError returns an error for a configuration that cannot be used:
+// exit 2, "config" in JSON.
+func configError(err error) error {
+	return &exitError{code: exitUsage, kind: "config", err: err}
+}
+
+// errorKind is the code of an error in JSON: the one it carries, else one
+// that follows its exit code.
+func (e *exitError) errorKind() string {
+	if e.kind != "" {
+		return e.kind
+	}
+	switch e.code {
+	case exitUsage:
+		return "usage"
+	case exitUnreachable:
+		return "unreachable"
+	}
+	return "failed"
+}
+
+// jsonError is what a command run with --json prints on stdout when it
+// fails without an answer of its own.
+type jsonError struct {
+	Error jsonErrorBody `json:"error"`
+}
+
+type jsonErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
 // Run parses args, runs the command they name and returns the exit code.
+// An error is said on stderr; under --json (or --format json) it is also
+// printed on stdout as {"error": {"code", "message"}}, so that a script
+// always reads JSON.
 func (a *App) Run(ctx context.Context, args []string) int {
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(a.Stderr, "amplidex: %v\n", ee.err)
+	if !errors.As(err, &ee) {
+		if ctx.Err() != nil {
+			return 130
 		}
+		// Cobra's own errors (unknown command or flag, wrong argument
+		// count) and anything unclassified are usage errors.
+		ee = &exitError{code: exitUsage, err: err}
+	}
+	if ee.err == nil {
 		return ee.code
 	}
-	if ctx.Err() != nil {
-		return 130
+	fmt.Fprintf(a.Stderr, "amplidex: %v\n", ee.err)
+	if wantsJSON(cmd, args) {
+		_ = query.PrintJSON(a.Stdout, jsonError{Error: jsonErrorBody{Code: ee.errorKind(), Message: ee.err.Error()}})
 	}
-	// Cobra's own errors (unknown command or flag, wrong argument count)
-	// and anything unclassified are usage errors.
-	fmt.Fprintf(a.Stderr, "amplidex: %v\n", err)
-	return exitUsage
+	return ee.code
+}
+
+// wantsJSON reports whether the command was asked for JSON: its --json
+// flag or --format json, as parsed, or as written when parsing failed.
+func wantsJSON(cmd *cobra.Command, args []string) bool {
+	if cmd != nil {
+		if f := cmd.Flags().Lookup("json"); f != nil && f.Changed && f.Value.String() == "true" {
+			return true
+		}
+		if f := cmd.Flags().Lookup("format"); f != nil && f.Changed && f.Value.String() == "json" {
+			return true
+		}
+	}
+	for i, arg := range args {
+		switch {
+		case arg == "--":
+			return false
+		case arg == "--json", arg == "--json=true", arg == "--format=json":
+			return true
+		case arg == "--format" && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
 }
 
 func (a *App) rootCmd() *cobra.Command {
@@ -123,6 +194,7 @@ func (a *App) rootCmd() *cobra.Command {
 		newLSPCmd(a),
 		newSchemaCmd(a),
 	)
+	guardCommands(root)
 	return root
 }
 

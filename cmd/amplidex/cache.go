@@ -14,7 +14,7 @@ func newCacheCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cache",
 		Short: "Manage the prepared-bundle cache",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 	}
 	cmd.AddCommand(newCacheClearCmd(a))
 	return cmd
@@ -38,7 +38,7 @@ func newCacheClearCmd(a *App) *cobra.Command {
 		Short: "Remove the whole prepared/ root (every version and every hash) and print its path",
 		Long: "cache clear removes <cache home>/cache/prepared, all versions and all hashes, and prints its path.\n" +
 			"It exits 0 whether or not the directory existed. The module cache (cache/modules) stays.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runCacheClear(cmd.Context(), opts)
 		},

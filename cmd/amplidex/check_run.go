@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 )
@@ -24,50 +24,90 @@ type checkReport struct {
 type checkSummary struct {
 	query.Summary
 	Collections int `json:"collections"`
+	// Baselined counts the diagnostics left out because the baseline
+	// holds them (with --baseline).
+	Baselined int `json:"baselined,omitempty"`
 }
 
 func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if opts.json {
 		opts.format = "json"
 	}
-	switch opts.format {
-	case "text", "json", "github":
-	default:
-		return exitf(exitUsage, "check: unknown --format %q: want text, json or github", opts.format)
+	if !slices.Contains(checkFormats, opts.format) {
+		return exitf(exitUsage, "check: unknown --format %q: want %s", opts.format, strings.Join(checkFormats, ", "))
+	}
+	if opts.baseline != "" && opts.writeBaseline != "" {
+		return exitf(exitUsage, "check: --baseline and --write-baseline do not go together")
 	}
 	ws, err := a.workspace()
 	if err != nil {
 		return err
 	}
-	var (
-		diags   []discovery.Diagnostic
-		checked int
-	)
+	sel, err := newSelection(ws.cfg, opts.selects, opts.ignores, opts.severity, ws.base())
+	if err != nil {
+		return err
+	}
+	var base *baseline
+	if opts.baseline != "" {
+		if base, err = readBaseline(opts.baseline); err != nil {
+			return exitf(exitUsage, "check: %v", err)
+		}
+	}
+	// Every file read on the way is looked at once more, while its bytes
+	// are at hand, for suppression comments.
+	sups := &suppressionLog{s: discovery.Suppressions{}}
+	ws.onRead = sups.add
+
+	var res checkResult
 	if len(opts.paths) == 0 {
 		v, _ := ws.view()
-		diags, checked = slices.Clone(v.Diagnostics()), v.Set.Len()
+		res.diags = slices.Clone(v.Diagnostics())
+		res.collections = v.Set.Len()
+		res.all = true
 	} else {
-		diags, checked, err = a.checkPaths(ws, opts.paths)
+		res, err = a.checkPaths(ws, opts.paths, opts.ignoreUnknown, sups)
 		if err != nil {
 			return err
 		}
 	}
-	discovery.SortDiagnostics(diags)
-	report := checkReport{Diagnostics: diags, Summary: checkSummary{Summary: summarize(diags), Collections: checked}}
+	diags := sups.apply(res)
+	diags = sel.filter(diags)
+	src := newSources()
+	if opts.writeBaseline != "" {
+		n, err := writeBaseline(opts.writeBaseline, diags, src)
+		if err != nil {
+			return exitf(exitUsage, "check: %v", err)
+		}
+		fmt.Fprintf(a.Stderr, "amplidex: recorded %s in %s\n", query.Plural(n, "diagnostic"), opts.writeBaseline)
+		return nil
+	}
+	report := checkReport{Diagnostics: diags, Summary: checkSummary{Collections: res.collections}}
+	if base != nil {
+		report.Diagnostics, report.Summary.Baselined = base.filter(diags, src)
+	}
+	discovery.SortDiagnostics(report.Diagnostics)
+	report.Summary.Summary = summarize(report.Diagnostics)
 	if report.Diagnostics == nil {
 		report.Diagnostics = []discovery.Diagnostic{}
 	}
 	switch opts.format {
 	case "json":
-		enc := json.NewEncoder(a.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
+		if err := query.PrintJSON(a.Stdout, report); err != nil {
 			return err
 		}
 	case "github":
-		writeGitHub(a.Stdout, diags)
+		writeGitHub(a.Stdout, report.Diagnostics)
+	case "sarif":
+		wd, _ := os.Getwd()
+		if err := writeSARIF(a.Stdout, report.Diagnostics, wd, buildVersion()); err != nil {
+			return err
+		}
 	default:
-		a.diagnosticPrinter(a.Stdout).Print(a.Stdout, diags)
+		p := a.diagnosticPrinter(a.Stdout)
+		if isTerminal(a.Stdout) {
+			p.Source = src.read
+		}
+		p.Print(a.Stdout, report.Diagnostics)
 		fmt.Fprintln(a.Stdout, summaryLine(report.Summary))
 	}
 	if report.Summary.Errors > 0 {
@@ -76,71 +116,400 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	return nil
 }
 
-// checkPaths checks each path: a file, a collection directory, or a root
-// holding collections. Cross-references resolve against the named
-// collections first, then the workspace's roots.
-func (a *App) checkPaths(ws *workspace, paths []string) ([]discovery.Diagnostic, int, error) {
-	loader := ws.loader()
-	var (
-		named      []*discovery.Collection // collections named on the command line
-		files      = map[string]bool{}     // single files asked for
-		fileOwners []*discovery.Collection
-	)
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, 0, exitf(exitUsage, "check: %v", err)
+// checkResult is what a check found before suppression and selection:
+// the diagnostics, how many collections they come from, and the files in
+// scope (those whose unused suppression comments are reported); all is
+// set when every file read is in scope.
+type checkResult struct {
+	diags       []discovery.Diagnostic
+	collections int
+	files       map[string]bool
+	all         bool
+}
+
+// suppressionLog gathers the suppression comments of the files a check
+// reads; the loader reads on several goroutines.
+type suppressionLog struct {
+	mu sync.Mutex // guards s
+	s  discovery.Suppressions
+}
+
+func (l *suppressionLog) add(path string, src []byte) {
+	sups := discovery.ParseSuppressions(path, src)
+	if len(sups) == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.s[path] = sups
+	l.mu.Unlock()
+}
+
+// apply suppresses what the comments of the files in scope cover.
+func (l *suppressionLog) apply(res checkResult) []discovery.Diagnostic {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.s
+	if !res.all {
+		s = discovery.Suppressions{}
+		for p, sups := range l.s {
+			if res.files[p] {
+				s[p] = sups
+			}
 		}
+	}
+	return s.Apply(res.diags)
+}
+
+// target is one part of what `check PATH…` checks: a whole collection,
+// the files of one below a directory (under) or one file (file), a lock
+// file, or a file that no collection holds.
+type target struct {
+	col   *discovery.Collection
+	under string
+	file  string
+	lock  string
+	lone  string
+}
+
+// planner turns the paths of `check PATH…` into targets.
+type planner struct {
+	view   *catalog.View
+	loader *discovery.Loader
+	loaded map[string]*discovery.Collection // argument collections by directory
+	shapes map[string]bool                  // looksLikeCollection by directory
+	// args are the collections found outside the workspace's roots; they
+	// are checked ahead of every root (catalog.WithArguments).
+	args    []*discovery.Collection
+	targets []target
+	unknown []string
+}
+
+// checkPaths checks what each path names: a file, a collection, a
+// directory inside one, a root, a project directory or its .amplifier.
+// Cross-references resolve against the collections named first, then the
+// workspace's roots.
+func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool, sups *suppressionLog) (checkResult, error) {
+	v, cat := ws.view()
+	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+	seen := map[string]bool{}
+	for _, arg := range paths {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return checkResult{}, exitf(exitUsage, "check: %v", err)
+		}
+		key := abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			key = real
+		}
+		if seen[key] {
+			continue // a path named twice is checked once
+		}
+		seen[key] = true
 		fi, err := os.Stat(abs)
 		if err != nil {
-			return nil, 0, exitf(exitUsage, "check: %v", err)
+			return checkResult{}, exitf(exitUsage, "check: %s: %s", arg, errText(err))
 		}
-		if !fi.IsDir() {
-			files[abs] = true
-			if c := ownerCollection(loader, abs); c != nil {
-				fileOwners = append(fileOwners, c)
+		if fi.IsDir() {
+			if !p.dir(abs) {
+				return checkResult{}, exitf(exitUsage, "check: no collections under %s", arg)
 			}
 			continue
 		}
-		if looksLikeCollection(abs) {
-			if c := loader.Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(abs)}, abs); c != nil {
-				named = append(named, c)
+		p.file(abs)
+	}
+	if len(p.unknown) > 0 && !ignoreUnknown {
+		return checkResult{}, exitf(exitUsage, "check: amplidex does not check %s: it checks profiles/*.md, agents/*.md, context/**/*.md, "+
+			"bundle.md, pyproject.toml and collections.lock (--ignore-unknown skips the others)", strings.Join(p.unknown, ", "))
+	}
+	view := v
+	if len(p.args) > 0 {
+		view, _ = cat.WithArguments(ws.daemonProject(), p.args)
+	}
+	res := checkResult{files: map[string]bool{}}
+	seenDiag := map[discovery.Diagnostic]bool{}
+	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
+		for _, d := range ds {
+			if (keep == nil || keep(d)) && !seenDiag[d] {
+				seenDiag[d] = true
+				res.diags = append(res.diags, d)
+			}
+		}
+	}
+	cols := map[string]bool{}
+	for _, t := range p.targets {
+		switch {
+		case t.col != nil:
+			cols[t.col.Dir] = true
+			ds := view.CollectionDiagnostics(t.col)
+			switch {
+			case t.file != "":
+				res.files[t.file] = true
+				add(ds, func(d discovery.Diagnostic) bool { return d.Path == t.file })
+			case t.under != "":
+				for _, f := range t.col.Files() {
+					if within(f, t.under) {
+						res.files[f] = true
+					}
+				}
+				add(ds, func(d discovery.Diagnostic) bool { return within(d.Path, t.under) })
+			default:
+				for _, f := range t.col.Files() {
+					res.files[f] = true
+				}
+				add(ds, nil)
+			}
+		case t.lock != "":
+			res.files[t.lock] = true
+			if ds, ok := view.LockDiagnostics(t.lock); ok {
+				add(ds, nil)
 				continue
 			}
-		}
-		cs, err := loader.ScanRoot(discovery.Root{Kind: discovery.RootArgument, Path: abs})
-		if err != nil {
-			return nil, 0, exitf(exitUsage, "check: %v", err)
-		}
-		named = append(named, cs...)
-	}
-	top := append(append([]*discovery.Collection(nil), named...), fileOwners...)
-	_, cat := ws.view()
-	view, _ := cat.WithArguments(ws.daemonProject(), top)
-
-	var diags []discovery.Diagnostic
-	for _, c := range named {
-		diags = append(diags, view.CollectionDiagnostics(c)...)
-	}
-	for _, c := range fileOwners {
-		for _, d := range view.CollectionDiagnostics(c) {
-			if files[d.Path] {
-				diags = append(diags, d)
+			ds, err := checkLock(t.lock)
+			if err != nil {
+				return checkResult{}, err
 			}
+			add(ds, nil)
+		case t.lone != "":
+			res.files[t.lone] = true
+			ds, err := checkLoneFile(ws, t.lone, sups)
+			if err != nil {
+				return checkResult{}, err
+			}
+			add(ds, nil)
 		}
 	}
-	// Files outside any collection: checked on their own.
-	for f := range files {
-		if owned(fileOwners, f) {
+	res.collections = len(cols)
+	return res, nil
+}
+
+// dir plans the check of directory d; it reports false when nothing
+// under d can be checked.
+func (p *planner) dir(d string) bool {
+	// A bundle: its manifest and the agents it includes.
+	if isFileAt(filepath.Join(d, "bundle.md")) {
+		p.targets = append(p.targets, target{lone: filepath.Join(d, "bundle.md")})
+		return true
+	}
+	// A collection, or a directory inside one.
+	if c, dir := p.owner(d, true); c != nil {
+		if dir == c.Dir {
+			p.targets = append(p.targets, target{col: c})
+		} else {
+			p.targets = append(p.targets, target{col: c, under: dir})
+		}
+		return true
+	}
+	// A project directory: its .amplifier.
+	if amp := filepath.Join(d, ".amplifier"); isDirAt(amp) && filepath.Base(d) != ".amplifier" {
+		return p.dir(amp)
+	}
+	// .amplifier: the collections root and the lock file beside it.
+	if filepath.Base(d) == ".amplifier" {
+		found := false
+		if lock := filepath.Join(d, "collections.lock"); isFileAt(lock) {
+			p.targets = append(p.targets, target{lock: lock})
+			found = true
+		}
+		if root := filepath.Join(d, "collections"); isDirAt(root) && p.root(root) {
+			found = true
+		}
+		return found
+	}
+	// A root holding collections.
+	return p.root(d)
+}
+
+// root plans the check of every collection of the root at dir: from the
+// workspace's View when it is one of its roots (as plain check reports
+// it), else read as an argument. It reports false when it holds none.
+func (p *planner) root(dir string) bool {
+	for i, r := range p.view.Set.Roots {
+		if !samePath(r.Path, dir) {
 			continue
 		}
-		ds, err := checkLoneFile(ws, f)
-		if err != nil {
-			return nil, 0, err
+		found := false
+		for _, c := range p.view.Set.InRoot(i) {
+			p.targets = append(p.targets, target{col: c})
+			found = true
 		}
-		diags = append(diags, ds...)
+		if lp := discovery.LockPath(r); lp != "" && isFileAt(lp) {
+			p.targets = append(p.targets, target{lock: lp})
+		}
+		return found
 	}
-	return diags, len(named) + len(fileOwners), nil
+	dirs, err := discovery.CandidateDirs(dir)
+	if err != nil {
+		return false
+	}
+	found := false
+	for _, d := range dirs {
+		if !isDirAt(d) {
+			continue
+		}
+		if c := p.load(d); c != nil {
+			p.addArg(c)
+			p.targets = append(p.targets, target{col: c})
+			found = true
+		}
+	}
+	return found
+}
+
+// addArg records an argument collection once.
+func (p *planner) addArg(c *discovery.Collection) {
+	if !slices.Contains(p.args, c) {
+		p.args = append(p.args, c)
+	}
+}
+
+// file plans the check of one file: as a file of the collection that holds
+// it, else on its own when its kind is told by its name, else it is of a
+// kind amplidex does not check.
+func (p *planner) file(f string) {
+	if c, file := p.owner(f, false); c != nil {
+		p.targets = append(p.targets, target{col: c, file: file})
+		return
+	}
+	for _, r := range p.view.Set.Roots {
+		if lp := discovery.LockPath(r); lp != "" && samePath(lp, f) {
+			p.targets = append(p.targets, target{lock: lp})
+			return
+		}
+	}
+	base, dir := filepath.Base(f), filepath.Base(filepath.Dir(f))
+	switch {
+	case base == "collections.lock":
+		p.targets = append(p.targets, target{lock: f})
+	case base == "bundle.md":
+		p.targets = append(p.targets, target{lone: f})
+	case base == "pyproject.toml" && !inToolOrModule(filepath.Dir(f)):
+		p.targets = append(p.targets, target{lone: f})
+	case (dir == "profiles" || dir == "agents") && strings.HasSuffix(base, ".md") &&
+		!discovery.IsEditorDropping(base) && !strings.EqualFold(base, "README.md"):
+		p.targets = append(p.targets, target{lone: f})
+	default:
+		wd, _ := os.Getwd()
+		p.unknown = append(p.unknown, query.DisplayPath(wd, f))
+	}
+}
+
+// owner returns the collection that holds p and p as that collection
+// spells it (its directory rather than the real path it links to): for a
+// file, one it read; for a directory (isDir), the collection's own
+// directory or one below it with files or diagnostics. The workspace's
+// View is asked first; else the directories from p up are looked at, the
+// outermost collection that holds p winning (a nested layout's package
+// directory belongs to the collection above it).
+func (p *planner) owner(path string, isDir bool) (*discovery.Collection, string) {
+	if c := p.view.Set.Owner(path); c != nil {
+		if sp, ok := holds(p.view.CollectionDiagnostics(c), c, path, isDir); ok {
+			return c, sp
+		}
+	}
+	var candidates []string
+	for d := path; ; {
+		if d != path || isDir {
+			is, seen := p.shapes[d]
+			if !seen {
+				is = looksLikeCollection(d) && !inToolOrModule(d)
+				p.shapes[d] = is
+			}
+			if is {
+				candidates = append(candidates, d)
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	for i := len(candidates) - 1; i >= 0; i-- {
+		c := p.load(candidates[i])
+		if c == nil {
+			continue
+		}
+		if sp, ok := holds(c.Diagnostics, c, path, isDir); ok {
+			p.addArg(c)
+			return c, sp
+		}
+	}
+	return nil, ""
+}
+
+// load reads the collection at dir as an argument (in a root that is its
+// parent directory), once per run, so that a directory reached from two
+// paths is one collection.
+func (p *planner) load(dir string) *discovery.Collection {
+	if c, ok := p.loaded[dir]; ok {
+		return c
+	}
+	c := p.loader.Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(dir)}, dir)
+	p.loaded[dir] = c
+	return c
+}
+
+// holds reports whether c holds path, and path as c spells it: a file c
+// read, or (isDir) c's directory or a directory with some of its files or
+// diagnostics below it.
+func holds(diags []discovery.Diagnostic, c *discovery.Collection, path string, isDir bool) (string, bool) {
+	sp := respell(c, path)
+	if !isDir {
+		return sp, c.Facts[sp] != nil || c.Pyproject == sp
+	}
+	if sp == c.Dir {
+		return sp, true
+	}
+	for f := range c.Facts {
+		if within(f, sp) {
+			return sp, true
+		}
+	}
+	for _, d := range diags {
+		if within(d.Path, sp) {
+			return sp, true
+		}
+	}
+	return sp, false
+}
+
+// respell rewrites a path below c's real directory to the same path below
+// its directory, the spelling its files and diagnostics use.
+func respell(c *discovery.Collection, p string) string {
+	if c.RealDir != "" && c.RealDir != c.Dir && within(p, c.RealDir) {
+		rel, _ := filepath.Rel(c.RealDir, p)
+		return filepath.Join(c.Dir, rel)
+	}
+	return p
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// samePath reports whether a and b name the same directory or file,
+// following symbolic links.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// inToolOrModule reports whether dir is a scenario tool or a module of a
+// collection: its pyproject.toml is the tool's, not collection metadata.
+func inToolOrModule(dir string) bool {
+	switch filepath.Base(filepath.Dir(dir)) {
+	case "scenario-tools", "modules":
+		return true
+	}
+	return false
 }
 
 // looksLikeCollection tells a collection directory from a root holding
@@ -158,72 +527,57 @@ func looksLikeCollection(dir string) bool {
 	return len(m) > 0
 }
 
-// ownerCollection loads the collection that holds file, looking upwards
-// from its directory; nil when no ancestor is a collection.
-func ownerCollection(loader *discovery.Loader, file string) *discovery.Collection {
-	for dir := filepath.Dir(file); ; {
-		shape, err := discovery.DetectShape(dir, "")
-		if err == nil && shape.IsCollection() {
-			c := loader.Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(dir)}, dir)
-			if c != nil && (c.Facts[file] != nil || c.Pyproject == file) {
-				return c
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return nil
-		}
-		dir = parent
+// checkLock checks a lock file that belongs to no root of the workspace.
+func checkLock(path string) ([]discovery.Diagnostic, error) {
+	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+	if err != nil {
+		return nil, exitf(exitUsage, "check: %v", err)
 	}
-}
-
-func owned(cs []*discovery.Collection, file string) bool {
-	for _, c := range cs {
-		if c.Facts[file] != nil || c.Pyproject == file {
-			return true
-		}
-	}
-	return false
+	_, ds, _ := discovery.ParseLock(path, src)
+	return ds, nil
 }
 
 // checkLoneFile checks one file that no collection holds, its kind told by
 // its name and directory. path is absolute. Only a regular file of at most
 // the document limit is read: a FIFO, a device or a link to one named on
-// the command line is a usage error naming it, never a hang.
+// the command line is a usage error naming it, never a hang. Its
+// suppression comments go to sups.
 //
 // A bundle manifest gets the checks prepare --dry-run and the language
 // server make: its schema, default_provider, the agents it includes, its
 // module sources and its mentions.
-func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
+func checkLoneFile(ws *workspace, path string, sups *suppressionLog) ([]discovery.Diagnostic, error) {
 	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
+	sups.add(path, src)
 	base, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
 	switch {
 	case base == "pyproject.toml":
 		_, ds := discovery.ParsePyproject(path, src)
 		return ds, nil
-	case base == "collections.lock":
-		_, ds, _ := discovery.ParseLock(path, src)
-		return ds, nil
 	case base == "bundle.md":
 		return prepare.CheckManifest(path, src, ws.schemaOptions()), nil
-	case strings.HasSuffix(base, ".md") && dir == "profiles":
+	case dir == "profiles":
 		return discovery.ParseDocument(path, src, discovery.DocProfile, ws.schemaOptions()).Diagnostics, nil
-	case strings.HasSuffix(base, ".md") && dir == "agents":
+	default: // agents/*.md
 		kind := discovery.DocAgent
 		if isFileAt(filepath.Join(filepath.Dir(filepath.Dir(path)), "bundle.md")) {
 			kind = discovery.DocBundleAgent
 		}
 		return discovery.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics, nil
 	}
-	return nil, exitf(exitUsage, "check: cannot tell what %s is: expected profiles/*.md, agents/*.md, bundle.md, pyproject.toml or collections.lock", path)
 }
 
 func isFileAt(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+func isDirAt(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // summarize counts diagnostics by severity and file.
@@ -246,32 +600,11 @@ func summarize(ds []discovery.Diagnostic) query.Summary {
 }
 
 func summaryLine(s checkSummary) string {
-	return fmt.Sprintf("%s, %s, %s in %s (%s checked)",
+	line := fmt.Sprintf("%s, %s, %s in %s (%s checked",
 		query.Plural(s.Errors, "error"), query.Plural(s.Warnings, "warning"), query.Plural(s.Infos, "note"),
 		query.Plural(s.Files, "file"), query.Plural(s.Collections, "collection"))
-}
-
-// writeGitHub prints diagnostics as GitHub Actions workflow commands.
-func writeGitHub(w io.Writer, ds []discovery.Diagnostic) {
-	wd, _ := os.Getwd()
-	for _, d := range ds {
-		kind := "notice"
-		switch d.Severity {
-		case discovery.SeverityError:
-			kind = "error"
-		case discovery.SeverityWarning:
-			kind = "warning"
-		}
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
-			kind, ghEscapeProp(query.DisplayPath(wd, d.Path)), d.Range.Start.Line+1, d.Range.Start.Character+1,
-			d.Range.End.Line+1, d.Range.End.Character+1, ghEscapeProp(d.Code), ghEscapeData(d.Message))
+	if s.Baselined > 0 {
+		line += fmt.Sprintf(", %d in the baseline", s.Baselined)
 	}
-}
-
-func ghEscapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func ghEscapeProp(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return line + ")"
 }

@@ -27,7 +27,7 @@ func newDaemonCmd(a *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the background agent: watch, index, serve queries (stops on SIGINT/SIGTERM, reloads on SIGHUP)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runDaemon(cmd.Context())
 		},

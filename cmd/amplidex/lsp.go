@@ -26,7 +26,7 @@ func newLSPCmd(a *App) *cobra.Command {
 		Long: "lsp speaks the Language Server Protocol on stdin and stdout: diagnostics for profiles, agents,\n" +
 			"bundle manifests, pyproject.toml and collections.lock as you type, completion of extends values,\n" +
 			"agent names and module ids, go-to-definition and hover on collection references. Logs go to stderr.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runLSP(cmd.Context(), opts)
 		},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/textproto"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -156,11 +155,6 @@ func (s *lspSession) call(method string, params any) json.RawMessage {
 		s.t.Fatalf("%s: %s", method, e)
 	}
 	return m["result"]
-}
-
-// fileURI is the file URI of an absolute path.
-func fileURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
 // wireDiagnostic is a diagnostic as the server publishes it.

@@ -43,11 +43,14 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"wait-daemon": waitDaemon,
 			"hup-daemon":  hupDaemon,
+			"chown":       chown,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "corpus":
 				return os.Getenv("AMPLIDEX_CORPUS") != "", nil
+			case "root":
+				return os.Geteuid() == 0, nil
 			}
 			return false, nil
 		},
@@ -94,4 +97,14 @@ func hupDaemon(ts *testscript.TestScript, neg bool, args []string) {
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	ts.Check(err)
 	ts.Check(syscall.Kill(pid, syscall.SIGHUP))
+}
+
+// chown gives a path to another user: chown UID PATH (needs root).
+func chown(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: chown UID PATH")
+	}
+	uid, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	ts.Check(os.Lchown(ts.MkAbs(args[1]), uid, uid))
 }

@@ -46,7 +46,7 @@ func newPrepareCmd(a *App) *cobra.Command {
 		Long: "prepare validates the bundle manifest, resolves its agents and every module source into the module cache,\n" +
 			"and writes the mount plan under <cache home>/cache/prepared/<version>/<sha256 prefix>/. When that entry\n" +
 			"exists it is a warm hit and nothing is built. --dry-run validates and lists what would be fetched.",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runPrepare(cmd.Context(), opts)
 		},

@@ -202,7 +202,7 @@ func TestPrepareErrors(t *testing.T) {
 	}{
 		{"no version", []string{"prepare", "--manifest", p.manifest}, exitUsage, "no application version"},
 		{"missing manifest", []string{"prepare", "--manifest", filepath.Join(p.dir, "none.md"), "--app-version", "1.0.0"}, exitUsage, "no such file"},
-		{"argument", []string{"prepare", "extra"}, exitUsage, "unknown command"},
+		{"argument", []string{"prepare", "extra"}, exitUsage, "prepare takes no arguments"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -33,21 +34,22 @@ func newQueryCmd(a *App) *cobra.Command {
 		return query.NameParams{Common: c, Name: args[0]}
 	}
 	completeNames := a.completeCollectionNames()
-	addQuery(cmd, a, opts, query.MethodCollections, "collections", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodResolve, "resolve NAME", cobra.ExactArgs(1), name, completeNames)
-	addQuery(cmd, a, opts, query.MethodCollection, "collection NAME", cobra.ExactArgs(1), name, completeNames)
-	addQuery(cmd, a, opts, query.MethodProfiles, "profiles", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodAgents, "agents", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodAgent, "agent REF", cobra.ExactArgs(1),
-		func(c query.Common, args []string) query.RefParams { return query.RefParams{Common: c, Ref: args[0]} }, nil)
-	addQuery(cmd, a, opts, query.MethodContext, "context", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodTools, "tools", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodModules, "modules", cobra.NoArgs, list, nil)
-	addQuery(cmd, a, opts, query.MethodSearch, "search TEXT", cobra.MinimumNArgs(1),
+	addQuery(cmd, a, opts, query.MethodCollections, "collections", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodResolve, "resolve NAME", exactArgs("NAME"), name, completeNames)
+	addQuery(cmd, a, opts, query.MethodCollection, "collection NAME", exactArgs("NAME"), name, completeNames)
+	addQuery(cmd, a, opts, query.MethodProfiles, "profiles", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodAgents, "agents", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodAgent, "agent REF", exactArgs("REF"),
+		func(c query.Common, args []string) query.RefParams { return query.RefParams{Common: c, Ref: args[0]} },
+		a.completeRefs(discovery.KindAgent))
+	addQuery(cmd, a, opts, query.MethodContext, "context", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodTools, "tools", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodModules, "modules", noArgs, list, nil)
+	addQuery(cmd, a, opts, query.MethodSearch, "search TEXT", minArgs("TEXT"),
 		func(c query.Common, args []string) query.SearchParams {
 			return query.SearchParams{Common: c, Text: strings.Join(args, " ")}
 		}, nil)
-	addQuery(cmd, a, opts, query.MethodDiagnostics, "diagnostics [PATH]", cobra.MaximumNArgs(1),
+	addQuery(cmd, a, opts, query.MethodDiagnostics, "diagnostics [PATH]", existingPath(maxArgs("PATH")),
 		func(c query.Common, args []string) query.DiagnosticsParams {
 			p := query.DiagnosticsParams{Common: c}
 			if len(args) > 0 {
@@ -55,18 +57,18 @@ func newQueryCmd(a *App) *cobra.Command {
 			}
 			return p
 		}, nil)
-	addQuery(cmd, a, opts, query.MethodDeps, "deps NAME", cobra.ExactArgs(1), name, completeNames)
+	addQuery(cmd, a, opts, query.MethodDeps, "deps NAME", exactArgs("NAME"), name, completeNames)
 	var merged bool
-	profile := addQuery(cmd, a, opts, query.MethodProfile, "profile REF", cobra.ExactArgs(1),
+	profile := addQuery(cmd, a, opts, query.MethodProfile, "profile REF", exactArgs("REF"),
 		func(c query.Common, args []string) query.ProfileParams {
 			return query.ProfileParams{Common: c, Ref: args[0], Merged: merged}
-		}, nil)
+		}, a.completeRefs(discovery.KindProfile))
 	profile.Flags().BoolVar(&merged, "merged", false, "print the effective profile after its extends chain")
 	var since string
 	changes := &cobra.Command{
 		Use:   "changes --since CLOCK",
 		Short: query.MethodChanges.Summary() + "; exit 3 without one",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.runChanges(c.Context(), opts, since)
 		},
@@ -90,6 +92,23 @@ func addQuery[P, R any](parent *cobra.Command, a *App, opts *queryOptions, m *qu
 	}
 	parent.AddCommand(cmd)
 	return cmd
+}
+
+// existingPath checks args with check, then that the path they name, if
+// any, exists: asking about a path that is not there is a usage error,
+// not an empty answer.
+func existingPath(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return err
+		}
+		if len(args) == 1 {
+			if _, err := os.Stat(args[0]); err != nil {
+				return exitf(exitUsage, "%s %s: %s", commandName(c), args[0], errText(err))
+			}
+		}
+		return nil
+	}
 }
 
 // runQuery answers one query, from the daemon or in process, and prints
@@ -122,25 +141,68 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		if errors.As(err, &qe) {
 			switch qe.Code {
 			case query.CodeNotFound:
-				return exitf(exitFailed, "%s", qe.Message)
+				return &exitError{code: exitFailed, kind: string(qe.Code), err: errors.New(qe.Message)}
 			case query.CodeInvalidParams:
-				return exitf(exitUsage, "%s", qe.Message)
+				return &exitError{code: exitUsage, kind: string(qe.Code), err: errors.New(qe.Message)}
 			}
 		}
 		return err
 	}
-	if opts.json {
+	if dr, ok := any(result).(*query.DiagnosticsResult); ok && dr != nil {
+		suppressAnswer(dr)
+	}
+	r, isResolve := any(result).(*query.ResolveResult)
+	nowhere := isResolve && r != nil && !r.Found
+	switch {
+	case opts.json:
 		if err := query.PrintJSON(a.Stdout, result); err != nil {
 			return err
 		}
-	} else if err := m.Print(a.Stdout, result, a.printOptions()); err != nil {
-		return err
+	case nowhere && r.Winner == nil && len(r.Skipped) == 0 && len(r.Shadowed) == 0:
+		// Nothing at all answers to the name: no table, a message.
+		return exitf(exitFailed, "collection %q resolves nowhere", r.Name)
+	default:
+		if err := m.Print(a.Stdout, result, a.printOptions()); err != nil {
+			return err
+		}
 	}
 	// A name that resolves nowhere (only skipped candidates) matched nothing.
-	if r, ok := any(result).(*query.ResolveResult); ok && r != nil && !r.Found {
+	if nowhere {
 		return exitCode(exitFailed)
 	}
+	// An effective profile asked for whose chain does not resolve is no
+	// effective profile.
+	if pr, ok := any(result).(*query.ProfileResult); ok && pr != nil && !pr.Complete {
+		if pp, ok := any(params(query.Common{})).(query.ProfileParams); ok && pp.Merged {
+			return exitCode(exitFailed)
+		}
+	}
 	return nil
+}
+
+// suppressAnswer drops from a diagnostics answer what the suppression
+// comments of its files cover (as check does), reading each file that has
+// diagnostics once. Unused comments are check's to report: here only files
+// with diagnostics are read.
+func suppressAnswer(dr *query.DiagnosticsResult) {
+	src := newSources()
+	sups := discovery.Suppressions{}
+	for _, d := range dr.Diagnostics {
+		if _, seen := sups[d.Path]; !seen {
+			sups[d.Path] = nil
+			if b := src.read(d.Path); b != nil {
+				sups.Add(d.Path, b)
+			}
+		}
+	}
+	kept := dr.Diagnostics[:0:0]
+	for _, d := range sups.Apply(dr.Diagnostics) {
+		if d.Code != discovery.CodeSuppressUnused {
+			kept = append(kept, d)
+		}
+	}
+	dr.Diagnostics = kept
+	dr.Summary = summarize(kept)
 }
 
 // isAnswerError reports an error that is the daemon's answer (nothing

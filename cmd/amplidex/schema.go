@@ -14,7 +14,7 @@ func newSchemaCmd(a *App) *cobra.Command {
 		Short: "Print the JSON Schema of a document's front matter, for yaml-language-server",
 		Long: "schema prints a draft-07 JSON Schema of the front matter of profiles, agents or bundle manifests,\n" +
 			"built from the tables the validator uses, so editors running yaml-language-server complete keys too.",
-		Args:      cobra.ExactArgs(1),
+		Args:      exactArgs("profile|agent|bundle"),
 		ValidArgs: []string{"profile", "agent", "bundle"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSchema(args[0])

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ func newStatusCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the daemon: pid, uptime, roots and their health, counts, clock, warnings (exit 3 when none runs)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runStatus(cmd.Context(), asJSON)
 		},
@@ -24,14 +25,32 @@ func newStatusCmd(a *App) *cobra.Command {
 	return cmd
 }
 
+// noDaemon is what `status --json` prints when no daemon runs.
+type noDaemon struct {
+	Running bool   `json:"running"`
+	Socket  string `json:"socket"`
+	Message string `json:"message"`
+}
+
 func (a *App) runStatus(ctx context.Context, asJSON bool) error {
 	ws, err := a.workspace()
 	if err != nil {
 		return err
 	}
-	c, err := a.requireDaemon(ctx, ws, "status")
+	c, err := a.dial(ctx, ws)
 	if err != nil {
 		return err
+	}
+	if c == nil {
+		msg := fmt.Sprintf("no daemon is running (socket %s)", ws.paths.Socket)
+		if asJSON {
+			if err := query.PrintJSON(a.Stdout, noDaemon{Running: false, Socket: ws.paths.Socket, Message: msg}); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.Stderr, "amplidex: %s\n", msg)
+			return exitCode(exitUnreachable)
+		}
+		return exitf(exitUnreachable, "%s", msg)
 	}
 	defer c.Close()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)

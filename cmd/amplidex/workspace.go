@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -18,6 +21,10 @@ type workspace struct {
 	roots   []discovery.Root
 	cfg     *Config
 	paths   query.Paths
+	// onRead, when set, sees the bytes of every file the loader reads
+	// (check looks for suppression comments in them); it is called from
+	// several goroutines.
+	onRead func(path string, src []byte)
 }
 
 // config loads the configuration file named by --config, else the default
@@ -33,7 +40,7 @@ func (a *App) config() (*Config, query.Paths, error) {
 	}
 	cfg, err := loadConfig(path, explicit)
 	if err != nil {
-		return nil, paths, exitf(exitUsage, "%v", err)
+		return nil, paths, configError(err)
 	}
 	return cfg, paths, nil
 }
@@ -50,12 +57,25 @@ func (a *App) workspace() (*workspace, error) {
 		if err != nil {
 			return nil, exitf(exitUsage, "--project: %v", err)
 		}
+		switch fi, err := os.Stat(ws.project); {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, exitf(exitUsage, "--project %s: no such directory", a.projectDir)
+		case err != nil:
+			return nil, exitf(exitUsage, "--project %s: %v", a.projectDir, errText(err))
+		case !fi.IsDir():
+			return nil, exitf(exitUsage, "--project %s: not a directory", a.projectDir)
+		}
 	} else {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, exitf(exitUsage, "working directory: %v", err)
 		}
-		ws.project = discovery.FindProject(wd).Dir
+		found := discovery.FindProject(wd)
+		if w := found.Warning(); w != "" {
+			// Said once per run, however often the workspace is asked for.
+			a.refusedOnce.Do(func() { fmt.Fprintf(a.Stderr, "amplidex: %s\n", w) })
+		}
+		ws.project = found.Dir
 	}
 	ws.home = a.Getenv("HOME")
 	if ws.home == "" {
@@ -81,6 +101,9 @@ func (a *App) workspace() (*workspace, error) {
 // directory when it has a .amplifier directory, else none (the daemon then
 // answers from the user and bundled roots, and registers nothing).
 func (ws *workspace) daemonProject() string {
+	if ws.project == "" {
+		return "" // the search for .amplifier was refused
+	}
 	if fi, err := os.Stat(filepath.Join(ws.project, ".amplifier")); err == nil && fi.IsDir() {
 		return ws.project
 	}
@@ -96,9 +119,38 @@ func (ws *workspace) schemaOptions() discovery.SchemaOptions {
 	return opts
 }
 
+// errText is err's message without the path an os error repeats.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
 // loader returns a Loader configured for the workspace.
 func (ws *workspace) loader() *discovery.Loader {
-	return &discovery.Loader{Schema: ws.schemaOptions()}
+	l := &discovery.Loader{Schema: ws.schemaOptions()}
+	if see := ws.onRead; see != nil {
+		l.ReadFile = func(p string) ([]byte, error) {
+			src, err := discovery.ReadFile(p, discovery.DefaultMaxFileSize)
+			if err == nil {
+				see(p, src)
+			}
+			return src, err
+		}
+	}
+	return l
+}
+
+// base is the directory paths in the configuration and in baselines are
+// taken from: the project directory, else the working directory.
+func (ws *workspace) base() string {
+	if ws.project != "" {
+		return ws.project
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // catalog returns an in-process catalog of the workspace's roots.

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
+)
+
+// writeGitHub prints diagnostics as GitHub Actions workflow commands.
+func writeGitHub(w io.Writer, ds []discovery.Diagnostic) {
+	wd, _ := os.Getwd()
+	for _, d := range ds {
+		kind := "notice"
+		switch d.Severity {
+		case discovery.SeverityError:
+			kind = "error"
+		case discovery.SeverityWarning:
+			kind = "warning"
+		}
+		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
+			kind, ghEscapeProp(query.DisplayPath(wd, d.Path)), d.Range.Start.Line+1, d.Range.Start.Character+1,
+			d.Range.End.Line+1, d.Range.End.Character+1, ghEscapeProp(d.Code), ghEscapeData(d.Message))
+	}
+}
+
+func ghEscapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func ghEscapeProp(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// SARIF 2.1.0, the subset GitHub code scanning reads
+// (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html).
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool               sarifTool                   `json:"tool"`
+		OriginalURIBaseIDs map[string]sarifArtifactLoc `json:"originalUriBaseIds,omitempty"`
+		Results            []sarifResult               `json:"results"`
+		ColumnKind         string                      `json:"columnKind"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		InformationURI string      `json:"informationUri"`
+		Version        string      `json:"version,omitempty"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string          `json:"id"`
+		Name                 string          `json:"name"`
+		ShortDescription     sarifText       `json:"shortDescription"`
+		FullDescription      sarifText       `json:"fullDescription"`
+		Help                 sarifMessage    `json:"help"`
+		HelpURI              string          `json:"helpUri"`
+		DefaultConfiguration sarifRuleConfig `json:"defaultConfiguration"`
+		Properties           map[string]any  `json:"properties,omitempty"`
+	}
+	sarifRuleConfig struct {
+		Level string `json:"level"`
+	}
+	sarifText struct {
+		Text string `json:"text"`
+	}
+	sarifMessage struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
+	}
+	sarifResult struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             sarifText         `json:"message"`
+		Locations           []sarifLocation   `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifactLoc `json:"artifactLocation"`
+		Region           *sarifRegion     `json:"region,omitempty"`
+	}
+	sarifArtifactLoc struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+		EndLine     int `json:"endLine"`
+		EndColumn   int `json:"endColumn"`
+	}
+)
+
+// sarifHelpURI is where the README documents the codes.
+const sarifHelpURI = "https://github.com/amplidex/amplidex#diagnostics"
+
+// sarifLevel maps a severity to a SARIF level.
+func sarifLevel(s discovery.Severity) string {
+	switch s {
+	case discovery.SeverityError:
+		return "error"
+	case discovery.SeverityWarning:
+		return "warning"
+	}
+	return "note"
+}
+
+// sarifRules describes every code as a SARIF rule, in discovery.Codes
+// order, and returns each code's index.
+func sarifRules() ([]sarifRule, map[string]int) {
+	rules := make([]sarifRule, len(discovery.Codes))
+	index := make(map[string]int, len(discovery.Codes))
+	for i, c := range discovery.Codes {
+		area, name, _ := strings.Cut(c.Code, "/")
+		summary := strings.ReplaceAll(c.Summary, "`", "")
+		rules[i] = sarifRule{
+			ID: c.Code, Name: ruleName(area, name),
+			ShortDescription: sarifText{Text: summary},
+			FullDescription:  sarifText{Text: summary + "."},
+			Help: sarifMessage{Text: c.Help, Markdown: fmt.Sprintf("%s\n\nTo silence one occurrence, end its line with `# amplidex: ignore[%s]`; to silence it everywhere, run `amplidex check --ignore %s` or set `[check] ignore`.",
+				c.Help, c.Code, c.Code)},
+			HelpURI:              sarifHelpURI,
+			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(c.Severity)},
+			Properties:           map[string]any{"tags": []string{area}},
+		}
+		index[c.Code] = i
+	}
+	return rules, index
+}
+
+// ruleName turns an area and a code into a rule name: "ref",
+// "agent-unknown" → "RefAgentUnknown".
+func ruleName(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		for _, w := range strings.Split(p, "-") {
+			if w != "" {
+				b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+			}
+		}
+	}
+	return b.String()
+}
+
+// writeSARIF prints diagnostics as a SARIF 2.1.0 log for GitHub code
+// scanning: one run, a rule for every code, and a result for every
+// diagnostic with 1-based lines and columns (UTF-16 code units, as the
+// diagnostics count). Paths below wd are relative to it (%SRCROOT%).
+func writeSARIF(w io.Writer, ds []discovery.Diagnostic, wd, version string) error {
+	rules, index := sarifRules()
+	run := sarifRun{
+		Tool:       sarifTool{Driver: sarifDriver{Name: "amplidex", InformationURI: "https://github.com/amplidex/amplidex", Version: version, Rules: rules}},
+		Results:    []sarifResult{},
+		ColumnKind: "utf16CodeUnits",
+	}
+	if wd != "" {
+		run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{"%SRCROOT%": {URI: fileURI(wd) + "/"}}
+	}
+	src := newSources()
+	for _, d := range ds {
+		i, ok := index[d.Code]
+		if !ok {
+			continue
+		}
+		loc := sarifArtifactLoc{URI: fileURI(d.Path)}
+		if rel := query.DisplayPath(wd, d.Path); wd != "" && rel != d.Path {
+			loc = sarifArtifactLoc{URI: relURI(rel), URIBaseID: "%SRCROOT%"}
+		}
+		phys := sarifPhysical{ArtifactLocation: loc}
+		if !isDirAt(d.Path) {
+			phys.Region = &sarifRegion{StartLine: d.Range.Start.Line + 1, StartColumn: d.Range.Start.Character + 1,
+				EndLine: d.Range.End.Line + 1, EndColumn: d.Range.End.Character + 1}
+		} else {
+			phys.ArtifactLocation.URI += "/"
+		}
+		run.Results = append(run.Results, sarifResult{
+			RuleID: d.Code, RuleIndex: i, Level: sarifLevel(d.Severity), Message: sarifText{Text: d.Message},
+			Locations: []sarifLocation{{PhysicalLocation: phys}},
+			PartialFingerprints: map[string]string{
+				"amplidexLine/v1": fingerprint(src.line(d.Path, d.Range.Start.Line)),
+			},
+		})
+	}
+	return query.PrintJSON(w, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// fileURI is the file: URI of an absolute path.
+func fileURI(p string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+}
+
+// relURI is the relative URI reference of a relative path.
+func relURI(p string) string {
+	return (&url.URL{Path: filepath.ToSlash(p)}).String()
+}

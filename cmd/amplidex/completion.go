@@ -1,0 +1,74 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/query"
+)
+
+// completer is what cobra calls to complete an argument or a flag value.
+type completer = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)
+
+// fixedCompletion completes one of values.
+func fixedCompletion(values ...string) completer {
+	return func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, v := range values {
+			if strings.HasPrefix(v, prefix) {
+				out = append(out, v)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeCodes completes diagnostic codes and their areas.
+func completeCodes(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range discovery.Codes {
+		area, _, _ := strings.Cut(c.Code, "/")
+		if area += "/"; !seen[area] && strings.HasPrefix(area, prefix) {
+			seen[area] = true
+			out = append(out, area+"\tevery "+area+" code")
+		}
+		if strings.HasPrefix(c.Code, prefix) {
+			out = append(out, c.Code+"\t"+c.Summary)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeRefs completes "collection:name" references to the resources
+// of kind k of the winning collections (for query profile and query
+// agent).
+func (a *App) completeRefs(k discovery.Kind) completer {
+	return func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ws, err := a.workspace()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		v, _ := ws.view()
+		var out []string
+		for _, c := range v.Set.Winners() {
+			for _, r := range c.Resources {
+				if r.Kind != k {
+					continue
+				}
+				if ref := c.Name + ":" + r.Name; strings.HasPrefix(ref, prefix) {
+					if f := c.Facts[r.Path]; f != nil && strings.TrimSpace(f.Description) != "" {
+						ref += "\t" + query.Clean(strings.Join(strings.Fields(f.Description), " "))
+					}
+					out = append(out, ref)
+				}
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

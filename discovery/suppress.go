@@ -1,0 +1,285 @@
+package discovery
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// MatchCode reports whether pattern selects code: pattern is the code
+// itself ("ref/agent-unknown"), or an area ("schema/" or "schema") that
+// selects every code in it.
+func MatchCode(pattern, code string) bool {
+	if pattern == code {
+		return true
+	}
+	area := strings.TrimSuffix(pattern, "/")
+	return area != "" && !strings.Contains(area, "/") && strings.HasPrefix(code, area+"/")
+}
+
+// CheckCodePattern returns nil when pattern selects at least one code of
+// Codes, and otherwise an error that names the nearest code or area.
+func CheckCodePattern(pattern string) error {
+	for _, c := range Codes {
+		if MatchCode(pattern, c.Code) {
+			return nil
+		}
+	}
+	known := make([]string, 0, len(Codes)+10)
+	for _, c := range Codes {
+		area, _, _ := strings.Cut(c.Code, "/")
+		if !slices.Contains(known, area+"/") {
+			known = append(known, area+"/")
+		}
+		known = append(known, c.Code)
+	}
+	msg := fmt.Sprintf("%q is not a diagnostic code or area", pattern)
+	if near := Suggest(pattern, known); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// Suppression is one suppression comment of a file:
+//
+//	# amplidex: ignore[code, …]       on the line it ends
+//	# amplidex: ignore-file[code, …]  anywhere in the file
+//
+// written as a YAML comment in the front matter of a Markdown document
+// (profiles, agents, bundle.md) or as a TOML comment in pyproject.toml.
+// A code may be an area ("schema/"); `ignore` without brackets covers
+// every code on its line.
+type Suppression struct {
+	// Range is the comment, from its '#'.
+	Range Range
+	// File is set for ignore-file.
+	File bool
+	// Codes are the codes or areas named, with where each is written;
+	// empty for a bare ignore.
+	Codes []SuppressedCode
+	// Problem, when set, says why the comment is malformed; it then
+	// suppresses nothing and is reported.
+	Problem string
+}
+
+// SuppressedCode is one code named by a suppression comment.
+type SuppressedCode struct {
+	Code  string
+	Range Range
+}
+
+// suppressMarker opens a suppression comment, after its '#'.
+const suppressMarker = "amplidex:"
+
+// ParseSuppressions returns the suppression comments of the file at path,
+// whose bytes are src: those in the front matter of a Markdown file, and
+// those of a TOML file. Other files have none. It reads src once.
+func ParseSuppressions(path string, src []byte) []Suppression {
+	if !bytes.Contains(src, []byte(suppressMarker)) {
+		return nil
+	}
+	from, to := 0, len(src)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md":
+		fm, err := SplitFrontMatter(src)
+		if err != nil {
+			return nil
+		}
+		from, to = fm.Start, fm.End
+	case ".toml":
+	default:
+		return nil
+	}
+	var (
+		out   []Suppression
+		lines *LineIndex
+	)
+	for i := from; i < to; {
+		line, next := nextLine(src[:to], i)
+		if j := bytes.Index(line, []byte(suppressMarker)); j >= 0 {
+			if lines == nil {
+				lines = NewLineIndex(src)
+			}
+			if s, ok := parseSuppression(line, i, lines); ok {
+				out = append(out, s)
+			}
+		}
+		i = next
+	}
+	return out
+}
+
+// parseSuppression reads the suppression comment of one line, which
+// starts at byte off of the file.
+func parseSuppression(line []byte, off int, lines *LineIndex) (Suppression, bool) {
+	const usage = "a suppression comment is `# amplidex: ignore[code, …]` or `# amplidex: ignore-file[code, …]`"
+	for from := 0; ; {
+		h := bytes.IndexByte(line[from:], '#')
+		if h < 0 {
+			return Suppression{}, false
+		}
+		h += from
+		from = h + 1
+		// A comment starts a line or follows a blank.
+		if h > 0 && line[h-1] != ' ' && line[h-1] != '\t' {
+			continue
+		}
+		pos := h + 1
+		skip := func() {
+			for pos < len(line) && (line[pos] == ' ' || line[pos] == '\t') {
+				pos++
+			}
+		}
+		skip()
+		if !bytes.HasPrefix(line[pos:], []byte(suppressMarker)) {
+			continue
+		}
+		pos += len(suppressMarker)
+		skip()
+		end := len(bytes.TrimRight(line, " \t\r\n"))
+		s := Suppression{Range: lines.Range(off+h, off+end)}
+		switch {
+		case bytes.HasPrefix(line[pos:], []byte("ignore-file")):
+			s.File = true
+			pos += len("ignore-file")
+		case bytes.HasPrefix(line[pos:], []byte("ignore")):
+			pos += len("ignore")
+		default:
+			s.Problem = usage
+			return s, true
+		}
+		switch {
+		case pos < end && line[pos] == '[':
+		case pos < end && line[pos] != ' ' && line[pos] != '\t':
+			s.Problem = usage
+			return s, true
+		case s.File:
+			s.Problem = "ignore-file needs the codes it ignores: `# amplidex: ignore-file[code, …]`"
+			return s, true
+		default:
+			return s, true // a bare ignore: every code on the line
+		}
+		closing := bytes.IndexByte(line[pos:end], ']')
+		if closing < 0 {
+			s.Problem = "the list of codes has no closing `]`"
+			return s, true
+		}
+		closing += pos
+		for i := pos + 1; i < closing; {
+			j := bytes.IndexByte(line[i:closing], ',')
+			if j < 0 {
+				j = closing
+			} else {
+				j += i
+			}
+			a, b := i, j
+			for a < b && (line[a] == ' ' || line[a] == '\t') {
+				a++
+			}
+			for b > a && (line[b-1] == ' ' || line[b-1] == '\t') {
+				b--
+			}
+			if a < b {
+				s.Codes = append(s.Codes, SuppressedCode{Code: string(line[a:b]), Range: lines.Range(off+a, off+b)})
+			}
+			i = j + 1
+		}
+		if len(s.Codes) == 0 {
+			s.Problem = "the list of codes is empty"
+		}
+		return s, true
+	}
+}
+
+// Suppressions are the suppression comments of files, by path.
+type Suppressions map[string][]Suppression
+
+// Add records the suppression comments of the file at path, whose bytes
+// are src.
+func (s Suppressions) Add(path string, src []byte) {
+	if sups := ParseSuppressions(path, src); len(sups) > 0 {
+		s[path] = sups
+	}
+}
+
+// Apply drops the diagnostics that a suppression comment of their file
+// covers, and adds a suppress/unused diagnostic (info) for each code of a
+// comment that covers none, for each malformed comment, and for each code
+// that is not a diagnostic code. Diagnostics of files without comments
+// are kept as they are. ds is not modified; the result is sorted.
+func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
+	type key struct {
+		path      string
+		sup, code int // code -1: a bare ignore
+	}
+	used := map[key]bool{}
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		covered := false
+		for i, sup := range s[d.Path] {
+			if sup.Problem != "" || d.Code == CodeSuppressUnused {
+				continue
+			}
+			if !sup.File && sup.Range.Start.Line != d.Range.Start.Line {
+				continue
+			}
+			if len(sup.Codes) == 0 {
+				used[key{d.Path, i, -1}], covered = true, true
+				continue
+			}
+			for j, c := range sup.Codes {
+				if MatchCode(c.Code, d.Code) {
+					used[key{d.Path, i, j}], covered = true, true
+				}
+			}
+		}
+		if !covered {
+			out = append(out, d)
+		}
+	}
+	for path, sups := range s {
+		for i, sup := range sups {
+			report := func(r Range, format string, args ...any) {
+				out = append(out, Diagnostic{Code: CodeSuppressUnused, Severity: SeverityInfo, Path: path, Range: r,
+					Message: fmt.Sprintf(format, args...)})
+			}
+			where := "on this line"
+			if sup.File {
+				where = "in this file"
+			}
+			switch {
+			case sup.Problem != "":
+				report(sup.Range, "suppression comment not understood: %s", sup.Problem)
+			case len(sup.Codes) == 0:
+				if !used[key{path, i, -1}] {
+					report(sup.Range, "this suppression suppresses nothing %s", where)
+				}
+			default:
+				for j, c := range sup.Codes {
+					if err := CheckCodePattern(c.Code); err != nil {
+						report(c.Range, "suppression of %v", err)
+					} else if !used[key{path, i, j}] {
+						report(c.Range, "suppression of %s suppresses nothing %s", c.Code, where)
+					}
+				}
+			}
+		}
+	}
+	SortDiagnostics(out)
+	return out
+}
+
+// Suppress drops the diagnostics covered by the suppression comments of
+// their files and reports the comments that cover nothing (see
+// Suppressions.Apply). sources holds the bytes of the files whose comments
+// count, by path: a language server passes its buffers, a checker every
+// file it read.
+func Suppress(ds []Diagnostic, sources map[string][]byte) []Diagnostic {
+	s := Suppressions{}
+	for p, src := range sources {
+		s.Add(p, src)
+	}
+	return s.Apply(ds)
+}
