@@ -103,13 +103,26 @@ func (s *Set) skipped(name string) string {
 // suggestCollection returns the winning collection name that name most
 // likely misspells, or "".
 func (s *Set) suggestCollection(name string) string {
-	return SuggestFrom(name, func(yield func(string) bool) {
+	s.statMu.Lock()
+	near, ok := s.suggested[name]
+	s.statMu.Unlock()
+	if ok {
+		return near
+	}
+	near = SuggestFrom(name, func(yield func(string) bool) {
 		for n := range s.winner.All() {
 			if !yield(n) {
 				return
 			}
 		}
 	})
+	s.statMu.Lock()
+	if s.suggested == nil {
+		s.suggested = map[string]string{}
+	}
+	s.suggested[name] = near
+	s.statMu.Unlock()
+	return near
 }
 
 // suggestResource returns the name (for a profile or agent whose rel is

@@ -45,9 +45,10 @@ type Set struct {
 
 	// stats remembers, for the life of the set, whether a path that is not
 	// a resource exists (mentions of docs and the like).
-	statMu      sync.Mutex // guards stats and constraints
+	statMu      sync.Mutex // guards stats, constraints and suggested
 	stats       map[string]bool
 	constraints map[string]*Constraint
+	suggested   map[string]string // the near name of an unresolved collection name
 }
 
 // Resolution is what a name resolves to.

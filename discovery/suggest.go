@@ -35,13 +35,15 @@ func SuggestFrom(key string, candidates iter.Seq[string]) string {
 		return ""
 	}
 	folded := foldKey(key)
+	lowKey := strings.ToLower(key)
+	keyBag := byteBag(lowKey)
 	best, bestDist := "", maxSuggestDistance+1
 	foldHit := ""
 	for c := range candidates {
 		if c == key || len(c) > maxSuggestLen {
 			continue
 		}
-		if foldHit == "" && foldKey(c) == folded {
+		if foldHit == "" && foldsTo(c, folded) {
 			foldHit = c
 			continue
 		}
@@ -57,7 +59,12 @@ func SuggestFrom(key string, candidates iter.Seq[string]) string {
 		if d := len(c) - len(key); d > limit || -d > limit {
 			continue
 		}
-		if d := editDistance(strings.ToLower(key), strings.ToLower(c)); d <= limit && d < bestDist {
+		// Each edit changes the bytes' counts by two at most: a candidate
+		// whose counts differ more is too far, and costs no alignment.
+		if bagDistance(keyBag, c) > 2*limit {
+			continue
+		}
+		if d := editDistance(lowKey, strings.ToLower(c)); d <= limit && d < bestDist {
 			best, bestDist = c, d
 		}
 	}
@@ -83,6 +90,54 @@ func foldKey(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// byteBag counts the bytes of s, lowercased.
+func byteBag(s string) (bag [256]int16) {
+	for i := 0; i < len(s); i++ {
+		bag[s[i]]++
+	}
+	return bag
+}
+
+// bagDistance is the size of the difference between the byte counts bag
+// and those of s, lowercased: a lower bound of twice their edit distance.
+func bagDistance(bag [256]int16, s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		bag[c]--
+	}
+	d := 0
+	for _, n := range bag {
+		if n < 0 {
+			d -= int(n)
+		} else {
+			d += int(n)
+		}
+	}
+	return d
+}
+
+// foldsTo reports whether foldKey(s) == folded, without building it.
+func foldsTo(s, folded string) bool {
+	j := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-' || c == '_':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if j == len(folded) || folded[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(folded)
 }
 
 // editDistance is the optimal-string-alignment distance between a and b,
