@@ -351,3 +351,32 @@ func TestLargeAnswerThroughTheDaemon(t *testing.T) {
 		t.Fatalf("%d context files, want %d", len(res), n)
 	}
 }
+
+// TestForeignProjectRefused: a project directory, or its .amplifier, that
+// belongs to another user is never registered (as git's safe.directory).
+func TestForeignProjectRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a directory to another user")
+	}
+	e := newEnv(t)
+	e.start()
+	c := e.client()
+	for _, which := range []string{"", ".amplifier"} {
+		p := e.otherProject("foreign" + strings.TrimPrefix(which, "."))
+		if err := os.Chown(filepath.Join(p, which), 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		err := callWithin(t, c, 10*time.Second, "collections", map[string]any{"project": p}, nil)
+		var qe *query.Error
+		if !errors.As(err, &qe) || qe.Code != query.CodeInvalidParams || !strings.Contains(qe.Message, "another user") {
+			t.Errorf("project %s with %q owned by uid 4242: %v, want refused", p, which, err)
+		}
+	}
+	var st query.Status
+	if err := callWithin(t, c, 10*time.Second, "status", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Projects) != 0 {
+		t.Errorf("registered %v, want none", st.Projects)
+	}
+}
