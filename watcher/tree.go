@@ -130,7 +130,7 @@ func (m *mount) target() string {
 type node struct {
 	path     string
 	parent   *node
-	children map[string]*node
+	children []*node // the watched directories directly below, in no order
 	owners   []*mount
 	id       fileKey
 }
@@ -150,10 +150,7 @@ func (w *Watcher) addWatch(m *mount, dir string) (*node, error) {
 	if n.parent == nil {
 		if p := w.nodes[filepath.Dir(dir)]; p != nil && p != n {
 			n.parent = p
-			if p.children == nil {
-				p.children = make(map[string]*node)
-			}
-			p.children[filepath.Base(dir)] = n
+			p.children = append(p.children, n)
 		}
 	}
 	if !n.has(m) {
@@ -279,8 +276,10 @@ func (w *Watcher) dropOwner(m *mount, n *node) {
 	if err := w.fsw.Remove(n.path); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
 		w.log.Debug("watcher: remove watch", "dir", n.path, "err", err)
 	}
-	if n.parent != nil {
-		delete(n.parent.children, filepath.Base(n.path))
+	if p := n.parent; p != nil {
+		if i := slices.Index(p.children, n); i >= 0 {
+			p.children = slices.Delete(p.children, i, i+1)
+		}
 		n.parent = nil
 	}
 	for _, c := range n.children {
@@ -291,7 +290,7 @@ func (w *Watcher) dropOwner(m *mount, n *node) {
 
 // dropSubtree removes m from n and from every directory below it.
 func (w *Watcher) dropSubtree(m *mount, n *node) {
-	for _, c := range n.children {
+	for _, c := range slices.Clone(n.children) {
 		if c.has(m) {
 			w.dropSubtree(m, c)
 		}
