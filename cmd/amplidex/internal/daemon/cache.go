@@ -312,6 +312,9 @@ func (c *fileCache) paths() ([]string, error) {
 	for p := range c.queue {
 		seen[p] = true
 	}
+	for p := range c.writing {
+		seen[p] = true
+	}
 	c.mu.Unlock()
 	out := make([]string, 0, len(seen))
 	for p := range seen {

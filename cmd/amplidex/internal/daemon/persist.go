@@ -36,7 +36,9 @@ type persister struct {
 	// last version committed and written the last one the writer has
 	// handled; wrote is signalled when written moves.
 	gone    []string
-	version uint64
+	// writingGone are the deletions a write in progress holds.
+	writingGone []string
+	version     uint64
 	written uint64
 	wrote   *sync.Cond
 	// unsaved is set while writes fail (the change log lags);
@@ -109,6 +111,7 @@ func (p *persister) write() {
 	version := p.version
 	gone := p.gone
 	p.gone = nil
+	p.writingGone = gone
 	p.mu.Unlock()
 	sort.Strings(gone)
 	var err error
@@ -133,6 +136,7 @@ func (p *persister) write() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	defer p.wrote.Broadcast()
+	p.writingGone = nil
 	p.written = max(p.written, version)
 	if err == nil {
 		if p.unsaved && !p.store.ReadOnly() {
@@ -181,13 +185,18 @@ func (p *persister) waitWritten() (lagging bool) {
 // is written: the index's paths and the records waiting, without the
 // deletions waiting.
 func (p *persister) paths() ([]string, error) {
-	all, err := p.cache.paths()
+	// The deletions first: one a write finishes meanwhile is gone from the
+	// index read after.
 	p.mu.Lock()
 	gone := map[string]bool{}
 	for _, g := range p.gone {
 		gone[g] = true
 	}
+	for _, g := range p.writingGone {
+		gone[g] = true
+	}
 	p.mu.Unlock()
+	all, err := p.cache.paths()
 	for g := range gone {
 		if p.cache.waiting(g) {
 			delete(gone, g) // deleted, then made again
