@@ -55,7 +55,7 @@ func SchemaKeys(kind DocKind, path []string) (keys []KeyInfo, ok bool) {
 
 // SchemaKey describes the key at path, its last element. A key a mapping
 // admits without knowing it (a name in a profile's agents.inline) is
-// described by the shape of its value alone. ok is false when the schema
+// described by the shape of its value and the description of the mapping. ok is false when the schema
 // does not admit the key there.
 func SchemaKey(kind DocKind, path []string) (KeyInfo, bool) {
 	if len(path) == 0 || path[len(path)-1] == ItemStep {
@@ -70,7 +70,14 @@ func SchemaKey(kind DocKind, path []string) (KeyInfo, bool) {
 		return keyInfo(f.name, f.doc, f.shape, f), true
 	}
 	if parent.extra != nil {
-		return keyInfo(name, "", parent.extra, nil), true
+		// Described by what the mapping is for.
+		doc := ""
+		if len(path) > 1 {
+			if owner, ok := SchemaKey(kind, path[:len(path)-1]); ok {
+				doc = owner.Doc
+			}
+		}
+		return keyInfo(name, doc, parent.extra, nil), true
 	}
 	return KeyInfo{}, false
 }
