@@ -433,7 +433,7 @@ func (fx *fixer) missingField(d discovery.Diagnostic) []query.CodeAction {
 	if fix := discovery.SuggestCollectionName(dir); fix != "" {
 		name = fix
 	}
-	placeholder := map[string]string{"name": name, "version": "0.1.0", "description": ""}
+	placeholder := map[string]string{"name": name, "version": "0.1.0", "description": "TODO: what the collection is for"}
 	value, ok := placeholder[field]
 	if !ok {
 		return nil
