@@ -134,6 +134,28 @@ func applyWire(t *testing.T, text string, edits []wireEdit, utf8Cols bool) strin
 	return text
 }
 
+// openSettled opens path with text as version 1 and waits for that
+// version's diagnostics, so that nothing of this buffer is published
+// later, after it is closed.
+func (s *lspSession) openSettled(path, text string) string {
+	s.t.Helper()
+	uri := fileURI(path)
+	s.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": text}}})
+	s.next(func(m map[string]json.RawMessage) bool {
+		if string(m["method"]) != `"textDocument/publishDiagnostics"` {
+			return false
+		}
+		var p struct {
+			URI     string `json:"uri"`
+			Version *int   `json:"version"`
+		}
+		_ = json.Unmarshal(m["params"], &p)
+		return p.URI == uri && p.Version != nil && *p.Version == 1
+	})
+	return uri
+}
+
 // TestLSPEditsOnTheCorpus: on real collections, through the daemon and
 // in process, completion offers the schema's keys and values, hover
 // describes keys, each code action makes the edit it names (applied, the
@@ -193,9 +215,7 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 			for _, tc := range actions {
 				t.Run(tc.name, func(t *testing.T) {
 					before := s.lsp.diagnose(tc.path, []byte(tc.text))
-					uri := fileURI(tc.path)
-					s.lsp.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
-						"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": tc.text}}})
+					uri := s.lsp.openSettled(tc.path, tc.text)
 					pos := positionOf(tc.text, tc.at, 1, s.utf8)
 					raw := s.lsp.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
 						"range": discovery.Range{Start: pos, End: pos}, "context": map[string]any{"diagnostics": []any{}}})
@@ -235,10 +255,8 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 				})
 			}
 
-			uri := fileURI(devSB)
 			text := strings.Replace(dev, "\n---\n", "\nagents: a\n\n---\n", 1)
-			s.lsp.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
-				"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": text}}})
+			uri := s.lsp.openSettled(devSB, text)
 			complete := func(marker string, skip int) []string {
 				raw := s.lsp.call("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uri},
 					"position": positionOf(text, marker, skip, s.utf8)})
@@ -277,9 +295,7 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 				"textDocument": map[string]any{"uri": uri}}})
 
 			// Who extends foundation:base.
-			uri = fileURI(base)
-			s.lsp.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
-				"textDocument": map[string]any{"uri": uri, "languageId": "markdown", "version": 1, "text": file(base)}}})
+			uri = s.lsp.openSettled(base, file(base))
 			raw = s.lsp.call("textDocument/references", map[string]any{"textDocument": map[string]any{"uri": uri},
 				"position": map[string]any{"line": 0, "character": 0}, "context": map[string]any{"includeDeclaration": false}})
 			var locs []struct {
