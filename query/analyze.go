@@ -31,6 +31,13 @@ const (
 	OpDefinition AnalyzeOp = "definition"
 	// OpHover asks for a description of what is at Position.
 	OpHover AnalyzeOp = "hover"
+	// OpCodeActions asks for the fixes of the diagnostics in Range (or at
+	// Position when Range is nil), and the rewrites of what is there.
+	OpCodeActions AnalyzeOp = "code_actions"
+	// OpReferences asks where the file at Path, or what the reference at
+	// Position names, is referred to from: extends values, agents lists,
+	// @mentions and requires entries.
+	OpReferences AnalyzeOp = "references"
 )
 
 // AnalyzeParams ask about one editor buffer, with the other open buffers
@@ -45,9 +52,13 @@ type AnalyzeParams struct {
 	// Overlay holds the other open buffers by absolute path: what
 	// cross-references see instead of those files on disk.
 	Overlay map[string]string `json:"overlay,omitempty"`
-	// Position is the cursor (complete, definition, hover): UTF-16
-	// characters, as every position of the protocol.
+	// Position is the cursor (complete, definition, hover, references,
+	// code_actions): UTF-16 characters, as every position of the protocol.
 	Position discovery.Position `json:"position"`
+	// Range is the selection code_actions asks about; nil for Position.
+	Range *discovery.Range `json:"range,omitempty"`
+	// IncludeDeclaration adds, to the references, the file referred to.
+	IncludeDeclaration bool `json:"include_declaration,omitempty"`
 	// UnknownKey is the severity of schema/unknown-key the buffers are
 	// checked with (the client's configuration); "" for error.
 	UnknownKey discovery.Severity `json:"unknown_key,omitempty"`
@@ -58,7 +69,7 @@ type AnalyzeParams struct {
 // *Error with CodeInvalidParams.
 func (p AnalyzeParams) Check() error {
 	switch p.Op {
-	case OpDiagnose, OpComplete, OpDefinition, OpHover:
+	case OpDiagnose, OpComplete, OpDefinition, OpHover, OpCodeActions, OpReferences:
 	default:
 		return Errorf(CodeInvalidParams, "analyze: unknown op %q", p.Op)
 	}
@@ -94,7 +105,38 @@ type AnalyzeResult struct {
 	Items       []CompletionItem       `json:"items,omitempty"`
 	Locations   []Location             `json:"locations,omitempty"`
 	// Hover is Markdown; "" when there is nothing to say.
-	Hover string `json:"hover,omitempty"`
+	Hover   string       `json:"hover,omitempty"`
+	Actions []CodeAction `json:"actions,omitempty"`
+}
+
+// The kinds of code action, as the Language Server Protocol names them.
+const (
+	// ActionQuickFix fixes a diagnostic.
+	ActionQuickFix = "quickfix"
+	// ActionRewrite rewrites what is there without changing its meaning.
+	ActionRewrite = "refactor.rewrite"
+)
+
+// CodeAction is a change an editor offers to make: a fix of a diagnostic
+// or a rewrite, as edits of files.
+type CodeAction struct {
+	Title string `json:"title"`
+	// Kind is ActionQuickFix or ActionRewrite.
+	Kind string `json:"kind"`
+	// Diagnostic is the one the action fixes; nil for a rewrite.
+	Diagnostic *discovery.Diagnostic `json:"diagnostic,omitempty"`
+	// Preferred marks the fix an editor may apply without asking which.
+	Preferred bool       `json:"preferred,omitempty"`
+	Edits     []TextEdit `json:"edits"`
+}
+
+// TextEdit replaces Range of the file at Path with NewText. Ranges count
+// UTF-16 characters of the text the question was asked about (the
+// buffer, for Path), and the edits of one action do not overlap.
+type TextEdit struct {
+	Path    string          `json:"path"`
+	Range   discovery.Range `json:"range"`
+	NewText string          `json:"new_text"`
 }
 
 // CompletionKind is the Language Server Protocol's CompletionItemKind: the
@@ -103,10 +145,12 @@ type CompletionKind int
 
 // The completion kinds the analysis uses.
 const (
-	CompletionModule    CompletionKind = 9
-	CompletionValue     CompletionKind = 12
-	CompletionFile      CompletionKind = 17
-	CompletionReference CompletionKind = 18
+	CompletionModule     CompletionKind = 9
+	CompletionProperty   CompletionKind = 10
+	CompletionValue      CompletionKind = 12
+	CompletionFile       CompletionKind = 17
+	CompletionReference  CompletionKind = 18
+	CompletionEnumMember CompletionKind = 20
 )
 
 // CompletionItem is one completion offered.
@@ -161,7 +205,8 @@ func ServeAnalyze(mux *Mux, view ViewFunc, analyze AnalyzeFunc) {
 }
 
 // printAnalyze prints whatever the answer holds: diagnostics, completion
-// items (label and detail), locations, and the hover text.
+// items (label and detail), locations, code actions (kind, title and
+// edits), and the hover text.
 func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
 	if r == nil {
 		return nil
@@ -175,6 +220,17 @@ func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
 	for _, l := range r.Locations {
 		if _, err := fmt.Fprintf(w, "%s:%d:%d\n", Clean(l.Path), l.Range.Start.Line+1, l.Range.Start.Character+1); err != nil {
 			return err
+		}
+	}
+	for _, a := range r.Actions {
+		if _, err := fmt.Fprintf(w, "%s\t%s\n", a.Kind, Clean(a.Title)); err != nil {
+			return err
+		}
+		for _, e := range a.Edits {
+			if _, err := fmt.Fprintf(w, "\t%s:%d:%d-%d:%d\t%q\n", Clean(e.Path), e.Range.Start.Line+1, e.Range.Start.Character+1,
+				e.Range.End.Line+1, e.Range.End.Character+1, e.NewText); err != nil {
+				return err
+			}
 		}
 	}
 	if r.Hover != "" {

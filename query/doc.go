@@ -63,11 +63,20 @@
 //     before connecting, and changes nothing: a directory of another user,
 //     or with any permission for group or others, is ErrUnsafeDir.
 //   - Both ends check the other's uid with the kernel's peer credentials
-//     (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS; elsewhere every
-//     connection is refused). A client whose uid is not the server's
+//     (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS; on other unix
+//     systems every connection is refused; Windows: see below). A client whose uid is not the server's
 //     effective uid gets a forbidden error line and is closed; a server
 //     whose uid is not the client's is refused by Dial and Subscribe with
 //     ErrUntrustedServer before anything is sent to it.
+//   - Windows (10 and later) has AF_UNIX sockets but no uids, no mode bits
+//     and no peer credentials. The socket lives in %LOCALAPPDATA%\amplidex
+//     (see DefaultPaths), under the user's profile directory, whose ACL
+//     (inherited by what is created in it) lets in only the user, SYSTEM
+//     and administrators: that ACL is the access check. Listen and Dial
+//     check that the socket's directory is owned by the user (or by the
+//     Administrators group, which owns what an elevated process creates),
+//     not its mode; every peer that can open the socket is accepted. The
+//     lock beside the socket is a LockFileEx lock.
 //   - Listen holds an advisory lock on "<socket>.lock" for the server's life,
 //     so two servers never race to replace each other's socket; the lock file
 //     is left in place. A socket no server answers on is removed; a live one

@@ -33,7 +33,11 @@ type Paths struct {
 // $XDG_STATE_HOME/amplidex (default ~/.local/state), and the socket and pid
 // file in $XDG_RUNTIME_DIR/amplidex, or in the state directory when
 // XDG_RUNTIME_DIR is unset. As the XDG specification asks, a relative XDG
-// value is ignored; a relative AMPLIDEX_HOME is an error.
+// value is ignored; a relative AMPLIDEX_HOME is an error. On Windows, where
+// the XDG variables are seldom set, the config lives in
+// %APPDATA%\amplidex and the index, the socket and the pid file in
+// %LOCALAPPDATA%\amplidex, under the user's profile, unless the XDG
+// variables say otherwise.
 //
 // A socket path longer than a unix socket allows (107 bytes) is replaced by
 // /tmp/amplidex-<uid>/<hash>.sock, where uid is the effective uid and hash
@@ -57,11 +61,11 @@ func DefaultPaths(getenv func(string) string) (Paths, error) {
 			StateDir: home,
 		}
 	} else {
-		config, err := xdgDir(getenv, "XDG_CONFIG_HOME", ".config")
+		config, err := configBase(getenv)
 		if err != nil {
 			return Paths{}, err
 		}
-		state, err := xdgDir(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+		state, err := stateBase(getenv)
 		if err != nil {
 			return Paths{}, err
 		}
@@ -84,22 +88,9 @@ func DefaultPaths(getenv func(string) string) (Paths, error) {
 	return p, nil
 }
 
-// xdgDir returns the absolute value of the XDG variable name, or
-// $HOME/fallback.
-func xdgDir(getenv func(string) string, name, fallback string) (string, error) {
-	if dir := getenv(name); filepath.IsAbs(dir) {
-		return filepath.Clean(dir), nil
-	}
-	home := getenv("HOME")
-	if !filepath.IsAbs(home) {
-		return "", fmt.Errorf("amplidex paths: $%s is unset and $HOME %q is not an absolute path", name, home)
-	}
-	return filepath.Join(home, fallback), nil
-}
-
 // shortSocket returns the stand-in for a socket path too long to bind.
 func shortSocket(long string, uid int) string {
 	sum := sha256.Sum256([]byte(long))
-	dir := filepath.Join(fallbackTmp, "amplidex-"+strconv.Itoa(uid))
+	dir := filepath.Join(fallbackTmp(), "amplidex-"+strconv.Itoa(uid))
 	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".sock")
 }

@@ -10,10 +10,7 @@ import (
 	"net"
 	"os"
 	"sync"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrInUse is returned by Listen when another live server holds the socket.
@@ -350,23 +347,6 @@ func (s *Server) forget(c *conn) {
 	delete(s.conns, c)
 }
 
-// lockFile takes an exclusive advisory lock on name, creating it. The lock
-// lasts until the returned file is closed or the process ends.
-func lockFile(name string) (*os.File, error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("lock %s: held by another server: %w", name, ErrInUse)
-		}
-		return nil, fmt.Errorf("lock %s: %w", name, err)
-	}
-	return f, nil
-}
-
 // removeStale removes a socket at path that no server answers on. It
 // refuses to remove anything that is not a socket, and reports ErrInUse
 // when a server answers.
@@ -386,9 +366,9 @@ func removeStale(path string) error {
 	case err == nil:
 		nc.Close()
 		return fmt.Errorf("a server answers on %s: %w", path, ErrInUse)
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case refused(err):
 		return os.Remove(path)
-	case errors.Is(err, syscall.EAGAIN):
+	case queueFull(err):
 		return fmt.Errorf("a server is listening on %s (its queue is full): %w", path, ErrInUse)
 	}
 	return fmt.Errorf("probe %s: %w", path, err)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // ErrUnsafeDir is returned by Listen and Dial when the socket's directory
@@ -25,12 +24,14 @@ var ErrUnsafeDir = errors.New("query: unsafe socket directory")
 var ErrUntrustedServer = errors.New("query: the server is not the user's")
 
 const (
-	// fallbackTmp holds the socket directories DefaultPaths falls back to.
-	fallbackTmp = "/tmp"
 	// fallbackDirs is how many fallback directories Listen and Dial try:
 	// /tmp/amplidex-<uid>, then .1 to .9 after it.
 	fallbackDirs = 10
 )
+
+// otherAccount is the owner fileOwner reports, where the system has no
+// user ids, for a file that is not the user's.
+const otherAccount = -2
 
 // trust decides whether a socket's directory and the peer of a connection
 // are the user's. Servers and clients use the system's answers; tests
@@ -47,20 +48,15 @@ type trust struct {
 }
 
 func systemTrust() trust {
-	return trust{euid: os.Geteuid(), tmp: fallbackTmp, owner: fileOwner, peerUID: peerUID}
-}
-
-// fileOwner returns the uid in fi's stat, or -1 when it has none.
-func fileOwner(_ string, fi fs.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
+	return trust{euid: os.Geteuid(), tmp: fallbackTmp(), owner: fileOwner, peerUID: peerUID}
 }
 
 // describeUID names a uid for messages: "uid 1001 (mallory)", or "uid
 // 1001" when it has no user name.
 func describeUID(uid int) string {
+	if uid == otherAccount {
+		return "another account"
+	}
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
 		return fmt.Sprintf("uid %d (%s)", uid, u.Username)
 	}
@@ -176,7 +172,7 @@ func (t trust) dialPath(path string) (string, error) {
 	if uid := t.owner(dir, fi); uid != t.euid {
 		return "", fmt.Errorf("dial %s: directory %s belongs to %s, not to uid %d: %w", path, dir, describeUID(uid), t.euid, ErrUnsafeDir)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+	if perm := fi.Mode().Perm(); modeBits && perm&0o077 != 0 {
 		return "", fmt.Errorf("dial %s: directory %s has mode %#o, open to other users (chmod 700 it): %w", path, dir, perm, ErrUnsafeDir)
 	}
 	return path, nil
@@ -198,6 +194,9 @@ func (t trust) secureDir(dir string) error {
 	}
 	if uid := t.owner(dir, fi); uid != t.euid {
 		return fmt.Errorf("directory %s belongs to %s, not to uid %d: %w", dir, describeUID(uid), t.euid, ErrUnsafeDir)
+	}
+	if !modeBits {
+		return nil // the directory's ACL decides; see the package Caveats
 	}
 	perm := fi.Mode().Perm()
 	if perm&0o022 != 0 {

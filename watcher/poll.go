@@ -3,6 +3,7 @@ package watcher
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // fileState is what polling compares to tell that a path changed.
@@ -98,10 +99,12 @@ func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
 }
 
 // joinPath joins a clean absolute directory and a name, faster than
-// filepath.Join for this one case.
+// filepath.Join for this one case, with the platform's separator, so
+// that paths print as the system writes them and compare equal to those
+// filepath.Join makes.
 func joinPath(dir, name string) string {
-	if dir == "/" {
-		return "/" + name
+	if dir != "" && os.IsPathSeparator(dir[len(dir)-1]) {
+		return dir + name // "/" or a volume root such as C:\
 	}
-	return dir + "/" + name
+	return dir + string(filepath.Separator) + name
 }

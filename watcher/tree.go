@@ -105,11 +105,15 @@ func (m *mount) logicalOf(p string) string {
 	if p == m.real {
 		return m.logical
 	}
-	if m.real == "/" || m.logical == "/" {
+	if isVolumeRoot(m.real) || isVolumeRoot(m.logical) {
 		return filepath.Join(m.logical, strings.TrimPrefix(p, m.real))
 	}
 	return m.logical + p[len(m.real):]
 }
+
+// isVolumeRoot reports a clean path that ends in a separator: "/", or a
+// volume root such as C:\ on Windows.
+func isVolumeRoot(p string) bool { return p != "" && os.IsPathSeparator(p[len(p)-1]) }
 
 // target is the path whose appearance a missing mount waits for.
 func (m *mount) target() string {
@@ -450,8 +454,9 @@ func nearestDir(target string) (real, next string, ok bool) {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			// p may vanish meanwhile (rm -rf in progress): then look higher.
 			if real, err := filepath.EvalSymlinks(p); err == nil {
-				rest := strings.TrimLeft(strings.TrimPrefix(target, p), "/")
-				next, _, _ = strings.Cut(rest, "/")
+				sep := string(filepath.Separator)
+				rest := strings.TrimLeft(strings.TrimPrefix(target, p), sep)
+				next, _, _ = strings.Cut(rest, sep)
 				return real, next, true
 			}
 		}

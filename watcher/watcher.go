@@ -54,6 +54,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock used for debouncing and polling. Nil means time.Now.
 	Now func() time.Time
+	// BeforeWatch, when set, is called from the Watcher's own goroutine
+	// before each kernel watch on a root's directory is added (not the one
+	// on the sync directory); an error it returns is taken as the kernel's
+	// refusal. It is a fault hook for the tests of those who embed a
+	// Watcher, so that they can play EMFILE on macOS or ENOSPC on Linux;
+	// leave it nil.
+	BeforeWatch func(dir string) error
 }
 
 // Batch is what a Watcher delivers for one root.
@@ -203,6 +210,9 @@ func newWatcher(opts Options, handle func(Batch), h hooks) (*Watcher, error) {
 	}
 	if opts.PollInterval == 0 {
 		opts.PollInterval = DefaultPollInterval
+	}
+	if h.addWatch == nil {
+		h.addWatch = opts.BeforeWatch
 	}
 	w := &Watcher{
 		opts:    opts,

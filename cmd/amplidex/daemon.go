@@ -16,7 +16,6 @@ import (
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/watcher"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // defaultDebounce is the daemon's quiet period before a batch of changes
@@ -86,7 +85,7 @@ func syncDir(getenv func(string) string, state string) string {
 		if d == "" {
 			continue
 		}
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && unix.Access(d, unix.W_OK) == nil {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && writable(d) {
 			return d
 		}
 	}

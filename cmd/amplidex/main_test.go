@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -96,7 +95,7 @@ func hupDaemon(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	ts.Check(err)
-	ts.Check(syscall.Kill(pid, syscall.SIGHUP))
+	ts.Check(hangUp(pid))
 }
 
 // chown gives a path to another user: chown UID PATH (needs root).

@@ -299,6 +299,8 @@ type fake struct {
 	complete func(ctx context.Context, text []byte, pos discovery.Position) []query.CompletionItem
 	define   func(pos discovery.Position) []query.Location
 	hover    func(text []byte, pos discovery.Position) (string, bool)
+	actions  func(rng discovery.Range) []query.CodeAction
+	refs     func(pos discovery.Position, decl bool) []query.Location
 }
 
 func (f *fake) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
@@ -350,4 +352,18 @@ func (f *fake) Hover(ctx context.Context, path string, text []byte, overlay map[
 		return f.hover(text, pos)
 	}
 	return "", false
+}
+
+func (f *fake) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+	if f.actions != nil {
+		return f.actions(rng)
+	}
+	return nil
+}
+
+func (f *fake) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, decl bool) []query.Location {
+	if f.refs != nil {
+		return f.refs(pos, decl)
+	}
+	return nil
 }

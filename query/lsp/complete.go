@@ -14,8 +14,11 @@ import (
 
 // complete offers, at pos: profile references after `extends:`, agent names
 // in a profile's agents list (and a bundle's agents.include), known module
-// ids after `module:`, and collection names and files after an "@" in the
-// Markdown body.
+// ids after `module:`, the other keys of the schema's mapping and the
+// values of a key with a fixed set, collection names and files after an
+// "@" in the Markdown body, and in pyproject.toml the keys of
+// [tool.amplifier.collection] and the collections a requires table may
+// name.
 func (w *Workspace) complete(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
 	lines := discovery.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
@@ -32,11 +35,20 @@ func (w *Workspace) complete(ctx context.Context, base *catalog.View, path strin
 		inFront = at >= fm.Start && (err != nil || at < fm.End)
 	}
 	if !inFront {
+		if kindOf(path) == filePyproject {
+			v := w.layer(ctx, base, path, text, overlay)
+			return tableComplete(v.set, v.own, lines, pos, before)
+		}
 		return w.completeMention(ctx, base, path, text, overlay, pos, before)
 	}
 	c, ok := frontContext(lines, pos.Line, before)
 	if !ok {
-		return nil
+		kind, ok := docKindOf(path)
+		first, last, inYAML := frontLines(text, lines)
+		if !ok || !inYAML || pos.Line < first {
+			return nil
+		}
+		return schemaComplete(kind, lines, first, last, pos, before)
 	}
 	rng := discovery.Range{
 		Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:c.tokenStart])},

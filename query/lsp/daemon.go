@@ -52,7 +52,7 @@ func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte,
 	if kindOf(path) == fileOther {
 		return nil
 	}
-	if res, ok := d.ask(ctx, query.OpDiagnose, path, text, overlay, discovery.Position{}); ok {
+	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpDiagnose}, path, text, overlay); ok {
 		return res.Diagnostics
 	}
 	return d.local.Diagnose(ctx, path, text, overlay)
@@ -60,7 +60,7 @@ func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte,
 
 // Complete implements Analyzer.
 func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
-	if res, ok := d.ask(ctx, query.OpComplete, path, text, overlay, pos); ok {
+	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpComplete, Position: pos}, path, text, overlay); ok {
 		return res.Items
 	}
 	return d.local.Complete(ctx, path, text, overlay, pos)
@@ -68,7 +68,7 @@ func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte,
 
 // Definition implements Analyzer.
 func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
-	if res, ok := d.ask(ctx, query.OpDefinition, path, text, overlay, pos); ok {
+	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpDefinition, Position: pos}, path, text, overlay); ok {
 		return res.Locations
 	}
 	return d.local.Definition(ctx, path, text, overlay, pos)
@@ -76,21 +76,40 @@ func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byt
 
 // Hover implements Analyzer.
 func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
-	if res, ok := d.ask(ctx, query.OpHover, path, text, overlay, pos); ok {
+	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpHover, Position: pos}, path, text, overlay); ok {
 		return res.Hover, res.Hover != ""
 	}
 	return d.local.Hover(ctx, path, text, overlay, pos)
 }
 
-// ask makes the one call of a request. ok is false when the daemon did
-// not answer and the in-process Workspace should; a request whose ctx
-// ended gets an empty answer, not the fallback's work.
-func (d *DaemonAnalyzer) ask(ctx context.Context, op query.AnalyzeOp, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (*query.AnalyzeResult, bool) {
-	p := query.AnalyzeParams{
-		Common: query.Common{Project: d.local.ProjectOf(path)},
-		Op:     op, Path: path, Text: string(text), Position: pos,
-		UnknownKey: d.local.schema.UnknownKeySeverity,
+// CodeActions implements Analyzer.
+func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+	if kindOf(path) == fileOther {
+		return nil
 	}
+	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpCodeActions, Position: rng.Start, Range: &rng}, path, text, overlay); ok {
+		return res.Actions
+	}
+	return d.local.CodeActions(ctx, path, text, overlay, rng)
+}
+
+// References implements Analyzer.
+func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+	p := query.AnalyzeParams{Op: query.OpReferences, Position: pos, IncludeDeclaration: includeDeclaration}
+	if res, ok := d.ask(ctx, p, path, text, overlay); ok {
+		return res.Locations
+	}
+	return d.local.References(ctx, path, text, overlay, pos, includeDeclaration)
+}
+
+// ask makes the one call of a request: p holds its op and cursor, ask
+// adds the rest. ok is false when the daemon did not answer and the
+// in-process Workspace should; a request whose ctx ended gets an empty
+// answer, not the fallback's work.
+func (d *DaemonAnalyzer) ask(ctx context.Context, p query.AnalyzeParams, path string, text []byte, overlay map[string][]byte) (*query.AnalyzeResult, bool) {
+	p.Common = query.Common{Project: d.local.ProjectOf(path)}
+	p.Path, p.Text = path, string(text)
+	p.UnknownKey = d.local.schema.UnknownKeySeverity
 	for q, t := range overlay {
 		if q == path {
 			continue

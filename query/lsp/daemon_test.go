@@ -145,6 +145,11 @@ func TestDaemonAnalyzerOneCallPerRequest(t *testing.T) {
 		}},
 		{"definition", func(a lsp.Analyzer) any { return a.Definition(ctx, path, text, overlay, pos) }},
 		{"hover", func(a lsp.Analyzer) any { md, _ := a.Hover(ctx, path, text, overlay, pos); return md }},
+		{"code actions", func(a lsp.Analyzer) any {
+			at := cursor(t, string(text), "- hel")
+			return a.CodeActions(ctx, path, text, overlay, discovery.Range{Start: at, End: at})
+		}},
+		{"references", func(a lsp.Analyzer) any { return a.References(ctx, path, text, overlay, pos, true) }},
 	}
 	for _, rq := range requests {
 		t.Run(rq.name, func(t *testing.T) {

@@ -1,8 +1,16 @@
 // Package lsp is amplidex's language server: it speaks the Language Server
 // Protocol over a byte stream (stdio in practice) and gives editors
-// diagnostics, completion, go-to-definition and hover for the files
-// collection authors write — profiles, agents, bundle manifests,
-// pyproject.toml and collections.lock.
+// diagnostics, completion, go-to-definition, references, hover and code
+// actions for the files collection authors write — profiles, agents,
+// bundle manifests, pyproject.toml and collections.lock.
+//
+// It knows the schemas itself (package discovery's tables): completion
+// offers the keys of the mapping at the cursor, read from the indentation
+// of the lines above so that it works on front matter that does not parse
+// yet, and the values of keys with a fixed set; hover on a key shows its
+// description. Code actions fix diagnostics: they are worked out again
+// from the file and the View when asked for (the diagnostics carry only
+// their message), so that a fix always fits the text it edits.
 //
 // The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing, the
 // document store, debounced diagnostics) knows nothing about collections:
@@ -34,7 +42,7 @@
 //
 // Serve runs one loop that owns every open document, so edits are applied in
 // the order they arrive. Diagnostics runs and requests (completion,
-// definition, hover) run on their own goroutines over immutable snapshots of
+// definition, references, hover, code actions) run on their own goroutines over immutable snapshots of
 // the buffers; each has a context that a newer edit or $/cancelRequest
 // cancels. Writes to the client are serialized. Every goroutine Serve starts
 // has ended when it returns, except the one blocked reading the input
@@ -77,6 +85,11 @@
 //     ahead of every root with catalog.Catalog.WithArguments, which checks
 //     every collection again; the View made is kept while neither the
 //     project's View nor the working copy changes.
+//   - Completion and hover of keys read block-style YAML by its
+//     indentation; inside a flow mapping ({a: b}) they offer nothing.
+//     Code actions that add or remove keys do so in block mappings only.
+//   - References are found over the View of the file's project: a working
+//     copy in no root is searched only when the file asked about is in it.
 //   - Serve returns nil only after shutdown; an exit notification or the
 //     end of input without shutdown returns ErrNoShutdown, which the command
 //     maps to exit code 1 as the protocol asks.

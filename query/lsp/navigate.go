@@ -55,12 +55,13 @@ func (v *layered) target(ref refAt) (string, error) {
 
 // hover describes the collection reference at pos: what it names, where it
 // resolves, what the winning collection shadows, and the whole extends
-// chain of the profile.
+// chain of the profile. Elsewhere on a key of a schema, it describes the
+// key.
 func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
 	v := w.layer(ctx, base, path, text, overlay)
 	ref, ok := w.findRef(v, path, text, pos)
 	if !ok {
-		return "", false
+		return keyHover(path, text, pos)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** `%s`\n\n", ref.kind, unquote(ref.value))

@@ -48,6 +48,12 @@ type serverCapabilities struct {
 	CompletionProvider completionOptions `json:"completionProvider"`
 	DefinitionProvider bool              `json:"definitionProvider"`
 	HoverProvider      bool              `json:"hoverProvider"`
+	ReferencesProvider bool              `json:"referencesProvider"`
+	CodeActionProvider codeActionOptions `json:"codeActionProvider"`
+}
+
+type codeActionOptions struct {
+	CodeActionKinds []string `json:"codeActionKinds,omitempty"`
 }
 
 // Text document sync kinds.
@@ -108,9 +114,18 @@ type didCloseParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
 }
 
-type positionParams struct {
+// requestParams holds the params of every request about a place in a
+// document: completion, definition and hover (a position), references (a
+// position and whether to include the declaration) and codeAction (a
+// range and the kinds asked for).
+type requestParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
 	Position     discovery.Position     `json:"position"`
+	Range        discovery.Range        `json:"range"`
+	Context      struct {
+		IncludeDeclaration bool     `json:"includeDeclaration"`
+		Only               []string `json:"only"`
+	} `json:"context"`
 }
 
 type cancelParams struct {
@@ -170,4 +185,16 @@ type lspCompletionItem struct {
 type completionList struct {
 	IsIncomplete bool                `json:"isIncomplete"`
 	Items        []lspCompletionItem `json:"items"`
+}
+
+type workspaceEdit struct {
+	Changes map[string][]textEdit `json:"changes"`
+}
+
+type lspCodeAction struct {
+	Title       string          `json:"title"`
+	Kind        string          `json:"kind,omitempty"`
+	Diagnostics []lspDiagnostic `json:"diagnostics,omitempty"`
+	IsPreferred bool            `json:"isPreferred,omitempty"`
+	Edit        workspaceEdit   `json:"edit"`
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,13 @@ type Analyzer interface {
 	// Hover describes what is at pos in Markdown; ok is false when there is
 	// nothing to say.
 	Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (markdown string, ok bool)
+	// CodeActions lists the fixes of the diagnostics in rng and the
+	// rewrites of what is at its start. Their edits are of path alone, in
+	// the text given.
+	CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction
+	// References returns where what is at pos (or the file) is referred
+	// to from; with includeDeclaration, the file referred to too.
+	References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location
 }
 
 // Invalidator is implemented by Analyzers that cache what they read from
@@ -278,7 +286,8 @@ func (ss *session) request(m *message) {
 			ss.cancelRun(d)
 		}
 		ss.reply(m.ID, nil, nil)
-	case "textDocument/completion", "textDocument/definition", "textDocument/hover":
+	case "textDocument/completion", "textDocument/definition", "textDocument/hover",
+		"textDocument/references", "textDocument/codeAction":
 		ss.positionRequest(m)
 	default:
 		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
@@ -309,6 +318,8 @@ func (ss *session) initialize(m *message) {
 			CompletionProvider: completionOptions{TriggerCharacters: []string{":", "@", " "}},
 			DefinitionProvider: true,
 			HoverProvider:      true,
+			ReferencesProvider: true,
+			CodeActionProvider: codeActionOptions{CodeActionKinds: []string{query.ActionQuickFix, query.ActionRewrite}},
 		},
 		ServerInfo: serverInfo{Name: "amplidex", Version: ss.srv.opts.Version},
 	}, nil)
@@ -580,10 +591,13 @@ func equalDiagnostics(a, b []lspDiagnostic) bool {
 // positionRequest answers completion, definition and hover on their own
 // goroutine, cancellable by $/cancelRequest.
 func (ss *session) positionRequest(m *message) {
-	var p positionParams
+	var p requestParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
 		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
+	}
+	if m.Method == "textDocument/codeAction" {
+		p.Position = p.Range.Start
 	}
 	d, ok := ss.docs[p.TextDocument.URI]
 	if !ok || d.path == "" {
@@ -597,16 +611,18 @@ func (ss *session) positionRequest(m *message) {
 	}
 	ctx, cancel := context.WithCancel(ss.base)
 	ss.inflight[key] = cancel
-	pos := p.Position
+	pos, rng := p.Position, p.Range
 	if ss.utf8 {
-		pos = convertPosition(discovery.NewLineIndex(d.text), pos, false)
+		lines := discovery.NewLineIndex(d.text)
+		pos = convertPosition(lines, pos, false)
+		rng = convertRange(lines, rng, false)
 	}
-	snap := snapshot{path: d.path, text: d.text, overlay: ss.overlay()}
+	snap := snapshot{path: d.path, text: d.text, overlay: ss.overlay(), uri: d.uri}
 	ss.wg.Add(1)
 	go func() {
 		defer ss.wg.Done()
 		defer cancel()
-		result, rerr := ss.answer(ctx, m.Method, snap, pos)
+		result, rerr := ss.answer(ctx, m.Method, snap, pos, rng, p)
 		if ctx.Err() != nil && rerr == nil {
 			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}
@@ -621,6 +637,7 @@ func (ss *session) positionRequest(m *message) {
 // snapshot is what a request handler sees of the buffers.
 type snapshot struct {
 	path    string
+	uri     string
 	text    []byte
 	overlay map[string][]byte
 }
@@ -636,15 +653,20 @@ func (ss *session) overlay() map[string][]byte {
 }
 
 func emptyResult(method string) any {
-	if method == "textDocument/completion" {
+	switch method {
+	case "textDocument/completion":
 		return completionList{Items: []lspCompletionItem{}}
+	case "textDocument/references":
+		return []location{}
+	case "textDocument/codeAction":
+		return []lspCodeAction{}
 	}
 	return nil
 }
 
 // answer runs one position request against the analyzer. A panic in the
 // analyzer becomes an internal error.
-func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos discovery.Position) (result any, rerr *responseError) {
+func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos discovery.Position, rng discovery.Range, p requestParams) (result any, rerr *responseError) {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.log.Error("lsp: "+method+" failed", "path", snap.path, "panic", p, "stack", string(debug.Stack()))
@@ -665,16 +687,11 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 		}
 		return list, nil
 	case "textDocument/definition":
-		locs := a.Definition(ctx, snap.path, snap.text, snap.overlay, pos)
-		out := make([]location, 0, len(locs))
-		for _, l := range locs {
-			r := l.Range
-			if ss.utf8 {
-				r = convertRange(discovery.NewLineIndex(ss.textOf(l.Path, snap)), r, true)
-			}
-			out = append(out, location{URI: pathToURI(l.Path), Range: r})
-		}
-		return out, nil
+		return ss.locations(a.Definition(ctx, snap.path, snap.text, snap.overlay, pos), snap), nil
+	case "textDocument/references":
+		return ss.locations(a.References(ctx, snap.path, snap.text, snap.overlay, pos, p.Context.IncludeDeclaration), snap), nil
+	case "textDocument/codeAction":
+		return ss.codeActions(a.CodeActions(ctx, snap.path, snap.text, snap.overlay, rng), snap, p.Context.Only), nil
 	default: // textDocument/hover
 		md, ok := a.Hover(ctx, snap.path, snap.text, snap.overlay, pos)
 		if !ok {
@@ -682,6 +699,75 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 		}
 		return hover{Contents: markupContent{Kind: "markdown", Value: md}}, nil
 	}
+}
+
+// locations converts locations into the wire form, counting characters
+// in bytes when the session does (each file indexed once).
+func (ss *session) locations(locs []query.Location, snap snapshot) []location {
+	out := make([]location, 0, len(locs))
+	indexes := map[string]*discovery.LineIndex{}
+	for _, l := range locs {
+		r := l.Range
+		if ss.utf8 {
+			lines := indexes[l.Path]
+			if lines == nil {
+				lines = discovery.NewLineIndex(ss.textOf(l.Path, snap))
+				indexes[l.Path] = lines
+			}
+			r = convertRange(lines, r, true)
+		}
+		out = append(out, location{URI: pathToURI(l.Path), Range: r})
+	}
+	return out
+}
+
+// codeActions converts actions into the wire form, keeping those of the
+// kinds only asks for (all when it is empty). Their edits are of the
+// buffer asked about.
+func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only []string) []lspCodeAction {
+	out := make([]lspCodeAction, 0, len(actions))
+	var lines *discovery.LineIndex
+	if ss.utf8 && len(actions) > 0 {
+		lines = discovery.NewLineIndex(snap.text)
+	}
+	for _, a := range actions {
+		if !kindAsked(a.Kind, only) {
+			continue
+		}
+		ca := lspCodeAction{Title: a.Title, Kind: a.Kind, IsPreferred: a.Preferred, Edit: workspaceEdit{Changes: map[string][]textEdit{}}}
+		if a.Diagnostic != nil {
+			ca.Diagnostics = toLSP(snap.path, snap.text, []discovery.Diagnostic{*a.Diagnostic}, ss.utf8)
+		}
+		for _, e := range a.Edits {
+			if e.Path != snap.path {
+				continue // an Analyzer edits the buffer asked about only
+			}
+			r := e.Range
+			if lines != nil {
+				r = convertRange(lines, r, true)
+			}
+			ca.Edit.Changes[snap.uri] = append(ca.Edit.Changes[snap.uri], textEdit{Range: r, NewText: e.NewText})
+		}
+		if len(ca.Edit.Changes) > 0 {
+			out = append(out, ca)
+		}
+	}
+	return out
+}
+
+// kindAsked reports whether a code action of kind is among only, a kind
+// standing for those below it too ("refactor" asks for
+// "refactor.rewrite").
+func kindAsked(kind string, only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if kind == o || strings.HasPrefix(kind, o+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // completionItem converts an item into the wire form; lines, when not nil,

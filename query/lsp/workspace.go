@@ -167,6 +167,14 @@ func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.Analyz
 		res.Locations = w.definition(ctx, v, path, text, overlay, p.Position)
 	case query.OpHover:
 		res.Hover, _ = w.hover(ctx, v, path, text, overlay, p.Position)
+	case query.OpCodeActions:
+		rng := discovery.Range{Start: p.Position, End: p.Position}
+		if p.Range != nil {
+			rng = *p.Range
+		}
+		res.Actions = w.codeActions(ctx, v, path, text, overlay, rng)
+	case query.OpReferences:
+		res.Locations = w.references(ctx, v, path, text, overlay, p.Position, p.IncludeDeclaration)
 	}
 	return res, ctx.Err()
 }
@@ -209,6 +217,27 @@ func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay
 		return "", false
 	}
 	return w.hover(ctx, v, path, text, overlay, pos)
+}
+
+// CodeActions implements Analyzer.
+func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+	if kindOf(path) == fileOther {
+		return nil
+	}
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return nil
+	}
+	return w.codeActions(ctx, v, path, text, overlay, rng)
+}
+
+// References implements Analyzer.
+func (w *Workspace) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return nil
+	}
+	return w.references(ctx, v, path, text, overlay, pos, includeDeclaration)
 }
 
 // layered is the collections as the open buffers make them, for one file.
@@ -465,14 +494,20 @@ func isBundleAgent(path string) bool {
 // it (the collection's own diagnostics of the file, its cross-references
 // and its shadowing), computed over the buffers.
 func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
-	kind := kindOf(path)
-	if kind == fileOther {
+	if kindOf(path) == fileOther {
 		return nil
 	}
 	l := w.layer(ctx, v, path, text, overlay)
 	if ctx.Err() != nil {
 		return nil
 	}
+	return w.diagnoseIn(l, path, text)
+}
+
+// diagnoseIn checks one file given its unsaved text, with the buffers
+// laid over the View in l.
+func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery.Diagnostic {
+	kind := kindOf(path)
 	var out []discovery.Diagnostic
 	switch {
 	case kind == fileBundle:

@@ -177,10 +177,10 @@ func TestDrillOverflowStorm(t *testing.T) {
 		child := e.startChild()
 		c := e.client()
 		e.resolve(c, "storm-0") // registers the project
-		child.signal(t, syscall.SIGSTOP)
+		child.signal(t, sigStop)
 		limit := maxQueuedEvents()
 		storm(t, cols, 4, 1, limit/4+limit/8)
-		child.signal(t, syscall.SIGCONT)
+		child.signal(t, sigCont)
 		e.assertIndexEqualsScan(c)
 		var st query.Status
 		check(t, e.call(c, "status", nil, &st))

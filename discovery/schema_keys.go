@@ -1,0 +1,226 @@
+package discovery
+
+import (
+	"strings"
+)
+
+// The schemas as an editor asks about them: which keys a mapping of the
+// front matter knows, what each one is for and what its value may be, and
+// a placeholder for a key an author has to add. They read the same tables
+// the validator reads.
+
+// ItemStep is the step of a schema path that goes into the items of a
+// list: ["tools", ItemStep, "config"] is the config of a tools entry.
+const ItemStep = "-"
+
+// KeyInfo describes one key a schema knows.
+type KeyInfo struct {
+	Name string
+	// Doc says what the key is for.
+	Doc string
+	// Type says in words what the value may be, as diagnostics say it:
+	// `a string`, `"all", "none", a list or a mapping`.
+	Type string
+	// Required keys must be present. RootOnly keys are required only of a
+	// profile that extends no other; Unless names a sibling whose presence
+	// lifts the requirement.
+	Required bool
+	RootOnly bool
+	Unless   string
+	// Values lists the strings the value may be, when it is one of a
+	// fixed set; Bool is set when the value is a boolean.
+	Values []string
+	Bool   bool
+	// Scalar, List and Mapping tell what the value may be: a string,
+	// number or boolean; a list; a mapping. Nullable admits an empty value.
+	Scalar, List, Mapping, Nullable bool
+}
+
+// SchemaKeys returns the keys the schema of kind knows in the mapping at
+// path (keys from the top, ItemStep into a list's items), in the order
+// the schema documents them. ok is false when the schema has no mapping
+// with known keys there: an unknown path, a value that is no mapping, or a
+// mapping open to any key (such as a module's config).
+func SchemaKeys(kind DocKind, path []string) (keys []KeyInfo, ok bool) {
+	s, ok := schemaAt(kind, path)
+	if !ok || s.kinds&kMap == 0 || len(s.fields) == 0 {
+		return nil, false
+	}
+	out := make([]KeyInfo, len(s.fields))
+	for i, f := range s.fields {
+		out[i] = keyInfo(f.name, f.doc, f.shape, f)
+	}
+	return out, true
+}
+
+// SchemaKey describes the key at path, its last element. A key a mapping
+// admits without knowing it (a name in a profile's agents.inline) is
+// described by the shape of its value and the description of the mapping. ok is false when the schema
+// does not admit the key there.
+func SchemaKey(kind DocKind, path []string) (KeyInfo, bool) {
+	if len(path) == 0 || path[len(path)-1] == ItemStep {
+		return KeyInfo{}, false
+	}
+	parent, ok := schemaAt(kind, path[:len(path)-1])
+	if !ok || parent.kinds&kMap == 0 {
+		return KeyInfo{}, false
+	}
+	name := path[len(path)-1]
+	if f := parent.field(name); f != nil {
+		return keyInfo(f.name, f.doc, f.shape, f), true
+	}
+	if parent.extra != nil {
+		// Described by what the mapping is for.
+		doc := ""
+		if len(path) > 1 {
+			if owner, ok := SchemaKey(kind, path[:len(path)-1]); ok {
+				doc = owner.Doc
+			}
+		}
+		return keyInfo(name, doc, parent.extra, nil), true
+	}
+	return KeyInfo{}, false
+}
+
+// SchemaPlaceholder returns YAML that adds the key at path with a value to
+// fill in, indented by indent spaces and ending in a newline: the first
+// allowed string, 1.0.0 for a version, name for a key called name, "" for
+// other strings, an empty list or mapping, 0 or false; a mapping with
+// required keys gets them, nested the same way. ok is false when the
+// schema does not know the key.
+func SchemaPlaceholder(kind DocKind, path []string, indent int, name string) (string, bool) {
+	if len(path) == 0 {
+		return "", false
+	}
+	parent, ok := schemaAt(kind, path[:len(path)-1])
+	if !ok {
+		return "", false
+	}
+	f := parent.field(path[len(path)-1])
+	if f == nil {
+		return "", false
+	}
+	var b strings.Builder
+	writePlaceholder(&b, f, indent, name)
+	return b.String(), true
+}
+
+func writePlaceholder(b *strings.Builder, f *field, indent int, name string) {
+	pad := strings.Repeat(" ", indent)
+	s := f.shape
+	var required []*field
+	for _, c := range s.fields {
+		if c.required || c.rootOnly {
+			required = append(required, c)
+		}
+	}
+	var value string
+	switch {
+	case s.kinds&kMap != 0 && len(required) > 0:
+		b.WriteString(pad + f.name + ":\n")
+		for _, c := range required {
+			writePlaceholder(b, c, indent+2, name)
+		}
+		return
+	case s.kinds&kString != 0 && len(s.enum) > 0:
+		value = s.enum[0]
+	case s.kinds&kString != 0 && s.semver:
+		value = "1.0.0"
+	case s.kinds&kString != 0 && f.name == "name" && name != "" && plainScalar(name):
+		value = name
+	case s.kinds&kString != 0:
+		value = `""`
+	case s.kinds&kList != 0:
+		value = "[]"
+	case s.kinds&kMap != 0:
+		value = "{}"
+	case s.kinds&kNumber != 0:
+		value = "0"
+	case s.kinds&kBool != 0:
+		value = "false"
+	default:
+		value = `""`
+	}
+	b.WriteString(pad + f.name + ": " + value + "\n")
+}
+
+// plainScalar reports whether s can be written as a plain YAML string.
+func plainScalar(s string) bool {
+	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`\n") || s != strings.TrimSpace(s) {
+		return false
+	}
+	switch strings.ToLower(s) {
+	case "true", "false", "yes", "no", "on", "off", "null", "~", "y", "n":
+		return false
+	}
+	return !(s[0] >= '0' && s[0] <= '9') && s[0] != '-' && s[0] != '.'
+}
+
+// schemaAt walks the schema of kind along path.
+func schemaAt(kind DocKind, path []string) (*shape, bool) {
+	s, ok := schemaFor(kind)
+	if !ok {
+		return nil, false
+	}
+	for _, step := range path {
+		switch {
+		case step == ItemStep:
+			if s.kinds&kList == 0 || s.items == nil {
+				return nil, false
+			}
+			s = s.items
+		case s.kinds&kMap == 0:
+			return nil, false
+		case s.field(step) != nil:
+			s = s.field(step).shape
+		case s.extra != nil:
+			s = s.extra
+		default:
+			return nil, false
+		}
+	}
+	return s, true
+}
+
+// keyInfo describes a key of shape s; f, when not nil, is its field.
+func keyInfo(name, doc string, s *shape, f *field) KeyInfo {
+	k := KeyInfo{Name: name, Doc: doc, Type: describeKinds(s), Values: s.enum,
+		Bool:    s.kinds&kBool != 0,
+		Scalar:  s.kinds&(kString|kBool|kNumber) != 0,
+		List:    s.kinds&kList != 0,
+		Mapping: s.kinds&kMap != 0,
+	}
+	if s.kinds == kAny {
+		k.Type = "anything"
+	}
+	if f != nil {
+		k.Required, k.RootOnly, k.Unless, k.Nullable = f.required, f.rootOnly, f.unless, f.nullable || s.kinds&kNull != 0
+	}
+	return k
+}
+
+// CollectionKeys describes the keys of [tool.amplifier.collection] in
+// pyproject.toml: the documented ones, then those real collections use
+// that are accepted without being checked.
+func CollectionKeys() []KeyInfo {
+	return []KeyInfo{
+		{Name: "author", Type: "a string", Scalar: true,
+			Doc: "Who wrote and maintains the collection."},
+		{Name: "capabilities", Type: "a list of strings", List: true,
+			Doc: "What the collection offers, in a few words each."},
+		{Name: "requires", Type: "a table of version constraints", Mapping: true,
+			Doc: "Collections this one needs, by name, each with a version constraint such as \"^1.0.0\" (< 2.0.0), \"~1.2.0\", \">=1.0,<2.0\" or \"==1.5.0\"; checked against the collection that resolves under that name."},
+		{Name: "modules", Type: "anything", Doc: "Not part of the format: accepted, not checked (module registrations some collections carry)."},
+		{Name: "agents", Type: "anything", Doc: "Not part of the format: accepted, not checked (agent registrations some collections carry)."},
+		{Name: "dependencies", Type: "anything", Doc: "Not part of the format: accepted, not checked (a list of dependency names some collections carry); requires is what is checked."},
+	}
+}
+
+// DocumentedCollectionKeys are the keys of [tool.amplifier.collection]
+// the format documents, for "did you mean" hints and completion.
+func DocumentedCollectionKeys() []string { return collectionKeys[:] }
+
+// SuggestCollectionName returns name lowercased, with underscores, dots
+// and spaces turned into hyphens, when that makes a valid collection
+// name; or "".
+func SuggestCollectionName(name string) string { return suggestCollectionName(name) }

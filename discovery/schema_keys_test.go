@@ -1,0 +1,118 @@
+package discovery_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// TestEveryKeyIsDescribed walks every mapping of every schema: each key an
+// editor offers has a description and says what its value may be.
+func TestEveryKeyIsDescribed(t *testing.T) {
+	var walk func(kind discovery.DocKind, path []string)
+	walk = func(kind discovery.DocKind, path []string) {
+		if len(path) > 8 {
+			t.Fatalf("%s: schema path %v too deep", kind, path)
+		}
+		keys, ok := discovery.SchemaKeys(kind, path)
+		if !ok {
+			return
+		}
+		for _, k := range keys {
+			at := append(slices.Clone(path), k.Name)
+			if k.Doc == "" || k.Type == "" {
+				t.Errorf("%s: %s has no description or type: %+v", kind, strings.Join(at, "."), k)
+			}
+			walk(kind, at)
+			walk(kind, append(at, discovery.ItemStep))
+		}
+	}
+	for _, kind := range []discovery.DocKind{discovery.DocProfile, discovery.DocAgent, discovery.DocBundle, discovery.DocBundleAgent} {
+		walk(kind, nil)
+	}
+	for _, k := range discovery.CollectionKeys() {
+		if k.Doc == "" || k.Type == "" {
+			t.Errorf("[tool.amplifier.collection] %s has no description or type", k.Name)
+		}
+	}
+}
+
+func TestSchemaKeys(t *testing.T) {
+	names := func(keys []discovery.KeyInfo) []string {
+		var out []string
+		for _, k := range keys {
+			out = append(out, k.Name)
+		}
+		return out
+	}
+	tests := []struct {
+		kind discovery.DocKind
+		path []string
+		want []string // nil: no mapping of known keys there
+	}{
+		{discovery.DocProfile, nil, []string{"profile", "session", "providers", "tools", "hooks", "agents", "exclude", "ui", "task"}},
+		{discovery.DocProfile, []string{"profile"}, []string{"name", "version", "description", "model", "extends"}},
+		{discovery.DocProfile, []string{"session", "orchestrator"}, []string{"module", "source", "config"}},
+		{discovery.DocProfile, []string{"tools", discovery.ItemStep}, []string{"module", "source", "config"}},
+		{discovery.DocProfile, []string{"tools", discovery.ItemStep, "config"}, nil},
+		{discovery.DocProfile, []string{"agents", "inline", "helper"}, []string{"meta", "name", "description", "model", "capabilities", "keywords", "priority", "config", "providers", "tools", "hooks", "session", "system", "agents"}},
+		{discovery.DocProfile, []string{"nonsense"}, nil},
+		{discovery.DocAgent, []string{"meta"}, []string{"name", "description"}},
+		{discovery.DocBundle, []string{"agents"}, []string{"include"}},
+	}
+	for _, tc := range tests {
+		keys, ok := discovery.SchemaKeys(tc.kind, tc.path)
+		if got := names(keys); ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
+			t.Errorf("SchemaKeys(%s, %v) = %v, %v; want %v", tc.kind, tc.path, got, ok, tc.want)
+		}
+	}
+
+	agents, ok := discovery.SchemaKey(discovery.DocProfile, []string{"agents"})
+	if !ok || !slices.Equal(agents.Values, []string{"all", "none"}) || !agents.List || !agents.Mapping || agents.Doc == "" {
+		t.Errorf("profile agents: %+v", agents)
+	}
+	session, _ := discovery.SchemaKey(discovery.DocProfile, []string{"session"})
+	if !session.RootOnly || session.Required {
+		t.Errorf("profile session is required of a root profile only: %+v", session)
+	}
+	desc, _ := discovery.SchemaKey(discovery.DocAgent, []string{"description"})
+	if desc.Unless != "meta" {
+		t.Errorf("agent description is required unless meta is there: %+v", desc)
+	}
+	if k, ok := discovery.SchemaKey(discovery.DocProfile, []string{"exclude", "tools"}); !ok || !slices.Equal(k.Values, []string{"all"}) {
+		t.Errorf("exclude.tools: %+v, %v", k, ok)
+	}
+	if _, ok := discovery.SchemaKey(discovery.DocProfile, []string{"profile", "colour"}); ok {
+		t.Error("profile.colour is known")
+	}
+}
+
+func TestSchemaPlaceholder(t *testing.T) {
+	tests := []struct {
+		kind   discovery.DocKind
+		path   []string
+		indent int
+		name   string
+		want   string
+	}{
+		{discovery.DocProfile, []string{"profile", "name"}, 2, "dev", "  name: dev\n"},
+		{discovery.DocProfile, []string{"profile", "name"}, 2, "2fast", "  name: \"\"\n"},
+		{discovery.DocProfile, []string{"profile", "version"}, 2, "dev", "  version: 1.0.0\n"},
+		{discovery.DocProfile, []string{"profile"}, 0, "dev", "profile:\n  name: dev\n  version: 1.0.0\n  description: \"\"\n"},
+		{discovery.DocProfile, []string{"session"}, 0, "", "session:\n  orchestrator:\n    module: \"\"\n  context:\n    module: \"\"\n"},
+		{discovery.DocProfile, []string{"tools", discovery.ItemStep, "module"}, 4, "", "    module: \"\"\n"},
+		{discovery.DocBundle, []string{"default_provider"}, 0, "", "default_provider: \"\"\n"},
+		{discovery.DocAgent, []string{"system"}, 0, "", "system:\n  instruction: \"\"\n"},
+	}
+	for _, tc := range tests {
+		got, ok := discovery.SchemaPlaceholder(tc.kind, tc.path, tc.indent, tc.name)
+		if !ok || got != tc.want {
+			t.Errorf("SchemaPlaceholder(%s, %v) = %q, %v; want %q", tc.kind, tc.path, got, ok, tc.want)
+		}
+	}
+	if _, ok := discovery.SchemaPlaceholder(discovery.DocProfile, []string{"colour"}, 0, ""); ok {
+		t.Error("a placeholder for an unknown key")
+	}
+}

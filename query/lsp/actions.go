@@ -1,0 +1,654 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
+)
+
+// codeActions returns the fixes of the file's diagnostics that overlap
+// rng, computed again over the buffers (so that a fix never applies to a
+// text it was not made for), and the rewrites of the reference at rng's
+// start. The diagnostics say what is wrong; the fixes are worked out here
+// from the file and the View: "did you mean" for misspelt keys,
+// collections, profiles and agents, the missing required keys with
+// placeholders, the removal of an unknown key, a bare name qualified with
+// the collection it resolves in.
+func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+	if kindOf(path) == fileOther {
+		return nil
+	}
+	l := w.layer(ctx, base, path, text, overlay)
+	if ctx.Err() != nil {
+		return nil
+	}
+	fx := &fixer{l: l, path: path, text: text, lines: discovery.NewLineIndex(text)}
+	if kind, ok := docKindOf(path); ok {
+		fx.kind = kind
+		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
+	}
+	var out []query.CodeAction
+	for _, d := range w.diagnoseIn(l, path, text) {
+		if !overlaps(d.Range, rng) {
+			continue
+		}
+		for _, a := range fx.fixes(d) {
+			a.Kind = query.ActionQuickFix
+			a.Diagnostic = &d
+			out = append(out, a)
+		}
+	}
+	if ref, ok := w.findRef(l, path, text, rng.Start); ok {
+		out = append(out, fx.rewrites(ref)...)
+	}
+	return out
+}
+
+// overlaps reports whether two ranges share a position, ends included (a
+// cursor just after a word is on it).
+func overlaps(a, b discovery.Range) bool {
+	return !before(a.End, b.Start) && !before(b.End, a.Start)
+}
+
+func before(a, b discovery.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}
+
+// fixer works out the fixes of one file's diagnostics.
+type fixer struct {
+	l     *layered
+	path  string
+	text  []byte
+	lines *discovery.LineIndex
+	kind  discovery.DocKind   // the schema of the front matter ("" for none)
+	doc   *discovery.Document // the front matter, parsed (nil for none)
+}
+
+// fixes returns the fixes of d, the preferred one first.
+func (fx *fixer) fixes(d discovery.Diagnostic) []query.CodeAction {
+	switch d.Code {
+	case discovery.CodeUnknownKey:
+		return fx.unknownKey(d)
+	case discovery.CodeMetadataUnknownKey:
+		return fx.unknownTableKey(d)
+	case discovery.CodeRequiredKey:
+		return fx.missingKey(d)
+	case discovery.CodeBundleLoadFailed:
+		if d.Message == discovery.BundleDefaultProviderMessage && fx.doc != nil && fx.doc.Front != nil && fx.doc.Lookup("default_provider") == nil {
+			return fx.addKey(d, fx.doc.Front, nil, "default_provider")
+		}
+	case discovery.CodeMissingField:
+		return fx.missingField(d)
+	case discovery.CodeNameMismatch:
+		stem := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
+		return []query.CodeAction{fx.replaceValue(d.Range, stem, "Rename to `%s`, as the file is named")}
+	case discovery.CodeInvalidName:
+		if fix := discovery.SuggestCollectionName(fx.unquoted(d.Range)); fix != "" {
+			return []query.CodeAction{fx.replaceValue(d.Range, fix, "Change to `%s`")}
+		}
+	case discovery.CodeAgentUnknown:
+		return fx.unknownAgent(d)
+	case discovery.CodeExtendsUnresolved:
+		return fx.unresolvedExtends(d)
+	case discovery.CodeMentionUnresolved:
+		return fx.unresolvedMention(d)
+	case discovery.CodeDepMissing:
+		return fx.missingDep(d)
+	}
+	return nil
+}
+
+// rewrites returns the rewrites of the reference ref: a bare agent name
+// that resolves in another collection than the file's is qualified.
+func (fx *fixer) rewrites(ref refAt) []query.CodeAction {
+	if ref.kind != "agent" || ref.coll != "" {
+		return nil
+	}
+	_, c, ok := fx.l.set.ResolveAgent(ref.value, fx.l.own)
+	if !ok || c == fx.l.own {
+		return nil
+	}
+	a := fx.replaceValue(ref.rng, c.Name+":"+ref.value, "Qualify as `%s`")
+	a.Kind = query.ActionRewrite
+	return []query.CodeAction{a}
+}
+
+// spanText returns the text in r.
+func (fx *fixer) spanText(r discovery.Range) string {
+	s, e := fx.lines.PositionOffset(r.Start), fx.lines.PositionOffset(r.End)
+	if s > e || e > len(fx.text) {
+		return ""
+	}
+	return string(fx.text[s:e])
+}
+
+// inner returns r without the quotes around its text, when it is quoted.
+func (fx *fixer) inner(r discovery.Range) discovery.Range {
+	t := fx.spanText(r)
+	if len(t) >= 2 && (t[0] == '"' || t[0] == '\'') && t[len(t)-1] == t[0] {
+		r.Start.Character++
+		r.End.Character--
+	}
+	return r
+}
+
+// unquoted returns the text in r without its quotes.
+func (fx *fixer) unquoted(r discovery.Range) string { return fx.spanText(fx.inner(r)) }
+
+// replaceValue is the action that writes value in place of the text in r
+// (inside its quotes, when it is quoted); title has a %s for value.
+func (fx *fixer) replaceValue(r discovery.Range, value, title string) query.CodeAction {
+	in := fx.inner(r)
+	if in == r && !plainYAML(value) && fx.kind != "" {
+		value = strconv.Quote(value)
+	}
+	return query.CodeAction{Title: fmt.Sprintf(title, value), Preferred: true,
+		Edits: []query.TextEdit{{Path: fx.path, Range: in, NewText: value}}}
+}
+
+// plainYAML reports whether s reads back as the same string when written
+// unquoted as a YAML value.
+func plainYAML(s string) bool {
+	var m map[string]any
+	if yaml.Unmarshal([]byte("k: "+s), &m) != nil {
+		return false
+	}
+	got, ok := m["k"].(string)
+	return ok && got == s
+}
+
+// didYouMean is the action that replaces r with each of the candidates
+// given, the first preferred.
+func (fx *fixer) didYouMean(r discovery.Range, candidates ...string) []query.CodeAction {
+	var out []query.CodeAction
+	for i, c := range candidates {
+		if c == "" {
+			continue
+		}
+		a := fx.replaceValue(r, c, "Change `"+fx.unquoted(r)+"` to `%s`")
+		a.Preferred = i == 0
+		out = append(out, a)
+	}
+	return out
+}
+
+// keyHit is a key of the front matter, with where it stands.
+type keyHit struct {
+	key, value *yaml.Node
+	mapping    *yaml.Node
+	path       []string // the schema path of the mapping
+}
+
+// findNode walks the front matter for the key whose range is r, or the
+// mapping that is opened at r (a list item's, or the value of a key at r).
+func (fx *fixer) findNode(r discovery.Range) (hit keyHit, ok bool) {
+	if fx.doc == nil || fx.doc.Front == nil {
+		return keyHit{}, false
+	}
+	var walk func(n *yaml.Node, path []string, depth int) bool
+	walk = func(n *yaml.Node, path []string, depth int) bool {
+		if n == nil || depth > discovery.MaxFrontMatterDepth {
+			return false
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+					continue
+				}
+				at := append(slices.Clip(path), k.Value)
+				if fx.doc.NodeRange(k) == r {
+					hit = keyHit{key: k, value: v, mapping: n, path: path}
+					return true
+				}
+				if walk(v, at, depth+1) {
+					return true
+				}
+			}
+		case yaml.SequenceNode:
+			for _, item := range n.Content {
+				at := append(slices.Clip(path), discovery.ItemStep)
+				if item.Kind == yaml.MappingNode && fx.doc.NodeRange(item) == r {
+					hit = keyHit{value: item, path: at}
+					return true
+				}
+				if walk(item, at, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	ok = walk(fx.doc.Front, nil, 0)
+	return hit, ok
+}
+
+// unknownKey offers, for a key the schema does not know, the key it most
+// likely misspells and the removal of the key with its value.
+func (fx *fixer) unknownKey(d discovery.Diagnostic) []query.CodeAction {
+	hit, ok := fx.findNode(d.Range)
+	if !ok || hit.key == nil {
+		return nil
+	}
+	var out []query.CodeAction
+	if keys, ok := discovery.SchemaKeys(fx.kind, hit.path); ok {
+		names := make([]string, len(keys))
+		for i, k := range keys {
+			names[i] = k.Name
+		}
+		if s := discovery.Suggest(hit.key.Value, names); s != "" && !hasKey(hit.mapping, s) {
+			out = append(out, fx.replaceValue(d.Range, s, "Change `"+hit.key.Value+"` to `%s`"))
+		}
+	}
+	if del, ok := fx.keyLines(hit); ok {
+		out = append(out, query.CodeAction{Title: "Remove the unknown key `" + hit.key.Value + "`",
+			Edits: []query.TextEdit{{Path: fx.path, Range: del}}})
+	}
+	return out
+}
+
+func hasKey(m *yaml.Node, name string) bool {
+	for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			return true
+		}
+	}
+	return false
+}
+
+// keyLines returns the whole lines a block-style key and its value take,
+// when the key starts its line.
+func (fx *fixer) keyLines(hit keyHit) (discovery.Range, bool) {
+	if hit.mapping.Style&yaml.FlowStyle != 0 {
+		return discovery.Range{}, false
+	}
+	kr := fx.doc.NodeRange(hit.key)
+	line := fx.lines.Line(kr.Start.Line)
+	if leading := len(line) - len(bytes.TrimLeft(line, " ")); leading != kr.Start.Character {
+		return discovery.Range{}, false // "- key:" or a key after others
+	}
+	end := fx.lastLine(hit.value, kr.Start.Line, kr.Start.Character)
+	return discovery.Range{Start: discovery.Position{Line: kr.Start.Line}, End: discovery.Position{Line: end + 1}}, true
+}
+
+// lastLine returns the last line a value takes: the last line of its
+// nodes, then the lines more indented than col that follow (the rest of
+// a multi-line scalar), never past the front matter.
+func (fx *fixer) lastLine(n *yaml.Node, from, col int) int {
+	last := from
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		if n == nil || depth > discovery.MaxFrontMatterDepth {
+			return
+		}
+		if l := fx.doc.NodeRange(n).Start.Line; l > last {
+			last = l
+		}
+		if n.Kind != yaml.AliasNode {
+			for _, c := range n.Content {
+				walk(c, depth+1)
+			}
+		}
+	}
+	walk(n, 0)
+	end := fx.lines.Position(fx.doc.FrontEnd).Line
+	for i := last + 1; i < end; i++ {
+		l := fx.lines.Line(i)
+		t := bytes.TrimLeft(l, " ")
+		if len(bytes.TrimSpace(t)) == 0 {
+			continue
+		}
+		if len(l)-len(t) <= col {
+			break
+		}
+		last = i
+	}
+	return last
+}
+
+// missingKey offers to add a required key that is missing, with a
+// placeholder value.
+func (fx *fixer) missingKey(d discovery.Diagnostic) []query.CodeAction {
+	const prefix = "missing required key `"
+	if fx.doc == nil || fx.doc.Front == nil || !strings.HasPrefix(d.Message, prefix) {
+		return nil
+	}
+	name, _, ok := strings.Cut(d.Message[len(prefix):], "`")
+	if !ok {
+		return nil
+	}
+	if d.Range == fx.doc.NodeRange(nil) {
+		return fx.addKey(d, fx.doc.Front, nil, name)
+	}
+	hit, ok := fx.findNode(d.Range)
+	if !ok {
+		return nil
+	}
+	if hit.key == nil {
+		return fx.addKey(d, hit.value, hit.path, name) // a list item's mapping
+	}
+	m := hit.value
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	return fx.addKey(d, m, append(slices.Clip(hit.path), hit.key.Value), name)
+}
+
+// addKey is the action that adds the key name, with a placeholder, at
+// the end of the block mapping m at path.
+func (fx *fixer) addKey(d discovery.Diagnostic, m *yaml.Node, path []string, name string) []query.CodeAction {
+	if m.Style&yaml.FlowStyle != 0 {
+		return nil
+	}
+	var at discovery.Position
+	indent := 0
+	switch {
+	case len(m.Content) > 0:
+		first := fx.doc.NodeRange(m.Content[0]).Start
+		indent = first.Character
+		at = discovery.Position{Line: fx.lastLine(m, first.Line, indent-1) + 1}
+	case path == nil:
+		at = discovery.Position{Line: fx.lines.Position(fx.doc.FrontEnd).Line}
+	default:
+		return nil
+	}
+	stem := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
+	text, ok := discovery.SchemaPlaceholder(fx.kind, append(slices.Clip(path), name), indent, stem)
+	if !ok {
+		return nil
+	}
+	return []query.CodeAction{{Title: "Add the missing key `" + name + "`", Preferred: true,
+		Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: at, End: at}, NewText: text}}}}
+}
+
+// unknownTableKey offers, for an unknown key of [tool.amplifier.collection],
+// the documented key it most likely misspells and its removal.
+func (fx *fixer) unknownTableKey(d discovery.Diagnostic) []query.CodeAction {
+	key := fx.unquoted(d.Range)
+	var out []query.CodeAction
+	if s := discovery.Suggest(key, discovery.DocumentedCollectionKeys()); s != "" {
+		out = append(out, fx.replaceValue(d.Range, s, "Change `"+key+"` to `%s`"))
+	}
+	line := fx.lines.Line(d.Range.Start.Line)
+	if _, value, ok := bytes.Cut(line, []byte("=")); ok && singleLineTOML(value) {
+		n := d.Range.Start.Line
+		out = append(out, query.CodeAction{Title: "Remove the unknown key `" + key + "`",
+			Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: discovery.Position{Line: n}, End: discovery.Position{Line: n + 1}}}}})
+	}
+	return out
+}
+
+// singleLineTOML reports whether a TOML value ends on its line: its
+// brackets and braces close, and it opens no multi-line string.
+func singleLineTOML(v []byte) bool {
+	if bytes.Contains(v, []byte(`"""`)) || bytes.Contains(v, []byte(`'''`)) {
+		return false
+	}
+	depth := 0
+	var quote byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			return depth == 0
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return depth == 0 && quote == 0
+}
+
+// missingField offers to add a required field of [project] that is
+// missing, or the whole table when there is none.
+func (fx *fixer) missingField(d discovery.Diagnostic) []query.CodeAction {
+	const prefix = "Required field missing: "
+	field, ok := strings.CutPrefix(d.Message, prefix)
+	if !ok {
+		return nil
+	}
+	dir := filepath.Base(filepath.Dir(fx.path))
+	name := dir
+	if fix := discovery.SuggestCollectionName(dir); fix != "" {
+		name = fix
+	}
+	placeholder := map[string]string{"name": name, "version": "0.1.0", "description": "TODO: what the collection is for"}
+	value, ok := placeholder[field]
+	if !ok {
+		return nil
+	}
+	header := -1
+	for i := 0; i < fx.lines.Lines(); i++ {
+		if t := bytes.TrimSpace(fx.lines.Line(i)); bytes.Equal(t, []byte("[project]")) {
+			header = i
+			break
+		}
+	}
+	if header < 0 {
+		text := "[project]\n"
+		for _, f := range []string{"name", "version", "description"} {
+			text += fmt.Sprintf("%s = %q\n", f, placeholder[f])
+		}
+		at := discovery.Position{}
+		return []query.CodeAction{{Title: "Add [project] with name, version and description", Preferred: true,
+			Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: at, End: at}, NewText: text + "\n"}}}}
+	}
+	if tableKeys(fx.lines, header)[field] {
+		return nil // there, but empty or of the wrong type
+	}
+	// After the table's last line that is not blank.
+	last := header
+	for i := header + 1; i < fx.lines.Lines(); i++ {
+		t := bytes.TrimSpace(fx.lines.Line(i))
+		if len(t) > 0 && t[0] == '[' {
+			break
+		}
+		if len(t) > 0 {
+			last = i
+		}
+	}
+	at := discovery.Position{Line: last + 1}
+	text := fmt.Sprintf("%s = %q\n", field, value)
+	if last+1 >= fx.lines.Lines() && len(fx.text) > 0 && fx.text[len(fx.text)-1] != '\n' {
+		at = fx.lines.Position(len(fx.text))
+		text = "\n" + text
+	}
+	return []query.CodeAction{{Title: "Add the missing field `" + field + "`", Preferred: true,
+		Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: at, End: at}, NewText: text}}}}
+}
+
+// names returns the names of the resources of kind k in cols, sorted and
+// unique.
+func names(k discovery.Kind, cols ...*discovery.Collection) []string {
+	var out []string
+	for _, c := range cols {
+		if c == nil {
+			continue
+		}
+		for _, r := range c.Resources {
+			if r.Kind == k {
+				out = append(out, r.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// collectionNames returns the names that resolve, sorted.
+func (fx *fixer) collectionNames() []string {
+	out := fx.l.set.Names()
+	sort.Strings(out)
+	return out
+}
+
+// unknownAgent offers the agent names a name that exists nowhere most
+// likely misspells: in the collection it names, or, for a bare name, in
+// the file's collection and every other.
+func (fx *fixer) unknownAgent(d discovery.Diagnostic) []query.CodeAction {
+	name := fx.unquoted(d.Range)
+	set := fx.l.set
+	if coll, n, ok := strings.Cut(name, ":"); ok {
+		if c := set.Lookup(coll); c != nil {
+			if s := discovery.Suggest(n, names(discovery.KindAgent, c)); s != "" {
+				return fx.didYouMean(d.Range, coll+":"+s)
+			}
+			return nil
+		}
+		if s := discovery.Suggest(coll, fx.collectionNames()); s != "" {
+			if c := set.Lookup(s); c != nil {
+				if _, ok := c.Resource(discovery.KindAgent, n); ok {
+					return fx.didYouMean(d.Range, s+":"+n)
+				}
+			}
+		}
+		return nil
+	}
+	return fx.didYouMean(d.Range, discovery.Suggest(name, names(discovery.KindAgent, append([]*discovery.Collection{fx.l.own}, set.Winners()...)...)))
+}
+
+// unresolvedExtends offers, for a bare profile name that is not in the
+// file's collection, the collections where it is (qualified), and the
+// names the reference most likely misspells.
+func (fx *fixer) unresolvedExtends(d discovery.Diagnostic) []query.CodeAction {
+	value := fx.unquoted(d.Range)
+	set := fx.l.set
+	self := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
+	coll, n, qualified := strings.Cut(value, ":")
+	if strings.ContainsAny(n, "/") || !qualified && strings.ContainsAny(value, "/") {
+		return nil
+	}
+	if !qualified {
+		var candidates []string
+		for _, c := range set.Winners() {
+			if c == fx.l.own {
+				continue
+			}
+			if _, ok := c.Resource(discovery.KindProfile, value); ok {
+				candidates = append(candidates, c.Name+":"+value)
+			}
+		}
+		var own []string
+		for _, p := range names(discovery.KindProfile, fx.l.own) {
+			if p != self {
+				own = append(own, p)
+			}
+		}
+		candidates = append(candidates, discovery.Suggest(value, own))
+		return fx.didYouMean(d.Range, candidates...)
+	}
+	if c := set.Lookup(coll); c != nil {
+		if s := discovery.Suggest(n, names(discovery.KindProfile, c)); s != "" {
+			return fx.didYouMean(d.Range, coll+":"+s)
+		}
+		return nil
+	}
+	if s := discovery.Suggest(coll, fx.collectionNames()); s != "" {
+		if c := set.Lookup(s); c != nil {
+			if _, ok := c.Resource(discovery.KindProfile, n); ok {
+				return fx.didYouMean(d.Range, s+":"+n)
+			}
+			if p := discovery.Suggest(n, names(discovery.KindProfile, c)); p != "" {
+				return fx.didYouMean(d.Range, s+":"+p)
+			}
+		}
+	}
+	return nil
+}
+
+// unresolvedMention offers the collection or the file an @mention most
+// likely misspells.
+func (fx *fixer) unresolvedMention(d discovery.Diagnostic) []query.CodeAction {
+	text := fx.spanText(d.Range)
+	at := strings.TrimPrefix(text, "@")
+	coll, p, ok := strings.Cut(at, ":")
+	if !ok {
+		return nil
+	}
+	prefix := text[:len(text)-len(at)]
+	set := fx.l.set
+	if c := set.Lookup(coll); c != nil {
+		var rels []string
+		for _, r := range c.Resources {
+			if r.Kind != discovery.KindTool && r.Kind != discovery.KindModule {
+				rels = append(rels, r.Rel)
+			}
+		}
+		sort.Strings(rels)
+		if s := discovery.Suggest(p, rels); s != "" {
+			return fx.replaceSpan(d.Range, prefix+coll+":"+s)
+		}
+		return nil
+	}
+	if s := discovery.Suggest(coll, fx.collectionNames()); s != "" {
+		if _, err := set.ResolveMention(discovery.Mention{Collection: s, Path: p}); err == nil {
+			return fx.replaceSpan(d.Range, prefix+s+":"+p)
+		}
+	}
+	return nil
+}
+
+// replaceSpan is the action that writes text in place of r, as it is.
+func (fx *fixer) replaceSpan(r discovery.Range, text string) []query.CodeAction {
+	return []query.CodeAction{{Title: "Change `" + fx.spanText(r) + "` to `" + text + "`", Preferred: true,
+		Edits: []query.TextEdit{{Path: fx.path, Range: r, NewText: text}}}}
+}
+
+// missingDep offers the collection a requires entry that resolves
+// nowhere most likely misspells; the entry's key is rewritten.
+func (fx *fixer) missingDep(d discovery.Diagnostic) []query.CodeAction {
+	if fx.l.own == nil || fx.l.own.Metadata == nil {
+		return nil
+	}
+	var name string
+	for _, r := range fx.l.own.Metadata.Requires {
+		if r.Range == d.Range {
+			name = r.Name
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	var others []string
+	for _, n := range fx.collectionNames() {
+		if n != fx.l.own.Name {
+			others = append(others, n)
+		}
+	}
+	s := discovery.Suggest(name, others)
+	if s == "" {
+		return nil
+	}
+	// The key is on the value's line, before it.
+	line := fx.lines.Line(d.Range.Start.Line)
+	start := fx.lines.PositionOffset(d.Range.Start) - fx.lines.LineStart(d.Range.Start.Line)
+	i := bytes.LastIndex(line[:min(start, len(line))], []byte(name))
+	if i < 0 {
+		return nil
+	}
+	r := discovery.Range{Start: discovery.Position{Line: d.Range.Start.Line, Character: discovery.UTF16Len(line[:i])},
+		End: discovery.Position{Line: d.Range.Start.Line, Character: discovery.UTF16Len(line[:i+len(name)])}}
+	return []query.CodeAction{{Title: "Change `" + name + "` to `" + s + "`", Preferred: true,
+		Edits: []query.TextEdit{{Path: fx.path, Range: r, NewText: s}}}}
+}
