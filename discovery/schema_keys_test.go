@@ -57,7 +57,7 @@ func TestSchemaKeys(t *testing.T) {
 		{discovery.DocProfile, []string{"session", "orchestrator"}, []string{"module", "source", "config"}},
 		{discovery.DocProfile, []string{"tools", discovery.ItemStep}, []string{"module", "source", "config"}},
 		{discovery.DocProfile, []string{"tools", discovery.ItemStep, "config"}, nil},
-		{discovery.DocProfile, []string{"agents", "inline", "helper"}, []string{"meta", "name", "description", "model", "capabilities", "keywords", "priority", "config", "providers", "tools", "hooks", "session", "system", "agents"}},
+		{discovery.DocProfile, []string{"agents", "inline", "helper"}, nil}, // agents is all, none or a list of names
 		{discovery.DocProfile, []string{"nonsense"}, nil},
 		{discovery.DocAgent, []string{"meta"}, []string{"name", "description"}},
 		{discovery.DocBundle, []string{"agents"}, []string{"include"}},
@@ -70,7 +70,7 @@ func TestSchemaKeys(t *testing.T) {
 	}
 
 	agents, ok := discovery.SchemaKey(discovery.DocProfile, []string{"agents"})
-	if !ok || !slices.Equal(agents.Values, []string{"all", "none"}) || !agents.List || !agents.Mapping || agents.Doc == "" {
+	if !ok || !slices.Equal(agents.Values, []string{"all", "none"}) || !agents.List || agents.Mapping || agents.Doc == "" {
 		t.Errorf("profile agents: %+v", agents)
 	}
 	session, _ := discovery.SchemaKey(discovery.DocProfile, []string{"session"})
