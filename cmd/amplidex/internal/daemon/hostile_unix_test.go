@@ -240,8 +240,12 @@ func TestProjectsAreBounded(t *testing.T) {
 	if err := callWithin(t, c, 10*time.Second, "status", nil, &st); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(st.Projects, projects[1:]) {
-		t.Fatalf("projects %v, want %v (the first forgotten)", st.Projects, projects[1:])
+	var dirs []string
+	for _, p := range st.Projects {
+		dirs = append(dirs, p.Dir)
+	}
+	if !slices.Equal(dirs, projects[1:]) {
+		t.Fatalf("projects %v, want %v (the first forgotten)", dirs, projects[1:])
 	}
 	for _, r := range st.Roots {
 		if strings.HasPrefix(r.Path, projects[0]) {
