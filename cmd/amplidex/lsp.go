@@ -52,7 +52,7 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		return err
 	}
 	schema := ws.schemaOptions()
-	client, err := a.dial(ctx, ws)
+	client, err := a.connect(ctx, ws)
 	if err != nil {
 		client = nil // a daemon that refuses us is no daemon: scan in process
 	}

@@ -17,7 +17,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	// No test starts a daemon in the background unless it asks for that.
+	os.Setenv("AMPLIDEX_NO_SPAWN", "1")
+	testscript.Main(leakCheck{m}, map[string]func(){
 		"amplidex": main,
 	})
 }
@@ -37,6 +39,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(work, ".run"))
 			env.Setenv("AMPLIFIER_AGENT_HOME", filepath.Join(work, ".agent"))
 			env.Setenv("NO_COLOR", "1")
+			// Scripts that test auto-start clear it.
+			env.Setenv("AMPLIDEX_NO_SPAWN", "1")
+			env.Setenv(testRunEnv, testRun())
+			env.Defer(func() { checkNoDaemonLeft(scriptErrorf(env.T()), env.Getenv) })
 			env.Setenv("CORPUS", os.Getenv("AMPLIDEX_CORPUS"))
 			return nil
 		},

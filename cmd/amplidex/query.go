@@ -99,16 +99,17 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if err != nil {
 		return err
 	}
-	c, err := a.dial(ctx, ws)
+	c, err := a.connect(ctx, ws)
 	if err != nil {
 		return err
 	}
 	var result R
 	if c != nil {
 		defer c.Close()
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		result, _, err = query.Call(cctx, c, m, params(query.Common{Project: ws.daemonProject()}))
+		err = a.callDaemon(ctx, c, !opts.json, func(cctx context.Context) (err error) {
+			result, _, err = query.Call(cctx, c, m, params(query.Common{Project: ws.daemonProject()}))
+			return err
+		})
 		if err != nil && !isAnswerError(err) {
 			return daemonError(err)
 		}
