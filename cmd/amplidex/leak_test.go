@@ -27,6 +27,8 @@ func testRun() string { return strconv.Itoa(os.Getpid()) }
 type leakCheck struct{ m *testing.M }
 
 func (l leakCheck) Run() int {
+	// No test starts a daemon in the background unless it asks for that.
+	os.Setenv(noSpawnEnv, "1")
 	os.Setenv(testRunEnv, testRun())
 	code := l.m.Run()
 	if pids := leakedDaemons(); len(pids) > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,8 +18,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// No test starts a daemon in the background unless it asks for that.
-	os.Setenv("AMPLIDEX_NO_SPAWN", "1")
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"amplidex": main,
 	})
@@ -46,18 +45,27 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CORPUS", os.Getenv("AMPLIDEX_CORPUS"))
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"wait-daemon": waitDaemon,
-			"hup-daemon":  hupDaemon,
-		},
+		Cmds: scriptCmds(),
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "corpus":
 				return os.Getenv("AMPLIDEX_CORPUS") != "", nil
+			case "agent":
+				return agentCmds() != nil, nil
 			}
 			return false, nil
 		},
 	})
+}
+
+// scriptCmds are the scripts' own commands.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"wait-daemon": waitDaemon,
+		"hup-daemon":  hupDaemon,
+	}
+	maps.Copy(cmds, agentCmds())
+	return cmds
 }
 
 // waitDaemon waits until the daemon of the script's AMPLIDEX_HOME answers

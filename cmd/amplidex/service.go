@@ -224,7 +224,13 @@ func (a *App) runServiceStatus(ctx context.Context) error {
 			}
 		}
 	}
-	if c, _ := a.dial(ctx, ws); c != nil {
+	// A connection to a socket systemd holds would start the daemon: ask
+	// only a daemon that runs.
+	var c *query.Client
+	if pid := readPid(ws.paths.PidFile); pid > 0 && processAlive(pid) {
+		c, _ = a.dial(ctx, ws)
+	}
+	if c != nil {
 		vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
 		cancel()

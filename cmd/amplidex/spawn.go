@@ -285,7 +285,7 @@ func (a *App) replaceDaemon(ctx context.Context, ws *workspace, c *query.Client,
 	if err != nil && !errors.Is(err, query.ErrNoDaemon) {
 		return nil, fmt.Errorf("shutdown: %w", err)
 	}
-	if err := a.waitGone(ctx, ws, pid); err != nil {
+	if err := a.waitGone(ctx, ws, pid, false); err != nil {
 		return nil, err
 	}
 	nc, _, err := a.spawn(ctx, ws)
@@ -312,7 +312,7 @@ func (a *App) stopDaemon(ctx context.Context, ws *workspace) (*query.DaemonInfo,
 			if verr != nil {
 				info = &query.DaemonInfo{PID: res.PID}
 			}
-			return info, a.waitGone(ctx, ws, res.PID)
+			return info, a.waitGone(ctx, ws, res.PID, info.SocketActivated)
 		}
 		var qe *query.Error
 		if !errors.As(err, &qe) || qe.Code != query.CodeUnknownMethod {
@@ -322,18 +322,20 @@ func (a *App) stopDaemon(ctx context.Context, ws *workspace) (*query.DaemonInfo,
 	}
 	pid := readPid(ws.paths.PidFile)
 	if pid <= 0 || !daemonProcess(pid) {
-		removeLeftovers(ws)
+		removeLeftovers(ws, c != nil)
 		return nil, nil
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return nil, fmt.Errorf("stop pid %d: %w", pid, err)
 	}
-	return &query.DaemonInfo{PID: pid}, a.waitGone(ctx, ws, pid)
+	return &query.DaemonInfo{PID: pid}, a.waitGone(ctx, ws, pid, c != nil)
 }
 
-// waitGone waits until process pid has exited and its socket and pid file
-// are gone (removing them when it died without doing so).
-func (a *App) waitGone(ctx context.Context, ws *workspace, pid int) error {
+// waitGone waits until process pid has exited, and removes its pid file
+// and socket when it died without doing so. The socket of a
+// socket-activated daemon (keepSocket) is the service manager's: it stays,
+// and is not even probed, since a connection would start the daemon again.
+func (a *App) waitGone(ctx context.Context, ws *workspace, pid int, keepSocket bool) error {
 	begin := time.Now()
 	defer a.line.Clear()
 	for processAlive(pid) {
@@ -349,16 +351,19 @@ func (a *App) waitGone(ctx context.Context, ws *workspace, pid int) error {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	removeLeftovers(ws)
+	removeLeftovers(ws, keepSocket)
 	return nil
 }
 
 // removeLeftovers removes the pid file when it names no live process, and
-// the socket when nothing listens on it (a daemon killed without its
-// Close). A socket something answers on, such as systemd's, stays.
-func removeLeftovers(ws *workspace) {
+// unless keepSocket is set, the socket when nothing listens on it (a
+// daemon killed without its Close). A socket something answers on stays.
+func removeLeftovers(ws *workspace, keepSocket bool) {
 	if pid := readPid(ws.paths.PidFile); pid > 0 && !processAlive(pid) {
 		os.Remove(ws.paths.PidFile)
+	}
+	if keepSocket {
+		return
 	}
 	if fi, err := os.Lstat(ws.paths.Socket); err == nil && fi.Mode().Type() == fs.ModeSocket {
 		nc, err := net.DialTimeout("unix", ws.paths.Socket, time.Second)
@@ -440,8 +445,12 @@ func (a *App) runRestart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.stopDaemon(ctx, ws); err != nil {
+	stopped, err := a.stopDaemon(ctx, ws)
+	if err != nil {
 		return exitf(exitUsage, "daemon restart: %v", err)
+	}
+	if stopped != nil {
+		fmt.Fprintf(a.Stderr, "amplidex: the daemon (pid %d) stopped\n", stopped.PID)
 	}
 	c, _, err := a.ensureDaemon(ctx, ws)
 	if err != nil {
