@@ -98,7 +98,7 @@ func genTree(ts *testscript.TestScript, neg bool, args []string) {
 		name := fmt.Sprintf("c%04d", i)
 		dir := filepath.Join(root, name)
 		files := map[string]string{
-			"pyproject.toml": fmt.Sprintf("[project]\nname = %q\nversion = \"1.0.%d\"\ndescription = \"Collection %d\"\n", name, i, i),
+			"pyproject.toml":   fmt.Sprintf("[project]\nname = %q\nversion = \"1.0.%d\"\ndescription = \"Collection %d\"\n", name, i, i),
 			"context/guide.md": "# Guide\n\nSee @" + name + ":context/guide.md.\n",
 		}
 		for j := range 2 {
