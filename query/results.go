@@ -193,8 +193,9 @@ type Status struct {
 
 // ScanProgress is how far the daemon's first scan got.
 type ScanProgress struct {
-	// Phase is "loading index" (decoding what the last run stored) or
-	// "reading roots".
+	// Phase is "starting", "loading index, adding watches" (decoding what
+	// the last run stored while the roots' watches are added) or "reading
+	// roots".
 	Phase string `json:"phase"`
 	// Files counts the files seen so far, read or taken from the index.
 	Files int `json:"files"`

@@ -93,8 +93,13 @@ func genTree(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	root := ts.MkAbs(args[0])
-	for i := range n {
+	ts.Check(writeTree(ts.MkAbs(args[0]), 0, n))
+}
+
+// writeTree writes collections from..to-1 into root, each a
+// pyproject.toml, two profiles, two agents and a context file.
+func writeTree(root string, from, to int) error {
+	for i := from; i < to; i++ {
 		name := fmt.Sprintf("c%04d", i)
 		dir := filepath.Join(root, name)
 		files := map[string]string{
@@ -107,10 +112,15 @@ func genTree(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		for rel, content := range files {
 			p := filepath.Join(dir, rel)
-			ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
-			ts.Check(os.WriteFile(p, []byte(content), 0o644))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // copyAmplidex copies the amplidex program on PATH to DST, dated an hour

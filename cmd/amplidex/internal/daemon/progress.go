@@ -17,7 +17,7 @@ const (
 	phaseReading
 )
 
-var phaseNames = [...]string{phaseStarting: "starting", phaseLoading: "loading index", phaseReading: "reading roots"}
+var phaseNames = [...]string{phaseStarting: "starting", phaseLoading: "loading index, adding watches", phaseReading: "reading roots"}
 
 // progress counts what the daemon's loads have seen, for status to show
 // how far the first scan got. It is written by the loads (from any
