@@ -2,16 +2,23 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
+	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/query"
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 )
@@ -239,4 +246,210 @@ func openPTY() (master, slave *os.File, err error) {
 		return nil, nil, err
 	}
 	return master, slave, nil
+}
+
+// agentEnv runs the amplidex program (the copy testscript put on PATH)
+// in a home of its own, auto-start on, marked for the leak check.
+type agentEnv struct {
+	t   *testing.T
+	dir string
+	env map[string]string
+}
+
+func newAgentEnv(t *testing.T) *agentEnv {
+	if _, err := exec.LookPath("amplidex"); err != nil {
+		t.Skipf("no amplidex on PATH: %v", err)
+	}
+	dir := t.TempDir()
+	e := &agentEnv{t: t, dir: dir, env: map[string]string{
+		"PATH":                 os.Getenv("PATH"),
+		"HOME":                 filepath.Join(dir, "home"),
+		"AMPLIDEX_HOME":        filepath.Join(dir, ".amplidex"),
+		"XDG_CONFIG_HOME":      filepath.Join(dir, ".config"),
+		"XDG_STATE_HOME":       filepath.Join(dir, ".state"),
+		"XDG_RUNTIME_DIR":      filepath.Join(dir, ".run"),
+		"AMPLIFIER_AGENT_HOME": filepath.Join(dir, ".agent"),
+		"NO_COLOR":             "1",
+		testRunEnv:             testRun(),
+	}}
+	noDaemonLeft(t, e.getenv)
+	return e
+}
+
+func (e *agentEnv) getenv(k string) string { return e.env[k] }
+
+func (e *agentEnv) environ() []string {
+	var out []string
+	for k, v := range e.env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// run runs amplidex with args and returns its output and exit code.
+func (e *agentEnv) run(args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command("amplidex", args...)
+	cmd.Dir, cmd.Env = e.dir, e.environ()
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		e.t.Fatalf("amplidex %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// mustRun runs amplidex with args and fails the test unless it exits 0.
+func (e *agentEnv) mustRun(args ...string) (stdout, stderr string) {
+	e.t.Helper()
+	out, errOut, code := e.run(args...)
+	if code != 0 {
+		e.t.Fatalf("amplidex %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out, errOut
+}
+
+// TestStatusDuringFirstScan: while a daemon reads a tree of 2,000
+// collections for the first time, status exits 0 and shows how far it
+// got, in text and JSON, and a query waits for the scan and answers.
+// Should a fast machine end the scan before status asks, the tree doubles
+// and the daemon starts again without its index.
+func TestStatusDuringFirstScan(t *testing.T) {
+	e := newAgentEnv(t)
+	tree := filepath.Join(e.dir, "tree")
+	e.env["AMPLIDEX_BUNDLED"] = tree
+	n := 2000
+	if err := writeTree(tree, 0, n); err != nil {
+		t.Fatal(err)
+	}
+	scanLine := regexp.MustCompile(`(?m)^scanning\s+[a-z, ]+: \d+ files, \d+ collections, [0-9.]+m?s$`)
+	for attempt := 1; ; attempt++ {
+		_, errOut := e.mustRun("daemon", "--detach")
+		if !strings.Contains(errOut, "runs in the background") {
+			t.Fatalf("daemon --detach: %s", errOut)
+		}
+		text, _ := e.mustRun("status")
+		js, _ := e.mustRun("status", "--json")
+		answer, qerr := e.mustRun("query", "resolve", "c0007")
+		e.mustRun("daemon", "stop")
+		if !regexp.MustCompile(`(?m)^c0007\s+1\.0\.7\s+bundled`).MatchString(answer) || strings.Contains(qerr, "in-process") {
+			t.Fatalf("query during the scan:\n%s%s", answer, qerr)
+		}
+		var st query.Status
+		if err := json.Unmarshal([]byte(js), &st); err != nil {
+			t.Fatal(err)
+		}
+		if scanLine.MatchString(text) && st.Scanning {
+			if st.Progress == nil || st.Progress.Phase == "" || st.Progress.Elapsed == "" || st.Mode != query.ModeDetached {
+				t.Fatalf("status --json during the scan: %s", js)
+			}
+			t.Logf("during the scan of %d collections:\n%s", n, text)
+			return
+		}
+		if attempt == 3 {
+			t.Fatalf("status never saw the first scan; the last said:\n%s\n%s", text, js)
+		}
+		t.Logf("the scan of %d collections ended before status asked; again with %d", n, 2*n)
+		if err := os.Remove(filepath.Join(e.env["AMPLIDEX_HOME"], "index.db")); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeTree(tree, n, 2*n); err != nil {
+			t.Fatal(err)
+		}
+		n *= 2
+	}
+}
+
+// TestSocketActivation hands the daemon a listening socket as systemd
+// does (fd 3, LISTEN_FDS=1, LISTEN_PID its own pid): a query is answered
+// through it, status says so, and `daemon stop` leaves the socket to its
+// owner.
+func TestSocketActivation(t *testing.T) {
+	e := newAgentEnv(t)
+	e.env[noSpawnEnv] = "1" // nothing may start a daemon of its own
+	e.env["AMPLIDEX_BUNDLED"] = filepath.Join(e.dir, "bundled")
+	if err := writeTree(e.env["AMPLIDEX_BUNDLED"], 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := query.DefaultPaths(e.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(paths.Socket), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: paths.Socket, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	f, err := ln.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	logPath := filepath.Join(e.dir, "daemon.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	// The shell sets LISTEN_PID to its pid, which exec hands to amplidex.
+	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ exec amplidex daemon`)
+	cmd.Env = append(e.environ(), "LISTEN_FDS=1")
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var waitErr error
+	exited := make(chan struct{})
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+		if b, _ := os.ReadFile(logPath); t.Failed() {
+			t.Logf("daemon log:\n%s", b)
+		}
+	}()
+
+	out, errOut := e.mustRun("query", "resolve", "c0001")
+	if !strings.HasPrefix(out, "c0001 ") || errOut != "" {
+		t.Fatalf("query through the handed socket:\n%s%s", out, errOut)
+	}
+	status, _ := e.mustRun("status")
+	if !regexp.MustCompile(`(?m)^mode\s+service \(socket-activated\)$`).MatchString(status) {
+		t.Errorf("status of a socket-activated daemon:\n%s", status)
+	}
+	_, errOut = e.mustRun("daemon", "stop")
+	if !strings.Contains(errOut, "systemd still holds the socket") {
+		t.Errorf("daemon stop: %s", errOut)
+	}
+	select {
+	case <-exited:
+		if waitErr != nil {
+			t.Errorf("the daemon exited with %v", waitErr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the daemon did not stop")
+	}
+	if fi, err := os.Lstat(paths.Socket); err != nil || fi.Mode().Type() != fs.ModeSocket {
+		t.Errorf("the handed socket is gone: %v", err)
+	}
+	if _, err := os.Stat(paths.PidFile); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pid file left behind: %v", err)
+	}
 }
