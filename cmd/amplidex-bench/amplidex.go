@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,6 +49,9 @@ type daemonStatus struct {
 		Collections int    `json:"collections"`
 	} `json:"roots"`
 	Warnings []string `json:"warnings"`
+	// Scanning is set while the first scan runs (the socket answers
+	// before it ends).
+	Scanning bool `json:"scanning"`
 }
 
 // amplidexRun measures one amplidex binary against one tree.
@@ -169,8 +173,8 @@ func (r *amplidexRun) run(ctx context.Context) error {
 	return d.stop(30 * time.Second)
 }
 
-// start starts a daemon and waits until it answers status, returning the
-// time that took.
+// start starts a daemon and waits until its status says the first scan is
+// done, returning the time that took.
 func (r *amplidexRun) start(ctx context.Context) (*daemonProc, time.Duration, *daemonStatus, error) {
 	if err := warmTree(r.h.tree.Root); err != nil {
 		return nil, 0, nil, err
@@ -184,7 +188,14 @@ func (r *amplidexRun) start(ctx context.Context) (*daemonProc, time.Duration, *d
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	ready, err := d.waitReady(wctx, readyInterval, func(ctx context.Context) error {
-		return r.status(ctx, &st)
+		st = daemonStatus{}
+		if err := r.status(ctx, &st); err != nil {
+			return err
+		}
+		if st.Scanning {
+			return errors.New("the first scan runs")
+		}
+		return nil
 	})
 	if err != nil {
 		d.stop(30 * time.Second)
