@@ -68,6 +68,9 @@
 //     effective uid gets a forbidden error line and is closed; a server
 //     whose uid is not the client's is refused by Dial and Subscribe with
 //     ErrUntrustedServer before anything is sent to it.
+//   - Serve takes a listening socket another made (systemd's socket
+//     activation) instead: it checks peers as Listen does, but neither the
+//     socket's directory nor a lock, and never removes the socket file.
 //   - Listen holds an advisory lock on "<socket>.lock" for the server's life,
 //     so two servers never race to replace each other's socket; the lock file
 //     is left in place. A socket no server answers on is removed; a live one
