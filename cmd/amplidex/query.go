@@ -186,9 +186,12 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	if err != nil {
 		return err
 	}
-	c, err := a.requireDaemon(ctx, ws, "query changes")
+	c, err := a.connect(ctx, ws)
 	if err != nil {
 		return err
+	}
+	if c == nil {
+		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.paths.Socket)
 	}
 	defer c.Close()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
