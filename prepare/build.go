@@ -117,7 +117,25 @@ func (c *Cache) build(ctx context.Context, m *manifest, k Key) (*Plan, error) {
 func (c *Cache) fetchAll(ctx context.Context, repos []Source) map[string]fetchResult {
 	results := make([]fetchResult, len(repos))
 	sem := make(chan struct{}, c.jobs)
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex // guards done and the calls of c.fetched
+		done int
+	)
+	report := func(repo string) {
+		if c.fetched == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if repo != "" {
+			done++
+		}
+		c.fetched(done, len(repos), repo)
+	}
+	if len(repos) > 0 {
+		report("")
+	}
 	for i, src := range repos {
 		wg.Add(1)
 		go func() {
@@ -131,6 +149,7 @@ func (c *Cache) fetchAll(ctx context.Context, repos []Source) map[string]fetchRe
 			defer func() { <-sem }()
 			start := c.now()
 			results[i].f, results[i].err = c.fetchGit(ctx, src)
+			report(src.Repo())
 			if results[i].err == nil {
 				c.log.Info("module repository ready", "repo", src.Repo(), "commit", results[i].f.commit, "took", c.now().Sub(start))
 			}

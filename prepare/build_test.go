@@ -3,6 +3,7 @@ package prepare_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -321,5 +322,34 @@ func TestRepeatedAgentInclude(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "helper reviewer" {
 		t.Errorf("agents %q, want helper and reviewer once each", names)
+	}
+}
+
+// TestFetchedReportsProgress: a cold build tells Fetched of each
+// repository it fetches, counting up to the total; a warm hit fetches
+// nothing and tells nothing.
+func TestFetchedReportsProgress(t *testing.T) {
+	f := newFixture(t)
+	var calls []string
+	c, _ := f.cache(t, func(o *prepare.Options) {
+		o.Fetched = func(done, total int, repo string) {
+			calls = append(calls, fmt.Sprintf("%d/%d %s", done, total, repo))
+		}
+	})
+	ensure(t, c, f.manifest)
+	if len(calls) < 2 {
+		t.Fatalf("calls %q", calls)
+	}
+	total := len(calls) - 1
+	if want := fmt.Sprintf("0/%d ", total); calls[0] != want {
+		t.Errorf("first call %q, want %q", calls[0], want)
+	}
+	if last := calls[len(calls)-1]; !strings.HasPrefix(last, fmt.Sprintf("%d/%d ", total, total)) || strings.HasSuffix(last, " ") {
+		t.Errorf("last call %q", last)
+	}
+	calls = nil
+	ensure(t, c, f.manifest)
+	if calls != nil {
+		t.Errorf("a warm hit reported fetches: %q", calls)
 	}
 }

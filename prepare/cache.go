@@ -35,6 +35,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Jobs bounds how many repositories are fetched at once; 4 when zero.
 	Jobs int
+	// Fetched, when set, is told how a cold build's fetches go: once with
+	// done 0 before the first, then after each repository is fetched (or
+	// failed to be), with the count so far and that repository. Calls
+	// come from the fetching goroutines, one at a time.
+	Fetched func(done, total int, repo string)
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -51,6 +56,7 @@ type Cache struct {
 	schema     discovery.SchemaOptions
 	log        *slog.Logger
 	jobs       int
+	fetched    func(done, total int, repo string)
 	now        func() time.Time
 }
 
@@ -71,6 +77,7 @@ func New(opts Options) (*Cache, error) {
 		schema:     opts.Schema,
 		log:        opts.Logger,
 		jobs:       opts.Jobs,
+		fetched:    opts.Fetched,
 		now:        opts.Now,
 	}
 	if c.git == "" {

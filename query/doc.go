@@ -77,6 +77,9 @@
 //     Administrators group, which owns what an elevated process creates),
 //     not its mode; every peer that can open the socket is accepted. The
 //     lock beside the socket is a LockFileEx lock.
+//   - Serve takes a listening socket another made (systemd's socket
+//     activation) instead: it checks peers as Listen does, but neither the
+//     socket's directory nor a lock, and never removes the socket file.
 //   - Listen holds an advisory lock on "<socket>.lock" for the server's life,
 //     so two servers never race to replace each other's socket; the lock file
 //     is left in place. A socket no server answers on is removed; a live one

@@ -79,6 +79,15 @@ type (
 	StatusParams struct {
 		Common
 	}
+	// VersionParams ask who answers on the socket; they carry nothing.
+	VersionParams struct{}
+	// ShutdownParams ask the daemon to stop; they carry nothing.
+	ShutdownParams struct{}
+	// ForgetParams name a registered project to drop, by the directory
+	// it was registered under (which may be gone).
+	ForgetParams struct {
+		Dir string `json:"dir"`
+	}
 )
 
 // PrintOptions tune the text a method's result prints as.
@@ -239,13 +248,20 @@ var (
 	MethodAnalyze = &Method[AnalyzeParams, *AnalyzeResult]{name: "analyze",
 		summary: "Diagnose, complete, resolve or describe an editor's buffer (the language server's question; see analyze.go)",
 		print:   printAnalyze}
+	MethodVersion = &Method[VersionParams, *DaemonInfo]{name: "version",
+		summary: "Show the daemon's pid, build and how it was started; answered during the first scan too"}
+	MethodShutdown = &Method[ShutdownParams, *ShutdownResult]{name: "shutdown",
+		summary: "Stop the daemon once the requests in flight are answered"}
+	MethodForget = &Method[ForgetParams, *ForgetResult]{name: "forget",
+		summary: "Drop a registered project: its view, its watches, its place in the list kept for restarts",
+		print:   printForget}
 )
 
 // Methods lists every method of the table.
 var Methods = []MethodInfo{
 	MethodCollections, MethodResolve, MethodCollection, MethodProfiles, MethodAgents, MethodContext,
 	MethodTools, MethodModules, MethodProfile, MethodAgent, MethodSearch, MethodDiagnostics, MethodDeps,
-	MethodChanges, MethodStatus, MethodSubscribe, MethodAnalyze,
+	MethodChanges, MethodStatus, MethodSubscribe, MethodAnalyze, MethodVersion, MethodShutdown, MethodForget,
 }
 
 func resourceMethod(name, summary string, k discovery.Kind) *Method[ListParams, []ResourceInfo] {

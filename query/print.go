@@ -437,8 +437,16 @@ func printChanges(w io.Writer, res *ChangesResult, _ PrintOptions) error {
 
 func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "pid\t%d\nuptime\t%s\nsocket\t%s\nindex\t%s\nclock\t%s\nfiles\t%d\n",
-		st.PID, st.Uptime, Clean(st.Socket), Clean(st.Index), st.Clock, st.Files)
+	mode := string(st.Mode)
+	if st.SocketActivated {
+		mode += " (socket-activated)"
+	}
+	fmt.Fprintf(tw, "pid\t%d\nversion\t%s\nmode\t%s\nuptime\t%s\nsocket\t%s\nindex\t%s\nclock\t%s\n",
+		st.PID, Clean(st.Build.String()), Clean(mode), st.Uptime, Clean(st.Socket), Clean(st.Index), st.Clock)
+	if p := st.Progress; st.Scanning && p != nil {
+		fmt.Fprintf(tw, "scanning\t%s: %d files, %d collections, %s\n", p.Phase, p.Files, p.Collections, p.Elapsed)
+	}
+	fmt.Fprintf(tw, "files\t%d\n", st.Files)
 	for _, r := range st.Roots {
 		fmt.Fprintf(tw, "root\t%s\t%s\t%s\t%d collections\t%d watches\n", r.Kind, r.State, Clean(r.Path), r.Collections, r.Watches)
 		for _, w := range r.Warnings {
@@ -446,7 +454,7 @@ func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
 		}
 	}
 	for _, p := range st.Projects {
-		fmt.Fprintf(tw, "project\t%s\n", Clean(p))
+		fmt.Fprintf(tw, "project\t%s\tlast used %s\n", Clean(p.Dir), p.LastUsed.Local().Format(time.RFC3339))
 	}
 	for _, b := range st.Bundles {
 		fmt.Fprintf(tw, "bundle\t%s\t%s\t%s", b.State, Clean(b.Manifest), b.Key)
@@ -462,6 +470,15 @@ func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
 		fmt.Fprintf(tw, "warning\t%s\n", Clean(w))
 	}
 	return tw.Flush()
+}
+
+func printForget(w io.Writer, r *ForgetResult, _ PrintOptions) error {
+	if r.Forgotten {
+		_, err := fmt.Fprintf(w, "forgot %s\n", Clean(r.Dir))
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s was not registered\n", Clean(r.Dir))
+	return err
 }
 
 // PrintJSON writes v as indented JSON, the form every --json prints.

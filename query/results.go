@@ -171,19 +171,92 @@ type FileDiagnostics struct {
 
 // Status is the answer to "status".
 type Status struct {
-	PID      int          `json:"pid"`
-	Started  time.Time    `json:"started"`
-	Uptime   string       `json:"uptime"`
-	Socket   string       `json:"socket"`
-	Index    string       `json:"index"`
-	Clock    Clock        `json:"clock"`
-	Roots    []RootStatus `json:"roots"`
-	Projects []string     `json:"projects"`
-	Files    int          `json:"files"`
-	Analyzed int          `json:"analyzed"`
-	Warnings []string     `json:"warnings"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	Uptime  string    `json:"uptime"`
+	// Build is the daemon's build.
+	Build Build `json:"build"`
+	// Mode is how the daemon was started (see DaemonInfo).
+	Mode Mode `json:"mode"`
+	// SocketActivated is set when the service manager made the socket and
+	// handed it to the daemon.
+	SocketActivated bool   `json:"socket_activated,omitempty"`
+	Socket          string `json:"socket"`
+	Index           string `json:"index"`
+	Clock           Clock  `json:"clock"`
+	// Scanning is set while the first scan runs: roots, projects and
+	// counts are empty until it ends, and Progress says how far it got.
+	Scanning bool          `json:"scanning"`
+	Progress *ScanProgress `json:"progress,omitempty"`
+	Roots    []RootStatus  `json:"roots"`
+	// Projects are the registered projects, by directory.
+	Projects []ProjectStatus `json:"projects"`
+	Files    int             `json:"files"`
+	Analyzed int             `json:"analyzed"`
+	Warnings []string        `json:"warnings"`
 	// Bundles are the prepared bundles the daemon keeps warm.
 	Bundles []BundleStatus `json:"bundles"`
+}
+
+// ScanProgress is how far the daemon's first scan got.
+type ScanProgress struct {
+	// Phase is "starting", "loading index, adding watches" (decoding what
+	// the last run stored while the roots' watches are added) or "reading
+	// roots".
+	Phase string `json:"phase"`
+	// Files counts the files seen so far, read or taken from the index.
+	Files int `json:"files"`
+	// Collections counts the collections (pyproject.toml files) seen so far.
+	Collections int `json:"collections"`
+	// Elapsed is the time since the scan began, as a Go duration.
+	Elapsed string `json:"elapsed"`
+}
+
+// ProjectStatus is one registered project in a "status" answer.
+type ProjectStatus struct {
+	Dir string `json:"dir"`
+	// LastUsed is when a question last named it (its registration, for a
+	// project remembered from an earlier run that nobody asked about since).
+	LastUsed time.Time `json:"last_used"`
+}
+
+// Mode is how a daemon was started.
+type Mode string
+
+// The modes of a daemon.
+const (
+	// ModeForeground: `amplidex daemon` in a terminal or under a
+	// supervisor of the user's. Clients leave it alone.
+	ModeForeground Mode = "foreground"
+	// ModeDetached: started by a client (auto-start) or `amplidex daemon
+	// --detach`. A client of another build replaces it.
+	ModeDetached Mode = "detached"
+	// ModeService: started by systemd or launchd (`amplidex service
+	// install`). Clients leave it alone and say how to restart it.
+	ModeService Mode = "service"
+)
+
+// DaemonInfo is the answer to "version": who answers on the socket.
+type DaemonInfo struct {
+	PID             int   `json:"pid"`
+	Build           Build `json:"build"`
+	Mode            Mode  `json:"mode"`
+	SocketActivated bool  `json:"socket_activated,omitempty"`
+	Scanning        bool  `json:"scanning"`
+}
+
+// ShutdownResult is the answer to "shutdown": the pid of the daemon that
+// is stopping. It has finished the requests in flight once its socket is
+// gone, and stopped once the process is.
+type ShutdownResult struct {
+	PID int `json:"pid"`
+}
+
+// ForgetResult is the answer to "forget".
+type ForgetResult struct {
+	Dir string `json:"dir"`
+	// Forgotten is false when no project of that directory was registered.
+	Forgotten bool `json:"forgotten"`
 }
 
 // RootStatus is one root in a "status" answer. State is how it is

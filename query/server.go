@@ -83,7 +83,8 @@ type Stream struct {
 }
 
 // Server serves a Handler on a unix socket. Create it with NewServer, set
-// the exported fields, then call Listen once; Close or Shutdown stop it.
+// the exported fields, then call Listen (or Serve, with a listener handed
+// over) once; Close or Shutdown stop it.
 type Server struct {
 	// Logger receives connection errors and refusals; nil discards them.
 	Logger *slog.Logger
@@ -128,7 +129,11 @@ type Server struct {
 	path     string
 	ln       *net.UnixListener
 	lock     *os.File
-	conns    map[*conn]struct{}
+	// handed is set when Serve was given a listener made by another
+	// (systemd's socket activation): the socket file is not the server's
+	// to remove.
+	handed bool
+	conns  map[*conn]struct{}
 }
 
 // NewServer returns a Server that answers with h and stamps every response
@@ -167,18 +172,7 @@ func (s *Server) Listen(path string) error {
 	case len(path) > maxSocketPath:
 		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), maxSocketPath)
 	}
-	s.log = s.Logger
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	s.writeTimeout = s.WriteTimeout
-	if s.writeTimeout <= 0 {
-		s.writeTimeout = defaultWriteTimeout
-	}
-	s.budget = &budget{limit: s.RequestBudget}
-	if s.budget.limit <= 0 {
-		s.budget.limit = DefaultRequestBudget
-	}
+	s.setup()
 	asked := path
 	path, err := s.trust.listenPath(path, s.log)
 	if err != nil {
@@ -208,6 +202,48 @@ func (s *Server) Listen(path string) error {
 		return fmt.Errorf("listen %s: %w", path, err)
 	}
 	s.listened, s.path, s.ln, s.lock = true, path, ln, lock
+	s.wg.Add(1)
+	go s.acceptLoop(ln)
+	return nil
+}
+
+// setup fills in the defaults of the exported fields. s.mu is held.
+func (s *Server) setup() {
+	s.log = s.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.writeTimeout = s.WriteTimeout
+	if s.writeTimeout <= 0 {
+		s.writeTimeout = defaultWriteTimeout
+	}
+	s.budget = &budget{limit: s.RequestBudget}
+	if s.budget.limit <= 0 {
+		s.budget.limit = DefaultRequestBudget
+	}
+}
+
+// Serve serves on ln, a listening socket another made (systemd hands one
+// over with socket activation), in the background until Close or
+// Shutdown, instead of Listen. The socket file and its directory are its
+// maker's: Serve checks neither, takes no lock, and Shutdown closes ln but
+// leaves the file. Each peer's uid is checked as with Listen.
+func (s *Server) Serve(ln *net.UnixListener) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := ""
+	if a, ok := ln.Addr().(*net.UnixAddr); ok {
+		path = a.Name
+	}
+	switch {
+	case s.closing:
+		return fmt.Errorf("serve %s: %w", path, ErrClosed)
+	case s.listened:
+		return fmt.Errorf("serve %s: already listening on %s", path, s.path)
+	}
+	s.setup()
+	ln.SetUnlinkOnClose(false)
+	s.listened, s.path, s.ln, s.handed = true, path, ln, true
 	s.wg.Add(1)
 	go s.acceptLoop(ln)
 	return nil
@@ -253,7 +289,7 @@ func (s *Server) beginShutdown() error {
 	s.shutdownOnce.Do(func() {
 		s.mu.Lock()
 		s.closing = true
-		ln, lock, path := s.ln, s.lock, s.path
+		ln, lock, path, handed := s.ln, s.lock, s.path, s.handed
 		conns := make([]*conn, 0, len(s.conns))
 		for c := range s.conns {
 			conns = append(conns, c)
@@ -266,11 +302,13 @@ func (s *Server) beginShutdown() error {
 			if err := ln.Close(); err != nil {
 				errs = append(errs, err)
 			}
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-			}
-			if err := lock.Close(); err != nil {
-				errs = append(errs, err)
+			if !handed {
+				if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, err)
+				}
+				if err := lock.Close(); err != nil {
+					errs = append(errs, err)
+				}
 			}
 			if err := errors.Join(errs...); err != nil {
 				s.shutdownErr = fmt.Errorf("close server %s: %w", path, err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"time"
 
@@ -281,36 +280,15 @@ func statusOf(ctx context.Context, c *query.Client) (*query.Status, error) {
 }
 
 // scanState describes what a status answer says of a scan in progress:
-// the fields of v (a query.Status) named "scanning" or "progress" in JSON,
-// as "scanning=true progress=…", or "n/a" when it has neither (the daemon
-// does not report its scan yet). scanning is true when a bool "scanning"
-// field is set.
-func scanState(v any) (state string, scanning bool) {
-	rv := reflect.Indirect(reflect.ValueOf(v))
-	if rv.Kind() != reflect.Struct {
-		return "n/a", false
+// "scanning" with the files and collections seen so far, or "done".
+func scanState(st *query.Status) (state string, scanning bool) {
+	if st == nil || !st.Scanning {
+		return "done", false
 	}
-	var parts []string
-	for i := range rv.NumField() {
-		f := rv.Type().Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name != "scanning" && name != "progress" {
-			continue
-		}
-		fv := rv.Field(i)
-		if name == "scanning" && fv.Kind() == reflect.Bool && fv.Bool() {
-			scanning = true
-		}
-		b, err := json.Marshal(fv.Interface())
-		if err != nil {
-			b = fmt.Appendf(nil, "%v", fv.Interface())
-		}
-		parts = append(parts, name+"="+string(b))
+	if p := st.Progress; p != nil {
+		return fmt.Sprintf("scanning (%s: %d files, %d collections, %s)", p.Phase, p.Files, p.Collections, p.Elapsed), true
 	}
-	if len(parts) == 0 {
-		return "n/a", false
-	}
-	return strings.Join(parts, " "), scanning
+	return "scanning", true
 }
 
 // resolveProcess times whole `amplidex query resolve NAME` processes and,

@@ -333,30 +333,21 @@ func TestMetricTargets(t *testing.T) {
 }
 
 func TestScanState(t *testing.T) {
-	type progress struct {
-		Done  int `json:"done"`
-		Total int `json:"total"`
-	}
 	tests := []struct {
 		name         string
-		v            any
+		st           *query.Status
 		want         string
 		wantScanning bool
 	}{
-		{"status without the fields", &query.Status{PID: 1}, "n/a", false},
-		{"scanning", &struct {
-			PID      int      `json:"pid"`
-			Scanning bool     `json:"scanning"`
-			Progress progress `json:"progress"`
-		}{1, true, progress{3, 7}}, `scanning=true progress={"done":3,"total":7}`, true},
-		{"done", struct {
-			Scanning bool `json:"scanning,omitempty"`
-		}{}, "scanning=false", false},
-		{"not a struct", 3, "n/a", false},
+		{"no answer", nil, "done", false},
+		{"done", &query.Status{PID: 1}, "done", false},
+		{"scanning", &query.Status{Scanning: true, Progress: &query.ScanProgress{Phase: "reading roots", Files: 3, Collections: 1, Elapsed: "2ms"}},
+			"scanning (reading roots: 3 files, 1 collections, 2ms)", true},
+		{"scanning, no progress yet", &query.Status{Scanning: true}, "scanning", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, scanning := scanState(tc.v)
+			got, scanning := scanState(tc.st)
 			if got != tc.want || scanning != tc.wantScanning {
 				t.Errorf("scanState = %q, %v; want %q, %v", got, scanning, tc.want, tc.wantScanning)
 			}

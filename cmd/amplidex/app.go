@@ -70,6 +70,10 @@ type App struct {
 	// refusedOnce says once per run that a .amplifier directory of
 	// another user was ignored.
 	refusedOnce sync.Once
+	level       slog.Level
+	// line is stderr as the logger writes it: a progress line on a
+	// terminal is cleared before a log line and shown again after.
+	line *statusLine
 }
 
 // NewApp returns an App over the given streams and environment.
@@ -193,24 +197,32 @@ func (a *App) rootCmd() *cobra.Command {
 		newPostInstallCmd(a),
 		newLSPCmd(a),
 		newSchemaCmd(a),
+		newVersionCmd(a), newServiceCmd(a), newForgetCmd(a),
 	)
 	guardCommands(root)
+	root.Version = versionText(query.ReadBuild())
+	root.SetVersionTemplate("{{.Version}}")
 	return root
 }
 
 // setupLogging builds the logger: tint on stderr, colour only when stderr
 // is a terminal and NO_COLOR is unset.
 func (a *App) setupLogging() error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(strings.ToLower(a.logLevel))); err != nil {
+	if err := a.level.UnmarshalText([]byte(strings.ToLower(a.logLevel))); err != nil {
 		return exitf(exitUsage, "invalid --log-level %q: want debug, info, warn or error", a.logLevel)
 	}
-	a.log = slog.New(tint.NewTextHandler(a.Stderr, &tint.Options{
-		Level:      level,
-		TimeFormat: "15:04:05.000",
-		NoColor:    !a.colorOn(a.Stderr),
-	}))
+	a.line = newStatusLine(a.Stderr, isTerminal(a.Stderr))
+	a.logTo(a.line, a.colorOn(a.Stderr))
 	return nil
+}
+
+// logTo sends the log to w, coloured when color is set.
+func (a *App) logTo(w io.Writer, color bool) {
+	a.log = slog.New(tint.NewTextHandler(w, &tint.Options{
+		Level:      a.level,
+		TimeFormat: "15:04:05.000",
+		NoColor:    !color,
+	}))
 }
 
 // colorOn reports whether w is a terminal and NO_COLOR is unset.

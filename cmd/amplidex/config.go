@@ -52,6 +52,14 @@ type Config struct {
 		CacheHome      string   `toml:"cache_home"`
 		InstallCommand string   `toml:"install_command"`
 	} `toml:"prepare"`
+	Daemon struct {
+		// Autostart lets query, watch and lsp start the daemon when none
+		// runs; true when unset.
+		Autostart *bool `toml:"autostart"`
+		// ForgetAfter drops a project nobody asked about for that long
+		// (30 days when unset; "0s": never).
+		ForgetAfter *duration `toml:"forget_after"`
+	} `toml:"daemon"`
 
 	// path is the file the configuration was read from ("" when none).
 	path string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 	"github.com/spf13/cobra"
 )
@@ -22,26 +23,79 @@ import (
 // is indexed, when the configuration does not set one.
 const defaultDebounce = 20 * time.Millisecond
 
+// daemonFlags are the flags of `amplidex daemon`.
+type daemonFlags struct {
+	// detach starts a daemon in the background and returns.
+	detach bool
+	// detached is set on the daemon a client started: it logs to
+	// daemon.log in the state directory.
+	detached bool
+	// service is set by the service manager's unit: clients leave the
+	// daemon alone.
+	service bool
+	// logFile is where the log goes instead of stderr.
+	logFile string
+}
+
 func newDaemonCmd(a *App) *cobra.Command {
-	return &cobra.Command{
+	flags := &daemonFlags{}
+	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the background agent: watch, index, serve queries (stops on SIGINT/SIGTERM, reloads on SIGHUP)",
-		Args:  noArgs,
+		Long: "daemon runs the background agent in the foreground, logging to stderr. With --detach it starts it\n" +
+			"in the background instead, as query, watch and lsp do when none runs, and returns once it answers;\n" +
+			"that daemon logs to daemon.log in the state directory. `daemon stop` stops it, `daemon restart`\n" +
+			"replaces it.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runDaemon(cmd.Context())
+			if flags.detach {
+				return a.runDetach(cmd.Context())
+			}
+			return a.runDaemon(cmd.Context(), flags)
 		},
 	}
+	f := cmd.Flags()
+	f.BoolVar(&flags.detach, "detach", false, "start the daemon in the background and return once it answers")
+	f.StringVar(&flags.logFile, "log-file", "", "write the log to this file, rotated at 10 MiB (one FILE.1 kept), instead of stderr")
+	f.BoolVar(&flags.detached, "detached", false, "run as a daemon a client started (logs to daemon.log in the state directory)")
+	f.BoolVar(&flags.service, "service", false, "run as a daemon the service manager started (clients leave it alone)")
+	_ = f.MarkHidden("detached")
+	_ = f.MarkHidden("service")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "stop",
+		Short: "Stop the daemon and wait until it has gone (exit 0 when none ran)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runStop(cmd.Context())
+		},
+	}, &cobra.Command{
+		Use:   "restart",
+		Short: "Stop the daemon, then start one in the background",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runRestart(cmd.Context())
+		},
+	})
+	return cmd
 }
 
 // daemonOptions turns the workspace's configuration into daemon options.
 func (ws *workspace) daemonOptions(a *App) daemon.Options {
 	w := ws.cfg.Watch
+	forgetAfter := time.Duration(0)
+	if fa := ws.cfg.Daemon.ForgetAfter; fa != nil {
+		forgetAfter = fa.Duration
+		if forgetAfter == 0 {
+			forgetAfter = -1 // never
+		}
+	}
 	return daemon.Options{
-		Paths:   ws.paths,
-		Home:    ws.home,
-		Bundled: ws.bundled,
-		Schema:  ws.schemaOptions(),
-		Logger:  a.log,
+		ForgetAfter: forgetAfter,
+		Paths:       ws.paths,
+		Home:        ws.home,
+		Bundled:     ws.bundled,
+		Schema:      ws.schemaOptions(),
+		Logger:      a.log,
 		Watch: watcher.Options{
 			Debounce: cmp.Or(w.Debounce.Duration, defaultDebounce), MaxWait: w.MaxWait.Duration,
 			PollInterval: w.PollInterval.Duration, MaxWatches: w.MaxWatches,
@@ -92,13 +146,45 @@ func syncDir(getenv func(string) string, state string) string {
 	return state
 }
 
-func (a *App) runDaemon(ctx context.Context) error {
+func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 	ws, err := a.workspace()
 	if err != nil {
 		return err
 	}
+	logPath := flags.logFile
+	if flags.detached && logPath == "" {
+		logPath = filepath.Join(ws.paths.StateDir, daemonLogName)
+	}
+	if logPath != "" {
+		if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+			return exitf(exitUsage, "daemon: %v", err)
+		}
+		// In the background, stdout and stderr follow the log file too.
+		lf, err := openLogFile(logPath, maxLogSize, flags.detached || flags.service)
+		if err != nil {
+			return exitf(exitUsage, "daemon: %v", err)
+		}
+		defer lf.Close()
+		a.logTo(lf, false)
+	}
 	opts := ws.daemonOptions(a)
 	opts.Prepare, opts.Manifests = a.daemonBundles(ws)
+	switch {
+	case flags.service:
+		opts.Mode = query.ModeService
+	case flags.detached:
+		opts.Mode = query.ModeDetached
+	}
+	ln, err := activationListener()
+	if err != nil {
+		return exitf(exitUsage, "daemon: %v", err)
+	}
+	if ln != nil {
+		opts.Listener, opts.Mode = ln, query.ModeService
+		if got := ln.Addr().String(); got != ws.paths.Socket {
+			a.log.Warn("the socket handed over is not where clients look for it", "handed", got, "clients", ws.paths.Socket)
+		}
+	}
 	// The first scan allocates much and keeps little: collect less often
 	// while it runs (the daemon gives the memory back when it is done).
 	gogc := a.Getenv("GOGC") == ""
@@ -123,6 +209,9 @@ func (a *App) runDaemon(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			a.log.Info("stopping")
+			return d.Close()
+		case <-d.StopRequested():
 			a.log.Info("stopping")
 			return d.Close()
 		case <-hup:

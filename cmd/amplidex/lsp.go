@@ -52,7 +52,7 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 	local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: ws.home, Bundled: ws.bundled, Schema: schema}),
 		lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log})
 	var analyzer lsp.Analyzer = local
-	client, err := a.dial(ctx, ws)
+	client, err := a.connect(ctx, ws)
 	if err != nil {
 		client = nil // a daemon that refuses us is no daemon: answer in process
 	}

@@ -166,7 +166,7 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 	collections := filepath.Join(home, ".amplifier", "collections")
 	devSB := filepath.Join(collections, "Joi__amplifier-collection-switchboard/profiles/dev-sb.md")
 	sbPy := filepath.Join(collections, "Joi__amplifier-collection-switchboard/pyproject.toml")
-	planner := filepath.Join(collections, "robotdad__amplifier-collection-spec-kit/profiles/planner.md")
+	meta := filepath.Join(collections, "ramparte__amplifier-collection-metacognition/profiles/metacognitive.md")
 	base := filepath.Join(corpus, "bundled/foundation/profiles/base.md")
 	file := func(p string) string {
 		b, err := os.ReadFile(p)
@@ -175,7 +175,7 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 		}
 		return string(b)
 	}
-	dev, py, plan := file(devSB), file(sbPy), file(planner)
+	dev, py, metaText := file(devSB), file(sbPy), file(meta)
 	devAgents := strings.Replace(dev, "\n---\n", "\nagents:\n  - explorer\n---\n", 1)
 
 	actions := []struct {
@@ -200,9 +200,9 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 			title: "Qualify as `foundation:explorer`", want: strings.Replace(devAgents, "- explorer", "- foundation:explorer", 1), rewrite: true},
 		{name: "misspelt mention", path: devSB, text: strings.Replace(dev, "@sb:profiles/sb.md", "@sb:profiles/sbb.md", 1), at: "@sb:profiles/sbb",
 			title: "Change `@sb:profiles/sbb.md` to `@sb:profiles/sb.md`", want: dev},
-		{name: "unknown key of a real profile removed", path: planner, text: plan, at: "active:",
-			title: "Remove the unknown key `active`",
-			want:  strings.Replace(plan, "  active:\n    - constitutional-guardian\n    - research-architect\n    - plan-architect\n    - task-decomposer\n", "", 1)},
+		{name: "unknown key of a real profile removed", path: meta, text: metaText, at: "inherits:",
+			title: "Remove the unknown key `inherits`",
+			want:  strings.Replace(metaText, "inherits:\n  - dev\n", "", 1)},
 		{name: "misspelt collection key", path: sbPy, text: strings.Replace(py, "author =", "autor =", 1), at: "autor",
 			title: "Change `autor` to `author`", want: py},
 	}
@@ -308,7 +308,7 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 			for _, l := range locs {
 				found = append(found, l.URI)
 			}
-			for _, p := range []string{filepath.Join(collections, "Joi__amplifier-collection-switchboard/profiles/sb.md"), planner} {
+			for _, p := range []string{filepath.Join(collections, "Joi__amplifier-collection-switchboard/profiles/sb.md"), filepath.Join(collections, "robotdad__amplifier-collection-spec-kit/profiles/planner.md")} {
 				if !slices.Contains(found, fileURI(p)) {
 					t.Errorf("references to foundation:base lack %s: %q", p, found)
 				}

@@ -20,6 +20,7 @@ func lspEnv(t *testing.T) func(string) string {
 		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
 		"XDG_RUNTIME_DIR": filepath.Join(dir, "run"),
 		"NO_COLOR":        "1",
+		noSpawnEnv:        "1",
 	}
 	return func(k string) string { return env[k] }
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(leakCheck{m}, map[string]func(){
 		"amplidex": main,
 	})
 }
@@ -36,24 +37,37 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(work, ".run"))
 			env.Setenv("AMPLIFIER_AGENT_HOME", filepath.Join(work, ".agent"))
 			env.Setenv("NO_COLOR", "1")
+			// Scripts that test auto-start clear it.
+			env.Setenv("AMPLIDEX_NO_SPAWN", "1")
+			env.Setenv(testRunEnv, testRun())
+			env.Defer(func() { checkNoDaemonLeft(scriptErrorf(env.T()), env.Getenv) })
 			env.Setenv("CORPUS", os.Getenv("AMPLIDEX_CORPUS"))
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"wait-daemon": waitDaemon,
-			"hup-daemon":  hupDaemon,
-			"chown":       chown,
-		},
+		Cmds: scriptCmds(),
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "corpus":
 				return os.Getenv("AMPLIDEX_CORPUS") != "", nil
 			case "root":
 				return os.Geteuid() == 0, nil
+			case "agent":
+				return agentCmds() != nil, nil
 			}
 			return false, nil
 		},
 	})
+}
+
+// scriptCmds are the scripts' own commands.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"wait-daemon": waitDaemon,
+		"hup-daemon":  hupDaemon,
+		"chown":       chown,
+	}
+	maps.Copy(cmds, agentCmds())
+	return cmds
 }
 
 // waitDaemon waits until the daemon of the script's AMPLIDEX_HOME answers

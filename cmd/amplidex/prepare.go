@@ -24,6 +24,8 @@ const versionEnv = "AMPLIFIER_AGENT_VERSION"
 type prepareFlags struct {
 	manifest   string
 	appVersion string
+	// progress shows the module fetches of a cold build on a terminal.
+	progress bool
 }
 
 func addPrepareFlags(cmd *cobra.Command, f *prepareFlags) {
@@ -110,13 +112,19 @@ func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
 	if cfg.Schema.UnknownKey == "warning" {
 		schema.UnknownKeySeverity = discovery.SeverityWarning
 	}
-	c, err := prepare.New(prepare.Options{
+	opts := prepare.Options{
 		Home:           home,
 		Version:        version,
 		InstallCommand: cfg.Prepare.InstallCommand,
 		Schema:         schema,
 		Logger:         a.log,
-	})
+	}
+	if flags.progress {
+		opts.Fetched = func(done, total int, repo string) {
+			a.line.Set("amplidex: fetching module repositories: %d of %d %s", done, total, repo)
+		}
+	}
+	c, err := prepare.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +132,8 @@ func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
 }
 
 func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
+	opts.progress = !opts.json
+	defer a.line.Clear()
 	s, err := a.prepareSetup(opts.prepareFlags)
 	if err != nil {
 		var ee *exitError
@@ -145,6 +155,7 @@ func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
 		return nil
 	}
 	e, err := s.cache.Ensure(ctx, s.manifest)
+	a.line.Clear()
 	if err != nil {
 		return a.prepareFailed(s.manifest, opts.json, err)
 	}

@@ -118,16 +118,17 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if err != nil {
 		return err
 	}
-	c, err := a.dial(ctx, ws)
+	c, err := a.connect(ctx, ws)
 	if err != nil {
 		return err
 	}
 	var result R
 	if c != nil {
 		defer c.Close()
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		result, _, err = query.Call(cctx, c, m, params(query.Common{Project: ws.daemonProject()}))
+		err = a.callDaemon(ctx, c, !opts.json, func(cctx context.Context) (err error) {
+			result, _, err = query.Call(cctx, c, m, params(query.Common{Project: ws.daemonProject()}))
+			return err
+		})
 		if err != nil && !isAnswerError(err) {
 			return daemonError(err)
 		}
@@ -247,9 +248,12 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	if err != nil {
 		return err
 	}
-	c, err := a.requireDaemon(ctx, ws, "query changes")
+	c, err := a.connect(ctx, ws)
 	if err != nil {
 		return err
+	}
+	if c == nil {
+		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.paths.Socket)
 	}
 	defer c.Close()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)

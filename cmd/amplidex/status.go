@@ -12,16 +12,19 @@ import (
 )
 
 func newStatusCmd(a *App) *cobra.Command {
-	var asJSON bool
+	var asJSON, wait bool
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show the daemon: pid, uptime, roots and their health, counts, clock, warnings (exit 3 when none runs)",
-		Args:  noArgs,
+		Short: "Show the daemon: pid, version, uptime, roots and their health, projects, counts, clock, warnings (exit 3 when none runs)",
+		Long: "status answers at once, during the daemon's first scan too: then it shows how far the scan got.\n" +
+			"--wait waits for the scan to end first, with a progress line on a terminal.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runStatus(cmd.Context(), asJSON)
+			return a.runStatus(cmd.Context(), asJSON, wait)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the daemon's first scan has ended")
 	return cmd
 }
 
@@ -32,7 +35,7 @@ type noDaemon struct {
 	Message string `json:"message"`
 }
 
-func (a *App) runStatus(ctx context.Context, asJSON bool) error {
+func (a *App) runStatus(ctx context.Context, asJSON, wait bool) error {
 	ws, err := a.workspace()
 	if err != nil {
 		return err
@@ -58,6 +61,26 @@ func (a *App) runStatus(ctx context.Context, asJSON bool) error {
 	st, _, err := query.Call(cctx, c, query.MethodStatus, query.StatusParams{})
 	if err != nil {
 		return daemonError(err)
+	}
+	for wait && st.Scanning {
+		if p := st.Progress; !asJSON && p != nil {
+			a.line.Set("amplidex: the daemon's first scan (%s): %d files, %d collections, %s", p.Phase, p.Files, p.Collections, p.Elapsed)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
+		st, _, err = query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
+		scancel()
+		if err != nil {
+			return daemonError(err)
+		}
+	}
+	a.line.Clear()
+	if mine := query.ReadBuild(); !st.Build.Same(mine) {
+		fmt.Fprintf(a.Stderr, "amplidex: the daemon runs another build: %s; this is %s\n", st.Build, mine)
 	}
 	if asJSON {
 		return query.PrintJSON(a.Stdout, st)

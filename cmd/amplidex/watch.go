@@ -62,7 +62,7 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 		paths = append(paths, abs)
 	}
 	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]discovery.Diagnostic{}}
-	c, err := a.dial(ctx, ws)
+	c, err := a.connect(ctx, ws)
 	if err != nil {
 		return err
 	}

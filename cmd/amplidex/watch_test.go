@@ -27,6 +27,7 @@ func TestWatch(t *testing.T) {
 			dir := t.TempDir()
 			env := map[string]string{
 				"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), "NO_COLOR": "1",
+				noSpawnEnv: "1",
 			}
 			getenv := func(k string) string { return env[k] }
 			project := filepath.Join(dir, "proj")

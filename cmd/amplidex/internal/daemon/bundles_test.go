@@ -2,11 +2,12 @@ package daemon_test
 
 import (
 	"context"
-	"github.com/amplidex/amplidex/query"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/amplidex/amplidex/query"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/prepare"

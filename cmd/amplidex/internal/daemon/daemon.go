@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -59,6 +60,22 @@ type Options struct {
 	// MaxProjects bounds the registered projects; DefaultMaxProjects when
 	// zero.
 	MaxProjects int
+	// Listener, when set, is served instead of a socket made at
+	// Paths.Socket: the one systemd made and handed over (socket
+	// activation). The daemon closes it, and leaves the socket file.
+	Listener *net.UnixListener
+	// Mode is how the daemon was started, for status and for clients
+	// deciding whether they may replace it; ModeForeground when empty.
+	Mode query.Mode
+	// Build is the build status reports; query.ReadBuild() when zero.
+	Build query.Build
+	// ForgetAfter drops a project nobody asked about for that long;
+	// DefaultForgetAfter when zero, never when negative. A project whose
+	// directory is gone is dropped whatever its age.
+	ForgetAfter time.Duration
+	// PruneEvery is how often projects are checked for that;
+	// DefaultPruneEvery when zero.
+	PruneEvery time.Duration
 }
 
 // Daemon is a running engine. Start it with Start; stop it with Close.
@@ -77,16 +94,30 @@ type Daemon struct {
 	srv      *query.Server
 	warnings *warnings
 	closed   chan struct{}
+	// ready is closed when the first scan is done: until then only
+	// status, version and shutdown answer, and every other method waits.
+	// progress counts what the scan has seen.
+	ready    chan struct{}
+	progress *progress
+	// stopReq is closed when a client asked the daemon to stop.
+	stopReq  chan struct{}
+	stopOnce sync.Once
+	// pruner forgets projects that are gone or unused.
+	pruner *pruner
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Start opens the index, reconciles it with the disk, starts watching and
-// serves the socket. A second daemon fails with ErrRunning.
+// Start opens the index, serves the socket, then reconciles the index
+// with the disk and starts watching: the first scan. The socket answers
+// from the moment the index is open, status with the scan's progress;
+// other questions wait for the scan. Start returns once the scan is done.
+// A second daemon fails with ErrRunning before it serves anything.
 func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, log: opts.Logger, now: opts.Now, pid: os.Getpid(),
-		subs: newSubscriptions(), closed: make(chan struct{})}
+		subs: newSubscriptions(), closed: make(chan struct{}), ready: make(chan struct{}),
+		stopReq: make(chan struct{})}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -94,10 +125,17 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		d.now = time.Now
 	}
 	d.start = d.now()
+	d.progress = newProgress(d.now)
 	d.warnings = &warnings{now: d.now}
 	if opts.MaxProjects <= 0 {
 		opts.MaxProjects = DefaultMaxProjects
 		d.opts.MaxProjects = DefaultMaxProjects
+	}
+	if d.opts.Mode == "" {
+		d.opts.Mode = query.ModeForeground
+	}
+	if d.opts.Build == (query.Build{}) {
+		d.opts.Build = query.ReadBuild()
 	}
 
 	if err := os.MkdirAll(filepath.Dir(opts.Paths.Index), 0o700); err != nil {
@@ -113,26 +151,92 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	d.persist = newPersister(store, opts.Schema, d.log, d.warnings.add)
 	d.bundles = newBundles(opts.Prepare, opts.Manifests, d.log, d.now)
+	if !opts.NoSocket {
+		if err := d.serve(); err != nil {
+			d.Close()
+			if errors.Is(err, query.ErrInUse) {
+				return nil, d.runningError()
+			}
+			return nil, fmt.Errorf("start daemon: %w", err)
+		}
+		d.log.Info("daemon listening; first scan", "socket", d.socketPath(), "mode", d.opts.Mode,
+			"socket_activated", opts.Listener != nil)
+	}
 	if err := d.open(); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
-	if opts.NoSocket {
-		return d, nil
-	}
-	d.srv = query.NewServer(d.mux(), func() query.Clock { return d.clockAt(d.cat.State().Version) })
-	d.srv.Logger = d.log
-	if err := d.srv.Listen(opts.Paths.Socket); err != nil {
-		d.srv = nil
-		d.Close()
-		if errors.Is(err, query.ErrInUse) {
-			return nil, d.runningError()
-		}
-		return nil, fmt.Errorf("start daemon: %w", err)
-	}
+	d.restoreLastUsed()
+	close(d.ready)
+	d.pruner = d.startPruner()
 	d.log.Info("daemon ready", "socket", d.socketPath(), "index", opts.Paths.Index,
 		"files", files(d.cat.State()), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
 	return d, nil
+}
+
+// serve starts the socket server: on the handed listener, or on a socket
+// of its own.
+func (d *Daemon) serve() error {
+	srv := query.NewServer(d.mux(), d.clockNow)
+	srv.Logger = d.log
+	var err error
+	if d.opts.Listener != nil {
+		err = srv.Serve(d.opts.Listener)
+	} else {
+		err = srv.Listen(d.opts.Paths.Socket)
+	}
+	if err != nil {
+		return err
+	}
+	d.srv = srv
+	return nil
+}
+
+// isReady reports whether the first scan is done.
+func (d *Daemon) isReady() bool {
+	select {
+	case <-d.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitReady waits until the first scan is done, ctx ends or the daemon
+// stops.
+func (d *Daemon) waitReady(ctx context.Context) error {
+	if d.isReady() {
+		return nil
+	}
+	select {
+	case <-d.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.closed:
+		return query.Errorf(query.CodeShuttingDown, "the daemon stopped before its first scan ended")
+	}
+}
+
+// clockNow is the clock of the latest State; before the first scan ends,
+// that of tick 0.
+func (d *Daemon) clockNow() query.Clock {
+	if !d.isReady() {
+		return d.clockAt(0)
+	}
+	return d.clockAt(d.cat.State().Version)
+}
+
+// StopRequested is closed when a client asked the daemon to stop
+// ("shutdown"); the owner of the daemon then calls Close.
+func (d *Daemon) StopRequested() <-chan struct{} { return d.stopReq }
+
+// requestStop asks the owner to stop the daemon.
+func (d *Daemon) requestStop() {
+	d.stopOnce.Do(func() {
+		d.log.Info("asked to stop over the socket")
+		close(d.stopReq)
+	})
 }
 
 // openIndex opens the index; a second daemon finds it locked.
@@ -163,6 +267,7 @@ func (d *Daemon) open() error {
 	// Nothing but verifyIndex touches the store or the cache until it is
 	// done: it may replace both.
 	remembered := d.persist.projects()
+	d.progress.setPhase(phaseLoading)
 	loaded := make(chan error, 1)
 	go func() { loaded <- d.verifyIndex() }()
 	var err error
@@ -196,6 +301,7 @@ func (d *Daemon) open() error {
 	if werr != nil {
 		return werr
 	}
+	d.progress.setPhase(phaseReading)
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(d.opts.Schema), Home: d.opts.Home, Bundled: d.opts.Bundled,
 		Version: d.persist.store.Tick()})
 	d.ingest.cat = d.cat
@@ -255,7 +361,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 
 // loader returns the catalog's loader for the schema options.
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
-	return &discovery.Loader{Schema: schema, Cache: d.persist.cache, ReadFile: d.opts.ReadFile, Details: d.persist.cache.details}
+	return &discovery.Loader{Schema: schema, Cache: countingCache{d.persist.cache, d.progress}, ReadFile: d.opts.ReadFile, Details: d.persist.cache.details}
 }
 
 // isWatchedDir reports a directory watched for a manifest.
@@ -355,13 +461,18 @@ func (d *Daemon) Flush(ctx context.Context) error {
 // Done is closed when the daemon has stopped.
 func (d *Daemon) Done() <-chan struct{} { return d.closed }
 
-// Close stops the daemon, in order: the socket server (no new queries, the
-// socket file removed, every subscription ended), the watcher (no new
-// batches), the bundles' builds (cancelled and waited for), the persister
-// (a last write, then the index closed), and last the pid file.
+// Close stops the daemon, in order: the pruner (and the projects' last
+// use saved), the socket server (no new queries, the socket file removed
+// unless it was handed over, every subscription ended), the watcher (no
+// new batches), the bundles' builds (cancelled and waited for), the
+// persister (a last write, then the index closed), and last the pid file.
 func (d *Daemon) Close() error {
 	d.closeOnce.Do(func() {
 		var errs []error
+		if d.pruner != nil {
+			d.pruner.close()
+			d.saveLastUsed()
+		}
 		if d.srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			errs = append(errs, d.srv.Shutdown(ctx))

@@ -19,9 +19,19 @@
 //     the diagnostics that changed;
 //   - the bundles (bundles.go) keep each watched manifest's prepared entry
 //     warm;
-//   - the methods (methods.go) serve the query table over the socket.
+//   - the methods (methods.go) serve the query table over the socket;
+//   - the progress (progress.go) counts what the first scan has seen, for
+//     status;
+//   - the pruner (projects.go) forgets, every PruneEvery, the projects whose
+//     directory is gone and those unused for ForgetAfter, and keeps the
+//     projects' last use in the index across restarts.
 //
 // # Concurrency
+//
+// Start serves the socket as soon as the index is open, then runs the
+// first scan; until the scan ends (the ready channel is closed) only
+// status, version and shutdown answer, and every other method waits. A
+// question with no_sync waits too: nothing is published before the scan.
 //
 // Batches are handled one at a time on the watcher's delivery goroutine.
 // Files are read and parsed outside every lock (the catalog's loads run
@@ -34,7 +44,8 @@
 //
 // Every goroutine has an owner that waits for it: the watcher's, the
 // persister's writer, each subscription's (owned by the socket server),
-// and the bundles' builds. Close stops them in order (see Close).
+// the bundles' builds and the pruner. Close stops them in order (see
+// Close).
 //
 // # Caveats
 //
@@ -51,4 +62,9 @@
 //     when their stat changed.
 //   - The registry of projects is bounded (Options.MaxProjects): beyond it,
 //     the project asked about least recently is forgotten.
+//   - "shutdown" only asks the owner to stop (StopRequested); asked during
+//     the first scan, the daemon stops once the scan ends, since a read of
+//     the roots is not interrupted.
+//   - With a handed listener (socket activation) the socket file is the
+//     service manager's: Close closes the listener and leaves the file.
 package daemon

@@ -19,11 +19,26 @@ func (d *Daemon) mux() *query.Mux {
 	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) { return d.Status(), nil })
 	query.HandleStream(m, query.MethodSubscribe, d.subscribe)
 	query.ServeAnalyze(m, d.viewFor, d.analyzer())
+	query.Handle(m, query.MethodVersion, func(context.Context, query.VersionParams) (*query.DaemonInfo, error) { return d.Info(), nil })
+	query.Handle(m, query.MethodShutdown, func(context.Context, query.ShutdownParams) (*query.ShutdownResult, error) {
+		d.requestStop()
+		return &query.ShutdownResult{PID: d.pid}, nil
+	})
+	query.Handle(m, query.MethodForget, d.forget)
 	return m
+}
+
+// Info says who answers on the socket.
+func (d *Daemon) Info() *query.DaemonInfo {
+	return &query.DaemonInfo{PID: d.pid, Build: d.opts.Build, Mode: d.opts.Mode,
+		SocketActivated: d.opts.Listener != nil, Scanning: !d.isReady()}
 }
 
 // viewFor is the query.ViewFunc of the daemon.
 func (d *Daemon) viewFor(ctx context.Context, scope query.Common) (*catalog.View, query.Clock, error) {
+	if err := d.waitReady(ctx); err != nil {
+		return nil, query.Clock{}, err
+	}
 	project, err := d.ingest.checkProject(scope.Project)
 	if err != nil {
 		return nil, query.Clock{}, err
@@ -102,8 +117,19 @@ func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query
 	}, nil
 }
 
-// Status reports the daemon's state.
+// Status reports the daemon's state; during the first scan, how far it
+// got.
 func (d *Daemon) Status() *query.Status {
+	if !d.isReady() {
+		return &query.Status{
+			PID: d.pid, Started: d.start, Uptime: d.now().Sub(d.start).Round(time.Second).String(),
+			Build: d.opts.Build, Mode: d.opts.Mode, SocketActivated: d.opts.Listener != nil,
+			Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(0),
+			Scanning: true, Progress: d.progress.snapshot(),
+			Roots: []query.RootStatus{}, Projects: []query.ProjectStatus{},
+			Warnings: d.warnings.list(), Bundles: d.bundles.status(),
+		}
+	}
 	st := d.cat.State()
 	counts := map[string]int{}
 	kinds := map[string]discovery.RootKind{}
@@ -113,8 +139,9 @@ func (d *Daemon) Status() *query.Status {
 	}
 	out := &query.Status{
 		PID: d.pid, Started: d.start, Uptime: d.now().Sub(d.start).Round(time.Second).String(),
+		Build: d.opts.Build, Mode: d.opts.Mode, SocketActivated: d.opts.Listener != nil,
 		Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(st.Version),
-		Files: files(st), Analyzed: d.persist.cache.analyzed(), Projects: []string{},
+		Files: files(st), Analyzed: d.persist.cache.analyzed(), Projects: []query.ProjectStatus{},
 		Warnings: d.warnings.list(), Bundles: d.bundles.status(),
 	}
 	for _, w := range d.w.Status() {
@@ -133,10 +160,10 @@ func (d *Daemon) Status() *query.Status {
 		}
 		return a.Path < b.Path
 	})
-	for p := range d.ingest.registered() {
-		out.Projects = append(out.Projects, p)
+	for p, t := range d.ingest.registered() {
+		out.Projects = append(out.Projects, query.ProjectStatus{Dir: p, LastUsed: t})
 	}
-	sort.Strings(out.Projects)
+	sort.Slice(out.Projects, func(i, j int) bool { return out.Projects[i].Dir < out.Projects[j].Dir })
 	return out
 }
 

@@ -35,12 +35,12 @@ type persister struct {
 	// gone are the deletions committed and not yet written; version is the
 	// last version committed and written the last one the writer has
 	// handled; wrote is signalled when written moves.
-	gone    []string
+	gone []string
 	// writingGone are the deletions a write in progress holds.
 	writingGone []string
 	version     uint64
-	written uint64
-	wrote   *sync.Cond
+	written     uint64
+	wrote       *sync.Cond
 	// unsaved is set while writes fail (the change log lags);
 	// retryPending when a retry is scheduled; stopped once stop is closed.
 	unsaved      bool

@@ -1,0 +1,148 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/amplidex/amplidex/index"
+	"github.com/amplidex/amplidex/query"
+)
+
+// DefaultForgetAfter is how long a project nobody asks about stays
+// registered when Options.ForgetAfter is zero.
+const DefaultForgetAfter = 30 * 24 * time.Hour
+
+// DefaultPruneEvery is how often the registered projects are checked when
+// Options.PruneEvery is zero.
+const DefaultPruneEvery = time.Hour
+
+// lastUsedKey is the index meta key of the projects' last use, kept
+// beside the list of projects so that a restart does not make every
+// project look fresh.
+const lastUsedKey = "projects_last_used"
+
+// pruner drops, on a timer, the registered projects whose directory is
+// gone or that nobody asked about for ForgetAfter. It is started after the
+// first scan and stopped first by Close.
+type pruner struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// startPruner checks the projects now and then every PruneEvery.
+func (d *Daemon) startPruner() *pruner {
+	every := d.opts.PruneEvery
+	if every <= 0 {
+		every = DefaultPruneEvery
+	}
+	p := &pruner{stop: make(chan struct{})}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			d.prune()
+			select {
+			case <-t.C:
+			case <-p.stop:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// close stops the pruner and waits for it.
+func (p *pruner) close() {
+	close(p.stop)
+	p.wg.Wait()
+}
+
+// prune forgets the projects whose directory (or its .amplifier) is gone
+// and those unused for longer than ForgetAfter, saying so in the log, then
+// saves the last use of those left.
+func (d *Daemon) prune() {
+	after := d.opts.ForgetAfter
+	if after == 0 {
+		after = DefaultForgetAfter
+	}
+	now := d.now()
+	for p, last := range d.ingest.registered() {
+		reason := ""
+		if _, err := os.Stat(filepath.Join(p, ".amplifier")); errors.Is(err, fs.ErrNotExist) {
+			reason = "its directory is gone"
+		} else if after > 0 && now.Sub(last) > after {
+			reason = fmt.Sprintf("nobody asked about it for %s", now.Sub(last).Round(time.Minute))
+		}
+		if reason != "" {
+			d.log.Info("forgetting a project", "project", p, "reason", reason, "last_used", last.Format(time.RFC3339))
+			d.ingest.forget(p)
+		}
+	}
+	d.saveLastUsed()
+}
+
+// forget answers "forget": it drops a registered project.
+func (d *Daemon) forget(ctx context.Context, p query.ForgetParams) (*query.ForgetResult, error) {
+	switch {
+	case p.Dir == "" || strings.ContainsRune(p.Dir, 0):
+		return nil, query.Errorf(query.CodeInvalidParams, "forget: dir %q is not a directory name", p.Dir)
+	case !filepath.IsAbs(p.Dir):
+		return nil, query.Errorf(query.CodeInvalidParams, "forget: dir %q is not an absolute path", p.Dir)
+	}
+	if err := d.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	key := d.cat.ProjectKey(p.Dir)
+	if key == "" {
+		return &query.ForgetResult{Dir: p.Dir}, nil // the home directory is no project
+	}
+	if _, ok := d.ingest.registered()[key]; !ok {
+		return &query.ForgetResult{Dir: key}, nil
+	}
+	d.log.Info("forgetting a project", "project", key, "reason", "a client asked")
+	d.ingest.forget(key)
+	d.saveLastUsed()
+	return &query.ForgetResult{Dir: key, Forgotten: true}, nil
+}
+
+// saveLastUsed stores when each registered project was last asked about.
+func (d *Daemon) saveLastUsed() {
+	b, err := json.Marshal(d.ingest.registered())
+	if err == nil {
+		err = d.persist.store.SetMeta(lastUsedKey, b)
+	}
+	if err != nil && !errors.Is(err, index.ErrReadOnly) {
+		d.log.Warn("the projects' last use not saved", "err", err)
+	}
+}
+
+// restoreLastUsed gives the projects remembered from the last run the
+// last use saved then, instead of the time they were registered again.
+func (d *Daemon) restoreLastUsed() {
+	b, err := d.persist.store.Meta(lastUsedKey)
+	if err != nil || b == nil {
+		return
+	}
+	var saved map[string]time.Time
+	if json.Unmarshal(b, &saved) != nil {
+		return
+	}
+	in := d.ingest
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for p, t := range saved {
+		if now, ok := in.projects[p]; ok && t.Before(now) {
+			in.projects[p] = t
+		}
+	}
+}

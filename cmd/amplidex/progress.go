@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/amplidex/amplidex/query"
+	"golang.org/x/term"
+)
+
+// statusLine is one line of progress on a terminal, rewritten in place: the
+// first scan a query waits for, a daemon starting, modules being fetched.
+// It is also the writer the logger writes through, so that a log line
+// clears the progress line and the progress line comes back under it.
+// When the stream is not a terminal it only passes writes through, and
+// Set shows nothing. Its methods are safe for concurrent use and on a nil
+// statusLine.
+type statusLine struct {
+	w  io.Writer
+	on bool
+
+	mu    sync.Mutex // guards fields below
+	text  string     // the line shown, "" for none
+	shown time.Time  // when it was last drawn
+}
+
+// minRedraw is the least time between two redraws of a changed line.
+const minRedraw = 100 * time.Millisecond
+
+// newStatusLine returns the status line of w; on says w is a terminal.
+func newStatusLine(w io.Writer, on bool) *statusLine {
+	return &statusLine{w: w, on: on}
+}
+
+// Enabled reports whether Set shows anything.
+func (l *statusLine) Enabled() bool { return l != nil && l.on }
+
+// Set shows text as the progress line, at most every minRedraw.
+func (l *statusLine) Set(format string, args ...any) {
+	if !l.Enabled() {
+		return
+	}
+	text := fmt.Sprintf(format, args...)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if text == l.text || (l.text != "" && time.Since(l.shown) < minRedraw) {
+		return
+	}
+	l.text = fit(text, l.width())
+	l.draw()
+}
+
+// Clear removes the progress line.
+func (l *statusLine) Clear() {
+	if !l.Enabled() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.text != "" {
+		io.WriteString(l.w, "\r\x1b[K")
+		l.text = ""
+	}
+}
+
+// Write writes p under the progress line: it clears the line, writes p and
+// draws the line again.
+func (l *statusLine) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.text == "" {
+		return l.w.Write(p)
+	}
+	io.WriteString(l.w, "\r\x1b[K")
+	n, err := l.w.Write(p)
+	l.draw()
+	return n, err
+}
+
+// draw writes the line, without a newline. l.mu is held.
+func (l *statusLine) draw() {
+	io.WriteString(l.w, "\r\x1b[K"+l.text)
+	l.shown = time.Now()
+}
+
+// width is the terminal's width, or 80.
+func (l *statusLine) width() int {
+	if f, ok := l.w.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// fit cuts s to fewer than width columns (counting runes), so that the
+// line never wraps.
+func fit(s string, width int) string {
+	r := []rune(s)
+	if len(r) < width {
+		return s
+	}
+	if width < 2 {
+		return ""
+	}
+	return string(r[:width-2]) + "…"
+}
+
+// callTimeout bounds a question to the daemon, counted from when it was
+// asked or from the end of the daemon's first scan, whichever is later.
+const callTimeout = 30 * time.Second
+
+// callDaemon runs call, a question to the daemon behind c. A question that
+// takes longer than half a second looks at the daemon's status: while its
+// first scan runs, the wait does not count against callTimeout, and on a
+// terminal (never with --json) one line on stderr shows how far the scan
+// got.
+func (a *App) callDaemon(ctx context.Context, c *query.Client, showProgress bool, call func(context.Context) error) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- call(cctx) }()
+	timeout := time.NewTimer(callTimeout)
+	defer timeout.Stop()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	defer a.line.Clear()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-timeout.C:
+			cancel()
+			<-done
+			return fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)
+		case <-tick.C:
+			sctx, scancel := context.WithTimeout(cctx, time.Second)
+			st, _, err := query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
+			scancel()
+			if err != nil || !st.Scanning {
+				continue
+			}
+			timeout.Reset(callTimeout)
+			if p := st.Progress; showProgress && p != nil {
+				a.line.Set("amplidex: waiting for the daemon's first scan: %d files, %d collections, %s",
+					p.Files, p.Collections, p.Elapsed)
+			}
+		}
+	}
+}

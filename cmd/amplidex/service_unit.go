@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// The names of the service files.
+const (
+	socketUnit    = "amplidex.socket"
+	serviceUnit   = "amplidex.service"
+	launchdLabel  = "com.github.amplidex"
+	serviceHeader = "Written by `amplidex service install`; `amplidex service uninstall` removes it."
+)
+
+// serviceSpec is what the service files say: the program, the socket
+// clients dial, the state directory and the environment the daemon needs
+// to find the same files as the user's shell.
+type serviceSpec struct {
+	exe      string
+	config   string // --config, when one was given
+	socket   string
+	stateDir string
+	env      map[string]string
+}
+
+// serviceFile is one file a service install writes.
+type serviceFile struct {
+	path    string
+	content string
+}
+
+// serviceEnvKeys are the variables a service carries over from the shell
+// that installed it, when set there: they decide where amplidex's files
+// and the roots are.
+var serviceEnvKeys = []string{"AMPLIDEX_HOME", "AMPLIDEX_BUNDLED", "AMPLIFIER_AGENT_HOME",
+	"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"}
+
+// serviceSpecOf builds the spec from the workspace and the environment.
+func (a *App) serviceSpecOf(ws *workspace) (serviceSpec, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return serviceSpec{}, err
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	spec := serviceSpec{exe: exe, socket: ws.paths.Socket, stateDir: ws.paths.StateDir, env: map[string]string{}}
+	if a.configPath != "" {
+		if spec.config, err = filepath.Abs(a.configPath); err != nil {
+			return serviceSpec{}, err
+		}
+	}
+	for _, k := range serviceEnvKeys {
+		if v := a.Getenv(k); v != "" {
+			spec.env[k] = v
+		}
+	}
+	if _, ok := spec.env["AMPLIDEX_BUNDLED"]; ok {
+		spec.env["AMPLIDEX_BUNDLED"] = strings.Join(ws.bundled, string(filepath.ListSeparator))
+	}
+	return spec, nil
+}
+
+// args are the daemon's arguments after the program.
+func (s serviceSpec) args(extra ...string) []string {
+	args := []string{"daemon", "--service"}
+	if s.config != "" {
+		args = append(args, "--config", s.config)
+	}
+	return append(args, extra...)
+}
+
+// envKeys returns the keys of s.env, sorted.
+func (s serviceSpec) envKeys() []string {
+	keys := make([]string, 0, len(s.env))
+	for k := range s.env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// systemdDir is where user units live: $XDG_CONFIG_HOME/systemd/user.
+func systemdDir(getenv func(string) string) (string, error) {
+	base := getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(base) {
+		home := getenv("HOME")
+		if !filepath.IsAbs(home) {
+			return "", fmt.Errorf("$XDG_CONFIG_HOME is unset and $HOME %q is not an absolute path", home)
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "systemd", "user"), nil
+}
+
+// launchdPath is the launchd agent's plist: ~/Library/LaunchAgents.
+func launchdPath(getenv func(string) string) (string, error) {
+	home := getenv("HOME")
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("$HOME %q is not an absolute path", home)
+	}
+	return filepath.Join(home, "Library", "LaunchAgents", launchdLabel+".plist"), nil
+}
+
+// serviceFiles returns the files of the service manager of goos.
+func serviceFiles(goos string, s serviceSpec, getenv func(string) string) ([]serviceFile, error) {
+	switch goos {
+	case "linux":
+		dir, err := systemdDir(getenv)
+		if err != nil {
+			return nil, err
+		}
+		return []serviceFile{
+			{filepath.Join(dir, socketUnit), systemdSocket(s)},
+			{filepath.Join(dir, serviceUnit), systemdService(s)},
+		}, nil
+	case "darwin":
+		p, err := launchdPath(getenv)
+		if err != nil {
+			return nil, err
+		}
+		return []serviceFile{{p, launchdPlist(s)}}, nil
+	}
+	return nil, fmt.Errorf("no service manager amplidex knows on %s (systemd on Linux, launchd on macOS)", goos)
+}
+
+// systemdSocket is the socket unit: systemd makes the socket where clients
+// look for it and starts the service on the first connection.
+func systemdSocket(s serviceSpec) string {
+	return "# " + serviceHeader + `
+[Unit]
+Description=amplidex socket: questions about Amplifier collections
+
+[Socket]
+ListenStream=` + systemdEscape(s.socket) + `
+SocketMode=0600
+DirectoryMode=0700
+RemoveOnStop=true
+
+[Install]
+WantedBy=sockets.target
+`
+}
+
+// systemdService is the service unit the socket starts. It logs to the
+// journal; SIGHUP reloads the configuration.
+func systemdService(s serviceSpec) string {
+	var b strings.Builder
+	b.WriteString("# " + serviceHeader + `
+[Unit]
+Description=amplidex: watches and indexes Amplifier collections, answers on its socket
+Requires=` + socketUnit + `
+After=` + socketUnit + `
+
+[Service]
+Type=simple
+`)
+	words := append([]string{s.exe}, s.args()...)
+	for i, w := range words {
+		words[i] = systemdQuote(w)
+	}
+	fmt.Fprintf(&b, "ExecStart=%s\n", strings.Join(words, " "))
+	b.WriteString("ExecReload=/bin/kill -HUP $MAINPID\n")
+	for _, k := range s.envKeys() {
+		fmt.Fprintf(&b, "Environment=%s\n", systemdQuote(k+"="+s.env[k]))
+	}
+	b.WriteString(`Restart=on-failure
+
+[Install]
+Also=` + socketUnit + "\n")
+	return b.String()
+}
+
+// systemdEscape escapes the specifier character of a unit file value.
+func systemdEscape(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// systemdQuote quotes one word of a command line or an assignment in a
+// unit file: double quotes, with backslash, quote, dollar and percent
+// escaped.
+func systemdQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", "$$", "%", "%%")
+	return `"` + r.Replace(s) + `"`
+}
+
+// launchdPlist is the launchd agent: it runs the daemon at login and again
+// when it fails, logging to daemon.log in the state directory. launchd
+// hands over sockets only through a C API, so the daemon makes its own.
+func launchdPlist(s serviceSpec) string {
+	log := filepath.Join(s.stateDir, daemonLogName)
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<!-- ` + serviceHeader + ` -->
+<plist version="1.0">
+<dict>
+	<key>Label</key>
+	<string>` + launchdLabel + `</string>
+	<key>ProgramArguments</key>
+	<array>
+`)
+	for _, w := range append([]string{s.exe}, s.args("--log-file", log)...) {
+		fmt.Fprintf(&b, "\t\t<string>%s</string>\n", xmlEscape(w))
+	}
+	b.WriteString("\t</array>\n")
+	if len(s.env) > 0 {
+		b.WriteString("\t<key>EnvironmentVariables</key>\n\t<dict>\n")
+		for _, k := range s.envKeys() {
+			fmt.Fprintf(&b, "\t\t<key>%s</key>\n\t\t<string>%s</string>\n", xmlEscape(k), xmlEscape(s.env[k]))
+		}
+		b.WriteString("\t</dict>\n")
+	}
+	b.WriteString(`	<key>RunAtLoad</key>
+	<true/>
+	<key>KeepAlive</key>
+	<dict>
+		<key>SuccessfulExit</key>
+		<false/>
+	</dict>
+	<key>ProcessType</key>
+	<string>Background</string>
+	<key>StandardErrorPath</key>
+	<string>` + xmlEscape(log) + `</string>
+</dict>
+</plist>
+`)
+	return b.String()
+}
+
+func xmlEscape(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// serviceRestartHint says how to restart the service on this system.
+func serviceRestartHint() string {
+	if runtime.GOOS == "darwin" {
+		return fmt.Sprintf("launchctl kickstart -k gui/%d/%s", os.Getuid(), launchdLabel)
+	}
+	return "systemctl --user restart " + serviceUnit
+}

@@ -1,0 +1,470 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/amplidex/amplidex/query"
+)
+
+const (
+	// noSpawnEnv turns auto-start off when set to anything but "" or "0".
+	noSpawnEnv = "AMPLIDEX_NO_SPAWN"
+	// daemonLogName is the log of a daemon in the background, in the
+	// state directory.
+	daemonLogName = "daemon.log"
+	// spawnLockName is the lock a client holds while it starts or replaces
+	// the daemon, in the state directory.
+	spawnLockName = "daemon.start.lock"
+	// startTimeout bounds the wait for a new daemon's first answer.
+	startTimeout = 15 * time.Second
+	// exitGrace is how long a client keeps looking for a daemon after the
+	// one it started exited: the winner of a race may still be coming up.
+	exitGrace = 2 * time.Second
+	// stopTimeout bounds the wait for a daemon to go (its first scan ends
+	// before it stops).
+	stopTimeout = 60 * time.Second
+)
+
+// autostart reports whether query, watch and lsp may start the daemon:
+// not with AMPLIDEX_NO_SPAWN set, nor with [daemon] autostart = false.
+func (a *App) autostart(ws *workspace) bool {
+	if v := a.Getenv(noSpawnEnv); v != "" && v != "0" {
+		return false
+	}
+	return ws.cfg.Daemon.Autostart == nil || *ws.cfg.Daemon.Autostart
+}
+
+// connect returns a client of the daemon, starting one in the background
+// when none runs and auto-start is on. It returns nil when no daemon can
+// be had: the caller answers in process. A daemon of another build is
+// named on stderr, and replaced when a client started it.
+func (a *App) connect(ctx context.Context, ws *workspace) (*query.Client, error) {
+	c, err := a.dial(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		return a.checkBuild(ctx, ws, c), nil
+	}
+	if !a.autostart(ws) {
+		return nil, nil
+	}
+	c, info, err := a.ensureDaemon(ctx, ws)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "amplidex: the daemon did not start: %v\n", err)
+		return nil, nil
+	}
+	if info != nil {
+		fmt.Fprintf(a.Stderr, "amplidex: started the daemon in the background (pid %d; log %s)\n",
+			info.PID, filepath.Join(ws.paths.StateDir, daemonLogName))
+	}
+	return c, nil
+}
+
+// ensureDaemon returns a client of the daemon, starting one in the
+// background when none answers. info is set when this call started it.
+// Clients that race here take turns: the first starts the daemon, the
+// others find it.
+func (a *App) ensureDaemon(ctx context.Context, ws *workspace) (c *query.Client, info *query.DaemonInfo, err error) {
+	unlock, err := lockSpawn(ctx, ws.paths.StateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	if c, err := a.dial(ctx, ws); err != nil || c != nil {
+		return c, nil, err
+	}
+	return a.spawn(ctx, ws)
+}
+
+// lockSpawn takes the lock clients hold while they start the daemon,
+// waiting for it at most startTimeout.
+func lockSpawn(ctx context.Context, dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, spawnLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(startTimeout + stopTimeout)
+	for {
+		locked, err := tryLockFile(f)
+		if locked {
+			return func() { f.Close() }, nil
+		}
+		if err != nil || time.Now().After(deadline) {
+			if err == nil {
+				err = errors.New("held by another process")
+			}
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// spawn starts `amplidex daemon --detached` in a session of its own (so a
+// terminal's hangup never reaches it), with stdin from /dev/null and its
+// output in daemon.log, and waits until it answers.
+func (a *App) spawn(ctx context.Context, ws *workspace) (*query.Client, *query.DaemonInfo, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	// A Go test binary would run its tests, not the daemon.
+	if strings.HasSuffix(filepath.Base(exe), ".test") {
+		return nil, nil, fmt.Errorf("%s is a test binary; set %s=1 in tests", exe, noSpawnEnv)
+	}
+	logPath := filepath.Join(ws.paths.StateDir, daemonLogName)
+	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer log.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer null.Close()
+	args := []string{"daemon", "--detached"}
+	if a.configPath != "" {
+		cfg, err := filepath.Abs(a.configPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		args = append(args, "--config", cfg)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = "/"
+	cmd.Env = daemonEnv(os.Environ(), ws)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, log, log
+	cmd.SysProcAttr = detachedProcess()
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	c, err := a.await(ctx, ws, exited, logPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, &query.DaemonInfo{PID: cmd.Process.Pid}, nil
+}
+
+// daemonEnv is the environment of a daemon a client starts: the client's,
+// with AMPLIDEX_BUNDLED made absolute (the daemon runs in /) and without
+// what belongs to the client alone.
+func daemonEnv(environ []string, ws *workspace) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "NOTIFY_SOCKET", noSpawnEnv:
+			continue
+		case "AMPLIDEX_BUNDLED":
+			kv = k + "=" + strings.Join(ws.bundled, string(filepath.ListSeparator))
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// await waits until a daemon answers, showing a progress line on a
+// terminal. exited reports the exit of the process this client started;
+// after it, another client's daemon has exitGrace to answer.
+func (a *App) await(ctx context.Context, ws *workspace, exited <-chan error, logPath string) (*query.Client, error) {
+	deadline := time.Now().Add(startTimeout)
+	var (
+		exitErr  error
+		exitedAt time.Time
+		begin    = time.Now()
+	)
+	defer a.line.Clear()
+	for {
+		c, err := a.dial(ctx, ws)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			return c, nil
+		}
+		if time.Since(begin) > 500*time.Millisecond {
+			a.line.Set("amplidex: starting the daemon (%s)", time.Since(begin).Round(100*time.Millisecond))
+		}
+		select {
+		case exitErr = <-exited:
+			exited, exitedAt = nil, time.Now()
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		switch {
+		case exited == nil && time.Since(exitedAt) > exitGrace:
+			why := lastLogLine(logPath)
+			if why == "" {
+				why = "nothing in " + logPath
+			}
+			return nil, fmt.Errorf("it exited (%v): %s", exitErr, why)
+		case time.Now().After(deadline):
+			return nil, fmt.Errorf("no answer on %s within %s; see %s", ws.paths.Socket, startTimeout, logPath)
+		}
+	}
+}
+
+// checkBuild asks the daemon who it is. When it runs another build, it
+// says so in one line on stderr, and replaces a daemon a client started
+// (when auto-start is on); a service's or a foreground one is left alone
+// with a hint. It returns the client to use.
+func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) *query.Client {
+	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
+	cancel()
+	var qe *query.Error
+	switch {
+	case errors.As(err, &qe) && qe.Code == query.CodeUnknownMethod:
+		fmt.Fprintln(a.Stderr, "amplidex: the daemon is of an older build; `amplidex daemon restart` replaces it")
+		return c
+	case err != nil:
+		return c
+	}
+	mine := query.ReadBuild()
+	if info.Build.Same(mine) {
+		return c
+	}
+	what := fmt.Sprintf("the daemon (pid %d) runs another build: %s; this is %s", info.PID, info.Build, mine)
+	switch {
+	case info.Mode == query.ModeService:
+		fmt.Fprintf(a.Stderr, "amplidex: %s; the service manager runs it: %s\n", what, serviceRestartHint())
+		return c
+	case info.Mode != query.ModeDetached:
+		fmt.Fprintf(a.Stderr, "amplidex: %s; restart it to use this one\n", what)
+		return c
+	case !a.autostart(ws):
+		fmt.Fprintf(a.Stderr, "amplidex: %s; auto-start is off, so it stays (`amplidex daemon restart` replaces it)\n", what)
+		return c
+	}
+	fmt.Fprintf(a.Stderr, "amplidex: %s; replacing it\n", what)
+	nc, err := a.replaceDaemon(ctx, ws, c, info.PID)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "amplidex: the daemon was not replaced: %v\n", err)
+		if nc, _ = a.dial(ctx, ws); nc == nil {
+			return nil
+		}
+	}
+	return nc
+}
+
+// replaceDaemon asks the daemon behind c to stop once it has answered what
+// is in flight, waits until it has gone, and starts a new one. c is closed.
+func (a *App) replaceDaemon(ctx context.Context, ws *workspace, c *query.Client, pid int) (*query.Client, error) {
+	unlock, err := lockSpawn(ctx, ws.paths.StateDir)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	defer unlock()
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, _, err = query.Call(sctx, c, query.MethodShutdown, query.ShutdownParams{})
+	cancel()
+	c.Close()
+	if err != nil && !errors.Is(err, query.ErrNoDaemon) {
+		return nil, fmt.Errorf("shutdown: %w", err)
+	}
+	if err := a.waitGone(ctx, ws, pid, false); err != nil {
+		return nil, err
+	}
+	nc, _, err := a.spawn(ctx, ws)
+	return nc, err
+}
+
+// stopDaemon stops the daemon and waits until it has gone: process, socket
+// and pid file. It asks the daemon over the socket; when none answers
+// there but the pid file names a live amplidex daemon of the user's, it
+// sends that process SIGTERM. It returns what it stopped, nil when no
+// daemon ran (then it removes a pid file and a socket left behind).
+func (a *App) stopDaemon(ctx context.Context, ws *workspace) (*query.DaemonInfo, error) {
+	c, err := a.dial(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		info, _, verr := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
+		res, _, err := query.Call(vctx, c, query.MethodShutdown, query.ShutdownParams{})
+		cancel()
+		c.Close()
+		if err == nil {
+			if verr != nil {
+				info = &query.DaemonInfo{PID: res.PID}
+			}
+			return info, a.waitGone(ctx, ws, res.PID, info.SocketActivated)
+		}
+		var qe *query.Error
+		if !errors.As(err, &qe) || qe.Code != query.CodeUnknownMethod {
+			return nil, fmt.Errorf("shutdown: %w", err)
+		}
+		// A daemon of an older build: stop it by its pid file.
+	}
+	pid := readPid(ws.paths.PidFile)
+	if pid <= 0 || !daemonProcess(pid) {
+		removeLeftovers(ws, c != nil)
+		return nil, nil
+	}
+	if err := terminate(pid); err != nil {
+		return nil, fmt.Errorf("stop pid %d: %w", pid, err)
+	}
+	return &query.DaemonInfo{PID: pid}, a.waitGone(ctx, ws, pid, c != nil)
+}
+
+// waitGone waits until process pid has exited, and removes its pid file
+// and socket when it died without doing so. The socket of a
+// socket-activated daemon (keepSocket) is the service manager's: it stays,
+// and is not even probed, since a connection would start the daemon again.
+func (a *App) waitGone(ctx context.Context, ws *workspace, pid int, keepSocket bool) error {
+	begin := time.Now()
+	defer a.line.Clear()
+	for processAlive(pid) {
+		if time.Since(begin) > stopTimeout {
+			return fmt.Errorf("the daemon (pid %d) did not stop within %s", pid, stopTimeout)
+		}
+		if time.Since(begin) > 500*time.Millisecond {
+			a.line.Set("amplidex: waiting for the daemon (pid %d) to stop (%s)", pid, time.Since(begin).Round(100*time.Millisecond))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	removeLeftovers(ws, keepSocket)
+	return nil
+}
+
+// removeLeftovers removes the pid file when it names no live process, and
+// unless keepSocket is set, the socket when nothing listens on it (a
+// daemon killed without its Close). A socket something answers on stays.
+func removeLeftovers(ws *workspace, keepSocket bool) {
+	if pid := readPid(ws.paths.PidFile); pid > 0 && !processAlive(pid) {
+		os.Remove(ws.paths.PidFile)
+	}
+	if keepSocket {
+		return
+	}
+	if fi, err := os.Lstat(ws.paths.Socket); err == nil && fi.Mode().Type() == fs.ModeSocket {
+		nc, err := net.DialTimeout("unix", ws.paths.Socket, time.Second)
+		if err == nil {
+			nc.Close()
+		} else if errors.Is(err, syscall.ECONNREFUSED) {
+			os.Remove(ws.paths.Socket)
+		}
+	}
+}
+
+// readPid returns the pid in the pid file, or 0.
+func readPid(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// runDetach is `amplidex daemon --detach`: it starts the daemon in the
+// background unless one answers, and returns once it does.
+func (a *App) runDetach(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	c, info, err := a.ensureDaemon(ctx, ws)
+	if err != nil {
+		return exitf(exitUsage, "daemon --detach: %v", err)
+	}
+	defer c.Close()
+	if info == nil {
+		vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		running, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
+		cancel()
+		if err == nil {
+			fmt.Fprintf(a.Stderr, "amplidex: a daemon already runs (pid %d, %s)\n", running.PID, running.Mode)
+		} else {
+			fmt.Fprintln(a.Stderr, "amplidex: a daemon already runs")
+		}
+		return nil
+	}
+	fmt.Fprintf(a.Stderr, "amplidex: the daemon runs in the background (pid %d; log %s)\n",
+		info.PID, filepath.Join(ws.paths.StateDir, daemonLogName))
+	return nil
+}
+
+// runStop is `amplidex daemon stop`.
+func (a *App) runStop(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	info, err := a.stopDaemon(ctx, ws)
+	if err != nil {
+		return exitf(exitUsage, "daemon stop: %v", err)
+	}
+	if info == nil {
+		fmt.Fprintln(a.Stderr, "amplidex: no daemon was running")
+		return nil
+	}
+	fmt.Fprintf(a.Stderr, "amplidex: the daemon (pid %d) stopped\n", info.PID)
+	if info.SocketActivated {
+		fmt.Fprintln(a.Stderr, "amplidex: systemd still holds the socket and starts the daemon on the next query; `systemctl --user stop amplidex.socket` stops that too")
+	}
+	return nil
+}
+
+// runRestart is `amplidex daemon restart`: stop, then start in the
+// background (a socket-activated daemon is started again by systemd on
+// the first connection).
+func (a *App) runRestart(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	stopped, err := a.stopDaemon(ctx, ws)
+	if err != nil {
+		return exitf(exitUsage, "daemon restart: %v", err)
+	}
+	if stopped != nil {
+		fmt.Fprintf(a.Stderr, "amplidex: the daemon (pid %d) stopped\n", stopped.PID)
+	}
+	c, _, err := a.ensureDaemon(ctx, ws)
+	if err != nil {
+		return exitf(exitUsage, "daemon restart: %v", err)
+	}
+	defer c.Close()
+	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
+	if err != nil {
+		return exitf(exitUnreachable, "daemon restart: %v", err)
+	}
+	fmt.Fprintf(a.Stderr, "amplidex: the daemon runs (pid %d, %s, %s)\n", info.PID, info.Mode, info.Build.Short())
+	return nil
+}

@@ -1,0 +1,106 @@
+package query
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Build identifies a build of amplidex: what `amplidex version` prints and
+// what a daemon reports in "status" and "version", so that a client can
+// tell a daemon of another build.
+type Build struct {
+	// Version is the main module's version: a tag or pseudo-version for
+	// `go install …@version`, "(devel)" for a build from a work tree.
+	Version string `json:"version"`
+	// Revision is the VCS revision (vcs.revision); empty when the build
+	// carries none (-buildvcs=false, or no VCS at build time).
+	Revision string `json:"revision,omitempty"`
+	// Time is when that revision was committed (vcs.time).
+	Time string `json:"time,omitempty"`
+	// Modified is set when the work tree had uncommitted changes.
+	Modified bool `json:"modified,omitempty"`
+	// GoVersion is the Go toolchain the binary was built with.
+	GoVersion string `json:"go_version"`
+	// Platform is GOOS/GOARCH.
+	Platform string `json:"platform"`
+	// Built is the modification time of the executable: when it was built
+	// or installed. Zero when it cannot be read.
+	Built time.Time `json:"built,omitzero"`
+}
+
+// ReadBuild returns the running program's Build.
+func ReadBuild() Build {
+	b := Build{Version: "(devel)", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			b.Version = bi.Main.Version
+		}
+		b.GoVersion = bi.GoVersion
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.Revision = s.Value
+			case "vcs.time":
+				b.Time = s.Value
+			case "vcs.modified":
+				b.Modified = s.Value == "true"
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			b.Built = fi.ModTime().UTC()
+		}
+	}
+	return b
+}
+
+// released reports whether the version names a release or a commit
+// (a tag or a pseudo-version), rather than a work tree.
+func (b Build) released() bool {
+	return b.Version != "" && b.Version != "(devel)" && !strings.HasSuffix(b.Version, "+dirty")
+}
+
+// Same reports whether b and o are one build. Version, revision, the
+// modified flag, the toolchain and the platform must match; a build that
+// names no commit (a work tree without VCS stamps) or one of a modified
+// work tree is only the same as a binary written at the same instant.
+func (b Build) Same(o Build) bool {
+	if b.Version != o.Version || b.Revision != o.Revision || b.Modified != o.Modified ||
+		b.GoVersion != o.GoVersion || b.Platform != o.Platform {
+		return false
+	}
+	if b.Modified || (b.Revision == "" && !b.released()) {
+		return b.Built.Equal(o.Built)
+	}
+	return true
+}
+
+// Short returns the revision's first 12 digits and "+modified" when the
+// work tree had changes, or "revision unknown".
+func (b Build) Short() string {
+	if b.Revision == "" {
+		return "revision unknown"
+	}
+	r := b.Revision
+	if len(r) > 12 {
+		r = r[:12]
+	}
+	if b.Modified {
+		r += "+modified"
+	}
+	return r
+}
+
+// String returns a one-line description: version, revision, toolchain.
+func (b Build) String() string {
+	s := fmt.Sprintf("%s (%s, %s %s", b.Version, b.Short(), b.GoVersion, b.Platform)
+	if !b.Built.IsZero() {
+		s += ", built " + b.Built.Format(time.RFC3339)
+	}
+	return s + ")"
+}
