@@ -9,7 +9,7 @@ import (
 
 func TestFactsCodecRoundTrip(t *testing.T) {
 	srcs := map[discovery.Kind]string{
-		discovery.KindProfile: "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: P\n  extends: a:b\nsession:\n  orchestrator:\n    module: loop\n    config: {max: 3, ratio: 0.5, on: true, none: null}\nagents: [x, y]\n---\nSee @a:context/x.md\n",
+		discovery.KindProfile: "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: P\n  extends: a:b\nsession:\n  orchestrator:\n    module: loop\n    config: {max: 3, ratio: 0.5, on: true, none: null, limit: 10.0, big: 123456789012345678901234567890}\nagents: [x, y]\n---\nSee @a:context/x.md\n",
 		discovery.KindAgent:   "---\nmeta: [unclosed\n---\n",
 		discovery.KindContext: "@a:b.md and @c:d/e.md\n",
 		"":                    "[project]\nname = \"x\"\nversion = \"1.0\"\n",
@@ -45,6 +45,8 @@ func TestFactsCodecRoundTrip(t *testing.T) {
 func FuzzDecodeFacts(f *testing.F) {
 	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\n---\n@a:b\n"), discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
 	f.Add([]byte{1, 0, 0})
+	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\nsession: {z: 1.0, a: [2, 123456789012345678901234567890]}\nexclude: {tools: all}\n---\n"),
+		discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, brief := range []bool{false, true} {
 			fs, err := discovery.DecodeFacts(b, brief)
