@@ -74,9 +74,9 @@ type ResourceInfo struct {
 // ProfileResult is what `query profile REF` prints.
 type ProfileResult struct {
 	ResourceInfo
-	Version string         `json:"version,omitempty"`
-	Extends string         `json:"extends,omitempty"`
-	Chain   []string       `json:"chain"`
+	Version string   `json:"version,omitempty"`
+	Extends string   `json:"extends,omitempty"`
+	Chain   []string `json:"chain"`
 	// Front is the profile's own front matter; Merged the effective
 	// profile. Both keep the authors' key order (see
 	// discovery.Set.Effective) and a float stays a float (10.0).
