@@ -264,10 +264,15 @@ func yamlValue(v any) (*yaml.Node, error) {
 		}
 	}
 	// Strings and the rest as the encoder writes them on their own, so
-	// that they are quoted (or written as block scalars) as it would.
+	// that they are quoted (or written as block scalars) as it would; and
+	// a string YAML 1.1 would read as something else ("0b_") quoted too.
 	var n yaml.Node
 	if err := n.Encode(v); err != nil {
 		return nil, err
+	}
+	if s, ok := v.(string); ok && n.Kind == yaml.ScalarNode && n.Style == 0 &&
+		scalarType(&yaml.Node{Kind: yaml.ScalarNode, Value: s}) != kString {
+		n.Style = yaml.DoubleQuotedStyle
 	}
 	return &n, nil
 }

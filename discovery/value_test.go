@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -332,4 +333,51 @@ agents: all
 	if jsonText(t, parent.Value("ui")) != `{"theme":"dark","width":80}` || child.Value("exclude") == nil {
 		t.Error("MergeProfile changed its arguments")
 	}
+}
+
+// FuzzMapJSON: whatever JSON object a Map reads, it writes JSON that reads
+// back as the same Map and writes the same bytes.
+func FuzzMapJSON(f *testing.F) {
+	f.Add(`{"b":1,"a":[1.0,2,"x",null,true,{"z":{}}],"big":123456789012345678901234567890}`)
+	f.Add(`{"f":1E5,"g":-0,"h":1.5e-7,"dup":1,"dup":2}`)
+	f.Add(`{"s":"\u003c\u2028\ud800","":[]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var m discovery.Map
+		if err := json.Unmarshal([]byte(in), &m); err != nil {
+			return
+		}
+		once, err := json.Marshal(&m)
+		if err != nil {
+			t.Fatalf("marshal %s: %v", in, err)
+		}
+		var back discovery.Map
+		if err := json.Unmarshal(once, &back); err != nil {
+			t.Fatalf("%s does not read back: %v", once, err)
+		}
+		twice, err := json.Marshal(&back)
+		if err != nil || string(twice) != string(once) {
+			t.Fatalf("not stable:\n%s\n%s (%v)", once, twice, err)
+		}
+		// Its YAML reads back as the same values, but for what YAML
+		// cannot hold (bytes that are not UTF-8) or holds otherwise (keys
+		// that merge or make a document too large).
+		y, err := yaml.Marshal(&back)
+		if err != nil {
+			t.Fatalf("YAML of %s: %v", once, err)
+		}
+		if !utf8.Valid(once) || strings.Contains(string(once), `"<<"`) || len(y) > 1<<16 {
+			return
+		}
+		d := discovery.ParseDocument("profiles/p.md", append(append([]byte("---\n"), y...), "---\n"...), discovery.DocProfile, discovery.SchemaOptions{})
+		if slices.ContainsFunc(d.Diagnostics, func(g discovery.Diagnostic) bool { return strings.HasPrefix(g.Code, "frontmatter/") }) {
+			return // nested deeper than front matter may be
+		}
+		fromYAML, err := d.Decode()
+		if err != nil {
+			t.Fatalf("YAML %s does not decode: %v", y, err)
+		}
+		if again, _ := json.Marshal(fromYAML); string(again) != string(once) {
+			t.Fatalf("YAML of %s reads back as %s:\n%s", once, again, y)
+		}
+	})
 }
