@@ -30,4 +30,8 @@
 //     component by component (see ComparePaths).
 //   - Parsers never panic on any input and are bounded in time and memory:
 //     oversize files and YAML alias expansion are cut off with a diagnostic.
+//   - Decoded front matter keeps what its author wrote: mappings are *Map,
+//     in the author's key order, and a float is a Float (10.0 stays 10.0),
+//     in JSON and YAML alike; merged profiles keep that order too (see
+//     Set.Effective).
 package discovery

@@ -401,17 +401,17 @@ func (d *Document) Body() []byte {
 }
 
 // Decode returns the front matter as plain Go values, typed as the YAML 1.1
-// loaders that read these files at run time type them: mappings as
-// map[string]any (merge keys applied; the last of repeated keys wins),
-// sequences as []any, scalars as string, int, float64, bool or nil ("yes"
-// is true, "010" is 8). Entries with keys that are not scalars are left
-// out. It returns ErrNoFrontMatter when Front is nil, and never fails
-// otherwise. Each call builds a new value.
-func (d *Document) Decode() (map[string]any, error) {
+// loaders that read these files at run time type them: mappings as *Map
+// with the author's key order (merge keys applied; the last of repeated
+// keys wins), sequences as []any, scalars as string, int, Float, bool or
+// nil ("yes" is true, "010" is 8, "10.0" is a Float). Entries with keys
+// that are not scalars are left out. It returns ErrNoFrontMatter when
+// Front is nil, and never fails otherwise. Each call builds a new value.
+func (d *Document) Decode() (*Map, error) {
 	if d.Front == nil {
 		return nil, fmt.Errorf("decode front matter %s: %w", d.Path, ErrNoFrontMatter)
 	}
-	m, _ := decodeNode(d.Front).(map[string]any)
+	m, _ := decodeNode(d.Front).(*Map)
 	return m, nil
 }
 

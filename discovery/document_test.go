@@ -289,13 +289,19 @@ func TestDocumentAccessors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defaults := map[string]any{"module": "tool-web", "config": map[string]any{"n": 1, "f": 1.5, "b": true, "z": nil, "s": "1"}}
-	bash := map[string]any{"module": "tool-bash", "config": defaults["config"]}
-	if !reflect.DeepEqual(m["tools"], []any{defaults, bash}) {
-		t.Errorf("tools decoded as %#v", m["tools"])
+	// The merged entries take the place of the merge key; an explicit
+	// key overrides a merged one in its place.
+	config := mapOf("n", 1, "f", discovery.Float(1.5), "b", true, "z", nil, "s", "1")
+	defaults := mapOf("module", "tool-web", "config", config)
+	bash := mapOf("module", "tool-bash", "config", config)
+	if !reflect.DeepEqual(m.Value("tools"), []any{defaults, bash}) {
+		t.Errorf("tools decoded as %s", jsonText(t, m.Value("tools")))
 	}
-	if !reflect.DeepEqual(m["agents"], []any{"a", "b"}) {
-		t.Errorf("agents decoded as %#v", m["agents"])
+	if !reflect.DeepEqual(m.Value("agents"), []any{"a", "b"}) {
+		t.Errorf("agents decoded as %#v", m.Value("agents"))
+	}
+	if got, want := m.Keys(), []string{"profile", "defaults", "tools", "agents"}; !slices.Equal(got, want) {
+		t.Errorf("keys %q, want %q", got, want)
 	}
 	// defaults is not a profile key.
 	if codes := diagCodes(d); !slices.Equal(codes, []string{discovery.CodeUnknownKey}) {
@@ -579,13 +585,13 @@ config:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{
-		"on": true, "off_": false, "octal": 8, "hex": 31, "binary": 5, "sexagesimal": 90,
-		"under": 1000, "big": 1.2345678901234568e+29, "float": 1500.0, "sexafloat": 90.5,
-		"inf": math.Inf(-1), "exp_no_dot": "1e3", "quoted": "yes", "tagged": "12", "tagged_int": 12,
-		"null_": nil, "empty": nil, "date": "2024-01-02",
-	}
-	if got := m["config"]; !reflect.DeepEqual(got, want) {
-		t.Errorf("decoded %#v\nwant %#v", got, want)
+	want := mapOf(
+		"on", true, "off_", false, "octal", 8, "hex", 31, "binary", 5, "sexagesimal", 90,
+		"under", 1000, "big", bigInt("123456789012345678901234567890"), "float", discovery.Float(1500), "sexafloat", discovery.Float(90.5),
+		"inf", discovery.Float(math.Inf(-1)), "exp_no_dot", "1e3", "quoted", "yes", "tagged", "12", "tagged_int", 12,
+		"null_", nil, "empty", nil, "date", "2024-01-02",
+	)
+	if got := m.Value("config"); !reflect.DeepEqual(got, want) {
+		t.Errorf("decoded %s\nwant %s", jsonText(t, got), jsonText(t, want))
 	}
 }

@@ -22,8 +22,9 @@ type Facts struct {
 	Agents     []Ref  `json:"agents,omitempty"`
 	// Mentions are the @collection:path references of the body.
 	Mentions []Mention `json:"mentions,omitempty"`
-	// Front is a profile's decoded front matter, for merging.
-	Front map[string]any `json:"front,omitempty"`
+	// Front is a profile's decoded front matter, for merging, in the
+	// author's key order.
+	Front *Map `json:"front,omitzero"`
 	// Metadata is set for pyproject.toml files.
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Diagnostics are the file's own problems.
@@ -206,14 +207,14 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 // of front matter: what checking a child profile's inherited session
 // needs of each profile of its chain. It returns nil when there is
 // neither.
-func profileBlocks(front map[string]any) []byte {
-	blocks := map[string]any{}
+func profileBlocks(front *Map) []byte {
+	blocks := &Map{}
 	for _, k := range []string{"session", "exclude"} {
-		if v, ok := front[k]; ok {
-			blocks[k] = v
+		if v, ok := front.Get(k); ok {
+			blocks.Set(k, v)
 		}
 	}
-	if len(blocks) == 0 {
+	if blocks.Len() == 0 {
 		return nil
 	}
 	var e encoder
@@ -233,13 +234,13 @@ func (f *Facts) HasFront() bool {
 // ProfileBlocks returns the session and exclude blocks of a profile's
 // front matter, as Front holds them (also for brief Facts, which keep
 // them), and false when the file has no usable front matter.
-func (f *Facts) ProfileBlocks() (session any, exclude map[string]any, ok bool) {
+func (f *Facts) ProfileBlocks() (session any, exclude *Map, ok bool) {
 	if !f.brief {
 		if f.Front == nil {
 			return nil, nil, false
 		}
-		ex, _ := f.Front["exclude"].(map[string]any)
-		return f.Front["session"], ex, true
+		ex, _ := f.Front.Value("exclude").(*Map)
+		return f.Front.Value("session"), ex, true
 	}
 	if !f.front {
 		return nil, nil, false
@@ -251,7 +252,7 @@ func (f *Facts) ProfileBlocks() (session any, exclude map[string]any, ok bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	m, _ := v.(map[string]any)
-	ex, _ := m["exclude"].(map[string]any)
-	return m["session"], ex, true
+	m, _ := v.(*Map)
+	ex, _ := m.Value("exclude").(*Map)
+	return m.Value("session"), ex, true
 }

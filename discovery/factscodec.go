@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
+	"math/big"
 	"sort"
 )
 
@@ -25,9 +25,12 @@ import (
 //	diagnostics
 //
 // Strings and lists are prefixed by their length as uvarints; a range is
-// four uvarints.
+// four uvarints. Front matter values are a tag byte and the value; a
+// mapping's keys are in its order.
 
-const factsVersion = 1
+// factsVersion is the version of the binary form. Version 1 kept mappings
+// in sorted key order and floats as float64.
+const factsVersion = 2
 
 // ErrBadFacts is returned by DecodeFacts when the bytes are not Facts
 // this version of the package encoded.
@@ -164,7 +167,7 @@ func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
 	}
 	if d.byte() == 1 {
 		v := d.value(0)
-		m, ok := v.(map[string]any)
+		m, ok := v.(*Map)
 		if !ok {
 			d.fail("front matter is not a mapping")
 		}
@@ -242,11 +245,13 @@ const (
 	tagFalse
 	tagTrue
 	tagInt
-	tagFloat
+	tagFloat64
 	tagString
 	tagList
 	tagMap
 	tagJSON
+	tagFloat  // a Float
+	tagBigInt // a *big.Int, as its decimal text
 )
 
 func (e *encoder) value(v any) {
@@ -266,8 +271,14 @@ func (e *encoder) value(v any) {
 		e.b = append(e.b, tagInt)
 		e.b = binary.AppendVarint(e.b, v)
 	case float64:
-		e.b = append(e.b, tagFloat)
+		e.b = append(e.b, tagFloat64)
 		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v))
+	case Float:
+		e.b = append(e.b, tagFloat)
+		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(float64(v)))
+	case *big.Int:
+		e.b = append(e.b, tagBigInt)
+		e.str(v.String())
 	case string:
 		e.b = append(e.b, tagString)
 		e.str(v)
@@ -277,17 +288,12 @@ func (e *encoder) value(v any) {
 		for _, x := range v {
 			e.value(x)
 		}
-	case map[string]any:
+	case *Map:
 		e.b = append(e.b, tagMap)
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		e.uint(uint64(len(keys)))
-		for _, k := range keys {
+		e.uint(uint64(v.Len()))
+		for k, x := range v.All() {
 			e.str(k)
-			e.value(v[k])
+			e.value(x)
 		}
 	default:
 		// Values of tags YAML resolves (timestamps, say) travel as JSON.
@@ -395,7 +401,7 @@ func (d *decoder) value(depth int) any {
 	if depth > maxValueDepth {
 		d.fail("value nested too deep")
 	}
-	switch d.byte() {
+	switch tag := d.byte(); tag {
 	case tagNil:
 		return nil
 	case tagFalse:
@@ -412,13 +418,22 @@ func (d *decoder) value(depth int) any {
 			return int(v)
 		}
 		return v
-	case tagFloat:
+	case tagFloat64, tagFloat:
 		if len(d.b)-d.i < 8 {
 			d.fail("truncated")
 		}
 		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.i:]))
 		d.i += 8
+		if tag == tagFloat {
+			return Float(v)
+		}
 		return v
+	case tagBigInt:
+		x, ok := new(big.Int).SetString(d.str(), 10)
+		if !ok {
+			d.fail("bad integer")
+		}
+		return x
 	case tagString:
 		return d.str()
 	case tagList:
@@ -430,10 +445,10 @@ func (d *decoder) value(depth int) any {
 		return out
 	case tagMap:
 		n := d.count()
-		out := make(map[string]any, n)
+		out := NewMap(n)
 		for range n {
 			k := d.str()
-			out[k] = d.value(depth + 1)
+			out.Set(k, d.value(depth+1))
 		}
 		return out
 	case tagJSON:

@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 
 func TestFactsCodecRoundTrip(t *testing.T) {
 	srcs := map[discovery.Kind]string{
-		discovery.KindProfile: "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: P\n  extends: a:b\nsession:\n  orchestrator:\n    module: loop\n    config: {max: 3, ratio: 0.5, on: true, none: null}\nagents: [x, y]\n---\nSee @a:context/x.md\n",
+		discovery.KindProfile: "---\nprofile:\n  name: p\n  version: 1.0.0\n  description: P\n  extends: a:b\nsession:\n  orchestrator:\n    module: loop\n    config: {max: 3, ratio: 0.5, on: true, none: null, limit: 10.0, big: 123456789012345678901234567890}\nagents: [x, y]\n---\nSee @a:context/x.md\n",
 		discovery.KindAgent:   "---\nmeta: [unclosed\n---\n",
 		discovery.KindContext: "@a:b.md and @c:d/e.md\n",
 		"":                    "[project]\nname = \"x\"\nversion = \"1.0\"\n",
@@ -45,6 +46,8 @@ func TestFactsCodecRoundTrip(t *testing.T) {
 func FuzzDecodeFacts(f *testing.F) {
 	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\n---\n@a:b\n"), discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
 	f.Add([]byte{1, 0, 0})
+	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\nsession: {z: 1.0, a: [2, 123456789012345678901234567890]}\nexclude: {tools: all}\n---\n"),
+		discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, brief := range []bool{false, true} {
 			fs, err := discovery.DecodeFacts(b, brief)
@@ -54,8 +57,17 @@ func FuzzDecodeFacts(f *testing.F) {
 			if brief {
 				continue
 			}
-			// What decodes encodes to the same bytes, unless maps reorder.
-			_ = fs.AppendBinary(nil)
+			// What decodes encodes to bytes that decode and encode to
+			// themselves (the first encoding drops repeated keys and
+			// recounts).
+			once := fs.AppendBinary(nil)
+			again, err := discovery.DecodeFacts(once, false)
+			if err != nil {
+				t.Fatalf("re-encoded facts do not decode: %v", err)
+			}
+			if twice := again.AppendBinary(nil); !bytes.Equal(once, twice) {
+				t.Fatalf("encoding is not stable:\n%x\n%x", once, twice)
+			}
 		}
 	})
 }

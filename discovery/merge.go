@@ -22,10 +22,16 @@ var moduleLists = []string{"providers", "tools", "hooks"}
 //     per section, "all" or a list of module ids (agent names for agents);
 //   - the profile block is the child's own, and exclude is not inherited.
 //
+// Keys keep the authors' order, as overlaying a child on its parent gives
+// it: at every level of mappings, the parent's keys in the parent's order,
+// then the keys only the child has in the child's order. A key the child
+// sets again stays in the parent's place; a section a child's exclude
+// removes with "all" and sets again goes last.
+//
 // It also returns the chain, child first.
-func (s *Set) Effective(ref ProfileRef) (map[string]any, []ProfileRef, error) {
+func (s *Set) Effective(ref ProfileRef) (*Map, []ProfileRef, error) {
 	chain := s.Chain(ref)
-	var merged map[string]any
+	var merged *Map
 	for i := len(chain) - 1; i >= 0; i-- {
 		p := chain[i]
 		f := p.Collection.FullFacts(p.Path)
@@ -42,7 +48,7 @@ func (s *Set) Effective(ref ProfileRef) (map[string]any, []ProfileRef, error) {
 // merging the other blocks, which may be large: nil when it has none. ok
 // is false where Effective fails.
 func effectiveSession(chain []ProfileRef) (session any, ok bool) {
-	out := map[string]any{}
+	out := &Map{}
 	for i := len(chain) - 1; i >= 0; i-- {
 		p := chain[i]
 		f := p.Collection.Facts[p.Path]
@@ -58,35 +64,35 @@ func effectiveSession(chain []ProfileRef) (session any, ok bool) {
 			applyExclude(out, exclude)
 		}
 		if session != nil {
-			out["session"] = mergeSession(out["session"], session)
+			out.Set("session", mergeSession(out.Value("session"), session))
 		}
 	}
-	return out["session"], true
+	return out.Value("session"), true
 }
 
 // MergeProfile overlays child on parent (nil for none) and returns a new
-// map; neither argument is modified.
-func MergeProfile(parent, child map[string]any) map[string]any {
-	out, _ := deepCopy(parent).(map[string]any)
+// Map; neither argument is modified. Keys are ordered as Effective says.
+func MergeProfile(parent, child *Map) *Map {
+	out, _ := deepCopy(parent).(*Map)
 	if out == nil {
-		out = map[string]any{}
+		out = &Map{}
 	}
-	delete(out, "exclude")
-	if ex, ok := child["exclude"].(map[string]any); ok {
+	out.Delete("exclude")
+	if ex, ok := child.Value("exclude").(*Map); ok {
 		applyExclude(out, ex)
 	}
-	for k, cv := range child {
+	for k, cv := range child.All() {
 		switch {
 		case k == "exclude":
 			continue
 		case k == "profile":
-			out[k] = deepCopy(cv)
+			out.Set(k, deepCopy(cv))
 		case isModuleList(k):
-			out[k] = mergeModuleList(out[k], cv)
+			out.Set(k, mergeModuleList(out.Value(k), cv))
 		case k == "session":
-			out[k] = mergeSession(out[k], cv)
+			out.Set(k, mergeSession(out.Value(k), cv))
 		default:
-			out[k] = mergeValue(out[k], cv)
+			out.Set(k, mergeValue(out.Value(k), cv))
 		}
 	}
 	return out
@@ -102,10 +108,10 @@ func isModuleList(k string) bool {
 }
 
 // applyExclude removes inherited entries named by a child's exclude block.
-func applyExclude(out map[string]any, ex map[string]any) {
-	for section, what := range ex {
+func applyExclude(out *Map, ex *Map) {
+	for section, what := range ex.All() {
 		if s, ok := what.(string); ok && s == "all" {
-			delete(out, section)
+			out.Delete(section)
 			continue
 		}
 		ids := map[string]bool{}
@@ -116,7 +122,7 @@ func applyExclude(out map[string]any, ex map[string]any) {
 				}
 			}
 		}
-		list, ok := out[section].([]any)
+		list, ok := out.Value(section).([]any)
 		if !ok {
 			continue
 		}
@@ -130,17 +136,17 @@ func applyExclude(out map[string]any, ex map[string]any) {
 				kept = append(kept, item)
 			}
 		}
-		out[section] = kept
+		out.Set(section, kept)
 	}
 }
 
 // moduleID returns the module id of a module entry, or "".
 func moduleID(v any) string {
-	m, ok := v.(map[string]any)
+	m, ok := v.(*Map)
 	if !ok {
 		return ""
 	}
-	id, _ := m["module"].(string)
+	id, _ := m.Value("module").(string)
 	return id
 }
 
@@ -179,20 +185,20 @@ func mergeModuleList(parent, child any) any {
 // mergeModuleEntry merges one module entry: config deep-merged, source
 // inherited when the child has none, other keys replaced.
 func mergeModuleEntry(parent, child any) any {
-	pm, ok1 := parent.(map[string]any)
-	cm, ok2 := child.(map[string]any)
+	pm, ok1 := parent.(*Map)
+	cm, ok2 := child.(*Map)
 	if !ok1 || !ok2 {
 		return deepCopy(child)
 	}
 	if cid, pid := moduleID(cm), moduleID(pm); cid != "" && cid != pid {
 		return deepCopy(child)
 	}
-	out := deepCopy(pm).(map[string]any)
-	for k, v := range cm {
+	out := deepCopy(pm).(*Map)
+	for k, v := range cm.All() {
 		if k == "config" {
-			out[k] = mergeValue(out[k], v)
+			out.Set(k, mergeValue(out.Value(k), v))
 		} else {
-			out[k] = deepCopy(v)
+			out.Set(k, deepCopy(v))
 		}
 	}
 	return out
@@ -201,22 +207,22 @@ func mergeModuleEntry(parent, child any) any {
 // mergeSession merges the session block: orchestrator and context are
 // module entries, the rest is deep-merged.
 func mergeSession(parent, child any) any {
-	pm, ok1 := parent.(map[string]any)
-	cm, ok2 := child.(map[string]any)
+	pm, ok1 := parent.(*Map)
+	cm, ok2 := child.(*Map)
 	if !ok1 || !ok2 {
 		return deepCopy(child)
 	}
-	out := deepCopy(pm).(map[string]any)
-	for k, v := range cm {
+	out := deepCopy(pm).(*Map)
+	for k, v := range cm.All() {
 		switch k {
 		case "orchestrator", "context", "provider":
-			if _, isMap := v.(map[string]any); isMap {
-				out[k] = mergeModuleEntry(out[k], v)
+			if _, isMap := v.(*Map); isMap {
+				out.Set(k, mergeModuleEntry(out.Value(k), v))
 			} else {
-				out[k] = deepCopy(v)
+				out.Set(k, deepCopy(v))
 			}
 		default:
-			out[k] = mergeValue(out[k], v)
+			out.Set(k, mergeValue(out.Value(k), v))
 		}
 	}
 	return out
@@ -224,26 +230,29 @@ func mergeSession(parent, child any) any {
 
 // mergeValue deep-merges mappings; anything else is replaced by child.
 func mergeValue(parent, child any) any {
-	pm, ok1 := parent.(map[string]any)
-	cm, ok2 := child.(map[string]any)
+	pm, ok1 := parent.(*Map)
+	cm, ok2 := child.(*Map)
 	if !ok1 || !ok2 {
 		return deepCopy(child)
 	}
-	out := deepCopy(pm).(map[string]any)
-	for k, v := range cm {
-		out[k] = mergeValue(out[k], v)
+	out := deepCopy(pm).(*Map)
+	for k, v := range cm.All() {
+		out.Set(k, mergeValue(out.Value(k), v))
 	}
 	return out
 }
 
-// deepCopy copies maps and lists so merged results share nothing with the
-// cached front matter.
+// deepCopy copies mappings and lists so merged results share nothing with
+// the cached front matter.
 func deepCopy(v any) any {
 	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopy(e)
+	case *Map:
+		if t == nil {
+			return t
+		}
+		out := NewMap(t.Len())
+		for k, e := range t.All() {
+			out.Set(k, deepCopy(e))
 		}
 		return out
 	case []any:

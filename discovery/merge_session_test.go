@@ -13,40 +13,40 @@ import (
 // merges and what can remove it: module entries with and without ids,
 // other session keys, excludes of "all" or of lists, a session that is not
 // a mapping, and module lists beside it.
-func randomFront(r *rand.Rand) map[string]any {
+func randomFront(r *rand.Rand) *discovery.Map {
 	entry := func() any {
 		switch r.IntN(4) {
 		case 0:
 			return "a string"
 		case 1:
-			return map[string]any{"config": map[string]any{"k": r.IntN(3)}}
+			return mapOf("config", mapOf("k", r.IntN(3)))
 		}
-		return map[string]any{"module": []string{"m1", "m2"}[r.IntN(2)], "config": map[string]any{fmt.Sprint("k", r.IntN(3)): r.IntN(3)}}
+		return mapOf("module", []string{"m1", "m2"}[r.IntN(2)], "config", mapOf(fmt.Sprint("k", r.IntN(3)), r.IntN(3)))
 	}
-	front := map[string]any{"profile": map[string]any{"name": "p"}}
+	front := mapOf("profile", mapOf("name", "p"))
 	switch r.IntN(6) {
 	case 0:
 	case 1:
-		front["session"] = []any{"odd"}
+		front.Set("session", []any{"odd"})
 	default:
-		session := map[string]any{}
+		session := &discovery.Map{}
 		for _, k := range []string{"orchestrator", "context", "provider", "ui"} {
 			if r.IntN(2) == 0 {
-				session[k] = entry()
+				session.Set(k, entry())
 			}
 		}
-		front["session"] = session
+		front.Set("session", session)
 	}
 	switch r.IntN(5) {
 	case 0:
-		front["exclude"] = map[string]any{"session": "all"}
+		front.Set("exclude", mapOf("session", "all"))
 	case 1:
-		front["exclude"] = map[string]any{"session": []any{"odd", "m1"}, "tools": "all"}
+		front.Set("exclude", mapOf("session", []any{"odd", "m1"}, "tools", "all"))
 	case 2:
-		front["exclude"] = map[string]any{"tools": []any{"t1"}}
+		front.Set("exclude", mapOf("tools", []any{"t1"}))
 	}
 	if r.IntN(2) == 0 {
-		front["tools"] = []any{map[string]any{"module": "t1"}, map[string]any{"module": fmt.Sprint("t", r.IntN(4))}}
+		front.Set("tools", []any{mapOf("module", "t1"), mapOf("module", fmt.Sprint("t", r.IntN(4)))})
 	}
 	return front
 }
@@ -79,8 +79,8 @@ func TestEffectiveSessionMatchesEffective(t *testing.T) {
 			if ok != (err == nil) {
 				t.Fatalf("%s: session ok %v, Effective error %v", res.Path, ok, err)
 			}
-			if ok && !reflect.DeepEqual(got, merged["session"]) {
-				t.Fatalf("%s: session %#v, Effective gives %#v", res.Path, got, merged["session"])
+			if ok && !reflect.DeepEqual(got, merged.Value("session")) {
+				t.Fatalf("%s: session %s, Effective gives %s", res.Path, jsonText(t, got), jsonText(t, merged.Value("session")))
 			}
 		}
 	}

@@ -386,10 +386,10 @@ func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
 	for i, p := range chain {
 		ids[i] = p.ID()
 	}
-	session, _ := merged.(map[string]any)
+	session, _ := merged.(*Map)
 	for _, slot := range []string{"orchestrator", "context"} {
-		entry, _ := session[slot].(map[string]any)
-		if id, _ := entry["module"].(string); id == "" {
+		entry, _ := session.Value(slot).(*Map)
+		if id, _ := entry.Value("module").(string); id == "" {
 			return "session." + slot + ".module", strings.Join(ids, " → ")
 		}
 	}

@@ -338,22 +338,34 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *yamlLimitError
 }
 
 // decodeNode converts a checked node tree into plain Go values: mappings
-// become map[string]any (merge keys applied, the last of repeated keys
-// winning), sequences []any, scalars string, int, float64, bool or nil as
-// scalarType resolves them. Entries the schema check reports as malformed,
-// keys that are not scalars and merges of values that are not mappings,
-// are left out.
+// become *Map, sequences []any, scalars string, int (*big.Int beyond
+// int), Float, bool or nil as scalarType resolves them. Entries
+// the schema check reports as malformed, keys that are not scalars and
+// merges of values that are not mappings, are left out.
+//
+// A mapping's keys keep the author's order: each key where it first
+// appears, the keys a "<<" merge brings in where the merge is, in their
+// own order. Values are a YAML loader's: an explicit key wins over a
+// merged one, the last of repeated keys wins (in the first one's place).
 func decodeNode(n *yaml.Node) any {
 	n = resolve(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		ps, _ := pairs(n)
-		m := make(map[string]any, len(ps))
+		vals := make(map[string]*yaml.Node, len(ps))
 		for _, p := range ps {
 			if k := resolve(p.key); k.Kind == yaml.ScalarNode {
-				m[k.Value] = decodeNode(p.value)
+				vals[k.Value] = p.value
 			}
 		}
+		m := NewMap(len(vals))
+		mappingKeys(n, 0, func(k string) {
+			if v, ok := vals[k]; ok {
+				if _, done := m.Get(k); !done {
+					m.Set(k, decodeNode(v))
+				}
+			}
+		})
 		return m
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
@@ -365,6 +377,33 @@ func decodeNode(n *yaml.Node) any {
 		return scalarValue(n)
 	}
 	return nil
+}
+
+// mappingKeys calls key with the scalar keys of mapping m in the order
+// they appear, a "<<" merge standing for the keys of the mappings it
+// names, repeats included.
+func mappingKeys(m *yaml.Node, depth int, key func(string)) {
+	m = resolve(m)
+	if m == nil || m.Kind != yaml.MappingNode || depth > MaxFrontMatterDepth {
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if !isMergeKey(k) {
+			if k := resolve(k); k.Kind == yaml.ScalarNode {
+				key(k.Value)
+			}
+			continue
+		}
+		switch v = resolve(v); v.Kind {
+		case yaml.MappingNode:
+			mappingKeys(v, depth+1, key)
+		case yaml.SequenceNode:
+			for _, s := range v.Content {
+				mappingKeys(s, depth+1, key)
+			}
+		}
+	}
 }
 
 // nodeType returns the type of a resolved node.
@@ -436,12 +475,21 @@ func scalarType(n *yaml.Node) valueKind {
 	return kString
 }
 
-// scalarValue converts a scalar to the Go value of its scalarType.
+// scalarValue converts a scalar to the Go value of its scalarType: a
+// float is a Float, so that 10.0 stays a float.
 func scalarValue(n *yaml.Node) any {
 	t := scalarType(n)
 	if n.Style&yaml.TaggedStyle != 0 && t != kString && t != kNull {
 		var v any
 		if err := n.Decode(&v); err == nil {
+			switch x := v.(type) {
+			case float64:
+				if t == kFloat {
+					return Float(x)
+				}
+			case uint64:
+				return new(big.Int).SetUint64(x)
+			}
 			return v
 		}
 		return n.Value
@@ -460,13 +508,13 @@ func scalarValue(n *yaml.Node) any {
 	case kInt:
 		return parseYAML11Int(n.Value)
 	case kFloat:
-		return parseYAML11Float(n.Value)
+		return Float(parseYAML11Float(n.Value))
 	}
 	return n.Value
 }
 
-// parseYAML11Int parses a string yaml11Int matches. Values beyond int64
-// become float64.
+// parseYAML11Int parses a string yaml11Int matches, into an int, or a
+// *big.Int beyond int.
 func parseYAML11Int(s string) any {
 	s = strings.ReplaceAll(s, "_", "")
 	neg := false
@@ -496,8 +544,7 @@ func parseYAML11Int(s string) any {
 	if x.IsInt64() && x.Int64() == int64(int(x.Int64())) {
 		return int(x.Int64())
 	}
-	f, _ := new(big.Float).SetInt(&x).Float64()
-	return f
+	return &x
 }
 
 // parseYAML11Float parses a string yaml11Float matches.

@@ -156,8 +156,8 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 		if f.Extends != nil {
 			res.Extends = f.Extends.Value
 		}
-		if p, ok := f.Front["profile"].(map[string]any); ok {
-			res.Version, _ = p["version"].(string)
+		if p, ok := f.Front.Value("profile").(*discovery.Map); ok {
+			res.Version, _ = p.Value("version").(string)
 		}
 	}
 	pr := discovery.ProfileRef{Collection: c, Path: r.Path}

@@ -364,8 +364,8 @@ func printProfile(w io.Writer, p *ProfileResult, o PrintOptions) error {
 		fmt.Fprintln(w)
 		o.Diagnostics.Print(w, p.Problems)
 	}
-	if p.Merged == nil {
-		return nil
+	if p.Merged.Len() == 0 {
+		return nil // as its JSON, which leaves an empty mapping out
 	}
 	fmt.Fprintln(w, "---")
 	if !p.Complete {

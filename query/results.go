@@ -74,10 +74,13 @@ type ResourceInfo struct {
 // ProfileResult is what `query profile REF` prints.
 type ProfileResult struct {
 	ResourceInfo
-	Version string         `json:"version,omitempty"`
-	Extends string         `json:"extends,omitempty"`
-	Chain   []string       `json:"chain"`
-	Front   map[string]any `json:"front,omitempty"`
+	Version string   `json:"version,omitempty"`
+	Extends string   `json:"extends,omitempty"`
+	Chain   []string `json:"chain"`
+	// Front is the profile's own front matter; Merged the effective
+	// profile. Both keep the authors' key order (see
+	// discovery.Set.Effective) and a float stays a float (10.0).
+	Front *discovery.Map `json:"front,omitzero"`
 	// Complete is false when the extends chain does not reach a profile
 	// that extends none (a reference that does not resolve, a cycle, a
 	// chain too deep, a profile without usable front matter): Merged,
@@ -85,13 +88,13 @@ type ProfileResult struct {
 	Complete bool `json:"complete"`
 	// Problems say why the chain is incomplete.
 	Problems []discovery.Diagnostic `json:"problems,omitempty"`
-	Merged   map[string]any         `json:"merged,omitempty"`
+	Merged   *discovery.Map         `json:"merged,omitzero"`
 }
 
 // AgentResult is what `query agent REF` prints.
 type AgentResult struct {
 	ResourceInfo
-	Front map[string]any `json:"front,omitempty"`
+	Front *discovery.Map `json:"front,omitzero"`
 }
 
 // DepStatus is one requires entry and how it is met.

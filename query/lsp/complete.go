@@ -257,25 +257,25 @@ func moduleItems(v *layered) []query.CompletionItem {
 }
 
 // moduleIDs returns the module ids a profile's decoded front matter names.
-func moduleIDs(front map[string]any) []string {
+func moduleIDs(front *discovery.Map) []string {
 	var ids []string
 	entry := func(e any) {
-		if m, ok := e.(map[string]any); ok {
-			if id, ok := m["module"].(string); ok {
+		if m, ok := e.(*discovery.Map); ok {
+			if id, ok := m.Value("module").(string); ok {
 				ids = append(ids, id)
 			}
 		}
 	}
 	for _, sec := range []string{"providers", "tools", "hooks"} {
-		if list, ok := front[sec].([]any); ok {
+		if list, ok := front.Value(sec).([]any); ok {
 			for _, e := range list {
 				entry(e)
 			}
 		}
 	}
-	if s, ok := front["session"].(map[string]any); ok {
-		entry(s["orchestrator"])
-		entry(s["context"])
+	if s, ok := front.Value("session").(*discovery.Map); ok {
+		entry(s.Value("orchestrator"))
+		entry(s.Value("context"))
 	}
 	return ids
 }

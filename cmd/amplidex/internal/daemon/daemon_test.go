@@ -484,7 +484,7 @@ func TestCorruptRecordIsRebuilt(t *testing.T) {
 	// The byte before a payload is its length: make it disagree. A
 	// context file's payload starts with the schema stamp, the version of
 	// the facts' encoding and its kind.
-	i := strings.Index(string(b), "e\x01\x07context")
+	i := strings.Index(string(b), "e\x02\x07context")
 	if i < 1 {
 		t.Fatal("no payload found in the index file")
 	}

@@ -1,0 +1,124 @@
+package discovery_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// TestCorpusFrontOrderAndNumbers: over every profile, agent and manifest
+// of the corpus, decoded front matter has the keys of each mapping in the
+// order the file has them, and each float of the file is a Float.
+func TestCorpusFrontOrderAndNumbers(t *testing.T) {
+	dir := documentCorpus(t)
+	floats := 0
+	for _, doc := range corpusDocuments(t, dir) {
+		d := discovery.ParseDocument(doc.rel, doc.src, doc.kind, discovery.SchemaOptions{})
+		if d.Front == nil {
+			continue
+		}
+		m, err := d.Decode()
+		if err != nil {
+			t.Fatalf("%s: %v", doc.rel, err)
+		}
+		floats += sameShape(t, doc.rel, d.Front, m)
+	}
+	if floats < 10 {
+		t.Errorf("only %d floats in the corpus's front matter", floats)
+	}
+}
+
+// sameShape checks v against the node it was decoded from and returns
+// how many floats it holds. Mappings with merge keys or repeated keys are
+// left to the unit tests.
+func sameShape(t *testing.T, where string, n *yaml.Node, v any) int {
+	t.Helper()
+	floats := 0
+	switch n.Kind {
+	case yaml.MappingNode:
+		m, ok := v.(*discovery.Map)
+		if !ok {
+			t.Errorf("%s: mapping decoded as %T", where, v)
+			return 0
+		}
+		var keys []string
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" || seen[k.Value] {
+				return 0
+			}
+			seen[k.Value] = true
+			keys = append(keys, k.Value)
+		}
+		if got := m.Keys(); strings.Join(got, "\n") != strings.Join(keys, "\n") {
+			t.Errorf("%s: keys %q, file has %q", where, got, keys)
+			return 0
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			floats += sameShape(t, where+"."+n.Content[i].Value, n.Content[i+1], m.Value(n.Content[i].Value))
+		}
+	case yaml.SequenceNode:
+		s, ok := v.([]any)
+		if !ok || len(s) != len(n.Content) {
+			t.Errorf("%s: sequence decoded as %#v", where, v)
+			return 0
+		}
+		for i, c := range n.Content {
+			floats += sameShape(t, where, c, s[i])
+		}
+	case yaml.ScalarNode:
+		if n.Tag == "!!float" && n.Style == 0 {
+			f, ok := v.(discovery.Float)
+			if !ok {
+				t.Errorf("%s: %s decoded as %#v", where, n.Value, v)
+				return 0
+			}
+			// 0.80 prints 0.8, 1e-3 is no YAML 1.1 float; the rest
+			// prints as written.
+			if b, _ := json.Marshal(f); string(b) != n.Value && !strings.HasSuffix(n.Value, "0") {
+				t.Errorf("%s: %s prints %s", where, n.Value, b)
+			}
+			floats++
+		}
+	}
+	return floats
+}
+
+// TestCorpusMergedNumbers: the effective developer-expertise:full keeps
+// budget_limit: 10.0 a float, and its parent's key order.
+func TestCorpusMergedNumbers(t *testing.T) {
+	set := corpusSet(t)
+	ref, err := set.ResolveProfile("developer-expertise:full", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, chain, err := set.Effective(ref)
+	if err != nil || len(chain) < 2 {
+		t.Fatalf("Effective: %v, chain %v", err, chain)
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"budget_limit":10.0`, `"warn_threshold":0.8`, `"compact_threshold":0.9`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("merged profile lacks %s: %s", want, b)
+		}
+	}
+	root := chain[len(chain)-1].Collection.FullFacts(chain[len(chain)-1].Path).Front
+	if got, want := merged.Keys()[:root.Len()], root.Keys(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("merged keys start %q, the root profile has %q", got, want)
+	}
+	y, err := yaml.Marshal(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "budget_limit: 10.0\n") {
+		t.Errorf("YAML of the merged profile lacks budget_limit: 10.0:\n%s", y)
+	}
+}
