@@ -197,7 +197,7 @@ func jsonValue(dec *json.Decoder, depth int) (any, error) {
 // jsonNumber returns the value a number of MarshalJSON's output stands
 // for: an integer when it has no fraction and no exponent, else a Float.
 func jsonNumber(s string) (any, error) {
-	if strings.IndexAny(s, ".eE") < 0 {
+	if !strings.ContainsAny(s, ".eE") {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 			if int64(int(i)) == i {
 				return int(i), nil

@@ -278,13 +278,6 @@ func (c *fileCache) waiting(path string) bool {
 	return pending || queued || writing
 }
 
-// queued returns how many published records wait to be written.
-func (c *fileCache) queued() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.queue)
-}
-
 // requeue puts back, for the next takeQueue, the records an index write
 // failed to store, unless a newer one came since.
 func (c *fileCache) requeue(files []index.File) {
