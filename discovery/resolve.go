@@ -96,7 +96,7 @@ func NewSet(roots []Root, cols [][]*Collection) *Set {
 		}
 		s.inRoot[i] = pmap.Build(sortedEntries(keyed))
 		for _, c := range s.inRoot[i].All() {
-			for _, n := range answersTo(c) {
+			for _, n := range c.AnswersTo() {
 				byName[n] = append(byName[n], c)
 			}
 			for _, d := range dirsOf(c) {
@@ -159,9 +159,9 @@ func inRootKey(c *Collection) string {
 	return flag + strings.ReplaceAll(filepath.ToSlash(c.Dir), "/", "\x00")
 }
 
-// answersTo returns the names c is a candidate for: its metadata name, and
-// for an unusable directory its directory name too.
-func answersTo(c *Collection) []string {
+// AnswersTo returns the names c is a candidate for in a Set: its metadata
+// name and, for an unusable directory, its directory name too.
+func (c *Collection) AnswersTo() []string {
 	if dn := filepath.Base(c.Dir); dn != c.Name && !c.Valid {
 		// The directory name is only a fast path: it finds skipped
 		// directories whose metadata could not name them.
@@ -232,7 +232,7 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 			continue
 		}
 		t.inRoot[i] = t.inRoot[i].Delete(inRootKey(c))
-		for _, n := range answersTo(c) {
+		for _, n := range c.AnswersTo() {
 			touched[n] = true
 			t.byName = without(t.byName, n, c)
 		}
@@ -248,12 +248,12 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 		if old := t.inRoot[i].Value(inRootKey(c)); old != nil {
 			// Added without removing the old value: replace it.
 			t, _ = t.Apply([]*Collection{old}, nil)
-			for _, n := range answersTo(old) {
+			for _, n := range old.AnswersTo() {
 				touched[n] = true
 			}
 		}
 		t.inRoot[i] = t.inRoot[i].Set(inRootKey(c), c)
-		for _, n := range answersTo(c) {
+		for _, n := range c.AnswersTo() {
 			touched[n] = true
 			t.byName = t.with(t.byName, n, c)
 		}

@@ -15,6 +15,21 @@ import (
 // both run them, so both print the same.
 
 func info(v *catalog.View, c *discovery.Collection) CollectionInfo {
+	ci := Describe(c)
+	switch w := v.Set.Lookup(c.Name); {
+	case !c.Valid:
+		ci.Status = "skipped"
+	case w == c:
+		ci.Status = "active"
+	default:
+		ci.Status = "shadowed"
+	}
+	return ci
+}
+
+// Describe returns what CollectionInfo says of c on its own: everything
+// but Status, which depends on the other collections of a view.
+func Describe(c *discovery.Collection) CollectionInfo {
 	ci := CollectionInfo{
 		Name: c.Name, Version: c.Version, Description: c.Description,
 		Root: c.Root.Kind, RootPath: c.Root.Path, Dir: c.Dir, RealDir: c.RealDir, Base: c.Base,
@@ -24,14 +39,6 @@ func info(v *catalog.View, c *discovery.Collection) CollectionInfo {
 			Context: c.Count(discovery.KindContext), ScenarioTools: c.Count(discovery.KindTool),
 			Modules: c.Count(discovery.KindModule),
 		},
-	}
-	switch w := v.Set.Lookup(c.Name); {
-	case !c.Valid:
-		ci.Status = "skipped"
-	case w == c:
-		ci.Status = "active"
-	default:
-		ci.Status = "shadowed"
 	}
 	if c.Metadata != nil {
 		ci.Requires = c.Metadata.Requires
@@ -58,6 +65,31 @@ func resolve(v *catalog.View, name string) *ResolveResult {
 	}
 	// A name that resolves nowhere is an answer too (found is false), so
 	// that scripts get the same object either way.
+	return res
+}
+
+// ResolveAmong answers resolve for name from the collections that answer to
+// it (see discovery.Collection.AnswersTo), described by Describe, in the
+// order of precedence of a view's roots and, within a root, of resolution:
+// the first valid one named name wins, the other valid ones named name are
+// shadowed and the invalid ones skipped, as discovery.Set.Resolve rules.
+// A daemon uses it to answer from a summary before its first scan ends.
+func ResolveAmong(name string, candidates []CollectionInfo) *ResolveResult {
+	res := &ResolveResult{Name: name, Shadowed: []CollectionInfo{}, Skipped: []CollectionInfo{}}
+	for _, c := range candidates {
+		switch {
+		case !c.Valid:
+			c.Status = "skipped"
+			res.Skipped = append(res.Skipped, c)
+		case c.Name != name:
+		case res.Winner == nil:
+			c.Status = "active"
+			res.Winner, res.Found = &c, true
+		default:
+			c.Status = "shadowed"
+			res.Shadowed = append(res.Shadowed, c)
+		}
+	}
 	return res
 }
 

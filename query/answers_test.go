@@ -176,6 +176,29 @@ func TestAnswerResolve(t *testing.T) {
 	}
 }
 
+// TestResolveAmong: resolving from the collections that answer to a name,
+// described on their own and taken root by root in precedence order, gives
+// the answer the view gives, for every name of the fixture and one that
+// resolves nowhere.
+func TestResolveAmong(t *testing.T) {
+	a := newAnswers(t)
+	for _, name := range append(a.v.Set.Names(), "nowhere") {
+		var candidates []query.CollectionInfo
+		for i := range a.v.Set.Roots {
+			for _, c := range a.v.Set.InRoot(i) {
+				if slices.Contains(c.AnswersTo(), name) {
+					candidates = append(candidates, query.Describe(c))
+				}
+			}
+		}
+		want, err := query.MethodResolve.Answer(a.v, query.NameParams{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, "resolve among "+name, query.ResolveAmong(name, candidates), want)
+	}
+}
+
 func TestAnswerCollection(t *testing.T) {
 	a := newAnswers(t)
 	f := a.projectFoundation()

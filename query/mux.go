@@ -32,6 +32,17 @@ func (m *Mux) Handle(method string, fn MethodFunc) {
 	m.methods[method] = fn
 }
 
+// Wrap replaces the func registered for method with wrap(fn), so that a
+// server can answer some calls of a method itself and pass the rest on. It
+// panics when method is not registered.
+func (m *Mux) Wrap(method string, wrap func(next MethodFunc) MethodFunc) {
+	fn, ok := m.methods[method]
+	if !ok {
+		panic("query: Mux.Wrap: method " + method + " is not registered")
+	}
+	m.methods[method] = wrap(fn)
+}
+
 // Methods returns the registered method names, sorted.
 func (m *Mux) Methods() []string {
 	names := make([]string, 0, len(m.methods))

@@ -313,6 +313,9 @@ func printResolve(w io.Writer, r *ResolveResult, _ PrintOptions) error {
 	for _, c := range r.Skipped {
 		fmt.Fprintf(tw, "  skipped\t%s\t%s\t%s: %s\n", dash(c.Version), c.Root, Clean(c.Dir), Clean(c.Problem))
 	}
+	if r.Unverified {
+		fmt.Fprintf(tw, "  (from the index the daemon's last run left; its first scan is still running)\n")
+	}
 	return tw.Flush()
 }
 

@@ -57,6 +57,10 @@ type ResolveResult struct {
 	Winner   *CollectionInfo  `json:"winner"`
 	Shadowed []CollectionInfo `json:"shadowed"`
 	Skipped  []CollectionInfo `json:"skipped"`
+	// Unverified is set on a no_sync answer given while the daemon's first
+	// scan runs: it comes from the summary the last run left in the index
+	// when it stopped, not yet checked against the disk (see ResolveAmong).
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // ResourceInfo describes one resource.

@@ -17,7 +17,8 @@ import (
 
 // queryOptions are the flags every query subcommand shares.
 type queryOptions struct {
-	json bool
+	json   bool
+	noSync bool
 }
 
 func newQueryCmd(a *App) *cobra.Command {
@@ -29,6 +30,9 @@ func newQueryCmd(a *App) *cobra.Command {
 			"(correct, slower), saying so once on stderr.",
 	}
 	cmd.PersistentFlags().BoolVar(&opts.json, "json", false, "print JSON (the same structs the daemon returns)")
+	cmd.PersistentFlags().BoolVar(&opts.noSync, "no-sync", false,
+		"answer from what the daemon has seen so far, without waiting for changes in flight\n"+
+			"(right after a restart, resolve answers from the last run's summary)")
 	list := func(c query.Common, _ []string) query.ListParams { return query.ListParams{Common: c} }
 	name := func(c query.Common, args []string) query.NameParams {
 		return query.NameParams{Common: c, Name: args[0]}
@@ -126,7 +130,7 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if c != nil {
 		defer c.Close()
 		err = a.callDaemon(ctx, c, !opts.json, func(cctx context.Context) (err error) {
-			result, _, err = query.Call(cctx, c, m, params(query.Common{Project: ws.daemonProject()}))
+			result, _, err = query.Call(cctx, c, m, params(query.Common{Project: ws.daemonProject(), NoSync: opts.noSync}))
 			return err
 		})
 		if err != nil && !isAnswerError(err) {

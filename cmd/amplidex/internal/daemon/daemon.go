@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -99,6 +100,9 @@ type Daemon struct {
 	// progress counts what the scan has seen.
 	ready    chan struct{}
 	progress *progress
+	// early is the summary the last run left, which answers a no_sync
+	// resolve until the first scan ends (see early.go); nil after.
+	early atomic.Pointer[summary]
 	// stopReq is closed when a client asked the daemon to stop.
 	stopReq  chan struct{}
 	stopOnce sync.Once
@@ -150,6 +154,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.persist = newPersister(store, opts.Schema, d.log, d.warnings.add)
+	d.early.Store(d.loadSummary())
 	d.bundles = newBundles(opts.Prepare, opts.Manifests, d.log, d.now)
 	if !opts.NoSocket {
 		if err := d.serve(); err != nil {
@@ -168,6 +173,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	d.restoreLastUsed()
 	close(d.ready)
+	d.early.Store(nil)
 	d.pruner = d.startPruner()
 	d.log.Info("daemon ready", "socket", d.socketPath(), "index", opts.Paths.Index,
 		"files", files(d.cat.State()), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
@@ -500,7 +506,7 @@ func (d *Daemon) Close() error {
 					d.persist.start() // never started: close needs its writer
 				}
 			}
-			errs = append(errs, d.persist.close())
+			errs = append(errs, d.persist.close(d.saveSummary))
 			if b, err := os.ReadFile(d.opts.Paths.PidFile); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(d.pid) {
 				os.Remove(d.opts.Paths.PidFile)
 			}

@@ -229,12 +229,24 @@ func (p *persister) projects() []string {
 	return out
 }
 
-// close writes what is left, stops the writer and closes the store.
-func (p *persister) close() error {
+// close writes what is left, stops the writer, calls last (when not nil)
+// and closes the store.
+func (p *persister) close(last func()) error {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
 	close(p.stop)
 	<-p.done
+	if last != nil {
+		last()
+	}
 	return p.store.Close()
+}
+
+// lagging reports whether the last write failed: the index holds less than
+// what was committed.
+func (p *persister) lagging() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.unsaved
 }

@@ -1,0 +1,269 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
+)
+
+// Answers before the first scan. The first scan after a restart stats every
+// file and decodes every record before the catalog can answer; on a large
+// tree that takes seconds. So that a no_sync resolve is answered at once, a
+// daemon that stops cleanly leaves in the index a summary of its roots: for
+// each root, the collections it holds in resolution order, each as
+// query.Describe tells it and under the names it answers to. The next run
+// reads the summary before it serves, and until its first scan ends it
+// answers a no_sync resolve from it, marked unverified. The summary is
+// trusted only when it describes the index as it is (the index's tick when
+// it was written is the index's tick now) and was written with the same
+// schema options; any other question, and any question about a root the
+// summary does not hold, waits for the scan.
+
+// summaryKey is the index state key the summary is kept under.
+const summaryKey = "summary"
+
+// summaryMagic begins an encoded summary; the digit is its version.
+const summaryMagic = "amplidex summary 1\n"
+
+// A summary is a decoded summary: the roots it holds, and for each root and
+// name the collections answering to it, as JSON of query.CollectionInfo.
+type summary struct {
+	tick   uint64
+	schema byte
+	roots  map[string]bool
+	byName map[string][][]byte // root + "\x00" + name → entries in order
+}
+
+// A summaryRoot is one root of a summary: its path and its collections in
+// resolution order.
+type summaryRoot struct {
+	path    string
+	entries []summaryEntry
+}
+
+// A summaryEntry is one collection: the names it answers to and its
+// query.CollectionInfo as JSON.
+type summaryEntry struct {
+	names []string
+	info  []byte
+}
+
+// summaryOf returns the roots of every view of st.
+func summaryOf(st *catalog.State) ([]summaryRoot, error) {
+	var roots []summaryRoot
+	seen := map[string]bool{}
+	for _, v := range st.Views() {
+		for i, r := range v.Set.Roots {
+			if seen[r.Path] {
+				continue
+			}
+			seen[r.Path] = true
+			sr := summaryRoot{path: r.Path}
+			for _, c := range v.Set.InRoot(i) {
+				js, err := json.Marshal(query.Describe(c))
+				if err != nil {
+					return nil, err
+				}
+				sr.entries = append(sr.entries, summaryEntry{names: c.AnswersTo(), info: js})
+			}
+			roots = append(roots, sr)
+		}
+	}
+	return roots, nil
+}
+
+// encodeSummary encodes a summary. The layout, after summaryMagic: the
+// tick (uvarint), the schema stamp (one byte), the number of roots
+// (uvarint), and for each root its path (a string: uvarint length and
+// bytes), its number of entries (uvarint) and for each entry the number of
+// names it answers to (uvarint), the names and its JSON (strings).
+func encodeSummary(tick uint64, schema byte, roots []summaryRoot) []byte {
+	b := []byte(summaryMagic)
+	b = binary.AppendUvarint(b, tick)
+	b = append(b, schema)
+	b = binary.AppendUvarint(b, uint64(len(roots)))
+	str := func(s []byte) { b = append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	for _, r := range roots {
+		str([]byte(r.path))
+		b = binary.AppendUvarint(b, uint64(len(r.entries)))
+		for _, e := range r.entries {
+			b = binary.AppendUvarint(b, uint64(len(e.names)))
+			for _, n := range e.names {
+				str([]byte(n))
+			}
+			str(e.info)
+		}
+	}
+	return b
+}
+
+// errSummary reports a summary that does not decode.
+var errSummary = errors.New("malformed summary")
+
+// decodeSummary decodes what encodeSummary wrote. The entries share b's
+// memory.
+func decodeSummary(b []byte) (*summary, error) {
+	if !bytes.HasPrefix(b, []byte(summaryMagic)) {
+		return nil, fmt.Errorf("%w: no header", errSummary)
+	}
+	b = b[len(summaryMagic):]
+	bad := func(what string) (*summary, error) {
+		return nil, fmt.Errorf("%w: %s", errSummary, what)
+	}
+	uvarint := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	str := func() ([]byte, bool) {
+		n, ok := uvarint()
+		if !ok || n > uint64(len(b)) {
+			return nil, false
+		}
+		s := b[:n:n]
+		b = b[n:]
+		return s, true
+	}
+	s := &summary{roots: map[string]bool{}, byName: map[string][][]byte{}}
+	var ok bool
+	if s.tick, ok = uvarint(); !ok || len(b) == 0 {
+		return bad("tick")
+	}
+	s.schema, b = b[0], b[1:]
+	nroots, ok := uvarint()
+	if !ok {
+		return bad("root count")
+	}
+	for range nroots {
+		path, ok := str()
+		if !ok || bytes.IndexByte(path, 0) >= 0 { // no path holds a NUL
+			return bad("root path")
+		}
+		s.roots[string(path)] = true
+		n, ok := uvarint()
+		if !ok {
+			return bad("entry count")
+		}
+		for range n {
+			nn, ok := uvarint()
+			if !ok || nn > uint64(len(b)) {
+				return bad("name count")
+			}
+			names := make([]string, 0, nn)
+			for range nn {
+				name, ok := str()
+				if !ok || bytes.IndexByte(name, 0) >= 0 {
+					return bad("name")
+				}
+				names = append(names, string(name))
+			}
+			js, ok := str()
+			if !ok {
+				return bad("entry")
+			}
+			for _, name := range names {
+				k := string(path) + "\x00" + name
+				s.byName[k] = append(s.byName[k], js)
+			}
+		}
+	}
+	if len(b) != 0 {
+		return bad("trailing bytes")
+	}
+	return s, nil
+}
+
+// resolve answers resolve for name in the view of roots, or reports that
+// the summary does not hold one of them.
+func (s *summary) resolve(roots []discovery.Root, name string) (*query.ResolveResult, bool) {
+	var candidates []query.CollectionInfo
+	for _, r := range roots {
+		if !s.roots[r.Path] {
+			return nil, false
+		}
+		for _, js := range s.byName[r.Path+"\x00"+name] {
+			var ci query.CollectionInfo
+			if json.Unmarshal(js, &ci) != nil {
+				return nil, false
+			}
+			candidates = append(candidates, ci)
+		}
+	}
+	res := query.ResolveAmong(name, candidates)
+	res.Unverified = true
+	return res, true
+}
+
+// loadSummary reads the summary the last run left, when it describes the
+// index as it is; it logs why when there is one it cannot trust.
+func (d *Daemon) loadSummary() *summary {
+	began := d.now()
+	b, err := d.persist.store.Meta(summaryKey)
+	if err != nil || b == nil {
+		return nil
+	}
+	s, err := decodeSummary(b)
+	switch {
+	case err != nil:
+		d.log.Warn("summary of the last run not used", "err", err)
+		return nil
+	case s.tick != d.persist.store.Tick():
+		d.log.Info("summary of the last run not used: the index changed after it was written",
+			"summary_tick", s.tick, "index_tick", d.persist.store.Tick())
+		return nil
+	case s.schema != schemaStamp(d.opts.Schema):
+		d.log.Info("summary of the last run not used: the schema options changed")
+		return nil
+	}
+	d.log.Info("summary of the last run loaded; it answers no_sync resolve until the first scan ends",
+		"roots", len(s.roots), "bytes", len(b), "took", d.now().Sub(began).Round(time.Microsecond))
+	return s
+}
+
+// saveSummary leaves the summary of the catalog for the next run; the
+// writer has stopped, and wrote everything (the index's tick is the
+// catalog's version).
+func (d *Daemon) saveSummary() {
+	if d.cat == nil || !d.isReady() || d.persist.lagging() || d.persist.store.ReadOnly() {
+		return
+	}
+	roots, err := summaryOf(d.cat.State())
+	if err == nil {
+		err = d.persist.store.SetMeta(summaryKey, encodeSummary(d.persist.store.Tick(), schemaStamp(d.opts.Schema), roots))
+	}
+	if err != nil {
+		d.log.Warn("summary for the next run not written", "err", err)
+	}
+}
+
+// earlyResolve answers a no_sync resolve from the summary while the first
+// scan runs; any other call goes on to next.
+func (d *Daemon) earlyResolve(next query.MethodFunc) query.MethodFunc {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		s := d.early.Load()
+		if s == nil || d.isReady() {
+			return next(ctx, raw)
+		}
+		p, err := query.MethodResolve.Decode(raw)
+		if err != nil || !p.NoSync || validProject(p.Project, os.Geteuid()) != nil {
+			return next(ctx, raw)
+		}
+		res, ok := s.resolve(discovery.Roots(p.Project, d.opts.Home, d.opts.Bundled), p.Name)
+		if !ok {
+			return next(ctx, raw)
+		}
+		return &query.Answer{Result: res, Clock: d.clockAt(0)}, nil
+	}
+}
