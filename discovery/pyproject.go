@@ -3,7 +3,6 @@ package discovery
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,9 +13,28 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// pyprojectVersionRE is the version format of the collection format: X.Y.Z,
-// digits only. Pre-release and build suffixes are not accepted.
-var pyprojectVersionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+// isPyprojectVersion reports whether v has the version format of the
+// collection format, ^[0-9]+\.[0-9]+\.[0-9]+$: X.Y.Z, ASCII digits only.
+// Pre-release and build suffixes are not accepted.
+func isPyprojectVersion(v string) bool {
+	for part := 0; part < 3; part++ {
+		n := 0
+		for n < len(v) && isDigit(v[n]) {
+			n++
+		}
+		if n == 0 {
+			return false
+		}
+		v = v[n:]
+		if part < 2 {
+			if v == "" || v[0] != '.' {
+				return false
+			}
+			v = v[1:]
+		}
+	}
+	return v == ""
+}
 
 // isCollectionExtraKey reports whether key is one of the keys of
 // [tool.amplifier.collection] that the format does not document but that
@@ -243,7 +261,7 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 		}
 	}
 	p.meta.Version = p.requiredString(project, "version")
-	if p.meta.Version != "" && !pyprojectVersionRE.MatchString(p.meta.Version) {
+	if p.meta.Version != "" && !isPyprojectVersion(p.meta.Version) {
 		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "Invalid version format")
 	}
 	p.meta.Description = p.requiredString(project, "description")

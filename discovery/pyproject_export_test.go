@@ -6,3 +6,7 @@ func ScanTOMLSpans(src []byte) int {
 	spans, _ := scanTOMLSpans(src)
 	return len(spans)
 }
+
+// IsPyprojectVersion is the version format check, for the test that holds
+// it to its regular expression.
+var IsPyprojectVersion = isPyprojectVersion
