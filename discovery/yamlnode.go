@@ -176,6 +176,16 @@ type yamlPair struct {
 	key, value *yaml.Node
 }
 
+// hasMergeKey reports whether mapping m has a "<<" merge key of its own.
+func hasMergeKey(m *yaml.Node) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if isMergeKey(m.Content[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // isMergeKey reports whether k is the "<<" merge key.
 func isMergeKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Tag == "!!merge"
@@ -248,6 +258,20 @@ func hasKey(ps []yamlPair, k *yaml.Node) bool {
 // lookupKey returns the entry of mapping m with key name: the last one
 // when the key is repeated, as YAML loaders keep the last.
 func lookupKey(m *yaml.Node, name string) (yamlPair, bool) {
+	m = resolve(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return yamlPair{}, false
+	}
+	if !hasMergeKey(m) {
+		// The entries are the explicit ones, in order: look through them
+		// without gathering them.
+		for i := len(m.Content)&^1 - 2; i >= 0; i -= 2 {
+			if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == name {
+				return yamlPair{k, m.Content[i+1]}, true
+			}
+		}
+		return yamlPair{}, false
+	}
 	ps, _ := pairs(m)
 	for i := len(ps) - 1; i >= 0; i-- {
 		k := ps[i].key
