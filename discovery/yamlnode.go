@@ -119,6 +119,14 @@ var yamlErrLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // content node, or nil when the text holds no document at all (empty, or
 // only comments).
 func parseYAML(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
+	if root, ok := parseYAMLFast(text); ok {
+		return root, nil
+	}
+	return parseYAMLSlow(text)
+}
+
+// parseYAMLSlow is parseYAML through go-yaml, for any text.
+func parseYAMLSlow(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
 	defer func() {
 		// go-yaml is not known to panic on any input; should it, the
 		// document gets a diagnostic instead of taking the process down.

@@ -1,5 +1,7 @@
 package discovery
 
+import "go.yaml.in/yaml/v3"
+
 // The YAML 1.1 scalar matchers, for the test that holds them to the
 // resolver's regular expressions.
 var (
@@ -8,3 +10,15 @@ var (
 	IsYAML11Float = isYAML11Float
 	IsYAML11Null  = isYAML11Null
 )
+
+// ParseYAMLFast and ParseYAMLSlow are the two ways parseYAML reads a text,
+// for the test that holds them to the same trees.
+func ParseYAMLFast(text []byte) (*yaml.Node, bool) { return parseYAMLFast(text) }
+
+func ParseYAMLSlow(text []byte) (*yaml.Node, error) {
+	n, err := parseYAMLSlow(text)
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
