@@ -21,13 +21,13 @@ import (
 
 // fastYAML is the state of one parseYAMLFast call.
 type fastYAML struct {
-	text  []byte
-	str   string // text as a string: most values are cut from it
-	lines []fastLine
-	nodes []yaml.Node  // a slab of nodes, handed out in order
-	ptrs  []*yaml.Node // a slab for the Content of mappings and sequences
-	stack []*yaml.Node // children gathered for the collections being built
-	filled int // lines that are not blank
+	text   []byte
+	str    string // text as a string: most values are cut from it
+	lines  []fastLine
+	nodes  []yaml.Node  // a slab of nodes, handed out in order
+	ptrs   []*yaml.Node // a slab for the Content of mappings and sequences
+	stack  []*yaml.Node // children gathered for the collections being built
+	filled int          // lines that are not blank
 	commas int
 	// The column of the last node placed on a line, so that the nodes of
 	// a long line cost a pass over it, not one each.

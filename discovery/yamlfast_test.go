@@ -23,12 +23,12 @@ func sameTree(a, b *yaml.Node, at string) string {
 		return fmt.Sprintf("%s: %v against %v", at, a, b)
 	}
 	type fields struct {
-		Kind                                 yaml.Kind
-		Style                                yaml.Style
-		Tag, Value, Anchor                   string
-		Alias                                bool
+		Kind                                  yaml.Kind
+		Style                                 yaml.Style
+		Tag, Value, Anchor                    string
+		Alias                                 bool
 		HeadComment, LineComment, FootComment string
-		Line, Column, Children               int
+		Line, Column, Children                int
 	}
 	fa := fields{a.Kind, a.Style, a.Tag, a.Value, a.Anchor, a.Alias != nil, a.HeadComment, a.LineComment, a.FootComment, a.Line, a.Column, len(a.Content)}
 	fb := fields{b.Kind, b.Style, b.Tag, b.Value, b.Anchor, b.Alias != nil, b.HeadComment, b.LineComment, b.FootComment, b.Line, b.Column, len(b.Content)}
