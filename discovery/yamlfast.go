@@ -188,9 +188,30 @@ func (p *fastYAML) node(kind yaml.Kind, tag, value string, i, off int) *yaml.Nod
 
 // plain makes a plain scalar, tagged as go-yaml resolves it.
 func (p *fastYAML) plain(value string, i, off int) *yaml.Node {
-	n := p.node(yaml.ScalarNode, "", value, i, off)
-	n.Tag = n.ShortTag()
-	return n
+	return p.node(yaml.ScalarNode, plainTag(value), value, i, off)
+}
+
+// plainTag returns the tag go-yaml resolves a plain scalar to. What may be
+// a number or a timestamp it leaves to go-yaml; the words it knows, and the
+// rest (strings), it tells at once.
+func plainTag(v string) string {
+	if v == "" {
+		return "!!null"
+	}
+	switch c := v[0]; {
+	case c >= '0' && c <= '9', c == '+', c == '-', c == '.':
+		n := yaml.Node{Kind: yaml.ScalarNode, Value: v}
+		return n.ShortTag()
+	}
+	switch v {
+	case "true", "True", "TRUE", "false", "False", "FALSE":
+		return "!!bool"
+	case "~", "null", "Null", "NULL":
+		return "!!null"
+	case "<<":
+		return "!!merge"
+	}
+	return "!!str"
 }
 
 // content moves the children gathered since base into a slice of the
@@ -477,8 +498,8 @@ func (p *fastYAML) plainValue(i, off, indent int) (*yaml.Node, int, bool) {
 		next = j + 1
 	}
 	if b != nil {
-		n.Value, n.Tag = string(b), ""
-		n.Tag = n.ShortTag()
+		n.Value = string(b)
+		n.Tag = plainTag(n.Value)
 	}
 	return n, next, true
 }

@@ -283,3 +283,47 @@ func FuzzParseYAMLFast(f *testing.F) {
 		checkFastYAML(t, text)
 	})
 }
+
+// TestPlainTag holds the fast path's tags of plain scalars to go-yaml's.
+func TestPlainTag(t *testing.T) {
+	check := func(s string) {
+		n := yaml.Node{Kind: yaml.ScalarNode, Value: s}
+		if got, want := discovery.PlainTag(s), n.ShortTag(); got != want {
+			t.Errorf("tag of %q: %s, go-yaml says %s", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "~", "null", "NULL", "nULL", "true", "TRUE", "tRUE", "yes", "no", "on", "off", "y", "n", "<<", "<", "<<<",
+		"1", "-1", "+1", "1.0", ".5", ".inf", "-.inf", "+.INF", ".nan", ".NaN", "0x1F", "0o17", "017", "0b101", "-0b1", "1_000", "1e3",
+		"2001-12-14", "2001-12-14t21:59:43.10-05:00", "1.0.0", "-", "+", ".", "x", "Off", "Null", "é"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	buf := make([]byte, 0, 12)
+	for range 50_000 {
+		buf = buf[:0]
+		for range rng.IntN(10) {
+			const alphabet = "0123456789.+-_:eExobnulLtTrRuUfFaAsS<~ "
+			buf = append(buf, alphabet[rng.IntN(len(alphabet))])
+		}
+		check(string(buf))
+	}
+}
+
+// TestYAMLTextTables holds the line tables of the common texts to those
+// of the general scan.
+func TestYAMLTextTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 5_000 {
+		const alphabet = "ab \n\n\r\u0085\u2028é"
+		var b []byte
+		for range rng.IntN(30) {
+			b = append(b, alphabet[rng.IntN(len(alphabet))])
+		}
+		start := rng.IntN(len(b) + 1)
+		end := start + rng.IntN(len(b)-start+1)
+		fast, any := discovery.YAMLTextTables(b, start, end)
+		if fmt.Sprint(fast) != fmt.Sprint(any) {
+			t.Fatalf("tables of %q[%d:%d]: %v, the general scan finds %v", b, start, end, fast, any)
+		}
+	}
+}

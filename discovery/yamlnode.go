@@ -45,6 +45,30 @@ type yamlText struct {
 }
 
 func newYAMLText(src []byte, start, end int) *yamlText {
+	text := src[start:end]
+	if bytes.IndexByte(text, '\r') < 0 && bytes.IndexByte(text, 0xC2) < 0 && bytes.IndexByte(text, 0xE2) < 0 {
+		// The common case: "\n" is the only line break.
+		n := bytes.Count(text, []byte{'\n'})
+		y := &yamlText{src: src, start: start, end: end, lines: make([]int, 1, n+1), breaks: make([]int, 0, n)}
+		y.lines[0] = start
+		for i := start; ; {
+			j := bytes.IndexByte(src[i:end], '\n')
+			if j < 0 {
+				break
+			}
+			i += j
+			y.breaks = append(y.breaks, i)
+			i++
+			y.lines = append(y.lines, i)
+		}
+		y.marks = buildColMarks(src, start, end, y.lines)
+		return y
+	}
+	return newYAMLTextAnyBreaks(src, start, end)
+}
+
+// newYAMLTextAnyBreaks is newYAMLText for a text with any line breaks.
+func newYAMLTextAnyBreaks(src []byte, start, end int) *yamlText {
 	y := &yamlText{src: src, start: start, end: end, lines: []int{start}}
 	for i := start; i < end; {
 		c := src[i]

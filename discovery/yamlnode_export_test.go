@@ -22,3 +22,14 @@ func ParseYAMLSlow(text []byte) (*yaml.Node, error) {
 	}
 	return n, nil
 }
+
+// PlainTag is the fast path's tag of a plain scalar.
+var PlainTag = plainTag
+
+// YAMLTextTables returns the line starts and the breaks newYAMLText finds
+// in src[start:end], by the way it takes for the text (fast) and by the
+// way for any text.
+func YAMLTextTables(src []byte, start, end int) (fast, any [2][]int) {
+	f, a := newYAMLText(src, start, end), newYAMLTextAnyBreaks(src, start, end)
+	return [2][]int{f.lines, f.breaks}, [2][]int{a.lines, a.breaks}
+}
