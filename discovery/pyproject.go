@@ -98,7 +98,7 @@ type pyprojectParser struct {
 	src   []byte
 	lines *LineIndex
 	spans tomlSpans
-	md    toml.MetaData
+	keys  []toml.Key // every key and table header, in the order of the file
 	meta  *Metadata
 	diags []Diagnostic
 }
@@ -122,12 +122,20 @@ func (p *pyprojectParser) parse() {
 		p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
 		return
 	}
-	doc, md, err := decodeTOML(p.src)
-	if err != nil {
-		p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
-		return
+	doc, keys, ok := decodeTOMLFast(p.src)
+	if !ok {
+		var (
+			md  toml.MetaData
+			err error
+		)
+		doc, md, err = decodeTOML(p.src)
+		if err != nil {
+			p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
+			return
+		}
+		keys = md.Keys()
 	}
-	p.md = md
+	p.keys = keys
 	p.spans = spans
 	p.checkProject(doc)
 	p.checkCollection(doc)
@@ -362,7 +370,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 func (p *pyprojectParser) childKeys(path []string, table map[string]any) []string {
 	out := make([]string, 0, len(table))
 	seen := make(map[string]bool, len(table))
-	for _, k := range p.md.Keys() {
+	for _, k := range p.keys {
 		if len(k) <= len(path) || !slices.Equal(k[:len(path)], path) {
 			continue
 		}
