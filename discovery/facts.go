@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
@@ -157,8 +158,11 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 	}
 	dk, ok := docKind(k)
 	if !ok {
-		// Context files: only their mentions matter.
-		f.Mentions = FindMentions(src, 0, NewLineIndex(src))
+		// Context files: only their mentions matter, and a file without an
+		// "@" has none.
+		if bytes.IndexByte(src, '@') >= 0 {
+			f.Mentions = FindMentions(src, 0, NewLineIndex(src))
+		}
 		return f
 	}
 	doc := ParseDocument(path, src, dk, opts)

@@ -643,14 +643,19 @@ func (s *tomlScanner) record(path []string, span tomlSpan, prefixes bool) {
 	if len(path) == 0 {
 		return
 	}
-	if old, ok := s.spans[tomlPath(path)]; !ok || old.implicit {
-		s.spans[tomlPath(path)] = span
+	full := tomlPath(path)
+	if old, ok := s.spans[full]; !ok || old.implicit {
+		s.spans[full] = span
 	}
 	if !prefixes {
 		return
 	}
+	// The path of each enclosing table is a prefix of full, up to the
+	// separator after its last part.
+	end := len(full)
 	for n := len(path) - 1; n > 0; n-- {
-		p := tomlPath(path[:n])
+		end -= len(path[n]) + 1
+		p := full[:end]
 		if _, ok := s.spans[p]; ok {
 			break
 		}

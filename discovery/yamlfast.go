@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -79,63 +80,47 @@ func parseYAMLFast(text []byte) (*yaml.Node, bool) {
 // lines that could be directives or document markers.
 func (p *fastYAML) split() bool {
 	text := p.text
-	n := 1
-	for _, c := range text {
-		if c == '\n' {
-			n++
+	p.lines = make([]fastLine, 0, bytes.Count(text, []byte{'\n'})+1)
+	p.commas = bytes.Count(text, []byte{','})
+	for start := 0; ; {
+		end, brk := len(text), false
+		if j := bytes.IndexByte(text[start:], '\n'); j >= 0 {
+			end, brk = start+j, true
 		}
-	}
-	p.lines = make([]fastLine, 0, n)
-	l := fastLine{ascii: true, blank: true}
-	indenting := true
-	for i := 0; i < len(text); {
-		c := text[i]
-		switch {
-		case c == '\n':
-			l.end, l.brk = i, true
-			if !l.blank {
-				p.filled++
+		line := text[start:end]
+		l := fastLine{start: start, end: end, brk: brk, ascii: true}
+		for l.indent < len(line) && line[l.indent] == ' ' {
+			l.indent++
+		}
+		l.blank = l.indent == len(line)
+		for i := l.indent; i < len(line); {
+			c := line[i]
+			if c >= 0x20 && c < 0x7F {
+				i++
+				continue
 			}
-			p.lines = append(p.lines, l)
-			i++
-			l = fastLine{start: i, ascii: true, blank: true}
-			indenting = true
-			continue
-		case c == ' ':
-			if indenting {
-				l.indent++
+			if c < 0x80 {
+				return false // tabs, carriage returns, other controls, DEL
 			}
-			i++
-			continue
-		case c >= 0x20 && c < 0x7F:
-			if c == ',' {
-				p.commas++
-			}
-			i++
-		case c < 0x80:
-			return false // tabs, carriage returns, other controls, DEL
-		default:
-			r, size := utf8.DecodeRune(text[i:])
+			r, size := utf8.DecodeRune(line[i:])
 			if !fastPrintable(r, size) {
 				return false
 			}
 			l.ascii = false
 			i += size
 		}
-		indenting, l.blank = false, false
-	}
-	l.end = len(text)
-	if !l.blank {
-		p.filled++
-	}
-	p.lines = append(p.lines, l)
-	for _, l := range p.lines {
-		s := text[l.start:l.end]
-		if len(s) >= 3 && (string(s[:3]) == "---" || string(s[:3]) == "...") || len(s) > 0 && s[0] == '%' {
-			return false
+		if len(line) >= 3 && (string(line[:3]) == "---" || string(line[:3]) == "...") || len(line) > 0 && line[0] == '%' {
+			return false // maybe a document marker or a directive
 		}
+		if !l.blank {
+			p.filled++
+		}
+		p.lines = append(p.lines, l)
+		if !brk {
+			return true
+		}
+		start = end + 1
 	}
-	return true
 }
 
 // fastPrintable reports characters beyond ASCII that go-yaml reads as
@@ -182,8 +167,13 @@ func (p *fastYAML) node(kind yaml.Kind, tag, value string, i, off int) *yaml.Nod
 	if len(p.nodes) == cap(p.nodes) {
 		p.nodes = make([]yaml.Node, 0, max(8, cap(p.nodes)/2))
 	}
-	p.nodes = append(p.nodes, yaml.Node{Kind: kind, Tag: tag, Value: value, Line: i + 1, Column: p.column(i, off)})
-	return &p.nodes[len(p.nodes)-1]
+	// The slab is zeroed: only the fields that are not are set, one by one
+	// (a whole node copied in would pass all its pointers through the
+	// write barrier).
+	p.nodes = p.nodes[:len(p.nodes)+1]
+	n := &p.nodes[len(p.nodes)-1]
+	n.Kind, n.Tag, n.Value, n.Line, n.Column = kind, tag, value, i+1, p.column(i, off)
+	return n
 }
 
 // plain makes a plain scalar, tagged as go-yaml resolves it.
