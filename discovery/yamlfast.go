@@ -22,14 +22,13 @@ import (
 
 // fastYAML is the state of one parseYAMLFast call.
 type fastYAML struct {
-	text   []byte
-	str    string // text as a string: most values are cut from it
-	lines  []fastLine
-	nodes  []yaml.Node  // a slab of nodes, handed out in order
-	ptrs   []*yaml.Node // a slab for the Content of mappings and sequences
-	stack  []*yaml.Node // children gathered for the collections being built
-	filled int          // lines that are not blank
-	commas int
+	text     []byte
+	str      string // text as a string: most values are cut from it
+	lines    []fastLine
+	nodes    []yaml.Node  // a slab of nodes, handed out in order
+	ptrs     []*yaml.Node // a slab for the Content of mappings and sequences
+	stack    []*yaml.Node // children gathered for the collections being built
+	estimate int          // of the nodes the text makes, counted by split
 	// The column of the last node placed on a line, so that the nodes of
 	// a long line cost a pass over it, not one each.
 	curLine, curOff, curCol int
@@ -57,9 +56,9 @@ func parseYAMLFast(text []byte) (*yaml.Node, bool) {
 		return nil, true
 	}
 	p.str = string(text)
-	// Enough nodes for a key and a value on every line, and an item after
-	// every comma; more are handed out in smaller slabs.
-	n := 2*p.filled + p.commas + 2
+	// Enough nodes as split counted them; more, should they be needed, are
+	// handed out in smaller slabs.
+	n := p.estimate + 2
 	p.nodes = make([]yaml.Node, 0, n)
 	p.ptrs = make([]*yaml.Node, 0, n)
 	l := p.lines[i]
@@ -81,7 +80,6 @@ func parseYAMLFast(text []byte) (*yaml.Node, bool) {
 func (p *fastYAML) split() bool {
 	text := p.text
 	p.lines = make([]fastLine, 0, bytes.Count(text, []byte{'\n'})+1)
-	p.commas = bytes.Count(text, []byte{','})
 	for start := 0; ; {
 		end, brk := len(text), false
 		if j := bytes.IndexByte(text[start:], '\n'); j >= 0 {
@@ -112,8 +110,16 @@ func (p *fastYAML) split() bool {
 		if len(line) >= 3 && (string(line[:3]) == "---" || string(line[:3]) == "...") || len(line) > 0 && line[0] == '%' {
 			return false // maybe a document marker or a directive
 		}
-		if !l.blank {
-			p.filled++
+		// Count the nodes the line may make: a key and its value, an item,
+		// the items of a flow sequence.
+		if bytes.IndexByte(line, ':') >= 0 {
+			p.estimate += 2
+		}
+		if l.indent < len(line) && line[l.indent] == '-' {
+			p.estimate++
+		}
+		if bytes.IndexByte(line, '[') >= 0 {
+			p.estimate += 1 + bytes.Count(line, []byte{','})
 		}
 		p.lines = append(p.lines, l)
 		if !brk {
