@@ -248,18 +248,37 @@ func (v *validator) valueAt(name string, n *yaml.Node, s *shape, f *field, at *y
 
 // mapping checks the keys of mapping m against s.
 func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
-	ps, bad := pairs(m)
+	// A mapping without merge keys is its own list of pairs: it is looked
+	// through without gathering them.
+	var (
+		ps  []yamlPair
+		bad []*yaml.Node
+	)
+	direct := m.Kind == yaml.MappingNode && !hasMergeKey(m)
+	if !direct {
+		ps, bad = pairs(m)
+	}
+	count := len(ps)
+	if direct {
+		count = len(m.Content) / 2
+	}
 	for _, b := range bad {
 		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
 			"a merge (<<) in %s must name a mapping, got %s", quotePathOrTop(v.path()), describeNode(resolve(b)))
 	}
 	var present keysSeen
-	if len(ps) > maxListedKeys {
-		present.m = make(map[string]*yaml.Node, len(ps))
+	if count > maxListedKeys {
+		present.m = make(map[string]*yaml.Node, count)
 	} else {
-		present.list = make([]seenKey, 0, len(ps))
+		present.list = make([]seenKey, 0, count)
 	}
-	for _, p := range ps {
+	for i := range count {
+		var p yamlPair
+		if direct {
+			p = yamlPair{m.Content[2*i], m.Content[2*i+1]}
+		} else {
+			p = ps[i]
+		}
 		k := resolve(p.key)
 		if k.Kind != yaml.ScalarNode {
 			if s.extra == nil {
