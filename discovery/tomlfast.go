@@ -165,8 +165,14 @@ func (t *tomlFast) header(doc map[string]any) (map[string]any, []string, bool) {
 		t.pos++
 	}
 	cur := doc
+	full, end := strings.Join(parts, "\x00"), 0
 	for i, k := range parts {
-		id := strings.Join(parts[:i+1], "\x00")
+		// The path of the table the first i+1 parts name, cut from full.
+		if i > 0 {
+			end++
+		}
+		end += len(k)
+		id := full[:end]
 		v, ok := cur[k]
 		if !ok {
 			m := map[string]any{}
