@@ -209,7 +209,15 @@ type Loader struct {
 	// index sets it, so that what lives in memory is what answers need at
 	// once.
 	Details func(path string) *Facts
+
+	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
+	// buffers reused from file to file.
+	slabs, bufs sync.Pool
 }
+
+// maxPooledBuffer is the largest file buffer a Loader keeps for the next
+// file.
+const maxPooledBuffer = 1 << 20
 
 func (l *Loader) maxFileSize() int64 {
 	if l.MaxFileSize <= 0 {
@@ -250,12 +258,27 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 	if l.Cache == nil && l.ReadFile == nil {
 		// Nothing needs the file's stat before it is read: ReadFile opens
 		// it without blocking and reads it only if it is a regular file
-		// within the limit.
-		src, err := l.readFile(p)
+		// within the limit. Nor does anything keep its bytes (the Facts
+		// hold copies, OnRead must not keep them): they are read into a
+		// buffer of the Loader's, used again for the next file.
+		buf, _ := l.bufs.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
+		}
+		src, err := readFile(p, l.maxFileSize(), *buf)
 		if err != nil {
+			l.bufs.Put(buf)
 			return l.unread(p, k, err)
 		}
-		return AnalyzeFile(p, src, k, l.Schema)
+		if l.OnRead != nil {
+			l.OnRead(p, src)
+		}
+		f := l.analyzeFile(p, src, k)
+		if cap(src) <= maxPooledBuffer {
+			*buf = src[:0]
+		}
+		l.bufs.Put(buf)
+		return f
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -284,12 +307,26 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 		if src, err = l.readFile(p); err != nil {
 			return fileProblem(p, k, err)
 		}
-		analyze = func() *Facts { return AnalyzeFile(p, src, k, l.Schema) }
+		analyze = func() *Facts { return l.analyzeFile(p, src, k) }
 	}
 	if l.Cache != nil {
 		return l.Cache.Analyze(p, fi, src, k, analyze)
 	}
 	return analyze()
+}
+
+// analyzeFile is AnalyzeFile with the Loader's schema options, parsing
+// front matter into a node slab of the Loader's, reset afterwards for the
+// next file.
+func (l *Loader) analyzeFile(p string, src []byte, k Kind) *Facts {
+	slab, _ := l.slabs.Get().(*yamlSlab)
+	if slab == nil {
+		slab = &yamlSlab{}
+	}
+	f := analyzeFile(p, src, k, l.Schema, slab)
+	slab.reset()
+	l.slabs.Put(slab)
+	return f
 }
 
 // unread returns the Facts of a file that ReadFile did not read, err

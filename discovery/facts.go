@@ -151,6 +151,13 @@ func docKind(k Kind) (DocKind, bool) {
 // AnalyzeFile computes the Facts of one file of kind k from its bytes.
 // Pyproject files are analyzed with kind "" and name pyproject.toml.
 func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
+	return analyzeFile(path, src, k, opts, nil)
+}
+
+// analyzeFile is AnalyzeFile parsing front matter into the nodes of slab
+// (nil for new ones) where it can. The Facts hold no node: slab may be
+// reset once it returns.
+func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yamlSlab) *Facts {
 	f := &Facts{Kind: k}
 	if k == "" && filepath.Base(path) == "pyproject.toml" {
 		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
@@ -165,7 +172,7 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 		}
 		return f
 	}
-	doc := ParseDocument(path, src, dk, opts)
+	doc := parseDocument(path, src, dk, opts, slab)
 	f.Diagnostics = doc.Diagnostics
 	f.Name = doc.Name()
 	f.Description = doc.Description()

@@ -25,7 +25,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxFileSize
 	}
-	return readFile(path, limit)
+	return readFile(path, limit, nil)
 }
 
 // notRegular is the error of ReadFile for a file of mode m.

@@ -8,8 +8,9 @@ import (
 	"syscall"
 )
 
-// readFile is ReadFile with a positive limit, through the os package.
-func readFile(path string, limit int64) ([]byte, error) {
+// readFile is ReadFile with a positive limit, through the os package,
+// reading into buf when it is large enough (into new memory otherwise).
+func readFile(path string, limit int64, buf []byte) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -27,7 +28,10 @@ func readFile(path string, limit int64) ([]byte, error) {
 	}
 	// The size may change under us: read one byte more than the limit to
 	// tell a file that grew.
-	buf := make([]byte, 0, fi.Size()+1)
+	if int64(cap(buf)) < fi.Size()+1 {
+		buf = make([]byte, 0, fi.Size()+1)
+	}
+	buf = buf[:0]
 	for {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -7,12 +7,13 @@ import (
 	"syscall"
 )
 
-// readFile is ReadFile with a positive limit. It calls the system
+// readFile is ReadFile with a positive limit, reading into buf when it is
+// large enough (into new memory otherwise). It calls the system
 // directly: open, fstat, read to the end, close. An os.File would also
 // try to register the descriptor with the network poller (a failing
 // system call for every regular file) and set a finalizer. The errors
 // are those the os package returns.
-func readFile(path string, limit int64) ([]byte, error) {
+func readFile(path string, limit int64, buf []byte) ([]byte, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
@@ -34,7 +35,10 @@ func readFile(path string, limit int64) ([]byte, error) {
 	}
 	// The size may change under us: read one byte more than the limit to
 	// tell a file that grew.
-	buf := make([]byte, 0, st.Size+1)
+	if int64(cap(buf)) < st.Size+1 {
+		buf = make([]byte, 0, st.Size+1)
+	}
+	buf = buf[:0]
 	for {
 		var n int
 		err := retryEINTR(func() (err error) {

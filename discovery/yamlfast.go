@@ -34,6 +34,25 @@ type fastYAML struct {
 	curLine, curOff, curCol int
 }
 
+// yamlSlab is memory for the nodes of one front matter block at a time:
+// a Loader hands one to each file it analyzes, and clears it for the
+// next once the file's Facts are made (they hold no node).
+type yamlSlab struct {
+	nodes []yaml.Node
+	ptrs  []*yaml.Node
+	used  bool // nodes were handed out since the last reset
+}
+
+// reset clears the nodes handed out, so that they keep nothing alive, for
+// the next block.
+func (s *yamlSlab) reset() {
+	if s.used {
+		clear(s.nodes)
+		clear(s.ptrs)
+		s.used = false
+	}
+}
+
 // fastLine is one line of the text, without its "\n".
 type fastLine struct {
 	start, end int
@@ -46,7 +65,7 @@ type fastLine struct {
 // parseYAMLFast parses text when it is in the subset the fast path reads.
 // It returns the document's content node (nil for a text of blank lines)
 // and true, or false when go-yaml must parse the text.
-func parseYAMLFast(text []byte) (*yaml.Node, bool) {
+func parseYAMLFast(text []byte, slab *yamlSlab) (*yaml.Node, bool) {
 	p := fastYAML{text: text, curLine: -1}
 	if !p.split() {
 		return nil, false
@@ -59,8 +78,17 @@ func parseYAMLFast(text []byte) (*yaml.Node, bool) {
 	// Enough nodes as split counted them; more, should they be needed, are
 	// handed out in smaller slabs.
 	n := p.estimate + 2
-	p.nodes = make([]yaml.Node, 0, n)
-	p.ptrs = make([]*yaml.Node, 0, n)
+	if slab != nil {
+		if cap(slab.nodes) < n {
+			slab.nodes = make([]yaml.Node, n)
+			slab.ptrs = make([]*yaml.Node, n)
+		}
+		slab.used = true
+		p.nodes, p.ptrs = slab.nodes[:0], slab.ptrs[:0]
+	} else {
+		p.nodes = make([]yaml.Node, 0, n)
+		p.ptrs = make([]*yaml.Node, 0, n)
+	}
 	l := p.lines[i]
 	if !p.isKeyAt(i, l.start+l.indent) {
 		return nil, false

@@ -143,7 +143,13 @@ var yamlErrLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // content node, or nil when the text holds no document at all (empty, or
 // only comments).
 func parseYAML(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
-	if root, ok := parseYAMLFast(text); ok {
+	return parseYAMLIn(text, nil)
+}
+
+// parseYAMLIn is parseYAML taking the nodes from slab (nil for new ones)
+// where it can.
+func parseYAMLIn(text []byte, slab *yamlSlab) (root *yaml.Node, err *yamlSyntaxError) {
+	if root, ok := parseYAMLFast(text, slab); ok {
 		return root, nil
 	}
 	return parseYAMLSlow(text)

@@ -13,7 +13,7 @@ var (
 
 // ParseYAMLFast and ParseYAMLSlow are the two ways parseYAML reads a text,
 // for the test that holds them to the same trees.
-func ParseYAMLFast(text []byte) (*yaml.Node, bool) { return parseYAMLFast(text) }
+func ParseYAMLFast(text []byte) (*yaml.Node, bool) { return parseYAMLFast(text, nil) }
 
 func ParseYAMLSlow(text []byte) (*yaml.Node, error) {
 	n, err := parseYAMLSlow(text)
