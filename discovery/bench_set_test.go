@@ -72,3 +72,45 @@ func BenchmarkPublish(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkColdScan measures what a cold check does with a root, on one
+// goroutine: every collection listed and loaded, every file read and
+// analyzed (ScanRoot), then the set resolved and every cross-reference
+// checked. The root holds 2,000 synthetic collections (200 with -short);
+// AMPLIDEX_BENCH_ROOT names an existing root to scan instead, such as the
+// user root of a tree cmd/amplidex-bench generates:
+//
+//	go run ./cmd/amplidex-bench -collections 2000 -dir /tmp/t2k -keep -skip-watchman -samples 1
+//	AMPLIDEX_BENCH_ROOT=/tmp/t2k/home/.amplifier/collections go test -run '^$' -bench ColdScan ./discovery/
+func BenchmarkColdScan(b *testing.B) {
+	root := os.Getenv("AMPLIDEX_BENCH_ROOT")
+	if root == "" {
+		n := 2000
+		if testing.Short() {
+			n = 200
+		}
+		root = b.TempDir()
+		writeSyntheticRoot(b, root, n)
+	}
+	r := discovery.Root{Kind: discovery.RootUser, Path: root}
+	b.ReportAllocs()
+	var files, diags int
+	for b.Loop() {
+		cols, err := (&discovery.Loader{}).ScanRoot(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
+		var ds []discovery.Diagnostic
+		files = 0
+		for _, c := range set.Collections() {
+			files += len(c.Facts)
+			ds = append(ds, c.OwnDiagnostics()...)
+		}
+		ds = append(ds, set.Check()...)
+		discovery.SortDiagnostics(ds)
+		diags = len(ds)
+	}
+	b.ReportMetric(float64(files), "files/op")
+	b.ReportMetric(float64(diags), "diagnostics/op")
+}

@@ -194,6 +194,12 @@ type Loader struct {
 	// ReadFile reads a file; when nil, ReadFile of this package with
 	// MaxFileSize as the limit. Tests count reads here.
 	ReadFile func(string) ([]byte, error)
+	// OnRead, when set, sees the bytes of every file read with the
+	// Loader's own reader (ReadFile nil); it is called from as many
+	// goroutines as load collections at once, and must not keep or change
+	// src. A caller that only looks at the bytes sets it rather than
+	// ReadFile, so that a file is opened once and not first stat'ed.
+	OnRead func(path string, src []byte)
 	// MaxFileSize bounds the documents read; DefaultMaxFileSize when 0.
 	MaxFileSize int64
 	// Details, when set, makes the collections loaded keep brief Facts
@@ -203,7 +209,15 @@ type Loader struct {
 	// index sets it, so that what lives in memory is what answers need at
 	// once.
 	Details func(path string) *Facts
+
+	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
+	// buffers reused from file to file.
+	slabs, bufs sync.Pool
 }
+
+// maxPooledBuffer is the largest file buffer a Loader keeps for the next
+// file.
+const maxPooledBuffer = 1 << 20
 
 func (l *Loader) maxFileSize() int64 {
 	if l.MaxFileSize <= 0 {
@@ -216,7 +230,11 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 	if l.ReadFile != nil {
 		return l.ReadFile(p)
 	}
-	return ReadFile(p, l.maxFileSize())
+	src, err := ReadFile(p, l.maxFileSize())
+	if err == nil && l.OnRead != nil {
+		l.OnRead(p, src)
+	}
+	return src, err
 }
 
 // fileProblem returns Facts holding only the warning that says why the
@@ -237,6 +255,31 @@ func fileProblem(p string, k Kind, err error) *Facts {
 // large gets Facts holding only a warning; it is never opened for reading
 // unless it is a regular file.
 func (l *Loader) analyze(p string, k Kind) *Facts {
+	if l.Cache == nil && l.ReadFile == nil {
+		// Nothing needs the file's stat before it is read: ReadFile opens
+		// it without blocking and reads it only if it is a regular file
+		// within the limit. Nor does anything keep its bytes (the Facts
+		// hold copies, OnRead must not keep them): they are read into a
+		// buffer of the Loader's, used again for the next file.
+		buf, _ := l.bufs.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
+		}
+		src, err := readFile(p, l.maxFileSize(), *buf)
+		if err != nil {
+			l.bufs.Put(buf)
+			return l.unread(p, k, err)
+		}
+		if l.OnRead != nil {
+			l.OnRead(p, src)
+		}
+		f := l.analyzeFile(p, src, k)
+		if cap(src) <= maxPooledBuffer {
+			*buf = src[:0]
+		}
+		l.bufs.Put(buf)
+		return f
+	}
 	fi, err := os.Stat(p)
 	if err != nil {
 		return fileProblem(p, k, err)
@@ -264,7 +307,7 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 		if src, err = l.readFile(p); err != nil {
 			return fileProblem(p, k, err)
 		}
-		analyze = func() *Facts { return AnalyzeFile(p, src, k, l.Schema) }
+		analyze = func() *Facts { return l.analyzeFile(p, src, k) }
 	}
 	if l.Cache != nil {
 		return l.Cache.Analyze(p, fi, src, k, analyze)
@@ -272,10 +315,58 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 	return analyze()
 }
 
+// analyzeFile is AnalyzeFile with the Loader's schema options, parsing
+// front matter into a node slab of the Loader's, reset afterwards for the
+// next file.
+func (l *Loader) analyzeFile(p string, src []byte, k Kind) *Facts {
+	slab, _ := l.slabs.Get().(*yamlSlab)
+	if slab == nil {
+		slab = &yamlSlab{}
+	}
+	f := analyzeFile(p, src, k, l.Schema, slab)
+	slab.reset()
+	l.slabs.Put(slab)
+	return f
+}
+
+// unread returns the Facts of a file that ReadFile did not read, err
+// being why: the warning analyze gives after a stat, which says why
+// more precisely than the open can (a socket cannot be opened at all).
+func (l *Loader) unread(p string, k Kind, err error) *Facts {
+	if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) {
+		return fileProblem(p, k, err)
+	}
+	fi, serr := os.Stat(p)
+	switch max := l.maxFileSize(); {
+	case serr != nil:
+		return fileProblem(p, k, serr)
+	case !fi.Mode().IsRegular():
+		return fileProblem(p, k, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode())))
+	case fi.Size() > max:
+		return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, fi.Size(), max))
+	}
+	return fileProblem(p, k, err)
+}
+
 // Load reads the collection directory dir found in root. It returns nil
 // when dir is not a collection at all (no metadata and no resources).
 func (l *Loader) Load(root Root, dir string) *Collection {
-	shape, err := DetectShape(dir, "")
+	entries, err := os.ReadDir(dir)
+	return l.load(root, dir, entries, err)
+}
+
+// load is Load given what reading the directory dir returned.
+func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *Collection {
+	realDir := dir
+	if err == nil {
+		if real, rerr := filepath.EvalSymlinks(dir); rerr == nil {
+			realDir = real
+		}
+	}
+	var shape Shape
+	if err == nil {
+		shape = detectShape(dir, realDir, "", entries)
+	}
 	if err != nil {
 		return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: dir, Base: dir,
 			Layout: LayoutNone, Problem: "cannot read directory: " + errText(err),
@@ -310,7 +401,7 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 		// The package directory named after the project wins over another
 		// one when both hold resources.
 		if want := strings.ReplaceAll(c.Name, "-", "_"); shape.Layout == LayoutNested && filepath.Base(shape.Base) != want {
-			if s2, err := DetectShape(dir, want); err == nil && s2.Layout == LayoutNested {
+			if s2 := detectShape(dir, realDir, want, entries); s2.Layout == LayoutNested {
 				shape = s2
 				c.Base = s2.Base
 			}
@@ -330,7 +421,11 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 			c.Diagnostics = append(c.Diagnostics, l.checkPackageCopy(c, shape)...)
 		}
 	}
-	res, diags := ListResources(c.Base)
+	dirs := ^resourceSet(0)
+	if shape.namedKnown && shape.Base == c.Base {
+		dirs = shape.named
+	}
+	res, diags := listResources(c.Base, dirs)
 	c.Resources = res
 	c.Diagnostics = append(c.Diagnostics, diags...)
 	for _, r := range res {
@@ -424,10 +519,17 @@ func IsCandidate(name string) bool { return !skipDir(name) && !IsEditorDropping(
 // is not a candidate name, not a directory (a symbolic link to one is
 // followed), or not a collection at all.
 func (l *Loader) LoadCandidate(root Root, dir string) *Collection {
-	if !IsCandidate(filepath.Base(dir)) || !isDir(dir) {
+	if !IsCandidate(filepath.Base(dir)) {
 		return nil
 	}
-	return l.Load(root, dir)
+	// A directory that lists is a directory: only when the listing fails
+	// is a stat needed to tell a file (not a candidate) from a directory
+	// that cannot be read.
+	entries, err := os.ReadDir(dir)
+	if err != nil && !isDir(dir) {
+		return nil
+	}
+	return l.load(root, dir, entries, err)
 }
 
 // Files returns the paths of every file the collection read: its

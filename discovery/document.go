@@ -47,6 +47,13 @@ type Document struct {
 // by MaxFrontMatter, MaxFrontMatterNodes and MaxFrontMatterDepth whatever
 // src holds; the body is not parsed.
 func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *Document {
+	return parseDocument(path, src, kind, opts, nil)
+}
+
+// parseDocument is ParseDocument taking the nodes of Front from slab
+// (nil for new ones) where it can: the Document must then be dropped
+// before slab is reset.
+func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, slab *yamlSlab) *Document {
 	d := &Document{Path: path, Kind: kind, Src: src, Lines: NewLineIndex(src)}
 	fm, err := SplitFrontMatter(src)
 	d.Open = fm.Open
@@ -74,7 +81,7 @@ func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *D
 	}
 	d.FrontStart, d.FrontEnd, d.BodyStart = fm.Start, fm.End, fm.BodyStart
 	d.text = newYAMLText(src, fm.Start, fm.End)
-	root, serr := parseYAML(src[fm.Start:fm.End])
+	root, serr := parseYAMLIn(src[fm.Start:fm.End], slab)
 	if serr != nil {
 		d.syntaxError(serr)
 		return d

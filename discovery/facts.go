@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
@@ -151,6 +152,13 @@ func docKind(k Kind) (DocKind, bool) {
 // AnalyzeFile computes the Facts of one file of kind k from its bytes.
 // Pyproject files are analyzed with kind "" and name pyproject.toml.
 func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
+	return analyzeFile(path, src, k, opts, nil)
+}
+
+// analyzeFile is AnalyzeFile parsing front matter into the nodes of slab
+// (nil for new ones) where it can. The Facts hold no node: slab may be
+// reset once it returns.
+func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yamlSlab) *Facts {
 	f := &Facts{Kind: k}
 	if k == "" && filepath.Base(path) == "pyproject.toml" {
 		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
@@ -158,11 +166,14 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 	}
 	dk, ok := docKind(k)
 	if !ok {
-		// Context files: only their mentions matter.
-		f.Mentions = FindMentions(src, 0, NewLineIndex(src))
+		// Context files: only their mentions matter, and a file without an
+		// "@" has none.
+		if bytes.IndexByte(src, '@') >= 0 {
+			f.Mentions = FindMentions(src, 0, NewLineIndex(src))
+		}
 		return f
 	}
-	doc := ParseDocument(path, src, dk, opts)
+	doc := parseDocument(path, src, dk, opts, slab)
 	f.Diagnostics = doc.Diagnostics
 	f.Name = doc.Name()
 	f.Description = doc.Description()

@@ -26,6 +26,12 @@ type Shape struct {
 	// checked for a disagreeing name.
 	PackagePyproject string
 	Layout           Layout
+
+	// named holds the resource directory names that Base holds, of any
+	// type, when namedKnown: ListResources need not try to read the
+	// others.
+	named      resourceSet
+	namedKnown bool
 }
 
 // IsCollection reports whether the shape is a collection: it has metadata.
@@ -42,24 +48,34 @@ func (s Shape) HasResources() bool { return s.Layout != LayoutNone }
 // package directory while the resources sit at the top. packageName is the
 // project name with "-" turned into "_" when already known ("" otherwise).
 func DetectShape(dir, packageName string) (Shape, error) {
-	s := Shape{Dir: dir, RealDir: dir, Layout: LayoutNone}
+	realDir := dir
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		s.RealDir = real
+		realDir = real
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return s, err
+		return Shape{Dir: dir, RealDir: realDir, Layout: LayoutNone}, err
 	}
+	return detectShape(dir, realDir, packageName, entries), nil
+}
+
+// detectShape is DetectShape given the real path of dir and its entries.
+// The types of the entries answer what a stat would, but for symbolic
+// links, which are followed.
+func detectShape(dir, realDir, packageName string, entries []os.DirEntry) Shape {
+	s := Shape{Dir: dir, RealDir: realDir, Layout: LayoutNone}
 	rootPy := false
 	var pkgs []string // subdirectories that may be the Python package
 	flat := false
+	var named resourceSet // the resource directory names dir holds, of any type
 	for _, e := range entries {
 		name := e.Name()
 		switch {
-		case name == "pyproject.toml" && isFile(filepath.Join(dir, name)):
+		case name == "pyproject.toml" && entryIsFile(dir, e):
 			rootPy = true
 		case isResourceDir(name):
-			if isDir(filepath.Join(dir, name)) {
+			named |= resourceBit(name)
+			if entryIsDir(dir, e) {
 				flat = true
 			}
 		case e.IsDir() && !skipDir(name) && isPackage(filepath.Join(dir, name)):
@@ -90,7 +106,47 @@ func DetectShape(dir, packageName string) (Shape, error) {
 	default:
 		s.Base = dir
 	}
-	return s, nil
+	if s.Base == dir {
+		s.named, s.namedKnown = named, true
+	}
+	return s
+}
+
+// resourceSet is a set of the names in resourceDirs.
+type resourceSet uint8
+
+// resourceBit is the member of a resourceSet for a name in resourceDirs.
+func resourceBit(name string) resourceSet {
+	for i, r := range resourceDirs {
+		if name == r {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// entryIsFile reports whether entry e of dir is a regular file, following
+// a symbolic link, as isFile would.
+func entryIsFile(dir string, e os.DirEntry) bool {
+	switch t := e.Type(); {
+	case t.IsRegular():
+		return true
+	case t&fs.ModeSymlink != 0:
+		return isFile(filepath.Join(dir, e.Name()))
+	}
+	return false
+}
+
+// entryIsDir reports whether entry e of dir is a directory, following a
+// symbolic link, as isDir would.
+func entryIsDir(dir string, e os.DirEntry) bool {
+	switch t := e.Type(); {
+	case t.IsDir():
+		return true
+	case t&fs.ModeSymlink != 0:
+		return isDir(filepath.Join(dir, e.Name()))
+	}
+	return false
 }
 
 // choosePackage picks the package directory among candidates and reports
@@ -193,6 +249,12 @@ func isReadme(name string) bool { return strings.EqualFold(name, "README.md") }
 // looping links, scenario tools without pyproject.toml) come back as
 // diagnostics; nothing is read but directory listings and stats.
 func ListResources(base string) ([]Resource, []Diagnostic) {
+	return listResources(base, ^resourceSet(0))
+}
+
+// listResources is ListResources, trying to read only the resource
+// directories named in dirs (those that base may hold).
+func listResources(base string, dirs resourceSet) ([]Resource, []Diagnostic) {
 	var (
 		out   []Resource
 		diags []Diagnostic
@@ -203,6 +265,9 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 	// readDir lists a resource directory; one that is absent holds nothing,
 	// one that cannot be read is warned about.
 	readDir := func(dir string) []os.DirEntry {
+		if dirs&resourceBit(filepath.Base(dir)) == 0 {
+			return nil // base holds no such name
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))

@@ -3,7 +3,6 @@ package discovery
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,9 +13,28 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// pyprojectVersionRE is the version format of the collection format: X.Y.Z,
-// digits only. Pre-release and build suffixes are not accepted.
-var pyprojectVersionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+// isPyprojectVersion reports whether v has the version format of the
+// collection format, ^[0-9]+\.[0-9]+\.[0-9]+$: X.Y.Z, ASCII digits only.
+// Pre-release and build suffixes are not accepted.
+func isPyprojectVersion(v string) bool {
+	for part := 0; part < 3; part++ {
+		n := 0
+		for n < len(v) && isDigit(v[n]) {
+			n++
+		}
+		if n == 0 {
+			return false
+		}
+		v = v[n:]
+		if part < 2 {
+			if v == "" || v[0] != '.' {
+				return false
+			}
+			v = v[1:]
+		}
+	}
+	return v == ""
+}
 
 // isCollectionExtraKey reports whether key is one of the keys of
 // [tool.amplifier.collection] that the format does not document but that
@@ -80,7 +98,7 @@ type pyprojectParser struct {
 	src   []byte
 	lines *LineIndex
 	spans tomlSpans
-	md    toml.MetaData
+	keys  []toml.Key // every key and table header, in the order of the file
 	meta  *Metadata
 	diags []Diagnostic
 }
@@ -104,12 +122,20 @@ func (p *pyprojectParser) parse() {
 		p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
 		return
 	}
-	doc, md, err := decodeTOML(p.src)
-	if err != nil {
-		p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
-		return
+	doc, keys, ok := decodeTOMLFast(p.src)
+	if !ok {
+		var (
+			md  toml.MetaData
+			err error
+		)
+		doc, md, err = decodeTOML(p.src)
+		if err != nil {
+			p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
+			return
+		}
+		keys = md.Keys()
 	}
-	p.md = md
+	p.keys = keys
 	p.spans = spans
 	p.checkProject(doc)
 	p.checkCollection(doc)
@@ -243,7 +269,7 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 		}
 	}
 	p.meta.Version = p.requiredString(project, "version")
-	if p.meta.Version != "" && !pyprojectVersionRE.MatchString(p.meta.Version) {
+	if p.meta.Version != "" && !isPyprojectVersion(p.meta.Version) {
 		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "Invalid version format")
 	}
 	p.meta.Description = p.requiredString(project, "description")
@@ -344,7 +370,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 func (p *pyprojectParser) childKeys(path []string, table map[string]any) []string {
 	out := make([]string, 0, len(table))
 	seen := make(map[string]bool, len(table))
-	for _, k := range p.md.Keys() {
+	for _, k := range p.keys {
 		if len(k) <= len(path) || !slices.Equal(k[:len(path)], path) {
 			continue
 		}
@@ -617,14 +643,19 @@ func (s *tomlScanner) record(path []string, span tomlSpan, prefixes bool) {
 	if len(path) == 0 {
 		return
 	}
-	if old, ok := s.spans[tomlPath(path)]; !ok || old.implicit {
-		s.spans[tomlPath(path)] = span
+	full := tomlPath(path)
+	if old, ok := s.spans[full]; !ok || old.implicit {
+		s.spans[full] = span
 	}
 	if !prefixes {
 		return
 	}
+	// The path of each enclosing table is a prefix of full, up to the
+	// separator after its last part.
+	end := len(full)
 	for n := len(path) - 1; n > 0; n-- {
-		p := tomlPath(path[:n])
+		end -= len(path[n]) + 1
+		p := full[:end]
 		if _, ok := s.spans[p]; ok {
 			break
 		}

@@ -3,10 +3,7 @@ package discovery
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"syscall"
 )
 
 // ErrNotRegular is returned by ReadFile when the path names something
@@ -28,40 +25,23 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxFileSize
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode()))}
-	}
-	if fi.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, fi.Size(), limit)}
-	}
-	// The size may change under us: read one byte more than the limit to
-	// tell a file that grew.
-	buf := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than the %d read", ErrTooLarge, limit)}
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-	}
+	return readFile(path, limit, nil)
+}
+
+// notRegular is the error of ReadFile for a file of mode m.
+func notRegular(path string, m fs.FileMode) error {
+	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, modeName(m))}
+}
+
+// tooLarge is the error of ReadFile for a file of size bytes, over limit.
+func tooLarge(path string, size, limit int64) error {
+	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, size, limit)}
+}
+
+// grewPast is the error of ReadFile for a file that grew past limit while
+// it was read.
+func grewPast(path string, limit int64) error {
+	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than the %d read", ErrTooLarge, limit)}
 }
 
 // modeName says what kind of file a mode is, for messages.

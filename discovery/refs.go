@@ -374,22 +374,25 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 // and the chain, or "".
 func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
 	chain := s.Chain(ref)
-	merged, ok := effectiveSession(chain)
-	if !ok || len(chain) < 2 {
+	if len(chain) < 2 {
 		return "", ""
 	}
 	last := chain[len(chain)-1]
 	if f := last.Collection.Facts[last.Path]; f == nil || f.Extends != nil {
 		return "", "" // the chain stops early: reported as unresolved
 	}
-	ids := make([]string, len(chain))
-	for i, p := range chain {
-		ids[i] = p.ID()
+	merged, ok := effectiveSession(chain)
+	if !ok {
+		return "", ""
 	}
 	session, _ := merged.(*Map)
 	for _, slot := range []string{"orchestrator", "context"} {
 		entry, _ := session.Value(slot).(*Map)
 		if id, _ := entry.Value("module").(string); id == "" {
+			ids := make([]string, len(chain))
+			for i, p := range chain {
+				ids[i] = p.ID()
+			}
 			return "session." + slot + ".module", strings.Join(ids, " → ")
 		}
 	}

@@ -132,6 +132,8 @@ type validator struct {
 	// extends is set when a profile names a parent, so that keys required
 	// only of a root profile are not required of it.
 	extends bool
+	// stack is the path from the top to the value being checked.
+	stack []pathElem
 }
 
 // validate appends to d.Diagnostics what is wrong with d.Front under the
@@ -150,7 +152,7 @@ func validate(d *Document, opts SchemaOptions) {
 			v.extends = true
 		}
 	}
-	v.mapping(d.Front, s, "", nil)
+	v.mapping(d.Front, s, nil)
 }
 
 func (v *validator) report(code string, sev Severity, r Range, format string, args ...any) {
@@ -160,7 +162,7 @@ func (v *validator) report(code string, sev Severity, r Range, format string, ar
 // value checks n against s. f is the field n is the value of (nil for list
 // items and extra keys); at is where a missing key inside n is reported:
 // n's key, or n itself for a list item (nil for the opening line).
-func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at *yaml.Node) {
+func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 	r := resolve(n)
 	if r == nil || r.Kind == yaml.AliasNode {
 		return // an unresolvable alias; the limits check reported it
@@ -174,7 +176,7 @@ func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at *yam
 			v.report(f.code, SeverityError, v.doc.NodeRange(n), "%s", f.message)
 			return
 		}
-		msg := fmt.Sprintf("%s must be %s, got %s", quotePath(path), describeKinds(s), describeNode(r))
+		msg := fmt.Sprintf("%s must be %s, got %s", quotePath(v.path()), describeKinds(s), describeNode(r))
 		if s.hint != "" {
 			msg += " (" + s.hint + ")"
 		}
@@ -189,12 +191,12 @@ func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at *yam
 	case kString:
 		if len(s.enum) > 0 && !slices.Contains(s.enum, r.Value) {
 			v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "%s must be %s, got %s",
-				quotePath(path), describeKinds(s), quoteValue(r.Value))
+				quotePath(v.path()), describeKinds(s), quoteValue(r.Value))
 		}
 		if s.semver {
 			if _, err := semver.StrictNewVersion(r.Value); err != nil {
 				v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n),
-					"%s must be a semantic version X.Y.Z, got %s", quotePath(path), quoteValue(r.Value))
+					"%s must be a semantic version X.Y.Z, got %s", quotePath(v.path()), quoteValue(r.Value))
 			}
 		}
 	case kList:
@@ -202,68 +204,160 @@ func (v *validator) value(n *yaml.Node, s *shape, path string, f *field, at *yam
 			return
 		}
 		for i, item := range r.Content {
-			v.value(item, s.items, fmt.Sprintf("%s[%d]", path, i), nil, item)
+			v.stack = append(v.stack, pathElem{index: i, item: true})
+			v.value(item, s.items, nil, item)
+			v.stack = v.stack[:len(v.stack)-1]
 		}
 	case kMap:
 		if len(s.fields) == 0 && s.extra != nil && s.extra.kinds == kAny {
 			return // an open mapping: nothing to check
 		}
-		v.mapping(r, s, path, at)
+		v.mapping(r, s, at)
 	}
 }
 
+// pathElem is one step of the path to a value: a key of a mapping, or
+// item index of a list.
+type pathElem struct {
+	key   string
+	index int
+	item  bool
+}
+
+// path returns where the value being checked sits, as messages write it:
+// keys joined with dots, list items as [i]; "" for the top. It is made
+// only for a message.
+func (v *validator) path() string {
+	p := ""
+	for _, e := range v.stack {
+		if e.item {
+			p = fmt.Sprintf("%s[%d]", p, e.index)
+		} else {
+			p = joinPath(p, e.key)
+		}
+	}
+	return p
+}
+
+// valueAt checks the value n of key name of the mapping being checked.
+func (v *validator) valueAt(name string, n *yaml.Node, s *shape, f *field, at *yaml.Node) {
+	v.stack = append(v.stack, pathElem{key: name})
+	v.value(n, s, f, at)
+	v.stack = v.stack[:len(v.stack)-1]
+}
+
 // mapping checks the keys of mapping m against s.
-func (v *validator) mapping(m *yaml.Node, s *shape, path string, at *yaml.Node) {
-	ps, bad := pairs(m)
+func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
+	// A mapping without merge keys is its own list of pairs: it is looked
+	// through without gathering them.
+	var (
+		ps  []yamlPair
+		bad []*yaml.Node
+	)
+	direct := m.Kind == yaml.MappingNode && !hasMergeKey(m)
+	if !direct {
+		ps, bad = pairs(m)
+	}
+	count := len(ps)
+	if direct {
+		count = len(m.Content) / 2
+	}
 	for _, b := range bad {
 		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
-			"a merge (<<) in %s must name a mapping, got %s", quotePathOrTop(path), describeNode(resolve(b)))
+			"a merge (<<) in %s must name a mapping, got %s", quotePathOrTop(v.path()), describeNode(resolve(b)))
 	}
-	present := make(map[string]*yaml.Node, len(ps))
-	for _, p := range ps {
+	var present keysSeen
+	if count > maxListedKeys {
+		present.m = make(map[string]*yaml.Node, count)
+	} else {
+		present.list = make([]seenKey, 0, count)
+	}
+	for i := range count {
+		var p yamlPair
+		if direct {
+			p = yamlPair{m.Content[2*i], m.Content[2*i+1]}
+		} else {
+			p = ps[i]
+		}
 		k := resolve(p.key)
 		if k.Kind != yaml.ScalarNode {
 			if s.extra == nil {
 				v.report(CodeWrongType, SeverityError, v.doc.NodeRange(p.key),
-					"keys of %s must be strings, got %s", quotePathOrTop(path), describeNode(k))
+					"keys of %s must be strings, got %s", quotePathOrTop(v.path()), describeNode(k))
 			}
 			continue
 		}
 		name := k.Value
-		if first, dup := present[name]; dup {
+		if first := present.get(name); first != nil {
 			v.report(CodeDuplicateKey, SeverityError, v.doc.NodeRange(p.key),
 				"key %s is repeated (first at line %d); the last one wins", quoteKey(name), v.doc.NodeRange(first).Start.Line+1)
 		}
-		present[name] = p.key
-		sub := joinPath(path, name)
+		present.set(name, p.key)
 		f := s.field(name)
 		switch {
 		case f != nil:
-			v.value(p.value, f.shape, sub, f, p.key)
+			v.valueAt(name, p.value, f.shape, f, p.key)
 		case s.extra != nil:
-			v.value(p.value, s.extra, sub, nil, p.key)
+			v.valueAt(name, p.value, s.extra, nil, p.key)
 		default:
-			v.unknownKey(p.key, name, s, path)
+			v.unknownKey(p.key, name, s)
 		}
 	}
 	for _, f := range s.fields {
-		if present[f.name] != nil {
+		if present.get(f.name) != nil {
 			continue
 		}
-		needed := f.required || f.rootOnly && !v.extends || f.unless != "" && present[f.unless] == nil
+		needed := f.required || f.rootOnly && !v.extends || f.unless != "" && present.get(f.unless) == nil
 		switch {
 		case !needed:
 		case f.code != "":
 			v.report(f.code, SeverityError, v.doc.NodeRange(at), "%s", f.message)
-		case path == "":
+		case v.path() == "":
 			v.report(CodeRequiredKey, SeverityError, v.doc.NodeRange(at), "missing required key %s", quoteKey(f.name))
 		default:
-			v.report(CodeRequiredKey, SeverityError, v.doc.NodeRange(at), "missing required key %s in %s", quoteKey(f.name), quotePath(path))
+			v.report(CodeRequiredKey, SeverityError, v.doc.NodeRange(at), "missing required key %s in %s", quoteKey(f.name), quotePath(v.path()))
 		}
 	}
 }
 
-func (v *validator) unknownKey(key *yaml.Node, name string, s *shape, path string) {
+// keysSeen holds the key nodes of a mapping by name, the last one of each
+// name winning: in a list, looked through, for the few keys of a front
+// matter mapping; in m, when it is set, for many.
+type keysSeen struct {
+	list []seenKey
+	m    map[string]*yaml.Node
+}
+
+// maxListedKeys is the most keys a keysSeen looks through.
+const maxListedKeys = 16
+
+type seenKey struct {
+	name string
+	key  *yaml.Node
+}
+
+func (ks *keysSeen) get(name string) *yaml.Node {
+	if ks.m != nil {
+		return ks.m[name]
+	}
+	for i := len(ks.list) - 1; i >= 0; i-- {
+		if ks.list[i].name == name {
+			return ks.list[i].key
+		}
+	}
+	return nil
+}
+
+func (ks *keysSeen) set(name string, key *yaml.Node) {
+	if ks.m != nil {
+		ks.m[name] = key
+		return
+	}
+	ks.list = append(ks.list, seenKey{name, key})
+}
+
+func (v *validator) unknownKey(key *yaml.Node, name string, s *shape) {
+	path := v.path()
 	msg := "unknown key " + quoteKey(name)
 	if path != "" {
 		msg += " in " + quotePath(path)

@@ -297,7 +297,7 @@ func plainWord(s string) bool {
 	case "y", "Y", "n", "N":
 		return false
 	}
-	return !yaml11Bool.MatchString(s) && !yaml11Null.MatchString(s)
+	return !isYAML11Bool(s) && !isYAML11Null(s)
 }
 
 // Float is a YAML float (10.0, 0.7, 1.5e+3): a number that the loaders

@@ -45,6 +45,30 @@ type yamlText struct {
 }
 
 func newYAMLText(src []byte, start, end int) *yamlText {
+	text := src[start:end]
+	if bytes.IndexByte(text, '\r') < 0 && bytes.IndexByte(text, 0xC2) < 0 && bytes.IndexByte(text, 0xE2) < 0 {
+		// The common case: "\n" is the only line break.
+		n := bytes.Count(text, []byte{'\n'})
+		y := &yamlText{src: src, start: start, end: end, lines: make([]int, 1, n+1), breaks: make([]int, 0, n)}
+		y.lines[0] = start
+		for i := start; ; {
+			j := bytes.IndexByte(src[i:end], '\n')
+			if j < 0 {
+				break
+			}
+			i += j
+			y.breaks = append(y.breaks, i)
+			i++
+			y.lines = append(y.lines, i)
+		}
+		y.marks = buildColMarks(src, start, end, y.lines)
+		return y
+	}
+	return newYAMLTextAnyBreaks(src, start, end)
+}
+
+// newYAMLTextAnyBreaks is newYAMLText for a text with any line breaks.
+func newYAMLTextAnyBreaks(src []byte, start, end int) *yamlText {
 	y := &yamlText{src: src, start: start, end: end, lines: []int{start}}
 	for i := start; i < end; {
 		c := src[i]
@@ -119,6 +143,20 @@ var yamlErrLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // content node, or nil when the text holds no document at all (empty, or
 // only comments).
 func parseYAML(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
+	return parseYAMLIn(text, nil)
+}
+
+// parseYAMLIn is parseYAML taking the nodes from slab (nil for new ones)
+// where it can.
+func parseYAMLIn(text []byte, slab *yamlSlab) (root *yaml.Node, err *yamlSyntaxError) {
+	if root, ok := parseYAMLFast(text, slab); ok {
+		return root, nil
+	}
+	return parseYAMLSlow(text)
+}
+
+// parseYAMLSlow is parseYAML through go-yaml, for any text.
+func parseYAMLSlow(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
 	defer func() {
 		// go-yaml is not known to panic on any input; should it, the
 		// document gets a diagnostic instead of taking the process down.
@@ -174,6 +212,16 @@ func resolve(n *yaml.Node) *yaml.Node {
 // yamlPair is one key and its value in a mapping.
 type yamlPair struct {
 	key, value *yaml.Node
+}
+
+// hasMergeKey reports whether mapping m has a "<<" merge key of its own.
+func hasMergeKey(m *yaml.Node) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if isMergeKey(m.Content[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // isMergeKey reports whether k is the "<<" merge key.
@@ -248,6 +296,20 @@ func hasKey(ps []yamlPair, k *yaml.Node) bool {
 // lookupKey returns the entry of mapping m with key name: the last one
 // when the key is repeated, as YAML loaders keep the last.
 func lookupKey(m *yaml.Node, name string) (yamlPair, bool) {
+	m = resolve(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return yamlPair{}, false
+	}
+	if !hasMergeKey(m) {
+		// The entries are the explicit ones, in order: look through them
+		// without gathering them.
+		for i := len(m.Content)&^1 - 2; i >= 0; i -= 2 {
+			if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == name {
+				return yamlPair{k, m.Content[i+1]}, true
+			}
+		}
+		return yamlPair{}, false
+	}
 	ps, _ := pairs(m)
 	for i := len(ps) - 1; i >= 0; i-- {
 		k := ps[i].key
@@ -422,13 +484,173 @@ func nodeType(n *yaml.Node) valueKind {
 // Plain scalars are resolved as YAML 1.1 resolves them, as the Python
 // loaders that read these files at run time do: "yes", "off" are booleans,
 // "010" is octal, "1:30" is sexagesimal, "1e3" (no dot) is a string.
-// go-yaml follows YAML 1.2 and would disagree on those.
-var (
-	yaml11Bool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	yaml11Int   = regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yaml11Float = regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	yaml11Null  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-)
+// go-yaml follows YAML 1.2 and would disagree on those. The matchers below
+// accept exactly what these expressions of the YAML 1.1 resolver do
+// (anchored at both ends), by hand, for speed; a test holds them to the
+// expressions:
+//
+//	bool   yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
+//	int    [-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)
+//	float  [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|
+//	       [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
+//	null   ~|null|Null|NULL|(empty)
+
+// isYAML11Bool reports whether s is a YAML 1.1 boolean.
+func isYAML11Bool(s string) bool {
+	switch s {
+	case "yes", "Yes", "YES", "no", "No", "NO",
+		"true", "True", "TRUE", "false", "False", "FALSE",
+		"on", "On", "ON", "off", "Off", "OFF":
+		return true
+	}
+	return false
+}
+
+// isYAML11Null reports whether s is a YAML 1.1 null.
+func isYAML11Null(s string) bool {
+	switch s {
+	case "~", "null", "Null", "NULL", "":
+		return true
+	}
+	return false
+}
+
+// isYAML11Int reports whether s is a YAML 1.1 integer: binary, octal,
+// decimal, hexadecimal or sexagesimal, signed or not, with underscores.
+func isYAML11Int(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	switch {
+	case s == "":
+		return false
+	case s == "0":
+		return true
+	case s[0] == '0' && s[1] == 'b':
+		return len(s) > 2 && allBytes(s[2:], isBinDigitOrUnderscore)
+	case s[0] == '0' && s[1] == 'x':
+		return len(s) > 2 && allBytes(s[2:], isHexDigitOrUnderscore)
+	case s[0] == '0':
+		return allBytes(s[1:], isOctDigitOrUnderscore)
+	case s[0] < '1' || s[0] > '9':
+		return false
+	}
+	i := 1 + digitsOrUnderscores(s[1:])
+	if i == len(s) {
+		return true
+	}
+	// Sexagesimal: the groups must run to the end.
+	n, ok := sexagesimalGroups(s[i:])
+	return ok && i+n == len(s)
+}
+
+// isYAML11Float reports whether s is a YAML 1.1 float: with a dot (and an
+// exponent with a sign, if any), sexagesimal with a dot, infinite or not a
+// number.
+func isYAML11Float(s string) bool {
+	t, signed := s, false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		t, signed = t[1:], true
+	}
+	switch {
+	case t == "":
+		return false
+	case t[0] == '.':
+		switch rest := t[1:]; rest {
+		case "inf", "Inf", "INF":
+			return true
+		case "nan", "NaN", "NAN":
+			return !signed
+		default:
+			// A leading dot needs a digit after it, and no sign before it.
+			if signed || rest == "" || !isDigit(rest[0]) {
+				return false
+			}
+			i := 1 + digitsOrUnderscores(rest[1:])
+			return isExponent(rest[i:])
+		}
+	case !isDigit(t[0]):
+		return false
+	}
+	i := 1 + digitsOrUnderscores(t[1:])
+	if i < len(t) && t[i] == ':' {
+		n, ok := sexagesimalGroups(t[i:])
+		if !ok {
+			return false
+		}
+		i += n
+		if i == len(t) || t[i] != '.' {
+			return false
+		}
+		return allBytes(t[i+1:], isDigitOrUnderscore)
+	}
+	if i == len(t) || t[i] != '.' {
+		return false
+	}
+	i++
+	i += digitsOrUnderscores(t[i:])
+	return isExponent(t[i:])
+}
+
+// sexagesimalGroups measures the run of ":" [0-5]?[0-9] groups that opens
+// s: one or more, each of one digit or of two the first of which is at
+// most 5, each ending where s ends or at a byte that is not a digit. It
+// reports false when s opens with no such group, or with one of more than
+// two digits or of two that make more than 59.
+func sexagesimalGroups(s string) (int, bool) {
+	i := 0
+	for i < len(s) && s[i] == ':' {
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		switch j - i - 1 {
+		case 1:
+		case 2:
+			if s[i+1] > '5' {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		i = j
+	}
+	return i, i > 0
+}
+
+// isExponent reports whether s is empty or an exponent: [eE][-+][0-9]+.
+func isExponent(s string) bool {
+	if s == "" {
+		return true
+	}
+	return len(s) >= 3 && (s[0] == 'e' || s[0] == 'E') && (s[1] == '-' || s[1] == '+') && allBytes(s[2:], isDigit)
+}
+
+// digitsOrUnderscores returns the length of the run of digits and
+// underscores that opens s.
+func digitsOrUnderscores(s string) int {
+	i := 0
+	for i < len(s) && isDigitOrUnderscore(s[i]) {
+		i++
+	}
+	return i
+}
+
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigitOrUnderscore(c byte) bool    { return isDigit(c) || c == '_' }
+func isOctDigitOrUnderscore(c byte) bool { return c >= '0' && c <= '7' || c == '_' }
+func isBinDigitOrUnderscore(c byte) bool { return c == '0' || c == '1' || c == '_' }
+func isHexDigitOrUnderscore(c byte) bool {
+	return isDigitOrUnderscore(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
 
 // scalarType resolves the type of a scalar: by its explicit tag if it has
 // one, as a string if it is quoted or a block scalar, else by the YAML 1.1
@@ -463,13 +685,13 @@ func scalarType(n *yaml.Node) valueKind {
 		}
 	}
 	switch {
-	case yaml11Null.MatchString(v):
+	case isYAML11Null(v):
 		return kNull
-	case yaml11Bool.MatchString(v):
+	case isYAML11Bool(v):
 		return kBool
-	case yaml11Int.MatchString(v):
+	case isYAML11Int(v):
 		return kInt
-	case yaml11Float.MatchString(v):
+	case isYAML11Float(v):
 		return kFloat
 	}
 	return kString
@@ -513,7 +735,7 @@ func scalarValue(n *yaml.Node) any {
 	return n.Value
 }
 
-// parseYAML11Int parses a string yaml11Int matches, into an int, or a
+// parseYAML11Int parses a string isYAML11Int accepts, into an int, or a
 // *big.Int beyond int.
 func parseYAML11Int(s string) any {
 	s = strings.ReplaceAll(s, "_", "")
@@ -547,7 +769,7 @@ func parseYAML11Int(s string) any {
 	return &x
 }
 
-// parseYAML11Float parses a string yaml11Float matches.
+// parseYAML11Float parses a string isYAML11Float accepts.
 func parseYAML11Float(s string) float64 {
 	s = strings.ReplaceAll(s, "_", "")
 	switch strings.ToLower(strings.TrimLeft(s, "+")) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
@@ -113,15 +114,39 @@ func (c *Catalog) buildView(project string) *View {
 func (c *Catalog) viewOf(project string, roots []discovery.Root, cols [][]*discovery.Collection) *View {
 	set := discovery.NewSet(roots, cols)
 	v := &View{Project: project, Set: set}
+	// Each collection is checked on its own against the set, which is safe
+	// for concurrent use: the checks run on as many goroutines as loads
+	// do, and their results are gathered in order.
+	all := set.Collections()
+	type checked struct {
+		diags []discovery.Diagnostic
+		names []string
+	}
+	res := make([]checked, len(all))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(c.workers, len(all)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(all); i = int(next.Add(1)) - 1 {
+				names := set.RefNames(all[i])
+				sort.Strings(names)
+				res[i] = checked{set.CheckCollection(all[i]), names}
+			}
+		}()
+	}
+	wg.Wait()
 	cross := map[string][]discovery.Diagnostic{}
 	deps := map[string][]string{}
 	refs := map[string][]string{}
-	for _, col := range set.Collections() {
-		if ds := set.CheckCollection(col); len(ds) > 0 {
+	for i, col := range all {
+		if ds := res[i].diags; len(ds) > 0 {
 			cross[col.Dir] = ds
 		}
-		names := set.RefNames(col)
-		sort.Strings(names)
+		names := res[i].names
 		if len(names) > 0 {
 			deps[col.Dir] = names
 		}

@@ -1,0 +1,107 @@
+package discovery_test
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// The regular expressions of the YAML 1.1 resolver (PyYAML's), which the
+// hand-written matchers must agree with on every string.
+var yaml11Ref = []struct {
+	name  string
+	re    *regexp.Regexp
+	match func(string) bool
+}{
+	{"bool", regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`), discovery.IsYAML11Bool},
+	{"int", regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$`), discovery.IsYAML11Int},
+	{"float", regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`), discovery.IsYAML11Float},
+	{"null", regexp.MustCompile(`^(?:~|null|Null|NULL|)$`), discovery.IsYAML11Null},
+}
+
+func checkYAML11Matchers(t *testing.T, s string) {
+	t.Helper()
+	for _, r := range yaml11Ref {
+		if want, got := r.re.MatchString(s), r.match(s); got != want {
+			t.Errorf("%s matcher on %q = %v, the expression says %v", r.name, s, got, want)
+		}
+	}
+}
+
+func TestYAML11MatchersTable(t *testing.T) {
+	for _, s := range []string{
+		"", "~", "null", "Null", "NULL", "nULL", "nul", "null ",
+		"yes", "Yes", "YES", "yES", "y", "Y", "n", "no", "NO", "on", "On", "ON", "off", "OFF", "oFF", "true", "True", "tRUE", "false", "False",
+		"0", "-0", "+0", "00", "07", "08", "0_7", "0_", "0b", "0b1", "0b102", "0b_", "-0b1", "0x", "0x1F", "0xg", "0X1", "0x_", "0o7",
+		"1", "12", "1_000", "1__", "-1", "+1", "--1", "+-1", "1a", "a1", "_1", "1:0", "1:00", "1:59", "1:60", "1:5:3", "1:123", "1:", ":1",
+		"0:30", "-1:30", "1_0:30", "190:20:30", "1:30.", "1:30.5", "1:30.5_", "1:60.5", "1::3",
+		"1.", "1.0", "-1.0", "+1.0", "1.0e+3", "1.0e3", "1.0E-3", "1e3", "1e+3", "1.e+3", "1.0e+", "1_0.0_1", "1.2.3", "1.0e+3x",
+		".5", ".5e+3", "-.5", "+.5", "._5", ".", "-.", "._",
+		".inf", ".Inf", ".INF", "-.inf", "+.inf", ".iNF", "inf", ".nan", ".NaN", ".NAN", "-.nan", "+.NaN", "nan",
+		"1.0.0", "v1", "0.1.0", "2001-12-14", "12:30:45", "1,000", "1 000", "١٢", "1\n",
+	} {
+		checkYAML11Matchers(t, s)
+	}
+}
+
+// TestYAML11MatchersRandom compares the matchers with the expressions on
+// random strings over the bytes that matter to them.
+func TestYAML11MatchersRandom(t *testing.T) {
+	const alphabet = "0123456789_+-.:eEbxXaAfFgiInNoOtTyYlLsS~ "
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 300_000
+	if testing.Short() {
+		n = 30_000
+	}
+	buf := make([]byte, 0, 16)
+	for range n {
+		buf = buf[:0]
+		for range rng.IntN(12) {
+			// Digits, signs, dots and colons often, to reach deep into the
+			// number forms.
+			if rng.IntN(3) > 0 {
+				buf = append(buf, "0123456789.:_-+e"[rng.IntN(16)])
+			} else {
+				buf = append(buf, alphabet[rng.IntN(len(alphabet))])
+			}
+		}
+		checkYAML11Matchers(t, string(buf))
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// FuzzYAML11Matchers compares the matchers with the expressions on any
+// string.
+func FuzzYAML11Matchers(f *testing.F) {
+	for _, s := range []string{"", "0b1", "1:30", "1:30.5", ".inf", "-.5", "1.0e+3", "yes", "~"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkYAML11Matchers(t, s)
+	})
+}
+
+func TestPyprojectVersionMatcher(t *testing.T) {
+	re := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+	check := func(s string) {
+		if want, got := re.MatchString(s), discovery.IsPyprojectVersion(s); got != want {
+			t.Errorf("version matcher on %q = %v, the expression says %v", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "1", "1.2", "1.2.3", "01.002.0003", "1.2.3.4", "1.2.", ".1.2", "1..2", "1.2.3-rc1", "1.2.3\n", "v1.2.3", "1.2.x", "١.٢.٣"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 0, 10)
+	for range 50_000 {
+		buf = buf[:0]
+		for range rng.IntN(9) {
+			buf = append(buf, "0123456789..a-"[rng.IntN(14)])
+		}
+		check(string(buf))
+	}
+}
