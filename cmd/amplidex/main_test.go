@@ -5,9 +5,11 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +55,10 @@ func TestScripts(t *testing.T) {
 				return os.Geteuid() == 0, nil
 			case "agent":
 				return agentCmds() != nil, nil
+			case "hangup":
+				// A SIGHUP ignored here (nohup does this) is ignored by
+				// every process a test starts, and no shell may undo it.
+				return agentCmds() != nil && !signal.Ignored(syscall.SIGHUP), nil
 			}
 			return false, nil
 		},

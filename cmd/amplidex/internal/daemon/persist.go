@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -114,7 +115,10 @@ func (p *persister) write() {
 	p.writingGone = gone
 	p.mu.Unlock()
 	sort.Strings(gone)
-	var err error
+	var (
+		err   error
+		wrote int
+	)
 	for first := true; ; first = false {
 		puts := p.cache.takeQueue(writeChunk)
 		if len(puts) == 0 && (!first || len(gone) == 0) {
@@ -132,6 +136,13 @@ func (p *persister) write() {
 			break
 		}
 		p.cache.written(puts)
+		wrote += len(puts)
+	}
+	if wrote > writeChunk {
+		// A write this large is the first scan's, or one of a whole
+		// root's: its encodings and bbolt's pages are garbage now, and
+		// an idle daemon would hold their memory for its whole life.
+		debug.FreeOSMemory()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
