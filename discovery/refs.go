@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ProfileRef names a profile: its collection and its file.
@@ -100,12 +101,22 @@ func (s *Set) skipped(name string) string {
 	return msg
 }
 
+// suggestions is a cache of suggestCollection's answers.
+type suggestions struct {
+	mu   sync.Mutex
+	near map[string]string
+}
+
 // suggestCollection returns the winning collection name that name most
 // likely misspells, or "".
 func (s *Set) suggestCollection(name string) string {
-	s.statMu.Lock()
-	near, ok := s.suggested[name]
-	s.statMu.Unlock()
+	c := s.suggested
+	if c == nil {
+		c = &suggestions{} // a Set not made by NewSet or Apply
+	}
+	c.mu.Lock()
+	near, ok := c.near[name]
+	c.mu.Unlock()
 	if ok {
 		return near
 	}
@@ -116,12 +127,12 @@ func (s *Set) suggestCollection(name string) string {
 			}
 		}
 	})
-	s.statMu.Lock()
-	if s.suggested == nil {
-		s.suggested = map[string]string{}
+	c.mu.Lock()
+	if c.near == nil {
+		c.near = map[string]string{}
 	}
-	s.suggested[name] = near
-	s.statMu.Unlock()
+	c.near[name] = near
+	c.mu.Unlock()
 	return near
 }
 

@@ -45,10 +45,13 @@ type Set struct {
 
 	// stats remembers, for the life of the set, whether a path that is not
 	// a resource exists (mentions of docs and the like).
-	statMu      sync.Mutex // guards stats, constraints and suggested
+	statMu      sync.Mutex // guards stats and constraints
 	stats       map[string]bool
 	constraints map[string]*Constraint
-	suggested   map[string]string // the near name of an unresolved collection name
+	// suggested remembers the near name of each unresolved collection
+	// name asked about; Sets derived by Apply share it for as long as the
+	// names that have a winner stay the same.
+	suggested *suggestions
 }
 
 // Resolution is what a name resolves to.
@@ -64,7 +67,8 @@ type Resolution struct {
 
 // SetDelta says what an Apply changed: the names whose candidates changed
 // (a collection of that name came, went or was replaced), and the bare
-// agent names that now resolve to another collection. Names also holds
+// agent names that now resolve to another collection (not to the same one
+// read again). Names also holds
 // NamesDep when a name started or stopped resolving, and Agents the
 // agent of AnyAgentDep (without AgentDep) when a bare agent name did:
 // references that do not resolve suggest near names, so their messages
@@ -77,7 +81,8 @@ type SetDelta struct {
 // NewSet resolves the collections found in roots, given highest precedence
 // first; cols[i] are the collections of roots[i].
 func NewSet(roots []Root, cols [][]*Collection) *Set {
-	s := &Set{Roots: roots, rootIdx: make(map[Root]int, len(roots)), inRoot: make([]pmap.Map[string, *Collection], len(roots))}
+	s := &Set{Roots: roots, rootIdx: make(map[Root]int, len(roots)), inRoot: make([]pmap.Map[string, *Collection], len(roots)),
+		suggested: &suggestions{}}
 	for i, r := range roots {
 		if _, dup := s.rootIdx[r]; !dup {
 			s.rootIdx[r] = i
@@ -298,7 +303,7 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 	}
 	anyAgentChanged := false
 	for a := range agents {
-		if was, is := s.agentCollection(a), t.agentCollection(a); was != is {
+		if was, is := s.agentCollection(a), t.agentCollection(a); !sameDir(was, is) {
 			delta.Agents = append(delta.Agents, a)
 			if (was == nil) != (is == nil) {
 				anyAgentChanged = true
@@ -308,12 +313,29 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 	if namesChanged {
 		delta.Names = append(delta.Names, NamesDep)
 	}
+	t.suggested = s.suggested
+	for n := range touched {
+		if s.winner.Has(n) != t.winner.Has(n) {
+			t.suggested = &suggestions{}
+			break
+		}
+	}
 	if anyAgentChanged {
 		delta.Agents = append(delta.Agents, anyAgent)
 	}
 	sort.Strings(delta.Names)
 	sort.Strings(delta.Agents)
 	return t, delta
+}
+
+// sameDir reports whether a and b are both nil or are the same directory
+// of the same root: a collection read again is another value, not another
+// collection.
+func sameDir(a, b *Collection) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Root == b.Root && a.Dir == b.Dir
 }
 
 // without returns m with c taken out of the list at key k.
@@ -396,6 +418,43 @@ func (s *Set) At(dir string) *Collection {
 		}
 	}
 	return nil
+}
+
+// Around returns, once each and in no promised order, the collections
+// whose directory, real directory or resource base is path, lies above it
+// or lies below it: every collection that can hold a file at or under
+// path. Its cost grows with path's depth and with the number it returns,
+// not with the Set.
+func (s *Set) Around(path string) []*Collection {
+	var out []*Collection
+	seen := map[*Collection]bool{}
+	add := func(cs []*Collection) {
+		for _, c := range cs {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	for d := path; ; {
+		add(s.byDir.Value(d))
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	below := path + string(filepath.Separator)
+	if strings.HasSuffix(path, string(filepath.Separator)) {
+		below = path // a volume's root: "/"
+	}
+	for d, cs := range s.byDir.From(below) {
+		if !strings.HasPrefix(d, below) {
+			break
+		}
+		add(cs)
+	}
+	return out
 }
 
 // Resolve returns what name resolves to.

@@ -149,4 +149,13 @@ func TestSetApplyDelta(t *testing.T) {
 	if !slices.Equal(d.Names, []string{discovery.NamesDep, "aa"}) || !slices.Equal(d.Agents, []string{"helper"}) {
 		t.Fatalf("delta = %+v, want names [names aa] agents [helper]", d)
 	}
+	// aa read again, the same collection in a new value: "helper" still
+	// resolves to it, so nothing that names "helper" bare needs a new
+	// check (with many collections naming it, a save would otherwise
+	// check them all).
+	a2 := mk("aa", "/u/aa", "helper")
+	_, d = set.Apply([]*discovery.Collection{a}, []*discovery.Collection{a2})
+	if !slices.Equal(d.Names, []string{"aa"}) || len(d.Agents) != 0 {
+		t.Fatalf("delta = %+v, want names [aa] and no agents", d)
+	}
 }

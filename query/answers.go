@@ -285,11 +285,12 @@ func diagnostics(v *catalog.View, path string) *DiagnosticsResult {
 	if path != "" {
 		path = filepath.Clean(path)
 	}
+	all := v.Diagnostics
+	if path != "" {
+		all = func() []discovery.Diagnostic { return v.DiagnosticsUnder(path) }
+	}
 	files := map[string]bool{}
-	for _, d := range v.Diagnostics() {
-		if path != "" && d.Path != path && !strings.HasPrefix(d.Path, path+string(filepath.Separator)) {
-			continue
-		}
+	for _, d := range all() {
 		res.Diagnostics = append(res.Diagnostics, d)
 		files[d.Path] = true
 		switch d.Severity {

@@ -159,3 +159,58 @@ func updateMatchesFresh(t *testing.T, seed uint64) {
 		}
 	}
 }
+
+// TestDiagnosticsUnderMatchesFilter asks DiagnosticsUnder about every file
+// and directory of random trees (a linked collection among them), and
+// about paths above and beside them, and compares its answer with the
+// whole list filtered by path.
+func TestDiagnosticsUnderMatchesFilter(t *testing.T) {
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			base := t.TempDir()
+			tr := &tree{t: t, r: rand.New(rand.NewPCG(7, seed)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+			for kind := range 2 {
+				for i := range 6 {
+					tr.collection(filepath.Join(tr.root(kind), fmt.Sprintf("d%d", i)))
+				}
+			}
+			elsewhere := filepath.Join(base, "elsewhere", "linked")
+			tr.collection(elsewhere)
+			if err := os.Symlink(elsewhere, filepath.Join(tr.root(1), "linked")); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			tr.write(filepath.Join(tr.home, ".amplifier", "collections.lock"), `{"version": "1.1", "collections": {"c9": {"name": "c9", "version": "1.0.0", "source": "git+https://x/y@main", "path": "collections/nowhere", "modules": {}}}}`)
+			st, _ := catalog.New(catalog.Options{Home: tr.home, Loader: &discovery.Loader{}}).AddProject(tr.proj)
+			v, _ := st.View(tr.proj)
+			all := v.Diagnostics()
+			if len(all) == 0 {
+				t.Fatal("the tree has no diagnostics to look for")
+			}
+			paths := []string{string(filepath.Separator), base, filepath.Join(base, "nowhere"), filepath.Join(tr.root(1), "d1") + "x"}
+			filepath.WalkDir(base, func(p string, _ os.DirEntry, err error) error {
+				paths = append(paths, p)
+				return err
+			})
+			for _, d := range all {
+				paths = append(paths, d.Path)
+			}
+			found := 0
+			for _, p := range paths {
+				var want []discovery.Diagnostic
+				for _, d := range all {
+					if d.Path == p || strings.HasPrefix(d.Path, strings.TrimSuffix(p, string(filepath.Separator))+string(filepath.Separator)) {
+						want = append(want, d)
+					}
+				}
+				got := v.DiagnosticsUnder(p)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("DiagnosticsUnder(%s):\n%v\nfiltered Diagnostics:\n%v", p, got, want)
+				}
+				found += len(got)
+			}
+			if found == 0 {
+				t.Fatal("no path had a diagnostic")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -331,6 +332,40 @@ func (v *View) setDeps(dir string, names []string) {
 	for _, n := range names {
 		v.refs = v.refs.Set(n, v.refs.Value(n).Set(dir, struct{}{}))
 	}
+}
+
+// DiagnosticsUnder returns the diagnostics of the file or directory at
+// path and of every file under it, sorted: those of Diagnostics whose path
+// is path or lies below it. It looks only at the collections that can hold
+// such files (see discovery.Set.Around), so that asking about one file
+// after a save costs the same with ten collections as with ten thousand.
+func (v *View) DiagnosticsUnder(path string) []discovery.Diagnostic {
+	var out []discovery.Diagnostic
+	keep := func(ds []discovery.Diagnostic) {
+		for _, d := range ds {
+			if under(d.Path, path) {
+				out = append(out, d)
+			}
+		}
+	}
+	for _, col := range v.Set.Around(path) {
+		keep(col.OwnDiagnostics())
+		keep(v.cross.Value(col.Dir))
+		keep(v.Set.ShadowDiagnostics(col))
+	}
+	for _, lf := range v.locks {
+		keep(lf.diags)
+	}
+	discovery.SortDiagnostics(out)
+	return out
+}
+
+// under reports whether p is dir or lies below it.
+func under(p, dir string) bool {
+	if len(p) < len(dir) || p[:len(dir)] != dir {
+		return false
+	}
+	return len(p) == len(dir) || p[len(dir)] == filepath.Separator || strings.HasSuffix(dir, string(filepath.Separator))
 }
 
 // CollectionDiagnostics returns every diagnostic about col's files: its
