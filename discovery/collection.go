@@ -42,8 +42,10 @@ type Collection struct {
 	// Facts: missing metadata, unreadable directories, layout. The files'
 	// own diagnostics are in their Facts; OwnDiagnostics gathers both.
 	Diagnostics []Diagnostic `json:"-"`
-	// details returns the full Facts of a file whose Facts are brief.
-	details func(path string) *Facts
+	// details returns the full Facts of a file whose Facts are brief;
+	// mentions, when set, only their mentions.
+	details  func(path string) *Facts
+	mentions func(path string) ([]Mention, bool)
 
 	relsOnce sync.Once
 	rels     map[string]int // Rel → index in Resources of every resource
@@ -61,7 +63,7 @@ func (c *Collection) Clone() *Collection {
 		Dir: c.Dir, RealDir: c.RealDir, Base: c.Base, Pyproject: c.Pyproject, Layout: c.Layout,
 		Metadata: c.Metadata, Valid: c.Valid, Problem: c.Problem,
 		Resources: slices.Clone(c.Resources), Facts: facts, Diagnostics: slices.Clone(c.Diagnostics),
-		details: c.details,
+		details: c.details, mentions: c.mentions,
 	}
 }
 
@@ -209,6 +211,10 @@ type Loader struct {
 	// index sets it, so that what lives in memory is what answers need at
 	// once.
 	Details func(path string) *Facts
+	// Mentions, when set beside Details, returns the mentions of a file as
+	// last analyzed, and whether it knows them: what the cross-reference
+	// checks ask of every file with mentions, for less than Details costs.
+	Mentions func(path string) ([]Mention, bool)
 
 	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
 	// buffers reused from file to file.
@@ -377,7 +383,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 		return nil
 	}
 	c := &Collection{Name: filepath.Base(dir), Root: root, Dir: shape.Dir, RealDir: shape.RealDir,
-		Base: shape.Base, Layout: shape.Layout, Facts: map[string]*Facts{}, details: l.Details}
+		Base: shape.Base, Layout: shape.Layout, Facts: map[string]*Facts{}, details: l.Details, mentions: l.Mentions}
 	if !shape.IsCollection() {
 		c.Problem = "Missing pyproject.toml"
 		// The directory is what is wrong, not a file that is not there.

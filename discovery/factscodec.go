@@ -106,6 +106,34 @@ func (f *Facts) AppendBinary(dst []byte) []byte {
 // only what Brief keeps, and returns brief Facts. The error wraps
 // ErrBadFacts.
 func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
+	mode := decodeFull
+	if brief {
+		mode = decodeBrief
+	}
+	return decodeFacts(b, mode)
+}
+
+// DecodeMentions decodes, of the binary form of Facts, what Brief keeps
+// and the mentions, which it returns, and not the front matter and
+// diagnostics that follow them. The error wraps ErrBadFacts.
+func DecodeMentions(b []byte) ([]Mention, error) {
+	f, err := decodeFacts(b, decodeMentions)
+	if err != nil {
+		return nil, err
+	}
+	return f.Mentions, nil
+}
+
+// How much of the binary form decodeFacts decodes.
+type decodeMode int
+
+const (
+	decodeBrief decodeMode = iota
+	decodeMentions
+	decodeFull
+)
+
+func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	d := decoder{b: b}
 	defer func() {
 		if r := recover(); r != nil {
@@ -147,10 +175,10 @@ func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
 		d.fail("bad front matter flag")
 	}
 	restLen := d.count()
-	if !brief {
+	if mode != decodeBrief {
 		f.blocks, f.front = nil, false
 	}
-	if brief {
+	if mode == decodeBrief {
 		f.brief = true
 		f.mentions = min(f.mentions, 1)
 		if shared := plainBrief(f); shared != nil {
@@ -164,6 +192,12 @@ func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
 		for i := range f.Mentions {
 			f.Mentions[i] = Mention{Collection: d.str(), Path: d.str(), Range: d.rng()}
 		}
+	}
+	if mode == decodeMentions {
+		if d.i > end || end > len(d.b) {
+			d.fail("mentions overrun their section")
+		}
+		return f, nil
 	}
 	if d.byte() == 1 {
 		v := d.value(0)

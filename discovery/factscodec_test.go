@@ -3,6 +3,7 @@ package discovery_test
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -40,6 +41,12 @@ func TestFactsCodecRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(brief, f.Brief()) {
 			t.Errorf("%s: brief decode %+v differs from Brief %+v", k, brief, f.Brief())
 		}
+		if ms, err := discovery.DecodeMentions(b); err != nil || !reflect.DeepEqual(ms, f.Mentions) {
+			t.Errorf("%s: DecodeMentions = %v, %v; want %v", k, ms, err, f.Mentions)
+		}
+	}
+	if _, err := discovery.DecodeMentions([]byte{0xff}); err == nil {
+		t.Error("DecodeMentions of a bad version: no error")
 	}
 }
 
@@ -49,10 +56,14 @@ func FuzzDecodeFacts(f *testing.F) {
 	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\nsession: {z: 1.0, a: [2, 123456789012345678901234567890]}\nexclude: {tools: all}\n---\n"),
 		discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, merr := discovery.DecodeMentions(b)
 		for _, brief := range []bool{false, true} {
 			fs, err := discovery.DecodeFacts(b, brief)
 			if err != nil {
 				continue
+			}
+			if !brief && (merr != nil || !slices.Equal(ms, fs.Mentions)) {
+				t.Fatalf("DecodeMentions = %v, %v; the full Facts have %v", ms, merr, fs.Mentions)
 			}
 			if brief {
 				continue

@@ -484,5 +484,10 @@ func mentionsOf(c *Collection, p string, f *Facts) []Mention {
 	if !f.HasMentions() {
 		return nil
 	}
+	if c.mentions != nil {
+		if ms, ok := c.mentions(p); ok {
+			return ms
+		}
+	}
 	return c.FullFacts(p).Mentions
 }

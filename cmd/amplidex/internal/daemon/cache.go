@@ -207,6 +207,17 @@ func (c *fileCache) details(path string) *discovery.Facts {
 	return c.decode(r.Data, false)
 }
 
+// mentions is the discovery.Loader's Mentions: the mentions of a file,
+// from its record, without decoding its front matter.
+func (c *fileCache) mentions(path string) ([]discovery.Mention, bool) {
+	r, ok := c.record(path)
+	if !ok || len(r.Data) == 0 || r.Data[0] != byte(c.schema.Load()) {
+		return nil, false
+	}
+	ms, err := discovery.DecodeMentions(r.Data[1:])
+	return ms, err == nil
+}
+
 // settled marks a document whose settle period is over: its next read is
 // believed.
 func (c *fileCache) settled(path string) {

@@ -367,7 +367,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 
 // loader returns the catalog's loader for the schema options.
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
-	return &discovery.Loader{Schema: schema, Cache: countingCache{d.persist.cache, d.progress}, ReadFile: d.opts.ReadFile, Details: d.persist.cache.details}
+	return &discovery.Loader{Schema: schema, Cache: countingCache{d.persist.cache, d.progress}, ReadFile: d.opts.ReadFile, Details: d.persist.cache.details, Mentions: d.persist.cache.mentions}
 }
 
 // isWatchedDir reports a directory watched for a manifest.
