@@ -47,9 +47,31 @@ func (s *Set) Effective(ref ProfileRef) (*Map, []ProfileRef, error) {
 // extends chain (child first) is chain, as Effective merges it, without
 // merging the other blocks, which may be large: nil when it has none. ok
 // is false where Effective fails.
-func effectiveSession(chain []ProfileRef) (session any, ok bool) {
+//
+// When the chain ends at a root profile, every tail of it is the chain of
+// its first profile, and the Set remembers the session of each profile of
+// another collection than chain[0]'s: the parents many collections extend
+// (a foundation's) are merged once per Set, not once per child.
+func (s *Set) effectiveSession(chain []ProfileRef) (session any, ok bool) {
+	if len(chain) == 0 {
+		return nil, true
+	}
+	last := chain[len(chain)-1]
+	rooted := last.Collection.Facts[last.Path] != nil && last.Collection.Facts[last.Path].Extends == nil
 	out := &Map{}
-	for i := len(chain) - 1; i >= 0; i-- {
+	from := len(chain) - 1
+	if rooted {
+		for i := 1; i < len(chain); i++ {
+			if v, ok := s.sessions.Load(chain[i]); ok {
+				if v != nil {
+					out.Set("session", v)
+				}
+				from = i - 1
+				break
+			}
+		}
+	}
+	for i := from; i >= 0; i-- {
 		p := chain[i]
 		f := p.Collection.Facts[p.Path]
 		if f == nil {
@@ -65,6 +87,10 @@ func effectiveSession(chain []ProfileRef) (session any, ok bool) {
 		}
 		if session != nil {
 			out.Set("session", mergeSession(out.Value("session"), session))
+		}
+		if rooted && i > 0 && p.Collection != chain[0].Collection {
+			// Shared from now on: merges copy it, nothing changes it.
+			s.sessions.Store(p, out.Value("session"))
 		}
 	}
 	return out.Value("session"), true

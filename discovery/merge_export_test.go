@@ -3,5 +3,5 @@ package discovery
 // EffectiveSession returns the session block the check computes for ref
 // without merging the rest of the profile.
 func EffectiveSession(s *Set, ref ProfileRef) (any, bool) {
-	return effectiveSession(s.Chain(ref))
+	return s.effectiveSession(s.Chain(ref))
 }

@@ -52,36 +52,87 @@ func randomFront(r *rand.Rand) *discovery.Map {
 }
 
 // TestEffectiveSessionMatchesEffective: the session block the check
-// merges on its own is the one Effective gives, on random chains.
+// merges on its own is the one Effective gives, on random chains, within
+// one collection and across collections (where the Set remembers the
+// sessions of parents, asked about in random order).
 func TestEffectiveSessionMatchesEffective(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for iter := 0; iter < 200; iter++ {
-		c := &discovery.Collection{Name: "c", Valid: true, Dir: "/c", Base: "/c", Facts: map[string]*discovery.Facts{}}
+	for iter := 0; iter < 400; iter++ {
+		spread := iter%2 == 1 // one collection per profile
+		var cols []*discovery.Collection
+		colOf := func(i int) *discovery.Collection {
+			if !spread {
+				i = 0
+			}
+			for len(cols) <= i {
+				dir := fmt.Sprintf("/c%d", len(cols))
+				cols = append(cols, &discovery.Collection{Name: fmt.Sprintf("c%d", len(cols)), Valid: true, Dir: dir, Base: dir, Facts: map[string]*discovery.Facts{}})
+			}
+			return cols[i]
+		}
+		var refs []discovery.ProfileRef
 		n := 1 + r.IntN(8)
 		for i := 0; i < n; i++ {
-			path := fmt.Sprintf("/c/profiles/p%d.md", i)
+			c := colOf(i)
+			path := fmt.Sprintf("%s/profiles/p%d.md", c.Dir, i)
 			c.Resources = append(c.Resources, discovery.Resource{Kind: discovery.KindProfile, Name: fmt.Sprint("p", i), Path: path, Rel: fmt.Sprintf("profiles/p%d.md", i)})
 			f := &discovery.Facts{Kind: discovery.KindProfile, Front: randomFront(r)}
 			if i > 0 && r.IntN(6) > 0 {
-				f.Extends = &discovery.Ref{Value: fmt.Sprintf("c:p%d", r.IntN(i))}
+				j := r.IntN(i)
+				if spread && r.IntN(4) == 0 {
+					j = (i + 1 + r.IntN(n)) % n // may come later, may make a cycle
+				}
+				f.Extends = &discovery.Ref{Value: fmt.Sprintf("c%d:p%d", j, j)}
+				if !spread {
+					f.Extends.Value = fmt.Sprintf("c0:p%d", j)
+				}
 			}
 			if r.IntN(20) == 0 {
 				f.Front = nil
 			}
 			c.Facts[path] = f
+			refs = append(refs, discovery.ProfileRef{Collection: c, Path: path})
 		}
 		root := discovery.Root{Kind: discovery.RootUser, Path: "/"}
-		set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{{c}})
-		for _, res := range c.Resources {
-			ref := discovery.ProfileRef{Collection: c, Path: res.Path}
+		set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
+		for _, k := range r.Perm(len(refs)) {
+			ref := refs[k]
 			merged, _, err := set.Effective(ref)
 			got, ok := discovery.EffectiveSession(set, ref)
 			if ok != (err == nil) {
-				t.Fatalf("%s: session ok %v, Effective error %v", res.Path, ok, err)
+				t.Fatalf("%s: session ok %v, Effective error %v", ref.Path, ok, err)
 			}
 			if ok && !reflect.DeepEqual(got, merged.Value("session")) {
-				t.Fatalf("%s: session %s, Effective gives %s", res.Path, jsonText(t, got), jsonText(t, merged.Value("session")))
+				t.Fatalf("%s: session %s, Effective gives %s", ref.Path, jsonText(t, got), jsonText(t, merged.Value("session")))
 			}
+		}
+	}
+}
+
+// TestEffectiveSessionOfACycle: in a cycle of profiles of three
+// collections, each profile's chain is the cycle read from it, so what
+// one chain merged for a profile is not that profile's own session, and
+// the Set must not remember it.
+func TestEffectiveSessionOfACycle(t *testing.T) {
+	var cols []*discovery.Collection
+	var refs []discovery.ProfileRef
+	for i := range 3 {
+		dir := fmt.Sprintf("/c%d", i)
+		path := dir + "/profiles/p.md"
+		c := &discovery.Collection{Name: fmt.Sprintf("c%d", i), Valid: true, Dir: dir, Base: dir,
+			Resources: []discovery.Resource{{Kind: discovery.KindProfile, Name: "p", Path: path, Rel: "profiles/p.md"}},
+			Facts: map[string]*discovery.Facts{path: {Kind: discovery.KindProfile,
+				Extends: &discovery.Ref{Value: fmt.Sprintf("c%d:p", (i+1)%3)},
+				Front:   mapOf("profile", mapOf("name", "p"), "session", mapOf("ui", mapOf(fmt.Sprint("k", i), i)))}}}
+		cols = append(cols, c)
+		refs = append(refs, discovery.ProfileRef{Collection: c, Path: path})
+	}
+	set := discovery.NewSet([]discovery.Root{{Kind: discovery.RootUser, Path: "/"}}, [][]*discovery.Collection{cols})
+	for _, ref := range refs {
+		merged, _, err := set.Effective(ref)
+		got, ok := discovery.EffectiveSession(set, ref)
+		if err != nil || !ok || !reflect.DeepEqual(got, merged.Value("session")) {
+			t.Fatalf("%s: session %s (%v), Effective gives %s (%v)", ref.ID(), jsonText(t, got), ok, jsonText(t, merged.Value("session")), err)
 		}
 	}
 }

@@ -392,7 +392,7 @@ func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
 	if f := last.Collection.Facts[last.Path]; f == nil || f.Extends != nil {
 		return "", "" // the chain stops early: reported as unresolved
 	}
-	merged, ok := effectiveSession(chain)
+	merged, ok := s.effectiveSession(chain)
 	if !ok {
 		return "", ""
 	}

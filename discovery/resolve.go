@@ -52,6 +52,9 @@ type Set struct {
 	// name asked about; Sets derived by Apply share it for as long as the
 	// names that have a winner stay the same.
 	suggested *suggestions
+	// sessions remembers the effective session block of parent profiles
+	// (see effectiveSession), by ProfileRef.
+	sessions sync.Map
 }
 
 // Resolution is what a name resolves to.
