@@ -3,6 +3,7 @@ package discovery
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -101,10 +102,21 @@ func (f *Facts) Brief() *Facts {
 	if f.brief {
 		return f
 	}
-	b := &Facts{Kind: f.Kind, Name: f.Name, Description: f.Description, Extends: f.Extends,
-		AgentsMode: f.AgentsMode, Agents: f.Agents, Metadata: f.Metadata,
+	// Strings are copied: those a parser returns may be parts of the
+	// file's whole text, which a kept brief must not hold on to.
+	b := &Facts{Kind: f.Kind, Name: strings.Clone(f.Name), Description: strings.Clone(f.Description),
+		AgentsMode: strings.Clone(f.AgentsMode), Metadata: f.Metadata.clone(),
 		brief: true, counts: f.Counts(), mentions: min(len(f.Mentions), 1),
 		blocks: profileBlocks(f.Front), front: f.Front != nil}
+	if f.Extends != nil {
+		b.Extends = &Ref{Value: strings.Clone(f.Extends.Value), Range: f.Extends.Range}
+	}
+	if f.Agents != nil {
+		b.Agents = make([]Ref, len(f.Agents))
+		for i, a := range f.Agents {
+			b.Agents[i] = Ref{Value: strings.Clone(a.Value), Range: a.Range}
+		}
+	}
 	if shared := plainBrief(b); shared != nil {
 		return shared
 	}

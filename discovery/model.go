@@ -1,5 +1,7 @@
 package discovery
 
+import "strings"
+
 // RootKind names one of the three collection roots.
 type RootKind string
 
@@ -87,6 +89,34 @@ type Metadata struct {
 	Capabilities []string          `json:"capabilities,omitempty"`
 	// Requires maps a collection name to a version constraint, in file order.
 	Requires []Requirement `json:"requires,omitempty"`
+}
+
+// clone returns a copy of m that shares no memory with it; nil for nil.
+func (m *Metadata) clone() *Metadata {
+	if m == nil {
+		return nil
+	}
+	c := &Metadata{Name: strings.Clone(m.Name), Version: strings.Clone(m.Version),
+		Description: strings.Clone(m.Description), Author: strings.Clone(m.Author)}
+	if m.URLs != nil {
+		c.URLs = make(map[string]string, len(m.URLs))
+		for k, v := range m.URLs {
+			c.URLs[strings.Clone(k)] = strings.Clone(v)
+		}
+	}
+	if m.Capabilities != nil {
+		c.Capabilities = make([]string, len(m.Capabilities))
+		for i, v := range m.Capabilities {
+			c.Capabilities[i] = strings.Clone(v)
+		}
+	}
+	if m.Requires != nil {
+		c.Requires = make([]Requirement, len(m.Requires))
+		for i, r := range m.Requires {
+			c.Requires[i] = Requirement{Name: strings.Clone(r.Name), Constraint: strings.Clone(r.Constraint), Range: r.Range}
+		}
+	}
+	return c
 }
 
 // Requirement is one entry of [tool.amplifier.collection.requires].

@@ -1,0 +1,35 @@
+package discovery_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// TestBriefHoldsNoFileText keeps the brief Facts of many profiles whose
+// front matter is large, and checks that they do not keep that text alive
+// (a name that is a part of the whole text would).
+func TestBriefHoldsNoFileText(t *testing.T) {
+	const files, big = 200, 64 << 10
+	filler := strings.Repeat("x", big)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	kept := make([]*discovery.Facts, files)
+	for i := range kept {
+		src := fmt.Sprintf("---\nprofile:\n  name: p%d\n  version: 1.0.0\n  description: Profile %d\n  extends: base:root\nagents: [a, b]\nnotes: %s\n---\nBody\n", i, i, filler)
+		kept[i] = discovery.AnalyzeFile("/c/profiles/p.md", []byte(src), discovery.KindProfile, discovery.SchemaOptions{}).Brief()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if limit := int64(files * big / 10); grew > limit {
+		t.Errorf("%d brief Facts hold %d bytes of heap, more than %d: they keep their files' text", files, grew, limit)
+	}
+	if kept[7].Name != "p7" || kept[7].Extends.Value != "base:root" || len(kept[7].Agents) != 2 {
+		t.Errorf("brief Facts = %+v", kept[7])
+	}
+}
