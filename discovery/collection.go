@@ -391,13 +391,9 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 			Path: dir, Message: "Missing pyproject.toml"})
 	} else {
 		c.Pyproject = shape.Pyproject
-		f := l.analyze(shape.Pyproject, "")
-		c.Facts[shape.Pyproject] = l.keep(f)
-		f = c.FullFacts(shape.Pyproject)
-		if f.brief {
-			f = l.analyzeAgain(shape.Pyproject, "")
-		}
-		c.Metadata = f.Metadata
+		f := l.keep(l.analyze(shape.Pyproject, ""))
+		c.Facts[shape.Pyproject] = f
+		c.Metadata = f.Metadata // brief Facts keep it too
 		if f.Metadata != nil {
 			if f.Metadata.Name != "" {
 				c.Name = f.Metadata.Name
@@ -412,7 +408,11 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 				c.Base = s2.Base
 			}
 		}
-		if errs := CountErrors(f.Diagnostics); errs > 0 || f.Metadata == nil {
+		if f.Counts().Errors > 0 || f.Metadata == nil {
+			// Only now are the diagnostics needed, for the first error.
+			if f = c.FullFacts(shape.Pyproject); f.brief {
+				f = l.analyzeAgain(shape.Pyproject, "")
+			}
 			c.Problem = "invalid pyproject.toml"
 			for _, d := range f.Diagnostics {
 				if d.Severity == SeverityError {
