@@ -247,7 +247,18 @@ func (c *fileCache) commit(loaded, gone []string) []string {
 		delete(c.suspect, p)
 		delete(c.settling, p)
 	}
+	c.pending = emptied(c.pending)
 	return gone
+}
+
+// emptied returns m, or a new map when m is empty: a map keeps the room
+// of the most entries it ever held, and the first scan passes every
+// file's record through these.
+func emptied(m map[string]index.File) map[string]index.File {
+	if len(m) == 0 {
+		return map[string]index.File{}
+	}
+	return m
 }
 
 // takeQueue returns up to max queued records, sorted by path, and moves
@@ -265,6 +276,7 @@ func (c *fileCache) takeQueue(max int) []index.File {
 		delete(c.queue, p)
 		c.writing[p] = r
 	}
+	c.queue = emptied(c.queue)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
@@ -277,6 +289,7 @@ func (c *fileCache) written(files []index.File) {
 	for _, f := range files {
 		delete(c.writing, f.Path)
 	}
+	c.writing = emptied(c.writing)
 }
 
 // waiting reports whether a record of path waits in memory.
