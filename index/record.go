@@ -104,7 +104,13 @@ func encodeFile(dst []byte, f *File) []byte {
 // decodeFile decodes the record stored under key. The result shares no
 // memory with key or val.
 func decodeFile(key, val []byte) (File, error) {
-	f := File{Path: string(key)}
+	return decodeRecord(string(key), val, true)
+}
+
+// decodeRecord decodes the record of path stored as val. With copyData
+// unset, the result's Data is a part of val.
+func decodeRecord(path string, val []byte, copyData bool) (File, error) {
+	f := File{Path: path}
 	d := decoder{buf: val}
 	f.Size = d.varint("size")
 	f.ModTime = d.varint("mtime")
@@ -137,13 +143,16 @@ func decodeFile(key, val []byte) (File, error) {
 	size := d.uvarint("data length")
 	data := d.bytes(size, "data")
 	if d.err == nil && size > 0 {
-		f.Data = append([]byte(nil), data...)
+		f.Data = data
+		if copyData {
+			f.Data = append([]byte(nil), data...)
+		}
 	}
 	if d.err == nil && len(d.buf) != 0 {
 		d.fail("trailing bytes")
 	}
 	if d.err != nil {
-		return File{}, fmt.Errorf("decode record %s: %w", key, d.err)
+		return File{}, fmt.Errorf("decode record %s: %w", path, d.err)
 	}
 	return f, nil
 }

@@ -158,6 +158,36 @@ func (s *Store) Get(path string) (File, bool, error) {
 	return f, found, nil
 }
 
+// Peek calls fn with the record of path, when the index has one, inside a
+// read transaction, and reports whether it had one. The record's Data is
+// the index's own memory, valid only while fn runs: fn must not keep or
+// change it. What fn decodes from it costs no copy of the record.
+func (s *Store) Peek(path string, fn func(File)) (bool, error) {
+	var (
+		inFn  bool
+		found bool
+	)
+	err := s.view(&inFn, func(tx *bbolt.Tx) error {
+		val := tx.Bucket([]byte(bucketFiles)).Get([]byte(path))
+		if val == nil {
+			return nil
+		}
+		f, err := decodeRecord(path, val, false)
+		if err != nil {
+			return err
+		}
+		found = true
+		inFn = true
+		fn(f)
+		inFn = false
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("index peek %s: %w", path, err)
+	}
+	return found, nil
+}
+
 // Paths calls fn with the path of every record, in byte order, without
 // decoding the records. An error from fn stops the walk and is returned
 // unchanged; fn runs inside a read transaction, as Walk's does.

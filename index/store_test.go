@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -87,7 +88,19 @@ func TestRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(got, tc.file) {
 				t.Errorf("Get(%q) =\n%+v\nwant\n%+v", tc.file.Path, got, tc.file)
 			}
+			// Peek sees the same record, its Data read in place.
+			var peeked index.File
+			ok, err = s.Peek(tc.file.Path, func(f index.File) {
+				peeked = f
+				peeked.Data = bytes.Clone(f.Data)
+			})
+			if err != nil || !ok || !reflect.DeepEqual(peeked, tc.file) {
+				t.Errorf("Peek(%q) = %v, %v with\n%+v\nwant\n%+v", tc.file.Path, ok, err, peeked, tc.file)
+			}
 		})
+	}
+	if ok, err := s.Peek("/r/absent", func(index.File) { t.Error("Peek(absent) called fn") }); ok || err != nil {
+		t.Errorf("Peek(absent) = %v, %v; want false, nil", ok, err)
 	}
 	if n, err := s.Len(); err != nil || n != len(tests) {
 		t.Errorf("Len() = %d, %v; want %d", n, err, len(tests))

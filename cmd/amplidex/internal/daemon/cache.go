@@ -90,9 +90,11 @@ func (c *fileCache) decode(data []byte, brief bool) *discovery.Facts {
 	return f
 }
 
-// record returns the record of path: from memory when a load made it and
-// it is not written yet, else from the index.
-func (c *fileCache) record(path string) (index.File, bool) {
+// peek calls fn with the record of path, and reports whether there was
+// one: from memory when a load made it and it is not written yet, else
+// from the index. A record from the index is read in place: its
+// Data is valid only while fn runs (see index.Store.Peek).
+func (c *fileCache) peek(path string, fn func(index.File)) bool {
 	c.mu.Lock()
 	r, ok := c.pending[path]
 	if !ok {
@@ -103,14 +105,15 @@ func (c *fileCache) record(path string) (index.File, bool) {
 	}
 	c.mu.Unlock()
 	if ok {
-		return r, true
+		fn(r)
+		return true
 	}
-	r, ok, err := c.store.Get(path)
+	ok, err := c.store.Peek(path, fn)
 	if err != nil {
 		c.log.Warn("index read failed; the file will be read again", "path", path, "err", err)
-		return index.File{}, false
+		return false
 	}
-	return r, ok
+	return ok
 }
 
 // distrust makes the next Lookup of each path miss, so that the file is
@@ -133,11 +136,12 @@ func (c *fileCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*disc
 		return nil, false
 	}
 	c.mu.Unlock()
-	r, ok := c.record(path)
-	if !ok || !r.SameStat(index.StatOf(fi)) {
-		return nil, false
-	}
-	f := c.decode(r.Data, true)
+	var f *discovery.Facts
+	c.peek(path, func(r index.File) {
+		if r.SameStat(index.StatOf(fi)) {
+			f = c.decode(r.Data, true)
+		}
+	})
 	if f == nil || f.Kind != k {
 		return nil, false
 	}
@@ -150,13 +154,16 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 	if src != nil {
 		hash = sha256.Sum256(src)
 	}
-	old, hadOld := c.record(path)
-	var oldFacts *discovery.Facts
-	if hadOld {
-		if oldFacts = c.decode(old.Data, false); oldFacts != nil && oldFacts.Kind != k {
+	var (
+		oldHash  [32]byte
+		oldFacts *discovery.Facts
+	)
+	c.peek(path, func(r index.File) {
+		oldHash = r.Hash
+		if oldFacts = c.decode(r.Data, false); oldFacts != nil && oldFacts.Kind != k {
 			oldFacts = nil
 		}
-	}
+	})
 	c.mu.Lock()
 	if src != nil && len(src) == 0 && c.settle != nil && k != discovery.KindContext {
 		// An empty document is not believed at once: an editor's save
@@ -181,7 +188,7 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 	delete(c.settling, path)
 	c.mu.Unlock()
 	var facts *discovery.Facts
-	if oldFacts != nil && src != nil && old.Hash == hash {
+	if oldFacts != nil && src != nil && oldHash == hash {
 		facts = oldFacts // same bytes: nothing to analyze
 	} else {
 		facts = analyze()
@@ -200,22 +207,26 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 // details is the discovery.Loader's Details: the full Facts of a file,
 // from its record.
 func (c *fileCache) details(path string) *discovery.Facts {
-	r, ok := c.record(path)
-	if !ok {
-		return nil
-	}
-	return c.decode(r.Data, false)
+	var f *discovery.Facts
+	c.peek(path, func(r index.File) { f = c.decode(r.Data, false) })
+	return f
 }
 
 // mentions is the discovery.Loader's Mentions: the mentions of a file,
 // from its record, without decoding its front matter.
 func (c *fileCache) mentions(path string) ([]discovery.Mention, bool) {
-	r, ok := c.record(path)
-	if !ok || len(r.Data) == 0 || r.Data[0] != byte(c.schema.Load()) {
-		return nil, false
-	}
-	ms, err := discovery.DecodeMentions(r.Data[1:])
-	return ms, err == nil
+	var (
+		ms []discovery.Mention
+		ok bool
+	)
+	c.peek(path, func(r index.File) {
+		if len(r.Data) > 0 && r.Data[0] == byte(c.schema.Load()) {
+			var err error
+			ms, err = discovery.DecodeMentions(r.Data[1:])
+			ok = err == nil
+		}
+	})
+	return ms, ok
 }
 
 // settled marks a document whose settle period is over: its next read is
