@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/Masterminds/semver/v3 v3.5.0
-	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/lmittmann/tint v1.2.1
 	github.com/rogpeppe/go-internal v1.16.0
