@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -34,13 +35,15 @@ const summaryKey = "summary"
 // summaryMagic begins an encoded summary; the digit is its version.
 const summaryMagic = "amplidex summary 1\n"
 
-// A summary is a decoded summary: the roots it holds, and for each root and
-// name the collections answering to it, as JSON of query.CollectionInfo.
+// A summary is a decoded summary: the roots it holds, each with its
+// entries still encoded (as encodeSummary writes them). Decoding checks
+// every entry but builds nothing for them, and a lookup walks a root's
+// entries: at 10,000 collections the summary is about 7 MB, and a daemon
+// must answer soon after it starts.
 type summary struct {
 	tick   uint64
 	schema byte
-	roots  map[string]bool
-	byName map[string][][]byte // root + "\x00" + name → entries in order
+	roots  map[string][]byte // root path → its encoded entries, in order
 }
 
 // A summaryRoot is one root of a summary: its path and its collections in
@@ -109,80 +112,118 @@ func encodeSummary(tick uint64, schema byte, roots []summaryRoot) []byte {
 // errSummary reports a summary that does not decode.
 var errSummary = errors.New("malformed summary")
 
-// decodeSummary decodes what encodeSummary wrote. The entries share b's
-// memory.
+// summaryReader reads the parts of an encoded summary.
+type summaryReader struct{ b []byte }
+
+func (r *summaryReader) uvarint() (uint64, bool) {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		return 0, false
+	}
+	r.b = r.b[n:]
+	return v, true
+}
+
+func (r *summaryReader) str() ([]byte, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.b)) {
+		return nil, false
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s, true
+}
+
+// entry reads one entry: the names it answers to, appended to names, and
+// its JSON. No name holds a NUL.
+func (r *summaryReader) entry(names [][]byte) ([][]byte, []byte, bool) {
+	nn, ok := r.uvarint()
+	if !ok || nn > uint64(len(r.b)) {
+		return nil, nil, false
+	}
+	for range nn {
+		name, ok := r.str()
+		if !ok || bytes.IndexByte(name, 0) >= 0 {
+			return nil, nil, false
+		}
+		names = append(names, name)
+	}
+	info, ok := r.str()
+	return names, info, ok
+}
+
+// decodeSummary decodes what encodeSummary wrote. The roots' entries
+// share b's memory.
 func decodeSummary(b []byte) (*summary, error) {
 	if !bytes.HasPrefix(b, []byte(summaryMagic)) {
 		return nil, fmt.Errorf("%w: no header", errSummary)
 	}
-	b = b[len(summaryMagic):]
+	r := &summaryReader{b[len(summaryMagic):]}
 	bad := func(what string) (*summary, error) {
 		return nil, fmt.Errorf("%w: %s", errSummary, what)
 	}
-	uvarint := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
-	}
-	str := func() ([]byte, bool) {
-		n, ok := uvarint()
-		if !ok || n > uint64(len(b)) {
-			return nil, false
-		}
-		s := b[:n:n]
-		b = b[n:]
-		return s, true
-	}
-	s := &summary{roots: map[string]bool{}, byName: map[string][][]byte{}}
+	s := &summary{roots: map[string][]byte{}}
 	var ok bool
-	if s.tick, ok = uvarint(); !ok || len(b) == 0 {
+	if s.tick, ok = r.uvarint(); !ok || len(r.b) == 0 {
 		return bad("tick")
 	}
-	s.schema, b = b[0], b[1:]
-	nroots, ok := uvarint()
+	s.schema, r.b = r.b[0], r.b[1:]
+	nroots, ok := r.uvarint()
 	if !ok {
 		return bad("root count")
 	}
+	var names [][]byte
 	for range nroots {
-		path, ok := str()
+		path, ok := r.str()
 		if !ok || bytes.IndexByte(path, 0) >= 0 { // no path holds a NUL
 			return bad("root path")
 		}
-		s.roots[string(path)] = true
-		n, ok := uvarint()
+		n, ok := r.uvarint()
 		if !ok {
 			return bad("entry count")
 		}
+		start := r.b
 		for range n {
-			nn, ok := uvarint()
-			if !ok || nn > uint64(len(b)) {
-				return bad("name count")
-			}
-			names := make([]string, 0, nn)
-			for range nn {
-				name, ok := str()
-				if !ok || bytes.IndexByte(name, 0) >= 0 {
-					return bad("name")
-				}
-				names = append(names, string(name))
-			}
-			js, ok := str()
-			if !ok {
+			if names, _, ok = r.entry(names[:0]); !ok {
 				return bad("entry")
 			}
-			for _, name := range names {
-				k := string(path) + "\x00" + name
-				s.byName[k] = append(s.byName[k], js)
-			}
 		}
+		entries := start[:len(start)-len(r.b)]
+		if prev, dup := s.roots[string(path)]; dup {
+			entries = append(slices.Clip(prev), entries...)
+		}
+		s.roots[string(path)] = entries
 	}
-	if len(b) != 0 {
+	if len(r.b) != 0 {
 		return bad("trailing bytes")
 	}
 	return s, nil
+}
+
+// lookup returns, in order, the JSON of each entry of root that answers
+// to name (once for each of its names that is name), and whether the
+// summary holds root.
+func (s *summary) lookup(root, name string) ([][]byte, bool) {
+	entries, ok := s.roots[root]
+	if !ok {
+		return nil, false
+	}
+	var (
+		out   [][]byte
+		names [][]byte
+		info  []byte
+	)
+	for r := (summaryReader{entries}); len(r.b) > 0; {
+		if names, info, ok = r.entry(names[:0]); !ok {
+			return nil, false // decodeSummary checked every entry
+		}
+		for _, n := range names {
+			if string(n) == name {
+				out = append(out, info)
+			}
+		}
+	}
+	return out, true
 }
 
 // resolve answers resolve for name in the view of roots, or reports that
@@ -190,10 +231,11 @@ func decodeSummary(b []byte) (*summary, error) {
 func (s *summary) resolve(roots []discovery.Root, name string) (*query.ResolveResult, bool) {
 	var candidates []query.CollectionInfo
 	for _, r := range roots {
-		if !s.roots[r.Path] {
+		infos, ok := s.lookup(r.Path, name)
+		if !ok {
 			return nil, false
 		}
-		for _, js := range s.byName[r.Path+"\x00"+name] {
+		for _, js := range infos {
 			var ci query.CollectionInfo
 			if json.Unmarshal(js, &ci) != nil {
 				return nil, false

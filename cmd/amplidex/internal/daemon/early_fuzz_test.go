@@ -27,15 +27,23 @@ func TestSummaryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.tick != 42 || s.schema != 'e' || len(s.roots) != 2 || !s.roots["/home/u/.amplifier/collections"] {
+	if _, ok := s.roots["/home/u/.amplifier/collections"]; s.tick != 42 || s.schema != 'e' || len(s.roots) != 2 || !ok {
 		t.Errorf("decoded %d %c %v", s.tick, s.schema, s.roots)
 	}
-	dup := s.byName["/p/.amplifier/collections\x00dup"]
-	if len(dup) != 1 || string(dup[0]) != `{"name":"dup","valid":true}` {
-		t.Errorf("dup = %q", dup)
+	dup, ok := s.lookup("/p/.amplifier/collections", "dup")
+	if !ok || len(dup) != 1 || string(dup[0]) != `{"name":"dup","valid":true}` {
+		t.Errorf("dup = %q, %v", dup, ok)
 	}
-	if len(s.byName["/p/.amplifier/collections\x00broken"]) != 1 || len(s.byName["/p/.amplifier/collections\x00"]) != 1 {
-		t.Errorf("an entry is found under each of its names: %q", s.byName)
+	for _, name := range []string{"broken", ""} {
+		if got, _ := s.lookup("/p/.amplifier/collections", name); len(got) != 1 || string(got[0]) != `{"name":"","valid":false}` {
+			t.Errorf("an entry is found under each of its names: %q gives %q", name, got)
+		}
+	}
+	if got, ok := s.lookup("/home/u/.amplifier/collections", "dup"); !ok || len(got) != 0 {
+		t.Errorf("the empty root: %q, %v", got, ok)
+	}
+	if _, ok := s.lookup("/elsewhere", "dup"); ok {
+		t.Error("a root the summary does not hold is found")
 	}
 	for n := range len(b) {
 		if _, err := decodeSummary(b[:n]); !errors.Is(err, errSummary) {
@@ -47,8 +55,27 @@ func TestSummaryRoundTrip(t *testing.T) {
 	}
 }
 
+// entriesOf reads back the entries of a root of s.
+func entriesOf(t *testing.T, s *summary, root string) []summaryEntry {
+	t.Helper()
+	var out []summaryEntry
+	for r := (summaryReader{s.roots[root]}); len(r.b) > 0; {
+		names, info, ok := r.entry(nil)
+		if !ok {
+			t.Fatalf("root %q: an entry decodeSummary accepted does not read", root)
+		}
+		e := summaryEntry{info: info}
+		for _, n := range names {
+			e.names = append(e.names, string(n))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // FuzzDecodeSummary: any bytes decode to a summary or errSummary, and a
-// decoded summary encodes back to a summary that decodes the same.
+// decoded summary encodes back to a summary that decodes the same, and
+// answers every lookup the same.
 func FuzzDecodeSummary(f *testing.F) {
 	f.Add(summarySeed())
 	f.Add([]byte(summaryMagic))
@@ -63,22 +90,28 @@ func FuzzDecodeSummary(f *testing.F) {
 		}
 		var roots []summaryRoot
 		for path := range s.roots {
-			r := summaryRoot{path: path}
-			for k, infos := range s.byName {
-				if p, name, _ := bytes.Cut([]byte(k), []byte{0}); string(p) == path {
-					for _, info := range infos {
-						r.entries = append(r.entries, summaryEntry{names: []string{string(name)}, info: info})
-					}
-				}
-			}
-			roots = append(roots, r)
+			roots = append(roots, summaryRoot{path: path, entries: entriesOf(t, s, path)})
 		}
 		s2, err := decodeSummary(encodeSummary(s.tick, s.schema, roots))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s2.tick != s.tick || s2.schema != s.schema || len(s2.roots) != len(s.roots) || len(s2.byName) != len(s.byName) {
+		if s2.tick != s.tick || s2.schema != s.schema || len(s2.roots) != len(s.roots) {
 			t.Fatalf("re-encoded summary differs: %+v vs %+v", s2, s)
+		}
+		for _, r := range roots {
+			if !bytes.Equal(s2.roots[r.path], s.roots[r.path]) {
+				t.Fatalf("root %q: entries %q, re-encoded %q", r.path, s.roots[r.path], s2.roots[r.path])
+			}
+			for _, e := range r.entries {
+				for _, n := range e.names {
+					a, _ := s.lookup(r.path, n)
+					b, _ := s2.lookup(r.path, n)
+					if len(a) == 0 || len(a) != len(b) {
+						t.Fatalf("root %q, name %q: %q, re-encoded %q", r.path, n, a, b)
+					}
+				}
+			}
 		}
 	})
 }
