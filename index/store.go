@@ -158,6 +158,22 @@ func (s *Store) Get(path string) (File, bool, error) {
 	return f, found, nil
 }
 
+// Verify reads every record and reports the first that does not decode,
+// as Walk would, without keeping or copying what the records hold: what a
+// daemon checks of its index before it trusts it.
+func (s *Store) Verify() error {
+	err := s.view(nil, func(tx *bbolt.Tx) error {
+		return tx.Bucket([]byte(bucketFiles)).ForEach(func(k, v []byte) error {
+			_, err := decodeRecord(string(k), v, false)
+			return err
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("index verify: %w", err)
+	}
+	return nil
+}
+
 // Peek calls fn with the record of path, when the index has one, inside a
 // read transaction, and reports whether it had one. The record's Data is
 // the index's own memory, valid only while fn runs: fn must not keep or

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/index"
+	"go.etcd.io/bbolt"
 )
 
 // openStore opens a store in a fresh temporary directory and closes it when
@@ -579,5 +580,29 @@ func TestApplyTick(t *testing.T) {
 	if err := s.Paths(func(p string) error { paths = append(paths, p); return nil }); err != nil ||
 		strings.Join(paths, " ") != "/r/a /r/b /r/c" {
 		t.Fatalf("Paths = %v, %v", paths, err)
+	}
+}
+
+// TestVerify: a sound index verifies; one record that does not decode is
+// reported as ErrCorrupt, naming it.
+func TestVerify(t *testing.T) {
+	s, path := openStore(t, index.Options{NoSync: true})
+	mustApply(t, s, index.Batch{Put: []index.File{file("/r/a.md", "a"), file("/r/b.md", "b")}})
+	if err := s.Verify(); err != nil {
+		t.Fatalf("Verify of a sound index: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	withBolt(t, path, func(tx *bbolt.Tx) error {
+		return tx.Bucket([]byte("files")).Put([]byte("/r/b.md"), []byte{0x01})
+	})
+	s, err := index.Open(path, index.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Verify(); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "/r/b.md") {
+		t.Errorf("Verify of a damaged record = %v; want ErrCorrupt naming /r/b.md", err)
 	}
 }

@@ -379,7 +379,7 @@ func (d *Daemon) isWatchedDir(dir string) bool {
 // a record that does not decode is found now: it is kept aside and
 // replaced by an empty one, as Open does for a file it cannot use.
 func (d *Daemon) verifyIndex() error {
-	err := d.persist.store.Walk("", func(index.File) error { return nil })
+	err := d.persist.store.Verify()
 	if errors.Is(err, index.ErrCorrupt) {
 		return d.replaceCorruptIndex(err)
 	}
