@@ -510,20 +510,7 @@ func (fx *fixer) unknownAgent(d discovery.Diagnostic) []query.CodeAction {
 	name := fx.unquoted(d.Range)
 	set := fx.l.set
 	if coll, n, ok := strings.Cut(name, ":"); ok {
-		if c := set.Lookup(coll); c != nil {
-			if s := discovery.Suggest(n, names(discovery.KindAgent, c)); s != "" {
-				return fx.didYouMean(d.Range, coll+":"+s)
-			}
-			return nil
-		}
-		if s := discovery.Suggest(coll, fx.collectionNames()); s != "" {
-			if c := set.Lookup(s); c != nil {
-				if _, ok := c.Resource(discovery.KindAgent, n); ok {
-					return fx.didYouMean(d.Range, s+":"+n)
-				}
-			}
-		}
-		return nil
+		return fx.qualified(d.Range, discovery.KindAgent, coll, n, false)
 	}
 	return fx.didYouMean(d.Range, discovery.Suggest(name, names(discovery.KindAgent, append([]*discovery.Collection{fx.l.own}, set.Winners()...)...)))
 }
@@ -558,21 +545,31 @@ func (fx *fixer) unresolvedExtends(d discovery.Diagnostic) []query.CodeAction {
 		candidates = append(candidates, discovery.Suggest(value, own))
 		return fx.didYouMean(d.Range, candidates...)
 	}
+	return fx.qualified(d.Range, discovery.KindProfile, coll, n, true)
+}
+
+// qualified offers, for "coll:n" naming a resource of kind that does not
+// resolve, the name in coll that n most likely misspells; when coll
+// resolves nowhere, the collection it most likely misspells, if n is
+// there, or with nearInNear the name there that n most likely misspells.
+func (fx *fixer) qualified(r discovery.Range, kind discovery.Kind, coll, n string, nearInNear bool) []query.CodeAction {
+	set := fx.l.set
 	if c := set.Lookup(coll); c != nil {
-		if s := discovery.Suggest(n, names(discovery.KindProfile, c)); s != "" {
-			return fx.didYouMean(d.Range, coll+":"+s)
+		if s := discovery.Suggest(n, names(kind, c)); s != "" {
+			return fx.didYouMean(r, coll+":"+s)
 		}
 		return nil
 	}
-	if s := discovery.Suggest(coll, fx.collectionNames()); s != "" {
-		if c := set.Lookup(s); c != nil {
-			if _, ok := c.Resource(discovery.KindProfile, n); ok {
-				return fx.didYouMean(d.Range, s+":"+n)
-			}
-			if p := discovery.Suggest(n, names(discovery.KindProfile, c)); p != "" {
-				return fx.didYouMean(d.Range, s+":"+p)
-			}
-		}
+	s := discovery.Suggest(coll, fx.collectionNames())
+	c := set.Lookup(s)
+	if s == "" || c == nil {
+		return nil
+	}
+	if _, ok := c.Resource(kind, n); ok {
+		return fx.didYouMean(r, s+":"+n)
+	}
+	if p := discovery.Suggest(n, names(kind, c)); nearInNear && p != "" {
+		return fx.didYouMean(r, s+":"+p)
 	}
 	return nil
 }

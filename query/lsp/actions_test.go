@@ -125,6 +125,8 @@ func TestCodeActions(t *testing.T) {
 			title: "Change `helpr` to `helper`", want: devText},
 		{name: "misspelt agent of a collection", file: dev, text: strings.Replace(devText, "- explorer", "- foundation:critc", 1), at: "foundation:critc",
 			title: "Change `foundation:critc` to `foundation:critic`", want: strings.Replace(devText, "- explorer", "- foundation:critic", 1)},
+		{name: "misspelt collection of an agent", file: dev, text: strings.Replace(devText, "- explorer", "- foundaton:critic", 1), at: "foundaton:critic",
+			title: "Change `foundaton:critic` to `foundation:critic`", want: strings.Replace(devText, "- explorer", "- foundation:critic", 1)},
 		{name: "bare profile of another collection", file: dev, text: strings.Replace(devText, "foundation:base", "base", 1), at: "base",
 			title: "Change `base` to `foundation:base`", want: devText},
 		{name: "misspelt collection of extends", file: dev, text: strings.Replace(devText, "foundation:base", "foundaton:base", 1), at: "foundaton",
