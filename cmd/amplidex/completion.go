@@ -42,10 +42,9 @@ func completeCodes(_ *cobra.Command, _ []string, prefix string) ([]string, cobra
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeRefs completes "collection:name" references to the resources
-// of kind k of the winning collections (for query profile and query
-// agent).
-func (a *App) completeRefs(k discovery.Kind) completer {
+// completeFromView completes the first argument with what list finds, for
+// prefix, among the winning collections of this project's view.
+func (a *App) completeFromView(list func(winners []*discovery.Collection, prefix string) []string) completer {
 	return func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -55,8 +54,31 @@ func (a *App) completeRefs(k discovery.Kind) completer {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		v, _ := ws.view()
+		return list(v.Set.Winners(), prefix), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeCollectionNames completes collection names for the subcommands
+// that take one.
+func (a *App) completeCollectionNames() completer {
+	return a.completeFromView(func(winners []*discovery.Collection, prefix string) []string {
 		var out []string
-		for _, c := range v.Set.Winners() {
+		for _, c := range winners {
+			if strings.HasPrefix(c.Name, prefix) {
+				out = append(out, c.Name+"\t"+query.Clean(c.Description))
+			}
+		}
+		return out
+	})
+}
+
+// completeRefs completes "collection:name" references to the resources
+// of kind k of the winning collections (for query profile and query
+// agent).
+func (a *App) completeRefs(k discovery.Kind) completer {
+	return a.completeFromView(func(winners []*discovery.Collection, prefix string) []string {
+		var out []string
+		for _, c := range winners {
 			for _, r := range c.Resources {
 				if r.Kind != k {
 					continue
@@ -69,6 +91,6 @@ func (a *App) completeRefs(k discovery.Kind) completer {
 				}
 			}
 		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
+		return out
+	})
 }

@@ -271,25 +271,3 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	}
 	return query.MethodChanges.Print(a.Stdout, res, a.printOptions())
 }
-
-// completeCollectionNames completes collection names for the subcommands
-// that take one.
-func (a *App) completeCollectionNames() func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ws, err := a.workspace()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveError
-		}
-		v, _ := ws.view()
-		var out []string
-		for _, c := range v.Set.Winners() {
-			if strings.HasPrefix(c.Name, prefix) {
-				out = append(out, c.Name+"\t"+query.Clean(c.Description))
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
-}
