@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,14 +8,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/query"
-	"github.com/amplidex/amplidex/watcher"
 )
 
 // corpusSessions starts a daemon over the corpus and two language
@@ -25,33 +20,9 @@ import (
 // links to the corpus's collections.
 func corpusSessions(t *testing.T) (viaDaemon, inProcess *lspSession, home, corpus string) {
 	t.Helper()
-	corpus = os.Getenv("AMPLIDEX_CORPUS")
-	if corpus == "" {
-		t.Skip("AMPLIDEX_CORPUS is not set: no corpus to test against")
-	}
-	dir := t.TempDir()
-	env := corpusEnv(t, corpus, dir, filepath.Join(dir, "amplidex"))
-	solo := corpusEnv(t, corpus, dir, filepath.Join(dir, "amplidex-solo"))
-	solo["AMPLIDEX_NO_SPAWN"] = "1"
-	home = env["HOME"]
-	if err := os.MkdirAll(filepath.Join(home, ".amplifier"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(corpus, "collections"), filepath.Join(home, ".amplifier", "collections")); err != nil {
-		t.Fatal(err)
-	}
-	paths, err := query.DefaultPaths(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := daemon.Start(context.Background(), daemon.Options{Paths: paths, Home: home,
-		Bundled: []string{env["AMPLIDEX_BUNDLED"]}, NoSync: true,
-		Watch: watcher.Options{Debounce: 5 * time.Millisecond, PollInterval: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	viaDaemon, inProcess = startLSP(t, env, "utf-8"), startLSP(t, solo)
+	cd := startCorpusDaemon(t)
+	home, corpus = cd.home, cd.corpus
+	viaDaemon, inProcess = startLSP(t, cd.env, "utf-8"), startLSP(t, cd.solo)
 	t.Cleanup(func() {
 		if log := viaDaemon.stderr.String(); !strings.Contains(log, "answering through the daemon") || strings.Contains(log, "does not answer") {
 			t.Errorf("the daemon-backed session did not answer through the daemon:\n%s", log)

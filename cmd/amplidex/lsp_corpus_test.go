@@ -38,6 +38,49 @@ func corpusEnv(t *testing.T, corpus, dir, amplidexHome string) map[string]string
 	}
 }
 
+// corpusDaemon is a daemon over the corpus, and the environments of a
+// client of it and of one that answers in process.
+type corpusDaemon struct {
+	env, solo    map[string]string
+	paths        query.Paths
+	home, corpus string
+}
+
+// startCorpusDaemon starts a daemon over the corpus (the user root links
+// to corpus/collections), stopped when the test ends; it skips the test
+// when AMPLIDEX_CORPUS is unset.
+func startCorpusDaemon(t *testing.T) corpusDaemon {
+	t.Helper()
+	corpus := os.Getenv("AMPLIDEX_CORPUS")
+	if corpus == "" {
+		t.Skip("AMPLIDEX_CORPUS is not set: no corpus to test against")
+	}
+	dir := t.TempDir()
+	cd := corpusDaemon{corpus: corpus,
+		env:  corpusEnv(t, corpus, dir, filepath.Join(dir, "amplidex")),
+		solo: corpusEnv(t, corpus, dir, filepath.Join(dir, "amplidex-solo"))}
+	cd.solo["AMPLIDEX_NO_SPAWN"] = "1"
+	cd.home = cd.env["HOME"]
+	if err := os.MkdirAll(filepath.Join(cd.home, ".amplifier"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(corpus, "collections"), filepath.Join(cd.home, ".amplifier", "collections")); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if cd.paths, err = query.DefaultPaths(func(k string) string { return cd.env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	d, err := daemon.Start(context.Background(), daemon.Options{Paths: cd.paths, Home: cd.home,
+		Bundled: []string{cd.env["AMPLIDEX_BUNDLED"]}, NoSync: true,
+		Watch: watcher.Options{Debounce: 5 * time.Millisecond, PollInterval: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return cd
+}
+
 // lspSession is `amplidex lsp` run in process, driven through pipes as an
 // editor drives it.
 type lspSession struct {
@@ -220,31 +263,8 @@ func published(ds []discovery.Diagnostic, text []byte, utf8 bool) []wireDiagnost
 // columns) and in process (UTF-16); and hover on the extends of
 // sb/profiles/dev-sb.md shows the whole chain both ways.
 func TestLSPDiagnosticsAreCheck(t *testing.T) {
-	corpus := os.Getenv("AMPLIDEX_CORPUS")
-	if corpus == "" {
-		t.Skip("AMPLIDEX_CORPUS is not set: no corpus to test against")
-	}
-	dir := t.TempDir()
-	env := corpusEnv(t, corpus, dir, filepath.Join(dir, "amplidex"))
-	solo := corpusEnv(t, corpus, dir, filepath.Join(dir, "amplidex-solo"))
-	home := env["HOME"]
-	if err := os.MkdirAll(filepath.Join(home, ".amplifier"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(corpus, "collections"), filepath.Join(home, ".amplifier", "collections")); err != nil {
-		t.Fatal(err)
-	}
-	paths, err := query.DefaultPaths(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := daemon.Start(context.Background(), daemon.Options{Paths: paths, Home: home,
-		Bundled: []string{env["AMPLIDEX_BUNDLED"]}, NoSync: true,
-		Watch: watcher.Options{Debounce: 5 * time.Millisecond, PollInterval: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	cd := startCorpusDaemon(t)
+	env, solo, home, paths := cd.env, cd.solo, cd.home, cd.paths
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := query.Dial(ctx, paths.Socket)
