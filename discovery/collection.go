@@ -32,6 +32,12 @@ type Collection struct {
 	// metadata); Problem says why.
 	Valid   bool   `json:"valid"`
 	Problem string `json:"problem,omitempty"`
+	// Degraded, when set, says why the load that made the collection is
+	// incomplete: a directory of it could not be listed, or a file could
+	// not be read for want of descriptors or memory (see IsTransient).
+	// What it holds is then not all the directory holds; a holder of an
+	// older, complete load keeps that one and tries again later.
+	Degraded string `json:"degraded,omitempty"`
 
 	Resources []Resource `json:"resources"`
 	// Facts holds the analysis of each profile, agent and context file and
@@ -61,7 +67,7 @@ func (c *Collection) Clone() *Collection {
 	return &Collection{
 		Name: c.Name, Version: c.Version, Description: c.Description, Root: c.Root,
 		Dir: c.Dir, RealDir: c.RealDir, Base: c.Base, Pyproject: c.Pyproject, Layout: c.Layout,
-		Metadata: c.Metadata, Valid: c.Valid, Problem: c.Problem,
+		Metadata: c.Metadata, Valid: c.Valid, Problem: c.Problem, Degraded: c.Degraded,
 		Resources: slices.Clone(c.Resources), Facts: facts, Diagnostics: slices.Clone(c.Diagnostics),
 		details: c.details, mentions: c.mentions,
 	}
@@ -196,6 +202,9 @@ type Loader struct {
 	// ReadFile reads a file; when nil, ReadFile of this package with
 	// MaxFileSize as the limit. Tests count reads here.
 	ReadFile func(string) ([]byte, error)
+	// ReadDir lists a directory (a root, a collection, its resource
+	// directories); os.ReadDir when nil. Tests inject failures here.
+	ReadDir func(string) ([]os.DirEntry, error)
 	// OnRead, when set, sees the bytes of every file read with the
 	// Loader's own reader (ReadFile nil); it is called from as many
 	// goroutines as load collections at once, and must not keep or change
@@ -253,7 +262,8 @@ func fileProblem(p string, k Kind, err error) *Facts {
 	case errors.Is(err, ErrTooLarge):
 		code, msg = CodeFileTooLarge, "not read: "+errText(err)
 	}
-	return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: code, Severity: SeverityWarning, Path: p, Message: msg}}}
+	return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: code, Severity: SeverityWarning, Path: p, Message: msg}},
+		transient: IsTransient(err)}
 }
 
 // analyze returns the Facts of the file at p, from the cache when it is
@@ -357,7 +367,7 @@ func (l *Loader) unread(p string, k Kind, err error) *Facts {
 // Load reads the collection directory dir found in root. It returns nil
 // when dir is not a collection at all (no metadata and no resources).
 func (l *Loader) Load(root Root, dir string) *Collection {
-	entries, err := os.ReadDir(dir)
+	entries, err := l.readDir(dir)
 	return l.load(root, dir, entries, err)
 }
 
@@ -375,7 +385,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	}
 	if err != nil {
 		return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: dir, Base: dir,
-			Layout: LayoutNone, Problem: "cannot read directory: " + errText(err),
+			Layout: LayoutNone, Problem: "cannot read directory: " + errText(err), Degraded: "cannot read directory " + dir + ": " + errText(err),
 			Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning, Path: dir,
 				Message: "cannot read directory: " + errText(err)}}}
 	}
@@ -391,7 +401,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 			Path: dir, Message: "Missing pyproject.toml"})
 	} else {
 		c.Pyproject = shape.Pyproject
-		f := l.keep(l.analyze(shape.Pyproject, ""))
+		f := l.keep(c.noteUnread(l.analyze(shape.Pyproject, "")))
 		c.Facts[shape.Pyproject] = f
 		c.Metadata = f.Metadata // brief Facts keep it too
 		if f.Metadata != nil {
@@ -431,19 +441,32 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	if shape.namedKnown && shape.Base == c.Base {
 		dirs = shape.named
 	}
-	res, diags := listResources(c.Base, dirs)
+	res, diags, degraded := listResources(c.Base, dirs, l.readDir)
 	c.Resources = res
 	c.Diagnostics = append(c.Diagnostics, diags...)
+	if degraded != "" && c.Degraded == "" {
+		c.Degraded = degraded
+	}
 	for _, r := range res {
 		switch r.Kind {
 		case KindProfile, KindAgent, KindContext:
-			c.Facts[r.Path] = l.keep(l.analyze(r.Path, r.Kind))
+			c.Facts[r.Path] = l.keep(c.noteUnread(l.analyze(r.Path, r.Kind)))
 		}
 	}
 	for i := range c.Diagnostics {
 		c.Diagnostics[i].Collection = c.Name
 	}
 	return c
+}
+
+// noteUnread marks c degraded when f is the Facts of a file that could
+// not be read for a reason that says nothing of the file (IsTransient),
+// and returns f.
+func (c *Collection) noteUnread(f *Facts) *Facts {
+	if f.transient && c.Degraded == "" && len(f.Diagnostics) > 0 {
+		c.Degraded = f.Diagnostics[0].Path + ": " + f.Diagnostics[0].Message
+	}
+	return f
 }
 
 // keep returns what a collection keeps of a file's Facts: brief ones when
@@ -469,7 +492,7 @@ func (l *Loader) analyzeAgain(p string, k Kind) *Facts {
 // checkPackageCopy warns when the package's pyproject.toml names another
 // collection than the root one.
 func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
-	f := l.analyze(shape.PackagePyproject, "")
+	f := c.noteUnread(l.analyze(shape.PackagePyproject, ""))
 	c.Facts[shape.PackagePyproject] = l.keep(f)
 	md := f.Metadata
 	if md == nil || md.Name == "" || c.Metadata == nil || md.Name == c.Metadata.Name {
@@ -483,7 +506,7 @@ func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
 // ScanRoot loads every collection directly inside root, in path order.
 // A root that does not exist holds no collections and is not an error.
 func (l *Loader) ScanRoot(root Root) ([]*Collection, error) {
-	dirs, err := CandidateDirs(root.Path)
+	dirs, err := l.CandidateDirs(root.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +524,14 @@ func (l *Loader) ScanRoot(root Root) ([]*Collection, error) {
 // are never collections (see IsCandidate). A root that does not exist
 // holds none and is not an error.
 func CandidateDirs(root string) ([]string, error) {
-	entries, err := os.ReadDir(root)
+	return (&Loader{}).CandidateDirs(root)
+}
+
+// CandidateDirs is the package's CandidateDirs, listing with the Loader's
+// ReadDir. An error but the root's absence is returned: a root that cannot
+// be listed is not an empty one.
+func (l *Loader) CandidateDirs(root string) ([]string, error) {
+	entries, err := l.readDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -531,7 +561,7 @@ func (l *Loader) LoadCandidate(root Root, dir string) *Collection {
 	// A directory that lists is a directory: only when the listing fails
 	// is a stat needed to tell a file (not a candidate) from a directory
 	// that cannot be read.
-	entries, err := os.ReadDir(dir)
+	entries, err := l.readDir(dir)
 	if err != nil && !isDir(dir) {
 		return nil
 	}

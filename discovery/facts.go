@@ -43,6 +43,9 @@ type Facts struct {
 	// has neither or no front matter.
 	blocks []byte
 	front  bool // a brief profile had usable front matter
+	// transient is set on the Facts of a file that could not be read for
+	// a reason that says nothing of the file (see IsTransient).
+	transient bool
 }
 
 // DiagnosticCounts counts diagnostics by severity.
@@ -107,7 +110,7 @@ func (f *Facts) Brief() *Facts {
 	b := &Facts{Kind: f.Kind, Name: strings.Clone(f.Name), Description: strings.Clone(f.Description),
 		AgentsMode: strings.Clone(f.AgentsMode), Metadata: f.Metadata.clone(),
 		brief: true, counts: f.Counts(), mentions: min(len(f.Mentions), 1),
-		blocks: profileBlocks(f.Front), front: f.Front != nil}
+		blocks: profileBlocks(f.Front), front: f.Front != nil, transient: f.transient}
 	if f.Extends != nil {
 		b.Extends = &Ref{Value: strings.Clone(f.Extends.Value), Range: f.Extends.Range}
 	}

@@ -249,16 +249,14 @@ func isReadme(name string) bool { return strings.EqualFold(name, "README.md") }
 // looping links, scenario tools without pyproject.toml) come back as
 // diagnostics; nothing is read but directory listings and stats.
 func ListResources(base string) ([]Resource, []Diagnostic) {
-	return listResources(base, ^resourceSet(0))
+	res, diags, _ := listResources(base, ^resourceSet(0), os.ReadDir)
+	return res, diags
 }
 
 // listResources is ListResources, trying to read only the resource
-// directories named in dirs (those that base may hold).
-func listResources(base string, dirs resourceSet) ([]Resource, []Diagnostic) {
-	var (
-		out   []Resource
-		diags []Diagnostic
-	)
+// directories named in dirs (those that base may hold), listing them with
+// list. degraded says why, when a directory could not be listed.
+func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEntry, error)) (out []Resource, diags []Diagnostic, degraded string) {
 	warn := func(code, path, msg string) {
 		diags = append(diags, Diagnostic{Code: code, Severity: SeverityWarning, Path: path, Message: msg})
 	}
@@ -268,9 +266,14 @@ func listResources(base string, dirs resourceSet) ([]Resource, []Diagnostic) {
 		if dirs&resourceBit(filepath.Base(dir)) == 0 {
 			return nil // base holds no such name
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := list(dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
+		}
+		if listingFailed(err) {
+			if degraded == "" {
+				degraded = "cannot read directory " + dir + ": " + errText(err)
+			}
 		}
 		return entries
 	}
@@ -296,7 +299,11 @@ func listResources(base string, dirs resourceSet) ([]Resource, []Diagnostic) {
 	}
 	ctxDir := filepath.Join(base, KindContext.Dir())
 	if entries := readDir(ctxDir); entries != nil {
-		diags = append(diags, walkContext(ctxDir, "", entries, add)...)
+		ds, why := walkContext(ctxDir, "", entries, add, list)
+		diags = append(diags, ds...)
+		if degraded == "" {
+			degraded = why
+		}
 	}
 	for _, k := range []Kind{KindTool, KindModule} {
 		dir := filepath.Join(base, k.Dir())
@@ -320,13 +327,14 @@ func listResources(base string, dirs resourceSet) ([]Resource, []Diagnostic) {
 			}
 		}
 	}
-	return out, diags
+	return out, diags, degraded
 }
 
-// walkContext lists context/**/*.md depth-first in component order.
-// Directory symlinks are not followed, so a loop cannot form.
-func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string)) []Diagnostic {
-	var diags []Diagnostic
+// walkContext lists context/**/*.md depth-first in component order,
+// listing subdirectories with list. Directory symlinks are not followed,
+// so a loop cannot form. degraded says why, when a directory could not be
+// listed.
+func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string), list func(string) ([]os.DirEntry, error)) (diags []Diagnostic, degraded string) {
 	for _, e := range entries {
 		name := e.Name()
 		if IsEditorDropping(name) {
@@ -341,13 +349,20 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 			if skipResourceDir(name) {
 				continue
 			}
-			sub, err := os.ReadDir(p)
+			sub, err := list(p)
 			if err != nil {
 				diags = append(diags, Diagnostic{Code: CodeUnreadable, Severity: SeverityWarning, Path: p,
 					Message: "cannot read directory: " + errText(err)})
+				if listingFailed(err) && degraded == "" {
+					degraded = "cannot read directory " + p + ": " + errText(err)
+				}
 				continue
 			}
-			diags = append(diags, walkContext(p, r, sub, add)...)
+			ds, why := walkContext(p, r, sub, add, list)
+			diags = append(diags, ds...)
+			if degraded == "" {
+				degraded = why
+			}
 			continue
 		}
 		if !strings.HasSuffix(name, ".md") {
@@ -361,7 +376,7 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 			add(KindContext, r, p)
 		}
 	}
-	return diags
+	return diags, degraded
 }
 
 // regularFile reports whether the entry is a regular file, following a

@@ -261,36 +261,46 @@ func (s *Set) ResolveMention(m Mention) (string, error) {
 
 var errEscapes = errors.New("path leaves its collection")
 
-// constraint parses a version constraint, once per set.
+// constraint parses a version constraint, once per set. The set's lock
+// is held only to look the answer up and to keep it: two checks may parse
+// one text at once, and agree.
 func (s *Set) constraint(text string) (*Constraint, error) {
 	s.statMu.Lock()
-	defer s.statMu.Unlock()
-	if c, ok := s.constraints[text]; ok {
+	c, ok := s.constraints[text]
+	s.statMu.Unlock()
+	if ok {
 		return c, nil
 	}
 	c, err := ParseConstraint(text)
 	if err == nil {
+		s.statMu.Lock()
 		if s.constraints == nil {
 			s.constraints = map[string]*Constraint{}
 		}
 		s.constraints[text] = c
+		s.statMu.Unlock()
 	}
 	return c, err
 }
 
 // exists reports whether p exists, asking the file system once per set.
+// The set's lock is held only to look the answer up and to keep it, never
+// while the file system is asked: a slow stat holds back no other check.
 func (s *Set) exists(p string) bool {
 	s.statMu.Lock()
-	defer s.statMu.Unlock()
 	ok, seen := s.stats[p]
-	if !seen {
-		_, err := os.Stat(p)
-		ok = err == nil
-		if s.stats == nil {
-			s.stats = map[string]bool{}
-		}
-		s.stats[p] = ok
+	s.statMu.Unlock()
+	if seen {
+		return ok
 	}
+	_, err := os.Stat(p)
+	ok = err == nil
+	s.statMu.Lock()
+	if s.stats == nil {
+		s.stats = map[string]bool{}
+	}
+	s.stats[p] = ok
+	s.statMu.Unlock()
 	return ok
 }
 

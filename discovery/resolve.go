@@ -45,7 +45,7 @@ type Set struct {
 
 	// stats remembers, for the life of the set, whether a path that is not
 	// a resource exists (mentions of docs and the like).
-	statMu      sync.Mutex // guards stats and constraints
+	statMu      sync.Mutex // guards stats and constraints; held only to read or write them
 	stats       map[string]bool
 	constraints map[string]*Constraint
 	// suggested remembers the near name of each unresolved collection
@@ -224,6 +224,39 @@ func (s *Set) precedes(a, b *Collection) bool {
 		return ia < ib
 	}
 	return inRootKey(a) < inRootKey(b)
+}
+
+// WithFront returns the Set with the roots front, holding nothing yet,
+// ahead of every root of s: roots of higher precedence, for collections
+// checked before they are installed (see Apply to put them in). It
+// costs what the roots number, not what the Set holds; s is left as it
+// is.
+func (s *Set) WithFront(front []Root) *Set {
+	if len(front) == 0 {
+		return s
+	}
+	roots := append(slices.Clone(front), s.Roots...)
+	t := &Set{Roots: roots, rootIdx: make(map[Root]int, len(roots)),
+		inRoot: append(make([]pmap.Map[string, *Collection], len(front)), s.inRoot...),
+		byName: s.byName, winner: s.winner, holders: s.holders, byDir: s.byDir, suggested: s.suggested}
+	for i, r := range roots {
+		if _, dup := t.rootIdx[r]; !dup {
+			t.rootIdx[r] = i
+		}
+	}
+	return t
+}
+
+// Holding returns the collections whose directory or real directory is
+// dir, in precedence order.
+func (s *Set) Holding(dir string) []*Collection {
+	var out []*Collection
+	for _, c := range s.byDir.Value(dir) {
+		if c.Dir == dir || c.RealDir == dir {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Apply returns the Set without the collections in removed and with those

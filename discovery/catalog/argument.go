@@ -8,39 +8,47 @@ import (
 // collections named on a command line come first, ahead of every root
 // (their Root is of kind discovery.RootArgument), and the collections of
 // the roots at the same directories are left out. It is how `check DIR`
-// checks a working copy against the roots it will be installed beside.
-// The View is not published; it is the caller's alone.
+// checks a working copy against the roots it will be installed beside,
+// and how an editor's buffers in a working copy are checked. The View is
+// not published; it is the caller's alone. It is derived from the
+// project's published View, as a change is: it costs what the arguments
+// change, takes no lock and reads nothing but the stats of mentions.
 func (c *Catalog) WithArguments(project string, cols []*discovery.Collection) (*View, bool) {
-	key := c.ProjectKey(project)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.projects[key] == nil {
+	v, ok := c.State().View(c.ProjectKey(project))
+	if !ok {
 		return nil, false
 	}
-	skip := map[string]bool{}
-	var argRoots []discovery.Root
-	byRoot := map[discovery.Root][]*discovery.Collection{}
-	for _, col := range cols {
-		skip[col.Dir], skip[col.RealDir] = true, true
-		if _, ok := byRoot[col.Root]; !ok {
-			argRoots = append(argRoots, col.Root)
-		}
-		byRoot[col.Root] = append(byRoot[col.Root], col)
+	return v.WithArguments(cols), true
+}
+
+// WithArguments returns v with cols ahead of every root, and without the
+// collections of v's roots at the same directories (see
+// Catalog.WithArguments). v is left as it is.
+func (v *View) WithArguments(cols []*discovery.Collection) *View {
+	if len(cols) == 0 {
+		return v
 	}
-	roots := append(argRoots, c.rootsOf(key)...)
-	groups := make([][]*discovery.Collection, len(roots))
-	for i, r := range roots {
-		if i < len(argRoots) {
-			groups[i] = byRoot[r]
-			continue
+	var front []discovery.Root
+	seen := map[discovery.Root]bool{}
+	dirs := map[string]bool{}
+	for _, col := range cols {
+		if !seen[col.Root] {
+			seen[col.Root] = true
+			front = append(front, col.Root)
 		}
-		if rs := c.roots[r.Path]; rs != nil {
-			for _, e := range rs.cols {
-				if e.c != nil && !skip[e.c.Dir] && !skip[e.c.RealDir] {
-					groups[i] = append(groups[i], e.c)
-				}
+		dirs[col.Dir], dirs[col.RealDir] = true, true
+	}
+	var removed []*discovery.Collection
+	gone := map[*discovery.Collection]bool{}
+	for d := range dirs {
+		for _, rc := range v.Set.Holding(d) {
+			if !gone[rc] && (dirs[rc.Dir] || dirs[rc.RealDir]) {
+				gone[rc] = true
+				removed = append(removed, rc)
 			}
 		}
 	}
-	return c.viewOf(key, roots, groups), true
+	set, sd := v.Set.WithFront(front).Apply(removed, cols)
+	w, _ := v.derive(set, sd, removed, cols)
+	return w
 }

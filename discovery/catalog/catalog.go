@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/internal/pmap"
 )
 
 // Options configure a Catalog.
@@ -45,37 +46,52 @@ type Catalog struct {
 	seq     atomic.Uint64 // numbers loads in the order they start
 	state   atomic.Pointer[State]
 
-	mu       sync.Mutex // guards fields below; taken by changes only, never while a file is read
+	// mu guards fields below: the bookkeeping of what the roots and lock
+	// files hold. It is held for work in proportion to one change; never
+	// while a file is read or stat()ed, a View is built or checked, or
+	// anything is waited for.
+	mu       sync.Mutex
 	loader   *discovery.Loader
 	bundled  []string
 	roots    map[string]*rootState // by path
-	locks    map[string]*lockState // by path
+	locks    map[string]*lockEntry // by path
 	projects map[string]*project   // by project directory; "" is no project
-	version  uint64
-	inflight int // loads started and not yet applied
+	version  uint64                // of the last State published
+	gen      uint64                // of the last batch recorded
+	log      []*batch              // the batches some project's View may still need, oldest first
+	inflight int                   // loads started and not yet recorded
 }
 
 // rootState is one root and the collections last loaded from it.
 type rootState struct {
 	root discovery.Root
-	cols map[string]entry // by collection directory
+	// cols holds, by collection directory, what each directory held when
+	// last loaded. It is persistent: a View built from it holds a version
+	// that later changes do not touch.
+	cols pmap.Map[string, entry]
 	// n counts the entries of cols that hold a collection; empty lists
 	// the directories whose entry holds none.
 	n     int
 	empty map[string]bool
 	users int // projects whose views hold the root
+	// failed says why the last listing of the whole root failed ("" when
+	// it listed): its entries are then the last good ones. degraded holds,
+	// by directory, why the last load of a collection was incomplete: its
+	// entry is the last complete load when there was one.
+	failed   string
+	degraded map[string]string
 }
 
 func newRootState(r discovery.Root) *rootState {
-	return &rootState{root: r, cols: map[string]entry{}, empty: map[string]bool{}}
+	return &rootState{root: r, empty: map[string]bool{}, degraded: map[string]string{}}
 }
 
 // set records what directory dir holds.
 func (rs *rootState) set(dir string, e entry) {
-	if old, ok := rs.cols[dir]; ok && old.c != nil {
+	if old, ok := rs.cols.Get(dir); ok && old.c != nil {
 		rs.n--
 	}
-	rs.cols[dir] = e
+	rs.cols = rs.cols.Set(dir, e)
 	if e.c != nil {
 		rs.n++
 		delete(rs.empty, dir)
@@ -92,21 +108,41 @@ type entry struct {
 	seq uint64
 }
 
-// lockState is one lock file as last read.
+// lockState is one lock file as read once. It is immutable: a read
+// makes a new one.
 type lockState struct {
 	path  string
 	lock  *discovery.Lock // nil when unreadable or corrupt
 	diags []discovery.Diagnostic
-	seq   uint64
-	users int
 }
 
-// project is one registered project; ready is closed once its first View
-// is published.
+// lockEntry is the bookkeeping of one lock file: its last good read, the
+// number of the load that made it, and the projects that use it.
+type lockEntry struct {
+	state  *lockState
+	seq    uint64
+	users  int
+	failed string // why the last read failed for want of resources; "" when it read
+}
+
+// project is one registered project.
 type project struct {
-	dir   string
+	key string
+	// ready is closed once AddProject has done its work: the View is
+	// published, or the project was removed meanwhile.
 	ready chan struct{}
-	view  *View
+
+	// build serialises the making of this project's Views; it guards
+	// view and gen, and is taken before c.mu, never after.
+	build sync.Mutex
+	view  *View  // the last View made; nil before the first
+	gen   uint64 // the batch view is up to date with
+
+	// Guarded by the Catalog's mu: published is set once a View of the
+	// project is in the State; applied is the last batch the project's
+	// builder has taken from the log (the log keeps what comes after).
+	published bool
+	applied   uint64
 }
 
 // New returns an empty Catalog: no root is read until a project (or no
@@ -119,7 +155,7 @@ func New(opts Options) *Catalog {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	c := &Catalog{home: opts.Home, workers: opts.Workers, loader: opts.Loader, bundled: opts.Bundled,
-		roots: map[string]*rootState{}, locks: map[string]*lockState{}, projects: map[string]*project{}, version: opts.Version}
+		roots: map[string]*rootState{}, locks: map[string]*lockEntry{}, projects: map[string]*project{}, version: opts.Version}
 	c.state.Store(&State{Version: opts.Version, views: map[string]*View{}})
 	return c
 }
@@ -150,9 +186,20 @@ func (c *Catalog) ProjectKey(dir string) string {
 }
 
 // rootsOf returns the roots of a project's view in precedence order.
-// c.mu is held.
-func (c *Catalog) rootsOf(project string) []discovery.Root {
-	return discovery.Roots(project, c.home, c.bundled)
+func rootsOf(project, home string, bundled []string) []discovery.Root {
+	return discovery.Roots(project, home, bundled)
+}
+
+// lockPaths returns the lock files of the roots: the project's and the
+// user's.
+func lockPaths(roots []discovery.Root) []string {
+	var out []string
+	for _, r := range roots {
+		if lp := discovery.LockPath(r); lp != "" {
+			out = append(out, lp)
+		}
+	}
+	return out
 }
 
 // loaded is the result of reading one collection directory.
@@ -163,27 +210,31 @@ type loaded struct {
 }
 
 // scanned is the result of reading a whole root: every candidate
-// directory and its collection.
+// directory and its collection, or why the root could not be listed.
 type scanned struct {
-	root string
-	dirs []loaded
+	root   string
+	dirs   []loaded
+	failed string
 }
 
 // readLock is the result of reading one lock file.
 type readLock struct {
-	path  string
-	lock  *discovery.Lock
-	diags []discovery.Diagnostic
+	path   string
+	state  *lockState
+	failed string // the read failed for want of resources: state is nil
 }
 
-// read does the I/O of a change, outside the writer lock: it loads the
+// read does the I/O of a change, outside every lock: it loads the
 // collection directories, scans the roots and reads the lock files.
 func (c *Catalog) read(loader *discovery.Loader, kinds map[string]discovery.Root, dirs []loaded, roots []string, locks []string) ([]loaded, []scanned, []readLock) {
 	var jobs []*loaded
 	scans := make([]scanned, 0, len(roots))
 	for _, r := range roots {
-		candidates, _ := discovery.CandidateDirs(r)
+		candidates, err := loader.CandidateDirs(r)
 		s := scanned{root: r, dirs: make([]loaded, len(candidates))}
+		if err != nil {
+			s.failed = err.Error()
+		}
 		for i, d := range candidates {
 			s.dirs[i] = loaded{root: r, dir: d}
 		}
@@ -212,14 +263,20 @@ func (c *Catalog) read(loader *discovery.Loader, kinds map[string]discovery.Root
 	wg.Wait()
 	var rl []readLock
 	for _, p := range locks {
-		l, diags, _ := discovery.ReadLock(p)
-		rl = append(rl, readLock{path: p, lock: l, diags: diags})
+		l, diags, err := discovery.ReadLock(p)
+		if err != nil && discovery.IsTransient(err) {
+			rl = append(rl, readLock{path: p, failed: err.Error()})
+			continue
+		}
+		rl = append(rl, readLock{path: p, state: &lockState{path: p, lock: l, diags: diags}})
 	}
 	return dirs, scans, rl
 }
 
 // Update reads what changed again and publishes the State it makes. A
-// directory or root the catalog does not hold is ignored.
+// directory or root the catalog does not hold is ignored. A directory,
+// root or lock file that could not be read keeps what it held before and
+// is named in Delta.Retry.
 func (c *Catalog) Update(changes ...Change) (*State, *Delta) {
 	c.mu.Lock()
 	loader := c.loader
@@ -256,7 +313,6 @@ func (c *Catalog) Update(changes ...Change) (*State, *Delta) {
 	ld, sc, rl := c.read(loader, kinds, dirs, roots, locks)
 
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.inflight--
 	b := c.newBatch(seq)
 	for _, l := range ld {
@@ -268,36 +324,277 @@ func (c *Catalog) Update(changes ...Change) (*State, *Delta) {
 	for _, l := range rl {
 		b.lock(l)
 	}
-	return c.publish(b, nil)
+	affected := c.record(b)
+	c.mu.Unlock()
+	return c.advance(b, affected, nil)
 }
 
-// batch gathers what one change does to the roots and lock files before
-// the views are brought up to date. c.mu is held while it lives.
+// record logs b as the next batch and returns the projects with a
+// published View that it touches, in key order: those whose Views must
+// take it in before the change that made it returns. c.mu is held.
+func (c *Catalog) record(b *batch) []*project {
+	if c.inflight == 0 {
+		// No older load can still apply: forget the directories found
+		// empty.
+		for _, rs := range c.roots {
+			for dir := range rs.empty {
+				rs.cols = rs.cols.Delete(dir)
+			}
+			clear(rs.empty)
+		}
+	}
+	last := c.gen
+	c.gen++
+	b.gen, b.version = c.gen, c.version
+	c.log = append(c.log, b)
+	var out []*project
+	for _, p := range c.projects {
+		switch {
+		case b.touches(rootsOf(p.key, c.home, c.bundled)):
+			if p.published {
+				out = append(out, p)
+			}
+		case p.applied == last:
+			// Nothing in b for it: its builder need not take b.
+			p.applied = c.gen
+		}
+	}
+	c.trim()
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// advance brings the Views of ps up to date with the log (at least up to
+// b), publishes each, and returns the latest State and what b did: its
+// files, and what changed in the Views this call made. fresh, when not
+// nil, is a project registered by this call, whose first View is built.
+func (c *Catalog) advance(b *batch, ps []*project, fresh *project) (*State, *Delta) {
+	d := &Delta{Loaded: b.loaded, Gone: b.gone, Retry: b.retry, Views: map[string]ViewDelta{}}
+	sort.Strings(d.Loaded)
+	sort.Strings(d.Gone)
+	if fresh != nil {
+		ps = append(ps, fresh)
+	}
+	for _, p := range ps {
+		vd := c.build(p)
+		if p != fresh && (len(vd.Dirs) > 0 || len(vd.Locks) > 0) {
+			d.Views[p.key] = vd
+		}
+	}
+	c.mu.Lock()
+	st := c.state.Load()
+	if c.version == b.version {
+		// Nothing was published since b was recorded: b still gets a
+		// version of its own.
+		st = c.publish(nil)
+	}
+	c.mu.Unlock()
+	d.Version = st.Version
+	return st, d
+}
+
+// build brings p's View up to date with every batch logged and publishes
+// it, and returns what changed in it. The View is made outside c.mu:
+// under it, build only takes the batches (or, for a first View or a
+// rebuild, what the roots hold) and, once the View is made, publishes it
+// if no batch landed meanwhile; else it takes those in too.
+func (c *Catalog) build(p *project) ViewDelta {
+	p.build.Lock()
+	defer p.build.Unlock()
+	var vd ViewDelta
+	for {
+		c.mu.Lock()
+		if c.projects[p.key] != p {
+			c.mu.Unlock()
+			return vd // removed meanwhile
+		}
+		if p.view != nil && p.gen == c.gen {
+			if c.state.Load().views[p.key] != p.view {
+				c.publishView(p)
+			}
+			c.mu.Unlock()
+			return vd
+		}
+		target := c.gen
+		var snap *snapshot
+		var todo []*batch
+		if p.view == nil || c.rebuildAfter(p.gen) {
+			snap = c.snapshot(p.key)
+		} else {
+			todo = c.batchesAfter(p.gen)
+		}
+		p.applied = target
+		c.trim()
+		workers := c.workers
+		c.mu.Unlock()
+
+		if snap != nil {
+			rebuilt := p.view != nil
+			p.view = buildView(p.key, snap, workers)
+			if rebuilt {
+				vd = mergeDelta(vd, p.view.everything())
+			}
+		} else {
+			for _, b := range todo {
+				var d ViewDelta
+				p.view, d = p.view.apply(b)
+				vd = mergeDelta(vd, d)
+			}
+		}
+		p.gen = target
+	}
+}
+
+// publishView puts p's View in a new State. c.mu and p.build are held.
+func (c *Catalog) publishView(p *project) {
+	c.publish(func(views map[string]*View, version uint64) {
+		if p.view.Version == 0 {
+			// Not yet seen by anyone: the version it is first published at.
+			p.view.Version = version
+		}
+		views[p.key] = p.view
+	})
+	p.published = true
+}
+
+// publish makes and stores the next State: the last one's Views, changed
+// by edit when not nil. c.mu is held.
+func (c *Catalog) publish(edit func(views map[string]*View, version uint64)) *State {
+	c.version++
+	old := c.state.Load()
+	views := make(map[string]*View, len(c.projects))
+	for k, v := range old.views {
+		if c.projects[k] != nil {
+			views[k] = v
+		}
+	}
+	if edit != nil {
+		edit(views, c.version)
+	}
+	st := &State{Version: c.version, views: views, roots: c.rootInfos()}
+	c.state.Store(st)
+	return st
+}
+
+// rebuildAfter reports whether a batch after gen rebuilds every View.
+// c.mu is held.
+func (c *Catalog) rebuildAfter(gen uint64) bool {
+	for _, b := range c.batchesAfter(gen) {
+		if b.rebuild {
+			return true
+		}
+	}
+	return false
+}
+
+// batchesAfter returns the logged batches after gen, oldest first. c.mu
+// is held.
+func (c *Catalog) batchesAfter(gen uint64) []*batch {
+	i := sort.Search(len(c.log), func(i int) bool { return c.log[i].gen > gen })
+	return slices.Clone(c.log[i:])
+}
+
+// trim drops the batches that every project's builder has taken. c.mu is
+// held.
+func (c *Catalog) trim() {
+	low := c.gen
+	for _, p := range c.projects {
+		low = min(low, p.applied)
+	}
+	i := sort.Search(len(c.log), func(i int) bool { return c.log[i].gen > low })
+	if i > 0 {
+		c.log = slices.Delete(c.log, 0, i)
+	}
+}
+
+// snapshot returns what a View of project is built from, as the roots
+// and lock files hold it now. c.mu is held.
+func (c *Catalog) snapshot(project string) *snapshot {
+	s := &snapshot{roots: rootsOf(project, c.home, c.bundled), locks: map[string]*lockState{}}
+	s.cols = make([]pmap.Map[string, entry], len(s.roots))
+	for i, r := range s.roots {
+		if rs := c.roots[r.Path]; rs != nil {
+			s.cols[i] = rs.cols
+		}
+	}
+	for _, lp := range lockPaths(s.roots) {
+		if le := c.locks[lp]; le != nil {
+			s.locks[lp] = le.state
+		}
+	}
+	return s
+}
+
+// snapshot is what a View is built from: its roots in precedence order,
+// what each holds, and the lock files as last read.
+type snapshot struct {
+	roots []discovery.Root
+	cols  []pmap.Map[string, entry]
+	locks map[string]*lockState
+}
+
+// batch is what one change did to the roots and lock files, recorded in
+// the log for every project's View to take in, in order. It is immutable
+// once recorded.
 type batch struct {
-	c       *Catalog
+	c       *Catalog // only while it is made
 	seq     uint64
+	gen     uint64
+	version uint64                             // of the last State published when it was recorded
 	removed map[string][]*discovery.Collection // by root path
 	added   map[string][]*discovery.Collection
-	locks   map[string]bool // lock files read again
+	locks   map[string]*lockState // lock files read again, as read
+	// rebuild makes every View be built again from the roots (the
+	// configuration changed).
+	rebuild bool
 	loaded  []string
 	gone    []string
+	retry   []Change
 }
 
 func (c *Catalog) newBatch(seq uint64) *batch {
 	return &batch{c: c, seq: seq, removed: map[string][]*discovery.Collection{},
-		added: map[string][]*discovery.Collection{}, locks: map[string]bool{}}
+		added: map[string][]*discovery.Collection{}, locks: map[string]*lockState{}}
+}
+
+// touches reports whether the batch changed one of roots or their lock
+// files, or rebuilds every View.
+func (b *batch) touches(roots []discovery.Root) bool {
+	if b.rebuild {
+		return true
+	}
+	for _, r := range roots {
+		if len(b.removed[r.Path])+len(b.added[r.Path]) > 0 {
+			return true
+		}
+		if lp := discovery.LockPath(r); lp != "" && b.locks[lp] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // put records that the directory dir of root holds col (nil: none), unless
-// a load that started later has already been applied.
+// a load that started later has already been recorded. A load that was
+// incomplete (col.Degraded) does not replace a complete one: the
+// directory is named for a retry.
 func (b *batch) put(root, dir string, col *discovery.Collection) {
 	rs := b.c.roots[root]
 	if rs == nil {
 		return
 	}
-	old, ok := rs.cols[dir]
+	old, ok := rs.cols.Get(dir)
 	if ok && old.seq > b.seq {
 		return
+	}
+	if col != nil && col.Degraded != "" {
+		rs.degraded[dir] = col.Degraded
+		b.retry = append(b.retry, Change{Root: root, Dir: dir})
+		if old.c != nil && old.c.Degraded == "" {
+			return // the last complete load stands
+		}
+	} else {
+		delete(rs.degraded, dir)
 	}
 	if old.c == nil && col == nil {
 		if ok {
@@ -322,10 +619,16 @@ func (b *batch) put(root, dir string, col *discovery.Collection) {
 }
 
 // rescan records a whole root as read: every directory found, and the
-// absence of every other one.
+// absence of every other one. A root that could not be listed keeps
+// what it held, and is named for a retry.
 func (b *batch) rescan(s scanned) {
 	rs := b.c.roots[s.root]
 	if rs == nil {
+		return
+	}
+	rs.failed = s.failed
+	if s.failed != "" {
+		b.retry = append(b.retry, Change{Root: s.root})
 		return
 	}
 	found := map[string]bool{}
@@ -333,21 +636,29 @@ func (b *batch) rescan(s scanned) {
 		found[l.dir] = true
 		b.put(s.root, l.dir, l.c)
 	}
-	for dir := range rs.cols {
+	for dir := range rs.cols.All() {
 		if !found[dir] {
 			b.put(s.root, dir, nil)
+			delete(rs.degraded, dir)
 		}
 	}
 }
 
-// lock records a lock file as read, unless a later read has been applied.
+// lock records a lock file as read, unless a later read has been
+// recorded. A read that failed for want of resources keeps the last good
+// one, and is named for a retry.
 func (b *batch) lock(l readLock) {
-	ls := b.c.locks[l.path]
-	if ls == nil || ls.seq > b.seq {
+	le := b.c.locks[l.path]
+	if le == nil || le.seq > b.seq {
 		return
 	}
-	ls.lock, ls.diags, ls.seq = l.lock, l.diags, b.seq
-	b.locks[l.path] = true
+	le.failed = l.failed
+	if l.state == nil {
+		b.retry = append(b.retry, Change{Lock: l.path})
+		return
+	}
+	le.state, le.seq = l.state, b.seq
+	b.locks[l.path] = l.state
 }
 
 // goneFiles returns the files old read that col (nil: none) does not.
@@ -361,50 +672,16 @@ func goneFiles(old, col *discovery.Collection) []string {
 	return out
 }
 
-// publish brings every View up to date with b, adds the View of fresh
-// (when not nil), and publishes the next State. c.mu is held.
-func (c *Catalog) publish(b *batch, fresh *project) (*State, *Delta) {
-	if c.inflight == 0 {
-		// No older load can still apply: forget the directories found
-		// empty.
-		for _, rs := range c.roots {
-			for dir := range rs.empty {
-				delete(rs.cols, dir)
-			}
-			clear(rs.empty)
-		}
-	}
-	c.version++
-	st := &State{Version: c.version, views: make(map[string]*View, len(c.projects))}
-	d := &Delta{Version: c.version, Loaded: b.loaded, Gone: b.gone, Views: map[string]ViewDelta{}}
-	sort.Strings(d.Loaded)
-	sort.Strings(d.Gone)
-	for key, p := range c.projects {
-		switch {
-		case p == fresh:
-			p.view = c.buildView(key)
-		case p.view != nil:
-			var vd ViewDelta
-			p.view, vd = p.view.apply(c, b)
-			if len(vd.Dirs) > 0 || len(vd.Locks) > 0 {
-				d.Views[key] = vd
-			}
-		}
-		if p.view != nil {
-			p.view.Version = c.version
-			st.views[key] = p.view
-		}
-	}
-	st.roots = c.rootInfos()
-	c.state.Store(st)
-	return st, d
-}
-
 // rootInfos describes every root held. c.mu is held.
 func (c *Catalog) rootInfos() []RootInfo {
 	out := make([]RootInfo, 0, len(c.roots))
 	for _, rs := range c.roots {
-		out = append(out, RootInfo{Root: rs.root, Collections: rs.n})
+		ri := RootInfo{Root: rs.root, Collections: rs.n, Failed: rs.failed}
+		for dir, why := range rs.degraded {
+			ri.Degraded = append(ri.Degraded, DegradedDir{Dir: dir, Why: why})
+		}
+		sort.Slice(ri.Degraded, func(i, j int) bool { return ri.Degraded[i].Dir < ri.Degraded[j].Dir })
+		out = append(out, ri)
 	}
 	order := map[discovery.RootKind]int{discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
 	sort.Slice(out, func(i, j int) bool {
@@ -419,7 +696,10 @@ func (c *Catalog) rootInfos() []RootInfo {
 // AddProject registers a project directory ("" for no project: the user
 // and bundled roots only), reading the roots and lock files it brings that
 // the catalog does not hold yet, and publishes a State with its View. A
-// project registered already is left as it is (the Delta is then nil).
+// project registered already is left as it is (the Delta is then nil);
+// a caller that registers one being registered waits for that, without
+// holding anything. When the project is removed before its View is made,
+// the State returned has none.
 func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 	key := c.ProjectKey(dir)
 	c.mu.Lock()
@@ -428,12 +708,13 @@ func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 		<-p.ready
 		return c.State(), nil
 	}
-	p := &project{dir: key, ready: make(chan struct{})}
+	p := &project{key: key, ready: make(chan struct{}), applied: c.gen}
 	c.projects[key] = p
 	defer close(p.ready)
 	var scan []string
 	kinds := map[string]discovery.Root{}
-	for _, r := range c.rootsOf(key) {
+	roots := rootsOf(key, c.home, c.bundled)
+	for _, r := range roots {
 		rs := c.roots[r.Path]
 		if rs == nil {
 			rs = newRootState(r)
@@ -444,14 +725,14 @@ func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 		rs.users++
 	}
 	var locks []string
-	for _, lp := range c.lockPaths(key) {
-		ls := c.locks[lp]
-		if ls == nil {
-			ls = &lockState{path: lp}
-			c.locks[lp] = ls
+	for _, lp := range lockPaths(roots) {
+		le := c.locks[lp]
+		if le == nil {
+			le = &lockEntry{state: &lockState{path: lp}}
+			c.locks[lp] = le
 			locks = append(locks, lp)
 		}
-		ls.users++
+		le.users++
 	}
 	loader := c.loader
 	seq := c.seq.Add(1)
@@ -461,7 +742,6 @@ func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 	_, sc, rl := c.read(loader, kinds, nil, scan, locks)
 
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.inflight--
 	b := c.newBatch(seq)
 	for _, s := range sc {
@@ -470,55 +750,49 @@ func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 	for _, l := range rl {
 		b.lock(l)
 	}
-	return c.publish(b, p)
-}
-
-// lockPaths returns the lock files of a project's view: the project's and
-// the user's. c.mu is held.
-func (c *Catalog) lockPaths(project string) []string {
-	var out []string
-	for _, r := range c.rootsOf(project) {
-		if lp := discovery.LockPath(r); lp != "" {
-			out = append(out, lp)
-		}
-	}
-	return out
+	affected := c.record(b)
+	c.mu.Unlock()
+	return c.advance(b, affected, p)
 }
 
 // RemoveProject forgets a project: its View, and the roots and lock files
 // no other project uses. It returns the State without it and what that
-// removed (Delta.Gone names the files no root holds any more).
+// removed (Delta.Gone names the files no root holds any more). It never
+// waits: a registration of the project still under way publishes
+// nothing.
 func (c *Catalog) RemoveProject(dir string) (*State, *Delta) {
 	key := c.ProjectKey(dir)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.projects[key]
-	b := c.newBatch(c.seq.Add(1))
-	if p == nil {
-		return c.publish(b, nil)
-	}
-	<-p.ready // its AddProject has returned: it held c.mu until then
-	delete(c.projects, key)
-	for _, r := range c.rootsOf(key) {
-		if rs := c.roots[r.Path]; rs != nil {
-			if rs.users--; rs.users == 0 {
-				for _, e := range rs.cols {
-					if e.c != nil {
-						b.gone = append(b.gone, goneFiles(e.c, nil)...)
+	d := &Delta{Views: map[string]ViewDelta{}}
+	if p := c.projects[key]; p != nil {
+		delete(c.projects, key)
+		roots := rootsOf(key, c.home, c.bundled)
+		for _, r := range roots {
+			if rs := c.roots[r.Path]; rs != nil {
+				if rs.users--; rs.users == 0 {
+					for _, e := range rs.cols.All() {
+						if e.c != nil {
+							d.Gone = append(d.Gone, goneFiles(e.c, nil)...)
+						}
 					}
+					delete(c.roots, r.Path)
 				}
-				delete(c.roots, r.Path)
 			}
 		}
-	}
-	for _, lp := range c.lockPaths(key) {
-		if ls := c.locks[lp]; ls != nil {
-			if ls.users--; ls.users == 0 {
-				delete(c.locks, lp)
+		for _, lp := range lockPaths(roots) {
+			if le := c.locks[lp]; le != nil {
+				if le.users--; le.users == 0 {
+					delete(c.locks, lp)
+				}
 			}
 		}
+		c.trim()
 	}
-	return c.publish(b, nil)
+	sort.Strings(d.Gone)
+	st := c.publish(nil)
+	d.Version = st.Version
+	return st, d
 }
 
 // Projects returns the registered project directories, sorted ("" for no
@@ -534,13 +808,13 @@ func (c *Catalog) Projects() []string {
 	return out
 }
 
-// Roots returns the paths of every root the catalog holds, sorted.
+// Roots returns every root of the latest State, sorted by path. It takes
+// no lock.
 func (c *Catalog) Roots() []discovery.Root {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]discovery.Root, 0, len(c.roots))
-	for _, rs := range c.roots {
-		out = append(out, rs.root)
+	infos := c.State().Roots()
+	out := make([]discovery.Root, len(infos))
+	for i, ri := range infos {
+		out[i] = ri.Root
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
@@ -548,26 +822,28 @@ func (c *Catalog) Roots() []discovery.Root {
 
 // Reconfigure changes the bundled roots and the loader, reads what that
 // needs (every root again when the loader changed, else only the roots
-// new to the catalog), rebuilds every View and publishes the State.
+// new to the catalog), builds every View again and publishes the State.
+// The Views are built outside the catalog's lock, each under its
+// project's own.
 func (c *Catalog) Reconfigure(bundled []string, loader *discovery.Loader) (*State, *Delta) {
 	c.mu.Lock()
 	reread := loader != nil && loader != c.loader
 	if loader != nil {
 		c.loader = loader
 	}
-	c.bundled = bundled
+	c.bundled = slices.Clone(bundled)
 	want := map[string]discovery.Root{}
 	for key := range c.projects {
-		for _, r := range c.rootsOf(key) {
+		for _, r := range rootsOf(key, c.home, c.bundled) {
 			want[r.Path] = r
 		}
 	}
-	b := c.newBatch(c.seq.Add(1))
+	var gone []string
 	for path, rs := range c.roots {
 		if _, ok := want[path]; !ok {
-			for _, e := range rs.cols {
+			for _, e := range rs.cols.All() {
 				if e.c != nil {
-					b.gone = append(b.gone, goneFiles(e.c, nil)...)
+					gone = append(gone, goneFiles(e.c, nil)...)
 				}
 			}
 			delete(c.roots, path)
@@ -588,11 +864,11 @@ func (c *Catalog) Reconfigure(bundled []string, loader *discovery.Loader) (*Stat
 		kinds[path] = rs.root
 	}
 	for key := range c.projects {
-		for _, r := range c.rootsOf(key) {
+		for _, r := range rootsOf(key, c.home, c.bundled) {
 			c.roots[r.Path].users++
 		}
 	}
-	seq := b.seq
+	seq := c.seq.Add(1)
 	c.inflight++
 	loaderNow := c.loader
 	c.mu.Unlock()
@@ -600,26 +876,30 @@ func (c *Catalog) Reconfigure(bundled []string, loader *discovery.Loader) (*Stat
 	_, sc, _ := c.read(loaderNow, kinds, nil, scan, nil)
 
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.inflight--
-	b.seq = seq
+	b := c.newBatch(seq)
+	b.rebuild = true
+	b.gone = gone
 	for _, s := range sc {
 		b.rescan(s)
 	}
-	for key, p := range c.projects {
-		p.view = c.buildView(key)
+	affected := c.record(b)
+	c.mu.Unlock()
+	return c.advance(b, affected, nil)
+}
+
+// mergeDelta returns the union of two ViewDeltas, sorted.
+func mergeDelta(a, b ViewDelta) ViewDelta {
+	if len(a.Dirs)+len(a.Locks) == 0 {
+		return b
 	}
-	st, d := c.publish(b, nil)
-	// Every view was rebuilt: every collection may have changed.
-	for key, v := range st.views {
-		vd := ViewDelta{}
-		for _, col := range v.Set.Collections() {
-			vd.Dirs = append(vd.Dirs, col.Dir)
-		}
-		for _, lf := range v.locks {
-			vd.Locks = append(vd.Locks, lf.path)
-		}
-		d.Views[key] = vd
+	if len(b.Dirs)+len(b.Locks) == 0 {
+		return a
 	}
-	return st, d
+	out := ViewDelta{Dirs: append(slices.Clone(a.Dirs), b.Dirs...), Locks: append(slices.Clone(a.Locks), b.Locks...)}
+	slices.Sort(out.Dirs)
+	slices.Sort(out.Locks)
+	out.Dirs = slices.Compact(out.Dirs)
+	out.Locks = slices.Compact(out.Locks)
+	return out
 }

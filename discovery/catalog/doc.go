@@ -26,20 +26,57 @@
 //
 // # Concurrency
 //
-// State may be called from any goroutine at any time and never waits.
+// State may be called from any goroutine at any time and never waits;
+// nor do WithArguments and Roots, which work from the latest State.
 // Changes (Update, AddProject, RemoveProject, Reconfigure) may come from
-// several goroutines: files are read and parsed outside any lock, and a
-// change is applied under the catalog's writer lock, which only changes
-// take. Two loads of one directory apply in the order they started, so an
-// older read never replaces a newer one.
+// several goroutines at once. Each does its work in three steps, as a
+// gopls snapshot is made: it reads files outside every lock; it records
+// what it read under the catalog's lock, briefly; then it brings the
+// Views of the projects it touched up to date outside that lock, and
+// publishes each only if no newer change landed meanwhile (else it takes
+// that in first). Two loads of one directory apply in the order they
+// started, so an older read never replaces a newer one.
+//
+// The locks, and what each guards:
+//
+//   - Catalog.mu: the bookkeeping of the roots, the lock files, the
+//     registered projects and the log of changes not yet in every View.
+//     It is held for work in proportion to one change: never while a
+//     file is read or stat()ed, a View is built or checked, or anything
+//     is waited for.
+//   - project.build, one per project: the making of that project's
+//     Views, one change after another. Only changes to that project's
+//     roots take it; a slow check of one project (a registration of ten
+//     thousand collections) holds back no other project. It is taken
+//     before Catalog.mu, never after.
+//   - discovery.Set's own lock guards only its caches of stats and
+//     parsed constraints, and is never held while the file system is
+//     asked.
+//
+// A change returns once every published View it touched has taken it
+// in, so a question asked after it sees it. A project registered twice
+// at once is read once: the second caller waits, holding nothing. A
+// project removed while it is registered is never published.
+//
+// # Faults
+//
+// An error is never an empty answer. A root that cannot be listed keeps
+// the collections of its last listing, a collection directory that cannot
+// be listed (or whose files cannot be read for want of descriptors or
+// memory) keeps its last complete load, and a lock file that cannot be
+// read so keeps its last read: each is reported in State.Roots and named
+// in Delta.Retry, for the caller to read again later. Records are dropped
+// only on evidence that a file is gone.
 //
 // # Caveats
 //
-//   - While a change is applied, resolving @mentions of files that are not
-//     resources and checking lock-file entries stat the file system; no file
-//     is read or parsed under the writer lock.
+//   - Checking cross-references and lock-file entries stats the file
+//     system; it happens while a View is made, under that project's build
+//     lock only.
 //   - A project whose collections directory is the user's is no project:
 //     its View is the View of no project (the user and bundled roots).
 //   - Lock files lie beside the roots, not in them: the caller says when
 //     one changed (Change.Lock).
+//   - The catalog does not retry by itself: it has no goroutines. The
+//     daemon reads what Delta.Retry names again, backing off.
 package catalog

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -25,7 +26,25 @@ type State struct {
 type RootInfo struct {
 	Root        discovery.Root
 	Collections int
+	// Failed says why the last listing of the root failed ("" when it
+	// listed); its collections are then those of the last listing that
+	// did.
+	Failed string
+	// Degraded are the collection directories whose last load was
+	// incomplete; each keeps its last complete load, when there was one.
+	Degraded []DegradedDir
 }
+
+// DegradedDir is a collection directory whose last load was incomplete,
+// and why.
+type DegradedDir struct {
+	Dir string
+	Why string
+}
+
+// Healthy reports whether the root and all its collections were read
+// completely the last time.
+func (ri RootInfo) Healthy() bool { return ri.Failed == "" && len(ri.Degraded) == 0 }
 
 // View returns the View of a project directory ("" for no project), and
 // whether the project is registered. A project whose collections
@@ -53,6 +72,11 @@ type Delta struct {
 	// Gone are the files that no collection holds any more.
 	Gone  []string
 	Views map[string]ViewDelta
+	// Retry are the reads of the change that failed (a root or directory
+	// that could not be listed, a file or lock file that could not be
+	// read for want of resources): what they held before stands, and
+	// they are to be read again later.
+	Retry []Change
 }
 
 // ViewDelta is what one change altered in one project's View.
@@ -88,32 +112,26 @@ type View struct {
 }
 
 // lockFile is the diagnostics of one lock file of a View: its own and the
-// comparison with its root.
+// comparison with its root, as state, the read they come from, says.
 type lockFile struct {
 	path  string
 	root  discovery.Root
+	state *lockState
 	diags []discovery.Diagnostic
 }
 
-// buildView computes a project's View from scratch. c.mu is held.
-func (c *Catalog) buildView(project string) *View {
-	roots := c.rootsOf(project)
-	cols := make([][]*discovery.Collection, len(roots))
-	for i, r := range roots {
-		if rs := c.roots[r.Path]; rs != nil {
-			for _, e := range rs.cols {
-				if e.c != nil {
-					cols[i] = append(cols[i], e.c)
-				}
+// buildView computes a project's View from what snap holds, checking the
+// collections on as many goroutines as workers.
+func buildView(project string, snap *snapshot, workers int) *View {
+	cols := make([][]*discovery.Collection, len(snap.roots))
+	for i := range snap.roots {
+		for _, e := range snap.cols[i].All() {
+			if e.c != nil {
+				cols[i] = append(cols[i], e.c)
 			}
 		}
 	}
-	return c.viewOf(project, roots, cols)
-}
-
-// viewOf computes the View of collections in roots. c.mu is held.
-func (c *Catalog) viewOf(project string, roots []discovery.Root, cols [][]*discovery.Collection) *View {
-	set := discovery.NewSet(roots, cols)
+	set := discovery.NewSet(snap.roots, cols)
 	v := &View{Project: project, Set: set}
 	// Each collection is checked on its own against the set, which is safe
 	// for concurrent use: the checks run on as many goroutines as loads
@@ -128,7 +146,7 @@ func (c *Catalog) viewOf(project string, roots []discovery.Root, cols [][]*disco
 		next atomic.Int64
 		wg   sync.WaitGroup
 	)
-	for range min(c.workers, len(all)) {
+	for range min(workers, len(all)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -169,9 +187,9 @@ func (c *Catalog) viewOf(project string, roots []discovery.Root, cols [][]*disco
 	v.cross = pmap.Build(sortedEntries(cross))
 	v.deps = pmap.Build(sortedEntries(deps))
 	v.refs = pmap.Build(sortedEntries(rs))
-	for _, r := range roots {
+	for _, r := range snap.roots {
 		if lp := discovery.LockPath(r); lp != "" && r.Kind != discovery.RootArgument {
-			v.locks = append(v.locks, c.checkLock(set, r, lp))
+			v.locks = append(v.locks, checkLock(set, r, lp, snap.locks[lp]))
 		}
 	}
 	return v
@@ -192,11 +210,11 @@ func sortedEntries[V any](m map[string]V) func(func(string, V) bool) {
 	}
 }
 
-// checkLock computes the diagnostics of the lock file lp of root r.
-// c.mu is held.
-func (c *Catalog) checkLock(set *discovery.Set, r discovery.Root, lp string) lockFile {
-	lf := lockFile{path: lp, root: r}
-	ls := c.locks[lp]
+// checkLock computes the diagnostics of the lock file lp of root r, read
+// as ls says (nil: not read yet). It stats the file system (the entries'
+// paths).
+func checkLock(set *discovery.Set, r discovery.Root, lp string, ls *lockState) lockFile {
+	lf := lockFile{path: lp, root: r, state: ls}
 	if ls == nil {
 		return lf
 	}
@@ -212,8 +230,9 @@ func (c *Catalog) checkLock(set *discovery.Set, r discovery.Root, lp string) loc
 	return lf
 }
 
-// apply returns the View after b, and what changed in it. c.mu is held.
-func (v *View) apply(c *Catalog, b *batch) (*View, ViewDelta) {
+// apply returns the View after b, and what changed in it; v is left as
+// it is.
+func (v *View) apply(b *batch) (*View, ViewDelta) {
 	var removed, added []*discovery.Collection
 	rootChanged := map[discovery.Root]bool{}
 	for _, r := range v.Set.Roots {
@@ -225,7 +244,7 @@ func (v *View) apply(c *Catalog, b *batch) (*View, ViewDelta) {
 	}
 	lockChanged := false
 	for _, lf := range v.locks {
-		if b.locks[lf.path] || rootChanged[lf.root] {
+		if b.locks[lf.path] != nil || rootChanged[lf.root] {
 			lockChanged = true
 		}
 	}
@@ -233,6 +252,35 @@ func (v *View) apply(c *Catalog, b *batch) (*View, ViewDelta) {
 		return v, ViewDelta{}
 	}
 	set, sd := v.Set.Apply(removed, added)
+	w, changed := v.derive(set, sd, removed, added)
+	var vd ViewDelta
+	if lockChanged {
+		w.locks = make([]lockFile, len(v.locks))
+		for i, lf := range v.locks {
+			if ls := b.locks[lf.path]; ls != nil || rootChanged[lf.root] {
+				if ls == nil {
+					ls = lf.state
+				}
+				w.locks[i] = checkLock(set, lf.root, lf.path, ls)
+				if !slices.Equal(w.locks[i].diags, lf.diags) {
+					vd.Locks = append(vd.Locks, lf.path)
+				}
+			} else {
+				w.locks[i] = lf
+			}
+		}
+	}
+	vd.Dirs = changed
+	return w, vd
+}
+
+// derive returns the View over set, which is v's Set after the
+// collections in removed went and those in added came (sd says what
+// that changed), and the directories of the collections whose
+// diagnostics or shadowing may have changed, sorted. Only the collections
+// added, and those whose references go through a name that changed, are
+// checked again. The new View shares v's lock files; v is left as it is.
+func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added []*discovery.Collection) (*View, []string) {
 	w := &View{Project: v.Project, Set: set, cross: v.cross, deps: v.deps, refs: v.refs, locks: v.locks}
 	changed := map[string]bool{}
 	touched := map[string]bool{}
@@ -269,7 +317,7 @@ func (v *View) apply(c *Catalog, b *batch) (*View, ViewDelta) {
 			recheck[d] = true
 		}
 	}
-	for dir := range recheck {
+	for _, dir := range slices.Sorted(maps.Keys(recheck)) {
 		col := set.At(dir)
 		if col == nil {
 			continue
@@ -290,25 +338,22 @@ func (v *View) apply(c *Catalog, b *batch) (*View, ViewDelta) {
 			w.setDeps(dir, names)
 		}
 	}
+	return w, slices.Sorted(maps.Keys(changed))
+}
+
+// everything is the ViewDelta of a View made anew: every collection and
+// lock file may have changed.
+func (v *View) everything() ViewDelta {
 	var vd ViewDelta
-	if lockChanged {
-		w.locks = make([]lockFile, len(v.locks))
-		for i, lf := range v.locks {
-			if b.locks[lf.path] || rootChanged[lf.root] {
-				w.locks[i] = c.checkLock(set, lf.root, lf.path)
-				if !slices.Equal(w.locks[i].diags, lf.diags) {
-					vd.Locks = append(vd.Locks, lf.path)
-				}
-			} else {
-				w.locks[i] = lf
-			}
-		}
+	for _, col := range v.Set.Collections() {
+		vd.Dirs = append(vd.Dirs, col.Dir)
 	}
-	for d := range changed {
-		vd.Dirs = append(vd.Dirs, d)
+	for _, lf := range v.locks {
+		vd.Locks = append(vd.Locks, lf.path)
 	}
-	sort.Strings(vd.Dirs)
-	return w, vd
+	slices.Sort(vd.Dirs)
+	vd.Dirs = slices.Compact(vd.Dirs)
+	return vd
 }
 
 // dropDeps forgets what the collection at dir refers to.
