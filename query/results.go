@@ -277,6 +277,11 @@ type RootStatus struct {
 	Warnings    []string           `json:"warnings,omitempty"`
 }
 
+// RootDegraded is the State of a root in a "status" answer when it, or
+// some collection of it, could not be read completely the last time: its
+// last good reads stand, and it is read again, backing off.
+const RootDegraded = "degraded"
+
 // BundleState is how a watched manifest's prepared bundle stands.
 type BundleState string
 

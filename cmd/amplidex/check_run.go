@@ -71,7 +71,10 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 
 	var res checkResult
 	if len(opts.paths) == 0 {
-		v, _ := ws.view()
+		v, cat := ws.view()
+		if err := unlistedRoots(cat); err != nil {
+			return err
+		}
 		res.diags = slices.Clone(v.Diagnostics())
 		res.collections = v.Set.Len()
 		res.all = true
@@ -201,6 +204,9 @@ type planner struct {
 // workspace's roots.
 func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool, sups *suppressionLog) (checkResult, error) {
 	v, cat := ws.view()
+	if err := unlistedRoots(cat); err != nil {
+		return checkResult{}, err
+	}
 	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, arg := range paths {
@@ -618,4 +624,20 @@ func summaryLine(s checkSummary) string {
 		line += fmt.Sprintf(", %d in the baseline", s.Baselined)
 	}
 	return line + ")"
+}
+
+// unlistedRoots is the error of a check whose roots could not all be
+// listed: a root that cannot be listed is not an empty one, and a check
+// of it must not pass.
+func unlistedRoots(cat *catalog.Catalog) error {
+	var why []string
+	for _, ri := range cat.State().Roots() {
+		if ri.Failed != "" {
+			why = append(why, ri.Failed)
+		}
+	}
+	if len(why) > 0 {
+		return exitf(exitUsage, "check: %s", strings.Join(why, "; "))
+	}
+	return nil
 }

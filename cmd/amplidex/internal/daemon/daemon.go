@@ -46,6 +46,9 @@ type Options struct {
 	// ReadFile reads files for discovery; discovery.ReadFile when nil.
 	// Tests count reads with it.
 	ReadFile func(string) ([]byte, error)
+	// ReadDir lists directories for discovery; os.ReadDir when nil. Tests
+	// make listings fail with it.
+	ReadDir func(string) ([]os.DirEntry, error)
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 	// NoSync skips fsync of index commits (tests and benchmarks only).
@@ -268,7 +271,8 @@ func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
 		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
 		homeDir: d.opts.Home, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
-		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{}}
+		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
+		retries: map[catalog.Change]*retry{}}
 	d.ingest.drained = sync.NewCond(&d.ingest.mu)
 	// Nothing but verifyIndex touches the store or the cache until it is
 	// done: it may replace both.
@@ -367,7 +371,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 
 // loader returns the catalog's loader for the schema options.
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
-	return &discovery.Loader{Schema: schema, Cache: countingCache{d.persist.cache, d.progress}, ReadFile: d.opts.ReadFile, Details: d.persist.cache.details, Mentions: d.persist.cache.mentions}
+	return &discovery.Loader{Schema: schema, Cache: countingCache{d.persist.cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.opts.ReadDir, Details: d.persist.cache.details, Mentions: d.persist.cache.mentions}
 }
 
 // isWatchedDir reports a directory watched for a manifest.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,7 +61,26 @@ type ingest struct {
 	// queues holds each root's pending work; stopped ends every wait.
 	queues  map[string]*rootQueue
 	stopped bool
+	// retries holds the reads that failed (see catalog.Delta.Retry) and
+	// when each is tried again.
+	retries map[catalog.Change]*retry
 }
+
+// retry is a read that failed, tried again after delay; pending is set
+// while its timer runs.
+type retry struct {
+	delay   time.Duration
+	pending bool
+	timer   *time.Timer
+}
+
+// The first and the longest wait before a failed read is tried again: a
+// descriptor shortage usually passes within a second, a directory made
+// unreadable may stay so.
+const (
+	retryFirst = 100 * time.Millisecond
+	retryMax   = 30 * time.Second
+)
 
 // registration is one project being registered; done is closed when err
 // and st are set.
@@ -76,8 +96,62 @@ func (in *ingest) applied(st *catalog.State, d *catalog.Delta) *catalog.State {
 	if d != nil {
 		in.persist.commit(d.Version, d.Loaded, d.Gone)
 		in.subs.notify(d)
+		in.retryLater(d.Retry)
 	}
 	return st
+}
+
+// retryLater schedules the reads that failed to be tried again, each
+// after twice its last wait (retryFirst the first time, at most
+// retryMax), unless one is scheduled already.
+func (in *ingest) retryLater(changes []catalog.Change) {
+	if len(changes) == 0 {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.stopped {
+		return
+	}
+	for _, ch := range changes {
+		r := in.retries[ch]
+		switch {
+		case r == nil:
+			r = &retry{delay: retryFirst}
+			in.retries[ch] = r
+			in.log.Warn("read failed; keeping what was known and trying again", "root", ch.Root, "dir", ch.Dir, "lock", ch.Lock, "in", r.delay)
+		case r.pending:
+			continue
+		default:
+			r.delay = min(2*r.delay, retryMax)
+		}
+		r.pending = true
+		r.timer = time.AfterFunc(r.delay, func() {
+			in.mu.Lock()
+			defer in.mu.Unlock()
+			r.pending = false
+			key := ch.Root
+			if ch.Lock != "" {
+				key = ch.Lock
+			}
+			in.enqueueLocked(key, []catalog.Change{ch})
+		})
+	}
+}
+
+// retried forgets the failed reads among changes that a change read
+// without failing again (retry lists those that did).
+func (in *ingest) retried(changes, retry []catalog.Change) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, ch := range changes {
+		r := in.retries[ch]
+		if r == nil || r.pending || slices.Contains(retry, ch) {
+			continue
+		}
+		delete(in.retries, ch)
+		in.log.Info("read works again", "root", ch.Root, "dir", ch.Dir, "lock", ch.Lock)
+	}
 }
 
 // handleBatch is the watcher's handle function: it hands the collections
@@ -233,7 +307,9 @@ func (in *ingest) work(root string, q *rootQueue) {
 		in.mu.Unlock()
 		changes = append(changes, in.staleLocks(nil)...)
 		if len(changes) > 0 {
-			in.applied(in.cat.Update(changes...))
+			st, d := in.cat.Update(changes...)
+			in.applied(st, d)
+			in.retried(changes, d.Retry)
 		}
 		in.mu.Lock()
 		q.done = target
@@ -305,6 +381,11 @@ func (in *ingest) waitRoots(ctx context.Context, paths []string) error {
 func (in *ingest) close() {
 	in.mu.Lock()
 	in.stopped = true
+	for _, r := range in.retries {
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+	}
 	in.drained.Broadcast()
 	in.mu.Unlock()
 	in.workers.Wait()
@@ -442,7 +523,9 @@ func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catal
 			st = in.cat.State()
 		}
 		if v, ok = st.View(project); !ok {
-			return nil, 0, query.Errorf(query.CodeInternal, "project %s: registered, but no view", project)
+			// Forgotten while it was registered (a forget raced this
+			// question): say so rather than answer for no project.
+			return nil, 0, query.Errorf(query.CodeNotFound, "project %s was forgotten while it was registered; ask again", project)
 		}
 	}
 	in.mu.Lock()

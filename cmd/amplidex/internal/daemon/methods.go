@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"time"
@@ -134,9 +135,11 @@ func (d *Daemon) Status() *query.Status {
 	st := d.cat.State()
 	counts := map[string]int{}
 	kinds := map[string]discovery.RootKind{}
+	health := map[string]catalog.RootInfo{}
 	for _, r := range st.Roots() {
 		counts[r.Root.Path] = r.Collections
 		kinds[r.Root.Path] = r.Root.Kind
+		health[r.Root.Path] = r
 	}
 	out := &query.Status{
 		PID: d.pid, Started: d.start, Uptime: d.now().Sub(d.start).Round(time.Second).String(),
@@ -150,8 +153,24 @@ func (d *Daemon) Status() *query.Status {
 		if !ok {
 			continue // a manifest's directory
 		}
-		out.Roots = append(out.Roots, query.RootStatus{Path: w.Path, Kind: kind, State: string(w.State),
-			Watches: w.Watches, Collections: counts[w.Path], Warnings: w.Warnings})
+		rs := query.RootStatus{Path: w.Path, Kind: kind, State: string(w.State),
+			Watches: w.Watches, Collections: counts[w.Path], Warnings: w.Warnings}
+		if h := health[w.Path]; !h.Healthy() {
+			// What could not be read keeps what was known, and is tried
+			// again: say so, and why.
+			rs.State = query.RootDegraded
+			if h.Failed != "" {
+				rs.Warnings = append(rs.Warnings, "cannot list the root (keeping its last listing; retrying): "+h.Failed)
+			}
+			for i, dd := range h.Degraded {
+				if i == maxDegradedShown {
+					rs.Warnings = append(rs.Warnings, fmt.Sprintf("and %d more collections read incompletely", len(h.Degraded)-i))
+					break
+				}
+				rs.Warnings = append(rs.Warnings, "read incompletely (keeping its last complete read; retrying): "+dd.Why)
+			}
+		}
+		out.Roots = append(out.Roots, rs)
 	}
 	order := map[discovery.RootKind]int{discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
 	sort.SliceStable(out.Roots, func(i, j int) bool {
@@ -167,6 +186,10 @@ func (d *Daemon) Status() *query.Status {
 	sort.Slice(out.Projects, func(i, j int) bool { return out.Projects[i].Dir < out.Projects[j].Dir })
 	return out
 }
+
+// maxDegradedShown bounds the collections status names one by one as read
+// incompletely.
+const maxDegradedShown = 10
 
 // files counts the files the collections of every View hold.
 func files(st *catalog.State) int {
