@@ -53,6 +53,10 @@ const (
 	CodeShuttingDown Code = "shutting-down"
 	// CodeForbidden: the peer may not use this server.
 	CodeForbidden Code = "forbidden"
+	// CodeDegraded: a root of the project could not be listed yet, so
+	// what it holds is not known; the daemon tries again, backing off, and
+	// a later question may be answered.
+	CodeDegraded Code = "degraded"
 	// CodeUnavailable: the connection ended before the answer came. The
 	// client reports it; the server never sends it.
 	CodeUnavailable Code = "unavailable"

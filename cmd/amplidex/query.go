@@ -224,7 +224,7 @@ func daemonError(err error) error {
 	switch {
 	case errors.Is(err, query.ErrResponseTooLarge):
 		return exitf(exitUsage, "daemon: %v", err)
-	case errors.As(err, &qe) && qe.Code == query.CodeOverloaded:
+	case errors.As(err, &qe) && (qe.Code == query.CodeOverloaded || qe.Code == query.CodeDegraded):
 		return exitf(exitUsage, "daemon: %v", err)
 	}
 	return exitf(exitUnreachable, "daemon: %v", err)

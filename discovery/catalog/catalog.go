@@ -80,6 +80,7 @@ type rootState struct {
 	// entry is the last complete load when there was one.
 	failed   string
 	degraded map[string]string
+	listed   bool // some listing of the whole root succeeded
 }
 
 func newRootState(r discovery.Root) *rootState {
@@ -631,6 +632,7 @@ func (b *batch) rescan(s scanned) {
 		b.retry = append(b.retry, Change{Root: s.root})
 		return
 	}
+	rs.listed = true
 	found := map[string]bool{}
 	for _, l := range s.dirs {
 		found[l.dir] = true
@@ -676,7 +678,7 @@ func goneFiles(old, col *discovery.Collection) []string {
 func (c *Catalog) rootInfos() []RootInfo {
 	out := make([]RootInfo, 0, len(c.roots))
 	for _, rs := range c.roots {
-		ri := RootInfo{Root: rs.root, Collections: rs.n, Failed: rs.failed}
+		ri := RootInfo{Root: rs.root, Collections: rs.n, Failed: rs.failed, Unlisted: !rs.listed}
 		for dir, why := range rs.degraded {
 			ri.Degraded = append(ri.Degraded, DegradedDir{Dir: dir, Why: why})
 		}

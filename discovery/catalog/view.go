@@ -30,6 +30,9 @@ type RootInfo struct {
 	// listed); its collections are then those of the last listing that
 	// did.
 	Failed string
+	// Unlisted is set while no listing of the root has succeeded: what it
+	// holds is not known (with Failed set, the listing failed).
+	Unlisted bool
 	// Degraded are the collection directories whose last load was
 	// incomplete; each keeps its last complete load, when there was one.
 	Degraded []DegradedDir

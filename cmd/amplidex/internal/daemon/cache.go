@@ -31,7 +31,14 @@ type fileCache struct {
 	queue   map[string]index.File // published, not yet written
 	writing map[string]index.File // taken by the writer, not yet in the index
 	suspect map[string]bool       // named by a watch event: hash again whatever the stat says
-	reads   int                   // files analyzed (not taken from the cache)
+	// deleting holds the paths whose records are to be deleted from the
+	// index and not yet deleted, each with the number of deletions
+	// pending: what the index holds of them does not count, so that a
+	// file gone and then found again (its root dropped and added back, its
+	// project forgotten and registered again) is read again and its
+	// record written after the deletion.
+	deleting map[string]int
+	reads    int // files analyzed (not taken from the cache)
 	// settle, when set, is told of a document found empty; it keeps what
 	// was known of it until settle has it read again. settling holds such
 	// documents: waiting while the old facts are kept, due once the read
@@ -51,7 +58,7 @@ const (
 func newFileCache(store *index.Store, schema discovery.SchemaOptions, log *slog.Logger) *fileCache {
 	c := &fileCache{store: store, log: log,
 		pending: map[string]index.File{}, queue: map[string]index.File{}, writing: map[string]index.File{},
-		suspect: map[string]bool{}, settling: map[string]settleState{}}
+		suspect: map[string]bool{}, settling: map[string]settleState{}, deleting: map[string]int{}}
 	c.setSchema(schema)
 	return c
 }
@@ -103,10 +110,14 @@ func (c *fileCache) peek(path string, fn func(index.File)) bool {
 	if !ok {
 		r, ok = c.writing[path]
 	}
+	deleting := c.deleting[path] > 0
 	c.mu.Unlock()
 	if ok {
 		fn(r)
 		return true
+	}
+	if deleting {
+		return false
 	}
 	ok, err := c.store.Peek(path, fn)
 	if err != nil {
@@ -257,6 +268,7 @@ func (c *fileCache) commit(loaded, gone []string) []string {
 		delete(c.writing, p)
 		delete(c.suspect, p)
 		delete(c.settling, p)
+		c.deleting[p]++
 	}
 	c.pending = emptied(c.pending)
 	return gone
@@ -301,6 +313,21 @@ func (c *fileCache) written(files []index.File) {
 		delete(c.writing, f.Path)
 	}
 	c.writing = emptied(c.writing)
+}
+
+// deleted forgets the deletions an index write made: the index answers
+// for those paths again.
+func (c *fileCache) deleted(paths []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range paths {
+		if c.deleting[p]--; c.deleting[p] <= 0 {
+			delete(c.deleting, p)
+		}
+	}
+	if len(c.deleting) == 0 {
+		c.deleting = map[string]int{}
+	}
 }
 
 // waiting reports whether a record of path waits in memory.

@@ -272,7 +272,7 @@ func (d *Daemon) open() error {
 		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
 		homeDir: d.opts.Home, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
-		retries: map[catalog.Change]*retry{}}
+		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}}
 	d.ingest.drained = sync.NewCond(&d.ingest.mu)
 	// Nothing but verifyIndex touches the store or the cache until it is
 	// done: it may replace both.

@@ -1,6 +1,12 @@
 package daemon
 
-import "github.com/amplidex/amplidex/watcher"
+import (
+	"context"
+	"time"
+
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/watcher"
+)
 
 // HandleBatch hands b to the daemon as if its watcher had delivered it.
 func (d *Daemon) HandleBatch(b watcher.Batch) { d.ingest.handleBatch(b, d.bundles) }
@@ -20,3 +26,32 @@ func (d *Daemon) WaitApplied() {
 
 // WaitWritten waits until the index holds everything committed.
 func (d *Daemon) WaitWritten() { d.persist.waitWritten() }
+
+// Crash stops the daemon as a kill would leave it: the socket, the
+// watcher and every goroutine stop, but what was committed and not yet
+// written to the index is lost, no summary is saved, the projects' last
+// use is not saved and the pid file stays.
+func (d *Daemon) Crash() {
+	d.closeOnce.Do(func() {
+		if d.pruner != nil {
+			d.pruner.close()
+		}
+		if d.srv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			d.srv.Shutdown(ctx)
+			cancel()
+		}
+		close(d.ingest.stop)
+		d.w.Close()
+		d.ingest.close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		d.bundles.close(ctx)
+		cancel()
+		d.persist.abandon.Store(true)
+		d.persist.close(nil)
+		close(d.closed)
+	})
+}
+
+// Catalog returns the daemon's catalog.
+func (d *Daemon) Catalog() *catalog.Catalog { return d.cat }

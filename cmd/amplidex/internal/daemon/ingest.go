@@ -64,6 +64,41 @@ type ingest struct {
 	// retries holds the reads that failed (see catalog.Delta.Retry) and
 	// when each is tried again.
 	retries map[catalog.Change]*retry
+	// lifecycles holds, by project, the lock that its registration and
+	// its forgetting take (see lockProject).
+	lifecycles map[string]*lifecycle
+}
+
+// lifecycle serialises the registration and the forgetting of one
+// project, so that a forget never removes a watch that a registration of
+// the same project has just added. users counts who holds or waits for
+// it.
+type lifecycle struct {
+	mu    sync.Mutex
+	users int
+}
+
+// lockProject takes the lifecycle lock of project and returns the
+// function that releases it. It waits without holding in.mu; no caller
+// holds another project's lifecycle lock meanwhile.
+func (in *ingest) lockProject(project string) (unlock func()) {
+	in.mu.Lock()
+	l := in.lifecycles[project]
+	if l == nil {
+		l = &lifecycle{}
+		in.lifecycles[project] = l
+	}
+	l.users++
+	in.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		in.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(in.lifecycles, project)
+		}
+		in.mu.Unlock()
+	}
 }
 
 // retry is a read that failed, tried again after delay; pending is set
@@ -533,7 +568,24 @@ func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catal
 		in.projects[project] = in.now()
 	}
 	in.mu.Unlock()
+	if err := unknownRoots(st, v); err != nil {
+		return nil, 0, err
+	}
 	return v, st.Version, nil
+}
+
+// unknownRoots is the error of a View one of whose roots was never
+// listed, its listings having failed: what the root holds is not known,
+// and an answer without it would be wrong (a name it holds would resolve
+// to a root below it). A root listed once keeps its last listing, and
+// answers go on.
+func unknownRoots(st *catalog.State, v *catalog.View) error {
+	for _, ri := range st.Roots() {
+		if ri.Unlisted && ri.Failed != "" && slices.Contains(v.Set.Roots, ri.Root) {
+			return query.Errorf(query.CodeDegraded, "%s; trying again, ask later", ri.Failed)
+		}
+	}
+	return nil
 }
 
 // register registers a project: its root is watched from now on, the
@@ -564,6 +616,8 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 		in.log.Info("forgetting the project asked about least recently", "project", evict, "bound", in.max)
 		in.forget(evict)
 	}
+	unlock := in.lockProject(project)
+	defer unlock()
 	for _, root := range discovery.Roots(project, "", nil) {
 		if project == "" {
 			break
@@ -573,12 +627,25 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 			return nil, r.err
 		}
 	}
+	// The lock files are stat()ed before the catalog reads them: one
+	// rewritten while it is read then looks changed to the next batch,
+	// and is read again.
+	stats := map[string]index.File{}
+	for _, root := range discovery.Roots(project, in.homeDir, nil) {
+		if lp := discovery.LockPath(root); lp != "" {
+			stats[lp] = lockStat(lp)
+		}
+	}
 	r.st = in.applied(in.cat.AddProject(project))
 	in.mu.Lock()
 	in.projects[project] = in.now()
 	for _, lp := range lockPaths(in.cat, project) {
 		if _, ok := in.locks[lp]; !ok {
-			in.locks[lp] = lockStat(lp)
+			st, known := stats[lp]
+			if !known {
+				st = lockStat(lp)
+			}
+			in.locks[lp] = st
 		}
 	}
 	list := in.projectList()
@@ -618,6 +685,8 @@ func (in *ingest) projectList() []string {
 // forget drops a project: its View, and the watches of the roots no other
 // project needs.
 func (in *ingest) forget(project string) {
+	unlock := in.lockProject(project)
+	defer unlock()
 	in.mu.Lock()
 	delete(in.projects, project)
 	in.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -31,6 +32,9 @@ type persister struct {
 	wake  chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
+	// abandon, when set before stop is closed, makes the writer stop
+	// without its last write: what a kill leaves (tests only).
+	abandon atomic.Bool
 
 	mu sync.Mutex // guards fields below
 	// gone are the deletions committed and not yet written; version is the
@@ -86,6 +90,9 @@ func (p *persister) writer() {
 		case <-p.wake:
 			p.write()
 		case <-p.stop:
+			if p.abandon.Load() {
+				return
+			}
 			p.write()
 			p.mu.Lock()
 			p.written = p.version
@@ -136,6 +143,9 @@ func (p *persister) write() {
 			break
 		}
 		p.cache.written(puts)
+		if first {
+			p.cache.deleted(gone)
+		}
 		wrote += len(puts)
 	}
 	if wrote > writeChunk {

@@ -1,0 +1,63 @@
+package daemon
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/index"
+)
+
+// TestGoneRecordIsNotTrusted drops a file whose record is in the index
+// (its root went away) and finds it again before the deletion is
+// written: the record must not be trusted, or the deletion written next
+// leaves the collection with brief Facts whose details are gone.
+func TestGoneRecordIsNotTrusted(t *testing.T) {
+	dir := t.TempDir()
+	store, err := index.Open(filepath.Join(dir, "index.db"), index.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	c := newFileCache(store, discovery.SchemaOptions{}, slog.New(slog.DiscardHandler))
+	path := filepath.Join(dir, "agents", "a.md")
+	src := []byte("---\nmeta:\n  name: a\n---\nBody\n") // lacks meta.description
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	analyze := func() *discovery.Facts {
+		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
+	}
+	c.Analyze(path, fi, src, discovery.KindAgent, analyze)
+	c.commit([]string{path}, nil)
+	puts := c.takeQueue(10)
+	if _, err := store.Apply(index.Batch{Put: puts}); err != nil {
+		t.Fatal(err)
+	}
+	c.written(puts)
+	if _, ok := c.Lookup(path, fi, discovery.KindAgent); !ok {
+		t.Fatal("a written record is not found")
+	}
+	c.commit(nil, []string{path}) // its root went away
+	if _, ok := c.Lookup(path, fi, discovery.KindAgent); ok {
+		t.Fatal("a record whose deletion is pending is trusted")
+	}
+	c.Analyze(path, fi, src, discovery.KindAgent, analyze)
+	c.commit([]string{path}, nil) // found again
+	if _, err := store.Apply(index.Batch{Delete: []string{path}}); err != nil {
+		t.Fatal(err)
+	}
+	c.deleted([]string{path})
+	if f := c.details(path); f == nil || len(f.Diagnostics) == 0 {
+		t.Fatalf("once the deletion is written, the file found again has no details: %+v", f)
+	}
+}

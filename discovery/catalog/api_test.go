@@ -1,0 +1,240 @@
+package catalog_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+)
+
+// TestProjectsRootsAndViews registers and removes projects and checks
+// what Projects, Roots, ProjectKey and State.Views say at each step.
+func TestProjectsRootsAndViews(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(8, 8)), home: filepath.Join(base, "home")}
+	tr.collection(filepath.Join(tr.root(1), "u"))
+	p1, p2 := newProject(t, tr, "p1"), newProject(t, tr, "p2")
+	cat := catalog.New(catalog.Options{Home: tr.home})
+	if key := cat.ProjectKey(tr.home); key != "" {
+		t.Fatalf("the home directory is registered as project %q, want none", key)
+	}
+	if key := cat.ProjectKey(p1 + "/"); key != p1 {
+		t.Fatalf("ProjectKey(%q) = %q, want the cleaned directory", p1+"/", key)
+	}
+	cat.AddProject("")
+	cat.AddProject(p1)
+	st, d := cat.AddProject(p2)
+	if d == nil || d.Version != st.Version {
+		t.Fatalf("AddProject's Delta %+v does not carry its State's version %d", d, st.Version)
+	}
+	if got := cat.Projects(); !slices.Equal(got, []string{"", p1, p2}) {
+		t.Fatalf("Projects() = %q", got)
+	}
+	if n := len(cat.State().Views()); n != 3 {
+		t.Fatalf("%d Views, want 3", n)
+	}
+	root1 := filepath.Join(p1, ".amplifier", "collections")
+	if !slices.ContainsFunc(cat.Roots(), func(r discovery.Root) bool { return r.Path == root1 }) {
+		t.Fatalf("Roots() lacks %s: %v", root1, cat.Roots())
+	}
+	if _, d := cat.AddProject(p1); d != nil {
+		t.Fatal("registering a registered project again made a change")
+	}
+	st, d = cat.RemoveProject(p1)
+	if _, ok := st.View(p1); ok {
+		t.Fatal("a removed project still has a View")
+	}
+	if !slices.Contains(d.Gone, filepath.Join(root1, "one", "pyproject.toml")) {
+		t.Fatalf("removing the only project of a root does not name its files gone: %v", d.Gone)
+	}
+	if slices.ContainsFunc(cat.Roots(), func(r discovery.Root) bool { return r.Path == root1 }) {
+		t.Fatal("a root no project uses is still held")
+	}
+	if _, d := cat.RemoveProject(p1); len(d.Gone) != 0 {
+		t.Fatalf("removing an unknown project dropped files: %v", d.Gone)
+	}
+	if got := cat.Projects(); !slices.Equal(got, []string{"", p2}) {
+		t.Fatalf("Projects() = %q after a removal", got)
+	}
+}
+
+// TestLockFiles checks the lock files of a View and their diagnostics,
+// as a lock file is rewritten.
+func TestLockFiles(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(9, 9)), home: filepath.Join(base, "home")}
+	tr.collection(filepath.Join(tr.root(1), "u"))
+	lock := filepath.Join(tr.home, ".amplifier", "collections.lock")
+	tr.write(lock, `{"version": "1.1", "collections": {"gone": {"name": "gone", "version": "1.0.0", "source": "git+https://x/y@main", "path": "collections/nowhere", "modules": {}}}}`)
+	cat := catalog.New(catalog.Options{Home: tr.home})
+	st, _ := cat.AddProject("")
+	v, _ := st.View("")
+	if got := v.LockFiles(); !slices.Equal(got, []string{lock}) {
+		t.Fatalf("LockFiles() = %v, want the user's", got)
+	}
+	before, ok := v.LockDiagnostics(lock)
+	if !ok || len(before) == 0 {
+		t.Fatalf("the lock file's missing entry is not reported: %v %v", before, ok)
+	}
+	if _, ok := v.LockDiagnostics(filepath.Join(base, "other.lock")); ok {
+		t.Fatal("a file that is no lock file of the View has lock diagnostics")
+	}
+	tr.write(lock, "{broken")
+	st, d := cat.Update(catalog.Change{Lock: lock})
+	v, _ = st.View("")
+	got, _ := v.LockDiagnostics(lock)
+	if len(got) != 1 || got[0].Code != discovery.CodeLockCorrupt {
+		t.Fatalf("the corrupt lock file is reported as %v", got)
+	}
+	if vd := d.Views[""]; !slices.Equal(vd.Locks, []string{lock}) {
+		t.Fatalf("the Delta does not name the lock file: %+v", vd)
+	}
+}
+
+// TestReconfigure adds and removes a bundled root and changes the loader,
+// and compares the Views with fresh catalogs each time.
+func TestReconfigure(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(10, 10)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+	bundled := filepath.Join(base, "bundled")
+	for i := range 3 {
+		tr.collection(filepath.Join(tr.root(0), fmt.Sprintf("d%d", i)))
+		tr.collection(filepath.Join(tr.root(1), fmt.Sprintf("d%d", i)))
+		tr.collection(filepath.Join(bundled, fmt.Sprintf("b%d", i)))
+	}
+	cat := catalog.New(catalog.Options{Home: tr.home})
+	cat.AddProject("")
+	cat.AddProject(tr.proj)
+	check := func(step string, bundled []string, loader *discovery.Loader) {
+		t.Helper()
+		for _, p := range []string{"", tr.proj} {
+			got, _ := cat.State().View(p)
+			fresh := catalog.New(catalog.Options{Home: tr.home, Bundled: bundled, Loader: loader})
+			st, _ := fresh.AddProject(p)
+			want, _ := st.View(p)
+			if g, w := render(got), render(want); g != w {
+				t.Fatalf("%s, project %q:\n%s\nfresh:\n%s", step, p, g, w)
+			}
+		}
+	}
+	st, d := cat.Reconfigure([]string{bundled}, nil)
+	check("bundled root added", []string{bundled}, &discovery.Loader{})
+	if vd := d.Views[tr.proj]; len(vd.Dirs) == 0 {
+		t.Fatal("a rebuild names no directory in the Delta")
+	}
+	if !slices.ContainsFunc(st.Roots(), func(ri catalog.RootInfo) bool { return ri.Root.Path == bundled }) {
+		t.Fatal("the bundled root is not held")
+	}
+	strict := &discovery.Loader{Schema: discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityWarning}}
+	cat.Reconfigure([]string{bundled}, strict)
+	check("loader changed", []string{bundled}, strict)
+	_, d = cat.Reconfigure(nil, nil)
+	check("bundled root removed", nil, strict)
+	if !slices.ContainsFunc(d.Gone, func(p string) bool { return strings.HasPrefix(p, bundled) }) {
+		t.Fatalf("removing the bundled root names none of its files gone: %v", d.Gone)
+	}
+}
+
+// TestConcurrentChangesMatchFreshCatalog changes random collections of
+// several roots, registers, removes and reconfigures, and lays working
+// copies over Views, all from several goroutines at once; once they are
+// done, every project's View must equal a fresh catalog's.
+func TestConcurrentChangesMatchFreshCatalog(t *testing.T) {
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { concurrentMatchesFresh(t, seed) })
+	}
+}
+
+func concurrentMatchesFresh(t *testing.T, seed uint64) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(11, seed)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+	other := filepath.Join(base, "other")
+	bundled := filepath.Join(base, "bundled")
+	roots := []string{tr.root(0), tr.root(1), filepath.Join(other, ".amplifier", "collections"), bundled}
+	for _, r := range roots {
+		for i := range 4 {
+			tr.collection(filepath.Join(r, fmt.Sprintf("d%d", i)))
+		}
+	}
+	cat := catalog.New(catalog.Options{Home: tr.home})
+	cat.AddProject("")
+	var (
+		fsMu    sync.Mutex // one writer of the tree at a time: tree's rand is not safe
+		cfgMu   sync.Mutex // guards config
+		config  []string
+		wg      sync.WaitGroup
+		workers = 4
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(w)))
+			for range 60 {
+				switch n := r.IntN(20); {
+				case n < 10:
+					root := roots[r.IntN(len(roots))]
+					dir := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5)))
+					fsMu.Lock()
+					if r.IntN(4) == 0 {
+						os.RemoveAll(dir)
+					} else {
+						tr.collection(dir)
+					}
+					fsMu.Unlock()
+					if r.IntN(5) == 0 {
+						cat.Update(catalog.Change{Root: root})
+					} else {
+						cat.Update(catalog.Change{Root: root, Dir: dir})
+					}
+				case n < 13:
+					cat.AddProject([]string{tr.proj, other}[r.IntN(2)])
+				case n < 15:
+					cat.RemoveProject([]string{tr.proj, other}[r.IntN(2)])
+				case n < 17:
+					cfgMu.Lock()
+					config = nil
+					if r.IntN(2) == 0 {
+						config = []string{bundled}
+					}
+					cat.Reconfigure(config, nil)
+					cfgMu.Unlock()
+				default:
+					fsMu.Lock()
+					wc := (&discovery.Loader{}).Load(discovery.Root{Kind: discovery.RootArgument, Path: roots[0]},
+						filepath.Join(roots[0], fmt.Sprintf("d%d", r.IntN(4))))
+					fsMu.Unlock()
+					if wc != nil {
+						for _, p := range []string{"", tr.proj} {
+							if v, ok := cat.WithArguments(p, []*discovery.Collection{wc}); ok && v.Set.At(wc.Dir) != wc {
+								t.Errorf("WithArguments does not put the working copy first at %s", wc.Dir)
+							}
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Quiet now: every root read once more, as a watcher's rescan would.
+	var all []catalog.Change
+	for _, r := range roots {
+		all = append(all, catalog.Change{Root: r})
+	}
+	st, _ := cat.Update(all...)
+	for p, got := range st.Views() {
+		fresh := catalog.New(catalog.Options{Home: tr.home, Bundled: config})
+		fst, _ := fresh.AddProject(p)
+		want, _ := fst.View(p)
+		if g, w := render(got), render(want); g != w {
+			t.Fatalf("seed %d, project %q:\n%s\nfresh:\n%s", seed, p, g, w)
+		}
+	}
+}
