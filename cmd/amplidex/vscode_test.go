@@ -82,8 +82,10 @@ type e2eStep struct {
 // Problems entry with amplidex's code, completion of front matter keys
 // and of agent names, the extends chain on hover, a quick fix that clears
 // its diagnostic, go-to-definition of an agent, and the merged profile
-// showing an inherited key and following an edit. The language server
-// starts the daemon, which is stopped at the end; no process is left.
+// showing an inherited key and following an edit; then the extension's
+// commands: check into the Problems panel, the daemon's status, and a
+// restart of the language server. The language server starts the daemon,
+// which is stopped at the end; no process is left.
 //
 // It needs the toolchain editors/vscode/e2e/setup.sh installs, and the
 // .vsix: $AMPLIDEX_VSIX, else one packaged here from editors/vscode (whose
@@ -263,6 +265,9 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		{"quick fix", regexp.MustCompile(`(?m)^tools:\n  - module: tool-web$`)},
 		{"merged profile follows the edit", regexp.MustCompile(`(?m)^  - module: tool-web +# from mine:dev$`)},
 		{"definition", regexp.MustCompile(`(?m)^name: helper$`)},
+		{"check command", regexp.MustCompile("unknown key `uii`.*amplidex check.*schema/unknown-key")},
+		{"status command", regexp.MustCompile(`(?m)^pid +\d+$`)},
+		{"restart command", regexp.MustCompile(`Inherits: mine:dev → foundation:base`)},
 	}
 	for _, c := range checks {
 		s, ok := steps[c.step]

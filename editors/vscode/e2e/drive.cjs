@@ -282,6 +282,51 @@ async function main() {
 			return lines.join('\n');
 		});
 
+		await step('check command', async () => {
+			// draft.md, which no editor opened, has a problem on disk.
+			await command(page, 'amplidex: Check Workspace');
+			return waitFor(page, 'a Problems entry of amplidex check', () => {
+				const rows = [...document.querySelectorAll('.markers-panel .monaco-list-row')];
+				const r = rows.find((e) => e.textContent.includes('amplidex check') && e.textContent.includes('uii'));
+				return r && r.textContent;
+			});
+		});
+
+		await step('status command', async () => {
+			await command(page, 'amplidex: Show Daemon Status');
+			return waitFor(page, 'the status in the output panel', () => {
+				const lines = [...document.querySelectorAll('.part.panel .view-lines .view-line')];
+				lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+				const text = lines.map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
+				return /^pid /m.test(text) && text;
+			});
+		});
+
+		await step('restart command', async () => {
+			await command(page, 'amplidex: Restart Language Server');
+			await openFile(page, 'dev.md');
+			await gotoLine(page, 6, 16);
+			// The new server answers once it has started.
+			const deadline = Date.now() + stepTimeout;
+			for (;;) {
+				await chord(page, 'Control', 'KeyK');
+				await chord(page, 'Control', 'KeyI');
+				try {
+					const text = await waitLong(page, 2000, 'a hover', () => {
+						const h = document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content, .monaco-hover:not(.hidden) .hover-contents');
+						return h && h.textContent.includes('Inherits') && h.innerText;
+					});
+					await page.keyboard.press('Escape');
+					return text;
+				} catch (err) {
+					await page.keyboard.press('Escape');
+					if (Date.now() > deadline) {
+						throw err;
+					}
+				}
+			}
+		});
+
 		if (!failed && env.E2E_SHOT_OK) {
 			await page.screenshot({ path: env.E2E_SHOT_OK });
 			result.screenshot = env.E2E_SHOT_OK;
