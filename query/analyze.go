@@ -38,6 +38,9 @@ const (
 	// Position names, is referred to from: extends values, agents lists,
 	// @mentions and requires entries.
 	OpReferences AnalyzeOp = "references"
+	// OpMergedProfile asks for the effective profile of the profile at
+	// Path (see MergedProfile).
+	OpMergedProfile AnalyzeOp = "merged_profile"
 )
 
 // AnalyzeParams ask about one editor buffer, with the other open buffers
@@ -69,7 +72,7 @@ type AnalyzeParams struct {
 // *Error with CodeInvalidParams.
 func (p AnalyzeParams) Check() error {
 	switch p.Op {
-	case OpDiagnose, OpComplete, OpDefinition, OpHover, OpCodeActions, OpReferences:
+	case OpDiagnose, OpComplete, OpDefinition, OpHover, OpCodeActions, OpReferences, OpMergedProfile:
 	default:
 		return Errorf(CodeInvalidParams, "analyze: unknown op %q", p.Op)
 	}
@@ -107,6 +110,8 @@ type AnalyzeResult struct {
 	// Hover is Markdown; "" when there is nothing to say.
 	Hover   string       `json:"hover,omitempty"`
 	Actions []CodeAction `json:"actions,omitempty"`
+	// Merged answers OpMergedProfile.
+	Merged *MergedProfile `json:"merged,omitempty"`
 }
 
 // The kinds of code action, as the Language Server Protocol names them.
@@ -206,7 +211,7 @@ func ServeAnalyze(mux *Mux, view ViewFunc, analyze AnalyzeFunc) {
 
 // printAnalyze prints whatever the answer holds: diagnostics, completion
 // items (label and detail), locations, code actions (kind, title and
-// edits), and the hover text.
+// edits), the hover text and a merged profile's text.
 func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
 	if r == nil {
 		return nil
@@ -233,8 +238,12 @@ func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
 			}
 		}
 	}
-	if r.Hover != "" {
-		for line := range strings.SplitSeq(strings.TrimRight(r.Hover, "\n"), "\n") {
+	hover := r.Hover
+	if r.Merged != nil {
+		hover += r.Merged.Text
+	}
+	if hover != "" {
+		for line := range strings.SplitSeq(strings.TrimRight(hover, "\n"), "\n") {
 			if _, err := fmt.Fprintln(w, Clean(line)); err != nil {
 				return err
 			}

@@ -12,6 +12,12 @@
 // from the file and the View when asked for (the diagnostics carry only
 // their message), so that a fix always fits the text it edits.
 //
+// One request is amplidex's own, for every editor: MethodMergedProfile
+// ("amplidex/mergedProfile", params {textDocument: {uri}}) answers the
+// effective profile of a profile, its whole extends chain merged over the
+// unsaved buffers, as YAML with a comment on each key naming the profiles
+// that set it (Merger; both Analyzers implement it).
+//
 // The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing, the
 // document store, debounced diagnostics) knows nothing about collections:
 // it asks an Analyzer. Workspace is the Analyzer of amplidex: it takes the

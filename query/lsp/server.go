@@ -289,6 +289,8 @@ func (ss *session) request(m *message) {
 	case "textDocument/completion", "textDocument/definition", "textDocument/hover",
 		"textDocument/references", "textDocument/codeAction":
 		ss.positionRequest(m)
+	case MethodMergedProfile:
+		ss.mergedProfile(m)
 	default:
 		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
 	}

@@ -175,6 +175,8 @@ func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.Analyz
 		res.Actions = w.codeActions(ctx, v, path, text, overlay, rng)
 	case query.OpReferences:
 		res.Locations = w.references(ctx, v, path, text, overlay, p.Position, p.IncludeDeclaration)
+	case query.OpMergedProfile:
+		res.Merged = w.mergedProfile(ctx, v, path, text, overlay)
 	}
 	return res, ctx.Err()
 }

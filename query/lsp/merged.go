@@ -1,0 +1,514 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
+)
+
+// MethodMergedProfile is amplidex's own request: the effective profile of
+// the profile in a document, its whole extends chain merged over the
+// unsaved buffers. Its params are {textDocument: {uri}}; its result is
+// MergedProfileResult. A document that is not a profile (by its path:
+// profiles/*.md) gets an InvalidParams error.
+const MethodMergedProfile = "amplidex/mergedProfile"
+
+// Merger is implemented by Analyzers that compute merged profiles; the
+// server answers MethodMergedProfile with it.
+type Merger interface {
+	// MergedProfile returns the effective profile of the profile at path,
+	// given its unsaved text and the other open buffers. It is nil only
+	// when ctx is done.
+	MergedProfile(ctx context.Context, path string, text []byte, overlay map[string][]byte) *query.MergedProfile
+}
+
+var (
+	_ Merger = (*Workspace)(nil)
+	_ Merger = (*DaemonAnalyzer)(nil)
+)
+
+// MergedProfileResult is the result of MethodMergedProfile: a
+// query.MergedProfile with the chain's files as URIs.
+type MergedProfileResult struct {
+	// URI is the document asked about.
+	URI string `json:"uri"`
+	// Text is the merged front matter as YAML, a comment on each key
+	// naming the profiles that set it.
+	Text     string `json:"text"`
+	Complete bool   `json:"complete"`
+	Problem  string `json:"problem,omitempty"`
+	// Chain is the extends chain, the document's profile first.
+	Chain []MergedLink `json:"chain"`
+	// Sources say which profiles set each key of Text.
+	Sources []query.KeySource `json:"sources"`
+}
+
+// MergedLink is one profile of the chain.
+type MergedLink struct {
+	ID  string `json:"id"`
+	URI string `json:"uri"`
+}
+
+// mergedParams are the params of MethodMergedProfile.
+type mergedParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+}
+
+// mergedProfile answers MethodMergedProfile on its own goroutine,
+// cancellable by $/cancelRequest. A document that is not open is read
+// from disk.
+func (ss *session) mergedProfile(m *message) {
+	var p mergedParams
+	if err := unmarshalParams(m.Params, &p); err != nil {
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		return
+	}
+	merger, ok := ss.srv.analyzer.(Merger)
+	if !ok {
+		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+		return
+	}
+	path, err := uriToPath(p.TextDocument.URI)
+	if err == nil && kindOf(path) != fileProfile {
+		err = fmt.Errorf("%s is not a profile (profiles/*.md of a collection)", path)
+	}
+	if err != nil {
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		return
+	}
+	key := string(m.ID)
+	if _, dup := ss.inflight[key]; dup {
+		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
+		return
+	}
+	var text []byte
+	if d, ok := ss.docs[p.TextDocument.URI]; ok {
+		text = d.text
+	}
+	overlay := ss.overlay()
+	ctx, cancel := context.WithCancel(ss.base)
+	ss.inflight[key] = cancel
+	ss.wg.Add(1)
+	go func() {
+		defer ss.wg.Done()
+		defer cancel()
+		result, rerr := ss.merged(ctx, merger, p.TextDocument.URI, path, text, overlay)
+		if ctx.Err() != nil && rerr == nil {
+			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
+		}
+		ss.reply(m.ID, result, rerr)
+		select {
+		case ss.finished <- key:
+		case <-ss.stop:
+		}
+	}()
+}
+
+// merged asks the Merger; a panic becomes an internal error.
+func (ss *session) merged(ctx context.Context, merger Merger, uri, path string, text []byte, overlay map[string][]byte) (result *MergedProfileResult, rerr *responseError) {
+	defer func() {
+		if p := recover(); p != nil {
+			ss.log.Error("lsp: "+MethodMergedProfile+" failed", "path", path, "panic", p, "stack", string(debug.Stack()))
+			result, rerr = nil, &responseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", MethodMergedProfile, p)}
+		}
+	}()
+	if text == nil {
+		b, err := readFileLimited(path, 16<<20)
+		if err != nil {
+			return nil, &responseError{Code: CodeInvalidParams, Message: MethodMergedProfile + ": " + err.Error()}
+		}
+		text = b
+	}
+	mp := merger.MergedProfile(ctx, path, text, overlay)
+	if mp == nil {
+		return nil, nil
+	}
+	res := &MergedProfileResult{URI: uri, Text: mp.Text, Complete: mp.Complete, Problem: mp.Problem,
+		Chain: make([]MergedLink, 0, len(mp.Chain)), Sources: mp.Sources}
+	if res.Sources == nil {
+		res.Sources = []query.KeySource{}
+	}
+	for i, l := range mp.Chain {
+		u := pathToURI(l.Path)
+		if i == 0 {
+			u = uri // the document as the client names it
+		}
+		res.Chain = append(res.Chain, MergedLink{ID: l.ID, URI: u})
+	}
+	return res, nil
+}
+
+// MergedProfile implements Merger.
+func (w *Workspace) MergedProfile(ctx context.Context, path string, text []byte, overlay map[string][]byte) *query.MergedProfile {
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return nil
+	}
+	return w.mergedProfile(ctx, v, path, text, overlay)
+}
+
+// MergedProfile implements Merger: the daemon answers, else the
+// in-process Workspace.
+func (d *DaemonAnalyzer) MergedProfile(ctx context.Context, path string, text []byte, overlay map[string][]byte) *query.MergedProfile {
+	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpMergedProfile}, path, text, overlay); ok {
+		if res.Merged == nil && ctx.Err() == nil {
+			return &query.MergedProfile{Text: "# the daemon gave no merged profile\n", Chain: []query.ChainLink{}}
+		}
+		return res.Merged
+	}
+	return d.local.MergedProfile(ctx, path, text, overlay)
+}
+
+// chainLink is one profile of the chain being merged.
+type chainLink struct {
+	id    string
+	path  string
+	facts *discovery.Facts // nil when the file has none
+}
+
+// mergedProfile computes the effective profile of the profile at path
+// over v with the buffers laid over it: the chain as the collection
+// holding the file resolves it, or, for a profile in no collection, its
+// qualified extends.
+func (w *Workspace) mergedProfile(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) *query.MergedProfile {
+	l := w.layer(ctx, v, path, text, overlay)
+	if ctx.Err() != nil {
+		return nil
+	}
+	var links []chainLink
+	var problem string
+	add := func(chain []discovery.ProfileRef) {
+		for _, p := range chain {
+			links = append(links, chainLink{id: p.ID(), path: p.Path, facts: p.Collection.FullFacts(p.Path)})
+		}
+		last := chain[len(chain)-1]
+		if f := last.Collection.Facts[last.Path]; f != nil && f.Extends != nil {
+			problem = chainEnd(l.set, last, f.Extends.Value, links)
+		}
+	}
+	if l.own != nil && l.own.Facts[l.key] != nil {
+		add(l.set.Chain(discovery.ProfileRef{Collection: l.own, Path: l.key}))
+		links[0].path = path
+	} else {
+		f := discovery.AnalyzeFile(path, text, discovery.KindProfile, w.schema)
+		links = []chainLink{{id: strings.TrimSuffix(filepath.Base(path), ".md"), path: path, facts: f}}
+		if f.Extends != nil {
+			pr, err := l.set.ResolveProfile(unquote(f.Extends.Value), nil)
+			if err != nil {
+				problem = fmt.Sprintf("extends %q of %s does not resolve: %v", f.Extends.Value, links[0].id, err)
+			} else {
+				add(l.set.Chain(pr))
+			}
+		}
+	}
+	return renderMerged(links, problem)
+}
+
+// chainEnd says why a chain stops at last, whose extends is value: it does
+// not resolve, it goes back into the chain, or the chain is too deep.
+func chainEnd(set *discovery.Set, last discovery.ProfileRef, value string, links []chainLink) string {
+	next, err := set.ResolveProfile(unquote(value), last.Collection)
+	if err != nil {
+		return fmt.Sprintf("extends %q of %s does not resolve: %v", value, last.ID(), err)
+	}
+	for _, l := range links {
+		if l.path == next.Path {
+			return fmt.Sprintf("extends %q of %s makes a cycle", value, last.ID())
+		}
+	}
+	return fmt.Sprintf("the extends chain is longer than %d profiles", discovery.MaxExtendsDepth)
+}
+
+// renderMerged merges the chain (child first), root-most first, and
+// writes it with its sources.
+func renderMerged(links []chainLink, problem string) *query.MergedProfile {
+	out := &query.MergedProfile{Complete: problem == "", Problem: problem, Chain: make([]query.ChainLink, len(links))}
+	ids := make([]string, len(links))
+	for i, l := range links {
+		ids[i] = l.id
+		out.Chain[i] = query.ChainLink{ID: l.id, Path: l.path}
+	}
+	var head strings.Builder
+	fmt.Fprintf(&head, "# Effective profile of %s, unsaved edits included.\n", ids[0])
+	fmt.Fprintf(&head, "# extends chain: %s\n", strings.Join(ids, " → "))
+	if problem != "" {
+		out.Complete = false
+		fmt.Fprintf(&head, "# INCOMPLETE: %s;\n# this merges only what resolved and is not the effective profile.\n", oneLine(problem))
+	}
+	fronts := make([]*discovery.Map, len(links))
+	for i, l := range links {
+		if l.facts == nil || l.facts.Front == nil {
+			out.Complete = false
+			if out.Problem == "" {
+				out.Problem = fmt.Sprintf("%s has no usable front matter", l.id)
+			}
+			fmt.Fprintf(&head, "# %s has no usable front matter (see its diagnostics); nothing to merge.\n", l.id)
+			out.Text = head.String()
+			return out
+		}
+		fronts[i] = l.facts.Front
+	}
+	var merged *discovery.Map
+	for i := len(fronts) - 1; i >= 0; i-- {
+		merged = discovery.MergeProfile(merged, fronts[i])
+	}
+	body, sources, err := annotate(merged, fronts, ids)
+	if err != nil {
+		fmt.Fprintf(&head, "# cannot write the merged profile: %v\n", oneLine(err.Error()))
+		out.Text = head.String()
+		return out
+	}
+	offset := strings.Count(head.String(), "\n") + 1 // the opening ---
+	for i := range sources {
+		sources[i].Line += offset
+	}
+	out.Text = head.String() + "---\n" + body + "---\n"
+	out.Sources = sources
+	return out
+}
+
+// oneLine keeps a message on one comment line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// sourceSet is a set of indices into the chain (at most
+// discovery.MaxExtendsDepth+1 of them), the profile asked about being 0.
+type sourceSet uint64
+
+// childMost returns the set of the lowest index of s: of the profiles
+// that set a value replaced whole, the one nearest the profile asked
+// about wins.
+func (s sourceSet) childMost() sourceSet { return s & -s }
+
+// annotator walks the YAML of a merged profile beside the chain's front
+// matter, noting the sources of each key.
+type annotator struct {
+	ids   []string
+	notes []note
+}
+
+// note is the sources of one key, set as the line comment of node.
+type note struct {
+	node *yaml.Node
+	key  []string
+	from []string
+}
+
+// annotate writes merged as YAML with a comment on each key naming the
+// profiles that set it, aligned in one column, and returns the sources
+// with their lines in that text.
+func annotate(merged *discovery.Map, fronts []*discovery.Map, ids []string) (string, []query.KeySource, error) {
+	root, err := merged.MarshalYAML()
+	if err != nil {
+		return "", nil, err
+	}
+	node := root.(*yaml.Node)
+	plain, err := encodeYAML(node)
+	if err != nil {
+		return "", nil, err
+	}
+	a := &annotator{ids: ids}
+	a.mapping(node, merged, fronts, nil, true)
+	notes := a.notes[:0]
+	for _, n := range a.notes {
+		if n.node != nil {
+			n.node.LineComment = "from " + strings.Join(n.from, ", ")
+			notes = append(notes, n)
+		}
+	}
+	commented, err := encodeYAML(node)
+	if err != nil {
+		return "", nil, err
+	}
+	// The comments add nothing but a tail to their lines: a line that
+	// differs is its plain line, a space and the comment. The notes come
+	// in the order of the text, one comment each.
+	pl := strings.Split(plain, "\n")
+	cl := strings.Split(commented, "\n")
+	if len(pl) != len(cl) {
+		return plain, nil, nil // no comments rather than misplaced ones
+	}
+	width := 0
+	for i := range pl {
+		if pl[i] != cl[i] {
+			width = max(width, min(utf8.RuneCountInString(pl[i]), 60))
+		}
+	}
+	var b strings.Builder
+	var sources []query.KeySource
+	k := 0
+	for i := range pl {
+		line := cl[i]
+		if pl[i] != line && strings.HasPrefix(line, pl[i]+" #") && k < len(notes) {
+			pad := max(width-utf8.RuneCountInString(pl[i]), 0) + 2
+			line = pl[i] + strings.Repeat(" ", pad) + strings.TrimPrefix(line, pl[i]+" ")
+			sources = append(sources, query.KeySource{Line: i, Key: notes[k].key, From: notes[k].from})
+			k++
+		}
+		b.WriteString(line)
+		if i < len(pl)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String(), sources, nil
+}
+
+func encodeYAML(n *yaml.Node) (string, error) {
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return "", err
+	}
+	if err := enc.Close(); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// mapping notes the keys of the mapping m (node n) and returns the union
+// of their sources. fronts are the mappings at the same path in each
+// profile of the chain (nil where a profile has none).
+func (a *annotator) mapping(n *yaml.Node, m *discovery.Map, fronts []*discovery.Map, path []string, top bool) sourceSet {
+	var all sourceSet
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		k := kn.Value
+		val, ok := m.Get(k)
+		if !ok {
+			continue
+		}
+		key := append(path[:len(path):len(path)], k)
+		sub := make([]any, len(fronts))
+		var has sourceSet
+		for j, f := range fronts {
+			if v, ok := f.Get(k); ok {
+				sub[j], has = v, has|1<<j
+			}
+		}
+		// The note goes before those of the keys below, in the order of
+		// the text; it is filled once they are known.
+		at := len(a.notes)
+		a.notes = append(a.notes, note{})
+		var s sourceSet
+		switch v := val.(type) {
+		case *discovery.Map:
+			if v.Len() > 0 {
+				maps := make([]*discovery.Map, len(sub))
+				for j, e := range sub {
+					maps[j], _ = e.(*discovery.Map)
+				}
+				s = a.mapping(vn, v, maps, key, false)
+			}
+		case []any:
+			if top && isModuleSection(k) && len(v) > 0 {
+				s = a.moduleList(vn, v, sub, key)
+			}
+		}
+		if s == 0 {
+			s = has.childMost()
+		}
+		if s != 0 {
+			target := kn
+			if (vn.Kind == yaml.MappingNode || vn.Kind == yaml.SequenceNode) && len(vn.Content) == 0 {
+				target = vn // the encoder writes {} and [] with the comment of the value
+			}
+			a.notes[at] = note{node: target, key: key, from: a.names(s)}
+		}
+		all |= s
+	}
+	return all
+}
+
+// moduleList notes the keys of the entries of a merged providers, tools
+// or hooks list: an entry with a module id beside the entries of that id
+// in the chain, one without beside the profile whose list holds it.
+func (a *annotator) moduleList(n *yaml.Node, items []any, fronts []any, path []string) sourceSet {
+	var all sourceSet
+	for i, item := range items {
+		if i >= len(n.Content) {
+			break
+		}
+		var s sourceSet
+		id := moduleIDOf(item)
+		m, isMap := item.(*discovery.Map)
+		switch {
+		case id != "" && isMap:
+			entries := make([]*discovery.Map, len(fronts))
+			for j, f := range fronts {
+				list, _ := f.([]any)
+				for _, e := range list {
+					if moduleIDOf(e) == id {
+						entries[j], _ = e.(*discovery.Map)
+						break
+					}
+				}
+			}
+			s = a.mapping(n.Content[i], m, entries, append(path[:len(path):len(path)], id), false)
+		default:
+			for j, f := range fronts {
+				list, _ := f.([]any)
+				if containsEqual(list, item) {
+					s = 1 << j
+					break
+				}
+			}
+		}
+		all |= s
+	}
+	return all
+}
+
+// names returns the IDs of the profiles in s, the profile asked about
+// first.
+func (a *annotator) names(s sourceSet) []string {
+	out := make([]string, 0, bits.OnesCount64(uint64(s)))
+	for s != 0 {
+		j := bits.TrailingZeros64(uint64(s))
+		if j < len(a.ids) {
+			out = append(out, a.ids[j])
+		}
+		s &^= 1 << j
+	}
+	return out
+}
+
+// isModuleSection reports the top-level keys merged by module id.
+func isModuleSection(k string) bool { return k == "providers" || k == "tools" || k == "hooks" }
+
+// moduleIDOf returns the module id of a module entry, or "".
+func moduleIDOf(v any) string {
+	m, ok := v.(*discovery.Map)
+	if !ok {
+		return ""
+	}
+	id, _ := m.Value("module").(string)
+	return id
+}
+
+// containsEqual reports whether list holds a value equal to v, compared
+// by their JSON (Maps compare by keys and values in order).
+func containsEqual(list []any, v any) bool {
+	want, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	for _, e := range list {
+		got, err := json.Marshal(e)
+		if err == nil && bytes.Equal(got, want) {
+			return true
+		}
+	}
+	return false
+}
