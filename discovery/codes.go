@@ -70,6 +70,9 @@ const (
 
 	// suppress/…: suppression comments (# amplidex: ignore[…]).
 	CodeSuppressUnused = "suppress/unused"
+
+	// limit/…: what is not reported.
+	CodeTooManyDiagnostics = "limit/too-many-diagnostics"
 )
 
 // CodeInfo describes one diagnostic code.
@@ -139,6 +142,8 @@ var Codes = []CodeInfo{
 	{CodeModuleUnavailable, SeverityError, "a module source could not be fetched, found or installed; no entry is written", "Check the module source: the repository, ref or path must exist and be reachable."},
 	{CodeIncludesNotPrepared, SeverityWarning, "a manifest's includes are left out of the mount plan: only inline modules are prepared", "Nothing to do unless the included bundles' modules are needed in the mount plan."},
 	{CodeBundleSource, SeverityError, "a module source is not git+URL@ref, file:// or a local path", "Write the source as git+https://host/repo@ref, file:///path or a local path."},
+
+	{CodeTooManyDiagnostics, SeverityError, "a file has more diagnostics of one area than are reported (the first 100); one says how many more, as severe as the worst of them", "Fix the diagnostics reported first; the rest are usually the same mistake repeated."},
 
 	{CodeSuppressUnused, SeverityInfo, "a suppression comment (`# amplidex: ignore[code]`) suppresses nothing, names no known code, or is malformed", "Remove the suppression comment, or correct the code it names."},
 }

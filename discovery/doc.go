@@ -30,6 +30,11 @@
 //     component by component (see ComparePaths).
 //   - Parsers never panic on any input and are bounded in time and memory:
 //     oversize files and YAML alias expansion are cut off with a diagnostic.
+//   - Diagnostics are bounded per file: each producer (a parser, the
+//     cross-reference check of a collection, the lock check) makes at most
+//     MaxDiagnosticsPerArea of one area for one file, in a fixed order, and
+//     then one CodeTooManyDiagnostics that counts the rest without making
+//     them.
 //   - Decoded front matter keeps what its author wrote: mappings are *Map,
 //     in the author's key order, and a float is a Float (10.0 stays 10.0),
 //     in JSON and YAML alike; merged profiles keep that order too (see

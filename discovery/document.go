@@ -35,10 +35,12 @@ type Document struct {
 	// delimiter, or at 0 when there is no front matter.
 	BodyStart int
 	// Diagnostics is everything wrong with this one file, cross-references
-	// aside.
+	// aside: at most MaxDiagnosticsPerArea of an area, and then one
+	// CodeTooManyDiagnostics.
 	Diagnostics []Diagnostic
 
-	text *yamlText
+	text  *yamlText
+	limit fileLimit
 }
 
 // ParseDocument splits src into front matter and body, parses the front
@@ -55,6 +57,7 @@ func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *D
 // before slab is reset.
 func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, slab *yamlSlab) *Document {
 	d := &Document{Path: path, Kind: kind, Src: src, Lines: NewLineIndex(src)}
+	defer func() { d.Diagnostics = append(d.Diagnostics, d.limit.summaries(d.Path, "")...) }()
 	fm, err := SplitFrontMatter(src)
 	d.Open = fm.Open
 	if bad := firstInvalidUTF8(src); bad >= 0 {
@@ -106,6 +109,9 @@ func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, sl
 }
 
 func (d *Document) report(code string, sev Severity, r Range, format string, args ...any) {
+	if !d.limit.allow(code, sev, r) {
+		return
+	}
 	d.Diagnostics = append(d.Diagnostics, Diagnostic{
 		Code:     code,
 		Severity: sev,

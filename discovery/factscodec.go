@@ -28,9 +28,11 @@ import (
 // four uvarints. Front matter values are a tag byte and the value; a
 // mapping's keys are in its order.
 
-// factsVersion is the version of the binary form. Version 1 kept mappings
-// in sorted key order and floats as float64.
-const factsVersion = 2
+// factsVersion is the version of the binary form and of what it holds:
+// Facts of another version are analyzed again. Version 1 kept mappings in
+// sorted key order and floats as float64; version 2 kept every diagnostic
+// of a file, before MaxDiagnosticsPerArea.
+const factsVersion = 3
 
 // ErrBadFacts is returned by DecodeFacts when the bytes are not Facts
 // this version of the package encoded.

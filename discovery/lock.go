@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -112,6 +113,7 @@ func ParseLock(path string, src []byte) (*Lock, []Diagnostic, error) {
 			d.Range.Start.Line+1, d.Range.Start.Character+1, p.why, ErrLockCorrupt)
 		return nil, []Diagnostic{d}, err
 	}
+	p.diags = append(p.diags, p.limit.summaries(path, "")...)
 	SortDiagnostics(p.diags)
 	return l, p.diags, nil
 }
@@ -122,6 +124,7 @@ type lockParser struct {
 	lines   *LineIndex
 	spans   map[string]jsonSpan
 	diags   []Diagnostic
+	limit   fileLimit
 	corrupt *Diagnostic // set when the file is corrupt
 	why     string      // what makes it corrupt
 }
@@ -133,6 +136,9 @@ func (p *lockParser) fail(r Range, format string, args ...any) {
 }
 
 func (p *lockParser) schema(collection string, r Range, format string, args ...any) {
+	if !p.limit.allow(CodeLockSchema, SeverityError, r) {
+		return
+	}
 	p.diags = append(p.diags, Diagnostic{Code: CodeLockSchema, Severity: SeverityError, Path: p.path, Range: r,
 		Message: fmt.Sprintf(format, args...), Collection: collection})
 }
@@ -222,8 +228,10 @@ func (p *lockParser) parse(src []byte) *Lock {
 			l.extra[k] = v
 		}
 	}
-	for name, raw := range l.raw {
-		if e, ok := p.entry(l.Version, name, raw); ok {
+	// In name order: the diagnostics kept within the limit are the same
+	// every time.
+	for _, name := range slices.Sorted(maps.Keys(l.raw)) {
+		if e, ok := p.entry(l.Version, name, l.raw[name]); ok {
 			l.Collections[name] = e
 		}
 	}
@@ -364,7 +372,11 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diag
 		return nil
 	}
 	var diags []Diagnostic
+	var limit fileLimit
 	report := func(code string, sev Severity, r Range, coll, format string, args ...any) {
+		if !limit.allow(code, sev, r) {
+			return
+		}
 		diags = append(diags, Diagnostic{Code: code, Severity: sev, Path: lockPath, Range: r,
 			Message: fmt.Sprintf(format, args...), Collection: coll})
 	}
@@ -434,6 +446,7 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diag
 				"Collection %s is installed at %s but not in the lock file", c.Name, c.Dir)
 		}
 	}
+	diags = append(diags, limit.summaries(lockPath, "")...)
 	SortDiagnostics(diags)
 	return diags
 }

@@ -89,7 +89,7 @@ var collectionKeys = [...]string{"author", "capabilities", "requires"}
 func ParsePyproject(path string, src []byte) (*Metadata, []Diagnostic) {
 	p := &pyprojectParser{path: path, src: src, lines: NewLineIndex(src), meta: &Metadata{}}
 	p.parse()
-	return p.meta, p.diags
+	return p.meta, append(p.diags, p.limit.summaries(path, "")...)
 }
 
 // pyprojectParser holds the state of one ParsePyproject call.
@@ -101,9 +101,13 @@ type pyprojectParser struct {
 	keys  []toml.Key // every key and table header, in the order of the file
 	meta  *Metadata
 	diags []Diagnostic
+	limit fileLimit
 }
 
 func (p *pyprojectParser) report(code string, sev Severity, r Range, format string, args ...any) {
+	if !p.limit.allow(code, sev, r) {
+		return
+	}
 	p.diags = append(p.diags, Diagnostic{
 		Code:     code,
 		Severity: sev,

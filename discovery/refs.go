@@ -171,7 +171,7 @@ func escapes(p string) bool {
 	if strings.HasPrefix(p, "/") {
 		return true
 	}
-	for _, part := range strings.Split(p, "/") {
+	for part := range strings.SplitSeq(p, "/") {
 		if part == ".." {
 			return true
 		}
@@ -236,27 +236,52 @@ func (s *Set) unknownAgent(name string, from *Collection) string {
 
 // ResolveMention returns the file an @collection:path mention names.
 func (s *Set) ResolveMention(m Mention) (string, error) {
-	if escapes(m.Path) {
-		return "", errEscapes
-	}
-	c := s.Lookup(m.Collection)
-	if c == nil {
-		return "", errors.New(s.unresolvedCollection(m.Collection))
-	}
-	if p, ok := c.ResourcePath(m.Path); ok {
+	p, c, miss := s.resolveMention(m)
+	switch miss {
+	case mentionResolves:
 		return p, nil
-	}
-	for _, dir := range []string{c.Base, c.Dir} {
-		p := filepath.Join(dir, filepath.FromSlash(m.Path))
-		if s.exists(p) {
-			return p, nil
-		}
+	case mentionEscapes:
+		return "", errEscapes
+	case mentionNoCollection:
+		return "", errors.New(s.unresolvedCollection(m.Collection))
 	}
 	msg := fmt.Sprintf("no %s in collection %s (%s)", m.Path, c.Name, c.Base)
 	if near := suggestResource(c, "", m.Path); near != "" {
 		msg += fmt.Sprintf("; did you mean @%s:%s?", c.Name, near)
 	}
 	return "", errors.New(msg)
+}
+
+// mentionMiss is why a mention does not resolve.
+type mentionMiss int
+
+const (
+	mentionResolves     mentionMiss = iota
+	mentionEscapes                  // its path leaves the collection
+	mentionNoCollection             // no collection resolves under its name
+	mentionNoFile                   // the collection has no such file
+)
+
+// resolveMention resolves m without saying why it does not: the file and
+// its collection, or why not (the collection when it has no such file).
+func (s *Set) resolveMention(m Mention) (string, *Collection, mentionMiss) {
+	if escapes(m.Path) {
+		return "", nil, mentionEscapes
+	}
+	c := s.Lookup(m.Collection)
+	if c == nil {
+		return "", nil, mentionNoCollection
+	}
+	if p, ok := c.ResourcePath(m.Path); ok {
+		return p, c, mentionResolves
+	}
+	for _, dir := range []string{c.Base, c.Dir} {
+		p := filepath.Join(dir, filepath.FromSlash(m.Path))
+		if s.exists(p) {
+			return p, c, mentionResolves
+		}
+	}
+	return "", c, mentionNoFile
 }
 
 var errEscapes = errors.New("path leaves its collection")
@@ -317,41 +342,65 @@ func (s *Set) Check() []Diagnostic {
 }
 
 // CheckCollection returns the cross-reference diagnostics of one
-// collection's files.
+// collection's files: of each file, at most MaxDiagnosticsPerArea of an
+// area, and then one CodeTooManyDiagnostics. What is past the limit is
+// counted, not made: a file of half a million mentions that do not
+// resolve costs their lookups, not their messages.
 func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 	var out []Diagnostic
-	add := func(code, path string, r Range, format string, args ...any) {
-		out = append(out, Diagnostic{Code: code, Severity: SeverityError, Path: path, Range: r,
-			Message: fmt.Sprintf(format, args...), Collection: c.Name})
+	var limit fileLimit
+	// add makes a diagnostic of the file at path unless it is past the
+	// limit; msg is called only when it is not.
+	add := func(code, path string, r Range, msg func() string) {
+		if limit.allow(code, SeverityError, r) {
+			out = append(out, Diagnostic{Code: code, Severity: SeverityError, Path: path, Range: r,
+				Message: msg(), Collection: c.Name})
+		}
 	}
 	for _, res := range c.Resources {
 		f := c.Facts[res.Path]
 		if f == nil {
 			continue
 		}
+		limit = fileLimit{}
 		if f.Extends != nil {
-			if _, err := s.ResolveProfile(f.Extends.Value, c); err != nil {
-				add(CodeExtendsUnresolved, res.Path, f.Extends.Range, "extends %q does not resolve: %v", f.Extends.Value, err)
+			ext := f.Extends
+			if _, err := s.ResolveProfile(ext.Value, c); err != nil {
+				add(CodeExtendsUnresolved, res.Path, ext.Range, func() string {
+					return fmt.Sprintf("extends %q does not resolve: %v", ext.Value, err)
+				})
 			} else if chain := s.cycle(ProfileRef{Collection: c, Path: res.Path}); chain != "" {
-				add(CodeExtendsCycle, res.Path, f.Extends.Range, "inheritance cycle: %s", chain)
+				add(CodeExtendsCycle, res.Path, ext.Range, func() string { return "inheritance cycle: " + chain })
 			} else if s.tooDeep(ProfileRef{Collection: c, Path: res.Path}) {
-				add(CodeExtendsTooDeep, res.Path, f.Extends.Range, "the extends chain is longer than %d profiles; it is not followed further", MaxExtendsDepth)
+				add(CodeExtendsTooDeep, res.Path, ext.Range, func() string {
+					return fmt.Sprintf("the extends chain is longer than %d profiles; it is not followed further", MaxExtendsDepth)
+				})
 			} else if missing, chain := s.mergedMissing(ProfileRef{Collection: c, Path: res.Path}); missing != "" {
-				add(CodeRequiredKey, res.Path, f.Extends.Range, "after its extends chain (%s) the profile has no %s", chain, missing)
+				add(CodeRequiredKey, res.Path, ext.Range, func() string {
+					return fmt.Sprintf("after its extends chain (%s) the profile has no %s", chain, missing)
+				})
 			}
 		}
 		for _, a := range f.Agents {
 			if _, _, ok := s.ResolveAgent(a.Value, c); !ok {
-				add(CodeAgentUnknown, res.Path, a.Range, "%s", s.unknownAgent(a.Value, c))
+				add(CodeAgentUnknown, res.Path, a.Range, func() string { return s.unknownAgent(a.Value, c) })
 			}
 		}
 		for _, m := range mentionsOf(c, res.Path, f) {
-			if _, err := s.ResolveMention(m); err == errEscapes {
-				add(CodeMentionEscapes, res.Path, m.Range, "@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)
-			} else if err != nil {
-				add(CodeMentionUnresolved, res.Path, m.Range, "@%s does not resolve: %v", m.Text(), err)
+			switch _, _, miss := s.resolveMention(m); miss {
+			case mentionResolves:
+			case mentionEscapes:
+				add(CodeMentionEscapes, res.Path, m.Range, func() string {
+					return fmt.Sprintf("@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)
+				})
+			default:
+				add(CodeMentionUnresolved, res.Path, m.Range, func() string {
+					_, err := s.ResolveMention(m)
+					return fmt.Sprintf("@%s does not resolve: %v", m.Text(), err)
+				})
 			}
 		}
+		out = append(out, limit.summaries(res.Path, c.Name)...)
 	}
 	if c.Valid && c.Metadata != nil {
 		out = append(out, s.checkRequires(c)...)
@@ -363,6 +412,7 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 // resolves under its name.
 func (s *Set) checkRequires(c *Collection) []Diagnostic {
 	var out []Diagnostic
+	var limit fileLimit
 	for _, req := range c.Metadata.Requires {
 		con, err := s.constraint(req.Constraint)
 		if err != nil {
@@ -370,6 +420,9 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 		}
 		dep := s.Lookup(req.Name)
 		if dep == nil {
+			if !limit.allow(CodeDepMissing, SeverityError, req.Range) {
+				continue
+			}
 			msg := fmt.Sprintf("requires %s %s, but no collection %s is installed in any root", req.Name, req.Constraint, req.Name)
 			if why := s.skipped(req.Name); why != "" {
 				msg = fmt.Sprintf("requires %s %s, but collection %s is not installed: %s", req.Name, req.Constraint, req.Name, why)
@@ -380,13 +433,13 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 				Range: req.Range, Collection: c.Name, Message: msg})
 			continue
 		}
-		if ok, err := con.Check(dep.Version); err != nil || !ok {
+		if ok, err := con.Check(dep.Version); (err != nil || !ok) && limit.allow(CodeDepUnsatisfied, SeverityError, req.Range) {
 			out = append(out, Diagnostic{Code: CodeDepUnsatisfied, Severity: SeverityError, Path: c.Pyproject,
 				Range: req.Range, Collection: c.Name,
 				Message: fmt.Sprintf("requires %s %s, but %s %s is installed at %s", req.Name, req.Constraint, req.Name, dep.Version, dep.Dir)})
 		}
 	}
-	return out
+	return append(out, limit.summaries(c.Pyproject, c.Name)...)
 }
 
 // mergedMissing checks the effective profile of a child profile whose

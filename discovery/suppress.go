@@ -240,8 +240,12 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 		}
 	}
 	for path, sups := range s {
+		var limit fileLimit
 		for i, sup := range sups {
 			report := func(r Range, format string, args ...any) {
+				if !limit.allow(CodeSuppressUnused, SeverityInfo, r) {
+					return
+				}
 				out = append(out, Diagnostic{Code: CodeSuppressUnused, Severity: SeverityInfo, Path: path, Range: r,
 					Message: fmt.Sprintf(format, args...)})
 			}
@@ -266,6 +270,7 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 				}
 			}
 		}
+		out = append(out, limit.summaries(path, "")...)
 	}
 	SortDiagnostics(out)
 	return out

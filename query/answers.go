@@ -280,18 +280,23 @@ func search(v *catalog.View, text string) []ResourceInfo {
 	return out
 }
 
+// diagnostics answers with the View's own slice of diagnostics (or the
+// one DiagnosticsUnder makes), not a copy: an answer that waits for a slow
+// reader holds nothing of its own. The slice is shared: nothing that
+// handles the answer may modify it.
 func diagnostics(v *catalog.View, path string) *DiagnosticsResult {
-	res := &DiagnosticsResult{Diagnostics: []discovery.Diagnostic{}}
-	if path != "" {
-		path = filepath.Clean(path)
+	var all []discovery.Diagnostic
+	if path == "" {
+		all = v.Diagnostics()
+	} else {
+		all = v.DiagnosticsUnder(filepath.Clean(path))
 	}
-	all := v.Diagnostics
-	if path != "" {
-		all = func() []discovery.Diagnostic { return v.DiagnosticsUnder(path) }
+	if all == nil {
+		all = []discovery.Diagnostic{}
 	}
+	res := &DiagnosticsResult{Diagnostics: all}
 	files := map[string]bool{}
-	for _, d := range all() {
-		res.Diagnostics = append(res.Diagnostics, d)
+	for _, d := range all {
 		files[d.Path] = true
 		switch d.Severity {
 		case discovery.SeverityError:

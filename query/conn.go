@@ -279,35 +279,32 @@ func (c *conn) writeResponse(id, result json.RawMessage, e *Error, clk Clock) bo
 
 // writeResult writes the answer to req and reports whether it was sent. A
 // list (see elements) is encoded one element at a time straight into the
-// connection's writer; anything else is marshalled first.
+// connection's writer, and an Object one field at a time; anything else
+// is marshalled whole (see writeWhole).
 //
 // An element that fails to encode ends the array early; the response then
 // carries an internal error beside the partial result, and the error is
 // what the client reports.
 func (c *conn) writeResult(req Request, res any, clk Clock) bool {
-	items, ok := elements(res)
-	if !ok {
-		data, err := json.Marshal(res)
-		if err != nil {
-			return c.writeResponse(req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err), clk)
-		}
-		return c.writeResponse(req.ID, data, nil, clk)
+	obj, isObject := res.(Object)
+	items, isList := elements(res)
+	if !isObject && !isList {
+		return c.writeWhole(req, res, clk)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.broken {
 		return false
 	}
-	head := append([]byte(`{"id":`), req.ID...)
-	if !clk.IsZero() {
-		head = append(head, `,"clock":"`...)
-		head = clk.appendTo(head)
-		head = append(head, '"')
+	c.bw.Write(responseHead(req.ID, clk))
+	var encErr error
+	if isObject {
+		encErr = c.writeObject(req, obj)
+	} else {
+		c.bw.WriteByte('[')
+		encErr = c.writeElements(req, items)
+		c.bw.WriteByte(']')
 	}
-	head = append(head, `,"result":[`...)
-	c.bw.Write(head)
-	encErr := c.writeElements(req, items)
-	c.bw.WriteByte(']')
 	if encErr != nil {
 		msg, _ := json.Marshal(Errorf(CodeInternal, "%v", encErr)) // two strings: Marshal cannot fail
 		c.bw.WriteString(`,"error":`)
@@ -315,6 +312,93 @@ func (c *conn) writeResult(req Request, res any, clk Clock) bool {
 	}
 	c.bw.WriteString("}\n")
 	return c.flushLocked()
+}
+
+// responseHead is the start of a response line up to its result's value.
+func responseHead(id json.RawMessage, clk Clock) []byte {
+	head := appendRaw([]byte(`{"id":`), id)
+	if !clk.IsZero() {
+		head = append(head, `,"clock":"`...)
+		head = clk.appendTo(head)
+		head = append(head, '"')
+	}
+	return append(head, `,"result":`...)
+}
+
+// writeWhole marshals res and writes it as the answer to req. It takes
+// its connection's turn to write first, so that a connection holds one
+// marshalled answer at a time, however many wait; an answer larger than
+// the write buffer then takes its bytes from the server's AnswerBudget
+// until it is written, and is replaced by a CodeOverloaded error when the
+// budget cannot hold it.
+func (c *conn) writeWhole(req Request, res any, clk Clock) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.broken {
+		return false
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		c.bw.Write(appendResponse(nil, req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err), clk))
+		return c.flushLocked()
+	}
+	if n := int64(len(data)); n > writeBufferSize {
+		if !c.srv.answers.reserveAlone(n) {
+			data = nil
+			c.srv.log.Warn("answer refused: the answer budget is spent", "socket", c.srv.path, "method", req.Method,
+				"bytes", n, "budget", c.srv.answers.limit)
+			c.bw.Write(appendResponse(nil, req.ID, nil, Errorf(CodeOverloaded,
+				"%s: the server already holds nearly %d bytes of answers that are not read yet, its limit; try again later",
+				req.Method, c.srv.answers.limit), clk))
+			return c.flushLocked()
+		}
+		defer c.srv.answers.release(n)
+	}
+	c.bw.Write(responseHead(req.ID, clk))
+	c.bw.Write(data)
+	c.bw.WriteString("}\n")
+	return c.flushLocked()
+}
+
+// writeObject encodes obj into the connection's writer as a JSON object,
+// a field at a time, a list field one element at a time (see
+// writeElements); c.wmu is held. The object is closed whatever fails, and
+// the failure is returned as writeElements returns it.
+func (c *conn) writeObject(req Request, obj Object) (err error) {
+	c.bw.WriteByte('{')
+	defer c.bw.WriteByte('}')
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("result encoding panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("%s: the result failed", req.Method)
+		}
+	}()
+	n := 0
+	for name, v := range obj.JSONFields() {
+		if n > 0 {
+			c.bw.WriteByte(',')
+		}
+		n++
+		key, _ := json.Marshal(name) // a string: Marshal cannot fail
+		c.bw.Write(key)
+		c.bw.WriteByte(':')
+		if items, ok := elements(v); ok {
+			c.bw.WriteByte('[')
+			err := c.writeElements(req, items)
+			c.bw.WriteByte(']')
+			if err != nil {
+				return fmt.Errorf("field %s: %w", name, err)
+			}
+			continue
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			c.bw.WriteString("null")
+			return fmt.Errorf("%s: encode result field %s: %v", req.Method, name, err)
+		}
+		c.bw.Write(data)
+	}
+	return nil
 }
 
 // writeElements encodes items into the connection's writer, separated by

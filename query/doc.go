@@ -44,11 +44,21 @@
 //     others, are still answered.
 //   - Responses have no line limit. A result that is a slice or an
 //     iter.Seq[any] is written one element at a time straight into the
-//     connection's buffered writer, so the server never holds the whole
-//     answer; other results are marshalled whole. Each write, not each line,
-//     has WriteTimeout. An element that fails to encode ends the array: the
-//     line then carries the partial result and an internal error, and the
-//     error is what a Client reports.
+//     connection's buffered writer, and an Object one field at a time, so
+//     the server never holds the whole answer; other results are
+//     marshalled whole. Each write, not each line, has WriteTimeout: a peer
+//     that stops reading is disconnected after it, and what its answers
+//     held is let go.
+//   - Memory held for answers is bounded too. A connection's answers wait
+//     for their turn to write unencoded, and one at a time is encoded. A
+//     streamed answer holds the connection's small write buffer; one
+//     marshalled whole and larger than that takes its bytes from the
+//     server's AnswerBudget (DefaultAnswerBudget, 64 MiB) until it is
+//     written, and is answered with CodeOverloaded instead when the budget
+//     cannot hold it (unless nothing else is held: an answer larger than
+//     the whole budget still goes, alone). An element that fails to encode
+//     ends the array: the line then carries the partial result and an
+//     internal error, and the error is what a Client reports.
 //   - A Client accepts response lines up to MaxResponseSize (1 GiB). A longer
 //     one is discarded as it is read and its call fails with
 //     ErrResponseTooLarge, which is not ErrNoDaemon: the connection stays

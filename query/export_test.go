@@ -65,6 +65,12 @@ func BytesInFlight(s *Server) (used, peak int64) {
 	return s.budget.usage()
 }
 
+// AnswerBytesInFlight returns the bytes of answers marshalled whole that s
+// holds now, and the most it ever held at once.
+func AnswerBytesInFlight(s *Server) (used, peak int64) {
+	return s.answers.usage()
+}
+
 // ReadLine reads one line of at most max bytes, as both ends do.
 func ReadLine(r *bufio.Reader, max int) ([]byte, error) {
 	lr := &lineReader{r: r, max: max}

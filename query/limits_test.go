@@ -170,6 +170,7 @@ func TestResultStreams(t *testing.T) {
 		result func(gate <-chan struct{}) any
 	}{
 		{"slice", func(gate <-chan struct{}) any { return items(gate) }},
+		{"object", func(gate <-chan struct{}) any { return gatedObject{items(gate)} }},
 		{"iterator", func(gate <-chan struct{}) any {
 			all := items(gate)
 			return iter.Seq[any](func(yield func(any) bool) {
@@ -205,6 +206,25 @@ func TestResultStreams(t *testing.T) {
 				t.Fatalf("read the rest of the answer: %v", err)
 			}
 			raw := append(head, rest...)
+			if tc.name == "object" {
+				// The list is the object's field; unwrap it.
+				var obj struct {
+					ID     int             `json:"id"`
+					Result json.RawMessage `json:"result"`
+				}
+				if err := json.Unmarshal(raw, &obj); err != nil {
+					t.Fatalf("decode the answer: %v", err)
+				}
+				var fields struct {
+					List []json.RawMessage `json:"list"`
+					N    int               `json:"n"`
+				}
+				if err := json.Unmarshal(obj.Result, &fields); err != nil || fields.N != n {
+					t.Fatalf("decode the object %.200s: %v (n %d)", obj.Result, err, fields.N)
+				}
+				list, _ := json.Marshal(fields.List)
+				raw = fmt.Appendf(nil, `{"id":%d,"result":%s,"clock":"c:1:1:1"}`, obj.ID, list)
+			}
 			var resp struct {
 				ID     int             `json:"id"`
 				Result []string        `json:"result"`
@@ -221,6 +241,15 @@ func TestResultStreams(t *testing.T) {
 				t.Errorf("clock: %v", err)
 			}
 		})
+	}
+}
+
+// gatedObject is an Object whose list is streamed.
+type gatedObject struct{ list []gatedItem }
+
+func (g gatedObject) JSONFields() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		_ = yield("list", g.list) && yield("n", len(g.list))
 	}
 }
 
@@ -292,5 +321,139 @@ func TestResponseTooLarge(t *testing.T) {
 	// A subscription's answer is held to the same limit.
 	if _, err := c.Subscribe(testContext(t), "bigwatch", nil); !errors.Is(err, query.ErrResponseTooLarge) {
 		t.Fatalf("Subscribe = %v, want ErrResponseTooLarge", err)
+	}
+}
+
+// TestAnswerBudget: answers marshalled whole that peers do not read are
+// held against the server's AnswerBudget; past it a request is answered
+// overloaded, while small answers and answers to others still go, and
+// the budget comes back when the peers leave.
+func TestAnswerBudget(t *testing.T) {
+	const (
+		payload = 2 << 20 // larger than what a socket's buffers take
+		held    = 4
+		budget  = held*payload + 1024
+		conns   = 12
+	)
+	h := newTestHandler()
+	h.Handle("big", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return strings.Repeat("a", payload), nil
+	})
+	s, path := startServer(t, h, func(s *query.Server) {
+		s.AnswerBudget = budget
+		s.WriteTimeout = testTimeout
+	})
+
+	// Peers ask for the large answer and read no more than its start.
+	raws := make([]*rawConn, conns)
+	for i := range raws {
+		raws[i] = dialRaw(t, path)
+		raws[i].send(`{"id":1,"method":"big"}`)
+	}
+	var answered, overloaded int
+	for _, rc := range raws {
+		rc.nc.SetReadDeadline(time.Now().Add(testTimeout))
+		start := make([]byte, 100)
+		if _, err := io.ReadFull(rc.r, start); err != nil {
+			t.Fatalf("read the start of an answer: %v", err)
+		}
+		switch {
+		case strings.Contains(string(start), `"result":"aaaa`):
+			answered++
+		case strings.Contains(string(start), `"error":{"code":"overloaded"`):
+			overloaded++
+		default:
+			t.Fatalf("answer starts %q", start)
+		}
+	}
+	if answered != held || overloaded != conns-held {
+		t.Errorf("%d answers held and %d overloaded, want %d and %d", answered, overloaded, held, conns-held)
+	}
+	if used, peak := query.AnswerBytesInFlight(s); used > budget || peak > budget || used < held*payload {
+		t.Errorf("answer bytes in flight %d, peak %d; want at least %d and at most the budget %d", used, peak, held*payload, budget)
+	}
+
+	// Meanwhile a client that reads is told the server is overloaded for
+	// a large answer, and answered for a small one.
+	c := dialClient(t, path)
+	var e *query.Error
+	if _, err := c.Call(testContext(t), "big", nil, nil); !errors.As(err, &e) || e.Code != query.CodeOverloaded {
+		t.Errorf("Call big while the budget is held = %v, want %s", err, query.CodeOverloaded)
+	}
+	var got string
+	if _, err := c.Call(testContext(t), "echo", "small", &got); err != nil || got != "small" {
+		t.Errorf("Call echo while the budget is held = %q, %v", got, err)
+	}
+
+	// Once the peers leave, their answers are let go.
+	for _, rc := range raws {
+		rc.nc.Close()
+	}
+	deadline := time.Now().Add(testTimeout)
+	for used, _ := query.AnswerBytesInFlight(s); used != 0; used, _ = query.AnswerBytesInFlight(s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d answer bytes still held after their peers left", used)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var big string
+	if _, err := c.Call(testContext(t), "big", nil, &big); err != nil || len(big) != payload {
+		t.Errorf("Call big after the peers left: %d bytes, %v", len(big), err)
+	}
+}
+
+// TestAnswerLargerThanBudget: an answer larger than the whole budget is
+// still answered when it is the only one held.
+func TestAnswerLargerThanBudget(t *testing.T) {
+	const payload = 1 << 20
+	h := newTestHandler()
+	h.Handle("big", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return strings.Repeat("a", payload), nil
+	})
+	_, path := startServer(t, h, func(s *query.Server) { s.AnswerBudget = payload / 4 })
+	var big string
+	if _, err := dialClient(t, path).Call(testContext(t), "big", nil, &big); err != nil || len(big) != payload {
+		t.Errorf("Call big: %d bytes, %v", len(big), err)
+	}
+}
+
+// TestObjectResults: a result that is a query.Object is written as
+// json.Marshal writes it, its lists one element at a time.
+func TestObjectResults(t *testing.T) {
+	diags := &query.DiagnosticsResult{Diagnostics: []discovery.Diagnostic{
+		{Code: "ref/mention-unresolved", Severity: discovery.SeverityError, Path: "/a/b.md", Message: `@x:y does not "resolve"`,
+			Range: discovery.Range{End: discovery.Position{Line: 1, Character: 2}}, Collection: "c"},
+		{Code: "schema/unknown-key", Severity: discovery.SeverityWarning, Path: "/a/c.md"},
+	}, Summary: query.Summary{Errors: 1, Warnings: 1, Files: 2}}
+	clock, err := query.ParseClock("c:1:2:3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]any{
+		"diagnostics":       diags,
+		"empty diagnostics": &query.DiagnosticsResult{Diagnostics: []discovery.Diagnostic{}},
+		"nil diagnostics":   &query.DiagnosticsResult{},
+		"changes": &query.ChangesResult{Clock: clock, IsFreshInstance: true,
+			Files: []query.Change{{Path: "/a", Deleted: true}, {Path: "/b"}}},
+	}
+	h := newTestHandler()
+	for name, res := range results {
+		h.Handle(name, func(ctx context.Context, params json.RawMessage) (any, error) { return res, nil })
+	}
+	_, path := startServer(t, h)
+	rc := dialRaw(t, path)
+	for name, res := range results {
+		if _, ok := res.(query.Object); !ok {
+			t.Fatalf("%T is not a query.Object", res)
+		}
+		rc.send(fmt.Sprintf(`{"id":1,"method":%q}`, name))
+		m := rc.recv()
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Error != nil || string(m.Result) != string(want) {
+			t.Errorf("%s: result %s (error %v), want %s", name, m.Result, m.Error, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"iter"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -133,6 +134,13 @@ type DiagnosticsResult struct {
 	Summary     Summary                `json:"summary"`
 }
 
+// JSONFields streams the diagnostics to a client (see Object).
+func (d *DiagnosticsResult) JSONFields() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		_ = yield("diagnostics", d.Diagnostics) && yield("summary", d.Summary)
+	}
+}
+
 // Summary counts diagnostics by severity.
 type Summary struct {
 	Errors   int `json:"errors"`
@@ -148,6 +156,13 @@ type ChangesResult struct {
 	// Files are the changed paths, or with IsFreshInstance every indexed
 	// path.
 	Files []Change `json:"files"`
+}
+
+// JSONFields streams the changed files to a client (see Object).
+func (r *ChangesResult) JSONFields() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		_ = yield("clock", r.Clock) && yield("is_fresh_instance", r.IsFreshInstance) && yield("files", r.Files)
+	}
 }
 
 // Change is one entry of a "changes" answer.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"log/slog"
 	"net"
 	"os"
@@ -41,6 +42,9 @@ const (
 // DefaultRequestBudget is the RequestBudget of a Server that sets none.
 const DefaultRequestBudget = 64 << 20
 
+// DefaultAnswerBudget is the AnswerBudget of a Server that sets none.
+const DefaultAnswerBudget = 64 << 20
+
 // Handler answers the requests a Server reads.
 //
 // ServeQuery returns the result to send, which is marshalled to JSON, or an
@@ -52,8 +56,14 @@ const DefaultRequestBudget = 64 << 20
 // one element at a time, straight to the connection, so that a large answer
 // is never held whole: the elements of an iter.Seq[any] are produced as
 // they are written (the iterator must not block for long: the connection's
-// other answers wait for it). Any other result is marshalled whole. No
-// result is too long to send.
+// other answers wait for it). A result that is an Object is written one
+// field at a time, each as a result is. Any other result is marshalled
+// whole, and held against the server's AnswerBudget until it is written.
+// No result is too long to send.
+//
+// A result waits, unencoded, for its connection's earlier answers to be
+// written: a handler that answers from published, immutable state (a View
+// and the slices it shares) costs little while its peer is slow to read.
 type Handler interface {
 	ServeQuery(ctx context.Context, method string, params json.RawMessage) (result any, err error)
 }
@@ -66,6 +76,15 @@ type Handler interface {
 type Answer struct {
 	Result any
 	Clock  Clock
+}
+
+// Object is a result written as a JSON object one field at a time, each
+// value as a result is: a list one element at a time. A large answer that
+// carries a summary beside its list implements it, so that the list is
+// never marshalled whole. JSONFields must yield the fields, names and
+// values, that json.Marshal writes of the result, in its order.
+type Object interface {
+	JSONFields() iter.Seq2[string, any]
 }
 
 // Stream is the result a Handler returns to open a subscription. The server
@@ -98,17 +117,26 @@ type Server struct {
 	// discarded as it is read and answered with CodeOverloaded. Zero means
 	// DefaultRequestBudget.
 	RequestBudget int64
+	// AnswerBudget bounds the bytes of answers marshalled whole that the
+	// server holds at once over all its connections, while peers read
+	// them. An answer that fits in a connection's write buffer takes
+	// nothing from it, nor does one streamed (see Handler); one the budget
+	// cannot hold is answered with CodeOverloaded instead, unless it is
+	// the only one held. Zero means DefaultAnswerBudget.
+	AnswerBudget int64
 
 	handler Handler
 	clock   func() Clock
 	// trust checks the socket's directory and each peer; tests replace its
 	// functions to play another user.
 	trust trust
-	// log, writeTimeout and budget are Logger, WriteTimeout and
-	// RequestBudget as Listen found them, with defaults filled in.
+	// log, writeTimeout, budget and answers are Logger, WriteTimeout,
+	// RequestBudget and AnswerBudget as Listen found them, with defaults
+	// filled in.
 	log          *slog.Logger
 	writeTimeout time.Duration
 	budget       *budget
+	answers      *budget
 
 	// ctx is the parent of every handler context; cancel ends it when
 	// shutdown begins.
@@ -220,6 +248,10 @@ func (s *Server) setup() {
 	s.budget = &budget{limit: s.RequestBudget}
 	if s.budget.limit <= 0 {
 		s.budget.limit = DefaultRequestBudget
+	}
+	s.answers = &budget{limit: s.AnswerBudget}
+	if s.answers.limit <= 0 {
+		s.answers.limit = DefaultAnswerBudget
 	}
 }
 

@@ -41,9 +41,11 @@ const (
 	// CodeInvalidRequest: the line is not a request (bad JSON, missing id
 	// or method, too long).
 	CodeInvalidRequest Code = "invalid-request"
-	// CodeOverloaded: the server already holds as many bytes of requests as
-	// its budget allows (Server.RequestBudget), so it discarded this one
-	// without running it. Trying again later may succeed.
+	// CodeOverloaded: the server already holds as many bytes of requests,
+	// or of answers not yet read, as its budgets allow
+	// (Server.RequestBudget, Server.AnswerBudget), so it discarded this
+	// request without running it, or its answer. Trying again later may
+	// succeed.
 	CodeOverloaded Code = "overloaded"
 	// CodeUnknownMethod: no such method.
 	CodeUnknownMethod Code = "unknown-method"
@@ -355,6 +357,23 @@ func (b *budget) reserve(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used+n > b.limit {
+		return false
+	}
+	b.used += n
+	b.peak = max(b.peak, b.used)
+	return true
+}
+
+// reserveAlone takes n bytes from the budget like reserve, and also when
+// they are more than its limit but nothing else is held: the one answer
+// larger than the whole budget still goes, alone.
+func (b *budget) reserveAlone(n int64) bool {
+	if b == nil || n <= 0 {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.limit && b.used > 0 {
 		return false
 	}
 	b.used += n

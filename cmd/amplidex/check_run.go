@@ -85,7 +85,9 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		}
 	}
 	diags := sups.apply(res)
-	diags = sel.filter(diags)
+	if diags, err = sel.filter(ctx, diags); err != nil {
+		return err
+	}
 	src := newSources()
 	if opts.writeBaseline != "" {
 		n, err := writeBaseline(opts.writeBaseline, diags, src)

@@ -20,7 +20,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(leakCheck{m}, map[string]func(){
-		"amplidex": main,
+		"amplidex":              main,
+		"amplidex-signal-probe": signalProbe,
 	})
 }
 

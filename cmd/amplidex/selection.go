@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -102,8 +103,9 @@ func checkSelectors(sels []string) error {
 	return nil
 }
 
-// keep reports whether d is reported.
-func (s *selection) keep(d discovery.Diagnostic) bool {
+// keep reports whether d is reported. ignored is the memory of filter:
+// whether the per-path rules drop a code in a path.
+func (s *selection) keep(d discovery.Diagnostic, ignored map[pathCode]bool) bool {
 	if rank(d.Severity) < s.minRank {
 		return false
 	}
@@ -113,26 +115,42 @@ func (s *selection) keep(d discovery.Diagnostic) bool {
 	if matchAny(s.ignores, d.Code) {
 		return false
 	}
-	if len(s.perPath) > 0 {
+	if len(s.perPath) == 0 {
+		return true
+	}
+	k := pathCode{d.Path, d.Code}
+	drop, seen := ignored[k]
+	if !seen {
 		rel := s.relPath(d.Path)
 		for _, r := range s.perPath {
-			if r.glob.match(rel) && matchAny(r.codes, d.Code) {
-				return false
+			if matchAny(r.codes, d.Code) && r.glob.match(rel) {
+				drop = true
+				break
 			}
 		}
+		ignored[k] = drop
 	}
-	return true
+	return !drop
 }
 
-// filter returns the diagnostics of ds that are kept.
-func (s *selection) filter(ds []discovery.Diagnostic) []discovery.Diagnostic {
+// pathCode is a diagnostic's path and code, which decide whether the
+// per-path rules drop it.
+type pathCode struct{ path, code string }
+
+// filter returns the diagnostics of ds that are kept, or the context's
+// error once it is cancelled.
+func (s *selection) filter(ctx context.Context, ds []discovery.Diagnostic) ([]discovery.Diagnostic, error) {
 	out := ds[:0:0]
-	for _, d := range ds {
-		if s.keep(d) {
+	ignored := map[pathCode]bool{}
+	for i, d := range ds {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if s.keep(d, ignored) {
 			out = append(out, d)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // relPath is p relative to the base, slash-separated; p itself when it
@@ -181,43 +199,63 @@ func parseGlob(pattern string) (glob, error) {
 }
 
 // match reports whether the slash-separated path rel, or a directory
-// above it, matches.
+// above it, matches. The pattern runs as an automaton over the path's
+// components, each state a position in the pattern: a `**` loops on any
+// component and may be passed by, another part moves on when path.Match
+// (linear, as it never backtracks) accepts the component. The work is at
+// most one component match per part of the pattern and component of the
+// path, whatever the stars.
 func (g glob) match(rel string) bool {
-	parts := strings.Split(rel, "/")
 	if g.base {
-		for _, p := range parts {
-			if ok, _ := path.Match(g.parts[0], p); ok {
+		for rest, more := rel, true; more; {
+			var c string
+			c, rest, more = strings.Cut(rest, "/")
+			if ok, _ := path.Match(g.parts[0], c); ok {
 				return true
 			}
 		}
 		return false
 	}
-	// A match of a leading run of the path: the rest lies below a match.
-	for n := len(parts); n > 0; n-- {
-		if matchParts(g.parts, parts[:n]) {
+	n := len(g.parts)
+	cur, next := make([]bool, n+1), make([]bool, n+1)
+	cur[0] = true
+	g.pass(cur)
+	for rest, more := rel, true; more; {
+		var c string
+		c, rest, more = strings.Cut(rest, "/")
+		clear(next)
+		live := false
+		for i, p := range g.parts {
+			switch {
+			case !cur[i]:
+			case p == "**":
+				next[i], live = true, true
+			default:
+				if ok, _ := path.Match(p, c); ok {
+					next[i+1], live = true, true
+				}
+			}
+		}
+		if !live {
+			return false
+		}
+		g.pass(next)
+		// The whole pattern matched the components so far: the rest of
+		// the path lies below a match.
+		if next[n] {
 			return true
 		}
+		cur, next = next, cur
 	}
 	return false
 }
 
-func matchParts(pat, parts []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(parts); i++ {
-				if matchParts(pat[1:], parts[i:]) {
-					return true
-				}
-			}
-			return false
+// pass adds to the states s those reached by passing a `**` that matches
+// no component.
+func (g glob) pass(s []bool) {
+	for i, p := range g.parts {
+		if s[i] && p == "**" {
+			s[i+1] = true
 		}
-		if len(parts) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], parts[0]); !ok {
-			return false
-		}
-		pat, parts = pat[1:], parts[1:]
 	}
-	return len(parts) == 0
 }

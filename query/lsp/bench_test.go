@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,4 +134,65 @@ func BenchmarkLongLinePositions(b *testing.B) {
 			}
 		})
 	}
+}
+
+// manyEdits returns a buffer of about size bytes (lines of ASCII and
+// multi-byte characters) and n small edits spread over it, in the
+// order a client sends them: each range is of the text the edits before
+// it made. Some edits join or split lines.
+func manyEdits(size, n int) ([]byte, []lsp.Change) {
+	unit := "  - name: välue 😀 漢字 and some more words to fill the line\n"
+	text := []byte(strings.Repeat(unit, size/len(unit)))
+	lines := size / len(unit)
+	r := rand.New(rand.NewPCG(1, 2))
+	changes := make([]lsp.Change, n)
+	for i := range changes {
+		l, c := r.IntN(lines), r.IntN(60)
+		rg := discovery.Range{Start: discovery.Position{Line: l, Character: c}, End: discovery.Position{Line: l, Character: c + 2}}
+		insert := "xé"
+		switch i % 100 {
+		case 17:
+			insert = "\n"
+		case 67:
+			rg.End = discovery.Position{Line: l + 1, Character: 0}
+			insert = ""
+		}
+		changes[i] = lsp.Change{Range: &rg, Text: insert}
+	}
+	return text, changes
+}
+
+// BenchmarkDidChange20000Edits applies one didChange of 20,000 small
+// edits to a 500 KiB buffer: alone (in UTF-16 and in UTF-8 positions),
+// and through a session, from writing the notification to the answer to a
+// request written after it.
+func BenchmarkDidChange20000Edits(b *testing.B) {
+	text, changes := manyEdits(500<<10, 20000)
+	for _, enc := range []string{"utf-16", "utf-8"} {
+		b.Run("apply/"+enc, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := lsp.ApplyChanges(text, changes, enc == "utf-8"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("session", func(b *testing.B) {
+		c := startServer(b, &fake{}, lsp.Options{Debounce: time.Hour})
+		c.initialize()
+		uri := lsp.PathToURI(filepath.Join(b.TempDir(), "context", "big.md"))
+		c.open(uri, string(text))
+		hover := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0}}
+		version := 1
+		for b.Loop() {
+			version++
+			c.notify("textDocument/didChange", map[string]any{
+				"textDocument":   map[string]any{"uri": uri, "version": version},
+				"contentChanges": changes,
+			})
+			if r := c.call("textDocument/hover", hover); r.Error != nil {
+				b.Fatal(r.Error.Message)
+			}
+		}
+	})
 }

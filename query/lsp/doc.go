@@ -74,6 +74,11 @@
 //     published.
 //   - A Content-Length above Options.MaxMessage is refused: the body is
 //     skipped without being held in memory and an error is logged.
+//   - A didChange is applied in time linear in the buffer and its edits:
+//     many edits go through a rope of the buffer (see rope), never a new
+//     copy and line index per edit. The session's loop applies it, so a
+//     request sent after it sees its result; requests already running go
+//     on meanwhile.
 //   - Only profiles/*.md, agents/*.md (README.md aside), bundle.md,
 //     pyproject.toml and collections.lock get diagnostics, decided by path;
 //     a pyproject.toml that belongs to no collection (no resource

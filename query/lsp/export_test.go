@@ -16,6 +16,12 @@ func ApplyChanges(text []byte, changes []Change, utf8 bool) ([]byte, error) {
 	return applyChanges(text, changes, utf8)
 }
 
+// ApplyChangesRope applies changes to valid UTF-8 as a didChange of many
+// changes does, through a rope of chunks of at most chunk bytes.
+func ApplyChangesRope(text []byte, changes []Change, utf8 bool, chunk int) ([]byte, error) {
+	return applyRope(text, changes, utf8, chunk)
+}
+
 // OffsetOf converts a wire position into a byte offset.
 func OffsetOf(text []byte, p discovery.Position, utf8 bool) int {
 	return offsetOf(discovery.NewLineIndex(text), p, utf8)

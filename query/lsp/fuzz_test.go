@@ -108,3 +108,73 @@ func FuzzApplyChanges(f *testing.F) {
 		}
 	})
 }
+
+// applyReference is the plain definition of a didChange: each change in
+// turn, its range resolved on the text the changes before it made.
+func applyReference(text []byte, changes []lsp.Change, utf8Enc bool) ([]byte, bool) {
+	out := text
+	for _, c := range changes {
+		if c.Range == nil {
+			out = []byte(c.Text)
+			continue
+		}
+		a, b := lsp.OffsetOf(out, c.Range.Start, utf8Enc), lsp.OffsetOf(out, c.Range.End, utf8Enc)
+		if b < a {
+			return text, false
+		}
+		out = append(append(append([]byte{}, out[:a]...), c.Text...), out[b:]...)
+	}
+	return out, true
+}
+
+// changeScript turns fuzz input into changes: every four bytes of script
+// are a range (small lines and characters, some negative), and the texts
+// are the pieces of inserts between "|" in turn; a range of 0xff bytes is
+// a change of the whole text.
+func changeScript(script []byte, inserts string) []lsp.Change {
+	texts := strings.Split(inserts, "|")
+	var changes []lsp.Change
+	for i := 0; i+4 <= len(script) && len(changes) < 64; i += 4 {
+		text := texts[len(changes)%len(texts)]
+		if script[i] == 0xff && script[i+1] == 0xff {
+			changes = append(changes, lsp.Change{Text: text})
+			continue
+		}
+		num := func(b byte) int { return int(int8(b)) % 24 }
+		r := discovery.Range{
+			Start: discovery.Position{Line: num(script[i]) / 3, Character: num(script[i+1])},
+			End:   discovery.Position{Line: num(script[i+2]) / 3, Character: num(script[i+3])},
+		}
+		changes = append(changes, lsp.Change{Range: &r, Text: text})
+	}
+	return changes
+}
+
+// FuzzApplyChangeSequence compares didChanges of many changes with the
+// plain definition: through ApplyChanges as they come, and through the
+// rope (with chunks of a few bytes, so that edits cut and join them) on
+// their valid UTF-8 form.
+func FuzzApplyChangeSequence(f *testing.F) {
+	f.Add("a😀b\n漢字\r\nxyz\n", []byte{0, 1, 0, 2, 3, 0, 3, 5, 1, 1, 0, 0, 6, 2, 6, 9, 0, 0, 0, 0}, "Q|\n|😀x|", false)
+	f.Add("line one\r\nline two\nthree 😀😀😀\n", []byte{3, 4, 6, 1, 6, 3, 6, 4, 0, 0, 9, 99, 0xff, 0xff, 0, 0, 0, 5, 0, 6}, "é|\r|\r\n", true)
+	f.Add("x", []byte{9, 9, 0, 0, 0, 0, 0, 0}, "", false)
+	f.Add("ab\r\ncd\r\n", []byte{0, 20, 0, 20, 3, 20, 3, 20}, "X", false)
+	f.Add("😀😀\n😀x\n", []byte{0, 1, 0, 3, 3, 2, 3, 3}, "Y", false)
+	f.Fuzz(func(t *testing.T, text string, script []byte, inserts string, utf8Enc bool) {
+		changes := changeScript(script, inserts)
+		want, ok := applyReference([]byte(text), changes, utf8Enc)
+		got, err := lsp.ApplyChanges([]byte(text), changes, utf8Enc)
+		if (err == nil) != ok || string(got) != string(want) {
+			t.Fatalf("ApplyChanges = %q, %v; want %q (ok %v)", got, err, want, ok)
+		}
+		valid := strings.ToValidUTF8(text, "\uFFFD")
+		vchanges := changeScript(script, strings.ToValidUTF8(inserts, "\uFFFD"))
+		want, ok = applyReference([]byte(valid), vchanges, utf8Enc)
+		for _, chunk := range []int{1, 3, 512} {
+			got, err := lsp.ApplyChangesRope([]byte(valid), vchanges, utf8Enc, chunk)
+			if (err == nil) != ok || string(got) != string(want) {
+				t.Fatalf("chunks of %d: rope gives %q, %v; want %q (ok %v)", chunk, got, err, want, ok)
+			}
+		}
+	})
+}

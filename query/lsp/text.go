@@ -76,7 +76,57 @@ func convertRange(lines *discovery.LineIndex, r discovery.Range, toUTF8 bool) di
 // applyChanges applies content changes in order and returns the new text; it
 // never modifies text. A range whose end comes before its start is an error
 // and nothing is applied.
+//
+// The work is linear in the text and the changes: a didChange of many
+// edits is applied to a rope (see rope), one of a few edits straight to
+// the bytes. Text that is not valid UTF-8 (never the case of a text that
+// came as a JSON string) takes the straight way, whose positions count
+// the invalid bytes one by one, edit after edit.
 func applyChanges(text []byte, changes []contentChange, utf8Enc bool) ([]byte, error) {
+	if len(changes) <= fewChanges || !validUTF8(text, changes) {
+		return applyEach(text, changes, utf8Enc)
+	}
+	return applyRope(text, changes, utf8Enc, ropeChunk)
+}
+
+// applyRope applies changes to valid UTF-8 through a rope of chunks of at
+// most chunk bytes.
+func applyRope(text []byte, changes []contentChange, utf8Enc bool, chunk int) ([]byte, error) {
+	r := newRope(text, chunk)
+	for i, c := range changes {
+		if c.Range == nil {
+			r = newRope([]byte(c.Text), chunk)
+			continue
+		}
+		start := r.offset(c.Range.Start, utf8Enc)
+		end := r.offset(c.Range.End, utf8Enc)
+		if end < start {
+			return text, badRange(i, c.Range)
+		}
+		r.replace(start, end, []byte(c.Text))
+	}
+	return r.bytes(), nil
+}
+
+// fewChanges is the most changes applied straight to the bytes: each
+// costs a pass over the text.
+const fewChanges = 4
+
+func validUTF8(text []byte, changes []contentChange) bool {
+	if !utf8.Valid(text) {
+		return false
+	}
+	for _, c := range changes {
+		if !utf8.ValidString(c.Text) {
+			return false
+		}
+	}
+	return true
+}
+
+// applyEach applies changes one after the other to a new copy of the
+// text, indexing each copy's lines.
+func applyEach(text []byte, changes []contentChange, utf8Enc bool) ([]byte, error) {
 	out := text
 	for i, c := range changes {
 		if c.Range == nil {
@@ -87,8 +137,7 @@ func applyChanges(text []byte, changes []contentChange, utf8Enc bool) ([]byte, e
 		start := offsetOf(lines, c.Range.Start, utf8Enc)
 		end := offsetOf(lines, c.Range.End, utf8Enc)
 		if end < start {
-			return text, fmt.Errorf("change %d: range end %d:%d is before its start %d:%d", i,
-				c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
+			return text, badRange(i, c.Range)
 		}
 		next := make([]byte, 0, len(out)-(end-start)+len(c.Text))
 		next = append(next, out[:start]...)
@@ -97,6 +146,11 @@ func applyChanges(text []byte, changes []contentChange, utf8Enc bool) ([]byte, e
 		out = next
 	}
 	return out, nil
+}
+
+func badRange(i int, r *discovery.Range) error {
+	return fmt.Errorf("change %d: range end %d:%d is before its start %d:%d", i,
+		r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
 }
 
 // uriToPath returns the absolute path of a file URI.

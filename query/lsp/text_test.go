@@ -1,6 +1,8 @@
 package lsp_test
 
 import (
+	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -126,4 +128,41 @@ func TestChecked(t *testing.T) {
 			t.Errorf("Checked(%q) = %v, want %v", tc.path, got, tc.want)
 		}
 	}
+}
+
+// TestManyEditsLinear: a didChange of many small edits is applied with
+// work linear in the text and the edits, not in their product: the bytes
+// it allocates stay within a small multiple of the text, where copying
+// the text once per edit allocates a thousand times more. The result is
+// that of applying the edits one by one.
+func TestManyEditsLinear(t *testing.T) {
+	text, changes := manyEdits(100<<10, 1000)
+	for _, utf8 := range []bool{false, true} {
+		want, ok := applyReference(text, changes, utf8)
+		if !ok {
+			t.Fatal("the reference refused the edits")
+		}
+		var got []byte
+		var err error
+		allocated := allocatedBy(func() { got, err = lsp.ApplyChanges(text, changes, utf8) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("utf8 %v: the edits give another text than applied one by one", utf8)
+		}
+		t.Logf("utf8 %v: %d bytes allocated", utf8, allocated)
+		if limit := uint64(16 * len(text)); allocated > limit {
+			t.Errorf("utf8 %v: %d edits of a %d-byte text allocated %d bytes, more than %d", utf8, len(changes), len(text), allocated, limit)
+		}
+	}
+}
+
+// allocatedBy returns the bytes the process allocated while f ran.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -483,8 +483,9 @@ func TestCorruptRecordIsRebuilt(t *testing.T) {
 	}
 	// The byte before a payload is its length: make it disagree. A
 	// context file's payload starts with the schema stamp, the version of
-	// the facts' encoding and its kind.
-	i := strings.Index(string(b), "e\x02\x07context")
+	// the facts' encoding and its kind, as the encoding writes them.
+	start := (&discovery.Facts{Kind: discovery.KindContext}).AppendBinary([]byte("e"))
+	i := strings.Index(string(b), string(start[:len("e\x03\x07context")]))
 	if i < 1 {
 		t.Fatal("no payload found in the index file")
 	}
