@@ -265,7 +265,7 @@ func (d *Daemon) loadSummary() *summary {
 		d.log.Info("summary of the last run not used: the index changed after it was written",
 			"summary_tick", s.tick, "index_tick", d.persist.store.Tick())
 		return nil
-	case s.schema != schemaStamp(d.opts.Schema):
+	case s.schema != schemaStamp(d.cfg.Load().schema):
 		d.log.Info("summary of the last run not used: the schema options changed")
 		return nil
 	}
@@ -283,7 +283,7 @@ func (d *Daemon) saveSummary() {
 	}
 	roots, err := summaryOf(d.cat.State())
 	if err == nil {
-		err = d.persist.store.SetMeta(summaryKey, encodeSummary(d.persist.store.Tick(), schemaStamp(d.opts.Schema), roots))
+		err = d.persist.store.SetMeta(summaryKey, encodeSummary(d.persist.store.Tick(), schemaStamp(d.cfg.Load().schema), roots))
 	}
 	if err != nil {
 		d.log.Warn("summary for the next run not written", "err", err)
@@ -302,7 +302,7 @@ func (d *Daemon) earlyResolve(next query.MethodFunc) query.MethodFunc {
 		if err != nil || !p.NoSync || validProject(p.Project, os.Geteuid()) != nil {
 			return next(ctx, raw)
 		}
-		res, ok := s.resolve(discovery.Roots(p.Project, d.opts.Home, d.opts.Bundled), p.Name)
+		res, ok := s.resolve(discovery.Roots(p.Project, d.opts.Home, d.cfg.Load().bundled), p.Name)
 		if !ok {
 			return next(ctx, raw)
 		}

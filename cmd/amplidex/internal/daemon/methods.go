@@ -128,7 +128,7 @@ func (d *Daemon) Status() *query.Status {
 			Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(0),
 			Scanning: true, Progress: d.progress.snapshot(),
 			Roots: []query.RootStatus{}, Projects: []query.ProjectStatus{},
-			Warnings: d.warnings.list(), Bundles: d.bundles.status(),
+			Warnings: d.warnings.list(), Bundles: d.cfg.Load().bundles.status(),
 		}
 	}
 	st := d.cat.State()
@@ -143,7 +143,7 @@ func (d *Daemon) Status() *query.Status {
 		Build: d.opts.Build, Mode: d.opts.Mode, SocketActivated: d.opts.Listener != nil,
 		Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(st.Version),
 		Files: files(st), Analyzed: d.persist.cache.analyzed(), Projects: []query.ProjectStatus{},
-		Warnings: d.warnings.list(), Bundles: d.bundles.status(),
+		Warnings: d.warnings.list(), Bundles: d.cfg.Load().bundles.status(),
 	}
 	for _, w := range d.w.Status() {
 		kind, ok := kinds[w.Path]
