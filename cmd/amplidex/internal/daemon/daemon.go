@@ -341,6 +341,7 @@ func (d *Daemon) open() error {
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(cfg.schema), Home: d.opts.Home, Bundled: cfg.bundled,
 		Version: d.persist.store.Tick()})
 	d.ingest.cat = d.cat
+	d.subs.current = d.cat.State
 	d.persist.cache.settle = d.ingest.settle
 	close(d.ingest.ready)
 	if _, err := d.ingest.register(""); err != nil {
