@@ -629,6 +629,8 @@ func (d *Daemon) Reload(opts Options) error {
 		}
 		next.bundles.kickAll()
 	}
+	d.log.Info("configuration reloaded", "bundled", next.bundled, "manifests", len(next.manifests),
+		"schema_changed", loader != nil)
 	if len(restart) > 0 {
 		msg := "configuration reloaded, but " + strings.Join(restart, ", ") + " change only with a restart"
 		d.warnings.add(msg)
