@@ -250,6 +250,14 @@ func newAgentEnv(t *testing.T) *agentEnv {
 		"NO_COLOR":             "1",
 		testRunEnv:             testRun(),
 	}}
+	// What makes a test binary's children behave as under go test, as
+	// testscript passes them on: without GOCOVERDIR, a binary built with
+	// -cover warns on stderr as it exits.
+	for _, k := range []string{"GOCOVERDIR", "GORACE"} {
+		if v := os.Getenv(k); v != "" {
+			e.env[k] = v
+		}
+	}
 	noDaemonLeft(t, e.getenv)
 	return e
 }
