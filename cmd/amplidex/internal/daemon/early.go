@@ -227,10 +227,11 @@ func (s *summary) lookup(root, name string) ([][]byte, bool) {
 }
 
 // resolve answers resolve for name in the view of roots, or reports that
-// the summary does not hold one of them.
+// the summary does not hold one of them. It resolves as the View does:
+// through query.ResolveAmong, which asks discovery's Set.
 func (s *summary) resolve(roots []discovery.Root, name string) (*query.ResolveResult, bool) {
-	var candidates []query.CollectionInfo
-	for _, r := range roots {
+	cols := make([][]query.CollectionInfo, len(roots))
+	for i, r := range roots {
 		infos, ok := s.lookup(r.Path, name)
 		if !ok {
 			return nil, false
@@ -240,10 +241,10 @@ func (s *summary) resolve(roots []discovery.Root, name string) (*query.ResolveRe
 			if json.Unmarshal(js, &ci) != nil {
 				return nil, false
 			}
-			candidates = append(candidates, ci)
+			cols[i] = append(cols[i], ci)
 		}
 	}
-	res := query.ResolveAmong(name, candidates)
+	res := query.ResolveAmong(name, roots, cols)
 	res.Unverified = true
 	return res, true
 }
