@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -19,7 +20,7 @@ func (d *Daemon) mux() *query.Mux {
 	query.Handle(m, query.MethodChanges, d.changes)
 	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) { return d.Status(), nil })
 	query.HandleStream(m, query.MethodSubscribe, d.subscribe)
-	query.ServeAnalyze(m, d.viewFor, d.analyzer())
+	query.ServeAnalyze(m, d.viewFor, d.lateAnalyzer())
 	query.Handle(m, query.MethodVersion, func(context.Context, query.VersionParams) (*query.DaemonInfo, error) { return d.Info(), nil })
 	query.Handle(m, query.MethodShutdown, func(context.Context, query.ShutdownParams) (*query.ShutdownResult, error) {
 		d.requestStop()
@@ -27,6 +28,21 @@ func (d *Daemon) mux() *query.Mux {
 	})
 	query.Handle(m, query.MethodForget, d.forget)
 	return m
+}
+
+// lateAnalyzer is the answer of query.MethodAnalyze, its analyzer made on
+// the first question: the socket serves before the first scan makes the
+// catalog the analyzer answers over, and a question reaches the analyzer
+// only after viewFor waited for that scan.
+func (d *Daemon) lateAnalyzer() query.AnalyzeFunc {
+	var (
+		once sync.Once
+		an   query.AnalyzeFunc
+	)
+	return func(ctx context.Context, v *catalog.View, p query.AnalyzeParams) (*query.AnalyzeResult, error) {
+		once.Do(func() { an = d.analyzer() })
+		return an(ctx, v, p)
+	}
 }
 
 // Info says who answers on the socket.
