@@ -129,7 +129,9 @@ func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query
 	return &query.Stream{
 		Result: &query.SubscribeResult{Clock: clock},
 		Run: func(ctx context.Context, send func(any) error) error {
-			return d.Follow(ctx, project, p.Paths, func(u query.Update) error { return send(u) })
+			// Registered by viewFor: should it have been forgotten since,
+			// the subscription ends rather than registering it again.
+			return d.follow(ctx, project, p.Paths, func(u query.Update) error { return send(u) })
 		},
 	}, nil
 }

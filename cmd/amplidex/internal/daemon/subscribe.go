@@ -220,11 +220,18 @@ func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn 
 	if err != nil {
 		return err
 	}
-	for i := range paths {
-		paths[i] = filepath.Clean(paths[i])
-	}
 	if _, _, err := d.ingest.view(ctx, project, false); err != nil {
 		return err
+	}
+	return d.follow(ctx, project, paths, fn)
+}
+
+// follow is Follow of a project registered already (under its key): it
+// registers nothing, so a project forgotten since ends it at once rather
+// than being registered again.
+func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn func(query.Update) error) error {
+	for i := range paths {
+		paths[i] = filepath.Clean(paths[i])
 	}
 	sub := d.subs.add(project)
 	defer d.subs.remove(sub)

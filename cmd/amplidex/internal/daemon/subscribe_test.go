@@ -28,13 +28,29 @@ func TestSubscriptionOfForgottenProjectEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	followed := make(chan error, 1)
+	updated := make(chan struct{}, 1)
 	go func() {
-		followed <- d.Follow(ctx, e.project, nil, func(query.Update) error { return nil })
+		followed <- d.Follow(ctx, e.project, nil, func(query.Update) error {
+			select {
+			case updated <- struct{}{}:
+			default:
+			}
+			return nil
+		})
 	}()
 	// A change seen by both makes sure both follow before the forget.
 	e.write(filepath.Join(e.projectRoot(), "tools", "agents", "odd.md"), "---\nmeta:\n  name: odd\n  description: Odd\nodd_key: 1\n---\n")
 	if ds := e.diagnostics(c); !hasCode(ds, "schema/unknown-key", "odd.md") {
 		t.Fatalf("the odd agent is not reported: %v", ds)
+	}
+	select {
+	case <-updated:
+	case <-ctx.Done():
+		t.Fatal("Follow told nothing of the odd agent")
+	}
+	n, ok := <-ch
+	if !ok || n.End {
+		t.Fatalf("the subscription told nothing of the odd agent: %+v", n)
 	}
 	if _, _, err := query.Call(ctx, c, query.MethodForget, query.ForgetParams{Dir: e.project}); err != nil {
 		t.Fatal(err)
