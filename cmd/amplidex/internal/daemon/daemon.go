@@ -557,7 +557,8 @@ func (d *Daemon) Close() error {
 // schema options (every file is analyzed again when they change) and the
 // manifests kept warm. What it cannot change while running (the watcher's
 // timings, amplidex's own paths, the home directory) is named in a
-// warning in status, and in the error it returns.
+// warning in status, and in the error it returns; so is a reload that
+// failed.
 //
 // A reload applies whole or not at all. First it checks the options and
 // watches what they add; should that fail, it takes back the watches it
@@ -573,6 +574,7 @@ func (d *Daemon) Reload(opts Options) error {
 		return fmt.Errorf("reload: %w", ErrClosed)
 	}
 	if err := checkReload(opts); err != nil {
+		d.warnings.add(fmt.Sprintf("configuration not reloaded: %v", err))
 		return err
 	}
 	var restart []string
@@ -598,6 +600,7 @@ func (d *Daemon) Reload(opts Options) error {
 		if rebuild {
 			next.bundles.close() // it built nothing yet
 		}
+		d.warnings.add(fmt.Sprintf("configuration not reloaded: %v", err))
 		return err
 	}
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -200,6 +201,9 @@ func TestReloadFailsWhole(t *testing.T) {
 		t.Fatalf("reload: %v; want the injected failure", err)
 	}
 	e.inForce(d, c, before)
+	if ws := d.Status().Warnings; len(ws) == 0 || !strings.Contains(ws[len(ws)-1], "not reloaded") {
+		t.Errorf("status does not warn of the failed reload: %q", ws)
+	}
 	for _, w := range d.WatchedRoots() {
 		if w == e.extra || w == filepath.Dir(e.m2) {
 			t.Errorf("the failed reload left %s watched", w)
