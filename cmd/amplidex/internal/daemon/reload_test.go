@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,6 +130,7 @@ func TestReloadWhileServing(t *testing.T) {
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	var rounds atomic.Int64
 	loop := func(fn func(i int)) {
 		wg.Go(func() {
 			for i := 0; ; i++ {
@@ -138,6 +140,7 @@ func TestReloadWhileServing(t *testing.T) {
 				default:
 				}
 				fn(i)
+				rounds.Add(1)
 			}
 		})
 	}
@@ -179,6 +182,7 @@ func TestReloadWhileServing(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	t.Logf("%d reloads; %d rounds of status, saves and isWatchedDir meanwhile", reloads, rounds.Load())
 	e.inForce(d, c, last)
 }
 
