@@ -16,15 +16,20 @@ import (
 
 func info(v *catalog.View, c *discovery.Collection) CollectionInfo {
 	ci := Describe(c)
-	switch w := v.Set.Lookup(c.Name); {
-	case !c.Valid:
-		ci.Status = "skipped"
-	case w == c:
-		ci.Status = "active"
-	default:
-		ci.Status = "shadowed"
-	}
+	ci.Status = status(v.Set, c)
 	return ci
+}
+
+// status is what c is in s: skipped (unusable), active (it wins its
+// name) or shadowed.
+func status(s *discovery.Set, c *discovery.Collection) string {
+	switch {
+	case !c.Valid:
+		return "skipped"
+	case s.Lookup(c.Name) == c:
+		return "active"
+	}
+	return "shadowed"
 }
 
 // Describe returns what CollectionInfo says of c on its own: everything
@@ -56,11 +61,28 @@ func infos(v *catalog.View, cs []*discovery.Collection) []CollectionInfo {
 
 func collections(v *catalog.View) []CollectionInfo { return infos(v, v.Set.Collections()) }
 
-func resolve(v *catalog.View, name string) *ResolveResult {
-	r := v.Set.Resolve(name)
-	res := &ResolveResult{Name: name, Found: r.Winner != nil, Shadowed: infos(v, r.Shadowed), Skipped: infos(v, r.Skipped)}
+func resolve(v *catalog.View, name string) *ResolveResult { return resolveIn(v.Set, name, Describe) }
+
+// resolveIn answers resolve for name in s, describing each collection with
+// describe: whatever the Set was built from, discovery.Set.Resolve alone
+// rules who wins.
+func resolveIn(s *discovery.Set, name string, describe func(*discovery.Collection) CollectionInfo) *ResolveResult {
+	in := func(c *discovery.Collection) CollectionInfo {
+		ci := describe(c)
+		ci.Status = status(s, c)
+		return ci
+	}
+	all := func(cs []*discovery.Collection) []CollectionInfo {
+		out := make([]CollectionInfo, 0, len(cs))
+		for _, c := range cs {
+			out = append(out, in(c))
+		}
+		return out
+	}
+	r := s.Resolve(name)
+	res := &ResolveResult{Name: name, Found: r.Winner != nil, Shadowed: all(r.Shadowed), Skipped: all(r.Skipped)}
 	if r.Winner != nil {
-		w := info(v, r.Winner)
+		w := in(r.Winner)
 		res.Winner = &w
 	}
 	// A name that resolves nowhere is an answer too (found is false), so
@@ -68,29 +90,28 @@ func resolve(v *catalog.View, name string) *ResolveResult {
 	return res
 }
 
-// ResolveAmong answers resolve for name from the collections that answer to
-// it (see discovery.Collection.AnswersTo), described by Describe, in the
-// order of precedence of a view's roots and, within a root, of resolution:
-// the first valid one named name wins, the other valid ones named name are
-// shadowed and the invalid ones skipped, as discovery.Set.Resolve rules.
-// A daemon uses it to answer from a summary before its first scan ends.
-func ResolveAmong(name string, candidates []CollectionInfo) *ResolveResult {
-	res := &ResolveResult{Name: name, Shadowed: []CollectionInfo{}, Skipped: []CollectionInfo{}}
-	for _, c := range candidates {
-		switch {
-		case !c.Valid:
-			c.Status = "skipped"
-			res.Skipped = append(res.Skipped, c)
-		case c.Name != name:
-		case res.Winner == nil:
-			c.Status = "active"
-			res.Winner, res.Found = &c, true
-		default:
-			c.Status = "shadowed"
-			res.Shadowed = append(res.Shadowed, c)
+// ResolveAmong answers resolve for name in a view of roots from the
+// descriptions (by Describe) of collections, as the View would: cols[i]
+// are collections of roots[i], and must include every one of that root
+// that answers to name (see discovery.Collection.AnswersTo); others do no
+// harm. It resolves them through a discovery.Set of them alone, so that
+// discovery's one resolution rules here too: order within a root by
+// layout and directory, precedence of roots, and who is skipped, shadowed
+// or wins. A daemon uses it to answer from a summary before its first scan
+// ends.
+func ResolveAmong(name string, roots []discovery.Root, cols [][]CollectionInfo) *ResolveResult {
+	described := map[*discovery.Collection]CollectionInfo{}
+	set := make([][]*discovery.Collection, len(roots))
+	for i := range min(len(roots), len(cols)) {
+		for _, ci := range cols[i] {
+			c := &discovery.Collection{Name: ci.Name, Version: ci.Version, Description: ci.Description, Root: roots[i],
+				Dir: ci.Dir, RealDir: ci.RealDir, Base: ci.Base, Layout: ci.Layout, Valid: ci.Valid, Problem: ci.Problem}
+			ci.Status = ""
+			described[c] = ci
+			set[i] = append(set[i], c)
 		}
 	}
-	return res
+	return resolveIn(discovery.NewSet(roots, set), name, func(c *discovery.Collection) CollectionInfo { return described[c] })
 }
 
 func collection(v *catalog.View, name string) (*CollectionDetail, error) {

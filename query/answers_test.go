@@ -176,26 +176,34 @@ func TestAnswerResolve(t *testing.T) {
 	}
 }
 
-// TestResolveAmong: resolving from the collections that answer to a name,
-// described on their own and taken root by root in precedence order, gives
-// the answer the view gives, for every name of the fixture and one that
-// resolves nowhere.
+// TestResolveAmong: resolving from the collections of each root that
+// answer to a name, described on their own, gives the answer the view
+// gives, for every name of the fixture and one that resolves nowhere;
+// also when each root's are given in reverse, and with every other
+// collection of the root besides.
 func TestResolveAmong(t *testing.T) {
 	a := newAnswers(t)
 	for _, name := range append(a.v.Set.Names(), "nowhere") {
-		var candidates []query.CollectionInfo
-		for i := range a.v.Set.Roots {
-			for _, c := range a.v.Set.InRoot(i) {
-				if slices.Contains(c.AnswersTo(), name) {
-					candidates = append(candidates, query.Describe(c))
-				}
-			}
-		}
 		want, err := query.MethodResolve.Answer(a.v, query.NameParams{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		diff(t, "resolve among "+name, query.ResolveAmong(name, candidates), want)
+		candidates := make([][]query.CollectionInfo, len(a.v.Set.Roots))
+		all := make([][]query.CollectionInfo, len(a.v.Set.Roots))
+		for i := range a.v.Set.Roots {
+			for _, c := range a.v.Set.InRoot(i) {
+				if slices.Contains(c.AnswersTo(), name) {
+					candidates[i] = append(candidates[i], query.Describe(c))
+				}
+				all[i] = append(all[i], query.Describe(c))
+			}
+		}
+		diff(t, "resolve among "+name, query.ResolveAmong(name, a.v.Set.Roots, candidates), want)
+		for i := range candidates {
+			slices.Reverse(candidates[i])
+		}
+		diff(t, "resolve among "+name+", each root's in reverse", query.ResolveAmong(name, a.v.Set.Roots, candidates), want)
+		diff(t, "resolve among "+name+" and the rest", query.ResolveAmong(name, a.v.Set.Roots, all), want)
 	}
 }
 

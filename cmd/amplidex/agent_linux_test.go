@@ -31,28 +31,6 @@ func agentCmds() map[string]func(ts *testscript.TestScript, neg bool, args []str
 		"gen-tree":      genTree,
 		"copy-amplidex": copyAmplidex,
 		"hangup":        hangup,
-		"wait-grep":     waitGrep,
-	}
-}
-
-// waitGrep waits (at most 10 seconds) until FILE matches REGEXP. Usage:
-// wait-grep REGEXP FILE.
-func waitGrep(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 || neg {
-		ts.Fatalf("usage: wait-grep REGEXP FILE")
-	}
-	re, err := regexp.Compile("(?m)" + args[0])
-	ts.Check(err)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(ts.MkAbs(args[1]))
-		if re.Match(b) {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("%s does not match %q after 10s:\n%s", args[1], args[0], b)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -272,6 +250,14 @@ func newAgentEnv(t *testing.T) *agentEnv {
 		"NO_COLOR":             "1",
 		testRunEnv:             testRun(),
 	}}
+	// What makes a test binary's children behave as under go test, as
+	// testscript passes them on: without GOCOVERDIR, a binary built with
+	// -cover warns on stderr as it exits.
+	for _, k := range []string{"GOCOVERDIR", "GORACE"} {
+		if v := os.Getenv(k); v != "" {
+			e.env[k] = v
+		}
+	}
 	noDaemonLeft(t, e.getenv)
 	return e
 }

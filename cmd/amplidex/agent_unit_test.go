@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -153,5 +154,43 @@ func TestServiceFiles(t *testing.T) {
 
 	if _, err := serviceFiles("plan9", spec, getenv); err == nil {
 		t.Error("no error for a system without a known service manager")
+	}
+}
+
+// TestLogFileBoundedWhenRotationFails: when the log cannot be rotated
+// (FILE.1 is a directory that is not empty), it still never grows past
+// its cap: it starts again, with a line saying why.
+func TestLogFileBoundedWhenRotationFails(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "daemon.log")
+	if err := os.MkdirAll(filepath.Join(path+".1", "blocker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const max = 1000
+	l, err := openLogFile(path, max, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		fmt.Fprintf(l, "line %04d %s\n", i, strings.Repeat("x", 19)) // 30 bytes
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > max {
+		t.Errorf("the log grew to %d bytes past its cap of %d", len(b), max)
+	}
+	if !strings.Contains(string(b), "could not be rotated") {
+		t.Errorf("the log does not say it could not be rotated:\n%s", b)
+	}
+	if got := lastLogLine(path); !strings.HasPrefix(got, "line 0999 ") {
+		t.Errorf("the last line %q is not the last one written", got)
+	}
+	if fi, err := os.Stat(filepath.Join(path+".1", "blocker")); err != nil || !fi.IsDir() {
+		t.Errorf("the directory in the way was touched: %v", err)
 	}
 }

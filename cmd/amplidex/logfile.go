@@ -16,6 +16,11 @@ const maxLogSize = 10 << 20
 // capped at max bytes, with one rotated file kept beside it. When redirect
 // is set, the process's stdout and stderr follow the current file, so
 // that a panic or the runtime's own messages land in it too.
+//
+// The cap holds even when rotation fails (FILE.1 is a directory, say):
+// the file then starts again, with a line saying why; should it not even
+// be emptied, what would pass the cap is dropped, and said once on stderr
+// unless stderr is the log itself.
 type logFile struct {
 	path     string
 	max      int64
@@ -24,6 +29,9 @@ type logFile struct {
 	mu   sync.Mutex // guards fields below
 	f    *os.File
 	size int64
+	// full is set while the file is at its cap and can neither be rotated
+	// nor emptied: writes are dropped.
+	full bool
 }
 
 // openLogFile opens (appending to) the log file at path.
@@ -58,30 +66,47 @@ func (l *logFile) open() error {
 }
 
 // Write appends p, rotating the file first when p would take it past the
-// cap. A write never fails because rotation did: it goes on in the old
-// file.
+// cap. When the file can neither be rotated nor emptied, p is dropped and
+// Write fails.
 func (l *logFile) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.size > 0 && l.size+int64(len(p)) > l.max {
-		l.rotate()
+		if !l.rotate() {
+			return 0, fmt.Errorf("log %s is at its cap of %d bytes and can be neither rotated nor emptied", l.path, l.max)
+		}
 	}
 	n, err := l.f.Write(p)
 	l.size += int64(n)
 	return n, err
 }
 
-// rotate moves the file to FILE.1 and opens a new one. l.mu is held.
-func (l *logFile) rotate() {
-	if err := os.Rename(l.path, l.path+".1"); err != nil {
-		return
+// rotate moves the file to FILE.1 and opens a new one. When that fails,
+// it empties the file and writes why at its start. It reports whether the
+// file has room again. l.mu is held.
+func (l *logFile) rotate() bool {
+	err := os.Rename(l.path, l.path+".1")
+	if err == nil {
+		old := l.f
+		if err = l.open(); err == nil {
+			old.Close()
+			l.full = false
+			return true
+		}
+		// The file is FILE.1 now, and stays the one written: emptied.
 	}
-	old := l.f
-	if err := l.open(); err != nil {
-		l.f = old
-		return
+	if terr := l.f.Truncate(0); terr != nil {
+		if !l.full && !l.redirect {
+			fmt.Fprintf(os.Stderr, "amplidex: log %s is at its cap and cannot be rotated (%v) or emptied (%v); what follows is dropped\n",
+				l.path, err, terr)
+		}
+		l.full = true
+		return false
 	}
-	old.Close()
+	l.full = false
+	n, _ := fmt.Fprintf(l.f, "amplidex: the log could not be rotated (%v); it starts again here\n", err)
+	l.size = int64(n)
+	return true
 }
 
 // Close closes the current file.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,6 +73,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"wait-daemon": waitDaemon,
 		"hup-daemon":  hupDaemon,
 		"chown":       chown,
+		"wait-grep":   waitGrep,
 	}
 	maps.Copy(cmds, agentCmds())
 	return cmds
@@ -117,6 +119,27 @@ func hupDaemon(ts *testscript.TestScript, neg bool, args []string) {
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	ts.Check(err)
 	ts.Check(hangUp(pid))
+}
+
+// waitGrep waits (at most 10 seconds) until FILE matches REGEXP. Usage:
+// wait-grep REGEXP FILE.
+func waitGrep(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: wait-grep REGEXP FILE")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(ts.MkAbs(args[1]))
+		if re.Match(b) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s does not match %q after 10s:\n%s", args[1], args[0], b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // chown gives a path to another user: chown UID PATH (needs root).

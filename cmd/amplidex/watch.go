@@ -83,7 +83,11 @@ func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, p
 	}
 	for n := range ch {
 		if n.End {
-			if n.Error != nil && ctx.Err() == nil {
+			switch {
+			case n.Error == nil || ctx.Err() != nil:
+			case n.Error.Code == query.CodeNotFound: // the project was forgotten
+				return exitf(exitFailed, "watch: %s; run watch again to follow it", n.Error.Message)
+			default:
 				return exitf(exitUnreachable, "watch: the daemon ended the subscription: %v", n.Error)
 			}
 			break

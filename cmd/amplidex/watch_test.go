@@ -110,3 +110,86 @@ func TestWatch(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchEndsWhenProjectForgotten: `watch` through a daemon that then
+// forgets the project ends, saying why on a line of its own, instead of
+// waiting for changes that will never come.
+func TestWatchEndsWhenProjectForgotten(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), "NO_COLOR": "1",
+		noSpawnEnv: "1",
+	}
+	getenv := func(k string) string { return env[k] }
+	project := filepath.Join(dir, "proj")
+	coll := filepath.Join(project, ".amplifier", "collections", "demo")
+	for p, s := range map[string]string{
+		filepath.Join(coll, "pyproject.toml"):      "[project]\nname = \"demo\"\nversion = \"1.0.0\"\ndescription = \"Demo\"\n",
+		filepath.Join(coll, "agents", "helper.md"): "---\nmeta: [unclosed\n---\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths, err := query.DefaultPaths(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := daemon.Start(context.Background(), daemon.Options{Paths: paths, Home: env["HOME"], NoSync: true,
+		Watch: watcher.Options{Debounce: 5 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+
+	out, w := io.Pipe()
+	var stderr strings.Builder
+	app := NewApp(strings.NewReader(""), w, &stderr, getenv)
+	done := make(chan int, 1)
+	go func() {
+		done <- app.Run(context.Background(), []string{"--project", project, "watch"})
+		w.Close()
+	}()
+	first := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			select {
+			case first <- sc.Text():
+			default:
+			}
+		}
+	}()
+	select {
+	case l := <-first:
+		if !strings.Contains(l, "invalid YAML") {
+			t.Fatalf("first line %q", l)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("watch printed nothing; stderr: %s", stderr.String())
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := query.Dial(ctx, paths.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := query.Call(ctx, c, query.MethodForget, query.ForgetParams{Dir: project}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		msg := stderr.String()
+		t.Logf("watch exited %d: %s", code, msg)
+		if code != exitFailed || !strings.Contains(msg, "forgotten") || !strings.HasSuffix(msg, "\n") {
+			t.Errorf("watch exited %d, saying %q", code, msg)
+		}
+	case <-ctx.Done():
+		t.Fatal("watch goes on following a forgotten project")
+	}
+}

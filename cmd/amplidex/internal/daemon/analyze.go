@@ -18,10 +18,7 @@ import (
 // editor sees what `check` and `query` see. It keeps one Workspace per
 // schema option the clients ask with (their working copies' stat caches).
 type analyzer struct {
-	// cat returns the daemon's catalog: made by the first scan, after the
-	// socket (and so the analyzer) is made, and before any question is
-	// answered.
-	cat func() *catalog.Catalog
+	cat *catalog.Catalog
 	log *slog.Logger
 
 	mu     sync.Mutex // guards fields below
@@ -30,7 +27,7 @@ type analyzer struct {
 
 // analyzer returns the answer of query.MethodAnalyze.
 func (d *Daemon) analyzer() query.AnalyzeFunc {
-	a := &analyzer{cat: func() *catalog.Catalog { return d.cat }, log: d.log, spaces: map[discovery.SchemaOptions]*lsp.Workspace{}}
+	a := &analyzer{cat: d.cat, log: d.log, spaces: map[discovery.SchemaOptions]*lsp.Workspace{}}
 	return a.analyze
 }
 
@@ -54,18 +51,17 @@ func (a *analyzer) workspace(schema discovery.SchemaOptions) *lsp.Workspace {
 // questions are answered from come from the daemon's viewFor, which waits
 // for the changes a question must see; the watcher tells the catalog what
 // changed.
-type catalogViews struct{ cat func() *catalog.Catalog }
+type catalogViews struct{ cat *catalog.Catalog }
 
 func (c catalogViews) View(_ context.Context, project string) (*catalog.View, error) {
-	cat := c.cat()
-	if v, ok := cat.State().View(cat.ProjectKey(project)); ok {
+	if v, ok := c.cat.State().View(c.cat.ProjectKey(project)); ok {
 		return v, nil
 	}
 	return nil, fmt.Errorf("%w: %s", lsp.ErrNoView, project)
 }
 
 func (c catalogViews) WithArguments(_ context.Context, project string, cols []*discovery.Collection) (*catalog.View, error) {
-	if v, ok := c.cat().WithArguments(project, cols); ok {
+	if v, ok := c.cat.WithArguments(project, cols); ok {
 		return v, nil
 	}
 	return nil, fmt.Errorf("%w: %s", lsp.ErrNoView, project)

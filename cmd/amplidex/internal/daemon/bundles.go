@@ -16,16 +16,27 @@ import (
 
 // bundles keep the prepared bundle of each watched manifest warm: when a
 // manifest's bytes change, its new entry is built in the background, one
-// build at a time per manifest. It owns the builds' goroutines.
+// build at a time per manifest. It owns the builds' goroutines: close
+// cancels them and waits for them to end, and none starts after.
 type bundles struct {
-	cache *prepare.Cache
-	log   *slog.Logger
-	now   func() time.Time
-	ctx   context.Context // ends when the daemon closes; builds run under it
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
-	list  []*bundle
-	dirs  map[string][]*bundle // by the directory watched for them
+	log *slog.Logger
+	now func() time.Time
+	// ensure builds a manifest's entry (prepare.Cache.Ensure); it returns
+	// soon once its context ends.
+	ensure func(ctx context.Context, manifest string) (prepare.Entry, error)
+	ctx    context.Context // ends when the bundles close; builds run under it
+	stop   context.CancelFunc
+	wg     sync.WaitGroup // counts the builds' goroutines
+	// list and dirs are set by newBundles and never written after.
+	list []*bundle
+	dirs map[string][]*bundle // by the directory watched for them
+
+	// beforeStart, when set, runs as a build is about to start (a test
+	// hook: a close that lands there).
+	beforeStart func()
+
+	mu     sync.Mutex // guards closed; taken after a bundle's mu, never before
+	closed bool       // close has begun: no build starts any more
 }
 
 // bundle is one watched manifest.
@@ -40,11 +51,12 @@ type bundle struct {
 }
 
 func newBundles(cache *prepare.Cache, manifests []string, log *slog.Logger, now func() time.Time) *bundles {
-	bs := &bundles{cache: cache, log: log, now: now, dirs: map[string][]*bundle{}}
+	bs := &bundles{log: log, now: now, dirs: map[string][]*bundle{}}
 	bs.ctx, bs.stop = context.WithCancel(context.Background())
 	if cache == nil {
 		return bs
 	}
+	bs.ensure = cache.Ensure
 	for _, m := range manifests {
 		b := &bundle{manifest: m, status: query.BundleStatus{Manifest: m, State: query.BundleMissing}}
 		bs.list = append(bs.list, b)
@@ -105,14 +117,29 @@ func (bs *bundles) kick(b *bundle) {
 		b.again = true
 		return
 	}
-	if bs.ctx.Err() != nil {
+	if !bs.started() {
 		return
 	}
 	b.running = true
 	b.status.State = query.BundleBuilding
 	b.status.Error = ""
-	bs.wg.Add(1)
 	go bs.build(b)
+}
+
+// started counts one more build's goroutine, unless close has begun; it
+// reports whether it did. The count and close's wait never cross: close
+// marks the bundles closed under the same lock before it waits.
+func (bs *bundles) started() bool {
+	if bs.beforeStart != nil {
+		bs.beforeStart()
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.closed {
+		return false
+	}
+	bs.wg.Add(1)
+	return true
 }
 
 // build runs Ensure until the manifest stops changing under it.
@@ -120,7 +147,7 @@ func (bs *bundles) build(b *bundle) {
 	defer bs.wg.Done()
 	for {
 		src, _ := readManifest(b.manifest)
-		e, err := bs.cache.Ensure(bs.ctx, b.manifest)
+		e, err := bs.ensure(bs.ctx, b.manifest)
 		b.mu.Lock()
 		b.last = src
 		st := query.BundleStatus{Manifest: b.manifest, Key: e.Key.String(), Dir: e.Dir, State: query.BundleWarm}
@@ -157,16 +184,13 @@ func (bs *bundles) status() []query.BundleStatus {
 	return out
 }
 
-// close cancels the builds and waits for them, at most until ctx ends.
-func (bs *bundles) close(ctx context.Context) {
+// close cancels the builds and waits for them to end; no build starts
+// after it began. A build ends soon once cancelled: Ensure stops its git
+// processes when its context ends.
+func (bs *bundles) close() {
+	bs.mu.Lock()
+	bs.closed = true
+	bs.mu.Unlock()
 	bs.stop()
-	done := make(chan struct{})
-	go func() {
-		bs.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
+	bs.wg.Wait()
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/index"
@@ -21,10 +20,15 @@ import (
 // The collections the catalog holds keep brief Facts (see
 // discovery.Facts.Brief); details gives the full ones, decoded from the
 // record, when a check or a query needs them.
+//
+// Every payload is stamped with the schema options it was analyzed with;
+// a loader sees the cache through forSchema, which trusts only the records
+// of its own options. The stamp is the loader's, not the cache's: a reload
+// that changes the options never lets a load of the old ones stamp its
+// records as the new ones'.
 type fileCache struct {
-	store  *index.Store
-	schema atomic.Uint32 // stamps every payload: records of other schema options are not trusted
-	log    *slog.Logger
+	store *index.Store
+	log   *slog.Logger
 
 	mu      sync.Mutex            // guards fields below
 	pending map[string]index.File // made by loads, not yet published
@@ -55,18 +59,24 @@ const (
 	settleDue
 )
 
-func newFileCache(store *index.Store, schema discovery.SchemaOptions, log *slog.Logger) *fileCache {
-	c := &fileCache{store: store, log: log,
+func newFileCache(store *index.Store, log *slog.Logger) *fileCache {
+	return &fileCache{store: store, log: log,
 		pending: map[string]index.File{}, queue: map[string]index.File{}, writing: map[string]index.File{},
 		suspect: map[string]bool{}, settling: map[string]settleState{}, deleting: map[string]int{}}
-	c.setSchema(schema)
-	return c
 }
 
-// setSchema makes the cache trust only records analyzed with schema: with
-// other options, every file is analyzed again.
-func (c *fileCache) setSchema(schema discovery.SchemaOptions) {
-	c.schema.Store(uint32(schemaStamp(schema)))
+// schemaCache is the file cache as a loader of one schema options sees it:
+// it trusts only the records analyzed with those options, and stamps the
+// ones it makes with them. With other options every file is analyzed
+// again.
+type schemaCache struct {
+	*fileCache
+	stamp byte
+}
+
+// forSchema returns the cache of the loader of schema.
+func (c *fileCache) forSchema(schema discovery.SchemaOptions) schemaCache {
+	return schemaCache{c, schemaStamp(schema)}
 }
 
 // schemaStamp is the byte that marks the payloads analyzed with the given
@@ -80,14 +90,14 @@ func schemaStamp(s discovery.SchemaOptions) byte {
 
 // encode returns the payload of a record: the schema stamp, then the
 // binary Facts.
-func (c *fileCache) encode(f *discovery.Facts) []byte {
-	return f.AppendBinary([]byte{byte(c.schema.Load())})
+func (c schemaCache) encode(f *discovery.Facts) []byte {
+	return f.AppendBinary([]byte{c.stamp})
 }
 
 // decode returns the Facts of a payload, brief or full; nil when it was
 // made with other schema options or does not decode.
-func (c *fileCache) decode(data []byte, brief bool) *discovery.Facts {
-	if len(data) == 0 || data[0] != byte(c.schema.Load()) {
+func (c schemaCache) decode(data []byte, brief bool) *discovery.Facts {
+	if len(data) == 0 || data[0] != c.stamp {
 		return nil
 	}
 	f, err := discovery.DecodeFacts(data[1:], brief)
@@ -139,7 +149,7 @@ func (c *fileCache) distrust(paths []string) {
 
 // Lookup implements discovery.FileCache: the brief Facts of an unchanged
 // file.
-func (c *fileCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*discovery.Facts, bool) {
+func (c schemaCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*discovery.Facts, bool) {
 	c.mu.Lock()
 	if c.suspect[path] {
 		delete(c.suspect, path)
@@ -160,7 +170,7 @@ func (c *fileCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*disc
 }
 
 // Analyze implements discovery.FileCache.
-func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery.Kind, analyze func() *discovery.Facts) *discovery.Facts {
+func (c schemaCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery.Kind, analyze func() *discovery.Facts) *discovery.Facts {
 	var hash [32]byte
 	if src != nil {
 		hash = sha256.Sum256(src)
@@ -217,7 +227,7 @@ func (c *fileCache) Analyze(path string, fi fs.FileInfo, src []byte, k discovery
 
 // details is the discovery.Loader's Details: the full Facts of a file,
 // from its record.
-func (c *fileCache) details(path string) *discovery.Facts {
+func (c schemaCache) details(path string) *discovery.Facts {
 	var f *discovery.Facts
 	c.peek(path, func(r index.File) { f = c.decode(r.Data, false) })
 	return f
@@ -225,13 +235,13 @@ func (c *fileCache) details(path string) *discovery.Facts {
 
 // mentions is the discovery.Loader's Mentions: the mentions of a file,
 // from its record, without decoding its front matter.
-func (c *fileCache) mentions(path string) ([]discovery.Mention, bool) {
+func (c schemaCache) mentions(path string) ([]discovery.Mention, bool) {
 	var (
 		ms []discovery.Mention
 		ok bool
 	)
 	c.peek(path, func(r index.File) {
-		if len(r.Data) > 0 && r.Data[0] == byte(c.schema.Load()) {
+		if len(r.Data) > 0 && r.Data[0] == c.stamp {
 			var err error
 			ms, err = discovery.DecodeMentions(r.Data[1:])
 			ok = err == nil

@@ -21,7 +21,8 @@ func TestGoneRecordIsNotTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	c := newFileCache(store, discovery.SchemaOptions{}, slog.New(slog.DiscardHandler))
+	fc := newFileCache(store, slog.New(slog.DiscardHandler))
+	c := fc.forSchema(discovery.SchemaOptions{})
 	path := filepath.Join(dir, "agents", "a.md")
 	src := []byte("---\nmeta:\n  name: a\n---\nBody\n") // lacks meta.description
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

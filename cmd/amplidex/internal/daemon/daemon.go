@@ -28,6 +28,9 @@ import (
 // this user; the error names its pid when it is known.
 var ErrRunning = errors.New("daemon: another amplidex daemon is running")
 
+// ErrClosed is returned by Reload once Close has begun.
+var ErrClosed = errors.New("daemon: closed")
+
 // Options configure a Daemon.
 type Options struct {
 	// Paths are amplidex's own files: index, socket, pid file.
@@ -82,8 +85,25 @@ type Options struct {
 	PruneEvery time.Duration
 }
 
+// config is the part of the options a reload changes, with the bundles
+// built for its manifests. Reload publishes a new one whole (Daemon.cfg);
+// one published is never written again, so a reader loads it once and
+// uses that one throughout.
+type config struct {
+	bundled   []string
+	schema    discovery.SchemaOptions
+	manifests []string
+	prepare   *prepare.Cache
+	// bundles keep the manifests warm; a reload that changes the manifests
+	// or the cache makes new ones and closes these.
+	bundles *bundles
+}
+
 // Daemon is a running engine. Start it with Start; stop it with Close.
 type Daemon struct {
+	// opts are the options Start was given, never written after Start
+	// returns. Those a reload changes (Bundled, Schema, Manifests and
+	// Prepare) are read from cfg instead.
 	opts     Options
 	log      *slog.Logger
 	now      func() time.Time
@@ -93,7 +113,6 @@ type Daemon struct {
 	w        *watcher.Watcher
 	persist  *persister
 	subs     *subscriptions
-	bundles  *bundles
 	ingest   *ingest
 	srv      *query.Server
 	warnings *warnings
@@ -111,6 +130,15 @@ type Daemon struct {
 	stopOnce sync.Once
 	// pruner forgets projects that are gone or unused.
 	pruner *pruner
+	// cfg is the configuration in force (see config).
+	cfg atomic.Pointer[config]
+	// watchFail, when set, fails a reload's watch of a path (a test hook).
+	watchFail func(path string) error
+
+	// reloadMu lets one Reload run at a time, and Close wait for the one
+	// running; no request takes it.
+	reloadMu sync.Mutex // guards fields below
+	closing  bool       // Close has begun: no reload any more
 
 	closeOnce sync.Once
 	closeErr  error
@@ -156,9 +184,10 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		store.Close()
 		return nil, err
 	}
-	d.persist = newPersister(store, opts.Schema, d.log, d.warnings.add)
+	d.persist = newPersister(store, d.log, d.warnings.add)
+	d.cfg.Store(&config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
+		prepare: opts.Prepare, bundles: newBundles(opts.Prepare, opts.Manifests, d.log, d.now)})
 	d.early.Store(d.loadSummary())
-	d.bundles = newBundles(opts.Prepare, opts.Manifests, d.log, d.now)
 	if !opts.NoSocket {
 		if err := d.serve(); err != nil {
 			d.Close()
@@ -281,7 +310,7 @@ func (d *Daemon) open() error {
 	loaded := make(chan error, 1)
 	go func() { loaded <- d.verifyIndex() }()
 	var err error
-	d.w, err = watcher.New(d.watchOptions(), func(b watcher.Batch) { d.ingest.handleBatch(b, d.bundles) })
+	d.w, err = watcher.New(d.watchOptions(), func(b watcher.Batch) { d.ingest.handleBatch(b, d.cfg.Load().bundles) })
 	if err != nil {
 		<-loaded
 		return err
@@ -295,7 +324,8 @@ func (d *Daemon) open() error {
 		}
 		projects = append(projects, p)
 	}
-	roots := discovery.Roots("", d.opts.Home, d.opts.Bundled)
+	cfg := d.cfg.Load()
+	roots := discovery.Roots("", d.opts.Home, cfg.bundled)
 	for _, p := range projects {
 		roots = append(roots, discovery.Roots(p, "", nil)...)
 	}
@@ -312,9 +342,10 @@ func (d *Daemon) open() error {
 		return werr
 	}
 	d.progress.setPhase(phaseReading)
-	d.cat = catalog.New(catalog.Options{Loader: d.loader(d.opts.Schema), Home: d.opts.Home, Bundled: d.opts.Bundled,
+	d.cat = catalog.New(catalog.Options{Loader: d.loader(cfg.schema), Home: d.opts.Home, Bundled: cfg.bundled,
 		Version: d.persist.store.Tick()})
 	d.ingest.cat = d.cat
+	d.subs.current = d.cat.State
 	d.persist.cache.settle = d.ingest.settle
 	close(d.ingest.ready)
 	if _, err := d.ingest.register(""); err != nil {
@@ -349,12 +380,12 @@ func (d *Daemon) open() error {
 	// The first scan leaves much garbage (parse trees, file contents);
 	// give it back now rather than keep it for the daemon's whole life.
 	debug.FreeOSMemory()
-	for _, dir := range d.bundles.watchDirs() {
+	for _, dir := range cfg.bundles.watchDirs() {
 		if err := d.w.AddRoot(dir); err != nil {
 			return fmt.Errorf("watch manifests: %w", err)
 		}
 	}
-	d.bundles.kickAll()
+	cfg.bundles.kickAll()
 	return nil
 }
 
@@ -369,14 +400,18 @@ func (d *Daemon) watchOptions() watcher.Options {
 	return w
 }
 
-// loader returns the catalog's loader for the schema options.
+// loader returns the catalog's loader for the schema options: it trusts,
+// and makes, only the records of those options.
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
-	return &discovery.Loader{Schema: schema, Cache: countingCache{d.persist.cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.opts.ReadDir, Details: d.persist.cache.details, Mentions: d.persist.cache.mentions}
+	cache := d.persist.cache.forSchema(schema)
+	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.opts.ReadDir,
+		Details: cache.details, Mentions: cache.mentions}
 }
 
-// isWatchedDir reports a directory watched for a manifest.
+// isWatchedDir reports a directory watched for a manifest of the
+// configuration in force.
 func (d *Daemon) isWatchedDir(dir string) bool {
-	return slices.Contains(d.bundles.watchDirs(), dir)
+	return slices.Contains(d.cfg.Load().bundles.watchDirs(), dir)
 }
 
 // verifyIndex reads every record of the index once, so that an index with
@@ -408,7 +443,7 @@ func (d *Daemon) replaceCorruptIndex(cause error) error {
 		return err
 	}
 	d.persist.store = store
-	d.persist.cache = newFileCache(store, d.opts.Schema, d.log)
+	d.persist.cache = newFileCache(store, d.log)
 	d.persist.version, d.persist.written = store.Tick(), store.Tick()
 	return nil
 }
@@ -471,14 +506,18 @@ func (d *Daemon) Flush(ctx context.Context) error {
 // Done is closed when the daemon has stopped.
 func (d *Daemon) Done() <-chan struct{} { return d.closed }
 
-// Close stops the daemon, in order: the pruner (and the projects' last
-// use saved), the socket server (no new queries, the socket file removed
-// unless it was handed over, every subscription ended), the watcher (no
-// new batches), the bundles' builds (cancelled and waited for), the
+// Close stops the daemon, in order: reloads (a running one ends first,
+// and none starts after), the pruner (and the projects' last use saved),
+// the socket server (no new queries, the socket file removed unless it was
+// handed over, every subscription ended), the watcher (no new batches),
+// the bundles' builds (cancelled, and waited for to their end), the
 // persister (a last write, then the index closed), and last the pid file.
 func (d *Daemon) Close() error {
 	d.closeOnce.Do(func() {
 		var errs []error
+		d.reloadMu.Lock()
+		d.closing = true
+		d.reloadMu.Unlock()
 		if d.pruner != nil {
 			d.pruner.close()
 			d.saveLastUsed()
@@ -497,10 +536,8 @@ func (d *Daemon) Close() error {
 		if d.ingest != nil {
 			d.ingest.close()
 		}
-		if d.bundles != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			d.bundles.close(ctx)
-			cancel()
+		if cfg := d.cfg.Load(); cfg != nil {
+			cfg.bundles.close()
 		}
 		if d.persist != nil {
 			select {
@@ -525,8 +562,26 @@ func (d *Daemon) Close() error {
 // schema options (every file is analyzed again when they change) and the
 // manifests kept warm. What it cannot change while running (the watcher's
 // timings, amplidex's own paths, the home directory) is named in a
-// warning in status, and in the error it returns.
+// warning in status, and in the error it returns; so is a reload that
+// failed.
+//
+// A reload applies whole or not at all. First it checks the options and
+// watches what they add; should that fail, it takes back the watches it
+// added and returns the error, the old configuration still in force. Then
+// it changes the catalog and publishes the new configuration in one step.
+// Last it drops what only the old one needed: watches, and the bundles of
+// manifests no longer kept warm (their builds cancelled and waited for).
+// Reloads run one at a time, and none once Close has begun.
 func (d *Daemon) Reload(opts Options) error {
+	d.reloadMu.Lock()
+	defer d.reloadMu.Unlock()
+	if d.closing {
+		return fmt.Errorf("reload: %w", ErrClosed)
+	}
+	if err := checkReload(opts); err != nil {
+		d.warnings.add(fmt.Sprintf("configuration not reloaded: %v", err))
+		return err
+	}
 	var restart []string
 	if opts.Watch.Debounce != d.opts.Watch.Debounce || opts.Watch.MaxWait != d.opts.Watch.MaxWait ||
 		opts.Watch.PollInterval != d.opts.Watch.PollInterval || opts.Watch.MaxWatches != d.opts.Watch.MaxWatches {
@@ -538,51 +593,117 @@ func (d *Daemon) Reload(opts Options) error {
 	if opts.Home != d.opts.Home {
 		restart = append(restart, "the home directory")
 	}
+
+	old := d.cfg.Load()
+	next := &config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
+		prepare: opts.Prepare, bundles: old.bundles}
+	rebuild := !slices.Equal(opts.Manifests, old.manifests) || opts.Prepare != old.prepare
+	if rebuild {
+		next.bundles = newBundles(opts.Prepare, opts.Manifests, d.log, d.now)
+	}
+	if err := d.watchAll(next, rebuild); err != nil {
+		if rebuild {
+			next.bundles.close() // it built nothing yet
+		}
+		d.warnings.add(fmt.Sprintf("configuration not reloaded: %v", err))
+		return err
+	}
+
 	var loader *discovery.Loader
-	if opts.Schema != d.opts.Schema {
-		d.persist.cache.setSchema(opts.Schema)
+	if opts.Schema != old.schema {
 		loader = d.loader(opts.Schema)
 	}
-	for _, r := range discovery.Roots("", "", opts.Bundled) {
-		if err := d.w.AddRoot(r.Path); err != nil {
-			return fmt.Errorf("reload: watch %s: %w", r.Path, err)
-		}
-	}
-	d.ingest.applied(d.cat.Reconfigure(opts.Bundled, loader))
+	d.ingest.applied(d.cat.Reconfigure(next.bundled, loader))
+	d.cfg.Store(next)
+
 	keep := map[string]bool{}
 	for _, r := range d.cat.Roots() {
 		keep[r.Path] = true
 	}
-	for _, r := range discovery.Roots("", "", d.opts.Bundled) {
+	for _, dir := range next.bundles.watchDirs() {
+		keep[dir] = true
+	}
+	for _, r := range discovery.Roots("", "", old.bundled) {
 		if !keep[r.Path] {
 			_ = d.w.RemoveRoot(r.Path)
 		}
 	}
-	if !slices.Equal(opts.Manifests, d.opts.Manifests) || opts.Prepare != d.opts.Prepare {
-		old := d.bundles
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		old.close(ctx)
-		cancel()
-		d.bundles = newBundles(opts.Prepare, opts.Manifests, d.log, d.now)
-		for _, dir := range old.watchDirs() {
-			if !d.isWatchedDir(dir) && !keep[dir] {
+	if rebuild {
+		old.bundles.close()
+		for _, dir := range old.bundles.watchDirs() {
+			if !keep[dir] {
 				_ = d.w.RemoveRoot(dir)
 			}
 		}
-		for _, dir := range d.bundles.watchDirs() {
-			if err := d.w.AddRoot(dir); err != nil {
-				return fmt.Errorf("reload: watch %s: %w", dir, err)
-			}
-		}
-		d.bundles.kickAll()
+		next.bundles.kickAll()
 	}
-	d.opts.Bundled, d.opts.Schema, d.opts.Manifests, d.opts.Prepare = opts.Bundled, opts.Schema, opts.Manifests, opts.Prepare
+	d.log.Info("configuration reloaded", "bundled", next.bundled, "manifests", len(next.manifests),
+		"schema_changed", loader != nil)
 	if len(restart) > 0 {
 		msg := "configuration reloaded, but " + strings.Join(restart, ", ") + " change only with a restart"
 		d.warnings.add(msg)
 		return errors.New(msg)
 	}
 	return nil
+}
+
+// checkReload checks the options a reload changes: bundled roots and
+// manifests are absolute paths.
+func checkReload(opts Options) error {
+	for _, b := range opts.Bundled {
+		if b != "" && !filepath.IsAbs(b) {
+			return fmt.Errorf("reload: bundled root %q is not an absolute path", b)
+		}
+	}
+	for _, m := range opts.Manifests {
+		if !filepath.IsAbs(m) {
+			return fmt.Errorf("reload: manifest %q is not an absolute path", m)
+		}
+	}
+	return nil
+}
+
+// watchAll watches the bundled roots of cfg and, when withBundles is set,
+// the directories of its manifests, those not watched yet. When one fails
+// it stops watching those it added, and returns the error.
+func (d *Daemon) watchAll(cfg *config, withBundles bool) error {
+	watched := map[string]bool{}
+	for _, w := range d.w.Status() {
+		watched[w.Path] = true
+	}
+	paths := []string{}
+	for _, r := range discovery.Roots("", "", cfg.bundled) {
+		paths = append(paths, r.Path)
+	}
+	if withBundles {
+		paths = append(paths, cfg.bundles.watchDirs()...)
+	}
+	var added []string
+	for _, p := range paths {
+		if watched[p] {
+			continue
+		}
+		err := d.watch(p)
+		if err != nil {
+			for _, a := range added {
+				_ = d.w.RemoveRoot(a)
+			}
+			return fmt.Errorf("reload: watch %s: %w", p, err)
+		}
+		watched[p] = true
+		added = append(added, p)
+	}
+	return nil
+}
+
+// watch adds a root to the watcher.
+func (d *Daemon) watch(path string) error {
+	if d.watchFail != nil {
+		if err := d.watchFail(path); err != nil {
+			return err
+		}
+	}
+	return d.w.AddRoot(path)
 }
 
 // Warn records a warning for status (a configuration that failed to

@@ -45,7 +45,48 @@
 // Every goroutine has an owner that waits for it: the watcher's, the
 // persister's writer, each subscription's (owned by the socket server),
 // the bundles' builds and the pruner. Close stops them in order (see
-// Close).
+// Close), and waits for each to its end: a bundle's build is cancelled,
+// never abandoned.
+//
+// A reload (SIGHUP) runs one at a time and applies whole or not at all:
+// what can fail (its checks, the watches it adds) comes first and is taken
+// back on failure; then the catalog is reconfigured and the new
+// configuration published in one step; last goes what only the old one
+// needed. A subscription whose project is forgotten ends with not-found.
+//
+// # Locks
+//
+// Each lock guards the state of its own part, and is held for bookkeeping
+// only: no file is read, and nothing is waited for, while a lock a request
+// needs is held.
+//
+//   - ingest.mu: the registered projects and their last use, the
+//     registrations in progress, the lock files' stats and the roots'
+//     queues; drained, its condition, says a worker applied its queue.
+//   - persister.mu: the deletions and versions committed and written, and
+//     whether writes fail; wrote, its condition, says written moved.
+//   - fileCache.mu: the records the loads made that are not in the index
+//     yet, the paths to hash again, the documents settling, and the count
+//     of files analyzed.
+//   - subscriptions.mu: the set of open subscriptions; subscriber.mu: what
+//     changed for one since it last looked, and whether its project was
+//     forgotten.
+//   - bundle.mu: one manifest's status and build state; bundles.mu:
+//     whether the bundles are closed, so that no build is counted once
+//     close waits (taken after a bundle's mu, never before).
+//   - warnings.mu: the warnings status shows.
+//   - analyzer.mu: the language server's Workspaces, one per schema
+//     options.
+//   - Daemon.reloadMu: one Reload at a time, and whether Close has begun.
+//     No request takes it; a reload waits under it for the watcher and for
+//     the old bundles' builds, and Close waits for a running reload.
+//
+// Published without a lock, and never written once published: the
+// catalog's State, the configuration a reload changes (Daemon.cfg: the
+// bundled roots, the schema options, the manifests and the bundles built
+// for them) and the summary that answers early (Daemon.early). A reader
+// loads each once and uses what it loaded. The counts of progress are
+// atomic.
 //
 // # Caveats
 //

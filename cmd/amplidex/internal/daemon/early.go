@@ -227,10 +227,11 @@ func (s *summary) lookup(root, name string) ([][]byte, bool) {
 }
 
 // resolve answers resolve for name in the view of roots, or reports that
-// the summary does not hold one of them.
+// the summary does not hold one of them. It resolves as the View does:
+// through query.ResolveAmong, which asks discovery's Set.
 func (s *summary) resolve(roots []discovery.Root, name string) (*query.ResolveResult, bool) {
-	var candidates []query.CollectionInfo
-	for _, r := range roots {
+	cols := make([][]query.CollectionInfo, len(roots))
+	for i, r := range roots {
 		infos, ok := s.lookup(r.Path, name)
 		if !ok {
 			return nil, false
@@ -240,10 +241,10 @@ func (s *summary) resolve(roots []discovery.Root, name string) (*query.ResolveRe
 			if json.Unmarshal(js, &ci) != nil {
 				return nil, false
 			}
-			candidates = append(candidates, ci)
+			cols[i] = append(cols[i], ci)
 		}
 	}
-	res := query.ResolveAmong(name, candidates)
+	res := query.ResolveAmong(name, roots, cols)
 	res.Unverified = true
 	return res, true
 }
@@ -265,7 +266,7 @@ func (d *Daemon) loadSummary() *summary {
 		d.log.Info("summary of the last run not used: the index changed after it was written",
 			"summary_tick", s.tick, "index_tick", d.persist.store.Tick())
 		return nil
-	case s.schema != schemaStamp(d.opts.Schema):
+	case s.schema != schemaStamp(d.cfg.Load().schema):
 		d.log.Info("summary of the last run not used: the schema options changed")
 		return nil
 	}
@@ -283,7 +284,7 @@ func (d *Daemon) saveSummary() {
 	}
 	roots, err := summaryOf(d.cat.State())
 	if err == nil {
-		err = d.persist.store.SetMeta(summaryKey, encodeSummary(d.persist.store.Tick(), schemaStamp(d.opts.Schema), roots))
+		err = d.persist.store.SetMeta(summaryKey, encodeSummary(d.persist.store.Tick(), schemaStamp(d.cfg.Load().schema), roots))
 	}
 	if err != nil {
 		d.log.Warn("summary for the next run not written", "err", err)
@@ -302,7 +303,7 @@ func (d *Daemon) earlyResolve(next query.MethodFunc) query.MethodFunc {
 		if err != nil || !p.NoSync || validProject(p.Project, os.Geteuid()) != nil {
 			return next(ctx, raw)
 		}
-		res, ok := s.resolve(discovery.Roots(p.Project, d.opts.Home, d.opts.Bundled), p.Name)
+		res, ok := s.resolve(discovery.Roots(p.Project, d.opts.Home, d.cfg.Load().bundled), p.Name)
 		if !ok {
 			return next(ctx, raw)
 		}

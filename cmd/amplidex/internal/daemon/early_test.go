@@ -53,12 +53,18 @@ func (e *env) startHeld(held string, release <-chan struct{}) <-chan *daemon.Dae
 		}
 		done <- d
 	}()
+	// The socket's file appears as it is bound, a moment before it
+	// listens: wait until a connection is taken.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(e.paths.Socket); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c, err := query.Dial(ctx, e.paths.Socket)
+		cancel()
+		if err == nil {
+			c.Close()
 			return done
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatal("the socket did not open")
+			e.t.Fatalf("the socket did not open: %v", err)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // HandleBatch hands b to the daemon as if its watcher had delivered it.
-func (d *Daemon) HandleBatch(b watcher.Batch) { d.ingest.handleBatch(b, d.bundles) }
+func (d *Daemon) HandleBatch(b watcher.Batch) { d.ingest.handleBatch(b, d.cfg.Load().bundles) }
 
 // WaitApplied waits until every root's worker has applied what was handed
 // to it, not counting the re-reads promised to files that turned empty.
@@ -33,6 +33,9 @@ func (d *Daemon) WaitWritten() { d.persist.waitWritten() }
 // use is not saved and the pid file stays.
 func (d *Daemon) Crash() {
 	d.closeOnce.Do(func() {
+		d.reloadMu.Lock()
+		d.closing = true
+		d.reloadMu.Unlock()
 		if d.pruner != nil {
 			d.pruner.close()
 		}
@@ -44,9 +47,7 @@ func (d *Daemon) Crash() {
 		close(d.ingest.stop)
 		d.w.Close()
 		d.ingest.close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		d.bundles.close(ctx)
-		cancel()
+		d.cfg.Load().bundles.close()
 		d.persist.abandon.Store(true)
 		d.persist.close(nil)
 		close(d.closed)
@@ -55,3 +56,26 @@ func (d *Daemon) Crash() {
 
 // Catalog returns the daemon's catalog.
 func (d *Daemon) Catalog() *catalog.Catalog { return d.cat }
+
+// IsWatchedDir reports whether dir is watched for a manifest.
+func (d *Daemon) IsWatchedDir(dir string) bool { return d.isWatchedDir(dir) }
+
+// WatchedRoots returns the paths the watcher watches.
+func (d *Daemon) WatchedRoots() []string {
+	var out []string
+	for _, s := range d.w.Status() {
+		out = append(out, s.Path)
+	}
+	return out
+}
+
+// FailWatch makes a reload's watch of path fail with err; an empty path
+// ends that.
+func (d *Daemon) FailWatch(path string, err error) {
+	d.watchFail = func(p string) error {
+		if path != "" && p == path {
+			return err
+		}
+		return nil
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -20,7 +21,7 @@ func (d *Daemon) mux() *query.Mux {
 	query.Handle(m, query.MethodChanges, d.changes)
 	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) { return d.Status(), nil })
 	query.HandleStream(m, query.MethodSubscribe, d.subscribe)
-	query.ServeAnalyze(m, d.viewFor, d.analyzer())
+	query.ServeAnalyze(m, d.viewFor, d.lateAnalyzer())
 	query.Handle(m, query.MethodVersion, func(context.Context, query.VersionParams) (*query.DaemonInfo, error) { return d.Info(), nil })
 	query.Handle(m, query.MethodShutdown, func(context.Context, query.ShutdownParams) (*query.ShutdownResult, error) {
 		d.requestStop()
@@ -28,6 +29,21 @@ func (d *Daemon) mux() *query.Mux {
 	})
 	query.Handle(m, query.MethodForget, d.forget)
 	return m
+}
+
+// lateAnalyzer is the answer of query.MethodAnalyze, its analyzer made on
+// the first question: the socket serves before the first scan makes the
+// catalog the analyzer answers over, and a question reaches the analyzer
+// only after viewFor waited for that scan.
+func (d *Daemon) lateAnalyzer() query.AnalyzeFunc {
+	var (
+		once sync.Once
+		an   query.AnalyzeFunc
+	)
+	return func(ctx context.Context, v *catalog.View, p query.AnalyzeParams) (*query.AnalyzeResult, error) {
+		once.Do(func() { an = d.analyzer() })
+		return an(ctx, v, p)
+	}
 }
 
 // Info says who answers on the socket.
@@ -114,7 +130,9 @@ func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query
 	return &query.Stream{
 		Result: &query.SubscribeResult{Clock: clock},
 		Run: func(ctx context.Context, send func(any) error) error {
-			return d.Follow(ctx, project, p.Paths, func(u query.Update) error { return send(u) })
+			// Registered by viewFor: should it have been forgotten since,
+			// the subscription ends rather than registering it again.
+			return d.follow(ctx, project, p.Paths, func(u query.Update) error { return send(u) })
 		},
 	}, nil
 }
@@ -129,7 +147,7 @@ func (d *Daemon) Status() *query.Status {
 			Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(0),
 			Scanning: true, Progress: d.progress.snapshot(),
 			Roots: []query.RootStatus{}, Projects: []query.ProjectStatus{},
-			Warnings: d.warnings.list(), Bundles: d.bundles.status(),
+			Warnings: d.warnings.list(), Bundles: d.cfg.Load().bundles.status(),
 		}
 	}
 	st := d.cat.State()
@@ -146,7 +164,7 @@ func (d *Daemon) Status() *query.Status {
 		Build: d.opts.Build, Mode: d.opts.Mode, SocketActivated: d.opts.Listener != nil,
 		Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(st.Version),
 		Files: files(st), Analyzed: d.persist.cache.analyzed(), Projects: []query.ProjectStatus{},
-		Warnings: d.warnings.list(), Bundles: d.bundles.status(),
+		Warnings: d.warnings.list(), Bundles: d.cfg.Load().bundles.status(),
 	}
 	for _, w := range d.w.Status() {
 		kind, ok := kinds[w.Path]

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/index"
 )
 
@@ -53,8 +52,8 @@ type persister struct {
 	stopped      bool
 }
 
-func newPersister(store *index.Store, schema discovery.SchemaOptions, log *slog.Logger, warn func(string)) *persister {
-	p := &persister{store: store, cache: newFileCache(store, schema, log), log: log, warn: warn,
+func newPersister(store *index.Store, log *slog.Logger, warn func(string)) *persister {
+	p := &persister{store: store, cache: newFileCache(store, log), log: log, warn: warn,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		version: store.Tick(), written: store.Tick()}
 	p.wrote = sync.NewCond(&p.mu)

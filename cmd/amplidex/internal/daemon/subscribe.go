@@ -15,8 +15,13 @@ import (
 
 // subscriptions are the open subscriptions. Each is told, after every
 // published change, which collection directories and lock files of its
-// project may have changed, and computes the diagnostics of those only.
+// project may have changed, and computes the diagnostics of those only;
+// or that its project was forgotten, which ends it.
 type subscriptions struct {
+	// current returns the latest State. It is set once, before the first
+	// notify.
+	current func() *catalog.State
+
 	mu   sync.Mutex // guards subs
 	subs map[*subscriber]struct{}
 }
@@ -32,6 +37,9 @@ type subscriber struct {
 	dirs  map[string]bool
 	locks map[string]bool
 	all   bool
+	// forgotten says the project has no View any more: the subscription
+	// ends.
+	forgotten bool
 }
 
 func newSubscriptions() *subscriptions {
@@ -53,16 +61,27 @@ func (s *subscriptions) remove(sub *subscriber) {
 	s.mu.Unlock()
 }
 
-// notify tells every subscriber what d changed in its project's View.
+// notify tells every subscriber what d changed in its project's View, and
+// those whose project has no View any more that it was forgotten.
 func (s *subscriptions) notify(d *catalog.Delta) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var st *catalog.State
 	for sub := range s.subs {
 		vd, ok := d.Views[sub.project]
 		if !ok {
-			continue
+			if s.current == nil {
+				continue
+			}
+			if st == nil {
+				st = s.current()
+			}
+			if _, ok := st.View(sub.project); ok {
+				continue
+			}
 		}
 		sub.mu.Lock()
+		sub.forgotten = sub.forgotten || !ok
 		for _, dir := range vd.Dirs {
 			sub.dirs[dir] = true
 		}
@@ -77,8 +96,9 @@ func (s *subscriptions) notify(d *catalog.Delta) {
 	}
 }
 
-// take returns what changed since the last call, and forgets it.
-func (sub *subscriber) take() (dirs, locks []string, all bool) {
+// take returns what changed since the last call, and forgets it; and
+// whether the project was forgotten.
+func (sub *subscriber) take() (dirs, locks []string, all, forgotten bool) {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
 	for d := range sub.dirs {
@@ -91,7 +111,7 @@ func (sub *subscriber) take() (dirs, locks []string, all bool) {
 	clear(sub.dirs)
 	clear(sub.locks)
 	sub.all = false
-	return dirs, locks, all
+	return dirs, locks, all, sub.forgotten
 }
 
 // follower computes, for one subscription, the diagnostics that changed.
@@ -192,29 +212,40 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 // Follow calls fn with the diagnostics of the project's files below paths
 // (every file when paths is empty): first those that have any, then, after
 // each change, those whose diagnostics changed. It returns nil when ctx
-// ends, or fn's error.
+// ends, fn's error, or a query.Error with CodeNotFound when the project is
+// forgotten (see forgottenError): it ends then, even should the project be
+// registered again.
 func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn func(query.Update) error) error {
 	project, err := d.ingest.checkProject(project)
 	if err != nil {
 		return err
 	}
-	for i := range paths {
-		paths[i] = filepath.Clean(paths[i])
-	}
 	if _, _, err := d.ingest.view(ctx, project, false); err != nil {
 		return err
+	}
+	return d.follow(ctx, project, paths, fn)
+}
+
+// follow is Follow of a project registered already (under its key): it
+// registers nothing, so a project forgotten since ends it at once rather
+// than being registered again.
+func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn func(query.Update) error) error {
+	for i := range paths {
+		paths[i] = filepath.Clean(paths[i])
 	}
 	sub := d.subs.add(project)
 	defer d.subs.remove(sub)
 	f := &follower{paths: paths, last: map[string]map[string][]discovery.Diagnostic{}}
 	for {
-		dirs, locks, all := sub.take()
+		dirs, locks, all, forgotten := sub.take()
 		st := d.cat.State()
-		if v, ok := st.View(project); ok {
-			if files := f.changes(v, dirs, locks, all); len(files) > 0 {
-				if err := fn(query.Update{Clock: d.clockAt(st.Version), Files: files}); err != nil {
-					return err
-				}
+		v, ok := st.View(project)
+		if forgotten || !ok {
+			return forgottenError(project)
+		}
+		if files := f.changes(v, dirs, locks, all); len(files) > 0 {
+			if err := fn(query.Update{Clock: d.clockAt(st.Version), Files: files}); err != nil {
+				return err
 			}
 		}
 		select {
@@ -223,4 +254,10 @@ func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn 
 		case <-sub.wake:
 		}
 	}
+}
+
+// forgottenError ends the subscriptions of a forgotten project.
+func forgottenError(project string) error {
+	return query.Errorf(query.CodeNotFound,
+		"project %s was forgotten (by forget, or as gone or unused): its diagnostics are no longer followed", project)
 }
