@@ -1,16 +1,32 @@
 package prepare
 
 import (
+	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
 )
 
-// runChild runs cmd (git or the install command) so that it dies with this
-// process: the kernel sends it SIGKILL when the thread that started it
-// exits, which a SIGKILL of this process does to every thread. It stays in
-// this process's group, so a terminal's Ctrl-C reaches it too, and
-// exec.CommandContext kills it when the context ends.
+// The supervisor stands between this process and a child: a shell, which
+// runs the child in the background, waits for it and passes on its exit
+// status. Its parent-death signal is SIGTERM, on which it kills its whole
+// process group, itself included. The kernel signals only the direct child
+// when its parent dies; git's remote helpers are git's children, so they
+// would survive a git killed that way, reparented and holding their
+// connections. The group holds them all.
+//
+// A SIGTERM that comes before the trap is set ends the shell before it has
+// started anything. Without a shell at supervisorShell, the child gets
+// SIGKILL as its parent-death signal and its own children are left to end
+// by themselves (see lowSpeedTime).
+const (
+	supervisorShell  = "/bin/sh"
+	supervisorScript = `trap 'kill -s KILL 0' TERM; "$@" & wait "$!"`
+)
+
+// runChild runs cmd (git or the install command) in a process group of its
+// own, killed whole when the context ends (see ownGroup) and when this
+// process dies, even by SIGKILL (see supervisorScript).
 //
 // The parent-death signal belongs to the starting thread, not the process
 // (go.dev/issue/27505): were that thread to exit early (the runtime ends a
@@ -19,10 +35,15 @@ import (
 // until the child has been waited for, so no other goroutine runs there
 // and the thread lives at least as long as the child.
 func runChild(cmd *exec.Cmd) error {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
+	ownGroup(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if fi, err := os.Stat(supervisorShell); cmd.Err == nil && err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		// cmd.Path is what exec.Command found, with a slash: the shell
+		// runs that file and searches nothing.
+		cmd.Args = append([]string{supervisorShell, "-c", supervisorScript, "sh", cmd.Path}, cmd.Args[1:]...)
+		cmd.Path = supervisorShell
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	return cmd.Run()

@@ -63,10 +63,16 @@
 //     already in the module cache is not cloned again.
 //   - A module source that fails fails the build, naming the module, and no
 //     entry is written.
-//   - git and the install command are killed when the context ends and, on
-//     Linux, when the process running the build dies (a parent-death
-//     signal); they stay in its process group, so a terminal's Ctrl-C reaches
-//     them. Elsewhere a build killed outright leaves git to end by itself.
+//   - git and the install command run in a process group of their own, with
+//     every process they start (git's remote helpers). The whole group is
+//     killed when the context ends (a terminal's Ctrl-C reaches this process,
+//     which cancels it) and, on Linux, when the process running the build
+//     dies, even by SIGKILL: a shell between them receives the parent-death
+//     signal and kills the group. Elsewhere a build killed outright leaves
+//     them to end by themselves; git gives up an HTTP transfer slower than
+//     1000 bytes a second for a minute (GIT_HTTP_LOW_SPEED_LIMIT and
+//     GIT_HTTP_LOW_SPEED_TIME, unless the environment sets them; "0" turns
+//     the bound off).
 //     Either way the clone directory it leaves is removed by the next build
 //     that clones the same repository: holding the repository's lock, it
 //     removes every .clone-* whose recorded process is gone.

@@ -24,3 +24,10 @@ func LockFile(ctx context.Context, path string, shared bool) (unlock func() erro
 	}
 	return l.unlock, nil
 }
+
+// The bound on a stalled transfer that git gets unless the environment
+// sets one.
+const (
+	LowSpeedLimit = lowSpeedLimit
+	LowSpeedTime  = lowSpeedTime
+)

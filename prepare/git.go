@@ -33,21 +33,48 @@ const gitWaitDelay = 5 * time.Second
 var repoEnv = [...]string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
 	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX"}
 
-// gitEnvironment returns env without repoEnv and with prompts for
-// credentials turned off.
+// A transfer over HTTP slower than lowSpeedLimit bytes a second for
+// lowSpeedTime seconds is given up (git's http.lowSpeedLimit and
+// http.lowSpeedTime, which git does not set): a remote that accepts and
+// never answers, or stops halfway, would otherwise hold git, and a helper
+// git started, for ever. Any limit above zero ends a stall; 1000 bytes a
+// second also ends a remote that trickles, yet is below the slowest link
+// a clone can be expected to finish on. A minute, not less, because a
+// server computing the pack of a large repository may send only its
+// keep-alives (a few bytes every 5 seconds) for tens of seconds.
+const (
+	lowSpeedLimit = "1000"
+	lowSpeedTime  = "60"
+)
+
+// gitEnvironment returns env without repoEnv, with prompts for
+// credentials turned off, and with GIT_HTTP_LOW_SPEED_LIMIT and
+// GIT_HTTP_LOW_SPEED_TIME set to lowSpeedLimit and lowSpeedTime unless env
+// gives them a value.
 func gitEnvironment(env []string) []string {
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+3)
+	speed := map[string]string{"GIT_HTTP_LOW_SPEED_LIMIT": lowSpeedLimit, "GIT_HTTP_LOW_SPEED_TIME": lowSpeedTime}
 	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		keep := name != "GIT_TERMINAL_PROMPT"
 		for _, r := range repoEnv {
 			keep = keep && name != r
+		}
+		if _, ok := speed[name]; ok {
+			// Empty counts as unset (git would read it as 0, no bound);
+			// "0" is how a user turns the bound off.
+			keep = false
+			if value != "" {
+				speed[name] = value
+			}
 		}
 		if keep {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "GIT_TERMINAL_PROMPT=0")
+	return append(out, "GIT_TERMINAL_PROMPT=0",
+		"GIT_HTTP_LOW_SPEED_LIMIT="+speed["GIT_HTTP_LOW_SPEED_LIMIT"],
+		"GIT_HTTP_LOW_SPEED_TIME="+speed["GIT_HTTP_LOW_SPEED_TIME"])
 }
 
 // Bounds on what is kept of a child's output, which a remote server feeds.

@@ -13,8 +13,10 @@ import (
 // what a daemon reports in "status" and "version", so that a client can
 // tell a daemon of another build.
 type Build struct {
-	// Version is the main module's version: a tag or pseudo-version for
-	// `go install …@version`, "(devel)" for a build from a work tree.
+	// Version is the version a release stamped in, else the main module's
+	// version: a tag or pseudo-version for `go install …@version`, and for
+	// a build from a work tree what Go records ("(devel)", or since Go 1.24
+	// a pseudo-version from the checkout, "+dirty" when it had changes).
 	Version string `json:"version"`
 	// Revision is the VCS revision (vcs.revision); empty when the build
 	// carries none (-buildvcs=false, or no VCS at build time).
@@ -31,6 +33,16 @@ type Build struct {
 	// or installed. Zero when it cannot be read.
 	Built time.Time `json:"built,omitzero"`
 }
+
+// stampedVersion is the version a release build stamps in with
+//
+//	-ldflags "-X github.com/amplidex/amplidex/query.stampedVersion=v1.2.3"
+//
+// (see .goreleaser.yaml), which ReadBuild reports before the module
+// version of the build information: a release is built from a checkout,
+// where Go records a pseudo-version or "(devel)". The linker sets it; the
+// program never writes it.
+var stampedVersion string
 
 // ReadBuild returns the running program's Build.
 func ReadBuild() Build {
@@ -50,6 +62,9 @@ func ReadBuild() Build {
 				b.Modified = s.Value == "true"
 			}
 		}
+	}
+	if stampedVersion != "" {
+		b.Version = stampedVersion
 	}
 	if exe, err := os.Executable(); err == nil {
 		if fi, err := os.Stat(exe); err == nil {

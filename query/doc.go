@@ -79,14 +79,20 @@
 //     whose uid is not the client's is refused by Dial and Subscribe with
 //     ErrUntrustedServer before anything is sent to it.
 //   - Windows (10 and later) has AF_UNIX sockets but no uids, no mode bits
-//     and no peer credentials. The socket lives in %LOCALAPPDATA%\amplidex
-//     (see DefaultPaths), under the user's profile directory, whose ACL
-//     (inherited by what is created in it) lets in only the user, SYSTEM
-//     and administrators: that ACL is the access check. Listen and Dial
-//     check that the socket's directory is owned by the user (or by the
-//     Administrators group, which owns what an elevated process creates),
-//     not its mode; every peer that can open the socket is accepted. The
-//     lock beside the socket is a LockFileEx lock.
+//     and no peer credentials: the socket directory's access list (DACL) is
+//     the access check. Listen creates the directory owned by the user,
+//     with a protected DACL (nothing inherited from the parent) that gives
+//     full control to the user and SYSTEM alone, inherited by what it holds
+//     (see privateDirSDDL). An existing directory of the user's whose DACL
+//     lets in anyone else, or inherits from its parent, gets that DACL
+//     instead, as chmod 700 elsewhere; it is not refused for being open,
+//     since the index, the pid file and the log create it moments before.
+//     Dial refuses a directory whose DACL lets in anyone but the user,
+//     SYSTEM and the Administrators group (who can take any file anyway).
+//     Both require the user's own SID as the directory's owner: a directory
+//     owned by the Administrators group is another account's. Every peer
+//     that can open the socket is accepted. The lock beside the socket is a
+//     LockFileEx lock.
 //   - Serve takes a listening socket another made (systemd's socket
 //     activation) instead: it checks peers as Listen does, but neither the
 //     socket's directory nor a lock, and never removes the socket file.

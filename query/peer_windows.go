@@ -8,6 +8,6 @@ import (
 )
 
 // peerUID reports the process's own id: Windows gives no credentials of
-// an AF_UNIX peer, and only the user (and administrators) can reach the
-// socket, which lives in a directory of the user's profile.
+// an AF_UNIX peer, and only the user (and SYSTEM) can reach the socket,
+// whose directory's access list lets in no one else (see makePrivate).
 func peerUID(*net.UnixConn) (int, error) { return os.Geteuid(), nil }

@@ -116,14 +116,14 @@ func (t trust) listenPath(path string, log *slog.Logger) (string, error) {
 	dir = filepath.Clean(dir)
 	dirs := t.candidates(dir)
 	if len(dirs) == 1 {
-		return path, t.secureDir(dir)
+		return path, t.secureDir(dir, log)
 	}
 	ours, missing, skipped := t.search(dirs)
 	for _, d := range missing {
 		if ours != "" {
 			break
 		}
-		err := os.Mkdir(d, 0o700)
+		err := mkdirPrivate(d)
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return "", err
 		}
@@ -140,7 +140,7 @@ func (t trust) listenPath(path string, log *slog.Logger) (string, error) {
 	for _, s := range skipped {
 		log.Warn("socket directory skipped: it is not the user's", "reason", s, "using", ours)
 	}
-	return filepath.Join(ours, name), t.secureDir(ours)
+	return filepath.Join(ours, name), t.secureDir(ours, log)
 }
 
 // dialPath returns where a client finds the socket asked for as path: path
@@ -172,17 +172,20 @@ func (t trust) dialPath(path string) (string, error) {
 	if uid := t.owner(dir, fi); uid != t.euid {
 		return "", fmt.Errorf("dial %s: directory %s belongs to %s, not to uid %d: %w", path, dir, describeUID(uid), t.euid, ErrUnsafeDir)
 	}
-	if perm := fi.Mode().Perm(); modeBits && perm&0o077 != 0 {
-		return "", fmt.Errorf("dial %s: directory %s has mode %#o, open to other users (chmod 700 it): %w", path, dir, perm, ErrUnsafeDir)
+	if err := checkPrivate(dir, fi); err != nil {
+		return "", fmt.Errorf("dial %s: %w", path, err)
 	}
 	return path, nil
 }
 
-// secureDir makes dir (and its parents) with mode 0700, or checks that an
-// existing dir belongs to the user and is not writable by others,
-// tightening it to 0700.
-func (t trust) secureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+// secureDir makes dir private to the user (mkdirPrivate), with the parents
+// it lacks, or checks that an existing dir belongs to the user and makes it
+// private (makePrivate), or refuses it with ErrUnsafeDir.
+func (t trust) secureDir(dir string, log *slog.Logger) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return err
+	}
+	if err := mkdirPrivate(dir); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	fi, err := os.Stat(dir)
@@ -195,19 +198,7 @@ func (t trust) secureDir(dir string) error {
 	if uid := t.owner(dir, fi); uid != t.euid {
 		return fmt.Errorf("directory %s belongs to %s, not to uid %d: %w", dir, describeUID(uid), t.euid, ErrUnsafeDir)
 	}
-	if !modeBits {
-		return nil // the directory's ACL decides; see the package Caveats
-	}
-	perm := fi.Mode().Perm()
-	if perm&0o022 != 0 {
-		return fmt.Errorf("directory %s has mode %#o, writable by others (chmod 700 it, or use another directory): %w", dir, perm, ErrUnsafeDir)
-	}
-	if perm != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return nil
+	return makePrivate(dir, fi, log)
 }
 
 // checkServer makes sure the process on the other end of nc runs as the

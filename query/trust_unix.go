@@ -3,13 +3,12 @@
 package query
 
 import (
+	"fmt"
 	"io/fs"
+	"log/slog"
+	"os"
 	"syscall"
 )
-
-// modeBits is true where permission bits keep other users out, so that
-// the socket's directory is checked and made 0700.
-const modeBits = true
 
 // fallbackTmp holds the socket directories DefaultPaths falls back to.
 func fallbackTmp() string { return "/tmp" }
@@ -20,4 +19,33 @@ func fileOwner(_ string, fi fs.FileInfo) int {
 		return int(st.Uid)
 	}
 	return -1
+}
+
+// mkdirPrivate creates the directory dir with mode 0700; its parent must
+// exist. An existing dir is an error wrapping fs.ErrExist.
+func mkdirPrivate(dir string) error { return os.Mkdir(dir, 0o700) }
+
+// makePrivate makes the user's directory dir, described by fi, mode 0700,
+// or refuses it with ErrUnsafeDir when it is writable by others: what they
+// may have put in it cannot be told.
+func makePrivate(dir string, fi fs.FileInfo, _ *slog.Logger) error {
+	perm := fi.Mode().Perm()
+	if perm&0o022 != 0 {
+		return fmt.Errorf("directory %s has mode %#o, writable by others (chmod 700 it, or use another directory): %w", dir, perm, ErrUnsafeDir)
+	}
+	if perm != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPrivate returns an error wrapping ErrUnsafeDir when the user's
+// directory dir, described by fi, gives others any permission.
+func checkPrivate(dir string, fi fs.FileInfo) error {
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("directory %s has mode %#o, open to other users (chmod 700 it): %w", dir, perm, ErrUnsafeDir)
+	}
+	return nil
 }

@@ -121,6 +121,18 @@ func TestServiceFiles(t *testing.T) {
 		}
 	}
 
+	// The default socket, in the user manager's runtime directory, is
+	// named through systemd's specifier.
+	rt := spec
+	rt.runtimeSocket = "amplidex/amplidex.sock"
+	files, err = serviceFiles("linux", rt, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(files[0].content, "ListenStream=%t/amplidex/amplidex.sock\n") {
+		t.Errorf("socket unit for the default socket:\n%s", files[0].content)
+	}
+
 	files, err = serviceFiles("darwin", spec, getenv)
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -76,11 +76,11 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 	return exitf(exitFailed, "lsp: %v", err)
 }
 
-// buildVersion is the module version the binary was built from, or "" for
-// a development build.
+// buildVersion is the version `amplidex version` reports, or "" for a
+// development build.
 func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if v := query.ReadBuild().Version; v != "(devel)" {
+		return v
 	}
 	return ""
 }

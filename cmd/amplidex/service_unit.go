@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/amplidex/amplidex/query"
 )
 
 // The names of the service files.
@@ -22,11 +25,18 @@ const (
 // clients dial, the state directory and the environment the daemon needs
 // to find the same files as the user's shell.
 type serviceSpec struct {
-	exe      string
-	config   string // --config, when one was given
-	socket   string
-	stateDir string
-	env      map[string]string
+	exe    string
+	config string // --config, when one was given
+	socket string
+	// runtimeSocket is the socket's path inside the runtime directory of
+	// the user's service manager (systemd's %t), when the socket lies
+	// there: the socket unit then names it through the specifier, not
+	// through this machine's path.
+	runtimeSocket string
+	stateDir      string
+	env           map[string]string
+	// header is the comment atop each file; serviceHeader when empty.
+	header string
 }
 
 // serviceFile is one file a service install writes.
@@ -50,7 +60,8 @@ func (a *App) serviceSpecOf(ws *workspace) (serviceSpec, error) {
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
-	spec := serviceSpec{exe: exe, socket: ws.paths.Socket, stateDir: ws.paths.StateDir, env: map[string]string{}}
+	spec := serviceSpec{exe: exe, socket: ws.paths.Socket, stateDir: ws.paths.StateDir, env: map[string]string{},
+		runtimeSocket: runtimeSocketOf(ws.paths.Socket, a.Getenv, os.Getuid())}
 	if a.configPath != "" {
 		if spec.config, err = filepath.Abs(a.configPath); err != nil {
 			return serviceSpec{}, err
@@ -65,6 +76,60 @@ func (a *App) serviceSpecOf(ws *workspace) (serviceSpec, error) {
 		spec.env["AMPLIDEX_BUNDLED"] = strings.Join(ws.bundled, string(filepath.ListSeparator))
 	}
 	return spec, nil
+}
+
+// runtimeSocketOf returns socket's path relative to the runtime directory
+// of the user's systemd manager (%t in a user unit), or "" when it does
+// not lie there. That directory is /run/user/<uid>, which pam_systemd
+// also gives the login session as $XDG_RUNTIME_DIR; only when the shell's
+// $XDG_RUNTIME_DIR is that directory is the socket there what clients
+// dial. The default socket, $XDG_RUNTIME_DIR/amplidex/amplidex.sock, is.
+func runtimeSocketOf(socket string, getenv func(string) string, uid int) string {
+	dir := "/run/user/" + strconv.Itoa(uid)
+	if filepath.Clean(getenv("XDG_RUNTIME_DIR")) != dir {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(filepath.Clean(socket), dir+"/")
+	if !ok {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// packagedExe is where the .deb and .rpm packages put the program.
+const packagedExe = "/usr/bin/amplidex"
+
+// packagedHeader is the comment atop the packaged units.
+const packagedHeader = "Installed by the amplidex package: `systemctl --user enable --now amplidex.socket` starts it for the user."
+
+// packagedUnits returns the systemd user units the .deb and .rpm packages
+// install in /usr/lib/systemd/user, by name: what `service install` writes
+// for a user with the default socket and no other setting, running
+// packagedExe. They name no one's paths: systemd puts the socket in each
+// user's runtime directory (%t), where clients find it.
+func packagedUnits() ([]serviceFile, error) {
+	const uid = 1000 // any: the units name the runtime directory by %t
+	getenv := func(k string) string {
+		return map[string]string{"HOME": "/home/user", "XDG_RUNTIME_DIR": "/run/user/" + strconv.Itoa(uid)}[k]
+	}
+	paths, err := query.DefaultPaths(getenv)
+	if err != nil {
+		return nil, err
+	}
+	spec := serviceSpec{exe: packagedExe, socket: paths.Socket, stateDir: paths.StateDir,
+		runtimeSocket: runtimeSocketOf(paths.Socket, getenv, uid), header: packagedHeader}
+	if spec.runtimeSocket == "" {
+		return nil, fmt.Errorf("the default socket %s is not in the runtime directory", paths.Socket)
+	}
+	return []serviceFile{{socketUnit, systemdSocket(spec)}, {serviceUnit, systemdService(spec)}}, nil
+}
+
+// headerOf returns the comment atop s's files.
+func (s serviceSpec) headerOf() string {
+	if s.header != "" {
+		return s.header
+	}
+	return serviceHeader
 }
 
 // args are the daemon's arguments after the program.
@@ -133,12 +198,16 @@ func serviceFiles(goos string, s serviceSpec, getenv func(string) string) ([]ser
 // systemdSocket is the socket unit: systemd makes the socket where clients
 // look for it and starts the service on the first connection.
 func systemdSocket(s serviceSpec) string {
-	return "# " + serviceHeader + `
+	listen := systemdEscape(s.socket)
+	if s.runtimeSocket != "" {
+		listen = "%t/" + systemdEscape(s.runtimeSocket)
+	}
+	return "# " + s.headerOf() + `
 [Unit]
 Description=amplidex socket: questions about Amplifier collections
 
 [Socket]
-ListenStream=` + systemdEscape(s.socket) + `
+ListenStream=` + listen + `
 SocketMode=0600
 DirectoryMode=0700
 RemoveOnStop=true
@@ -152,7 +221,7 @@ WantedBy=sockets.target
 // journal; SIGHUP reloads the configuration.
 func systemdService(s serviceSpec) string {
 	var b strings.Builder
-	b.WriteString("# " + serviceHeader + `
+	b.WriteString("# " + s.headerOf() + `
 [Unit]
 Description=amplidex: watches and indexes Amplifier collections, answers on its socket
 Requires=` + socketUnit + `
