@@ -31,6 +31,10 @@ type Facts struct {
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Diagnostics are the file's own problems.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// Suppressions are the file's suppression comments (see
+	// ParseSuppressions); brief Facts keep them, for every View applies
+	// them (see Collection.Suppress).
+	Suppressions []Suppression `json:"suppressions,omitempty"`
 
 	// brief is set on Facts that hold only what answers need at once (see
 	// Brief); counts and mentions then stand for the dropped Diagnostics
@@ -110,7 +114,8 @@ func (f *Facts) Brief() *Facts {
 	b := &Facts{Kind: f.Kind, Name: strings.Clone(f.Name), Description: strings.Clone(f.Description),
 		AgentsMode: strings.Clone(f.AgentsMode), Metadata: f.Metadata.clone(),
 		brief: true, counts: f.Counts(), mentions: min(len(f.Mentions), 1),
-		blocks: profileBlocks(f.Front), front: f.Front != nil, transient: f.transient}
+		blocks: profileBlocks(f.Front), front: f.Front != nil, transient: f.transient,
+		Suppressions: f.Suppressions}
 	if f.Extends != nil {
 		b.Extends = &Ref{Value: strings.Clone(f.Extends.Value), Range: f.Extends.Range}
 	}
@@ -147,7 +152,7 @@ type plainKey struct {
 // plainBrief returns the shared value equal to brief Facts b, or nil.
 func plainBrief(b *Facts) *Facts {
 	if b.blocks != nil || b.front || b.Name != "" || b.Description != "" || b.Extends != nil || b.AgentsMode != "" || b.Agents != nil ||
-		b.Metadata != nil || b.counts != (DiagnosticCounts{}) {
+		b.Metadata != nil || b.counts != (DiagnosticCounts{}) || b.Suppressions != nil {
 		return nil
 	}
 	return plainBriefs[plainKey{b.Kind, b.mentions}]
@@ -174,7 +179,7 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 // (nil for new ones) where it can. The Facts hold no node: slab may be
 // reset once it returns.
 func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yamlSlab) *Facts {
-	f := &Facts{Kind: k}
+	f := &Facts{Kind: k, Suppressions: ParseSuppressions(path, src)}
 	if k == "" && filepath.Base(path) == "pyproject.toml" {
 		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
 		return f

@@ -20,7 +20,9 @@ import (
 //	kind string
 //	name, description strings; extends (flag, ref); agents mode string;
 //	agents (count, refs); metadata (flag, fields); diagnostic counts
-//	(errors, warnings, infos); mention count
+//	(errors, warnings, infos); mention count; front matter blocks;
+//	suppression comments (count; each a range, a file flag, a problem
+//	string and its codes with their ranges)
 //	length of the rest, then: mentions; front matter (flag, value);
 //	diagnostics
 //
@@ -31,8 +33,9 @@ import (
 // factsVersion is the version of the binary form and of what it holds:
 // Facts of another version are analyzed again. Version 1 kept mappings in
 // sorted key order and floats as float64; version 2 kept every diagnostic
-// of a file, before MaxDiagnosticsPerArea.
-const factsVersion = 3
+// of a file, before MaxDiagnosticsPerArea; version 3 had no suppression
+// comments.
+const factsVersion = 4
 
 // ErrBadFacts is returned by DecodeFacts when the bytes are not Facts
 // this version of the package encoded.
@@ -75,6 +78,21 @@ func (f *Facts) AppendBinary(dst []byte) []byte {
 	default:
 		e.b = append(e.b, 2)
 		e.str(string(blocks))
+	}
+	e.uint(uint64(len(f.Suppressions)))
+	for _, sup := range f.Suppressions {
+		e.rng(sup.Range)
+		if sup.File {
+			e.b = append(e.b, 1)
+		} else {
+			e.b = append(e.b, 0)
+		}
+		e.str(sup.Problem)
+		e.uint(uint64(len(sup.Codes)))
+		for _, c := range sup.Codes {
+			e.str(c.Code)
+			e.rng(c.Range)
+		}
 	}
 
 	var rest encoder
@@ -175,6 +193,27 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 		f.blocks = []byte(d.str())
 	default:
 		d.fail("bad front matter flag")
+	}
+	if n := d.count(); n > 0 {
+		f.Suppressions = make([]Suppression, n)
+		for i := range f.Suppressions {
+			sup := Suppression{Range: d.rng()}
+			switch d.byte() {
+			case 0:
+			case 1:
+				sup.File = true
+			default:
+				d.fail("bad suppression flag")
+			}
+			sup.Problem = d.str()
+			if m := d.count(); m > 0 {
+				sup.Codes = make([]SuppressedCode, m)
+				for j := range sup.Codes {
+					sup.Codes[j] = SuppressedCode{Code: d.str(), Range: d.rng()}
+				}
+			}
+			f.Suppressions[i] = sup
+		}
 	}
 	restLen := d.count()
 	if mode != decodeBrief {

@@ -167,7 +167,7 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 		}
 		src.WriteString("---\n")
 		path := "/c/agents/a.md"
-		ds := discovery.Suppress(nil, map[string][]byte{path: []byte(src.String())})
+		ds := discovery.SuppressFile(path, []byte(src.String()), nil)
 		capped(t, ds, discovery.CodeSuppressUnused, over, discovery.SeverityInfo)
 	})
 }

@@ -276,15 +276,35 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 	return out
 }
 
-// Suppress drops the diagnostics covered by the suppression comments of
-// their files and reports the comments that cover nothing (see
-// Suppressions.Apply). sources holds the bytes of the files whose comments
-// count, by path: a language server passes its buffers, a checker every
-// file it read.
-func Suppress(ds []Diagnostic, sources map[string][]byte) []Diagnostic {
-	s := Suppressions{}
-	for p, src := range sources {
-		s.Add(p, src)
+// SuppressFile applies the suppression comments of one file, whose
+// bytes are src, to ds, every diagnostic of that file (see
+// Suppressions.Apply): what a language server does for an unsaved buffer,
+// and a check for a file no collection holds.
+func SuppressFile(path string, src []byte, ds []Diagnostic) []Diagnostic {
+	sups := ParseSuppressions(path, src)
+	if len(sups) == 0 {
+		return ds
+	}
+	return Suppressions{path: sups}.Apply(ds)
+}
+
+// Suppress applies the suppression comments of c's files, as its Facts
+// hold them, to ds, every diagnostic of c's files (see
+// Suppressions.Apply): the one place the comments of a collection are
+// applied, whatever asks. ds is returned as it is when no file of c has a
+// comment.
+func (c *Collection) Suppress(ds []Diagnostic) []Diagnostic {
+	var s Suppressions
+	for p, f := range c.Facts {
+		if f != nil && len(f.Suppressions) > 0 {
+			if s == nil {
+				s = Suppressions{}
+			}
+			s[p] = f.Suppressions
+		}
+	}
+	if s == nil {
+		return ds
 	}
 	return s.Apply(ds)
 }

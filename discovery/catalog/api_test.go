@@ -238,3 +238,44 @@ func concurrentMatchesFresh(t *testing.T, seed uint64) {
 		}
 	}
 }
+
+// TestSuppressionsApplyInTheView checks that a View applies the
+// suppression comments of its files in every answer (all diagnostics,
+// those of a collection, those under a path), that a comment covering
+// nothing is reported, and that editing a comment away brings the
+// diagnostic back.
+func TestSuppressionsApplyInTheView(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(12, 12)), home: filepath.Join(base, "home")}
+	dir := filepath.Join(tr.root(1), "c")
+	tr.write(filepath.Join(dir, "pyproject.toml"), "[project]\nname = \"c\"\nversion = \"1.0.0\"\ndescription = \"d\"\n")
+	agent := filepath.Join(dir, "agents", "a.md")
+	write := func(comment string) {
+		tr.write(agent, "---\nmeta:\n  name: a\n  description: d\nbogus: 1"+comment+"\nmodel: x  # amplidex: ignore[ref/]\n---\n")
+	}
+	write("  # amplidex: ignore[schema/unknown-key]")
+	cat := catalog.New(catalog.Options{Home: tr.home})
+	st, _ := cat.AddProject("")
+	v, _ := st.View("")
+	codes := func(ds []discovery.Diagnostic) []string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Code)
+		}
+		return out
+	}
+	want := []string{discovery.CodeSuppressUnused}
+	col := v.Set.Lookup("c")
+	for name, ds := range map[string][]discovery.Diagnostic{"Diagnostics": v.Diagnostics(),
+		"CollectionDiagnostics": v.CollectionDiagnostics(col), "DiagnosticsUnder": v.DiagnosticsUnder(agent)} {
+		if got := codes(ds); !slices.Equal(got, want) {
+			t.Errorf("%s = %v, want %v (the unknown key suppressed, the comment on model unused)", name, got, want)
+		}
+	}
+	write("")
+	st, _ = cat.Update(catalog.Change{Root: tr.root(1), Dir: dir})
+	v, _ = st.View("")
+	if got := codes(v.DiagnosticsUnder(agent)); !slices.Equal(got, []string{discovery.CodeUnknownKey, discovery.CodeSuppressUnused}) {
+		t.Fatalf("with the comment gone: %v", got)
+	}
+}

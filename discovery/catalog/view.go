@@ -397,15 +397,23 @@ func (v *View) DiagnosticsUnder(path string) []discovery.Diagnostic {
 		}
 	}
 	for _, col := range v.Set.Around(path) {
-		keep(col.OwnDiagnostics())
-		keep(v.cross.Value(col.Dir))
-		keep(v.Set.ShadowDiagnostics(col))
+		keep(v.collectionDiagnostics(col))
 	}
 	for _, lf := range v.locks {
 		keep(lf.diags)
 	}
 	discovery.SortDiagnostics(out)
 	return out
+}
+
+// collectionDiagnostics returns every diagnostic about col's files (its
+// own, its cross-references and its shadowing) with the suppression
+// comments of its files applied, in no promised order.
+func (v *View) collectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
+	out := col.OwnDiagnostics()
+	out = append(out, v.cross.Value(col.Dir)...)
+	out = append(out, v.Set.ShadowDiagnostics(col)...)
+	return col.Suppress(out)
 }
 
 // under reports whether p is dir or lies below it.
@@ -417,11 +425,10 @@ func under(p, dir string) bool {
 }
 
 // CollectionDiagnostics returns every diagnostic about col's files: its
-// own, its cross-references and its shadowing, sorted.
+// own, its cross-references and its shadowing, with the suppression
+// comments of its files applied, sorted.
 func (v *View) CollectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
-	out := col.OwnDiagnostics()
-	out = append(out, v.cross.Value(col.Dir)...)
-	out = append(out, v.Set.ShadowDiagnostics(col)...)
+	out := v.collectionDiagnostics(col)
 	discovery.SortDiagnostics(out)
 	return out
 }
@@ -448,15 +455,14 @@ func (v *View) LockFiles() []string {
 }
 
 // Diagnostics returns every diagnostic of the View, sorted: each
-// collection's own, cross-references, shadowing and lock files. The slice
+// collection's own, cross-references, shadowing and lock files, with the
+// suppression comments of the files applied. The slice
 // is built once per View and shared: do not modify it.
 func (v *View) Diagnostics() []discovery.Diagnostic {
 	v.diagOnce.Do(func() {
 		var out []discovery.Diagnostic
 		for _, col := range v.Set.Collections() {
-			out = append(out, col.OwnDiagnostics()...)
-			out = append(out, v.cross.Value(col.Dir)...)
-			out = append(out, v.Set.ShadowDiagnostics(col)...)
+			out = append(out, v.collectionDiagnostics(col)...)
 		}
 		for _, lf := range v.locks {
 			out = append(out, lf.diags...)

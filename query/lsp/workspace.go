@@ -553,6 +553,9 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery
 			out[i].Path = path
 		}
 	}
+	// The suppression comments of the buffer as it is, unsaved: the rule
+	// every View applies to the files on disk (Collection.Suppress).
+	out = discovery.SuppressFile(path, text, out)
 	discovery.SortDiagnostics(out)
 	return out
 }

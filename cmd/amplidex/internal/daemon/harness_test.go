@@ -416,8 +416,13 @@ func profileText(r *rand.Rand, i int) string {
 	if ext != "" && r.IntN(2) == 0 {
 		session = ""
 	}
-	if r.IntN(10) == 0 {
+	switch r.IntN(10) {
+	case 0:
 		session += "  bogus: 1\n" // a schema error
+	case 1:
+		session += "  bogus: 1  # amplidex: ignore[schema/unknown-key]\n" // suppressed
+	case 2:
+		session += "# amplidex: ignore-file[ref/]\n" // suppresses what references it holds, or nothing
 	}
 	return fmt.Sprintf("---\nprofile:\n  name: p%d\n  version: 1.0.0\n  description: x\n%s%s%s---\nSee @c%d:context/k%d.md\n",
 		i, ext, session, agents, r.IntN(6), r.IntN(2))
