@@ -20,7 +20,23 @@ type Common struct {
 	// NoSync answers from what is indexed already, without waiting for
 	// changes made before the question (read-your-writes).
 	NoSync bool `json:"no_sync,omitempty"`
+	// Roots, when set, are the client's own roots: the daemon answers
+	// over them, not over its own configuration's, so that clients with
+	// other roots (another AMPLIDEX_BUNDLED, another configuration) each
+	// get their own answer from one daemon.
+	Roots *Roots `json:"roots,omitempty"`
 }
+
+// Roots are a client's user and bundled roots: its home directory, whose
+// .amplifier/collections is the user root ("" for none), and its bundled
+// roots, lowest precedence.
+type Roots struct {
+	Home    string   `json:"home,omitempty"`
+	Bundled []string `json:"bundled,omitempty"`
+}
+
+// MaxBundledRoots bounds the bundled roots a client may name.
+const MaxBundledRoots = 32
 
 // Scope returns the Common parameters of any params type that embeds
 // Common.

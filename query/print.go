@@ -457,7 +457,14 @@ func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
 		}
 	}
 	for _, p := range st.Projects {
-		fmt.Fprintf(tw, "project\t%s\tlast used %s\n", Clean(p.Dir), p.LastUsed.Local().Format(time.RFC3339))
+		dir := Clean(p.Dir)
+		if p.Roots != nil {
+			if dir == "" {
+				dir = "(no project)"
+			}
+			dir += " with the client's roots (home " + Clean(p.Roots.Home) + ", bundled " + Clean(strings.Join(p.Roots.Bundled, string(filepath.ListSeparator))) + ")"
+		}
+		fmt.Fprintf(tw, "project\t%s\tlast used %s\n", dir, p.LastUsed.Local().Format(time.RFC3339))
 	}
 	for _, b := range st.Bundles {
 		fmt.Fprintf(tw, "bundle\t%s\t%s\t%s", b.State, Clean(b.Manifest), b.Key)

@@ -240,6 +240,9 @@ type ProjectStatus struct {
 	// LastUsed is when a question last named it (its registration, for a
 	// project remembered from an earlier run that nobody asked about since).
 	LastUsed time.Time `json:"last_used"`
+	// Roots are set for a View of a client's own roots, which differ from
+	// the daemon's configuration (see Common.Roots).
+	Roots *Roots `json:"roots,omitempty"`
 }
 
 // Mode is how a daemon was started.

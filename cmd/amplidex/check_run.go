@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
@@ -64,11 +63,6 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 			return exitf(exitUsage, "check: %v", err)
 		}
 	}
-	// Every file read on the way is looked at once more, while its bytes
-	// are at hand, for suppression comments.
-	sups := &suppressionLog{s: discovery.Suppressions{}}
-	ws.onRead = sups.add
-
 	var res checkResult
 	if len(opts.paths) == 0 {
 		v, cat := ws.view()
@@ -79,12 +73,13 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		res.collections = v.Set.Len()
 		res.all = true
 	} else {
-		res, err = a.checkPaths(ws, opts.paths, opts.ignoreUnknown, sups)
+		res, err = a.checkPaths(ws, opts.paths, opts.ignoreUnknown)
 		if err != nil {
 			return err
 		}
 	}
-	diags := sups.apply(res)
+	// Suppression comments apply in the View, as in every other answer.
+	diags := res.diags
 	if diags, err = sel.filter(ctx, diags); err != nil {
 		return err
 	}
@@ -143,39 +138,6 @@ type checkResult struct {
 	all         bool
 }
 
-// suppressionLog gathers the suppression comments of the files a check
-// reads; the loader reads on several goroutines.
-type suppressionLog struct {
-	mu sync.Mutex // guards s
-	s  discovery.Suppressions
-}
-
-func (l *suppressionLog) add(path string, src []byte) {
-	sups := discovery.ParseSuppressions(path, src)
-	if len(sups) == 0 {
-		return
-	}
-	l.mu.Lock()
-	l.s[path] = sups
-	l.mu.Unlock()
-}
-
-// apply suppresses what the comments of the files in scope cover.
-func (l *suppressionLog) apply(res checkResult) []discovery.Diagnostic {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.s
-	if !res.all {
-		s = discovery.Suppressions{}
-		for p, sups := range l.s {
-			if res.files[p] {
-				s[p] = sups
-			}
-		}
-	}
-	return s.Apply(res.diags)
-}
-
 // target is one part of what `check PATH…` checks: a whole collection,
 // the files of one below a directory (under) or one file (file), a lock
 // file, or a file that no collection holds.
@@ -204,7 +166,7 @@ type planner struct {
 // directory inside one, a root, a project directory or its .amplifier.
 // Cross-references resolve against the collections named first, then the
 // workspace's roots.
-func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool, sups *suppressionLog) (checkResult, error) {
+func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool) (checkResult, error) {
 	v, cat := ws.view()
 	if err := unlistedRoots(cat); err != nil {
 		return checkResult{}, err
@@ -290,7 +252,7 @@ func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool, sups
 			add(ds, nil)
 		case t.lone != "":
 			res.files[t.lone] = true
-			ds, err := checkLoneFile(ws, t.lone, sups)
+			ds, err := checkLoneFile(ws, t.lone)
 			if err != nil {
 				return checkResult{}, err
 			}
@@ -565,28 +527,30 @@ func checkLock(path string) ([]discovery.Diagnostic, error) {
 // A bundle manifest gets the checks prepare --dry-run and the language
 // server make: its schema, default_provider, the agents it includes, its
 // module sources and its mentions.
-func checkLoneFile(ws *workspace, path string, sups *suppressionLog) ([]discovery.Diagnostic, error) {
+func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
 	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
-	sups.add(path, src)
+	var ds []discovery.Diagnostic
 	base, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
 	switch {
 	case base == "pyproject.toml":
-		_, ds := discovery.ParsePyproject(path, src)
-		return ds, nil
+		_, ds = discovery.ParsePyproject(path, src)
 	case base == "bundle.md":
-		return prepare.CheckManifest(path, src, ws.schemaOptions()), nil
+		ds = prepare.CheckManifest(path, src, ws.schemaOptions())
 	case dir == "profiles":
-		return discovery.ParseDocument(path, src, discovery.DocProfile, ws.schemaOptions()).Diagnostics, nil
+		ds = discovery.ParseDocument(path, src, discovery.DocProfile, ws.schemaOptions()).Diagnostics
 	default: // agents/*.md
 		kind := discovery.DocAgent
 		if isFileAt(filepath.Join(filepath.Dir(filepath.Dir(path)), "bundle.md")) {
 			kind = discovery.DocBundleAgent
 		}
-		return discovery.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics, nil
+		ds = discovery.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics
 	}
+	// A file no collection holds has its comments applied here, by the
+	// rule a View applies to a collection's.
+	return discovery.SuppressFile(path, src, ds), nil
 }
 
 func isFileAt(p string) bool {

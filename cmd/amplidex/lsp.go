@@ -59,7 +59,9 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 	if client != nil {
 		defer client.Close()
 		a.log.Info("lsp: answering through the daemon")
-		analyzer = lsp.NewDaemonAnalyzer(client, local, a.log)
+		da := lsp.NewDaemonAnalyzer(client, local, a.log)
+		da.Roots = ws.clientRoots()
+		analyzer = da
 	}
 	srv := lsp.NewServer(analyzer, lsp.Options{Debounce: opts.debounce, Log: a.log, Version: buildVersion()})
 	err = srv.Serve(ctx, a.Stdin, a.Stdout)

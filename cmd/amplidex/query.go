@@ -130,7 +130,7 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if c != nil {
 		defer c.Close()
 		err = a.callDaemon(ctx, c, !opts.json, func(cctx context.Context) (err error) {
-			result, _, err = query.Call(cctx, c, m, params(query.Common{Project: ws.daemonProject(), NoSync: opts.noSync}))
+			result, _, err = query.Call(cctx, c, m, params(ws.common(opts.noSync)))
 			return err
 		})
 		if err != nil && !isAnswerError(err) {
@@ -152,9 +152,6 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 			}
 		}
 		return err
-	}
-	if dr, ok := any(result).(*query.DiagnosticsResult); ok && dr != nil {
-		suppressAnswer(dr)
 	}
 	r, isResolve := any(result).(*query.ResolveResult)
 	nowhere := isResolve && r != nil && !r.Found
@@ -183,31 +180,6 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		}
 	}
 	return nil
-}
-
-// suppressAnswer drops from a diagnostics answer what the suppression
-// comments of its files cover (as check does), reading each file that has
-// diagnostics once. Unused comments are check's to report: here only files
-// with diagnostics are read.
-func suppressAnswer(dr *query.DiagnosticsResult) {
-	src := newSources()
-	sups := discovery.Suppressions{}
-	for _, d := range dr.Diagnostics {
-		if _, seen := sups[d.Path]; !seen {
-			sups[d.Path] = nil
-			if b := src.read(d.Path); b != nil {
-				sups.Add(d.Path, b)
-			}
-		}
-	}
-	kept := dr.Diagnostics[:0:0]
-	for _, d := range sups.Apply(dr.Diagnostics) {
-		if d.Code != discovery.CodeSuppressUnused {
-			kept = append(kept, d)
-		}
-	}
-	dr.Diagnostics = kept
-	dr.Summary = summarize(kept)
 }
 
 // isAnswerError reports an error that is the daemon's answer (nothing
@@ -262,7 +234,7 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	defer c.Close()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, _, err := query.Call(cctx, c, query.MethodChanges, query.ChangesParams{Common: query.Common{Project: ws.daemonProject()}, Since: since})
+	res, _, err := query.Call(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.common(false), Since: since})
 	if err != nil {
 		return daemonError(err)
 	}

@@ -77,7 +77,7 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 // watchDaemon prints the updates of a daemon subscription.
 func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, paths []string, pr *watchPrinter) error {
 	ch, err := query.Subscribe(ctx, c, query.MethodSubscribe, query.SubscribeParams{
-		Common: query.Common{Project: ws.daemonProject()}, Paths: paths})
+		Common: ws.common(false), Paths: paths})
 	if err != nil {
 		return exitf(exitUnreachable, "watch: %v", err)
 	}

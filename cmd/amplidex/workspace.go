@@ -21,10 +21,6 @@ type workspace struct {
 	roots   []discovery.Root
 	cfg     *Config
 	paths   query.Paths
-	// onRead, when set, sees the bytes of every file the loader reads
-	// (check looks for suppression comments in them); it is called from
-	// several goroutines.
-	onRead func(path string, src []byte)
 }
 
 // config loads the configuration file named by --config, else the default
@@ -130,17 +126,7 @@ func errText(err error) string {
 
 // loader returns a Loader configured for the workspace.
 func (ws *workspace) loader() *discovery.Loader {
-	l := &discovery.Loader{Schema: ws.schemaOptions()}
-	if see := ws.onRead; see != nil {
-		l.ReadFile = func(p string) ([]byte, error) {
-			src, err := discovery.ReadFile(p, discovery.DefaultMaxFileSize)
-			if err == nil {
-				see(p, src)
-			}
-			return src, err
-		}
-	}
-	return l
+	return &discovery.Loader{Schema: ws.schemaOptions()}
 }
 
 // base is the directory paths in the configuration and in baselines are
@@ -151,6 +137,25 @@ func (ws *workspace) base() string {
 	}
 	wd, _ := os.Getwd()
 	return wd
+}
+
+// common returns the parameters every question to the daemon carries:
+// the project, and this client's own roots, so that the daemon answers
+// over them whatever roots its own configuration names.
+func (ws *workspace) common(noSync bool) query.Common {
+	return query.Common{Project: ws.daemonProject(), NoSync: noSync, Roots: ws.clientRoots()}
+}
+
+// clientRoots returns this client's user and bundled roots, as the
+// daemon takes them (absolute and clean).
+func (ws *workspace) clientRoots() *query.Roots {
+	r := &query.Roots{Home: ws.home}
+	for _, b := range ws.bundled {
+		if abs, err := filepath.Abs(b); err == nil {
+			r.Bundled = append(r.Bundled, abs)
+		}
+	}
+	return r
 }
 
 // catalog returns an in-process catalog of the workspace's roots.

@@ -279,3 +279,67 @@ func TestSuppressionsApplyInTheView(t *testing.T) {
 		t.Fatalf("with the comment gone: %v", got)
 	}
 }
+
+// TestScopes registers one project under the catalog's own roots and
+// under another Scope's (other bundled roots, another home) and checks
+// that each View resolves with its own roots, that a change to a root
+// reaches the Views that hold it, and that KeyScope decodes the keys.
+func TestScopes(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(13, 13)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+	b1, b2 := filepath.Join(base, "b1"), filepath.Join(base, "b2")
+	write := func(dir, name, version string) {
+		tr.write(filepath.Join(dir, "pyproject.toml"), fmt.Sprintf("[project]\nname = %q\nversion = %q\ndescription = \"d\"\n", name, version))
+	}
+	write(filepath.Join(b1, "f"), "foundation", "1.0.0")
+	write(filepath.Join(b2, "f"), "foundation", "2.0.0")
+	write(filepath.Join(tr.root(0), "mine"), "mine", "1.0.0")
+	otherHome := filepath.Join(base, "other-home")
+	write(filepath.Join(otherHome, ".amplifier", "collections", "u"), "theirs", "1.0.0")
+	cat := catalog.New(catalog.Options{Home: tr.home, Bundled: []string{b1}})
+	own := cat.ProjectKey(tr.proj)
+	scoped := cat.ScopeKey(catalog.Scope{Project: tr.proj, Home: otherHome, Bundled: []string{b2}})
+	if own == scoped || !catalog.IsScopeKey(scoped) || catalog.IsScopeKey(own) {
+		t.Fatalf("keys %q and %q", own, scoped)
+	}
+	cat.AddProject(own)
+	st, _ := cat.AddProject(scoped)
+	version := func(st *catalog.State, key string) string {
+		v, ok := st.View(key)
+		if !ok {
+			t.Fatalf("no View of %q", key)
+		}
+		if c := v.Set.Lookup("foundation"); c != nil {
+			return c.Version
+		}
+		return ""
+	}
+	if a, b := version(st, own), version(st, scoped); a != "1.0.0" || b != "2.0.0" {
+		t.Fatalf("foundation resolves to %s in the catalog's own roots and %s in the other scope's; want 1.0.0 and 2.0.0", a, b)
+	}
+	v, _ := st.View(scoped)
+	if v.Set.Lookup("theirs") == nil || v.Set.Lookup("mine") == nil {
+		t.Fatal("the other scope's View lacks its home's or its project's collection")
+	}
+	write(filepath.Join(b2, "f"), "foundation", "2.1.0")
+	st, _ = cat.Update(catalog.Change{Root: b2, Dir: filepath.Join(b2, "f")})
+	if b := version(st, scoped); b != "2.1.0" {
+		t.Fatalf("a change to the other scope's bundled root gives %s", b)
+	}
+	if got := cat.KeyScope(scoped); got.Project != tr.proj || got.Home != otherHome || !slices.Equal(got.Bundled, []string{b2}) {
+		t.Fatalf("KeyScope(%q) = %+v", scoped, got)
+	}
+	if got := cat.KeyScope(own); got.Project != tr.proj || got.Home != tr.home || !slices.Equal(got.Bundled, []string{b1}) {
+		t.Fatalf("KeyScope(%q) = %+v", own, got)
+	}
+	if home := cat.ScopeKey(catalog.Scope{Project: otherHome, Home: otherHome}); cat.KeyScope(home).Project != "" {
+		t.Fatal("the home directory of a scope is a project of it")
+	}
+	cat.Reconfigure([]string{b2}, nil)
+	if a := version(cat.State(), own); a != "2.1.0" {
+		t.Fatalf("the catalog's own roots changed, but its View resolves foundation to %s", a)
+	}
+	if len(cat.RootsOf(scoped)) != 3 {
+		t.Fatalf("RootsOf(%q) = %v", scoped, cat.RootsOf(scoped))
+	}
+}

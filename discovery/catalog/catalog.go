@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -164,31 +165,99 @@ func New(opts Options) *Catalog {
 // State returns the latest published State.
 func (c *Catalog) State() *State { return c.state.Load() }
 
-// userRoot returns the path of the user root, or "".
-func (c *Catalog) userRoot() string {
-	if c.home == "" {
-		return ""
+// ProjectKey returns the key a project directory is registered under,
+// resolved with the catalog's own home and bundled roots: the cleaned
+// directory, or "" when it is empty or its collections directory is the
+// user's (the home directory is no project). A key made by ScopeKey is
+// returned as it is.
+func (c *Catalog) ProjectKey(dir string) string {
+	if strings.Contains(dir, keySep) {
+		return dir
 	}
-	return filepath.Join(c.home, ".amplifier", "collections")
+	return projectDir(dir, c.home)
 }
 
-// ProjectKey returns the key a project directory is registered under:
-// the cleaned directory, or "" when it is empty or its collections
-// directory is the user's (the home directory is no project).
-func (c *Catalog) ProjectKey(dir string) string {
+// projectDir is the cleaned project directory, or "" when it is empty or
+// its collections directory is home's user root.
+func projectDir(dir, home string) string {
 	if dir == "" {
 		return ""
 	}
 	dir = filepath.Clean(dir)
-	if u := c.userRoot(); u != "" && filepath.Join(dir, ".amplifier", "collections") == u {
+	if home != "" && filepath.Join(dir, ".amplifier", "collections") == filepath.Join(home, ".amplifier", "collections") {
 		return ""
 	}
 	return dir
 }
 
-// rootsOf returns the roots of a project's view in precedence order.
-func rootsOf(project, home string, bundled []string) []discovery.Root {
-	return discovery.Roots(project, home, bundled)
+// Scope is what a View is resolved with when it is not the catalog's own
+// configuration: a project directory ("" for none), the home directory
+// whose user root and lock file it holds ("" for none), and the bundled
+// roots. One daemon serves clients whose roots differ (another
+// AMPLIDEX_BUNDLED, another configuration); each has the View of its own
+// Scope.
+type Scope struct {
+	Project string
+	Home    string
+	Bundled []string
+}
+
+// keySep joins the parts of a Scope's key; no path holds it.
+const keySep = "\x00"
+
+// ScopeKey returns the key a View of s is registered under, and which
+// AddProject, RemoveProject, WithArguments and State.View take: the
+// project directory, home and bundled roots joined, so that it differs
+// from every ProjectKey and from the key of every other Scope.
+func (c *Catalog) ScopeKey(s Scope) string {
+	return strings.Join(append([]string{projectDir(s.Project, s.Home), s.Home}, s.Bundled...), keySep)
+}
+
+// KeyScope returns the Scope of a key: the one ScopeKey encoded, or, for
+// a ProjectKey, the project with the catalog's own home and bundled
+// roots.
+func (c *Catalog) KeyScope(key string) Scope {
+	if s, ok := ParseScopeKey(key); ok {
+		return s
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Scope{Project: key, Home: c.home, Bundled: slices.Clone(c.bundled)}
+}
+
+// ParseScopeKey returns the Scope a key made by ScopeKey encodes, and
+// false for any other key.
+func ParseScopeKey(key string) (Scope, bool) {
+	if !IsScopeKey(key) {
+		return Scope{}, false
+	}
+	parts := strings.Split(key, keySep)
+	s := Scope{Project: parts[0], Home: parts[1]}
+	if len(parts) > 2 {
+		s.Bundled = parts[2:]
+	}
+	return s, true
+}
+
+// IsScopeKey reports whether key was made by ScopeKey: its View does not
+// follow the catalog's own bundled roots.
+func IsScopeKey(key string) bool { return strings.Contains(key, keySep) }
+
+// RootsOf returns the roots of the View of key, in precedence order.
+func (c *Catalog) RootsOf(key string) []discovery.Root {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rootsOf(key)
+}
+
+// rootsOf returns the roots of the View of key in precedence order: a
+// ProjectKey's with the catalog's own home and bundled roots, a
+// ScopeKey's with its own. c.mu is held.
+func (c *Catalog) rootsOf(key string) []discovery.Root {
+	if s, ok := ParseScopeKey(key); ok {
+		return discovery.Roots(s.Project, s.Home, s.Bundled)
+	}
+	return discovery.Roots(key, c.home, c.bundled)
 }
 
 // lockPaths returns the lock files of the roots: the project's and the
@@ -351,7 +420,7 @@ func (c *Catalog) record(b *batch) []*project {
 	var out []*project
 	for _, p := range c.projects {
 		switch {
-		case b.touches(rootsOf(p.key, c.home, c.bundled)):
+		case b.touches(c.rootsOf(p.key)):
 			if p.published {
 				out = append(out, p)
 			}
@@ -511,7 +580,7 @@ func (c *Catalog) trim() {
 // snapshot returns what a View of project is built from, as the roots
 // and lock files hold it now. c.mu is held.
 func (c *Catalog) snapshot(project string) *snapshot {
-	s := &snapshot{roots: rootsOf(project, c.home, c.bundled), locks: map[string]*lockState{}}
+	s := &snapshot{roots: c.rootsOf(project), locks: map[string]*lockState{}}
 	s.cols = make([]pmap.Map[string, entry], len(s.roots))
 	for i, r := range s.roots {
 		if rs := c.roots[r.Path]; rs != nil {
@@ -715,7 +784,7 @@ func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 	defer close(p.ready)
 	var scan []string
 	kinds := map[string]discovery.Root{}
-	roots := rootsOf(key, c.home, c.bundled)
+	roots := c.rootsOf(key)
 	for _, r := range roots {
 		rs := c.roots[r.Path]
 		if rs == nil {
@@ -769,7 +838,7 @@ func (c *Catalog) RemoveProject(dir string) (*State, *Delta) {
 	d := &Delta{Views: map[string]ViewDelta{}}
 	if p := c.projects[key]; p != nil {
 		delete(c.projects, key)
-		roots := rootsOf(key, c.home, c.bundled)
+		roots := c.rootsOf(key)
 		for _, r := range roots {
 			if rs := c.roots[r.Path]; rs != nil {
 				if rs.users--; rs.users == 0 {
@@ -836,7 +905,7 @@ func (c *Catalog) Reconfigure(bundled []string, loader *discovery.Loader) (*Stat
 	c.bundled = slices.Clone(bundled)
 	want := map[string]discovery.Root{}
 	for key := range c.projects {
-		for _, r := range rootsOf(key, c.home, c.bundled) {
+		for _, r := range c.rootsOf(key) {
 			want[r.Path] = r
 		}
 	}
@@ -866,7 +935,7 @@ func (c *Catalog) Reconfigure(bundled []string, loader *discovery.Loader) (*Stat
 		kinds[path] = rs.root
 	}
 	for key := range c.projects {
-		for _, r := range rootsOf(key, c.home, c.bundled) {
+		for _, r := range c.rootsOf(key) {
 			c.roots[r.Path].users++
 		}
 	}

@@ -17,6 +17,11 @@ import (
 // indexed. When the daemon does not answer, the in-process Workspace does;
 // that is logged once, and so is the daemon's return.
 type DaemonAnalyzer struct {
+	// Roots are the client's own roots, sent with every question so that
+	// the daemon answers over them (see query.Common.Roots); nil sends
+	// none, and the daemon answers over its configuration's.
+	Roots *query.Roots
+
 	client  *query.Client
 	local   *Workspace
 	timeout time.Duration
@@ -107,7 +112,7 @@ func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byt
 // in-process Workspace should; a request whose ctx ended gets an empty
 // answer, not the fallback's work.
 func (d *DaemonAnalyzer) ask(ctx context.Context, p query.AnalyzeParams, path string, text []byte, overlay map[string][]byte) (*query.AnalyzeResult, bool) {
-	p.Common = query.Common{Project: d.local.ProjectOf(path)}
+	p.Common = query.Common{Project: d.local.ProjectOf(path), Roots: d.Roots}
 	p.Path, p.Text = path, string(text)
 	p.UnknownKey = d.local.schema.UnknownKeySeverity
 	for q, t := range overlay {

@@ -317,18 +317,25 @@ func (d *Daemon) open() error {
 	}
 	d.ingest.w = d.w
 	var projects []string
+	var watch []discovery.Root
 	for _, p := range remembered {
-		if err := validProject(p, os.Geteuid()); err != nil {
-			d.log.Warn("project from the last run not restored", "project", p, "err", err)
+		dir, scope, scoped := p, catalog.Scope{}, false
+		if scope, scoped = catalog.ParseScopeKey(p); scoped {
+			dir = scope.Project // a client's own roots
+		}
+		if err := validProject(dir, os.Geteuid()); err != nil {
+			d.log.Warn("project from the last run not restored", "project", dir, "err", err)
 			continue
 		}
 		projects = append(projects, p)
+		if scoped {
+			watch = append(watch, discovery.Roots(scope.Project, scope.Home, scope.Bundled)...)
+		} else {
+			watch = append(watch, discovery.Roots(p, "", nil)...)
+		}
 	}
 	cfg := d.cfg.Load()
-	roots := discovery.Roots("", d.opts.Home, cfg.bundled)
-	for _, p := range projects {
-		roots = append(roots, discovery.Roots(p, "", nil)...)
-	}
+	roots := append(discovery.Roots("", d.opts.Home, cfg.bundled), watch...)
 	var werr error
 	for _, r := range roots {
 		if err := d.w.AddRoot(r.Path); err != nil && werr == nil {

@@ -303,7 +303,11 @@ func (d *Daemon) earlyResolve(next query.MethodFunc) query.MethodFunc {
 		if err != nil || !p.NoSync || validProject(p.Project, os.Geteuid()) != nil {
 			return next(ctx, raw)
 		}
-		res, ok := s.resolve(discovery.Roots(p.Project, d.opts.Home, d.cfg.Load().bundled), p.Name)
+		home, bundled := d.opts.Home, d.cfg.Load().bundled
+		if p.Roots != nil {
+			home, bundled = p.Roots.Home, p.Roots.Bundled // the client's own
+		}
+		res, ok := s.resolve(discovery.Roots(p.Project, home, bundled), p.Name)
 		if !ok {
 			return next(ctx, raw)
 		}

@@ -104,6 +104,10 @@ type harness struct {
 	dmu    sync.RWMutex
 	d      *daemon.Daemon
 	reload sync.Mutex
+	// fsmu is held for reading by the operations that write a collection
+	// in place and for writing by a rename, so that the names a renamed
+	// directory had are all known when it moves.
+	fsmu sync.RWMutex
 }
 
 // anchor is the directory name of the collection of each root that no
@@ -291,11 +295,17 @@ func (h *harness) op(r *rand.Rand, c *query.Client) {
 	dir := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5)))
 	switch n := r.IntN(100); {
 	case n < 22:
+		h.fsmu.RLock()
 		h.writeCollection(r, dir)
+		h.fsmu.RUnlock()
 	case n < 37:
+		h.fsmu.RLock()
 		h.editFile(r, dir)
+		h.fsmu.RUnlock()
 	case n < 42:
+		h.fsmu.Lock()
 		h.rename(dir, filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5))))
+		h.fsmu.Unlock()
 	case n < 46:
 		os.RemoveAll(dir)
 	case n < 50:
@@ -534,7 +544,7 @@ func (h *harness) callDegraded(c *query.Client, what string, call func(ctx conte
 // tree ever held.
 func (h *harness) query(r *rand.Rand, c *query.Client) {
 	p := h.project(r)
-	common := query.Common{Project: p, NoSync: r.IntN(4) == 0}
+	common := query.Common{Project: p, NoSync: r.IntN(4) == 0, Roots: h.clientRoots(r)}
 	switch r.IntN(4) {
 	case 0:
 		var out *query.ResolveResult
@@ -564,6 +574,21 @@ func (h *harness) query(r *rand.Rand, c *query.Client) {
 		}
 		h.checkCollections(p, cols)
 	}
+}
+
+// otherRoots are the roots of a client whose configuration differs from
+// the daemon's: the second bundled root alone.
+func (h *harness) otherRoots() *query.Roots {
+	return &query.Roots{Home: h.e.home, Bundled: []string{h.bundled[1]}}
+}
+
+// clientRoots picks the roots a question is sent with: none (the daemon's
+// own), or another client's.
+func (h *harness) clientRoots(r *rand.Rand) *query.Roots {
+	if r.IntN(4) == 0 {
+		return h.otherRoots()
+	}
+	return nil
 }
 
 // checkCollections checks an answer given during the run: every
@@ -655,12 +680,26 @@ func (h *harness) quiet(when string) {
 // compare returns how the daemon's answers for every project differ from
 // a fresh in-process scan's ("" when they agree).
 func (h *harness) compare(c *query.Client) string {
+	for _, roots := range []*query.Roots{nil, h.otherRoots()} {
+		if diff := h.compareWith(c, roots); diff != "" {
+			return diff
+		}
+	}
+	return ""
+}
+
+// compareWith is compare for the questions sent with roots (nil: the
+// daemon's own).
+func (h *harness) compareWith(c *query.Client, roots *query.Roots) string {
 	bundled := h.bundledNow()
+	if roots != nil {
+		bundled = roots.Bundled
+	}
 	for _, p := range append([]string{""}, h.projects...) {
 		cat := catalog.New(catalog.Options{Home: h.e.home, Bundled: bundled, Loader: &discovery.Loader{}})
 		st, _ := cat.AddProject(p)
 		v, _ := st.View(cat.ProjectKey(p))
-		common := query.Common{Project: p}
+		common := query.Common{Project: p, Roots: roots}
 		cases := []struct {
 			name string
 			ask  func(ctx context.Context) (any, error)
@@ -736,7 +775,7 @@ func (h *harness) compare(c *query.Client) string {
 			want, err := tc.want()
 			g, w := canonical(got, nil), canonical(want, err)
 			if g != w {
-				return fmt.Sprintf("project %q: %s: the daemon's answer (-) and a fresh scan's (+) differ:\n%s%s", p, tc.name, lineDiff(g, w), h.explain(p, v))
+				return fmt.Sprintf("project %q (roots %v): %s: the daemon's answer (-) and a fresh scan's (+) differ:\n%s%s", p, roots, tc.name, lineDiff(g, w), h.explain(p, v))
 			}
 		}
 	}
@@ -758,11 +797,24 @@ func (h *harness) explain(project string, fresh *catalog.View) string {
 			return fmt.Sprintf("\n(the daemon's View has %s (%s), which the fresh one lacks; on disk: %v)", dc.Dir, dc.Name, err)
 		}
 	}
+	rels := func(c *discovery.Collection) []string {
+		var out []string
+		for _, r := range c.Resources {
+			out = append(out, r.Rel)
+		}
+		return out
+	}
 	for _, fc := range fresh.Set.Collections() {
 		dc := v.Set.At(fc.Dir)
 		if dc == nil {
 			return fmt.Sprintf("\n(the daemon's View lacks %s)", fc.Dir)
 		}
+		if a, b := rels(dc), rels(fc); !slices.Equal(a, b) || dc.Name != fc.Name {
+			return fmt.Sprintf("\n%s: the daemon holds %s with %v (degraded %q), a fresh scan %s with %v", fc.Dir, dc.Name, a, dc.Degraded, fc.Name, b)
+		}
+	}
+	for _, fc := range fresh.Set.Collections() {
+		dc := v.Set.At(fc.Dir)
 		kept := fmt.Sprint(v.CollectionDiagnostics(dc))
 		now := append(dc.OwnDiagnostics(), v.Set.CheckCollection(dc)...)
 		now = append(now, v.Set.ShadowDiagnostics(dc)...)

@@ -362,7 +362,7 @@ func (in *ingest) wait(ctx context.Context, project string) error {
 			paths = append(paths, r.Path)
 		}
 	} else {
-		for _, r := range discovery.Roots(project, in.homeDir, nil) {
+		for _, r := range in.cat.RootsOf(project) {
 			paths = append(paths, r.Path)
 		}
 	}
@@ -473,6 +473,35 @@ func lockPaths(cat *catalog.Catalog, project string) []string {
 		return v.LockFiles()
 	}
 	return nil
+}
+
+// checkScope validates the project and the roots a client names and
+// returns the key its View is registered under: the project's own key
+// when the client sent no roots, or roots equal to the daemon's own
+// (bundled, the current configuration's); else the key of the client's
+// Scope, whose View resolves over the client's roots.
+func (in *ingest) checkScope(c query.Common, bundled []string) (string, error) {
+	key, err := in.checkProject(c.Project)
+	if err != nil || c.Roots == nil {
+		return key, err
+	}
+	r := c.Roots
+	if len(r.Bundled) > query.MaxBundledRoots {
+		return "", query.Errorf(query.CodeInvalidParams, "roots: %d bundled roots, more than the %d taken", len(r.Bundled), query.MaxBundledRoots)
+	}
+	for _, p := range append([]string{r.Home}, r.Bundled...) {
+		switch {
+		case p == "":
+		case strings.ContainsRune(p, 0):
+			return "", query.Errorf(query.CodeInvalidParams, "roots: %q holds a NUL byte", p)
+		case !filepath.IsAbs(p) || filepath.Clean(p) != p:
+			return "", query.Errorf(query.CodeInvalidParams, "roots: %q is not an absolute, clean path", p)
+		}
+	}
+	if r.Home == in.homeDir && slices.Equal(r.Bundled, bundled) {
+		return key, nil
+	}
+	return in.cat.ScopeKey(catalog.Scope{Project: c.Project, Home: r.Home, Bundled: r.Bundled}), nil
 }
 
 // checkProject validates a project directory named by a client and
@@ -618,10 +647,7 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	}
 	unlock := in.lockProject(project)
 	defer unlock()
-	for _, root := range discovery.Roots(project, "", nil) {
-		if project == "" {
-			break
-		}
+	for _, root := range in.rootsToWatch(project) {
 		if err := in.w.AddRoot(root.Path); err != nil {
 			r.err = fmt.Errorf("watch %s: %w", root.Path, err)
 			return nil, r.err
@@ -631,7 +657,7 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	// rewritten while it is read then looks changed to the next batch,
 	// and is read again.
 	stats := map[string]index.File{}
-	for _, root := range discovery.Roots(project, in.homeDir, nil) {
+	for _, root := range in.cat.RootsOf(project) {
 		if lp := discovery.LockPath(root); lp != "" {
 			stats[lp] = lockStat(lp)
 		}
@@ -654,6 +680,20 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 		in.log.Warn("registered projects not saved for the next run", "err", err)
 	}
 	return r.st, nil
+}
+
+// rootsToWatch returns the roots that registering the View of key adds to
+// the watcher: its project's, for a project of the daemon's own roots
+// (whose user and bundled roots are watched from the start), and every
+// root of a client's Scope.
+func (in *ingest) rootsToWatch(key string) []discovery.Root {
+	if catalog.IsScopeKey(key) {
+		return in.cat.RootsOf(key)
+	}
+	if key == "" {
+		return nil
+	}
+	return discovery.Roots(key, "", nil)
 }
 
 // oldest returns the registered project asked about least recently (never
@@ -695,7 +735,7 @@ func (in *ingest) forget(project string) {
 	for _, r := range in.cat.Roots() {
 		held[r.Path] = true
 	}
-	for _, root := range discovery.Roots(project, "", nil) {
+	for _, root := range in.rootsToWatch(project) {
 		if !held[root.Path] && !in.isRoot(root.Path) {
 			_ = in.w.RemoveRoot(root.Path)
 		}

@@ -57,11 +57,11 @@ func (d *Daemon) viewFor(ctx context.Context, scope query.Common) (*catalog.View
 	if err := d.waitReady(ctx); err != nil {
 		return nil, query.Clock{}, err
 	}
-	project, err := d.ingest.checkProject(scope.Project)
+	key, err := d.ingest.checkScope(scope, d.cfg.Load().bundled)
 	if err != nil {
 		return nil, query.Clock{}, err
 	}
-	v, version, err := d.ingest.view(ctx, project, scope.NoSync)
+	v, version, err := d.ingest.view(ctx, key, scope.NoSync)
 	if err != nil {
 		return nil, query.Clock{}, err
 	}
@@ -199,7 +199,13 @@ func (d *Daemon) Status() *query.Status {
 		return a.Path < b.Path
 	})
 	for p, t := range d.ingest.registered() {
-		out.Projects = append(out.Projects, query.ProjectStatus{Dir: p, LastUsed: t})
+		ps := query.ProjectStatus{Dir: p, LastUsed: t}
+		if catalog.IsScopeKey(p) {
+			// A client's other roots: the project, and those roots.
+			sc := d.cat.KeyScope(p)
+			ps.Dir, ps.Roots = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
+		}
+		out.Projects = append(out.Projects, ps)
 	}
 	sort.Slice(out.Projects, func(i, j int) bool { return out.Projects[i].Dir < out.Projects[j].Dir })
 	return out

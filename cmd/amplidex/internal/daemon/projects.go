@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/index"
 	"github.com/amplidex/amplidex/query"
 )
@@ -78,7 +80,8 @@ func (d *Daemon) prune() {
 	now := d.now()
 	for p, last := range d.ingest.registered() {
 		reason := ""
-		if _, err := os.Stat(filepath.Join(p, ".amplifier")); errors.Is(err, fs.ErrNotExist) {
+		dir := d.cat.KeyScope(p).Project
+		if _, err := os.Stat(filepath.Join(dir, ".amplifier")); dir != "" && errors.Is(err, fs.ErrNotExist) {
 			reason = "its directory is gone"
 		} else if after > 0 && now.Sub(last) > after {
 			reason = fmt.Sprintf("nobody asked about it for %s", now.Sub(last).Round(time.Minute))
@@ -102,17 +105,28 @@ func (d *Daemon) forget(ctx context.Context, p query.ForgetParams) (*query.Forge
 	if err := d.waitReady(ctx); err != nil {
 		return nil, err
 	}
-	key := d.cat.ProjectKey(p.Dir)
-	if key == "" {
+	dir := d.cat.ProjectKey(p.Dir)
+	if dir == "" {
 		return &query.ForgetResult{Dir: p.Dir}, nil // the home directory is no project
 	}
-	if _, ok := d.ingest.registered()[key]; !ok {
-		return &query.ForgetResult{Dir: key}, nil
+	// The project's View of the daemon's own roots, and those of the
+	// clients' other roots.
+	var keys []string
+	for key := range d.ingest.registered() {
+		if key == dir || catalog.IsScopeKey(key) && d.cat.KeyScope(key).Project == dir {
+			keys = append(keys, key)
+		}
 	}
-	d.log.Info("forgetting a project", "project", key, "reason", "a client asked")
-	d.ingest.forget(key)
+	if len(keys) == 0 {
+		return &query.ForgetResult{Dir: dir}, nil
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		d.log.Info("forgetting a project", "project", dir, "key", key, "reason", "a client asked")
+		d.ingest.forget(key)
+	}
 	d.saveLastUsed()
-	return &query.ForgetResult{Dir: key, Forgotten: true}, nil
+	return &query.ForgetResult{Dir: dir, Forgotten: true}, nil
 }
 
 // saveLastUsed stores when each registered project was last asked about.
