@@ -301,7 +301,8 @@ func (d *Daemon) open() error {
 		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
 		homeDir: d.opts.Home, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
-		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}}
+		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
+		intents: map[string]int{}}
 	d.ingest.drained = sync.NewCond(&d.ingest.mu)
 	// Nothing but verifyIndex touches the store or the cache until it is
 	// done: it may replace both.
@@ -632,14 +633,14 @@ func (d *Daemon) Reload(opts Options) error {
 	}
 	for _, r := range discovery.Roots("", "", old.bundled) {
 		if !keep[r.Path] {
-			_ = d.w.RemoveRoot(r.Path)
+			d.ingest.dropWatch(r.Path)
 		}
 	}
 	if rebuild {
 		old.bundles.close()
 		for _, dir := range old.bundles.watchDirs() {
 			if !keep[dir] {
-				_ = d.w.RemoveRoot(dir)
+				d.ingest.dropWatch(dir)
 			}
 		}
 		next.bundles.kickAll()
@@ -690,10 +691,10 @@ func (d *Daemon) watchAll(cfg *config, withBundles bool) error {
 		if watched[p] {
 			continue
 		}
-		err := d.watch(p)
+		err := d.ingest.addWatch(p, d.watch)
 		if err != nil {
 			for _, a := range added {
-				_ = d.w.RemoveRoot(a)
+				d.ingest.dropWatch(a)
 			}
 			return fmt.Errorf("reload: watch %s: %w", p, err)
 		}

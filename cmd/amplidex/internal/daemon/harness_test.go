@@ -608,7 +608,12 @@ func (h *harness) checkCollections(project string, cols []query.CollectionInfo) 
 	}
 	for _, a := range want {
 		if !found[a] {
-			h.fail("project %q: the answer lacks %s, which no operation touches", project, a)
+			var roots []string
+			for _, ri := range h.d.Catalog().State().Roots() {
+				roots = append(roots, fmt.Sprintf("%s: %d collections, failed %q, unlisted %v, degraded %v", ri.Root.Path, ri.Collections, ri.Failed, ri.Unlisted, ri.Degraded))
+			}
+			h.fail("project %q: the answer lacks %s, which no operation touches (%d collections in the answer); the roots now:\n%s",
+				project, a, len(cols), strings.Join(roots, "\n"))
 		}
 	}
 }

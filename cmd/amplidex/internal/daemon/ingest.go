@@ -65,8 +65,12 @@ type ingest struct {
 	// when each is tried again.
 	retries map[catalog.Change]*retry
 	// lifecycles holds, by project, the lock that its registration and
-	// its forgetting take (see lockProject).
+	// its forgetting take (see lockProject); rootLocks, by root, the lock
+	// that adding and removing its watch take (see addWatch); intents, by
+	// root, the registrations about to hold it.
 	lifecycles map[string]*lifecycle
+	rootLocks  map[string]*lifecycle
+	intents    map[string]int
 }
 
 // lifecycle serialises the registration and the forgetting of one
@@ -82,11 +86,18 @@ type lifecycle struct {
 // function that releases it. It waits without holding in.mu; no caller
 // holds another project's lifecycle lock meanwhile.
 func (in *ingest) lockProject(project string) (unlock func()) {
+	return in.lockIn(in.lifecycles, project)
+}
+
+// lockIn takes the lock of key in locks (made when missing, dropped when
+// nobody holds or waits for it; locks is guarded by in.mu) and returns
+// the function that releases it. It waits without holding in.mu.
+func (in *ingest) lockIn(locks map[string]*lifecycle, key string) (unlock func()) {
 	in.mu.Lock()
-	l := in.lifecycles[project]
+	l := locks[key]
 	if l == nil {
 		l = &lifecycle{}
-		in.lifecycles[project] = l
+		locks[key] = l
 	}
 	l.users++
 	in.mu.Unlock()
@@ -95,10 +106,59 @@ func (in *ingest) lockProject(project string) (unlock func()) {
 		l.mu.Unlock()
 		in.mu.Lock()
 		if l.users--; l.users == 0 {
-			delete(in.lifecycles, project)
+			delete(locks, key)
 		}
 		in.mu.Unlock()
 	}
+}
+
+// intend records that a registration is about to hold roots, so that no
+// forget or reload removes their watches meanwhile, and returns the
+// function that ends that once the catalog holds them (or the
+// registration failed).
+func (in *ingest) intend(roots []discovery.Root) (done func()) {
+	in.mu.Lock()
+	for _, r := range roots {
+		in.intents[r.Path]++
+	}
+	in.mu.Unlock()
+	return func() {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		for _, r := range roots {
+			if in.intents[r.Path]--; in.intents[r.Path] <= 0 {
+				delete(in.intents, r.Path)
+			}
+		}
+	}
+}
+
+// addWatch watches a root, under its lock: a removal of its watch that a
+// forget or a reload decided before cannot come after.
+func (in *ingest) addWatch(path string, add func(string) error) error {
+	unlock := in.lockIn(in.rootLocks, path)
+	defer unlock()
+	return add(path)
+}
+
+// dropWatch stops watching a root, under its lock, unless a View holds
+// it, a registration is about to, or the daemon needs it for something
+// else (a manifest's directory).
+func (in *ingest) dropWatch(path string) {
+	unlock := in.lockIn(in.rootLocks, path)
+	defer unlock()
+	for _, r := range in.cat.Roots() {
+		if r.Path == path {
+			return
+		}
+	}
+	in.mu.Lock()
+	intended := in.intents[path] > 0
+	in.mu.Unlock()
+	if intended || in.isRoot(path) {
+		return
+	}
+	_ = in.w.RemoveRoot(path)
 }
 
 // retry is a read that failed, tried again after delay; pending is set
@@ -647,8 +707,10 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	}
 	unlock := in.lockProject(project)
 	defer unlock()
-	for _, root := range in.rootsToWatch(project) {
-		if err := in.w.AddRoot(root.Path); err != nil {
+	watch := in.rootsToWatch(project)
+	defer in.intend(watch)()
+	for _, root := range watch {
+		if err := in.addWatch(root.Path, in.w.AddRoot); err != nil {
 			r.err = fmt.Errorf("watch %s: %w", root.Path, err)
 			return nil, r.err
 		}
@@ -731,14 +793,8 @@ func (in *ingest) forget(project string) {
 	delete(in.projects, project)
 	in.mu.Unlock()
 	in.applied(in.cat.RemoveProject(project))
-	held := map[string]bool{}
-	for _, r := range in.cat.Roots() {
-		held[r.Path] = true
-	}
 	for _, root := range in.rootsToWatch(project) {
-		if !held[root.Path] && !in.isRoot(root.Path) {
-			_ = in.w.RemoveRoot(root.Path)
-		}
+		in.dropWatch(root.Path)
 	}
 	in.mu.Lock()
 	for lp := range in.locks {
