@@ -88,12 +88,12 @@ type CodeInfo struct {
 // description and what to do about it, in the order the README shows them.
 var Codes = []CodeInfo{
 	{CodeMissingPyproject, SeverityError, "a directory with resource directories has no pyproject.toml (`Missing pyproject.toml`): not a collection", "Add a pyproject.toml with a [project] table (name, version, description) to the directory, or move the resource directories out of the root."},
-	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML", "Fix the TOML syntax at the position shown; until then the collection is skipped."},
+	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML", "Fix the TOML syntax at the position shown; until then the collection is skipped: it resolves nowhere."},
 	{CodeMissingField, SeverityError, "[project] lacks name, version or description (`Required field missing: …`)", "Add the field to [project]: name, version and description are required."},
 	{CodeInvalidVersion, SeverityError, "[project] version is not X.Y.Z semver (`Invalid version format`)", "Write the version as three numbers, X.Y.Z, such as 1.0.0."},
 	{CodeInvalidName, SeverityError, "[project] name is not lowercase letters, digits and single hyphens", "Use lowercase letters, digits and single hyphens, such as my-collection."},
 	{CodeMetadataType, SeverityError, "a pyproject field has the wrong type (urls, author, capabilities, requires)", "Give the field the type the format documents: urls a table of strings, author a string, capabilities a list of strings, requires a table of constraints."},
-	{CodeInvalidConstraint, SeverityError, "a requires constraint is not a valid version range", "Write the constraint as ^1.2.3, ~1.2.3, >=1.0,<2.0 or ==1.5.0; until then the collection is skipped."},
+	{CodeInvalidConstraint, SeverityError, "a requires constraint is not a valid version range", "Write the constraint as ^1.2.3, ~1.2.3, >=1.0,<2.0 or ==1.5.0; until then that requirement is not checked."},
 	{CodeMetadataUnknownKey, SeverityInfo, "[tool.amplifier.collection] has a key the format does not document", "Remove the key or check its spelling; amplidex reports it for information only."},
 
 	{CodeFrontMatterMissing, SeverityError, "a profile, agent or bundle does not open with a `---` front matter block", "Open the file with a --- line, the YAML front matter, and a closing --- line."},

@@ -52,6 +52,47 @@ func isCollectionExtraKey(key string) bool {
 // collectionKeys are the documented keys of [tool.amplifier.collection].
 var collectionKeys = [...]string{"author", "capabilities", "requires"}
 
+// Usable reports whether a collection whose pyproject.toml has the Facts
+// f can be used: resolved by its name and checked. Only what keeps the
+// directory from naming a collection makes it unusable: the file could not
+// be read, is not TOML, or has no [project] name (none, an empty one, one
+// that is not a string, or a [project] that is not a table). Whatever
+// else the file gets wrong (the version, the description, the form of the
+// name, urls, author, capabilities, requires and its constraints) is one
+// diagnostic on its line, and the collection is used as usual, so that
+// one mistake does not turn every reference into the collection into an
+// error of its own. f may be brief.
+func Usable(f *Facts) bool {
+	return f != nil && f.Metadata != nil && f.Metadata.Name != ""
+}
+
+// PyprojectProblem says why a collection whose pyproject.toml has the
+// full Facts f cannot be used (see Usable), in the words of the
+// diagnostic that says it; "" when it can be.
+func PyprojectProblem(f *Facts) string {
+	if Usable(f) {
+		return ""
+	}
+	if f == nil {
+		return "cannot read pyproject.toml"
+	}
+	first := ""
+	for _, d := range f.Diagnostics {
+		if f.Metadata == nil || d.Code == CodeTOMLSyntax ||
+			d.Code == CodeMissingField && d.Message == missingFieldMessage("name") ||
+			d.Code == CodeMetadataType && (strings.HasPrefix(d.Message, wrongTypePrefix("project")) || strings.HasPrefix(d.Message, wrongTypePrefix("project.name"))) {
+			return d.Message
+		}
+		if first == "" && d.Severity == SeverityError {
+			first = d.Message
+		}
+	}
+	if first == "" {
+		first = missingFieldMessage("name")
+	}
+	return first
+}
+
 // ParsePyproject reads the metadata of a collection from the bytes of its
 // pyproject.toml; path names the file in diagnostics.
 //
@@ -252,14 +293,13 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	raw, ok := doc["project"]
 	if !ok {
 		for _, f := range [...]string{"name", "version", "description"} {
-			p.report(CodeMissingField, SeverityError, p.lines.LineRange(0), "Required field missing: %s", f)
+			p.report(CodeMissingField, SeverityError, p.lines.LineRange(0), "%s", missingFieldMessage(f))
 		}
 		return
 	}
 	project, ok := raw.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project"),
-			"project must be a table, not %s", tomlTypeName(raw))
+		p.report(CodeMetadataType, SeverityError, p.valueRange("project"), "%s", wrongTypeMessage("project", raw, "a table"))
 		return
 	}
 	p.meta.Name = p.requiredString(project, "name")
@@ -281,16 +321,15 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	if raw, ok := project["urls"]; ok {
 		urls, ok := raw.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls"),
-				"project.urls must be a table of strings, not %s", tomlTypeName(raw))
+			p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls"), "%s", wrongTypeMessage("project.urls", raw, "a table of strings"))
 			return
 		}
 		p.meta.URLs = make(map[string]string, len(urls))
 		for k, v := range urls {
 			s, ok := v.(string)
 			if !ok {
-				p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls", k),
-					"project.urls.%s must be a string, not %s", tomlKeyString(k), tomlTypeName(v))
+				p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls", k), "%s",
+					wrongTypeMessage("project.urls."+tomlKeyString(k), v, "a string"))
 				continue
 			}
 			p.meta.URLs[k] = s
@@ -303,17 +342,16 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 func (p *pyprojectParser) requiredString(project map[string]any, field string) string {
 	raw, ok := project[field]
 	if !ok {
-		p.report(CodeMissingField, SeverityError, p.tableRange("project"), "Required field missing: %s", field)
+		p.report(CodeMissingField, SeverityError, p.tableRange("project"), "%s", missingFieldMessage(field))
 		return ""
 	}
 	s, ok := raw.(string)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project", field),
-			"project.%s must be a string, not %s", field, tomlTypeName(raw))
+		p.report(CodeMetadataType, SeverityError, p.valueRange("project", field), "%s", wrongTypeMessage("project."+field, raw, "a string"))
 		return ""
 	}
 	if strings.TrimSpace(s) == "" {
-		p.report(CodeMissingField, SeverityError, p.valueRange("project", field), "Required field missing: %s", field)
+		p.report(CodeMissingField, SeverityError, p.valueRange("project", field), "%s", missingFieldMessage(field))
 		return ""
 	}
 	return s
@@ -325,8 +363,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	for i, k := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(path[:i]...),
-				"%s must be a table, not %s", strings.Join(path[:i], "."), tomlTypeName(cur))
+			p.report(CodeMetadataType, SeverityError, p.valueRange(path[:i]...), "%s", wrongTypeMessage(strings.Join(path[:i], "."), cur, "a table"))
 			return
 		}
 		if cur, ok = m[k]; !ok {
@@ -335,8 +372,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	}
 	coll, ok := cur.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(path...),
-			"tool.amplifier.collection must be a table, not %s", tomlTypeName(cur))
+		p.report(CodeMetadataType, SeverityError, p.valueRange(path...), "%s", wrongTypeMessage("tool.amplifier.collection", cur, "a table"))
 		return
 	}
 	for _, key := range p.childKeys(path, coll) {
@@ -347,8 +383,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 			if s, ok := v.(string); ok {
 				p.meta.Author = s
 			} else {
-				p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
-					"tool.amplifier.collection.author must be a string, not %s", tomlTypeName(v))
+				p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s", wrongTypeMessage("tool.amplifier.collection.author", v, "a string"))
 			}
 		case "capabilities":
 			p.checkCapabilities(at, v)
@@ -396,16 +431,16 @@ func (p *pyprojectParser) childKeys(path []string, table map[string]any) []strin
 func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 	list, ok := v.([]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
-			"tool.amplifier.collection.capabilities must be a list of strings, not %s", tomlTypeName(v))
+		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+			wrongTypeMessage("tool.amplifier.collection.capabilities", v, "a list of strings"))
 		return
 	}
 	caps := make([]string, 0, len(list))
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...),
-				"tool.amplifier.collection.capabilities[%d] must be a string, not %s", i, tomlTypeName(item))
+			p.report(CodeMetadataType, SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...), "%s",
+				wrongTypeMessage(fmt.Sprintf("tool.amplifier.collection.capabilities[%d]", i), item, "a string"))
 			continue
 		}
 		caps = append(caps, s)
@@ -416,8 +451,8 @@ func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 func (p *pyprojectParser) checkRequires(at []string, v any) {
 	table, ok := v.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
-			"tool.amplifier.collection.requires must be a table of version constraints, not %s", tomlTypeName(v))
+		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+			wrongTypeMessage("tool.amplifier.collection.requires", v, "a table of version constraints"))
 		return
 	}
 	p.meta.Requires = make([]Requirement, 0, len(table))
@@ -427,8 +462,8 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 		r := p.valueRange(entry...)
 		s, ok := raw.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, r,
-				"requires.%s must be a version constraint string, not %s", tomlKeyString(name), tomlTypeName(raw))
+			p.report(CodeMetadataType, SeverityError, r, "%s",
+				wrongTypeMessage("requires."+tomlKeyString(name), raw, "a version constraint string"))
 			continue
 		}
 		if _, err := ParseConstraint(s); err != nil {
@@ -484,6 +519,19 @@ func suggestCollectionName(name string) string {
 	}
 	return fix
 }
+
+// missingFieldMessage is the message of a [project] field that is
+// missing or empty: the spec's words.
+func missingFieldMessage(field string) string { return "Required field missing: " + field }
+
+// wrongTypeMessage is the message of a pyproject value v at key whose
+// type is not want.
+func wrongTypeMessage(key string, v any, want string) string {
+	return fmt.Sprintf("%s must be %s, not %s", key, want, tomlTypeName(v))
+}
+
+// wrongTypePrefix is how wrongTypeMessage starts for key.
+func wrongTypePrefix(key string) string { return key + " must be " }
 
 // tomlTypeName names the TOML type of a decoded value, with an article.
 func tomlTypeName(v any) string {

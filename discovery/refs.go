@@ -433,6 +433,11 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 				Range: req.Range, Collection: c.Name, Message: msg})
 			continue
 		}
+		if !isPyprojectVersion(dep.Version) {
+			// The dependency's own pyproject.toml says its version is
+			// invalid; the constraint cannot be checked against it.
+			continue
+		}
 		if ok, err := con.Check(dep.Version); (err != nil || !ok) && limit.allow(CodeDepUnsatisfied, SeverityError, req.Range) {
 			out = append(out, Diagnostic{Code: CodeDepUnsatisfied, Severity: SeverityError, Path: c.Pyproject,
 				Range: req.Range, Collection: c.Name,

@@ -19,8 +19,9 @@ import (
 // a project root (project/.amplifier/collections), a user root
 // (home/.amplifier/collections) and a bundled root (bundled), and its want
 // file lists every diagnostic expected, one per line:
-// `relpath:line:col code severity`, with 1-based line and column. $DIR in a
-// file stands for the directory the tree is unpacked in. Lines of
+// `relpath:line:col code severity`, with 1-based line and column, and
+// optionally a quoted text (Go syntax) that the diagnostic's message must
+// contain. $DIR in a file stands for the directory the tree is unpacked in. Lines of
 // the archive's comment may set `max-file-size: N`, ask for
 // `symlink PATH -> TARGET` or `fifo PATH`, or say `suppress` to apply the
 // suppression comments of every file (discovery.Suppress).
@@ -37,11 +38,20 @@ func TestSetFixtures(t *testing.T) {
 			}
 			dir := t.TempDir()
 			var want []string
+			texts := map[string][]string{} // want line → texts its message must contain
 			tree := &txtar.Archive{}
 			for _, f := range ar.Files {
 				if f.Name == "want" {
 					for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
 						if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+							if key, quoted, ok := strings.Cut(l, ` "`); ok {
+								text, err := strconv.Unquote(`"` + quoted)
+								if err != nil {
+									t.Fatalf("want line %q: %v", l, err)
+								}
+								l = key
+								texts[l] = append(texts[l], text)
+							}
 							want = append(want, l)
 						}
 					}
@@ -96,10 +106,20 @@ func TestSetFixtures(t *testing.T) {
 				ds = discovery.Suppress(slices.Clone(ds), sources)
 			}
 			var got []string
+			msgs := map[string][]string{}
 			for _, d := range ds {
 				rel, _ := filepath.Rel(dir, d.Path)
-				got = append(got, fmt.Sprintf("%s:%d:%d %s %s", filepath.ToSlash(rel),
-					d.Range.Start.Line+1, d.Range.Start.Character+1, d.Code, d.Severity))
+				key := fmt.Sprintf("%s:%d:%d %s %s", filepath.ToSlash(rel),
+					d.Range.Start.Line+1, d.Range.Start.Character+1, d.Code, d.Severity)
+				got = append(got, key)
+				msgs[key] = append(msgs[key], strings.ReplaceAll(d.Message, dir, "$DIR"))
+			}
+			for key, want := range texts {
+				for _, text := range want {
+					if !slices.ContainsFunc(msgs[key], func(m string) bool { return strings.Contains(m, text) }) {
+						t.Errorf("%s: no message contains %q; messages: %q", key, text, msgs[key])
+					}
+				}
 			}
 			sort.Strings(got)
 			sort.Strings(want)
