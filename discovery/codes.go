@@ -40,8 +40,8 @@ const (
 	CodeMentionEscapes    = "ref/mention-escapes"
 
 	// deps/…: [tool.amplifier.collection.requires].
-	CodeDepMissing     = "deps/missing"
-	CodeDepUnsatisfied = "deps/unsatisfied"
+	CodeDepUnsatisfied  = "deps/unsatisfied"
+	CodeDepNotInstalled = "deps/not-installed"
 
 	// layout/…: where files and directories are.
 	CodeNestedNameMismatch = "layout/nested-name-mismatch"
@@ -118,7 +118,6 @@ var Codes = []CodeInfo{
 	{CodeMentionUnresolved, SeverityError, "an `@collection:path` mention does not resolve to a file", "Point the mention at an existing file of a collection that resolves; the message says why it does not."},
 	{CodeMentionEscapes, SeverityError, "an `@collection:path` mention leaves its collection (`..`)", "Keep the path inside the collection; remove the '..'."},
 
-	{CodeDepMissing, SeverityError, "a required collection resolves nowhere", "Install the required collection in a root, or remove the requirement; the message says when a collection of that name is skipped and why."},
 	{CodeDepUnsatisfied, SeverityError, "a required collection resolves, but its version does not meet the constraint", "Install a version that meets the constraint, or relax the constraint."},
 
 	{CodeNestedNameMismatch, SeverityWarning, "the root pyproject.toml and the package copy disagree on the name", "Make the package copy of pyproject.toml name the collection as the root one does."},
@@ -146,4 +145,6 @@ var Codes = []CodeInfo{
 	{CodeTooManyDiagnostics, SeverityError, "a file has more diagnostics of one area than are reported (the first 100); one says how many more, as severe as the worst of them", "Fix the diagnostics reported first; the rest are usually the same mistake repeated."},
 
 	{CodeSuppressUnused, SeverityInfo, "a suppression comment (`# amplidex: ignore[code]`) suppresses nothing, names no known code, or is malformed", "Remove the suppression comment, or correct the code it names."},
+
+	{CodeDepNotInstalled, SeverityWarning, "a required collection is not installed; references into it are not checked", "Provide the collection: set AMPLIDEX_BUNDLED or [roots] bundled to a directory that holds it, install it in a collections root, or pass check --with DIR; or remove the requirement. A name installed nowhere and not required stays an error at each reference."},
 }
