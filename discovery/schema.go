@@ -266,6 +266,42 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
 			"a merge (<<) in %s must name a mapping, got %s", quotePathOrTop(v.path()), describeNode(resolve(b)))
 	}
+	// claimed holds the required keys that are missing because an unknown
+	// key misspells them: that key is their one diagnostic.
+	var (
+		claimed map[string]bool
+		names   map[string]bool // every key of m, built when first needed
+	)
+	has := func(name string) bool {
+		if names == nil {
+			names = make(map[string]bool, count)
+			for i := range count {
+				var k *yaml.Node
+				if direct {
+					k = m.Content[2*i]
+				} else {
+					k = ps[i].key
+				}
+				if k = resolve(k); k.Kind == yaml.ScalarNode {
+					names[k.Value] = true
+				}
+			}
+		}
+		return names[name]
+	}
+	// misspells reports whether a key that Suggest says misspells hint
+	// stands for hint, a key the mapping needs and lacks.
+	misspells := func(hint string) bool {
+		f := s.field(hint)
+		if f == nil || claimed[hint] || has(hint) || !v.needed(f, has) {
+			return false
+		}
+		if claimed == nil {
+			claimed = map[string]bool{}
+		}
+		claimed[hint] = true
+		return true
+	}
 	var present keysSeen
 	if count > maxListedKeys {
 		present.m = make(map[string]*yaml.Node, count)
@@ -300,16 +336,15 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		case s.extra != nil:
 			v.valueAt(name, p.value, s.extra, nil, p.key)
 		default:
-			v.unknownKey(p.key, name, s)
+			v.unknownKey(p.key, name, s, misspells)
 		}
 	}
 	for _, f := range s.fields {
-		if present.get(f.name) != nil {
+		if present.get(f.name) != nil || claimed[f.name] {
 			continue
 		}
-		needed := f.required || f.rootOnly && !v.extends || f.unless != "" && present.get(f.unless) == nil
 		switch {
-		case !needed:
+		case !v.needed(f, func(name string) bool { return present.get(name) != nil }):
 		case f.code != "":
 			v.report(f.code, SeverityError, v.doc.NodeRange(at), "%s", f.message)
 		case v.path() == "":
@@ -356,18 +391,34 @@ func (ks *keysSeen) set(name string, key *yaml.Node) {
 	ks.list = append(ks.list, seenKey{name, key})
 }
 
-func (v *validator) unknownKey(key *yaml.Node, name string, s *shape) {
+// needed reports whether the mapping being checked must have the key of
+// f, has saying which keys it has.
+func (v *validator) needed(f *field, has func(string) bool) bool {
+	return f.required || f.rootOnly && !v.extends || f.unless != "" && !has(f.unless)
+}
+
+// unknownKey reports a key s does not know, with the known key it most
+// likely misspells. When misspells says that key is one the mapping needs
+// and lacks, the unknown key is the one diagnostic of both mistakes: an
+// error, whatever the severity of unknown keys, since the missing key
+// would be.
+func (v *validator) unknownKey(key *yaml.Node, name string, s *shape, misspells func(hint string) bool) {
 	path := v.path()
 	msg := "unknown key " + quoteKey(name)
 	if path != "" {
 		msg += " in " + quotePath(path)
 	}
+	sev := v.severity
 	if hint := Suggest(name, s.fieldNames()); hint != "" {
 		msg += "; did you mean " + quoteKey(hint) + "?"
+		if misspells(hint) {
+			msg += " " + quoteKey(hint) + " is required"
+			sev = SeverityError
+		}
 	} else if path != "" && v.root.field(name) != nil {
 		msg += "; " + quoteKey(name) + " is a top-level key"
 	}
-	v.report(CodeUnknownKey, v.severity, v.doc.NodeRange(key), "%s", msg)
+	v.report(CodeUnknownKey, sev, v.doc.NodeRange(key), "%s", msg)
 }
 
 // maxQuoted bounds how much of a key or value a message repeats.
