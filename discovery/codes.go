@@ -104,7 +104,7 @@ var Codes = []CodeInfo{
 	{CodeFrontMatterTooLarge, SeverityError, "the front matter is too large, too deep, or expands too many aliases", "Shorten the front matter; move long text into the body."},
 	{CodeFrontMatterEncoding, SeverityError, "the file is not valid UTF-8", "Save the file as UTF-8."},
 
-	{CodeUnknownKey, SeverityError, "a key outside the documented schema (a warning when configured so)", "Remove the key or correct its spelling (the message suggests the nearest known key); [schema] unknown_key = \"warning\" lowers it."},
+	{CodeUnknownKey, SeverityError, "a key outside the documented schema (a warning when configured so)", "Remove the key or correct its spelling (the message suggests the nearest known key); [schema] unknown_key = \"warning\" lowers it, but a near miss of a required key that is missing stays an error, its one diagnostic."},
 	{CodeRequiredKey, SeverityError, "a required key is missing", "Add the key the message names."},
 	{CodeWrongType, SeverityError, "a value has the wrong type", "Give the value the type the message names; module entries are mappings such as {module: tool-web}."},
 	{CodeInvalidValue, SeverityError, "a value has the right type but is not allowed", "Use one of the values the message lists."},

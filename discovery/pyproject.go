@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -192,7 +193,8 @@ func (p *pyprojectParser) parse() {
 func decodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, fmt.Errorf("TOML decoder failed: %v", r)
+			// The panic's own text is the decoder's, not the user's.
+			doc, err = nil, errors.New("the TOML decoder failed on this file")
 		}
 	}()
 	md, err = toml.Decode(string(src), &doc)
@@ -305,7 +307,7 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	p.meta.Name = p.requiredString(project, "name")
 	if p.meta.Name != "" {
 		if why := collectionNameProblem(p.meta.Name); why != "" {
-			msg := fmt.Sprintf("Invalid name %q: %s; use lowercase letters, digits and single hyphens", p.meta.Name, why)
+			msg := fmt.Sprintf("Invalid name format: %q %s; want lowercase letters, digits and single hyphens", p.meta.Name, why)
 			if fix := suggestCollectionName(p.meta.Name); fix != "" {
 				msg += fmt.Sprintf(", such as %q", fix)
 			}
@@ -314,7 +316,11 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	}
 	p.meta.Version = p.requiredString(project, "version")
 	if p.meta.Version != "" && !isPyprojectVersion(p.meta.Version) {
-		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "Invalid version format")
+		msg := fmt.Sprintf("Invalid version format: %q; want MAJOR.MINOR.PATCH", p.meta.Version)
+		if fix := suggestPyprojectVersion(p.meta.Version); fix != "" {
+			msg += fmt.Sprintf(", such as %q", fix)
+		}
+		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "%s", msg)
 	}
 	p.meta.Description = p.requiredString(project, "description")
 
@@ -471,7 +477,12 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 			if ce, ok := err.(*constraintError); ok {
 				why = ce.reason
 			}
-			p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint %q for %s: %s", s, name, why)
+			if rest, ok := strings.CutPrefix(why, strconv.Quote(s)+" "); ok {
+				why = rest // "latest" is not a version: said once
+				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q %s", tomlKeyString(name), s, why)
+			} else {
+				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q: %s", tomlKeyString(name), s, why)
+			}
 		}
 		p.meta.Requires = append(p.meta.Requires, Requirement{Name: name, Constraint: s, Range: r})
 	}
@@ -525,13 +536,62 @@ func suggestCollectionName(name string) string {
 func missingFieldMessage(field string) string { return "Required field missing: " + field }
 
 // wrongTypeMessage is the message of a pyproject value v at key whose
-// type is not want.
+// type is not want: its type, the value itself when it is a short scalar,
+// and the type wanted.
 func wrongTypeMessage(key string, v any, want string) string {
-	return fmt.Sprintf("%s must be %s, not %s", key, want, tomlTypeName(v))
+	got := tomlTypeName(v)
+	if text := tomlScalarText(v); text != "" {
+		got += " (" + text + ")"
+	}
+	return fmt.Sprintf("%s%s; want %s", wrongTypePrefix(key), got, want)
 }
 
 // wrongTypePrefix is how wrongTypeMessage starts for key.
-func wrongTypePrefix(key string) string { return key + " must be " }
+func wrongTypePrefix(key string) string { return "Wrong type for " + key + ": " }
+
+// tomlScalarText writes a decoded TOML scalar as TOML would, clipped; ""
+// for a table or an array.
+func tomlScalarText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return quoteValue(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		text := strconv.FormatFloat(v, 'g', -1, 64)
+		if !strings.ContainsAny(text, ".eIN") {
+			text += ".0" // 1.0, not 1: what the author wrote, and a float
+		}
+		return text
+	case bool:
+		return strconv.FormatBool(v)
+	case time.Time:
+		return v.Format(time.RFC3339)
+	}
+	return ""
+}
+
+// suggestPyprojectVersion returns the version X.Y.Z that v most likely
+// means (a leading v dropped, missing parts zero, a suffix dropped), or ""
+// when there is none.
+func suggestPyprojectVersion(v string) string {
+	core := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
+	if i := strings.IndexAny(core, "-+"); i >= 0 {
+		core = core[:i]
+	}
+	parts := strings.Split(core, ".")
+	if len(parts) > 3 {
+		return ""
+	}
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	fix := strings.Join(parts, ".")
+	if fix == v || !isPyprojectVersion(fix) {
+		return ""
+	}
+	return fix
+}
 
 // tomlTypeName names the TOML type of a decoded value, with an article.
 func tomlTypeName(v any) string {
@@ -553,7 +613,7 @@ func tomlTypeName(v any) string {
 	case map[string]any:
 		return "a table"
 	}
-	return fmt.Sprintf("a %T", v)
+	return "a value of another type"
 }
 
 // tomlKeyString writes a key as TOML would: bare when it can be, quoted

@@ -348,7 +348,7 @@ func TestUsable(t *testing.T) {
 		{"no name", "[project]\nversion = \"1.0.0\"\ndescription = \"d\"\n", "Required field missing: name"},
 		{"empty name", "[project]\nname = \" \"\nversion = \"1.0.0\"\n", "Required field missing: name"},
 		{"name not a string", "[project]\ndescription = 3\nname = 1\n", "project.name"},
-		{"project not a table", "project = \"x\"\n", "project must be"},
+		{"project not a table", "project = \"x\"\n", "Wrong type for project:"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -176,7 +176,7 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 			v.report(f.code, SeverityError, v.doc.NodeRange(n), "%s", f.message)
 			return
 		}
-		msg := fmt.Sprintf("%s must be %s, got %s", quotePath(v.path()), describeKinds(s), describeNode(r))
+		msg := fmt.Sprintf("wrong type for %s: %s; want %s", quotePath(v.path()), describeValue(r), describeKinds(s))
 		if s.hint != "" {
 			msg += " (" + s.hint + ")"
 		}
@@ -190,13 +190,16 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 	switch t {
 	case kString:
 		if len(s.enum) > 0 && !slices.Contains(s.enum, r.Value) {
-			v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "%s must be %s, got %s",
-				quotePath(v.path()), describeKinds(s), quoteValue(r.Value))
+			v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "invalid value for %s: %s; want %s",
+				quotePath(v.path()), quoteValue(r.Value), describeKinds(s))
 		}
 		if s.semver {
 			if _, err := semver.StrictNewVersion(r.Value); err != nil {
-				v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n),
-					"%s must be a semantic version X.Y.Z, got %s", quotePath(v.path()), quoteValue(r.Value))
+				msg := fmt.Sprintf("invalid version format for %s: %s; want MAJOR.MINOR.PATCH", quotePath(v.path()), quoteValue(r.Value))
+				if fix := suggestPyprojectVersion(r.Value); fix != "" {
+					msg += fmt.Sprintf(", such as %q", fix)
+				}
+				v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "%s", msg)
 			}
 		}
 	case kList:
@@ -264,7 +267,7 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 	}
 	for _, b := range bad {
 		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
-			"a merge (<<) in %s must name a mapping, got %s", quotePathOrTop(v.path()), describeNode(resolve(b)))
+			"wrong type for a merge (<<) in %s: %s; want a mapping", quotePathOrTop(v.path()), describeValue(resolve(b)))
 	}
 	// claimed holds the required keys that are missing because an unknown
 	// key misspells them: that key is their one diagnostic.
@@ -319,7 +322,7 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		if k.Kind != yaml.ScalarNode {
 			if s.extra == nil {
 				v.report(CodeWrongType, SeverityError, v.doc.NodeRange(p.key),
-					"keys of %s must be strings, got %s", quotePathOrTop(v.path()), describeNode(k))
+					"wrong type for a key of %s: %s; want a string", quotePathOrTop(v.path()), describeValue(k))
 			}
 			continue
 		}
@@ -489,6 +492,19 @@ func describeKinds(s *shape) string {
 		return parts[0]
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// describeValue says in words what n is, with its text when it is a
+// scalar: `a number (1.0)`, `a string ("x")`.
+func describeValue(n *yaml.Node) string {
+	what := describeNode(n)
+	switch t := nodeType(n); {
+	case t == kString:
+		what += " (" + quoteValue(n.Value) + ")"
+	case t&(kBool|kNumber) != 0 || t == kNull && n.Value != "":
+		what += " (" + clip(n.Value) + ")"
+	}
+	return what
 }
 
 // describeNode says in words what n is.
