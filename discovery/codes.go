@@ -85,7 +85,8 @@ type CodeInfo struct {
 }
 
 // Codes lists every diagnostic code with its default severity, a one-line
-// description and what to do about it, in the order the README shows them.
+// description and what to do about it: grouped by area as the README shows
+// them, but for codes added since, which come last.
 var Codes = []CodeInfo{
 	{CodeMissingPyproject, SeverityError, "a directory with resource directories has no pyproject.toml (`Missing pyproject.toml`): not a collection", "Add a pyproject.toml with a [project] table (name, version, description) to the directory, or move the resource directories out of the root."},
 	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML", "Fix the TOML syntax at the position shown; until then the collection is skipped: it resolves nowhere."},

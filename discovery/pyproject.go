@@ -115,12 +115,14 @@ func PyprojectProblem(f *Facts) string {
 //   - metadata/missing-field: `Required field missing: <field>` for a
 //     missing or empty [project] name, version or description, on the
 //     [project] header (line 1 without one), or on an empty value.
-//   - metadata/invalid-version: `Invalid version format` unless the version
-//     is X.Y.Z (digits only; no pre-release or build suffix).
+//   - metadata/invalid-version: `Invalid version format: "0.1"; want
+//     MAJOR.MINOR.PATCH` unless the version is X.Y.Z (digits only; no
+//     pre-release or build suffix), with the version it most likely means.
 //   - metadata/invalid-name: the name is not lowercase letters, digits and
 //     single inner hyphens; the message says what is wrong.
 //   - metadata/wrong-type: a field of [project], [project.urls] or
-//     [tool.amplifier.collection] has the wrong type.
+//     [tool.amplifier.collection] has the wrong type (`Wrong type for
+//     project.name: an integer (1); want a string`).
 //   - metadata/invalid-constraint: a requires value is not a constraint
 //     ParseConstraint accepts.
 //   - metadata/unknown-key (info): a key of [tool.amplifier.collection]
