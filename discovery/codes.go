@@ -40,8 +40,8 @@ const (
 	CodeMentionEscapes    = "ref/mention-escapes"
 
 	// deps/…: [tool.amplifier.collection.requires].
-	CodeDepMissing     = "deps/missing"
-	CodeDepUnsatisfied = "deps/unsatisfied"
+	CodeDepUnsatisfied  = "deps/unsatisfied"
+	CodeDepNotInstalled = "deps/not-installed"
 
 	// layout/…: where files and directories are.
 	CodeNestedNameMismatch = "layout/nested-name-mismatch"
@@ -85,15 +85,16 @@ type CodeInfo struct {
 }
 
 // Codes lists every diagnostic code with its default severity, a one-line
-// description and what to do about it, in the order the README shows them.
+// description and what to do about it: grouped by area as the README shows
+// them, but for codes added since, which come last.
 var Codes = []CodeInfo{
 	{CodeMissingPyproject, SeverityError, "a directory with resource directories has no pyproject.toml (`Missing pyproject.toml`): not a collection", "Add a pyproject.toml with a [project] table (name, version, description) to the directory, or move the resource directories out of the root."},
-	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML", "Fix the TOML syntax at the position shown; until then the collection is skipped."},
+	{CodeTOMLSyntax, SeverityError, "pyproject.toml is not valid TOML", "Fix the TOML syntax at the position shown; until then the collection is skipped: it resolves nowhere."},
 	{CodeMissingField, SeverityError, "[project] lacks name, version or description (`Required field missing: …`)", "Add the field to [project]: name, version and description are required."},
 	{CodeInvalidVersion, SeverityError, "[project] version is not X.Y.Z semver (`Invalid version format`)", "Write the version as three numbers, X.Y.Z, such as 1.0.0."},
 	{CodeInvalidName, SeverityError, "[project] name is not lowercase letters, digits and single hyphens", "Use lowercase letters, digits and single hyphens, such as my-collection."},
 	{CodeMetadataType, SeverityError, "a pyproject field has the wrong type (urls, author, capabilities, requires)", "Give the field the type the format documents: urls a table of strings, author a string, capabilities a list of strings, requires a table of constraints."},
-	{CodeInvalidConstraint, SeverityError, "a requires constraint is not a valid version range", "Write the constraint as ^1.2.3, ~1.2.3, >=1.0,<2.0 or ==1.5.0; until then the collection is skipped."},
+	{CodeInvalidConstraint, SeverityError, "a requires constraint is not a valid version range", "Write the constraint as ^1.2.3, ~1.2.3, >=1.0,<2.0 or ==1.5.0; until then that requirement is not checked."},
 	{CodeMetadataUnknownKey, SeverityInfo, "[tool.amplifier.collection] has a key the format does not document", "Remove the key or check its spelling; amplidex reports it for information only."},
 
 	{CodeFrontMatterMissing, SeverityError, "a profile, agent or bundle does not open with a `---` front matter block", "Open the file with a --- line, the YAML front matter, and a closing --- line."},
@@ -104,7 +105,7 @@ var Codes = []CodeInfo{
 	{CodeFrontMatterTooLarge, SeverityError, "the front matter is too large, too deep, or expands too many aliases", "Shorten the front matter; move long text into the body."},
 	{CodeFrontMatterEncoding, SeverityError, "the file is not valid UTF-8", "Save the file as UTF-8."},
 
-	{CodeUnknownKey, SeverityError, "a key outside the documented schema (a warning when configured so)", "Remove the key or correct its spelling (the message suggests the nearest known key); [schema] unknown_key = \"warning\" lowers it."},
+	{CodeUnknownKey, SeverityError, "a key outside the documented schema (a warning when configured so)", "Remove the key or correct its spelling (the message suggests the nearest known key); [schema] unknown_key = \"warning\" lowers it, but a near miss of a required key that is missing stays an error, its one diagnostic."},
 	{CodeRequiredKey, SeverityError, "a required key is missing", "Add the key the message names."},
 	{CodeWrongType, SeverityError, "a value has the wrong type", "Give the value the type the message names; module entries are mappings such as {module: tool-web}."},
 	{CodeInvalidValue, SeverityError, "a value has the right type but is not allowed", "Use one of the values the message lists."},
@@ -118,7 +119,6 @@ var Codes = []CodeInfo{
 	{CodeMentionUnresolved, SeverityError, "an `@collection:path` mention does not resolve to a file", "Point the mention at an existing file of a collection that resolves; the message says why it does not."},
 	{CodeMentionEscapes, SeverityError, "an `@collection:path` mention leaves its collection (`..`)", "Keep the path inside the collection; remove the '..'."},
 
-	{CodeDepMissing, SeverityError, "a required collection resolves nowhere", "Install the required collection in a root, or remove the requirement; the message says when a collection of that name is skipped and why."},
 	{CodeDepUnsatisfied, SeverityError, "a required collection resolves, but its version does not meet the constraint", "Install a version that meets the constraint, or relax the constraint."},
 
 	{CodeNestedNameMismatch, SeverityWarning, "the root pyproject.toml and the package copy disagree on the name", "Make the package copy of pyproject.toml name the collection as the root one does."},
@@ -146,4 +146,6 @@ var Codes = []CodeInfo{
 	{CodeTooManyDiagnostics, SeverityError, "a file has more diagnostics of one area than are reported (the first 100); one says how many more, as severe as the worst of them", "Fix the diagnostics reported first; the rest are usually the same mistake repeated."},
 
 	{CodeSuppressUnused, SeverityInfo, "a suppression comment (`# amplidex: ignore[code]`) suppresses nothing, names no known code, or is malformed", "Remove the suppression comment, or correct the code it names."},
+
+	{CodeDepNotInstalled, SeverityWarning, "a required collection is not installed; references into it are not checked", "Provide the collection: set AMPLIDEX_BUNDLED or [roots] bundled to a directory that holds it, install it in a collections root, or pass check --with DIR; or remove the requirement. A name installed nowhere and not required stays an error at each reference."},
 }

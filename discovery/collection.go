@@ -28,8 +28,12 @@ type Collection struct {
 	Pyproject string    `json:"pyproject,omitempty"`
 	Layout    Layout    `json:"layout"`
 	Metadata  *Metadata `json:"metadata,omitempty"`
-	// Valid is false when the directory cannot be used (no or invalid
-	// metadata); Problem says why.
+	// Valid is false when the directory cannot be used: it has no
+	// pyproject.toml, or one that names no collection (see Usable);
+	// Problem says why. A collection whose metadata is otherwise invalid
+	// (a bad version or constraint, a missing description) is valid here:
+	// it resolves and is checked as usual, and its pyproject.toml carries
+	// the errors.
 	Valid   bool   `json:"valid"`
 	Problem string `json:"problem,omitempty"`
 	// Degraded, when set, says why the load that made the collection is
@@ -418,20 +422,14 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 				c.Base = s2.Base
 			}
 		}
-		if f.Counts().Errors > 0 || f.Metadata == nil {
-			// Only now are the diagnostics needed, for the first error.
+		if Usable(f) {
+			c.Valid = true
+		} else {
+			// Only now are the diagnostics needed, to say why.
 			if f = c.FullFacts(shape.Pyproject); f.brief {
 				f = l.analyzeAgain(shape.Pyproject, "")
 			}
-			c.Problem = "invalid pyproject.toml"
-			for _, d := range f.Diagnostics {
-				if d.Severity == SeverityError {
-					c.Problem = d.Message
-					break
-				}
-			}
-		} else {
-			c.Valid = true
+			c.Problem = PyprojectProblem(f)
 		}
 		if shape.PackagePyproject != "" {
 			c.Diagnostics = append(c.Diagnostics, l.checkPackageCopy(c, shape)...)

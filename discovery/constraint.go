@@ -81,7 +81,10 @@ func ParseConstraint(s string) (*Constraint, error) {
 		return fail("longer than %d bytes", maxConstraintLen)
 	}
 	if strings.TrimSpace(s) == "" {
-		return fail("empty constraint")
+		return fail("empty constraint; want a range such as ^1.0.0 or >=1.0,<2.0")
+	}
+	if strings.Contains(s, "||") {
+		return fail(`"||" alternatives are not supported; want one range, such as >=1.0,<3.0`)
 	}
 	parts := strings.Split(s, ",")
 	c := &Constraint{
@@ -91,17 +94,29 @@ func ParseConstraint(s string) (*Constraint, error) {
 	for i, part := range parts {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			return fail("clause %d is empty", i+1)
+			return fail("clause %d is empty; want clauses separated by single commas, such as >=1.0,<2.0", i+1)
 		}
 		op, rest := splitConstraintOp(part)
 		if op == "" {
 			if n := len(rest) - len(strings.TrimLeft(rest, constraintOpChars)); n > 0 {
-				return fail("unknown operator %q", rest[:n])
+				bad := rest[:n]
+				if near := suggestConstraintOp(bad, strings.TrimSpace(rest[n:])); near != "" {
+					return fail("unknown operator %q; did you mean %q?", bad, near)
+				}
+				return fail("unknown operator %q; want one of ^ ~ >= > <= < == !=", bad)
 			}
 		}
 		version := strings.TrimSpace(rest)
 		if version == "" {
-			return fail("missing version after %q", op)
+			return fail("missing version after %q; want a version such as %s1.0.0", op, op)
+		}
+		if strings.ContainsAny(version, " \t") {
+			// Clauses written apart, as pip and npm allow: ">=1.0 <2.0".
+			if joined := strings.Join(strings.Fields(part), ","); joined != part {
+				if _, err := ParseConstraint(joined); err == nil {
+					return fail("clauses are separated by commas; did you mean %q?", joined)
+				}
+			}
 		}
 		full, why := normalizeConstraintVersion(version)
 		if why != "" {
@@ -120,7 +135,9 @@ func ParseConstraint(s string) (*Constraint, error) {
 		}
 		check, err := semver.NewConstraint(expr)
 		if err != nil {
-			return fail("%v", err)
+			// Not expected once the version is checked above; said in
+			// the user's terms all the same.
+			return fail("%q is not a version range the checker accepts", part)
 		}
 		c.clauses = append(c.clauses, constraintClause{op: op, version: version})
 		c.checks = append(c.checks, check)
@@ -144,6 +161,36 @@ func splitConstraintOp(clause string) (op, rest string) {
 	return "", clause
 }
 
+// suggestConstraintOp returns the operator that op, which is none,
+// most likely stands for, given the version that follows it; "" when no
+// one operator is likely.
+func suggestConstraintOp(op, version string) string {
+	switch op {
+	case "=>":
+		return ">="
+	case "=<":
+		return "<="
+	case ">>":
+		return ">"
+	case "<<":
+		return "<"
+	case "=", "===":
+		return "=="
+	case "!", "=!", "!==", "<>":
+		return "!="
+	case "~=", "~>", "=~":
+		// Python's ~= and Ruby's ~>: ~=X.Y is >=X.Y,<(X+1).0, which is
+		// ^X.Y; ~=X.Y.Z is >=X.Y.Z,<X.(Y+1).0, which is ~X.Y.Z.
+		if strings.Count(version, ".") == 1 {
+			return "^"
+		}
+		return "~"
+	case "^=", "=^":
+		return "^"
+	}
+	return ""
+}
+
 // normalizeConstraintVersion checks a version of a constraint clause and
 // returns it padded to X.Y.Z (suffixes kept), or, when it is not a
 // version, why.
@@ -154,7 +201,7 @@ func normalizeConstraintVersion(v string) (full, why string) {
 	}
 	nums := strings.Split(core, ".")
 	if len(nums) > 3 {
-		return "", "more than three numbers (want X, X.Y or X.Y.Z)"
+		return "", "more than three numbers; want X, X.Y or X.Y.Z"
 	}
 	for _, n := range nums {
 		switch {

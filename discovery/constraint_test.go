@@ -2,6 +2,7 @@ package discovery_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,26 +75,34 @@ func TestParseConstraintErrors(t *testing.T) {
 	cases := []struct {
 		in, want string
 	}{
-		{"", `invalid constraint "": empty constraint`},
-		{"   ", `invalid constraint "   ": empty constraint`},
+		{"", `invalid constraint "": empty constraint; want a range such as ^1.0.0 or >=1.0,<2.0`},
+		{"   ", `invalid constraint "   ": empty constraint; want a range such as ^1.0.0 or >=1.0,<2.0`},
 		{"latest", `invalid constraint "latest": "latest" is not a version: want X, X.Y or X.Y.Z`},
 		{"^1.x", `invalid constraint "^1.x": "1.x" is not a version: wildcards are not supported`},
 		{"*", `invalid constraint "*": "*" is not a version: wildcards are not supported`},
-		{"~=1.0", `invalid constraint "~=1.0": unknown operator "~="`},
-		{"=>1.0", `invalid constraint "=>1.0": unknown operator "=>"`},
-		{"=1.0", `invalid constraint "=1.0": unknown operator "="`},
-		{">=", `invalid constraint ">=": missing version after ">="`},
-		{">=1.0,,<2", `invalid constraint ">=1.0,,<2": clause 2 is empty`},
-		{">=1.0,", `invalid constraint ">=1.0,": clause 2 is empty`},
-		{"1.2.3.4", `invalid constraint "1.2.3.4": "1.2.3.4" is not a version: more than three numbers (want X, X.Y or X.Y.Z)`},
+		// A near operator is named: Python's ~= and Ruby's ~> as the
+		// operator of the same range.
+		{"~=1.0", `invalid constraint "~=1.0": unknown operator "~="; did you mean "^"?`},
+		{"~=1.0.2", `invalid constraint "~=1.0.2": unknown operator "~="; did you mean "~"?`},
+		{"~>1.2", `invalid constraint "~>1.2": unknown operator "~>"; did you mean "^"?`},
+		{"=>1.0", `invalid constraint "=>1.0": unknown operator "=>"; did you mean ">="?`},
+		{"=<1.0", `invalid constraint "=<1.0": unknown operator "=<"; did you mean "<="?`},
+		{"=1.0", `invalid constraint "=1.0": unknown operator "="; did you mean "=="?`},
+		{"<>1.0", `invalid constraint "<>1.0": unknown operator "<>"; did you mean "!="?`},
+		{">=<1.0", `invalid constraint ">=<1.0": unknown operator ">=<"; want one of ^ ~ >= > <= < == !=`},
+		{">=", `invalid constraint ">=": missing version after ">="; want a version such as >=1.0.0`},
+		{">=1.0,,<2", `invalid constraint ">=1.0,,<2": clause 2 is empty; want clauses separated by single commas, such as >=1.0,<2.0`},
+		{">=1.0,", `invalid constraint ">=1.0,": clause 2 is empty; want clauses separated by single commas, such as >=1.0,<2.0`},
+		{"1.2.3.4", `invalid constraint "1.2.3.4": "1.2.3.4" is not a version: more than three numbers; want X, X.Y or X.Y.Z`},
 		{"01.2.3", `invalid constraint "01.2.3": "01.2.3" is not a version: leading zero in "01"`},
 		{"v1.2.3", `invalid constraint "v1.2.3": "v1.2.3" is not a version: want X, X.Y or X.Y.Z`},
 		{"1..2", `invalid constraint "1..2": "1..2" is not a version: want X, X.Y or X.Y.Z`},
 		{"1.0.0-", `invalid constraint "1.0.0-": "1.0.0-" is not a version: bad pre-release ""`},
 		{"1.0.0-a_b", `invalid constraint "1.0.0-a_b": "1.0.0-a_b" is not a version: bad pre-release "a_b"`},
 		{"1.0.0+", `invalid constraint "1.0.0+": "1.0.0+" is not a version: bad build metadata ""`},
-		{">=1.0 <2.0", `invalid constraint ">=1.0 <2.0": "1.0 <2.0" is not a version: want X, X.Y or X.Y.Z`},
-		{"^1.0 || ^2.0", `invalid constraint "^1.0 || ^2.0": "1.0 || ^2.0" is not a version: want X, X.Y or X.Y.Z`},
+		{">=1.0 <2.0", `invalid constraint ">=1.0 <2.0": clauses are separated by commas; did you mean ">=1.0,<2.0"?`},
+		{">= 1.0 < 2.0", `invalid constraint ">= 1.0 < 2.0": "1.0 < 2.0" is not a version: want X, X.Y or X.Y.Z`},
+		{"^1.0 || ^2.0", `invalid constraint "^1.0 || ^2.0": "||" alternatives are not supported; want one range, such as >=1.0,<3.0`},
 		{"99999999999999999999.0.0", `invalid constraint "99999999999999999999.0.0": "99999999999999999999.0.0" is not a version: "99999999999999999999" is too large`},
 		{strings.Repeat("1,", 200) + "1", `longer than 256 bytes`},
 	}
@@ -159,6 +168,18 @@ func FuzzParseConstraint(f *testing.F) {
 		if err != nil {
 			if !errors.Is(err, discovery.ErrInvalidConstraint) {
 				t.Fatalf("error %v does not match ErrInvalidConstraint", err)
+			}
+			msg := err.Error()
+			if strings.ContainsAny(msg, "\n\r") {
+				t.Fatalf("error %q is not one line", msg)
+			}
+			// A whole constraint offered instead parses.
+			if _, near, ok := strings.Cut(msg, "did you mean "); ok && strings.Contains(near, ",") {
+				if q, err := strconv.Unquote(strings.TrimSuffix(near, "?")); err != nil {
+					t.Fatalf("suggestion in %q: %v", msg, err)
+				} else if _, err := discovery.ParseConstraint(q); err != nil {
+					t.Fatalf("suggestion %q of %q does not parse: %v", q, s, err)
+				}
 			}
 			return
 		}

@@ -164,16 +164,69 @@ func TestCorpusCrossReferences(t *testing.T) {
 	if !has(discovery.CodeExtendsUnresolved, "max_payne_collection/profiles/issue-aware.md", `"base"`) {
 		t.Error("payneio's bare extends: base is not reported")
 	}
-	if !has(discovery.CodeDepMissing, "ramparte__amplifier-collection-metacognition/pyproject.toml", "amplifier-core") {
-		t.Error("metacognition's amplifier-core requirement is not reported missing")
+	if !has(discovery.CodeDepNotInstalled, "ramparte__amplifier-collection-metacognition/pyproject.toml", "amplifier-core") {
+		t.Error("metacognition's amplifier-core requirement is not reported not installed")
 	}
 	if has(discovery.CodeDepUnsatisfied, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") ||
-		has(discovery.CodeDepMissing, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") {
+		has(discovery.CodeDepNotInstalled, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") {
 		t.Error("design-intelligence's foundation ^1.0.0 is reported unmet; bundled foundation 1.0.0 meets it")
 	}
 	for _, d := range diags {
 		if d.Code == discovery.CodeExtendsUnresolved && strings.Contains(d.Message, "foundation:") {
 			t.Errorf("extends into foundation does not resolve: %s", d)
 		}
+	}
+}
+
+// TestCorpusWithoutBundled checks the corpus collections without the
+// bundled root, as on a machine without foundation: each collection that
+// requires foundation gets one deps/not-installed warning at that entry,
+// and none of its references into foundation is an error; a collection
+// that extends foundation without requiring it still gets the error.
+func TestCorpusWithoutBundled(t *testing.T) {
+	dir := corpusDir(t)
+	root := discovery.Root{Kind: discovery.RootUser, Path: filepath.Join(dir, "collections")}
+	cols, err := (&discovery.Loader{}).ScanRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
+	diags := set.Check()
+	requirers := 0
+	for _, c := range set.Collections() {
+		if !c.Requires("foundation") {
+			continue
+		}
+		requirers++
+		warned := 0
+		for _, d := range diags {
+			if !strings.HasPrefix(d.Path, c.Dir+string(filepath.Separator)) {
+				continue
+			}
+			switch {
+			case d.Code == discovery.CodeDepNotInstalled && d.Path == c.Pyproject && strings.Contains(d.Message, "foundation"):
+				warned++
+				if d.Severity != discovery.SeverityWarning {
+					t.Errorf("%s: %s is not a warning", c.Name, d)
+				}
+			case strings.HasPrefix(d.Code, "ref/") && strings.Contains(d.Message, "foundation"):
+				t.Errorf("%s requires foundation, yet a reference into it is reported: %s", c.Name, d)
+			}
+		}
+		if warned != 1 {
+			t.Errorf("%s requires foundation: %d deps/not-installed warnings, want 1", c.Name, warned)
+		}
+	}
+	if requirers != 4 {
+		t.Errorf("%d collections require foundation, EXPECTED.md lists 4", requirers)
+	}
+	sb := false
+	for _, d := range diags {
+		if d.Code == discovery.CodeExtendsUnresolved && strings.Contains(d.Message, `"foundation:base"`) && strings.Contains(d.Path, "switchboard") {
+			sb = true
+		}
+	}
+	if !sb {
+		t.Error("switchboard extends foundation:base without requiring it, and is not told")
 	}
 }

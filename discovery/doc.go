@@ -35,6 +35,14 @@
 //     MaxDiagnosticsPerArea of one area for one file, in a fixed order, and
 //     then one CodeTooManyDiagnostics that counts the rest without making
 //     them.
+//   - One mistake, one diagnostic, at its root cause: a collection whose
+//     pyproject.toml names it resolves and is checked whatever else the
+//     file gets wrong (see Usable); the file carries the error, and
+//     references into the collection are not made errors of their own.
+//     Likewise a collection that another requires but that is not
+//     installed is one CodeDepNotInstalled warning at the requires entry;
+//     the requirer's references into it are not checked, so that its
+//     answer does not depend on what else is installed.
 //   - Decoded front matter keeps what its author wrote: mappings are *Map,
 //     in the author's key order, and a float is a Float (10.0 stays 10.0),
 //     in JSON and YAML alike; merged profiles keep that order too (see

@@ -195,12 +195,19 @@ func (d *Document) syntaxError(e *yamlSyntaxError) {
 		// go-yaml names the line before the one with the tab.
 		if off := tabIndent(d.Src[y.offset(line, 1):y.end]); off >= 0 {
 			start := y.offset(line, 1) + off
-			d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start, start+1), "invalid YAML: %s", e.msg)
+			d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start, start+1), "%s", tabMessage)
 			return
 		}
 	}
 	start := y.offset(line, 1)
 	end := y.lineEnd(start)
+	if off := tabIndent(d.Src[start:end]); off >= 0 {
+		// A tab in the indentation of the line YAML refuses is why,
+		// whatever YAML calls it ("found character that cannot start any
+		// token").
+		d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start+off, start+off+1), "%s", tabMessage)
+		return
+	}
 	for start < end && (d.Src[start] == ' ' || d.Src[start] == '\t') {
 		start++
 	}
@@ -213,6 +220,10 @@ func (d *Document) syntaxError(e *yamlSyntaxError) {
 	end = start + len(trimRightSpace(d.Src[start:end]))
 	d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start, end), "invalid YAML: %s", e.msg)
 }
+
+// tabMessage names the YAML error of a tab in indentation in the user's
+// terms.
+const tabMessage = "invalid YAML: a tab character indents this line; YAML indents with spaces"
 
 // tabIndent returns the offset in text of the first tab that indents a
 // line, or -1.

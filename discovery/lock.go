@@ -217,7 +217,7 @@ func (p *lockParser) parse(src []byte) *Lock {
 		return nil
 	}
 	if err := json.Unmarshal(rawColls, &l.raw); err != nil {
-		p.fail(p.valueRange("collections"), "\"collections\": %v", err)
+		p.fail(p.valueRange("collections"), "\"collections\" could not be read as an object of entries")
 		return nil
 	}
 	for k, v := range top {

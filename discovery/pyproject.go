@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -52,6 +53,47 @@ func isCollectionExtraKey(key string) bool {
 // collectionKeys are the documented keys of [tool.amplifier.collection].
 var collectionKeys = [...]string{"author", "capabilities", "requires"}
 
+// Usable reports whether a collection whose pyproject.toml has the Facts
+// f can be used: resolved by its name and checked. Only what keeps the
+// directory from naming a collection makes it unusable: the file could not
+// be read, is not TOML, or has no [project] name (none, an empty one, one
+// that is not a string, or a [project] that is not a table). Whatever
+// else the file gets wrong (the version, the description, the form of the
+// name, urls, author, capabilities, requires and its constraints) is one
+// diagnostic on its line, and the collection is used as usual, so that
+// one mistake does not turn every reference into the collection into an
+// error of its own. f may be brief.
+func Usable(f *Facts) bool {
+	return f != nil && f.Metadata != nil && f.Metadata.Name != ""
+}
+
+// PyprojectProblem says why a collection whose pyproject.toml has the
+// full Facts f cannot be used (see Usable), in the words of the
+// diagnostic that says it; "" when it can be.
+func PyprojectProblem(f *Facts) string {
+	if Usable(f) {
+		return ""
+	}
+	if f == nil {
+		return "cannot read pyproject.toml"
+	}
+	first := ""
+	for _, d := range f.Diagnostics {
+		if f.Metadata == nil || d.Code == CodeTOMLSyntax ||
+			d.Code == CodeMissingField && d.Message == missingFieldMessage("name") ||
+			d.Code == CodeMetadataType && (strings.HasPrefix(d.Message, wrongTypePrefix("project")) || strings.HasPrefix(d.Message, wrongTypePrefix("project.name"))) {
+			return d.Message
+		}
+		if first == "" && d.Severity == SeverityError {
+			first = d.Message
+		}
+	}
+	if first == "" {
+		first = missingFieldMessage("name")
+	}
+	return first
+}
+
 // ParsePyproject reads the metadata of a collection from the bytes of its
 // pyproject.toml; path names the file in diagnostics.
 //
@@ -73,12 +115,14 @@ var collectionKeys = [...]string{"author", "capabilities", "requires"}
 //   - metadata/missing-field: `Required field missing: <field>` for a
 //     missing or empty [project] name, version or description, on the
 //     [project] header (line 1 without one), or on an empty value.
-//   - metadata/invalid-version: `Invalid version format` unless the version
-//     is X.Y.Z (digits only; no pre-release or build suffix).
+//   - metadata/invalid-version: `Invalid version format: "0.1"; want
+//     MAJOR.MINOR.PATCH` unless the version is X.Y.Z (digits only; no
+//     pre-release or build suffix), with the version it most likely means.
 //   - metadata/invalid-name: the name is not lowercase letters, digits and
 //     single inner hyphens; the message says what is wrong.
 //   - metadata/wrong-type: a field of [project], [project.urls] or
-//     [tool.amplifier.collection] has the wrong type.
+//     [tool.amplifier.collection] has the wrong type (`Wrong type for
+//     project.name: an integer (1); want a string`).
 //   - metadata/invalid-constraint: a requires value is not a constraint
 //     ParseConstraint accepts.
 //   - metadata/unknown-key (info): a key of [tool.amplifier.collection]
@@ -151,7 +195,8 @@ func (p *pyprojectParser) parse() {
 func decodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, fmt.Errorf("TOML decoder failed: %v", r)
+			// The panic's own text is the decoder's, not the user's.
+			doc, err = nil, errors.New("the TOML decoder failed on this file")
 		}
 	}()
 	md, err = toml.Decode(string(src), &doc)
@@ -252,20 +297,19 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	raw, ok := doc["project"]
 	if !ok {
 		for _, f := range [...]string{"name", "version", "description"} {
-			p.report(CodeMissingField, SeverityError, p.lines.LineRange(0), "Required field missing: %s", f)
+			p.report(CodeMissingField, SeverityError, p.lines.LineRange(0), "%s", missingFieldMessage(f))
 		}
 		return
 	}
 	project, ok := raw.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project"),
-			"project must be a table, not %s", tomlTypeName(raw))
+		p.report(CodeMetadataType, SeverityError, p.valueRange("project"), "%s", wrongTypeMessage("project", raw, "a table"))
 		return
 	}
 	p.meta.Name = p.requiredString(project, "name")
 	if p.meta.Name != "" {
 		if why := collectionNameProblem(p.meta.Name); why != "" {
-			msg := fmt.Sprintf("Invalid name %q: %s; use lowercase letters, digits and single hyphens", p.meta.Name, why)
+			msg := fmt.Sprintf("Invalid name format: %q %s; want lowercase letters, digits and single hyphens", p.meta.Name, why)
 			if fix := suggestCollectionName(p.meta.Name); fix != "" {
 				msg += fmt.Sprintf(", such as %q", fix)
 			}
@@ -274,23 +318,26 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	}
 	p.meta.Version = p.requiredString(project, "version")
 	if p.meta.Version != "" && !isPyprojectVersion(p.meta.Version) {
-		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "Invalid version format")
+		msg := fmt.Sprintf("Invalid version format: %q; want MAJOR.MINOR.PATCH", p.meta.Version)
+		if fix := suggestPyprojectVersion(p.meta.Version); fix != "" {
+			msg += fmt.Sprintf(", such as %q", fix)
+		}
+		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "%s", msg)
 	}
 	p.meta.Description = p.requiredString(project, "description")
 
 	if raw, ok := project["urls"]; ok {
 		urls, ok := raw.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls"),
-				"project.urls must be a table of strings, not %s", tomlTypeName(raw))
+			p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls"), "%s", wrongTypeMessage("project.urls", raw, "a table of strings"))
 			return
 		}
 		p.meta.URLs = make(map[string]string, len(urls))
 		for k, v := range urls {
 			s, ok := v.(string)
 			if !ok {
-				p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls", k),
-					"project.urls.%s must be a string, not %s", tomlKeyString(k), tomlTypeName(v))
+				p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls", k), "%s",
+					wrongTypeMessage("project.urls."+tomlKeyString(k), v, "a string"))
 				continue
 			}
 			p.meta.URLs[k] = s
@@ -303,17 +350,16 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 func (p *pyprojectParser) requiredString(project map[string]any, field string) string {
 	raw, ok := project[field]
 	if !ok {
-		p.report(CodeMissingField, SeverityError, p.tableRange("project"), "Required field missing: %s", field)
+		p.report(CodeMissingField, SeverityError, p.tableRange("project"), "%s", missingFieldMessage(field))
 		return ""
 	}
 	s, ok := raw.(string)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project", field),
-			"project.%s must be a string, not %s", field, tomlTypeName(raw))
+		p.report(CodeMetadataType, SeverityError, p.valueRange("project", field), "%s", wrongTypeMessage("project."+field, raw, "a string"))
 		return ""
 	}
 	if strings.TrimSpace(s) == "" {
-		p.report(CodeMissingField, SeverityError, p.valueRange("project", field), "Required field missing: %s", field)
+		p.report(CodeMissingField, SeverityError, p.valueRange("project", field), "%s", missingFieldMessage(field))
 		return ""
 	}
 	return s
@@ -325,8 +371,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	for i, k := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(path[:i]...),
-				"%s must be a table, not %s", strings.Join(path[:i], "."), tomlTypeName(cur))
+			p.report(CodeMetadataType, SeverityError, p.valueRange(path[:i]...), "%s", wrongTypeMessage(strings.Join(path[:i], "."), cur, "a table"))
 			return
 		}
 		if cur, ok = m[k]; !ok {
@@ -335,8 +380,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	}
 	coll, ok := cur.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(path...),
-			"tool.amplifier.collection must be a table, not %s", tomlTypeName(cur))
+		p.report(CodeMetadataType, SeverityError, p.valueRange(path...), "%s", wrongTypeMessage("tool.amplifier.collection", cur, "a table"))
 		return
 	}
 	for _, key := range p.childKeys(path, coll) {
@@ -347,8 +391,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 			if s, ok := v.(string); ok {
 				p.meta.Author = s
 			} else {
-				p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
-					"tool.amplifier.collection.author must be a string, not %s", tomlTypeName(v))
+				p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s", wrongTypeMessage("tool.amplifier.collection.author", v, "a string"))
 			}
 		case "capabilities":
 			p.checkCapabilities(at, v)
@@ -396,16 +439,16 @@ func (p *pyprojectParser) childKeys(path []string, table map[string]any) []strin
 func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 	list, ok := v.([]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
-			"tool.amplifier.collection.capabilities must be a list of strings, not %s", tomlTypeName(v))
+		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+			wrongTypeMessage("tool.amplifier.collection.capabilities", v, "a list of strings"))
 		return
 	}
 	caps := make([]string, 0, len(list))
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...),
-				"tool.amplifier.collection.capabilities[%d] must be a string, not %s", i, tomlTypeName(item))
+			p.report(CodeMetadataType, SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...), "%s",
+				wrongTypeMessage(fmt.Sprintf("tool.amplifier.collection.capabilities[%d]", i), item, "a string"))
 			continue
 		}
 		caps = append(caps, s)
@@ -416,8 +459,8 @@ func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 func (p *pyprojectParser) checkRequires(at []string, v any) {
 	table, ok := v.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...),
-			"tool.amplifier.collection.requires must be a table of version constraints, not %s", tomlTypeName(v))
+		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+			wrongTypeMessage("tool.amplifier.collection.requires", v, "a table of version constraints"))
 		return
 	}
 	p.meta.Requires = make([]Requirement, 0, len(table))
@@ -427,8 +470,8 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 		r := p.valueRange(entry...)
 		s, ok := raw.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, r,
-				"requires.%s must be a version constraint string, not %s", tomlKeyString(name), tomlTypeName(raw))
+			p.report(CodeMetadataType, SeverityError, r, "%s",
+				wrongTypeMessage("requires."+tomlKeyString(name), raw, "a version constraint string"))
 			continue
 		}
 		if _, err := ParseConstraint(s); err != nil {
@@ -436,7 +479,12 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 			if ce, ok := err.(*constraintError); ok {
 				why = ce.reason
 			}
-			p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint %q for %s: %s", s, name, why)
+			if rest, ok := strings.CutPrefix(why, strconv.Quote(s)+" "); ok {
+				why = rest // "latest" is not a version: said once
+				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q %s", tomlKeyString(name), s, why)
+			} else {
+				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q: %s", tomlKeyString(name), s, why)
+			}
 		}
 		p.meta.Requires = append(p.meta.Requires, Requirement{Name: name, Constraint: s, Range: r})
 	}
@@ -485,6 +533,68 @@ func suggestCollectionName(name string) string {
 	return fix
 }
 
+// missingFieldMessage is the message of a [project] field that is
+// missing or empty: the spec's words.
+func missingFieldMessage(field string) string { return "Required field missing: " + field }
+
+// wrongTypeMessage is the message of a pyproject value v at key whose
+// type is not want: its type, the value itself when it is a short scalar,
+// and the type wanted.
+func wrongTypeMessage(key string, v any, want string) string {
+	got := tomlTypeName(v)
+	if text := tomlScalarText(v); text != "" {
+		got += " (" + text + ")"
+	}
+	return fmt.Sprintf("%s%s; want %s", wrongTypePrefix(key), got, want)
+}
+
+// wrongTypePrefix is how wrongTypeMessage starts for key.
+func wrongTypePrefix(key string) string { return "Wrong type for " + key + ": " }
+
+// tomlScalarText writes a decoded TOML scalar as TOML would, clipped; ""
+// for a table or an array.
+func tomlScalarText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return quoteValue(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		text := strconv.FormatFloat(v, 'g', -1, 64)
+		if !strings.ContainsAny(text, ".eIN") {
+			text += ".0" // 1.0, not 1: what the author wrote, and a float
+		}
+		return text
+	case bool:
+		return strconv.FormatBool(v)
+	case time.Time:
+		return v.Format(time.RFC3339)
+	}
+	return ""
+}
+
+// suggestPyprojectVersion returns the version X.Y.Z that v most likely
+// means (a leading v dropped, missing parts zero, a suffix dropped), or ""
+// when there is none.
+func suggestPyprojectVersion(v string) string {
+	core := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
+	if i := strings.IndexAny(core, "-+"); i >= 0 {
+		core = core[:i]
+	}
+	parts := strings.Split(core, ".")
+	if len(parts) > 3 {
+		return ""
+	}
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	fix := strings.Join(parts, ".")
+	if fix == v || !isPyprojectVersion(fix) {
+		return ""
+	}
+	return fix
+}
+
 // tomlTypeName names the TOML type of a decoded value, with an article.
 func tomlTypeName(v any) string {
 	switch v.(type) {
@@ -505,7 +615,7 @@ func tomlTypeName(v any) string {
 	case map[string]any:
 		return "a table"
 	}
-	return fmt.Sprintf("a %T", v)
+	return "a value of another type"
 }
 
 // tomlKeyString writes a key as TOML would: bare when it can be, quoted

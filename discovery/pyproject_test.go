@@ -326,3 +326,46 @@ func BenchmarkParsePyproject(b *testing.B) {
 		}
 	}
 }
+
+// TestUsable pins which pyproject.toml mistakes make a directory unusable
+// (it resolves nowhere) and which only earn their diagnostic: only what
+// keeps the file from naming the collection is fatal.
+func TestUsable(t *testing.T) {
+	const ok = ""
+	tests := []struct {
+		name, src string
+		problem   string // "" when usable, else a part of the problem
+	}{
+		{"valid", "[project]\nname = \"x\"\nversion = \"1.0.0\"\ndescription = \"d\"\n", ok},
+		{"bad version", "[project]\nname = \"x\"\nversion = \"1.0\"\ndescription = \"d\"\n", ok},
+		{"no version or description", "[project]\nname = \"x\"\n", ok},
+		{"bad name", "[project]\nname = \"My_Coll\"\nversion = \"1.0.0\"\ndescription = \"d\"\n", ok},
+		{"bad constraint", "[project]\nname = \"x\"\nversion = \"1.0.0\"\ndescription = \"d\"\n[tool.amplifier.collection.requires]\na = \"=>1.0\"\n", ok},
+		{"wrong types of optional sections", "[project]\nname = \"x\"\nurls = 3\n[tool.amplifier.collection]\nauthor = 1\ncapabilities = \"c\"\nrequires = \"r\"\n", ok},
+		{"collection table not a table", "tool = 1\n[project]\nname = \"x\"\n", ok},
+		{"not TOML", "[project\nname = \"x\"\n", "TOML"},
+		{"no project", "[tool.other]\nx = 1\n", "Required field missing: name"},
+		{"no name", "[project]\nversion = \"1.0.0\"\ndescription = \"d\"\n", "Required field missing: name"},
+		{"empty name", "[project]\nname = \" \"\nversion = \"1.0.0\"\n", "Required field missing: name"},
+		{"name not a string", "[project]\ndescription = 3\nname = 1\n", "project.name"},
+		{"project not a table", "project = \"x\"\n", "Wrong type for project:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := discovery.AnalyzeFile("pyproject.toml", []byte(tc.src), "", discovery.SchemaOptions{})
+			usable, problem := discovery.Usable(f), discovery.PyprojectProblem(f)
+			if usable != (tc.problem == ok) || (problem == "") != usable {
+				t.Fatalf("Usable = %v, PyprojectProblem = %q; want usable %v", usable, problem, tc.problem == ok)
+			}
+			if !strings.Contains(problem, tc.problem) {
+				t.Errorf("PyprojectProblem = %q, want it to say %q", problem, tc.problem)
+			}
+			if usable != discovery.Usable(f.Brief()) {
+				t.Errorf("brief Facts are judged otherwise")
+			}
+		})
+	}
+	if discovery.Usable(nil) || discovery.PyprojectProblem(nil) == "" {
+		t.Error("no Facts are usable")
+	}
+}

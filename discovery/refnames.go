@@ -29,7 +29,10 @@ const (
 // its collection references does not resolve, and AnyAgentDep when one of
 // its bare agent names does not (their messages suggest near names). When
 // none of these resolves differently, c's cross-reference diagnostics stay
-// as they are.
+// as they are. (Whether a name c requires resolves decides whether c's
+// references into it are checked at all, and whether the version of the
+// collection that does meets the constraint; both are questions about
+// names listed here, and c's own requires change only when c does.)
 func (s *Set) RefNames(c *Collection) []string {
 	seen := map[string]bool{}
 	var out []string

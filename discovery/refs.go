@@ -33,7 +33,7 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 	if qualified {
 		c = s.Lookup(collName)
 		if c == nil {
-			return ProfileRef{}, errors.New(s.unresolvedCollection(collName))
+			return ProfileRef{}, errors.New(s.unresolvedCollection(collName, from))
 		}
 	} else if c == nil {
 		return ProfileRef{}, fmt.Errorf("bare profile name %q needs a collection: write collection:%s", ref, ref)
@@ -67,19 +67,69 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 	return ProfileRef{}, errors.New(msg)
 }
 
-// unresolvedCollection says why name resolves to no collection: the
-// directories that answer to it and are skipped, and why (no
-// pyproject.toml, an invalid requires constraint, …); else the nearest
-// name that resolves.
-func (s *Set) unresolvedCollection(name string) string {
+// unresolvedCollection says why name, written in collection from (nil
+// when there is none), resolves to no collection: from requires it but it
+// is not installed; the directories that answer to it are skipped, and
+// why (no pyproject.toml, TOML that does not parse, …); else the nearest
+// name that resolves or that from requires.
+func (s *Set) unresolvedCollection(name string, from *Collection) string {
 	msg := fmt.Sprintf("collection %q does not resolve", name)
+	if from.Requires(name) {
+		msg += fmt.Sprintf(": %s requires it, but it is not installed", from.Name)
+	}
 	if why := s.skipped(name); why != "" {
 		return msg + ": " + why
 	}
-	if near := s.suggestCollection(name); near != "" {
+	if from.Requires(name) {
+		return msg
+	}
+	if near := s.suggestRequired(name, from); near != "" {
 		msg += fmt.Sprintf("; did you mean %q?", near)
 	}
 	return msg
+}
+
+// Requires reports whether c declares name in its requires; false for a
+// nil c.
+func (c *Collection) Requires(name string) bool {
+	if c == nil || c.Metadata == nil {
+		return false
+	}
+	for _, r := range c.Metadata.Requires {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// notInstalled reports whether c requires name and no collection resolves
+// under it. References of c into such a collection are not checked: one
+// CodeDepNotInstalled at the requires entry says so, instead of an error
+// per reference, so that the answer does not depend on what happens to
+// be installed beside the collection checked.
+func (s *Set) notInstalled(c *Collection, name string) bool {
+	return c.Requires(name) && s.Lookup(name) == nil
+}
+
+// suggestRequired returns the name that name most likely misspells among
+// those that resolve and those from requires, or "". Of two as near, one
+// that resolves wins.
+func (s *Set) suggestRequired(name string, from *Collection) string {
+	near := s.suggestCollection(name)
+	if from == nil || from.Metadata == nil || len(from.Metadata.Requires) == 0 {
+		return near
+	}
+	return SuggestFrom(name, func(yield func(string) bool) {
+		if near != "" && !yield(near) {
+			return
+		}
+		for _, r := range from.Metadata.Requires {
+			if !yield(r.Name) {
+				return
+			}
+		}
+	})
 }
 
 // skipped says which directory that answers to name is skipped, and why;
@@ -209,7 +259,7 @@ func (s *Set) unknownAgent(name string, from *Collection) string {
 	if coll, n, ok := strings.Cut(name, ":"); ok {
 		c := s.Lookup(coll)
 		if c == nil {
-			return fmt.Sprintf("agent %q does not resolve: %s", name, s.unresolvedCollection(coll))
+			return fmt.Sprintf("agent %q does not resolve: %s", name, s.unresolvedCollection(coll, from))
 		}
 		msg := fmt.Sprintf("agent %q does not exist: collection %s has no agents/%s.md", name, coll, n)
 		if near := suggestResource(c, KindAgent, "agents/"+n+".md"); near != "" {
@@ -235,7 +285,12 @@ func (s *Set) unknownAgent(name string, from *Collection) string {
 }
 
 // ResolveMention returns the file an @collection:path mention names.
-func (s *Set) ResolveMention(m Mention) (string, error) {
+func (s *Set) ResolveMention(m Mention) (string, error) { return s.resolveMentionFrom(m, nil) }
+
+// resolveMentionFrom is ResolveMention for a mention written in
+// collection from (nil when there is none), whose requires the message
+// of a collection that does not resolve takes into account.
+func (s *Set) resolveMentionFrom(m Mention, from *Collection) (string, error) {
 	p, c, miss := s.resolveMention(m)
 	switch miss {
 	case mentionResolves:
@@ -243,7 +298,7 @@ func (s *Set) ResolveMention(m Mention) (string, error) {
 	case mentionEscapes:
 		return "", errEscapes
 	case mentionNoCollection:
-		return "", errors.New(s.unresolvedCollection(m.Collection))
+		return "", errors.New(s.unresolvedCollection(m.Collection, from))
 	}
 	msg := fmt.Sprintf("no %s in collection %s (%s)", m.Path, c.Name, c.Base)
 	if near := suggestResource(c, "", m.Path); near != "" {
@@ -363,7 +418,7 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 			continue
 		}
 		limit = fileLimit{}
-		if f.Extends != nil {
+		if f.Extends != nil && !s.notInstalled(c, refCollection(f.Extends.Value)) {
 			ext := f.Extends
 			if _, err := s.ResolveProfile(ext.Value, c); err != nil {
 				add(CodeExtendsUnresolved, res.Path, ext.Range, func() string {
@@ -382,20 +437,21 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 			}
 		}
 		for _, a := range f.Agents {
-			if _, _, ok := s.ResolveAgent(a.Value, c); !ok {
+			if _, _, ok := s.ResolveAgent(a.Value, c); !ok && !s.notInstalled(c, refCollection(a.Value)) {
 				add(CodeAgentUnknown, res.Path, a.Range, func() string { return s.unknownAgent(a.Value, c) })
 			}
 		}
 		for _, m := range mentionsOf(c, res.Path, f) {
-			switch _, _, miss := s.resolveMention(m); miss {
-			case mentionResolves:
-			case mentionEscapes:
+			switch _, _, miss := s.resolveMention(m); {
+			case miss == mentionResolves:
+			case miss == mentionNoCollection && s.notInstalled(c, m.Collection):
+			case miss == mentionEscapes:
 				add(CodeMentionEscapes, res.Path, m.Range, func() string {
 					return fmt.Sprintf("@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)
 				})
 			default:
 				add(CodeMentionUnresolved, res.Path, m.Range, func() string {
-					_, err := s.ResolveMention(m)
+					_, err := s.resolveMentionFrom(m, c)
 					return fmt.Sprintf("@%s does not resolve: %v", m.Text(), err)
 				})
 			}
@@ -409,28 +465,28 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 }
 
 // checkRequires checks each requires entry against the collection that
-// resolves under its name.
+// resolves under its name: one that none does is not installed (a
+// warning, which says how to provide it); one that does must meet the
+// constraint.
 func (s *Set) checkRequires(c *Collection) []Diagnostic {
 	var out []Diagnostic
 	var limit fileLimit
 	for _, req := range c.Metadata.Requires {
+		dep := s.Lookup(req.Name)
+		if dep == nil {
+			if limit.allow(CodeDepNotInstalled, SeverityWarning, req.Range) {
+				out = append(out, Diagnostic{Code: CodeDepNotInstalled, Severity: SeverityWarning, Path: c.Pyproject,
+					Range: req.Range, Collection: c.Name, Message: s.notInstalledMessage(c, req)})
+			}
+			continue
+		}
 		con, err := s.constraint(req.Constraint)
 		if err != nil {
 			continue // reported with the metadata
 		}
-		dep := s.Lookup(req.Name)
-		if dep == nil {
-			if !limit.allow(CodeDepMissing, SeverityError, req.Range) {
-				continue
-			}
-			msg := fmt.Sprintf("requires %s %s, but no collection %s is installed in any root", req.Name, req.Constraint, req.Name)
-			if why := s.skipped(req.Name); why != "" {
-				msg = fmt.Sprintf("requires %s %s, but collection %s is not installed: %s", req.Name, req.Constraint, req.Name, why)
-			} else if near := s.suggestCollection(req.Name); near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
-			}
-			out = append(out, Diagnostic{Code: CodeDepMissing, Severity: SeverityError, Path: c.Pyproject,
-				Range: req.Range, Collection: c.Name, Message: msg})
+		if !isPyprojectVersion(dep.Version) {
+			// The dependency's own pyproject.toml says its version is
+			// invalid; the constraint cannot be checked against it.
 			continue
 		}
 		if ok, err := con.Check(dep.Version); (err != nil || !ok) && limit.allow(CodeDepUnsatisfied, SeverityError, req.Range) {
@@ -440,6 +496,20 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 		}
 	}
 	return append(out, limit.summaries(c.Pyproject, c.Name)...)
+}
+
+// notInstalledMessage is the message of CodeDepNotInstalled for the
+// requires entry req of c: what is not installed, why when a directory of
+// that name is skipped, the nearest name installed, and how to provide
+// it.
+func (s *Set) notInstalledMessage(c *Collection, req Requirement) string {
+	msg := fmt.Sprintf("requires %s %s, but no collection %s is installed", req.Name, req.Constraint, req.Name)
+	if why := s.skipped(req.Name); why != "" {
+		msg += ": " + why
+	} else if near := s.suggestCollection(req.Name); near != "" && !c.Requires(near) {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return msg + "; references into it are not checked until it is: set AMPLIDEX_BUNDLED or [roots] bundled to a directory that holds it, install it in a collections root, or pass check --with DIR"
 }
 
 // mergedMissing checks the effective profile of a child profile whose
@@ -536,6 +606,16 @@ func (s *Set) cycle(start ProfileRef) string {
 		ids = append(ids, p.ID())
 	}
 	return strings.Join(append(ids, start.ID()), " → ")
+}
+
+// refCollection returns the collection a reference "coll:rest" names, or
+// "" for a bare name.
+func refCollection(ref string) string {
+	coll, _, ok := strings.Cut(ref, ":")
+	if !ok {
+		return ""
+	}
+	return coll
 }
 
 // mentionsOf returns the mentions of the file at p of c, whose Facts are f:

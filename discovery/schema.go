@@ -176,7 +176,7 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 			v.report(f.code, SeverityError, v.doc.NodeRange(n), "%s", f.message)
 			return
 		}
-		msg := fmt.Sprintf("%s must be %s, got %s", quotePath(v.path()), describeKinds(s), describeNode(r))
+		msg := fmt.Sprintf("wrong type for %s: %s; want %s", quotePath(v.path()), describeValue(r), describeKinds(s))
 		if s.hint != "" {
 			msg += " (" + s.hint + ")"
 		}
@@ -190,13 +190,16 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 	switch t {
 	case kString:
 		if len(s.enum) > 0 && !slices.Contains(s.enum, r.Value) {
-			v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "%s must be %s, got %s",
-				quotePath(v.path()), describeKinds(s), quoteValue(r.Value))
+			v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "invalid value for %s: %s; want %s",
+				quotePath(v.path()), quoteValue(r.Value), describeKinds(s))
 		}
 		if s.semver {
 			if _, err := semver.StrictNewVersion(r.Value); err != nil {
-				v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n),
-					"%s must be a semantic version X.Y.Z, got %s", quotePath(v.path()), quoteValue(r.Value))
+				msg := fmt.Sprintf("invalid version format for %s: %s; want MAJOR.MINOR.PATCH", quotePath(v.path()), quoteValue(r.Value))
+				if fix := suggestPyprojectVersion(r.Value); fix != "" {
+					msg += fmt.Sprintf(", such as %q", fix)
+				}
+				v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "%s", msg)
 			}
 		}
 	case kList:
@@ -264,7 +267,43 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 	}
 	for _, b := range bad {
 		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
-			"a merge (<<) in %s must name a mapping, got %s", quotePathOrTop(v.path()), describeNode(resolve(b)))
+			"wrong type for a merge (<<) in %s: %s; want a mapping", quotePathOrTop(v.path()), describeValue(resolve(b)))
+	}
+	// claimed holds the required keys that are missing because an unknown
+	// key misspells them: that key is their one diagnostic.
+	var (
+		claimed map[string]bool
+		names   map[string]bool // every key of m, built when first needed
+	)
+	has := func(name string) bool {
+		if names == nil {
+			names = make(map[string]bool, count)
+			for i := range count {
+				var k *yaml.Node
+				if direct {
+					k = m.Content[2*i]
+				} else {
+					k = ps[i].key
+				}
+				if k = resolve(k); k.Kind == yaml.ScalarNode {
+					names[k.Value] = true
+				}
+			}
+		}
+		return names[name]
+	}
+	// misspells reports whether a key that Suggest says misspells hint
+	// stands for hint, a key the mapping needs and lacks.
+	misspells := func(hint string) bool {
+		f := s.field(hint)
+		if f == nil || claimed[hint] || has(hint) || !v.needed(f, has) {
+			return false
+		}
+		if claimed == nil {
+			claimed = map[string]bool{}
+		}
+		claimed[hint] = true
+		return true
 	}
 	var present keysSeen
 	if count > maxListedKeys {
@@ -283,7 +322,7 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		if k.Kind != yaml.ScalarNode {
 			if s.extra == nil {
 				v.report(CodeWrongType, SeverityError, v.doc.NodeRange(p.key),
-					"keys of %s must be strings, got %s", quotePathOrTop(v.path()), describeNode(k))
+					"wrong type for a key of %s: %s; want a string", quotePathOrTop(v.path()), describeValue(k))
 			}
 			continue
 		}
@@ -300,16 +339,15 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		case s.extra != nil:
 			v.valueAt(name, p.value, s.extra, nil, p.key)
 		default:
-			v.unknownKey(p.key, name, s)
+			v.unknownKey(p.key, name, s, misspells)
 		}
 	}
 	for _, f := range s.fields {
-		if present.get(f.name) != nil {
+		if present.get(f.name) != nil || claimed[f.name] {
 			continue
 		}
-		needed := f.required || f.rootOnly && !v.extends || f.unless != "" && present.get(f.unless) == nil
 		switch {
-		case !needed:
+		case !v.needed(f, func(name string) bool { return present.get(name) != nil }):
 		case f.code != "":
 			v.report(f.code, SeverityError, v.doc.NodeRange(at), "%s", f.message)
 		case v.path() == "":
@@ -356,18 +394,34 @@ func (ks *keysSeen) set(name string, key *yaml.Node) {
 	ks.list = append(ks.list, seenKey{name, key})
 }
 
-func (v *validator) unknownKey(key *yaml.Node, name string, s *shape) {
+// needed reports whether the mapping being checked must have the key of
+// f, has saying which keys it has.
+func (v *validator) needed(f *field, has func(string) bool) bool {
+	return f.required || f.rootOnly && !v.extends || f.unless != "" && !has(f.unless)
+}
+
+// unknownKey reports a key s does not know, with the known key it most
+// likely misspells. When misspells says that key is one the mapping needs
+// and lacks, the unknown key is the one diagnostic of both mistakes: an
+// error, whatever the severity of unknown keys, since the missing key
+// would be.
+func (v *validator) unknownKey(key *yaml.Node, name string, s *shape, misspells func(hint string) bool) {
 	path := v.path()
 	msg := "unknown key " + quoteKey(name)
 	if path != "" {
 		msg += " in " + quotePath(path)
 	}
+	sev := v.severity
 	if hint := Suggest(name, s.fieldNames()); hint != "" {
 		msg += "; did you mean " + quoteKey(hint) + "?"
+		if misspells(hint) {
+			msg += " " + quoteKey(hint) + " is required"
+			sev = SeverityError
+		}
 	} else if path != "" && v.root.field(name) != nil {
 		msg += "; " + quoteKey(name) + " is a top-level key"
 	}
-	v.report(CodeUnknownKey, v.severity, v.doc.NodeRange(key), "%s", msg)
+	v.report(CodeUnknownKey, sev, v.doc.NodeRange(key), "%s", msg)
 }
 
 // maxQuoted bounds how much of a key or value a message repeats.
@@ -438,6 +492,19 @@ func describeKinds(s *shape) string {
 		return parts[0]
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// describeValue says in words what n is, with its text when it is a
+// scalar: `a number (1.0)`, `a string ("x")`.
+func describeValue(n *yaml.Node) string {
+	what := describeNode(n)
+	switch t := nodeType(n); {
+	case t == kString:
+		what += " (" + quoteValue(n.Value) + ")"
+	case t&(kBool|kNumber) != 0 || t == kNull && n.Value != "":
+		what += " (" + clip(n.Value) + ")"
+	}
+	return what
 }
 
 // describeNode says in words what n is.

@@ -36,10 +36,25 @@ func CheckCodePattern(pattern string) error {
 		known = append(known, c.Code)
 	}
 	msg := fmt.Sprintf("%q is not a diagnostic code or area", pattern)
-	if near := Suggest(pattern, known); near != "" {
+	if now := renamedCode(pattern); now != "" {
+		msg += fmt.Sprintf(" (it was renamed); did you mean %q?", now)
+	} else if near := Suggest(pattern, known); near != "" {
 		msg += fmt.Sprintf("; did you mean %q?", near)
 	}
 	return fmt.Errorf("%s", msg)
+}
+
+// renamedCode returns the code that replaced a code no longer made, or
+// "": a suppression comment or a selection that names the old one is told
+// the new one.
+func renamedCode(code string) string {
+	switch code {
+	case "deps/missing":
+		// A required collection that is not installed is a warning now,
+		// and references into it are not checked.
+		return CodeDepNotInstalled
+	}
+	return ""
 }
 
 // Suppression is one suppression comment of a file:

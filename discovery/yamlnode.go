@@ -161,7 +161,8 @@ func parseYAMLSlow(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
 		// go-yaml is not known to panic on any input; should it, the
 		// document gets a diagnostic instead of taking the process down.
 		if r := recover(); r != nil {
-			root, err = nil, &yamlSyntaxError{msg: fmt.Sprintf("YAML parser failed: %v", r)}
+			// The panic's own text is the parser's, not the user's.
+			root, err = nil, &yamlSyntaxError{msg: "the YAML parser failed on this front matter"}
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(text))

@@ -539,7 +539,7 @@ func TestAnswerDiagnostics(t *testing.T) {
 		"ref/extends-cycle project/.amplifier/collections/apps/profiles/loop-b.md:5:11",
 		"ref/extends-unresolved project/.amplifier/collections/apps/profiles/orphan.md:5:11",
 		"deps/unsatisfied project/.amplifier/collections/apps/pyproject.toml:7:9",
-		"deps/missing project/.amplifier/collections/apps/pyproject.toml:8:14",
+		"deps/not-installed project/.amplifier/collections/apps/pyproject.toml:8:14",
 		"ref/mention-unresolved project/.amplifier/collections/foundation/context/guide.md:0:39",
 	}
 	for _, tc := range []struct {
@@ -547,9 +547,9 @@ func TestAnswerDiagnostics(t *testing.T) {
 		want       []string
 		summary    query.Summary
 	}{
-		{"all", "", all, query.Summary{Errors: 9, Warnings: 1, Infos: 2, Files: 11}},
-		{"a collection", a.path(projectRoot + "/apps"), all[5:11], query.Summary{Errors: 6, Files: 5}},
-		{"a collection, with a slash", a.path(projectRoot+"/apps") + "/", all[5:11], query.Summary{Errors: 6, Files: 5}},
+		{"all", "", all, query.Summary{Errors: 8, Warnings: 2, Infos: 2, Files: 11}},
+		{"a collection", a.path(projectRoot + "/apps"), all[5:11], query.Summary{Errors: 5, Warnings: 1, Files: 5}},
+		{"a collection, with a slash", a.path(projectRoot+"/apps") + "/", all[5:11], query.Summary{Errors: 5, Warnings: 1, Files: 5}},
 		{"a file", a.path(projectRoot + "/foundation/context/guide.md"), all[11:], query.Summary{Errors: 1, Files: 1}},
 		{"a root", a.path(userRoot), all[1:5], query.Summary{Errors: 2, Warnings: 1, Infos: 1, Files: 4}},
 		// A prefix that is no directory of the path matches nothing.
@@ -580,9 +580,10 @@ func TestAnswerDiagnostics(t *testing.T) {
 			Range:      discovery.Range{Start: discovery.Position{Line: 7, Character: 9}, End: discovery.Position{Line: 7, Character: 17}},
 			Message:    "requires extras ^1.0.0, but extras 0.5.0 is installed at " + a.path(userRoot+"/extras"),
 			Collection: "apps"},
-		{Code: discovery.CodeDepMissing, Severity: discovery.SeverityError, Path: a.path(projectRoot + "/apps/pyproject.toml"),
-			Range:      discovery.Range{Start: discovery.Position{Line: 8, Character: 14}, End: discovery.Position{Line: 8, Character: 22}},
-			Message:    "requires missing-lib ^1.0.0, but no collection missing-lib is installed in any root",
+		{Code: discovery.CodeDepNotInstalled, Severity: discovery.SeverityWarning, Path: a.path(projectRoot + "/apps/pyproject.toml"),
+			Range: discovery.Range{Start: discovery.Position{Line: 8, Character: 14}, End: discovery.Position{Line: 8, Character: 22}},
+			Message: "requires missing-lib ^1.0.0, but no collection missing-lib is installed; references into it are not checked until it is: " +
+				"set AMPLIDEX_BUNDLED or [roots] bundled to a directory that holds it, install it in a collections root, or pass check --with DIR",
 			Collection: "apps"},
 	}
 	diff(t, "diagnostics of apps/pyproject.toml", got.Diagnostics, want)

@@ -103,7 +103,7 @@ func (fx *fixer) fixes(d discovery.Diagnostic) []query.CodeAction {
 		return fx.unresolvedExtends(d)
 	case discovery.CodeMentionUnresolved:
 		return fx.unresolvedMention(d)
-	case discovery.CodeDepMissing:
+	case discovery.CodeDepNotInstalled:
 		return fx.missingDep(d)
 	}
 	return nil

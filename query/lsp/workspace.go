@@ -432,16 +432,7 @@ func (w *Workspace) overlayFile(c *discovery.Collection, p string, text []byte) 
 			c.Version, c.Description = md.Version, md.Description
 		}
 		// As discovery.Loader decides it.
-		c.Valid, c.Problem = true, ""
-		if discovery.CountErrors(f.Diagnostics) > 0 || f.Metadata == nil {
-			c.Valid, c.Problem = false, "invalid pyproject.toml"
-			for _, d := range f.Diagnostics {
-				if d.Severity == discovery.SeverityError {
-					c.Problem = d.Message
-					break
-				}
-			}
-		}
+		c.Valid, c.Problem = discovery.Usable(f), discovery.PyprojectProblem(f)
 		return
 	}
 	rel, err := filepath.Rel(c.Base, key)

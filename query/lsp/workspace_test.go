@@ -96,6 +96,8 @@ func TestWorkspaceDiagnose(t *testing.T) {
 		{name: "pyproject bad version", file: "work/mine/pyproject.toml",
 			text: strings.Replace(read(t, filepath.Join(dir, "work/mine/pyproject.toml")), `"0.3.0"`, `"0.3"`, 1),
 			want: []string{"metadata/invalid-version@2:10"}},
+		{name: "own collection's unsaved pyproject with a bad version still resolves", file: devProfile,
+			overlay: map[string]string{"work/mine/pyproject.toml": strings.Replace(read(t, filepath.Join(dir, "work/mine/pyproject.toml")), `"0.3.0"`, `"0.3"`, 1)}},
 		{name: "profile in a root", file: "project/.amplifier/collections/foundation/profiles/base.md",
 			text: strings.Replace(read(t, filepath.Join(dir, "project/.amplifier/collections/foundation/profiles/base.md")), "tools:", "toolz:", 1),
 			want: []string{"schema/unknown-key@10:0"}},

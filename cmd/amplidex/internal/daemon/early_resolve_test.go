@@ -17,7 +17,7 @@ import (
 // fixture (and one that resolves nowhere), the early answer, from the
 // summary the catalog's State leaves, is the answer of the View: flat over
 // nested in one root, project over user over bundled, invalid candidates
-// skipped, a directory's name answering for metadata that names another.
+// skipped, metadata that names another than its directory.
 func TestEarlyResolveEqualsFull(t *testing.T) {
 	ar, err := txtar.ParseFile(filepath.Join("testdata", "early-resolve.txtar"))
 	if err != nil {
@@ -74,8 +74,11 @@ func TestEarlyResolveEqualsFull(t *testing.T) {
 		x.Shadowed[0].Layout != discovery.LayoutNested || len(x.Skipped) != 1 {
 		t.Errorf("x in the view of no project: %+v", x)
 	}
-	if o := v.Set.Resolve("misnamed"); o.Winner != nil || len(o.Skipped) != 1 {
+	if o := v.Set.Resolve("misnamed"); o.Winner != nil || len(o.Skipped) != 0 {
 		t.Errorf("misnamed: %+v", o)
+	}
+	if o := v.Set.Resolve("other"); o.Winner == nil || filepath.Base(o.Winner.Dir) != "misnamed" {
+		t.Errorf("other: %+v", o)
 	}
 	if !slices.Contains(v.Set.Names(), "bare") {
 		t.Errorf("the directory without metadata answers to none of %v", v.Set.Names())

@@ -26,7 +26,7 @@ func earlyEnv(t *testing.T) *env {
 	e.collection(filepath.Join(e.userRoot(), "alone"), "alone", "1.0.0")
 	e.collection(filepath.Join(e.userRoot(), "dup"), "dup", "1.0.0")
 	e.collection(filepath.Join(e.projectRoot(), "dup"), "dup", "2.0.0")
-	e.write(filepath.Join(e.userRoot(), "broken", "pyproject.toml"), "[project]\nname = \"broken\"\n")
+	e.write(filepath.Join(e.userRoot(), "broken", "pyproject.toml"), "[project]\nversion = \"1.0.0\"\n") // names no collection
 	e.collection(filepath.Join(e.bundled, "foundation"), "foundation", "1.0.0")
 	return e
 }
