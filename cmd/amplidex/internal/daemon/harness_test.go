@@ -104,6 +104,8 @@ type harness struct {
 	dmu    sync.RWMutex
 	d      *daemon.Daemon
 	reload sync.Mutex
+	// journal is the last operations of the run, for a failure to show.
+	journal journal
 	// fsmu is held for reading by the operations that write a collection
 	// in place and for writing by a rename, so that the names a renamed
 	// directory had are all known when it moves.
@@ -230,6 +232,7 @@ func (h *harness) run(budget time.Duration) {
 func (h *harness) restart(killed bool) {
 	h.dmu.Lock()
 	defer h.dmu.Unlock()
+	h.journal.add("restart (killed: %v)", killed)
 	if killed {
 		h.crashes++
 		h.d.Crash()
@@ -293,22 +296,30 @@ func (h *harness) op(r *rand.Rand, c *query.Client) {
 	roots := h.allRoots()
 	root := roots[r.IntN(len(roots))]
 	dir := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5)))
+	rel := h.rel(dir)
 	switch n := r.IntN(100); {
 	case n < 22:
 		h.fsmu.RLock()
+		h.journal.add("write %s", rel)
 		h.writeCollection(r, dir)
+		h.journal.add("wrote %s", rel)
 		h.fsmu.RUnlock()
 	case n < 37:
 		h.fsmu.RLock()
+		h.journal.add("edit a file of %s", rel)
 		h.editFile(r, dir)
 		h.fsmu.RUnlock()
 	case n < 42:
 		h.fsmu.Lock()
-		h.rename(dir, filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5))))
+		to := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5)))
+		h.journal.add("rename %s to %s", rel, h.rel(to))
+		h.rename(dir, to)
 		h.fsmu.Unlock()
 	case n < 46:
+		h.journal.add("remove %s", rel)
 		os.RemoveAll(dir)
 	case n < 50:
+		h.journal.add("remove a file of %s", rel)
 		h.removeFile(r, dir)
 	case n < 54:
 		h.writeLock(r)
@@ -321,11 +332,60 @@ func (h *harness) op(r *rand.Rand, c *query.Client) {
 	case n < 88:
 		h.analyze(r, c)
 	case n < 93:
-		h.faults.set(r, root, dir)
+		at := h.faults.set(r, root, dir)
+		h.journal.add("fault %s; rescan %s", at, h.rel(root))
 		h.d.HandleBatch(watcher.Batch{Root: root, Rescan: true})
 	default:
+		h.journal.add("rescan %s", h.rel(root))
 		h.d.HandleBatch(watcher.Batch{Root: root, Rescan: true})
 	}
+}
+
+// rel is p relative to the run's directory, for the journal.
+func (h *harness) rel(p string) string {
+	if r, err := filepath.Rel(h.e.dir, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// journal keeps the last operations of a run.
+type journal struct {
+	mu      sync.Mutex // guards fields below
+	entries []string
+	start   time.Time
+}
+
+const journalSize = 4000
+
+func (j *journal) add(format string, args ...any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.start.IsZero() {
+		j.start = time.Now()
+	}
+	j.entries = append(j.entries, fmt.Sprintf("%8.3fs ", time.Since(j.start).Seconds())+fmt.Sprintf(format, args...))
+	if len(j.entries) > journalSize {
+		j.entries = slices.Delete(j.entries, 0, len(j.entries)-journalSize)
+	}
+}
+
+// about returns the entries that mention one of words, or that every
+// reader needs (restarts, reloads, forgets, quiet points).
+func (j *journal) about(words ...string) string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var b strings.Builder
+	for _, e := range j.entries {
+		keep := strings.Contains(e, "restart") || strings.Contains(e, "reload") || strings.Contains(e, "forget") || strings.Contains(e, "quiet")
+		for _, w := range words {
+			keep = keep || strings.Contains(e, w)
+		}
+		if keep {
+			b.WriteString(e + "\n")
+		}
+	}
+	return b.String()
 }
 
 // remember records that the collection at dir may be called name.
@@ -621,6 +681,7 @@ func (h *harness) checkCollections(project string, cols []query.CollectionInfo) 
 // forget drops a random project.
 func (h *harness) forget(r *rand.Rand, c *query.Client) {
 	p := h.projects[r.IntN(len(h.projects))]
+	h.journal.add("forget %s", h.rel(p))
 	h.callErr(c, "forget", func(ctx context.Context) error {
 		_, _, err := query.Call(ctx, c, query.MethodForget, query.ForgetParams{Dir: p})
 		return err
@@ -633,6 +694,7 @@ func (h *harness) reloadConfig(r *rand.Rand) {
 	h.reload.Lock()
 	defer h.reload.Unlock()
 	config := 1 + r.IntN(3)
+	h.journal.add("reload with bundled %v", h.bundledOf(config))
 	if err := h.d.Reload(h.options(config)); err != nil {
 		h.fail("reload: %v", err)
 		return
@@ -663,6 +725,7 @@ func (h *harness) quiet(when string) {
 		return
 	}
 	h.checks++
+	h.journal.add("quiet point (%s)", when)
 	c := h.dial()
 	defer c.Close()
 	deadline := time.Now().Add(converge)
@@ -799,7 +862,8 @@ func (h *harness) explain(project string, fresh *catalog.View) string {
 	for _, dc := range v.Set.Collections() {
 		if fresh.Set.At(dc.Dir) == nil {
 			_, err := os.Stat(dc.Dir)
-			return fmt.Sprintf("\n(the daemon's View has %s (%s), which the fresh one lacks; on disk: %v)", dc.Dir, dc.Name, err)
+			return fmt.Sprintf("\n(the daemon's View has %s (%s), which the fresh one lacks; on disk: %v)\nwatched: %v\n%s", dc.Dir, dc.Name, err,
+				h.d.WatchedRoots(), h.journal.about(h.rel(dc.Dir), h.rel(filepath.Dir(dc.Dir))))
 		}
 	}
 	rels := func(c *discovery.Collection) []string {
@@ -827,7 +891,8 @@ func (h *harness) explain(project string, fresh *catalog.View) string {
 		want := fmt.Sprint(fresh.CollectionDiagnostics(fc))
 		switch {
 		case kept != fmt.Sprint(now):
-			return fmt.Sprintf("\n%s: the daemon kept\n%s\nbut checking its own Set now gives\n%v\ndeps %v", fc.Dir, kept, now, v.Set.RefNames(dc))
+			return fmt.Sprintf("\n%s: the daemon kept\n%s\nbut checking its own Set now gives\n%v\ndeps %v\n%s", fc.Dir, kept, now, v.Set.RefNames(dc),
+				h.journal.about(h.rel(fc.Dir)))
 		case kept != want:
 			var files []string
 			for _, p := range dc.Files() {
@@ -962,7 +1027,7 @@ type faults struct {
 
 // set makes the listings at or below root (or one collection directory)
 // fail until clear, with EMFILE, EACCES or EIO.
-func (f *faults) set(r *rand.Rand, root, dir string) {
+func (f *faults) set(r *rand.Rand, root, dir string) string {
 	errnos := []syscall.Errno{syscall.EMFILE, syscall.EACCES, syscall.EIO}
 	at := root
 	if r.IntN(2) == 0 {
@@ -973,7 +1038,9 @@ func (f *faults) set(r *rand.Rand, root, dir string) {
 	if f.under == nil {
 		f.under = map[string]syscall.Errno{}
 	}
-	f.under[at] = errnos[r.IntN(len(errnos))]
+	errno := errnos[r.IntN(len(errnos))]
+	f.under[at] = errno
+	return at + " (" + errno.Error() + ")"
 }
 
 // on reports whether some listing is made to fail.
