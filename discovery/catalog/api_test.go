@@ -343,3 +343,138 @@ func TestScopes(t *testing.T) {
 		t.Fatalf("RootsOf(%q) = %v", scoped, cat.RootsOf(scoped))
 	}
 }
+
+// TestStressMatchesFresh is a harder TestConcurrentChangesMatchFreshCatalog:
+// more roots, Views of other Scopes, listings made to fail and reads
+// retried, and more operations. AMPLIDEX_CATALOG_STRESS=N runs N seeds.
+func TestStressMatchesFresh(t *testing.T) {
+	seeds := uint64(3)
+	if s := os.Getenv("AMPLIDEX_CATALOG_STRESS"); s != "" {
+		fmt.Sscan(s, &seeds)
+	}
+	for seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { stressMatchesFresh(t, seed) })
+	}
+}
+
+func stressMatchesFresh(t *testing.T, seed uint64) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(14, seed)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+	other := filepath.Join(base, "other")
+	b1, b2 := filepath.Join(base, "b1"), filepath.Join(base, "b2")
+	roots := []string{tr.root(0), tr.root(1), filepath.Join(other, ".amplifier", "collections"), b1, b2}
+	for _, r := range roots {
+		for i := range 3 {
+			tr.collection(filepath.Join(r, fmt.Sprintf("d%d", i)))
+		}
+	}
+	var (
+		faultMu sync.Mutex
+		failing = map[string]bool{}
+	)
+	loader := &discovery.Loader{ReadDir: func(dir string) ([]os.DirEntry, error) {
+		faultMu.Lock()
+		bad := failing[dir]
+		faultMu.Unlock()
+		if bad {
+			return nil, &os.PathError{Op: "open", Path: dir, Err: os.ErrPermission}
+		}
+		return os.ReadDir(dir)
+	}}
+	cat := catalog.New(catalog.Options{Home: tr.home, Bundled: []string{b1}, Loader: loader})
+	scopes := map[string]catalog.Scope{
+		cat.ScopeKey(catalog.Scope{Project: tr.proj, Home: tr.home, Bundled: []string{b2}}): {Project: tr.proj, Home: tr.home, Bundled: []string{b2}},
+		cat.ScopeKey(catalog.Scope{Project: "", Home: tr.home, Bundled: []string{b1, b2}}):  {Home: tr.home, Bundled: []string{b1, b2}},
+		cat.ScopeKey(catalog.Scope{Project: other, Home: "", Bundled: nil}):                 {Project: other},
+	}
+	keys := []string{"", tr.proj, other}
+	for k := range scopes {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	cat.AddProject("")
+	var (
+		fsMu   sync.Mutex
+		cfgMu  sync.Mutex // guards config
+		config = []string{b1}
+		wg     sync.WaitGroup
+	)
+	for w := range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(100+w)))
+			for range 80 {
+				root := roots[r.IntN(len(roots))]
+				dir := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(4)))
+				switch n := r.IntN(24); {
+				case n < 10:
+					fsMu.Lock()
+					switch r.IntN(5) {
+					case 0:
+						os.RemoveAll(dir)
+					case 1:
+						os.Rename(dir, filepath.Join(root, fmt.Sprintf("d%d", r.IntN(4))))
+					default:
+						tr.collection(dir)
+					}
+					fsMu.Unlock()
+					if r.IntN(4) == 0 {
+						cat.Update(catalog.Change{Root: root})
+					} else {
+						cat.Update(catalog.Change{Root: root, Dir: dir}, catalog.Change{Root: root, Dir: filepath.Join(root, fmt.Sprintf("d%d", r.IntN(4)))})
+					}
+				case n < 13:
+					cat.AddProject(keys[r.IntN(len(keys))])
+				case n < 15:
+					if k := keys[r.IntN(len(keys))]; k != "" {
+						cat.RemoveProject(k)
+					}
+				case n < 17:
+					cfgMu.Lock()
+					config = [][]string{nil, {b1}, {b2}, {b2, b1}}[r.IntN(4)]
+					cat.Reconfigure(config, nil)
+					cfgMu.Unlock()
+				case n < 20:
+					faultMu.Lock()
+					if r.IntN(2) == 0 {
+						failing[root] = true
+					} else {
+						failing[dir] = true
+					}
+					faultMu.Unlock()
+					cat.Update(catalog.Change{Root: root})
+				case n < 22:
+					faultMu.Lock()
+					clear(failing)
+					faultMu.Unlock()
+				default:
+					if v, ok := cat.State().View(keys[r.IntN(len(keys))]); ok {
+						_ = v.Diagnostics()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	faultMu.Lock()
+	clear(failing)
+	faultMu.Unlock()
+	var all []catalog.Change
+	for _, r := range roots {
+		all = append(all, catalog.Change{Root: r})
+	}
+	st, _ := cat.Update(all...)
+	for key, got := range st.Views() {
+		home, bundled, project := tr.home, config, key
+		if sc, ok := scopes[key]; ok {
+			home, bundled, project = sc.Home, sc.Bundled, sc.Project
+		}
+		fresh := catalog.New(catalog.Options{Home: home, Bundled: bundled})
+		fst, _ := fresh.AddProject(project)
+		want, _ := fst.View(fresh.ProjectKey(project))
+		if g, w := render(got), render(want); g != w {
+			t.Fatalf("seed %d, view %q:\n%s\nfresh:\n%s", seed, key, g, w)
+		}
+	}
+}

@@ -879,13 +879,16 @@ func (c *Catalog) Projects() []string {
 	return out
 }
 
-// Roots returns every root of the latest State, sorted by path. It takes
-// no lock.
+// Roots returns every root the catalog holds, sorted by path: those of
+// the published Views and those a change is reading for a View not yet
+// published (a project being registered, a bundled root being added). It
+// takes the catalog's lock, briefly.
 func (c *Catalog) Roots() []discovery.Root {
-	infos := c.State().Roots()
-	out := make([]discovery.Root, len(infos))
-	for i, ri := range infos {
-		out[i] = ri.Root
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]discovery.Root, 0, len(c.roots))
+	for _, rs := range c.roots {
+		out = append(out, rs.root)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -385,4 +386,38 @@ func rootInfo(st *catalog.State, root string) catalog.RootInfo {
 		}
 	}
 	return catalog.RootInfo{}
+}
+
+// TestRootsHoldsRootsBeingRead checks that a root a registration is
+// reading is among Roots before the registration's View is published:
+// whoever must find the root of a file (a file found empty, to be read
+// again once its save is done) finds it.
+func TestRootsHoldsRootsBeingRead(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(15, 15)), home: filepath.Join(base, "home")}
+	proj := newProject(t, tr, "p")
+	root := filepath.Join(proj, ".amplifier", "collections")
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	loader := &discovery.Loader{ReadFile: func(p string) ([]byte, error) {
+		if strings.HasPrefix(p, root) {
+			once.Do(func() { close(held) })
+			<-release
+		}
+		return os.ReadFile(p)
+	}}
+	cat := catalog.New(catalog.Options{Home: tr.home, Loader: loader})
+	cat.AddProject("")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cat.AddProject(proj)
+	}()
+	<-held
+	found := slices.ContainsFunc(cat.Roots(), func(r discovery.Root) bool { return r.Path == root })
+	close(release)
+	<-done
+	if !found {
+		t.Fatal("a root being read for a registration is not among Roots")
+	}
 }

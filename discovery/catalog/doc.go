@@ -27,7 +27,8 @@
 // # Concurrency
 //
 // State may be called from any goroutine at any time and never waits;
-// nor do WithArguments and Roots, which work from the latest State.
+// nor does WithArguments, which works from the latest State. Roots and
+// Projects take the catalog's lock only to copy what it holds.
 // Changes (Update, AddProject, RemoveProject, Reconfigure) may come from
 // several goroutines at once. Each does its work in three steps, as a
 // gopls snapshot is made: it reads files outside every lock; it records
