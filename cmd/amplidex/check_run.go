@@ -40,7 +40,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		opts.format = "json"
 	}
 	if !slices.Contains(checkFormats, opts.format) {
-		return exitf(exitUsage, "check: unknown --format %q: want %s", opts.format, strings.Join(checkFormats, ", "))
+		return exitf(exitUsage, "check: unknown --format %q: want %s%s", opts.format, oneOf(checkFormats), didYouMean(opts.format, checkFormats))
 	}
 	if opts.baseline != "" && opts.writeBaseline != "" {
 		return exitf(exitUsage, "check: --baseline and --write-baseline do not go together")

@@ -32,6 +32,10 @@ type pathRule struct {
 	codes []string
 }
 
+// severities are the values of --severity and [check] severity, highest
+// first; "warn" is taken for "warning".
+var severities = []string{"error", "warning", "info"}
+
 // rank orders severities: info < warning < error.
 func rank(s discovery.Severity) int {
 	switch s {
@@ -68,12 +72,12 @@ func newSelection(cfg *Config, selects, ignores []string, severity, base string)
 	}
 	switch severity {
 	case "", "info":
-	case "warning":
+	case "warning", "warn":
 		s.minRank = 1
 	case "error":
 		s.minRank = 2
 	default:
-		return nil, exitf(exitUsage, "--severity %q: want error, warning or info", severity)
+		return nil, exitf(exitUsage, "--severity %q: want error, warning or info%s", severity, didYouMean(severity, severities))
 	}
 	return s, nil
 }
