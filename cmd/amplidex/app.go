@@ -66,7 +66,10 @@ type App struct {
 	logLevel   string
 	projectDir string
 	configPath string
-	log        *slog.Logger
+	// isolated is set by --isolated (check, config): the workspace has
+	// no user configuration and no user or bundled roots.
+	isolated bool
+	log      *slog.Logger
 
 	// refusedOnce says once per run that a .amplifier directory of
 	// another user was ignored.
@@ -198,6 +201,7 @@ func (a *App) rootCmd() *cobra.Command {
 		newPostInstallCmd(a),
 		newLSPCmd(a),
 		newSchemaCmd(a),
+		newConfigCmd(a),
 		newVersionCmd(a), newServiceCmd(a), newForgetCmd(a),
 	)
 	root.InitDefaultCompletionCmd()

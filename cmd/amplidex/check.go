@@ -38,7 +38,7 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.StringVar(&opts.format, "format", "text", "output format: text, json, github (GitHub Actions annotations) or sarif (SARIF 2.1.0)")
 	f.StringSliceVar(&opts.selects, "select", nil, "report only these codes or areas (schema/, ref/agent-unknown); repeat or separate with commas")
 	f.StringSliceVar(&opts.ignores, "ignore", nil, "do not report these codes or areas; repeat or separate with commas")
-	f.StringVar(&opts.severity, "severity", "info", "report only diagnostics of this severity or above: error, warning or info")
+	f.StringVar(&opts.severity, "severity", "", "report only diagnostics of this severity or above: error, warning (warn) or info (default: [check] severity, else info)")
 	f.BoolVar(&opts.ignoreUnknown, "ignore-unknown", false, "skip files of kinds amplidex does not check (for pre-commit) instead of failing")
 	f.StringVar(&opts.baseline, "baseline", "", "report only diagnostics that are not in this baseline file")
 	f.StringVar(&opts.writeBaseline, "write-baseline", "", "record today's diagnostics in this file, report nothing, and exit 0")

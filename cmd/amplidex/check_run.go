@@ -54,7 +54,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	sel, err := newSelection(ws.cfg, opts.selects, opts.ignores, opts.severity, ws.base())
+	pol, err := newPolicy(ws, checkFlags{selects: opts.selects, ignores: opts.ignores, severity: opts.severity})
 	if err != nil {
 		return err
 	}
@@ -85,8 +85,19 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		}
 	}
 	diags := sups.apply(res)
-	if diags, err = sel.filter(ctx, diags); err != nil {
-		return err
+	lk := pol.lookup()
+	// A project's configuration that cannot be read fails the check,
+	// whether or not anything is reported under it.
+	for _, dir := range res.dirs() {
+		if _, err := lk.rulesFor(dir); err != nil {
+			return configError(err)
+		}
+	}
+	if diags, err = lk.filter(ctx, diags); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return configError(err)
 	}
 	src := newSources()
 	if opts.writeBaseline != "" {
@@ -141,6 +152,20 @@ type checkResult struct {
 	collections int
 	files       map[string]bool
 	all         bool
+}
+
+// dirs returns the directories of the files in scope, sorted.
+func (r checkResult) dirs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for f := range r.files {
+		if d := filepath.Dir(f); !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // suppressionLog gathers the suppression comments of the files a check
