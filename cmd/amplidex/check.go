@@ -15,6 +15,12 @@ type checkOptions struct {
 	ignoreUnknown bool
 	baseline      string
 	writeBaseline string
+	allRoots      bool
+	isolated      bool
+	with          []string
+	exitZero      bool
+	statistics    bool
+	outputFile    string
 }
 
 // checkFormats are the values of --format.
@@ -25,9 +31,11 @@ func newCheckCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
 		Short: "Validate collections, roots or single files once, without a daemon",
-		Long: "check validates every collection of the project's roots, or what the paths name: a file, a collection,\n" +
-			"a directory inside one (agents/, profiles/), a root holding collections, a project directory or its\n" +
-			".amplifier directory. It exits 1 when errors remain after suppression, selection and the baseline.",
+		Long: "check validates the project's own collections (those of .amplifier/collections) or, without a project, the\n" +
+			"collection it is run in; or what the paths name: a file, a collection, a directory inside one (agents/,\n" +
+			"profiles/), a root holding collections, a project directory or its .amplifier directory. The user and\n" +
+			"bundled roots are resolved against and reported only when named or with --all-roots. It exits 1 when\n" +
+			"errors remain after suppression, selection and the baseline.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
 			return a.runCheck(cmd.Context(), opts)
@@ -42,6 +50,12 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.BoolVar(&opts.ignoreUnknown, "ignore-unknown", false, "skip files of kinds amplidex does not check (for pre-commit) instead of failing")
 	f.StringVar(&opts.baseline, "baseline", "", "report only diagnostics that are not in this baseline file")
 	f.StringVar(&opts.writeBaseline, "write-baseline", "", "record today's diagnostics in this file, report nothing, and exit 0")
+	f.BoolVar(&opts.allRoots, "all-roots", false, "report every root's collections: the project's, the user's and the bundled ones (default: the project's, else the collection here)")
+	f.BoolVar(&opts.isolated, "isolated", false, "ignore the user's configuration, the user and bundled roots and $AMPLIDEX_BUNDLED: the answer depends on the paths checked and the project's committed files alone")
+	f.StringArrayVar(&opts.with, "with", nil, "resolve against this collection, or directory of collections, too (after the paths checked, ahead of every root; not reported); repeatable")
+	f.BoolVar(&opts.exitZero, "exit-zero", false, "exit 0 even when errors are reported")
+	f.BoolVar(&opts.statistics, "statistics", false, "print how many diagnostics of each code, not the diagnostics")
+	f.StringVar(&opts.outputFile, "output-file", "", "write the report to this file instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(checkFormats...))
 	_ = cmd.RegisterFlagCompletionFunc("severity", fixedCompletion("error", "warning", "info"))
 	_ = cmd.RegisterFlagCompletionFunc("select", completeCodes)
