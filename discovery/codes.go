@@ -290,13 +290,13 @@ name = "my-collection"`,
 	CodeToolNoPyproject: `# scenario-tools/report/
 main.py                         # … and no pyproject.toml`,
 	CodeSymlinkLoop: `# context/loop -> .          # a link to its own directory`,
-	CodeUnreadable: `# context/private.md          # mode 000: amplidex cannot read it`,
+	CodeUnreadable:  `# context/private.md          # mode 000: amplidex cannot read it`,
 	CodeShadowed: `# ~/.amplifier/collections/foundation, version 1.0.0,
 # while the project's .amplifier/collections/foundation wins`,
 	CodeDuplicateName: `# ~/.amplifier/collections/foundation/pyproject.toml: name = "foundation"
 # ~/.amplifier/collections/foundation-old/pyproject.toml: name = "foundation"`,
 	CodeFileTooLarge: `# context/dump.md             # 20 MiB: larger than the 8 MiB a document may be`,
-	CodeNotRegular: `# agents/helper.md            # a named pipe (mkfifo), not a file`,
+	CodeNotRegular:   `# agents/helper.md            # a named pipe (mkfifo), not a file`,
 
 	CodeLockCorrupt: `# .amplifier/collections.lock
 {"version": "1.1", "collections": {   # cut short`,

@@ -202,6 +202,7 @@ func (a *App) rootCmd() *cobra.Command {
 		newLSPCmd(a),
 		newSchemaCmd(a),
 		newConfigCmd(a),
+		newRuleCmd(a),
 		newVersionCmd(a), newServiceCmd(a), newForgetCmd(a),
 	)
 	root.InitDefaultCompletionCmd()
