@@ -21,6 +21,8 @@ type checkOptions struct {
 	exitZero      bool
 	statistics    bool
 	outputFile    string
+	fix           bool
+	diff          bool
 }
 
 // checkFormats are the values of --format.
@@ -56,6 +58,8 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.BoolVar(&opts.exitZero, "exit-zero", false, "exit 0 even when errors are reported")
 	f.BoolVar(&opts.statistics, "statistics", false, "print how many diagnostics of each code, not the diagnostics")
 	f.StringVar(&opts.outputFile, "output-file", "", "write the report to this file instead of stdout")
+	f.BoolVar(&opts.fix, "fix", false, "apply the fixes that need no choice (a misspelt key renamed, a reference with one close candidate corrected), then report what remains")
+	f.BoolVar(&opts.diff, "diff", false, "print the fixes --fix would make as a unified diff, writing nothing; exit 1 when there is one")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(checkFormats...))
 	_ = cmd.RegisterFlagCompletionFunc("severity", fixedCompletion("error", "warning", "info"))
 	_ = cmd.RegisterFlagCompletionFunc("select", completeCodes)

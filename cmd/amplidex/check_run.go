@@ -106,6 +106,9 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if report.Diagnostics == nil {
 		report.Diagnostics = []discovery.Diagnostic{}
 	}
+	if opts.fix || opts.diff {
+		return a.checkFix(ctx, ws, pol, opts, res.view, report.Diagnostics)
+	}
 	out := a.Stdout
 	if opts.outputFile != "" {
 		f, err := os.Create(opts.outputFile)
@@ -129,6 +132,51 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	return nil
 }
 
+// checkFix applies the fixes of what check reports that need no choice
+// (--fix) and checks again, its exit code counting what remains; or
+// prints them as a unified diff without writing (--diff), exiting 1 when
+// there is something to fix.
+func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []discovery.Diagnostic) error {
+	fixes, err := a.fixFiles(ctx, ws, v, pol, ds)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return exitf(exitFailed, "check: %v", err)
+	}
+	n := 0
+	for _, f := range fixes {
+		n += f.fixed
+	}
+	if opts.diff {
+		out := a.Stdout
+		if opts.outputFile != "" {
+			f, err := os.Create(opts.outputFile)
+			if err != nil {
+				return exitf(exitUsage, "check: --output-file: %v", err)
+			}
+			defer f.Close()
+			out = f
+		}
+		writeDiff(out, fixes)
+		if n == 0 {
+			fmt.Fprintln(a.Stderr, "amplidex: nothing to fix")
+			return nil
+		}
+		fmt.Fprintf(a.Stderr, "amplidex: would fix %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
+		return exitCode(exitFailed)
+	}
+	if err := writeFixes(fixes); err != nil {
+		return exitf(exitFailed, "check: %v", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(a.Stderr, "amplidex: fixed %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
+	}
+	again := *opts
+	again.fix = false
+	return a.runCheck(ctx, &again)
+}
+
 // validate checks the flags that go together and the values of --format.
 func (opts *checkOptions) validate() error {
 	if opts.json {
@@ -142,6 +190,12 @@ func (opts *checkOptions) validate() error {
 	}
 	if opts.allRoots && len(opts.paths) > 0 {
 		return exitf(exitUsage, "check: --all-roots checks every root; it does not go with a PATH")
+	}
+	if opts.diff && (opts.format != "text" || opts.statistics || opts.writeBaseline != "") {
+		return exitf(exitUsage, "check: --diff prints a diff; it does not go with --format %s, --statistics or --write-baseline", opts.format)
+	}
+	if opts.fix && opts.writeBaseline != "" {
+		return exitf(exitUsage, "check: --fix does not go with --write-baseline: fix first, then record what remains")
 	}
 	if opts.statistics && (opts.format == "github" || opts.format == "sarif") {
 		return exitf(exitUsage, "check: --statistics prints text or JSON, not --format %s", opts.format)
@@ -239,7 +293,7 @@ func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
 	if err := unlistedRoots(cat); err != nil {
 		return checkResult{}, err
 	}
-	res := checkResult{all: true, files: map[string]bool{}}
+	res := checkResult{view: v, all: true, files: map[string]bool{}}
 	if len(with) == 0 {
 		res.diags = slices.Clone(v.Diagnostics())
 	} else {
@@ -249,6 +303,7 @@ func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
 			return checkResult{}, err
 		}
 		wv := v.WithArguments(cols)
+		res.view = wv
 		for _, c := range wv.Set.Collections() {
 			if c.Root.Kind != discovery.RootArgument {
 				res.diags = append(res.diags, wv.CollectionDiagnostics(c)...)
@@ -278,6 +333,9 @@ func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
 // scope (those whose unused suppression comments are reported); all is
 // set when every file read is in scope.
 type checkResult struct {
+	// view is the View the diagnostics come from (with the collections
+	// named on the command line).
+	view        *catalog.View
 	diags       []discovery.Diagnostic
 	collections int
 	files       map[string]bool
@@ -417,7 +475,7 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 	if args := append(slices.Clone(p.args), withCols...); len(args) > 0 {
 		view, _ = cat.WithArguments(ws.daemonProject(), args)
 	}
-	res := checkResult{files: map[string]bool{}}
+	res := checkResult{view: view, files: map[string]bool{}}
 	seenDiag := map[discovery.Diagnostic]bool{}
 	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
 		for _, d := range ds {
