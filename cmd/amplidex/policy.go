@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -31,10 +34,12 @@ type policy struct {
 	// userBase is the directory the user's per-path globs are taken from:
 	// the project directory, else the working directory.
 	userBase string
-	// userPath is the user's configuration file, named in errors about a
-	// project's file ("" under --isolated); it is never read as a
-	// project's file.
+	// userPath is the user's configuration file ("" when none was read);
+	// it is never read as a project's file.
 	userPath string
+	// userFile is where the user's configuration is (or would be), named
+	// in errors about a project's file.
+	userFile string
 	flags    checkFlags
 	// home is the home directory: never searched for a project's file.
 	home string
@@ -65,7 +70,8 @@ func newPolicy(ws *workspace, flags checkFlags) (*policy, error) {
 			userPath = abs
 		}
 	}
-	return &policy{user: ws.cfg, userBase: ws.base(), userPath: userPath, flags: flags, home: ws.home}, nil
+	userFile := cmp.Or(userPath, ws.paths.Config)
+	return &policy{user: ws.cfg, userBase: ws.base(), userPath: userPath, userFile: userFile, flags: flags, home: ws.home}, nil
 }
 
 // projectFiles are the names of a project's configuration, in the order
@@ -134,9 +140,6 @@ func (p *policy) boundary(dir string) bool {
 func (p *policy) fileIn(dir string) (*Config, error) {
 	for _, name := range projectFiles {
 		path := filepath.Join(dir, name)
-		if p.userPath != "" && samePath(path, p.userPath) {
-			continue // the user's own file, wherever it lies
-		}
 		src, err := discovery.ReadFile(path, maxConfigSize)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -147,14 +150,23 @@ func (p *policy) fileIn(dir string) (*Config, error) {
 			}
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
+		if p.userPath != "" && samePath(path, p.userPath) {
+			continue // the user's own file, wherever it lies
+		}
 		var prefix []string
 		if name == "pyproject.toml" {
 			if !strings.Contains(string(src), "amplidex") {
 				continue
 			}
+			// A pyproject.toml that is not TOML is the collection's
+			// metadata/toml-syntax to report, not a configuration error.
+			var probe map[string]any
+			if _, err := toml.Decode(string(src), &probe); err != nil {
+				continue
+			}
 			prefix = []string{"tool", "amplidex"}
 		}
-		c, err := parseConfig(path, src, prefix, projectConfig, p.userPath)
+		c, err := parseConfig(path, src, prefix, projectConfig, p.userFile)
 		if err != nil {
 			return nil, err
 		}
