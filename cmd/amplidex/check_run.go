@@ -109,22 +109,16 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if opts.fix || opts.diff {
 		return a.checkFix(ctx, ws, pol, opts, res.view, report.Diagnostics)
 	}
-	out := a.Stdout
-	if opts.outputFile != "" {
-		f, err := os.Create(opts.outputFile)
-		if err != nil {
-			return exitf(exitUsage, "check: --output-file: %v", err)
-		}
-		defer f.Close()
-		out = f
-	}
-	if err := a.printCheck(out, opts, report, src); err != nil {
+	out, done, err := a.checkOutput(opts)
+	if err != nil {
 		return err
 	}
-	if f, ok := out.(*os.File); ok && f != a.Stdout {
-		if err := f.Close(); err != nil {
-			return exitf(exitFailed, "check: --output-file: %v", err)
-		}
+	err = a.printCheck(out, opts, report, src)
+	if derr := done(); err == nil && derr != nil {
+		return derr
+	}
+	if err != nil {
+		return err
 	}
 	if report.Summary.Errors > 0 && !opts.exitZero {
 		return exitCode(exitFailed)
@@ -149,16 +143,14 @@ func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *ch
 		n += f.fixed
 	}
 	if opts.diff {
-		out := a.Stdout
-		if opts.outputFile != "" {
-			f, err := os.Create(opts.outputFile)
-			if err != nil {
-				return exitf(exitUsage, "check: --output-file: %v", err)
-			}
-			defer f.Close()
-			out = f
+		out, done, err := a.checkOutput(opts)
+		if err != nil {
+			return err
 		}
 		writeDiff(out, fixes)
+		if err := done(); err != nil {
+			return err
+		}
 		if n == 0 {
 			fmt.Fprintln(a.Stderr, "amplidex: nothing to fix")
 			return nil
@@ -175,6 +167,25 @@ func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *ch
 	again := *opts
 	again.fix = false
 	return a.runCheck(ctx, &again)
+}
+
+// checkOutput returns where check's report goes: stdout, or the file of
+// --output-file, and what to call once it is written (which says whether
+// the file was).
+func (a *App) checkOutput(opts *checkOptions) (io.Writer, func() error, error) {
+	if opts.outputFile == "" {
+		return a.Stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(opts.outputFile)
+	if err != nil {
+		return nil, nil, exitf(exitUsage, "check: --output-file: %v", err)
+	}
+	return f, func() error {
+		if err := f.Close(); err != nil {
+			return exitf(exitFailed, "check: --output-file: %v", err)
+		}
+		return nil
+	}, nil
 }
 
 // validate checks the flags that go together and the values of --format.
