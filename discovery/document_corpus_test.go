@@ -177,7 +177,7 @@ func TestCorpusBundles(t *testing.T) {
 				Severity: discovery.SeverityError,
 				Path:     doc.rel,
 				Range:    discovery.Range{End: discovery.Position{Character: 3}},
-				Message:  "bundle.md missing required default_provider: top-level field. This is a bundle integrity error; reinstall amplifier-agent.",
+				Message:  "bundle.md needs a top-level default_provider string: add `default_provider: <provider>`, such as `default_provider: anthropic`, to its front matter",
 			}
 			if len(d.Diagnostics) != 1 || d.Diagnostics[0] != want {
 				t.Errorf("%s: got %v, want %s", doc.rel, d.Diagnostics, want)

@@ -142,8 +142,10 @@ var profileSchema = &shape{kinds: kMap, fields: []*field{
 
 // BundleDefaultProviderMessage is the message of the bundle/load-failed
 // diagnostic for a manifest whose default_provider is missing or not a
-// string.
-const BundleDefaultProviderMessage = "bundle.md missing required default_provider: top-level field. This is a bundle integrity error; reinstall amplifier-agent."
+// string. It says what is wrong in the manifest and how to fix it: the
+// agent runtime's own message sends a bundle's author to reinstall the
+// runtime, which fixes nothing of theirs.
+const BundleDefaultProviderMessage = "bundle.md needs a top-level default_provider string: add `default_provider: <provider>`, such as `default_provider: anthropic`, to its front matter"
 
 var bundleSchema = &shape{kinds: kMap, fields: []*field{
 	{name: "bundle", shape: &shape{kinds: kMap, fields: []*field{

@@ -152,6 +152,55 @@ func (e *BuildError) Unwrap() []error {
 	return errs
 }
 
+// Cause is one cause of a failed build, and the modules it failed.
+type Cause struct {
+	// Message is the error, each module's own repository in it written
+	// <repository> (its directory, for a local source, <path>), so that
+	// one unreachable host is one message.
+	Message string
+	Modules []*ModuleError
+}
+
+// Causes groups the failed modules by their cause, in the order the
+// causes are first met: thirty modules on one host that cannot be
+// reached are one cause, said once.
+func (e *BuildError) Causes() []Cause {
+	var out []Cause
+	index := map[string]int{}
+	for _, m := range e.Modules {
+		msg := m.cause()
+		i, ok := index[msg]
+		if !ok {
+			i = len(out)
+			index[msg] = i
+			out = append(out, Cause{Message: msg})
+		}
+		out[i].Modules = append(out[i].Modules, m)
+	}
+	return out
+}
+
+// cause is the module's error with its repository written <repository>
+// (its directory, for a local source, <path>).
+func (e *ModuleError) cause() string {
+	msg := e.Err.Error()
+	src, err := ParseSource(e.Source)
+	if err != nil {
+		return msg
+	}
+	placeholder, names := "<path>", []string{src.Path}
+	if src.Kind == SourceGit {
+		u := strings.TrimSuffix(src.URL, "/")
+		placeholder, names = "<repository>", []string{u + "/", u, strings.TrimSuffix(u, ".git") + "/", strings.TrimSuffix(u, ".git")}
+	}
+	for _, n := range names {
+		if n != "" {
+			msg = strings.ReplaceAll(msg, n, placeholder)
+		}
+	}
+	return msg
+}
+
 // Diagnostics returns one diagnostic per failed module.
 func (e *BuildError) Diagnostics() []discovery.Diagnostic {
 	ds := make([]discovery.Diagnostic, len(e.Modules))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -65,7 +66,10 @@ type App struct {
 	logLevel   string
 	projectDir string
 	configPath string
-	log        *slog.Logger
+	// isolated is set by --isolated (check, config): the workspace has
+	// no user configuration and no user or bundled roots.
+	isolated bool
+	log      *slog.Logger
 
 	// refusedOnce says once per run that a .amplifier directory of
 	// another user was ignored.
@@ -179,11 +183,11 @@ func (a *App) rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.setupLogging()
+			return a.setupLogging(cmd)
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	pf.StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (default: info for daemon, watch and lsp, warn for the others)")
 	pf.StringVar(&a.projectDir, "project", "", "project directory (default: nearest ancestor with .amplifier/, else the working directory)")
 	pf.StringVar(&a.configPath, "config", "", "configuration file (default: $AMPLIDEX_HOME/config.toml or $XDG_CONFIG_HOME/amplidex/config.toml)")
 	root.AddCommand(
@@ -197,19 +201,41 @@ func (a *App) rootCmd() *cobra.Command {
 		newPostInstallCmd(a),
 		newLSPCmd(a),
 		newSchemaCmd(a),
+		newConfigCmd(a),
+		newRuleCmd(a),
 		newVersionCmd(a), newServiceCmd(a), newForgetCmd(a),
 	)
+	root.InitDefaultCompletionCmd()
+	root.SetFlagErrorFunc(flagError)
 	guardCommands(root)
 	root.Version = versionText(query.ReadBuild())
 	root.SetVersionTemplate("{{.Version}}")
 	return root
 }
 
+// logLevels are the values of --log-level; "warning" is taken for "warn".
+var logLevels = []string{"debug", "info", "warn", "error"}
+
 // setupLogging builds the logger: tint on stderr, colour only when stderr
-// is a terminal and NO_COLOR is unset.
-func (a *App) setupLogging() error {
-	if err := a.level.UnmarshalText([]byte(strings.ToLower(a.logLevel))); err != nil {
-		return exitf(exitUsage, "invalid --log-level %q: want debug, info, warn or error", a.logLevel)
+// is a terminal and NO_COLOR is unset. Without --log-level, the commands
+// that keep running (daemon, watch, lsp) log from info up, and one-shot
+// commands only warnings and errors: their answer is their output.
+func (a *App) setupLogging(cmd *cobra.Command) error {
+	level := strings.ToLower(a.logLevel)
+	switch level {
+	case "":
+		level = "warn"
+		if longRunning(cmd) {
+			level = "info"
+		}
+	case "warning":
+		level = "warn"
+	}
+	if !slices.Contains(logLevels, level) {
+		return exitf(exitUsage, "invalid --log-level %q: want debug, info, warn or error%s", a.logLevel, didYouMean(level, logLevels))
+	}
+	if err := a.level.UnmarshalText([]byte(level)); err != nil {
+		return exitf(exitUsage, "invalid --log-level %q: %v", a.logLevel, err)
 	}
 	a.line = newStatusLine(a.Stderr, isTerminal(a.Stderr))
 	a.logTo(a.line, a.colorOn(a.Stderr))
@@ -231,6 +257,16 @@ func (a *App) colorOn(w io.Writer) bool {
 		return false
 	}
 	return isTerminal(w)
+}
+
+// longRunning reports the commands that run until they are stopped and
+// log what they do: the daemon in the foreground, watch and lsp.
+func longRunning(cmd *cobra.Command) bool {
+	switch commandName(cmd) {
+	case "daemon", "watch", "lsp":
+		return true
+	}
+	return false
 }
 
 func isTerminal(w io.Writer) bool {

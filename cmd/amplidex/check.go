@@ -15,6 +15,14 @@ type checkOptions struct {
 	ignoreUnknown bool
 	baseline      string
 	writeBaseline string
+	allRoots      bool
+	isolated      bool
+	with          []string
+	exitZero      bool
+	statistics    bool
+	outputFile    string
+	fix           bool
+	diff          bool
 }
 
 // checkFormats are the values of --format.
@@ -25,9 +33,11 @@ func newCheckCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
 		Short: "Validate collections, roots or single files once, without a daemon",
-		Long: "check validates every collection of the project's roots, or what the paths name: a file, a collection,\n" +
-			"a directory inside one (agents/, profiles/), a root holding collections, a project directory or its\n" +
-			".amplifier directory. It exits 1 when errors remain after suppression, selection and the baseline.",
+		Long: "check validates the project's own collections (those of .amplifier/collections) or, without a project, the\n" +
+			"collection it is run in; or what the paths name: a file, a collection, a directory inside one (agents/,\n" +
+			"profiles/), a root holding collections, a project directory or its .amplifier directory. The user and\n" +
+			"bundled roots are resolved against and reported only when named or with --all-roots. It exits 1 when\n" +
+			"errors remain after suppression, selection and the baseline.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
 			return a.runCheck(cmd.Context(), opts)
@@ -38,10 +48,18 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.StringVar(&opts.format, "format", "text", "output format: text, json, github (GitHub Actions annotations) or sarif (SARIF 2.1.0)")
 	f.StringSliceVar(&opts.selects, "select", nil, "report only these codes or areas (schema/, ref/agent-unknown); repeat or separate with commas")
 	f.StringSliceVar(&opts.ignores, "ignore", nil, "do not report these codes or areas; repeat or separate with commas")
-	f.StringVar(&opts.severity, "severity", "info", "report only diagnostics of this severity or above: error, warning or info")
+	f.StringVar(&opts.severity, "severity", "", "report only diagnostics of this severity or above: error, warning (warn) or info (default: [check] severity, else info)")
 	f.BoolVar(&opts.ignoreUnknown, "ignore-unknown", false, "skip files of kinds amplidex does not check (for pre-commit) instead of failing")
 	f.StringVar(&opts.baseline, "baseline", "", "report only diagnostics that are not in this baseline file")
 	f.StringVar(&opts.writeBaseline, "write-baseline", "", "record today's diagnostics in this file, report nothing, and exit 0")
+	f.BoolVar(&opts.allRoots, "all-roots", false, "report every root's collections: the project's, the user's and the bundled ones (default: the project's, else the collection here)")
+	f.BoolVar(&opts.isolated, "isolated", false, "ignore the user's configuration, the user and bundled roots and $AMPLIDEX_BUNDLED: the answer depends on the paths checked and the project's committed files alone")
+	f.StringArrayVar(&opts.with, "with", nil, "resolve against this collection, or directory of collections, too (after the paths checked, ahead of every root; not reported); repeatable")
+	f.BoolVar(&opts.exitZero, "exit-zero", false, "exit 0 even when errors are reported")
+	f.BoolVar(&opts.statistics, "statistics", false, "print how many diagnostics of each code, not the diagnostics")
+	f.StringVar(&opts.outputFile, "output-file", "", "write the report to this file instead of stdout")
+	f.BoolVar(&opts.fix, "fix", false, "apply the fixes that need no choice (a misspelt key renamed, a reference with one close candidate corrected), then report what remains")
+	f.BoolVar(&opts.diff, "diff", false, "print the fixes --fix would make as a unified diff, writing nothing; exit 1 when there is one")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(checkFormats...))
 	_ = cmd.RegisterFlagCompletionFunc("severity", fixedCompletion("error", "warning", "info"))
 	_ = cmd.RegisterFlagCompletionFunc("select", completeCodes)

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -208,4 +210,68 @@ func fileURI(p string) string {
 // relURI is the relative URI reference of a relative path.
 func relURI(p string) string {
 	return (&url.URL{Path: filepath.ToSlash(p)}).String()
+}
+
+// codeCount is one line of `check --statistics`: how many diagnostics of
+// a code are reported, the worst severity among them, and what the code
+// means.
+type codeCount struct {
+	Code     string             `json:"code"`
+	Count    int                `json:"count"`
+	Severity discovery.Severity `json:"severity"`
+	Summary  string             `json:"summary"`
+}
+
+// statistics counts diagnostics by code, the most frequent first (then
+// by code), as ruff's --statistics does.
+func statistics(ds []discovery.Diagnostic) []codeCount {
+	byCode := map[string]*codeCount{}
+	for _, d := range ds {
+		c := byCode[d.Code]
+		if c == nil {
+			c = &codeCount{Code: d.Code, Severity: d.Severity}
+			if info, ok := codeInfo(d.Code); ok {
+				c.Summary = strings.ReplaceAll(info.Summary, "`", "")
+			}
+			byCode[d.Code] = c
+		}
+		c.Count++
+		if rank(d.Severity) > rank(c.Severity) {
+			c.Severity = d.Severity
+		}
+	}
+	out := make([]codeCount, 0, len(byCode))
+	for _, c := range byCode {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Code < out[j].Code
+	})
+	return out
+}
+
+// writeStatistics prints the counts as aligned columns: count, code,
+// severity, meaning.
+func writeStatistics(w io.Writer, stats []codeCount) {
+	nw, cw := 0, 0
+	for _, c := range stats {
+		nw = max(nw, len(strconv.Itoa(c.Count)))
+		cw = max(cw, len(c.Code))
+	}
+	for _, c := range stats {
+		fmt.Fprintf(w, "%*d  %-*s  %-7s  %s\n", nw, c.Count, cw, c.Code, c.Severity, c.Summary)
+	}
+}
+
+// codeInfo returns the entry of discovery.Codes for code.
+func codeInfo(code string) (discovery.CodeInfo, bool) {
+	for _, c := range discovery.Codes {
+		if c.Code == code {
+			return c, true
+		}
+	}
+	return discovery.CodeInfo{}, false
 }

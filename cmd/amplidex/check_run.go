@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -23,7 +25,9 @@ type checkReport struct {
 
 type checkSummary struct {
 	query.Summary
-	Collections int `json:"collections"`
+	// FilesChecked counts the files checked, with diagnostics or not.
+	FilesChecked int `json:"files_checked"`
+	Collections  int `json:"collections"`
 	// Baselined counts the diagnostics left out because the baseline
 	// holds them (with --baseline).
 	Baselined int `json:"baselined,omitempty"`
@@ -35,25 +39,20 @@ type checkSummary struct {
 const checkGCPercent = 400
 
 func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
-	if opts.json {
-		opts.format = "json"
-	}
-	if !slices.Contains(checkFormats, opts.format) {
-		return exitf(exitUsage, "check: unknown --format %q: want %s", opts.format, strings.Join(checkFormats, ", "))
-	}
-	if opts.baseline != "" && opts.writeBaseline != "" {
-		return exitf(exitUsage, "check: --baseline and --write-baseline do not go together")
+	if err := opts.validate(); err != nil {
+		return err
 	}
 	// A check reads and parses every file, keeps little of it, and exits:
 	// collect garbage less often than a long-lived process would.
 	if a.Getenv("GOGC") == "" {
 		debug.SetGCPercent(checkGCPercent)
 	}
+	a.isolated = opts.isolated
 	ws, err := a.workspace()
 	if err != nil {
 		return err
 	}
-	sel, err := newSelection(ws.cfg, opts.selects, opts.ignores, opts.severity, ws.base())
+	pol, err := newPolicy(ws, checkFlags{selects: opts.selects, ignores: opts.ignores, severity: opts.severity})
 	if err != nil {
 		return err
 	}
@@ -63,25 +62,25 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 			return exitf(exitUsage, "check: %v", err)
 		}
 	}
-	var res checkResult
-	if len(opts.paths) == 0 {
-		v, cat := ws.view()
-		if err := unlistedRoots(cat); err != nil {
-			return err
-		}
-		res.diags = slices.Clone(v.Diagnostics())
-		res.collections = v.Set.Len()
-		res.all = true
-	} else {
-		res, err = a.checkPaths(ws, opts.paths, opts.ignoreUnknown)
-		if err != nil {
-			return err
-		}
+	res, err := a.checkScope(ws, opts)
+	if err != nil {
+		return err
 	}
 	// Suppression comments apply in the View, as in every other answer.
 	diags := res.diags
-	if diags, err = sel.filter(ctx, diags); err != nil {
-		return err
+	lk := pol.lookup()
+	// A project's configuration that cannot be read fails the check,
+	// whether or not anything is reported under it.
+	for _, dir := range res.dirs() {
+		if _, err := lk.rulesFor(dir); err != nil {
+			return configError(err)
+		}
+	}
+	if diags, err = lk.filter(ctx, diags); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return configError(err)
 	}
 	src := newSources()
 	if opts.writeBaseline != "" {
@@ -98,33 +97,241 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	}
 	discovery.SortDiagnostics(report.Diagnostics)
 	report.Summary.Summary = summarize(report.Diagnostics)
+	report.Summary.FilesChecked = res.checked(report.Diagnostics)
 	if report.Diagnostics == nil {
 		report.Diagnostics = []discovery.Diagnostic{}
 	}
-	switch opts.format {
-	case "json":
-		if err := query.PrintJSON(a.Stdout, report); err != nil {
-			return err
-		}
-	case "github":
-		writeGitHub(a.Stdout, report.Diagnostics)
-	case "sarif":
-		wd, _ := os.Getwd()
-		if err := writeSARIF(a.Stdout, report.Diagnostics, wd, buildVersion()); err != nil {
-			return err
-		}
-	default:
-		p := a.diagnosticPrinter(a.Stdout)
-		if isTerminal(a.Stdout) {
-			p.Source = src.read
-		}
-		p.Print(a.Stdout, report.Diagnostics)
-		fmt.Fprintln(a.Stdout, summaryLine(report.Summary))
+	if opts.fix || opts.diff {
+		return a.checkFix(ctx, ws, pol, opts, res.view, report.Diagnostics)
 	}
-	if report.Summary.Errors > 0 {
+	out, done, err := a.checkOutput(opts)
+	if err != nil {
+		return err
+	}
+	err = a.printCheck(out, opts, report, src)
+	if derr := done(); err == nil && derr != nil {
+		return derr
+	}
+	if err != nil {
+		return err
+	}
+	if report.Summary.Errors > 0 && !opts.exitZero {
 		return exitCode(exitFailed)
 	}
 	return nil
+}
+
+// checkFix applies the fixes of what check reports that need no choice
+// (--fix) and checks again, its exit code counting what remains; or
+// prints them as a unified diff without writing (--diff), exiting 1 when
+// there is something to fix.
+func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []discovery.Diagnostic) error {
+	fixes, err := a.fixFiles(ctx, ws, v, pol, ds)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return exitf(exitFailed, "check: %v", err)
+	}
+	n := 0
+	for _, f := range fixes {
+		n += f.fixed
+	}
+	if opts.diff {
+		out, done, err := a.checkOutput(opts)
+		if err != nil {
+			return err
+		}
+		writeDiff(out, fixes)
+		if err := done(); err != nil {
+			return err
+		}
+		if n == 0 {
+			fmt.Fprintln(a.Stderr, "amplidex: nothing to fix")
+			return nil
+		}
+		fmt.Fprintf(a.Stderr, "amplidex: would fix %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
+		return exitCode(exitFailed)
+	}
+	if err := writeFixes(fixes); err != nil {
+		return exitf(exitFailed, "check: %v", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(a.Stderr, "amplidex: fixed %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
+	}
+	again := *opts
+	again.fix = false
+	return a.runCheck(ctx, &again)
+}
+
+// checkOutput returns where check's report goes: stdout, or the file of
+// --output-file, and what to call once it is written (which says whether
+// the file was).
+func (a *App) checkOutput(opts *checkOptions) (io.Writer, func() error, error) {
+	if opts.outputFile == "" {
+		return a.Stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(opts.outputFile)
+	if err != nil {
+		return nil, nil, exitf(exitUsage, "check: --output-file: %v", err)
+	}
+	return f, func() error {
+		if err := f.Close(); err != nil {
+			return exitf(exitFailed, "check: --output-file: %v", err)
+		}
+		return nil
+	}, nil
+}
+
+// validate checks the flags that go together and the values of --format.
+func (opts *checkOptions) validate() error {
+	if opts.json {
+		opts.format = "json"
+	}
+	if !slices.Contains(checkFormats, opts.format) {
+		return exitf(exitUsage, "check: unknown --format %q: want %s%s", opts.format, oneOf(checkFormats), didYouMean(opts.format, checkFormats))
+	}
+	if opts.baseline != "" && opts.writeBaseline != "" {
+		return exitf(exitUsage, "check: --baseline and --write-baseline do not go together")
+	}
+	if opts.allRoots && len(opts.paths) > 0 {
+		return exitf(exitUsage, "check: --all-roots checks every root; it does not go with a PATH")
+	}
+	if opts.diff && (opts.format != "text" || opts.statistics || opts.writeBaseline != "") {
+		return exitf(exitUsage, "check: --diff prints a diff; it does not go with --format %s, --statistics or --write-baseline", opts.format)
+	}
+	if opts.fix && opts.writeBaseline != "" {
+		return exitf(exitUsage, "check: --fix does not go with --write-baseline: fix first, then record what remains")
+	}
+	if opts.statistics && (opts.format == "github" || opts.format == "sarif") {
+		return exitf(exitUsage, "check: --statistics prints text or JSON, not --format %s", opts.format)
+	}
+	return nil
+}
+
+// printCheck prints the report to out in the format asked for.
+func (a *App) printCheck(out io.Writer, opts *checkOptions, report checkReport, src *sources) error {
+	if opts.statistics {
+		stats := statistics(report.Diagnostics)
+		if opts.format == "json" {
+			return query.PrintJSON(out, stats)
+		}
+		writeStatistics(out, stats)
+		_, err := fmt.Fprintln(out, summaryLine(report.Summary))
+		return err
+	}
+	switch opts.format {
+	case "json":
+		return query.PrintJSON(out, report)
+	case "github":
+		writeGitHub(out, report.Diagnostics)
+	case "sarif":
+		wd, _ := os.Getwd()
+		return writeSARIF(out, report.Diagnostics, wd, buildVersion())
+	default:
+		p := a.diagnosticPrinter(out)
+		if isTerminal(out) {
+			p.Source = src.read
+		}
+		p.Print(out, report.Diagnostics)
+		_, err := fmt.Fprintln(out, summaryLine(report.Summary))
+		return err
+	}
+	return nil
+}
+
+// checkScope checks what is reported: every root (--all-roots), the
+// paths named, or by default what this directory is (see checkDefault).
+func (a *App) checkScope(ws *workspace, opts *checkOptions) (checkResult, error) {
+	switch {
+	case opts.allRoots:
+		return a.checkAll(ws, opts.with)
+	case len(opts.paths) > 0:
+		return a.checkPaths(ws, opts.paths, opts.with, opts.ignoreUnknown)
+	}
+	return a.checkDefault(ws, opts.with)
+}
+
+// checkDefault is check without a path: the project's own collections and
+// lock file; without a project, the collection the working directory is
+// in (or, for a directory holding collections, those). The user and
+// bundled roots are resolved against, never reported: a check of a
+// repository reports the repository.
+func (a *App) checkDefault(ws *workspace, with []string) (checkResult, error) {
+	// The home directory's .amplifier holds the user root: it is no
+	// project to report.
+	if project := ws.daemonProject(); project != "" && !samePath(project, ws.home) {
+		res, err := a.checkPaths(ws, []string{project}, with, false)
+		if isNothingToCheck(err) {
+			return res, exitf(exitUsage, "check: nothing to check: the project %s has no collections and no collections.lock in .amplifier; "+
+				"name a PATH, or use --all-roots for the user and bundled roots", project)
+		}
+		return res, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return checkResult{}, exitf(exitUsage, "working directory: %v", err)
+	}
+	target := wd
+	v, _ := ws.view()
+	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+	if c, _ := p.owner(wd, true); c != nil {
+		target = c.Dir
+	}
+	res, err := a.checkPaths(ws, []string{target}, with, false)
+	if isNothingToCheck(err) {
+		return res, exitf(exitUsage, "check: nothing to check: no project (.amplifier) above %s and no collection at or above it; "+
+			"name a PATH, or use --all-roots for the user and bundled roots", wd)
+	}
+	return res, err
+}
+
+// errNothingToCheck is returned by checkPaths when a directory holds
+// nothing check can check.
+var errNothingToCheck = errors.New("no collections")
+
+func isNothingToCheck(err error) bool { return errors.Is(err, errNothingToCheck) }
+
+// checkAll checks every collection of every root and their lock files,
+// as --all-roots asks.
+func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
+	v, cat := ws.view()
+	if err := unlistedRoots(cat); err != nil {
+		return checkResult{}, err
+	}
+	res := checkResult{view: v, all: true, files: map[string]bool{}}
+	if len(with) == 0 {
+		res.diags = slices.Clone(v.Diagnostics())
+	} else {
+		p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+		cols, err := p.withCollections(with)
+		if err != nil {
+			return checkResult{}, err
+		}
+		wv := v.WithArguments(cols)
+		res.view = wv
+		for _, c := range wv.Set.Collections() {
+			if c.Root.Kind != discovery.RootArgument {
+				res.diags = append(res.diags, wv.CollectionDiagnostics(c)...)
+			}
+		}
+		for _, lf := range wv.LockFiles() {
+			ds, _ := wv.LockDiagnostics(lf)
+			res.diags = append(res.diags, ds...)
+		}
+	}
+	for _, c := range v.Set.Collections() {
+		res.collections++
+		for _, f := range c.Files() {
+			res.files[f] = true
+		}
+	}
+	for _, lf := range v.LockFiles() {
+		if isFileAt(lf) {
+			res.files[lf] = true
+		}
+	}
+	return res, nil
 }
 
 // checkResult is what a check found before suppression and selection:
@@ -132,10 +339,41 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 // scope (those whose unused suppression comments are reported); all is
 // set when every file read is in scope.
 type checkResult struct {
+	// view is the View the diagnostics come from (with the collections
+	// named on the command line).
+	view        *catalog.View
 	diags       []discovery.Diagnostic
 	collections int
 	files       map[string]bool
 	all         bool
+}
+
+// checked counts the files checked: those in scope, and any other path a
+// diagnostic reported is about.
+func (r checkResult) checked(ds []discovery.Diagnostic) int {
+	n := len(r.files)
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if !r.files[d.Path] && !seen[d.Path] {
+			seen[d.Path] = true
+			n++
+		}
+	}
+	return n
+}
+
+// dirs returns the directories of the files in scope, sorted.
+func (r checkResult) dirs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for f := range r.files {
+		if d := filepath.Dir(f); !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // target is one part of what `check PATH…` checks: a whole collection,
@@ -166,7 +404,7 @@ type planner struct {
 // directory inside one, a root, a project directory or its .amplifier.
 // Cross-references resolve against the collections named first, then the
 // workspace's roots.
-func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool) (checkResult, error) {
+func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool) (checkResult, error) {
 	v, cat := ws.view()
 	if err := unlistedRoots(cat); err != nil {
 		return checkResult{}, err
@@ -192,7 +430,7 @@ func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool) (che
 		}
 		if fi.IsDir() {
 			if !p.dir(abs) {
-				return checkResult{}, exitf(exitUsage, "check: no collections under %s", arg)
+				return checkResult{}, &exitError{code: exitUsage, err: fmt.Errorf("check: %w under %s", errNothingToCheck, arg)}
 			}
 			continue
 		}
@@ -202,11 +440,15 @@ func (a *App) checkPaths(ws *workspace, paths []string, ignoreUnknown bool) (che
 		return checkResult{}, exitf(exitUsage, "check: amplidex does not check %s: it checks profiles/*.md, agents/*.md, context/**/*.md, "+
 			"bundle.md, pyproject.toml and collections.lock (--ignore-unknown skips the others)", strings.Join(p.unknown, ", "))
 	}
-	view := v
-	if len(p.args) > 0 {
-		view, _ = cat.WithArguments(ws.daemonProject(), p.args)
+	withCols, err := p.withCollections(with)
+	if err != nil {
+		return checkResult{}, err
 	}
-	res := checkResult{files: map[string]bool{}}
+	view := v
+	if args := append(slices.Clone(p.args), withCols...); len(args) > 0 {
+		view, _ = cat.WithArguments(ws.daemonProject(), args)
+	}
+	res := checkResult{view: view, files: map[string]bool{}}
 	seenDiag := map[discovery.Diagnostic]bool{}
 	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
 		for _, d := range ds {
@@ -334,6 +576,42 @@ func (p *planner) root(dir string) bool {
 		}
 	}
 	return found
+}
+
+// withCollections loads the collections of --with: each directory is a
+// collection, or a root holding collections. They resolve after the paths
+// checked and ahead of every root, and are not reported.
+func (p *planner) withCollections(dirs []string) ([]*discovery.Collection, error) {
+	var out []*discovery.Collection
+	for _, arg := range dirs {
+		dir, err := filepath.Abs(arg)
+		if err != nil {
+			return nil, exitf(exitUsage, "check: --with %s: %v", arg, err)
+		}
+		if !isDirAt(dir) {
+			return nil, exitf(exitUsage, "check: --with %s: not a directory", arg)
+		}
+		var cands []string
+		if looksLikeCollection(dir) {
+			cands = []string{dir}
+		} else if cands, err = discovery.CandidateDirs(dir); err != nil {
+			return nil, exitf(exitUsage, "check: --with %s: %v", arg, errText(err))
+		}
+		found := false
+		for _, d := range cands {
+			if !isDirAt(d) {
+				continue
+			}
+			if c := p.load(d); c != nil && !slices.Contains(p.args, c) && !slices.Contains(out, c) {
+				out = append(out, c)
+				found = true
+			}
+		}
+		if !found {
+			return nil, exitf(exitUsage, "check: --with %s: no collection there, and no directory of collections", arg)
+		}
+	}
+	return out, nil
 }
 
 // addArg records an argument collection once.
@@ -522,7 +800,7 @@ func checkLock(path string) ([]discovery.Diagnostic, error) {
 // its name and directory. path is absolute. Only a regular file of at most
 // the document limit is read: a FIFO, a device or a link to one named on
 // the command line is a usage error naming it, never a hang. Its
-// suppression comments go to sups.
+// suppression comments apply.
 //
 // A bundle manifest gets the checks prepare --dry-run and the language
 // server make: its schema, default_provider, the agents it includes, its
@@ -582,10 +860,24 @@ func summarize(ds []discovery.Diagnostic) query.Summary {
 	return s
 }
 
+// summaryLine is the last line of check's text: "All checks passed: 12
+// files in 1 collection." when nothing is reported, else the count of
+// each severity (named as --severity names them) and of the files.
 func summaryLine(s checkSummary) string {
-	line := fmt.Sprintf("%s, %s, %s in %s (%s checked",
-		query.Plural(s.Errors, "error"), query.Plural(s.Warnings, "warning"), query.Plural(s.Infos, "note"),
-		query.Plural(s.Files, "file"), query.Plural(s.Collections, "collection"))
+	scope := fmt.Sprintf("%s in %s", query.Plural(s.FilesChecked, "file"), query.Plural(s.Collections, "collection"))
+	if s.Errors+s.Warnings+s.Infos == 0 {
+		line := "All checks passed: " + scope
+		if s.Baselined > 0 {
+			line += fmt.Sprintf(" (%d more in the baseline)", s.Baselined)
+		}
+		return line + "."
+	}
+	files := fmt.Sprintf("%d of %s", s.Files, query.Plural(s.FilesChecked, "file"))
+	if s.Files == s.FilesChecked {
+		files = query.Plural(s.Files, "file")
+	}
+	line := fmt.Sprintf("%s, %s, %d info in %s (%s checked",
+		query.Plural(s.Errors, "error"), query.Plural(s.Warnings, "warning"), s.Infos, files, query.Plural(s.Collections, "collection"))
 	if s.Baselined > 0 {
 		line += fmt.Sprintf(", %d in the baseline", s.Baselined)
 	}

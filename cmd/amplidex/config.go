@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,9 @@ type Config struct {
 		Select []string `toml:"select"`
 		// Ignore drops the diagnostics whose code matches one of these.
 		Ignore []string `toml:"ignore"`
+		// Severity drops the diagnostics of a lower severity: "error",
+		// "warning" (or "warn") or "info".
+		Severity string `toml:"severity"`
 		// PerPath maps a glob (relative to the project directory) to
 		// the codes or prefixes ignored in the files it matches.
 		PerPath map[string][]string `toml:"per-path"`
@@ -63,86 +67,361 @@ type Config struct {
 
 	// path is the file the configuration was read from ("" when none).
 	path string
+	// set holds the keys the file sets (dotted, below its prefix), each
+	// with the line it is written on (1-based; 0 when it cannot tell).
+	set map[string]int
 }
 
 // duration is a time.Duration written as "30ms" in TOML.
 type duration struct{ time.Duration }
 
 func (d *duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
+	v, err := parseDuration(string(b))
 	if err != nil {
 		return err
-	}
-	if v < 0 {
-		return fmt.Errorf("negative duration %q", b)
 	}
 	d.Duration = v
 	return nil
 }
 
-// loadConfig reads the configuration file at path. A missing file is an
-// empty configuration unless the path was given explicitly.
+// parseDuration reads a duration of the configuration, with an error in
+// the user's terms.
+func parseDuration(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration; write it with a unit, such as \"30ms\" or \"2s\"", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q is negative; write a duration of zero or more, such as \"30ms\" or \"2s\"", s)
+	}
+	return v, nil
+}
+
+// configKind tells the user's configuration from one a project commits.
+type configKind int
+
+const (
+	// userConfig is the user's own file (config.toml, or --config): every
+	// table.
+	userConfig configKind = iota
+	// projectConfig is a file a team commits (amplidex.toml,
+	// .amplidex.toml, [tool.amplidex] in pyproject.toml): it decides what
+	// is reported, never what runs or where the daemon lives.
+	projectConfig
+)
+
+// projectTables are the tables a project's configuration may set.
+var projectTables = []string{"check", "schema"}
+
+// loadConfig reads the user's configuration file at path. A missing file
+// is an empty configuration unless the path was given explicitly.
 func loadConfig(path string, explicit bool) (*Config, error) {
-	cfg := &Config{}
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
-		return cfg, nil
+		return &Config{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	md, err := toml.Decode(string(src), cfg)
+	cfg, err := parseConfig(path, src, nil, userConfig, "")
 	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	for i, p := range cfg.Roots.Bundled {
+		cfg.Roots.Bundled[i] = expandPath(p, dir)
+	}
+	return cfg, nil
+}
+
+// parseConfig decodes the configuration src read from path: the whole
+// file, or the table at prefix (tool.amplidex in a pyproject.toml; nil
+// and no error when the file has none). Every problem is said in the
+// user's terms with the file, the line and column and the key: a key
+// amplidex does not know (with the nearest known one), a value of the
+// wrong type (with the type wanted), a code or glob that means nothing,
+// and, in a project's file, a table that belongs in the user's
+// configuration (userPath names that file).
+func parseConfig(path string, src []byte, prefix []string, kind configKind, userPath string) (*Config, error) {
+	var raw map[string]any
+	if _, err := toml.Decode(string(src), &raw); err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
 			return nil, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
 		}
-		// A value of the wrong type: the decoder names the key in its text.
-		if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
-			return nil, fmt.Errorf("%s: %s: %s", at(path, src, strings.Split(m[1], ".")...), m[1], m[2])
-		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, unknownKeys(path, src, und)
+	table := raw
+	for i, k := range prefix {
+		v, ok := table[k]
+		if !ok {
+			return nil, nil
+		}
+		if table, ok = v.(map[string]any); !ok {
+			key := strings.Join(prefix[:i+1], ".")
+			return nil, fmt.Errorf("%s: %s: want a table, not %s", at(path, src, prefix[:i+1]...), key, describeValue(v))
+		}
 	}
+	c := &configCheck{path: path, src: src, prefix: prefix, kind: kind, userPath: userPath, set: map[string]int{}}
+	c.table(table, reflect.TypeOf(Config{}), nil)
+	if len(c.problems) > 0 || len(c.unknown) > 0 {
+		var lines []string
+		if len(c.unknown) > 0 {
+			lines = append(lines, unknownKeys(path, src, prefix, c.unknown).Error())
+		}
+		sort.SliceStable(c.problems, func(i, j int) bool {
+			a, b := c.problems[i].pos, c.problems[j].pos
+			return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+		})
+		for _, p := range c.problems {
+			lines = append(lines, p.msg)
+		}
+		return nil, errors.New(strings.Join(lines, "\n"))
+	}
+	cfg := &Config{}
+	var err error
+	if prefix == nil {
+		_, err = toml.Decode(string(src), cfg)
+	} else {
+		var pp struct {
+			Tool struct {
+				Amplidex *Config `toml:"amplidex"`
+			} `toml:"tool"`
+		}
+		pp.Tool.Amplidex = cfg
+		_, err = toml.Decode(string(src), &pp)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg.path, cfg.set = path, c.set
+	keyAt := func(keys ...string) string { return at(path, src, append(slices.Clone(prefix), keys...)...) }
 	switch cfg.Schema.UnknownKey {
 	case "", "error", "warning":
 	default:
-		return nil, fmt.Errorf("%s: schema.unknown_key must be \"error\" or \"warning\", not %q", at(path, src, "schema", "unknown_key"), cfg.Schema.UnknownKey)
+		return nil, fmt.Errorf("%s: schema.unknown_key must be \"error\" or \"warning\", not %q%s", keyAt("schema", "unknown_key"),
+			cfg.Schema.UnknownKey, didYouMean(cfg.Schema.UnknownKey, []string{"error", "warning"}))
+	}
+	if sev := cfg.Check.Severity; sev != "" {
+		if _, err := minRank(sev); err != nil {
+			return nil, fmt.Errorf("%s: check.severity: %v", keyAt("check", "severity"), err)
+		}
 	}
 	for _, k := range []struct {
 		key  string
 		sels []string
 	}{{"select", cfg.Check.Select}, {"ignore", cfg.Check.Ignore}} {
 		if err := checkSelectors(k.sels); err != nil {
-			return nil, fmt.Errorf("%s: check.%s: %v", at(path, src, "check", k.key), k.key, err)
+			return nil, fmt.Errorf("%s: check.%s: %v", keyAt("check", k.key), k.key, err)
 		}
 	}
-	for glob, sels := range cfg.Check.PerPath {
+	for _, glob := range slices.Sorted(maps.Keys(cfg.Check.PerPath)) {
 		if _, err := parseGlob(glob); err != nil {
-			return nil, fmt.Errorf("%s: check.per-path: %v", at(path, src, "check", "per-path", glob), err)
+			return nil, fmt.Errorf("%s: check.per-path: %v", keyAt("check", "per-path", glob), err)
 		}
-		if err := checkSelectors(sels); err != nil {
-			return nil, fmt.Errorf("%s: check.per-path %q: %v", at(path, src, "check", "per-path", glob), glob, err)
+		if err := checkSelectors(cfg.Check.PerPath[glob]); err != nil {
+			return nil, fmt.Errorf("%s: check.per-path %q: %v", keyAt("check", "per-path", glob), glob, err)
 		}
 	}
-	dir := filepath.Dir(path)
-	for i, p := range cfg.Roots.Bundled {
-		cfg.Roots.Bundled[i] = expandPath(p, dir)
-	}
-	cfg.path = path
 	return cfg, nil
 }
 
-// lastKeyRE reads the key and the message out of the decoder's type
-// errors: `toml: line 2 (last key "roots.bundled"): incompatible types: …`.
-var lastKeyRE = regexp.MustCompile(`^toml: (?:line \d+ )?\(last key "([^"]+)"\): (.*)$`)
+// configProblem is one problem of a configuration file, with where it is.
+type configProblem struct {
+	pos discovery.Position
+	msg string
+}
+
+// configCheck walks a decoded configuration against the Config struct
+// before it is decoded into it, so that every problem is said in the
+// user's terms.
+type configCheck struct {
+	path     string
+	src      []byte
+	prefix   []string
+	kind     configKind
+	userPath string
+	problems []configProblem
+	unknown  []toml.Key
+	// set records, for every key the file sets, the line it is on
+	// (1-based; 0 when it cannot tell).
+	set map[string]int
+}
+
+var durationType = reflect.TypeOf(duration{})
+
+// table checks the keys of t, a table of type typ at keys.
+func (c *configCheck) table(t map[string]any, typ reflect.Type, keys []string) {
+	fields := map[string]reflect.StructField{}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "" && name != "-" {
+			fields[name] = f
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(t)) {
+		at := append(slices.Clip(keys), k)
+		f, ok := fields[k]
+		if !ok {
+			c.unknown = append(c.unknown, toml.Key(append(slices.Clone(c.prefix), at...)))
+			continue
+		}
+		if c.kind == projectConfig && len(keys) == 0 && !slices.Contains(projectTables, k) {
+			c.notForProject(k, t[k])
+			continue
+		}
+		c.value(t[k], f.Type, at)
+	}
+}
+
+// notForProject reports a table of a project's file that only the user's
+// configuration may set, naming each key set in it.
+func (c *configCheck) notForProject(table string, v any) {
+	var keys [][]string
+	if m, ok := v.(map[string]any); ok && len(m) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			keys = append(keys, []string{table, k})
+		}
+	} else {
+		keys = [][]string{{table}}
+	}
+	where := "the user's configuration"
+	if c.userPath != "" {
+		where += " (" + c.userPath + ")"
+	}
+	for _, k := range keys {
+		c.problem(k, "%s: %s: a project's configuration sets only [check] and [schema]; [%s] changes what runs or where the daemon lives, and belongs in %s",
+			c.at(k...), strings.Join(k, "."), table, where)
+	}
+}
+
+// problem records a problem of the key at keys.
+func (c *configCheck) problem(keys []string, format string, args ...any) {
+	r, _ := discovery.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...)
+	c.problems = append(c.problems, configProblem{pos: r.Start, msg: fmt.Sprintf(format, args...)})
+}
+
+// at is where the key at keys (below the prefix) is written.
+func (c *configCheck) at(keys ...string) string {
+	return at(c.path, c.src, append(slices.Clone(c.prefix), keys...)...)
+}
+
+// value checks v, the value of the key at keys, against the type typ.
+func (c *configCheck) value(v any, typ reflect.Type, keys []string) {
+	key := strings.Join(keys, ".")
+	if r, ok := discovery.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...); ok {
+		c.set[key] = r.Start.Line + 1
+	} else {
+		c.set[key] = 0
+	}
+	bad := func(format string, args ...any) {
+		c.problem(keys, "%s: %s: %s", c.at(keys...), key, fmt.Sprintf(format, args...))
+	}
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	switch {
+	case typ == durationType:
+		s, ok := v.(string)
+		if !ok {
+			bad("%s is not a duration; write it as a string with a unit, such as \"30ms\" or \"2s\"", tomlValue(v))
+			return
+		}
+		if _, err := parseDuration(s); err != nil {
+			bad("%v", err)
+		}
+	case typ.Kind() == reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			bad("want a table, not %s", describeValue(v))
+			return
+		}
+		delete(c.set, key)
+		c.table(m, typ, keys)
+	case typ.Kind() == reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			bad("want a table of globs and lists of codes, such as {\"vendor/**\" = [\"schema/\"]}, not %s", describeValue(v))
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if _, ok := stringList(m[k]); !ok {
+				at := append(slices.Clip(keys), k)
+				c.problem(at, "%s: %s %q: want a list of codes, such as [\"schema/\"], not %s", c.at(at...), key, k, describeValue(m[k]))
+			}
+		}
+	case typ.Kind() == reflect.Slice:
+		if _, ok := stringList(v); !ok {
+			bad("want a list of strings, such as [\"a\", \"b\"], not %s", describeValue(v))
+		}
+	case typ.Kind() == reflect.String:
+		if _, ok := v.(string); !ok {
+			bad("want a string, not %s", describeValue(v))
+		}
+	case typ.Kind() == reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			bad("want true or false, not %s", describeValue(v))
+		}
+	case typ.Kind() == reflect.Int:
+		if _, ok := v.(int64); !ok {
+			bad("want a whole number, not %s", describeValue(v))
+		}
+	}
+}
+
+// stringList returns v as a list of strings, when it is one.
+func stringList(v any) ([]string, bool) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, len(l))
+	for i, e := range l {
+		if out[i], ok = e.(string); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// describeValue names a decoded TOML value in the user's terms: `the
+// string "one"`, `the number 3`, `a list holding the number 1`.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case int64, float64:
+		return fmt.Sprintf("the number %v", x)
+	case bool:
+		return fmt.Sprintf("the boolean %v", x)
+	case map[string]any:
+		return "a table"
+	case []map[string]any:
+		return "a list of tables"
+	case []any:
+		for _, e := range x {
+			if _, ok := e.(string); !ok {
+				return "a list holding " + describeValue(e)
+			}
+		}
+		return "a list of strings"
+	}
+	return "a date or time"
+}
+
+// tomlValue writes a decoded TOML value back as TOML would.
+func tomlValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
 
 // unknownKeys is the error for keys of the file that amplidex does not
-// know: each with its line and column, and the nearest known key.
-func unknownKeys(path string, src []byte, und []toml.Key) error {
-	known := configKeys(reflect.TypeOf(Config{}), nil)
+// know (written under prefix): each with its line and column, and the
+// nearest known key.
+func unknownKeys(path string, src []byte, prefix []string, und []toml.Key) error {
+	known := configKeys(reflect.TypeOf(Config{}), prefix)
 	type bad struct {
 		key string
 		pos discovery.Position

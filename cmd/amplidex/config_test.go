@@ -35,3 +35,107 @@ func TestREADMEConfig(t *testing.T) {
 		t.Errorf("the example shows no [check.per-path]")
 	}
 }
+
+// TestParseConfig: every problem of a configuration is said with the
+// file, the line and column, the key and, for a value, the type wanted in
+// the user's terms; a project's file sets [check] and [schema] only.
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		prefix []string
+		kind   configKind
+		want   []string // substrings of the error; none: no error
+	}{
+		{"user file", "[roots]\nbundled = [\"/x\"]\n[check]\nseverity = \"warn\"\n", nil, userConfig, nil},
+		{"list for a string", "[prepare]\nmanifest = [\"a\"]\n", nil, userConfig,
+			[]string{"f.toml:2:1: prepare.manifest: want a string, not a list of strings"}},
+		{"negative duration", "[watch]\ndebounce = \"-1s\"\n", nil, userConfig,
+			[]string{`f.toml:2:1: watch.debounce: "-1s" is negative`}},
+		{"table for a list", "[check.select]\nx = 1\n", nil, userConfig,
+			[]string{"f.toml:1:1: check.select: want a list of strings, such as [\"a\", \"b\"], not a table"}},
+		{"severity", "[check]\nseverity = \"warnings\"\n", nil, userConfig,
+			[]string{`f.toml:2:1: check.severity: "warnings" is not a severity: want error, warning or info; did you mean "warning"?`}},
+		{"glob", "[check.per-path]\n\"[\" = [\"schema/\"]\n", nil, userConfig, []string{`f.toml:2:1: check.per-path: bad glob "["`}},
+		{"project may set check and schema", "[check]\nignore = [\"layout/\"]\n[schema]\nunknown_key = \"warning\"\n", nil, projectConfig, nil},
+		{"project sets prepare", "[prepare]\nmanifest = \"b.md\"\n[watch]\n", nil, projectConfig, []string{
+			"f.toml:2:1: prepare.manifest: a project's configuration sets only [check] and [schema]; [prepare] changes what runs",
+			"f.toml:3:1: watch: a project's configuration sets only"}},
+		{"pyproject without the table", "[project]\nname = \"x\"\n", []string{"tool", "amplidex"}, projectConfig, nil},
+		{"pyproject", "[project]\nname = \"x\"\n[tool.amplidex.check]\nignore = \"ref/\"\n", []string{"tool", "amplidex"}, projectConfig,
+			[]string{"f.toml:4:1: check.ignore: want a list of strings, such as [\"a\", \"b\"], not the string \"ref/\""}},
+		{"pyproject tool.amplidex not a table", "[tool]\namplidex = 3\n", []string{"tool", "amplidex"}, projectConfig,
+			[]string{"f.toml:2:1: tool.amplidex: want a table, not the number 3"}},
+		{"pyproject unknown key", "[tool.amplidex.check]\nselct = []\n", []string{"tool", "amplidex"}, projectConfig,
+			[]string{"f.toml:2:1: unknown configuration key tool.amplidex.check.selct; did you mean tool.amplidex.check.select?"}},
+		{"syntax", "[check\n", nil, userConfig, []string{"f.toml:", "to end table name"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseConfig("f.toml", []byte(tc.src), tc.prefix, tc.kind, "")
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\ndoes not say %q", err, w)
+				}
+			}
+			for _, goName := range []string{"slice", "int64", "destination", "struct", "interface", "missing unit"} {
+				if strings.Contains(err.Error(), goName) {
+					t.Errorf("error %q speaks Go (%s)", err, goName)
+				}
+			}
+		})
+	}
+}
+
+// TestParseConfigSet: the keys a file sets are known with their lines,
+// under the pyproject prefix too.
+func TestParseConfigSet(t *testing.T) {
+	src := "[project]\nname = \"x\"\n\n[tool.amplidex.check]\nselect = [\"schema/\"]\nseverity = \"error\"\n[tool.amplidex.check.per-path]\n\"a/*\" = [\"ref/\"]\n"
+	cfg, err := parseConfig("pyproject.toml", []byte(src), []string{"tool", "amplidex"}, projectConfig, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"check.select": 5, "check.severity": 6, "check.per-path": 7}
+	for k, line := range want {
+		if got, ok := cfg.set[k]; !ok || got != line {
+			t.Errorf("set[%q] = %d, %v; want line %d", k, got, ok, line)
+		}
+	}
+	if len(cfg.set) != len(want) {
+		t.Errorf("set = %v, want the keys of %v", cfg.set, want)
+	}
+	if len(cfg.Check.Select) != 1 || cfg.Check.Severity != "error" || len(cfg.Check.PerPath["a/*"]) != 1 {
+		t.Errorf("decoded %+v", cfg.Check)
+	}
+}
+
+// FuzzParseConfig: no configuration, however broken, panics the parser,
+// and what it accepts decodes.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{"[check]\nselect = [\"schema/\"]\n", "[tool.amplidex.check]\nignore = [1]\n", "[watch]\ndebounce = 3\n",
+		"[check.per-path]\n\"**\" = [\"ref/\"]\n", "a = {b = [[1]]}\n"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, src string, pyproject bool) {
+		var prefix []string
+		if pyproject {
+			prefix = []string{"tool", "amplidex"}
+		}
+		for _, kind := range []configKind{userConfig, projectConfig} {
+			cfg, err := parseConfig("f.toml", []byte(src), prefix, kind, "")
+			if err == nil && cfg != nil && cfg.path != "f.toml" {
+				t.Fatalf("accepted without its path: %+v", cfg)
+			}
+		}
+	})
+}

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
@@ -63,7 +65,19 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		da.Roots = ws.clientRoots()
 		analyzer = da
 	}
-	srv := lsp.NewServer(analyzer, lsp.Options{Debounce: opts.debounce, Log: a.log, Version: buildVersion()})
+	pol, err := newPolicy(ws, checkFlags{})
+	if err != nil {
+		return err
+	}
+	var warned sync.Map // the configuration problems already logged
+	filter := func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic {
+		return pol.filterFile(path, ds, func(err error) {
+			if _, dup := warned.LoadOrStore(err.Error(), true); !dup {
+				a.log.Warn("lsp: a project's configuration is not applied", "err", err)
+			}
+		})
+	}
+	srv := lsp.NewServer(analyzer, lsp.Options{Debounce: opts.debounce, Log: a.log, Version: buildVersion(), Filter: filter})
 	err = srv.Serve(ctx, a.Stdin, a.Stdout)
 	switch {
 	case err == nil:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -74,6 +75,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"hup-daemon":  hupDaemon,
 		"chown":       chown,
 		"wait-grep":   waitGrep,
+		"exits":       exits,
 	}
 	maps.Copy(cmds, agentCmds())
 	return cmds
@@ -139,6 +141,28 @@ func waitGrep(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s does not match %q after 10s:\n%s", args[1], args[0], b)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// exits runs a command, keeping its stdout and stderr for the commands
+// that follow, and fails unless it exits with CODE. Usage: exits CODE
+// PROG [ARGS...].
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || neg {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 	}
 }
 

@@ -60,7 +60,7 @@ func (a *App) runPostInstall(ctx context.Context, opts *postInstallOptions) {
 			say("error: %s (%s): %s", me.Code(), me.Classification(), me.Message())
 			a.diagnosticPrinter(a.Stderr).Print(a.Stderr, me.Diagnostics)
 		case errors.As(err, &be):
-			a.diagnosticPrinter(a.Stderr).Print(a.Stderr, be.Diagnostics())
+			a.printCauses(be)
 		}
 		return
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
 
@@ -216,12 +217,43 @@ func (a *App) prepareFailed(manifest string, asJSON bool, err error) error {
 		return exitCode(code)
 	}
 	if out.Classification != "" {
-		fmt.Fprintf(a.Stderr, "error: %s (%s): %s\n", out.Code, out.Classification, out.Message)
+		fmt.Fprintf(a.Stderr, "amplidex: %s (%s): %s\n", out.Code, out.Classification, out.Message)
 	} else {
-		fmt.Fprintf(a.Stderr, "error: %s: %s\n", out.Code, out.Message)
+		fmt.Fprintf(a.Stderr, "amplidex: %s: %s\n", out.Code, out.Message)
 	}
-	a.diagnosticPrinter(a.Stderr).Print(a.Stderr, out.Diagnostics)
+	if be != nil {
+		a.printCauses(be)
+	} else {
+		a.diagnosticPrinter(a.Stderr).Print(a.Stderr, out.Diagnostics)
+	}
 	return exitCode(code)
+}
+
+// maxNamed is how many modules a line of printCauses names.
+const maxNamed = 5
+
+// printCauses says on stderr why the modules of a build failed, each
+// cause once: a module that fails alone as the diagnostic at its
+// declaration, and the modules that fail alike (thirty modules of a host
+// that cannot be reached) in one line with their count.
+func (a *App) printCauses(be *prepare.BuildError) {
+	var alone []discovery.Diagnostic
+	for _, c := range be.Causes() {
+		if len(c.Modules) == 1 {
+			alone = append(alone, c.Modules[0].Diagnostic())
+			continue
+		}
+		names := make([]string, 0, maxNamed)
+		for _, m := range c.Modules[:min(len(c.Modules), maxNamed)] {
+			names = append(names, m.Module)
+		}
+		list := strings.Join(names, ", ")
+		if more := len(c.Modules) - len(names); more > 0 {
+			list += fmt.Sprintf(" and %d more", more)
+		}
+		fmt.Fprintf(a.Stderr, "amplidex: %d modules failed alike (%s): %s\n", len(c.Modules), list, query.Clean(c.Message))
+	}
+	a.diagnosticPrinter(a.Stderr).Print(a.Stderr, alone)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -174,7 +174,7 @@ func TestPrepareMissingDefaultProvider(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d, want 2", code)
 	}
-	want := "error: bundle_load_failed (protocol): " + discovery.BundleDefaultProviderMessage + "\n"
+	want := "amplidex: bundle_load_failed (protocol): " + discovery.BundleDefaultProviderMessage + "\n"
 	if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "[bundle/load-failed]") || stdout != "" {
 		t.Errorf("stdout %q, stderr:\n%s\nwant it to start with %q", stdout, stderr, want)
 	}
@@ -300,7 +300,7 @@ func TestPrepareCorpus(t *testing.T) {
 		t.Errorf("dry run: %d agents, %d module sources; want 6 and 30", len(d.Agents), len(d.Modules))
 	}
 	code, _, stderr = p.run(t, "prepare", "--manifest", filepath.Join(corpus, "bundle", "foundation-anchors", "bundle.md"), "--app-version", "0.14.1")
-	if code != exitUsage || !strings.Contains(stderr, "error: bundle_load_failed (protocol): "+discovery.BundleDefaultProviderMessage) {
+	if code != exitUsage || !strings.Contains(stderr, "amplidex: bundle_load_failed (protocol): "+discovery.BundleDefaultProviderMessage) {
 		t.Errorf("foundation-anchors: exit %d\n%s", code, stderr)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 )
 
+// schemaKinds are the documents schema describes.
+var schemaKinds = []string{"profile", "agent", "bundle"}
+
 func newSchemaCmd(a *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema profile|agent|bundle",
@@ -15,7 +18,7 @@ func newSchemaCmd(a *App) *cobra.Command {
 		Long: "schema prints a draft-07 JSON Schema of the front matter of profiles, agents or bundle manifests,\n" +
 			"built from the tables the validator uses, so editors running yaml-language-server complete keys too.",
 		Args:      exactArgs("profile|agent|bundle"),
-		ValidArgs: []string{"profile", "agent", "bundle"},
+		ValidArgs: schemaKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSchema(args[0])
 		},
@@ -39,5 +42,5 @@ func (a *App) runSchema(kind string) error {
 		}
 		return nil
 	}
-	return exitf(exitUsage, "schema: unknown kind %q: want profile, agent or bundle", kind)
+	return exitf(exitUsage, "schema: unknown kind %q: want profile, agent or bundle%s", kind, didYouMean(kind, schemaKinds))
 }

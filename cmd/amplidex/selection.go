@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -11,26 +10,9 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 )
 
-// selection decides which diagnostics `check` reports: --select and
-// [check] select keep only the codes named, --ignore, [check] ignore and
-// [check.per-path] drop codes, and --severity drops what ranks below it.
-// Codes are matched by discovery.MatchCode: a code, or an area such as
-// "schema/".
-type selection struct {
-	selects []string
-	ignores []string
-	perPath []pathRule
-	// minRank is the lowest severity kept (see rank).
-	minRank int
-	// base is the directory per-path globs are relative to.
-	base string
-}
-
-// pathRule ignores codes in the files a glob matches.
-type pathRule struct {
-	glob  glob
-	codes []string
-}
+// severities are the values of --severity and [check] severity, highest
+// first; "warn" is taken for "warning".
+var severities = []string{"error", "warning", "info"}
 
 // rank orders severities: info < warning < error.
 func rank(s discovery.Severity) int {
@@ -43,39 +25,26 @@ func rank(s discovery.Severity) int {
 	return 0
 }
 
-// newSelection combines the flags and the configuration: the flags' codes
-// add to the configuration's. base is the project directory.
-func newSelection(cfg *Config, selects, ignores []string, severity, base string) (*selection, error) {
-	s := &selection{base: base}
-	for _, list := range [][]string{cfg.Check.Select, selects} {
-		s.selects = append(s.selects, splitCodes(list)...)
-	}
-	for _, list := range [][]string{cfg.Check.Ignore, ignores} {
-		s.ignores = append(s.ignores, splitCodes(list)...)
-	}
-	if err := checkSelectors(splitCodes(selects)); err != nil {
-		return nil, exitf(exitUsage, "--select: %v", err)
-	}
-	if err := checkSelectors(splitCodes(ignores)); err != nil {
-		return nil, exitf(exitUsage, "--ignore: %v", err)
-	}
-	for pattern, codes := range cfg.Check.PerPath {
-		g, err := parseGlob(pattern)
-		if err != nil {
-			return nil, exitf(exitUsage, "%s: check.per-path: %v", cfg.path, err)
-		}
-		s.perPath = append(s.perPath, pathRule{glob: g, codes: splitCodes(codes)})
-	}
+// minRank is the rank of the lowest severity kept by --severity or
+// [check] severity: "error", "warning" (or "warn") or "info".
+func minRank(severity string) (int, error) {
 	switch severity {
 	case "", "info":
-	case "warning":
-		s.minRank = 1
+		return 0, nil
+	case "warning", "warn":
+		return 1, nil
 	case "error":
-		s.minRank = 2
-	default:
-		return nil, exitf(exitUsage, "--severity %q: want error, warning or info", severity)
+		return 2, nil
 	}
-	return s, nil
+	return 0, fmt.Errorf("%q is not a severity: want error, warning or info%s", severity, didYouMean(severity, severities))
+}
+
+// pathRule ignores codes in the files a glob matches; the glob is taken
+// from base, the directory of the file that declares it.
+type pathRule struct {
+	glob  glob
+	codes []string
+	base  string
 }
 
 // splitCodes splits comma-separated lists ("schema/,ref/") and drops
@@ -93,70 +62,58 @@ func splitCodes(list []string) []string {
 }
 
 // checkSelectors returns an error naming the first selector that matches
-// no diagnostic code.
+// no diagnostic code, with the code or area it most likely misspells.
 func checkSelectors(sels []string) error {
 	for _, s := range splitCodes(sels) {
-		if err := discovery.CheckCodePattern(s); err != nil {
+		if err := checkCode(s); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// keep reports whether d is reported. ignored is the memory of filter:
-// whether the per-path rules drop a code in a path.
-func (s *selection) keep(d discovery.Diagnostic, ignored map[pathCode]bool) bool {
-	if rank(d.Severity) < s.minRank {
-		return false
+// checkCode returns nil when pattern selects a diagnostic code or area,
+// and otherwise an error naming the nearest: discovery.CheckCodePattern's,
+// or, when it finds none, the code whose beginning pattern misspells
+// ("schema/unknwn" → "schema/unknown-key").
+func checkCode(pattern string) error {
+	err := discovery.CheckCodePattern(pattern)
+	if err == nil || strings.Contains(err.Error(), "did you mean") {
+		return err
 	}
-	if len(s.selects) > 0 && !matchAny(s.selects, d.Code) {
-		return false
+	if near := suggestCode(pattern); near != "" {
+		return fmt.Errorf("%v; did you mean %q?", err, near)
 	}
-	if matchAny(s.ignores, d.Code) {
-		return false
-	}
-	if len(s.perPath) == 0 {
-		return true
-	}
-	k := pathCode{d.Path, d.Code}
-	drop, seen := ignored[k]
-	if !seen {
-		rel := s.relPath(d.Path)
-		for _, r := range s.perPath {
-			if matchAny(r.codes, d.Code) && r.glob.match(rel) {
-				drop = true
-				break
+	return err
+}
+
+// suggestCode returns the code that pattern most likely starts to spell,
+// or "".
+func suggestCode(pattern string) string {
+	var prefixes []string
+	owner := map[string]string{}
+	for _, c := range discovery.Codes {
+		for n := len(pattern) - 1; n <= len(pattern)+1; n++ {
+			if n <= 0 || n > len(c.Code) {
+				continue
+			}
+			p := c.Code[:n]
+			if _, seen := owner[p]; !seen {
+				owner[p] = c.Code
+				prefixes = append(prefixes, p)
 			}
 		}
-		ignored[k] = drop
 	}
-	return !drop
+	if p := discovery.Suggest(pattern, prefixes); p != "" && strings.Contains(p, "/") {
+		return owner[p]
+	}
+	return ""
 }
 
-// pathCode is a diagnostic's path and code, which decide whether the
-// per-path rules drop it.
-type pathCode struct{ path, code string }
-
-// filter returns the diagnostics of ds that are kept, or the context's
-// error once it is cancelled.
-func (s *selection) filter(ctx context.Context, ds []discovery.Diagnostic) ([]discovery.Diagnostic, error) {
-	out := ds[:0:0]
-	ignored := map[pathCode]bool{}
-	for i, d := range ds {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if s.keep(d, ignored) {
-			out = append(out, d)
-		}
-	}
-	return out, nil
-}
-
-// relPath is p relative to the base, slash-separated; p itself when it
-// lies outside.
-func (s *selection) relPath(p string) string {
-	if rel, err := filepath.Rel(s.base, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+// relPath is p relative to base, slash-separated; p itself when it lies
+// outside.
+func relPath(base, p string) string {
+	if rel, err := filepath.Rel(base, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(p)

@@ -61,7 +61,33 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 		}
 		paths = append(paths, abs)
 	}
-	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]discovery.Diagnostic{}}
+	// The project's configuration decides what is printed, as it does for
+	// check: one that cannot be read stops watch at the start, and later
+	// on is said once and the user's settings apply.
+	pol, err := newPolicy(ws, checkFlags{})
+	if err != nil {
+		return err
+	}
+	lk := pol.lookup()
+	for _, p := range append([]string{ws.base()}, paths...) {
+		dir := p
+		if !isDirAt(p) {
+			dir = filepath.Dir(p)
+		}
+		if _, err := lk.rulesFor(dir); err != nil {
+			return configError(err)
+		}
+	}
+	warned := map[string]bool{}
+	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]discovery.Diagnostic{},
+		filter: func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic {
+			return pol.filterFile(path, ds, func(err error) {
+				if !warned[err.Error()] {
+					warned[err.Error()] = true
+					fmt.Fprintf(a.Stderr, "amplidex: %v\n", err)
+				}
+			})
+		}}
 	c, err := a.connect(ctx, ws)
 	if err != nil {
 		return err
@@ -136,12 +162,17 @@ type watchPrinter struct {
 	a    *App
 	json bool
 	last map[string][]discovery.Diagnostic
+	// filter decides what is printed of a file's diagnostics.
+	filter func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic
 }
 
 func (p *watchPrinter) print(u query.Update) error {
 	w := p.a.Stdout
 	dp := p.a.diagnosticPrinter(w)
 	for _, f := range u.Files {
+		if p.filter != nil {
+			f.Diagnostics = p.filter(f.Path, f.Diagnostics)
+		}
 		old := p.last[f.Path]
 		var lines []watchEvent
 		for _, d := range old {

@@ -21,6 +21,9 @@ type workspace struct {
 	roots   []discovery.Root
 	cfg     *Config
 	paths   query.Paths
+	// isolated is set under --isolated: the configuration is empty, and
+	// the roots are the project's alone.
+	isolated bool
 }
 
 // config loads the configuration file named by --config, else the default
@@ -42,12 +45,27 @@ func (a *App) config() (*Config, query.Paths, error) {
 }
 
 // workspace resolves the project, the home directory and the roots.
+// Under --isolated the user's configuration is not read and the roots
+// are the project's alone: no user root, no bundled roots, whatever
+// AMPLIDEX_BUNDLED says.
 func (a *App) workspace() (*workspace, error) {
-	cfg, paths, err := a.config()
-	if err != nil {
+	var (
+		cfg   *Config
+		paths query.Paths
+		err   error
+	)
+	if a.isolated {
+		if a.configPath != "" {
+			return nil, exitf(exitUsage, "--isolated reads no user configuration; it does not go with --config")
+		}
+		if paths, err = query.DefaultPaths(a.Getenv); err != nil {
+			return nil, exitf(exitUsage, "%v", err)
+		}
+		cfg = &Config{}
+	} else if cfg, paths, err = a.config(); err != nil {
 		return nil, err
 	}
-	ws := &workspace{cfg: cfg, paths: paths}
+	ws := &workspace{cfg: cfg, paths: paths, isolated: a.isolated}
 	if a.projectDir != "" {
 		ws.project, err = filepath.Abs(a.projectDir)
 		if err != nil {
@@ -80,7 +98,7 @@ func (a *App) workspace() (*workspace, error) {
 		}
 	}
 	bundled := cfg.Roots.Bundled
-	if env := a.Getenv("AMPLIDEX_BUNDLED"); env != "" {
+	if env := a.Getenv("AMPLIDEX_BUNDLED"); env != "" && !a.isolated {
 		bundled = discovery.SplitPathList(env)
 		for i, b := range bundled {
 			if abs, err := filepath.Abs(b); err == nil {
@@ -89,8 +107,17 @@ func (a *App) workspace() (*workspace, error) {
 		}
 	}
 	ws.bundled = bundled
-	ws.roots = discovery.Roots(ws.project, ws.home, bundled)
+	ws.roots = discovery.Roots(ws.project, ws.rootsHome(), bundled)
 	return ws, nil
+}
+
+// rootsHome is the home directory whose user root the workspace reads:
+// none under --isolated.
+func (ws *workspace) rootsHome() string {
+	if ws.isolated {
+		return ""
+	}
+	return ws.home
 }
 
 // daemonProject is the project a daemon query is about: the project
@@ -149,7 +176,7 @@ func (ws *workspace) common(noSync bool) query.Common {
 // clientRoots returns this client's user and bundled roots, as the
 // daemon takes them (absolute and clean).
 func (ws *workspace) clientRoots() *query.Roots {
-	r := &query.Roots{Home: ws.home}
+	r := &query.Roots{Home: ws.rootsHome()}
 	for _, b := range ws.bundled {
 		if abs, err := filepath.Abs(b); err == nil {
 			r.Bundled = append(r.Bundled, abs)
@@ -160,7 +187,7 @@ func (ws *workspace) clientRoots() *query.Roots {
 
 // catalog returns an in-process catalog of the workspace's roots.
 func (ws *workspace) catalog() *catalog.Catalog {
-	return catalog.New(catalog.Options{Loader: ws.loader(), Home: ws.home, Bundled: ws.bundled})
+	return catalog.New(catalog.Options{Loader: ws.loader(), Home: ws.rootsHome(), Bundled: ws.bundled})
 }
 
 // view reads the project's roots in process and returns their View, and

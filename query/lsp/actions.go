@@ -55,6 +55,97 @@ func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path st
 	return out
 }
 
+// fixedWithoutAsking reports the codes whose one rewrite, when the code
+// actions offer exactly one, is applied without asking (check --fix): a
+// near-miss key renamed, a reference corrected to its single close
+// candidate (or a bare extends qualified with the one collection that
+// has it).
+func fixedWithoutAsking(code string) bool {
+	switch code {
+	case discovery.CodeUnknownKey, discovery.CodeMetadataUnknownKey, discovery.CodeAgentUnknown,
+		discovery.CodeExtendsUnresolved, discovery.CodeMentionUnresolved, discovery.CodeDepNotInstalled:
+		return true
+	}
+	return false
+}
+
+// Fixes returns the edits that fix, without asking, the diagnostics ds of
+// the file at path, whose text is text, over the View v: for each
+// diagnostic of a code fixedWithoutAsking reports, the quick fix the language
+// server offers when it is the one fix offered that rewrites text in
+// place. A choice between candidates, a removal or an addition of
+// placeholders is left to the author. The edits are of path, sorted,
+// and do not overlap (of two that would, the first is kept).
+func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, text []byte, ds []discovery.Diagnostic) []query.TextEdit {
+	if kindOf(path) == fileOther || len(ds) == 0 {
+		return nil
+	}
+	l := w.layer(ctx, v, path, text, nil)
+	if ctx.Err() != nil {
+		return nil
+	}
+	fx := &fixer{l: l, path: path, text: text, lines: discovery.NewLineIndex(text)}
+	if kind, ok := docKindOf(path); ok {
+		fx.kind = kind
+		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
+	}
+	var edits []query.TextEdit
+	for _, d := range ds {
+		if !fixedWithoutAsking(d.Code) {
+			continue
+		}
+		var rewrites []query.CodeAction
+		for _, a := range fx.fixes(d) {
+			if rewritesInPlace(a) {
+				rewrites = append(rewrites, a)
+			}
+		}
+		if len(rewrites) == 1 {
+			edits = append(edits, rewrites[0].Edits...)
+		}
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return before(edits[i].Range.Start, edits[j].Range.Start) })
+	out := edits[:0]
+	for _, e := range edits {
+		if n := len(out); n > 0 && before(e.Range.Start, out[n-1].Range.End) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// rewritesInPlace reports whether every edit of a replaces text with
+// other text.
+func rewritesInPlace(a query.CodeAction) bool {
+	for _, e := range a.Edits {
+		if e.Range.Start == e.Range.End || e.NewText == "" {
+			return false
+		}
+	}
+	return len(a.Edits) > 0
+}
+
+// ApplyEdits returns text with edits applied; the edits' positions count
+// UTF-16 code units, as diagnostics do, and must be sorted and not
+// overlap.
+func ApplyEdits(text []byte, edits []query.TextEdit) ([]byte, error) {
+	lines := discovery.NewLineIndex(text)
+	var out bytes.Buffer
+	at := 0
+	for _, e := range edits {
+		start, end := lines.PositionOffset(e.Range.Start), lines.PositionOffset(e.Range.End)
+		if start < at || end < start || end > len(text) {
+			return nil, fmt.Errorf("apply edits: edit at %d:%d overlaps another or lies outside the text", e.Range.Start.Line+1, e.Range.Start.Character+1)
+		}
+		out.Write(text[at:start])
+		out.WriteString(e.NewText)
+		at = end
+	}
+	out.Write(text[at:])
+	return out.Bytes(), nil
+}
+
 // overlaps reports whether two ranges share a position, ends included (a
 // cursor just after a word is on it).
 func overlaps(a, b discovery.Range) bool {

@@ -411,3 +411,62 @@ func TestCodeActionsThroughTheServer(t *testing.T) {
 		})
 	}
 }
+
+// TestFixes: the fixes applied without asking are the renames and the
+// corrections to one close candidate the code actions offer; removals,
+// placeholders and choices are left to the author. ApplyEdits applies
+// them.
+func TestFixes(t *testing.T) {
+	dir := unpack(t, "actions.txtar")
+	local := lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")})
+	project := filepath.Join(dir, "project")
+	w := lsp.NewWorkspace(local, lsp.WorkspaceOptions{Project: project})
+	ctx := context.Background()
+	v, err := local.View(ctx, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, file, text, want string
+	}{
+		{"profile", "project/.amplifier/collections/mine/profiles/dev.md",
+			strings.NewReplacer("agents:", "agnets:", "- helper", "- helpr", "context/shared.md", "context/shard.md",
+				"foundation:base", "foundaton:base", "name: dev", "name: devv").Replace(devText),
+			strings.Replace(devText, "name: dev", "name: devv", 1)},
+		{"left to the author", "project/.amplifier/collections/mine/profiles/dev.md",
+			strings.Replace(strings.Replace(devText, "  description: Development\n", "", 1), "---\nSee", "colour: red\n---\nSee", 1),
+			strings.Replace(strings.Replace(devText, "  description: Development\n", "", 1), "---\nSee", "colour: red\n---\nSee", 1)},
+		{"pyproject", "project/.amplifier/collections/mine/pyproject.toml",
+			strings.NewReplacer("author", "autor", "foundation =", "foundaton =").Replace(pyText), pyText},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// A fix can bring another to light (agnets: renamed, its
+			// misspelt agent is seen): fix until nothing is left to.
+			path := filepath.Join(dir, tc.file)
+			got := []byte(tc.text)
+			for range 3 {
+				edits := w.Fixes(ctx, v, path, got, w.Diagnose(ctx, path, got, nil))
+				if len(edits) == 0 {
+					break
+				}
+				var err error
+				if got, err = lsp.ApplyEdits(got, edits); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if string(got) != tc.want {
+				t.Errorf("after the fixes:\n%s\nwant:\n%s", got, tc.want)
+			}
+			if again := w.Fixes(ctx, v, path, got, w.Diagnose(ctx, path, got, nil)); len(again) != 0 {
+				t.Errorf("fixes left to make after fixing: %+v", again)
+			}
+		})
+	}
+	if _, err := lsp.ApplyEdits([]byte("abc\n"), []query.TextEdit{
+		{Range: discovery.Range{Start: discovery.Position{Character: 1}, End: discovery.Position{Character: 3}}, NewText: "x"},
+		{Range: discovery.Range{Start: discovery.Position{Character: 2}, End: discovery.Position{Character: 3}}, NewText: "y"},
+	}); err == nil {
+		t.Error("ApplyEdits took overlapping edits")
+	}
+}

@@ -63,6 +63,12 @@ type Options struct {
 	Log *slog.Logger
 	// Version is reported to the client in serverInfo.
 	Version string
+	// Filter, when set, decides what is reported of a file's
+	// diagnostics (and how severe) before they are published; the code
+	// actions of the diagnostics it drops are not offered. The command
+	// line passes the policy check and watch apply, so that every surface
+	// reports alike. It is called from several goroutines at once.
+	Filter func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic
 }
 
 // Server is a language server over one Analyzer. Serve may be called more
@@ -518,6 +524,9 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 	if ctx.Err() != nil {
 		return
 	}
+	if f := ss.srv.opts.Filter; f != nil {
+		diags = f(d.path, diags)
+	}
 	res := runResult{doc: d, gen: gen, ver: ver, diags: toLSP(d.path, text, diags, ss.utf8)}
 	select {
 	case ss.results <- res:
@@ -732,9 +741,17 @@ func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only [
 	if ss.utf8 && len(actions) > 0 {
 		lines = discovery.NewLineIndex(snap.text)
 	}
+	reported := ss.reported(snap.path, actions)
 	for _, a := range actions {
 		if !kindAsked(a.Kind, only) {
 			continue
+		}
+		if a.Diagnostic != nil && reported != nil {
+			d, ok := reported[unrated(*a.Diagnostic)]
+			if !ok {
+				continue // a fix of what the Filter does not report
+			}
+			a.Diagnostic = &d
 		}
 		ca := lspCodeAction{Title: a.Title, Kind: a.Kind, IsPreferred: a.Preferred, Edit: workspaceEdit{Changes: map[string][]textEdit{}}}
 		if a.Diagnostic != nil {
@@ -755,6 +772,33 @@ func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only [
 		}
 	}
 	return out
+}
+
+// reported runs the Filter over the diagnostics of actions and returns
+// what it keeps, as it reports them, by the diagnostic without its
+// severity; nil when there is no Filter.
+func (ss *session) reported(path string, actions []query.CodeAction) map[discovery.Diagnostic]discovery.Diagnostic {
+	f := ss.srv.opts.Filter
+	if f == nil {
+		return nil
+	}
+	var ds []discovery.Diagnostic
+	for _, a := range actions {
+		if a.Diagnostic != nil {
+			ds = append(ds, *a.Diagnostic)
+		}
+	}
+	out := map[discovery.Diagnostic]discovery.Diagnostic{}
+	for _, d := range f(path, ds) {
+		out[unrated(d)] = d
+	}
+	return out
+}
+
+// unrated is d without its severity, which the Filter may change.
+func unrated(d discovery.Diagnostic) discovery.Diagnostic {
+	d.Severity = ""
+	return d
 }
 
 // kindAsked reports whether a code action of kind is among only, a kind

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -496,5 +497,62 @@ func TestCancelledContextStopsServe(t *testing.T) {
 		}
 	case <-time.After(waitFor):
 		t.Fatal("Serve did not return after cancel")
+	}
+}
+
+// TestFilter: what the Filter drops is neither published nor fixed, and
+// what it keeps is published as it reports it.
+func TestFilter(t *testing.T) {
+	bad := func(d discovery.Diagnostic) bool { return d.Range.Start.Line == 0 }
+	opts := fastOpts()
+	var paths []string
+	var mu sync.Mutex
+	opts.Filter = func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic {
+		mu.Lock()
+		paths = append(paths, path)
+		mu.Unlock()
+		var out []discovery.Diagnostic
+		for _, d := range ds {
+			if bad(d) {
+				continue // the first line's are ignored
+			}
+			d.Severity = discovery.SeverityWarning
+			out = append(out, d)
+		}
+		return out
+	}
+	f := &fake{actions: func(r discovery.Range) []query.CodeAction {
+		var out []query.CodeAction
+		for _, line := range []int{0, 1} {
+			d := discovery.Diagnostic{Code: discovery.CodeUnknownKey, Severity: discovery.SeverityError,
+				Path: "/work/coll/agents/helper.md", Range: rng(line, 0, line, 3), Message: "bad thing"}
+			out = append(out, query.CodeAction{Title: fmt.Sprintf("fix line %d", line), Kind: query.ActionQuickFix, Diagnostic: &d,
+				Edits: []query.TextEdit{{Path: d.Path, Range: d.Range, NewText: "GOOD"}}})
+		}
+		return out
+	}}
+	c := startServer(t, f, opts)
+	c.initialize()
+	c.open(agentURI, "BAD\nBAD\n")
+	p := c.diagnostics(agentURI)
+	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Range.Start.Line != 1 || p.Diagnostics[0].Severity != 2 {
+		t.Fatalf("published %+v, want the second line's, as a warning", p.Diagnostics)
+	}
+	mu.Lock()
+	if len(paths) == 0 || paths[0] != "/work/coll/agents/helper.md" {
+		t.Errorf("the Filter was asked about %q", paths)
+	}
+	mu.Unlock()
+	r := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": agentURI},
+		"range": rng(0, 0, 2, 0), "context": map[string]any{"diagnostics": []any{}}})
+	var actions []struct {
+		Title       string `json:"title"`
+		Diagnostics []struct {
+			Severity int `json:"severity"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(r.Result, &actions); err != nil || len(actions) != 1 || actions[0].Title != "fix line 1" ||
+		len(actions[0].Diagnostics) != 1 || actions[0].Diagnostics[0].Severity != 2 {
+		t.Fatalf("code actions %s (%v), want the fix of line 1 alone, its diagnostic a warning", r.Result, err)
 	}
 }

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lsp"
+)
+
+// maxFixRounds bounds the rounds of fixes made to one file: a fix can
+// bring another to light (a key renamed to agents, its misspelt agent is
+// seen), and each round fixes what the one before left.
+const maxFixRounds = 10
+
+// fileFix is what check --fix changes in one file.
+type fileFix struct {
+	path     string
+	old, new []byte
+	// fixed counts the edits made.
+	fixed int
+}
+
+// oneView is the lsp.Views of a check: the View it checked, for every
+// project.
+type oneView struct{ v *catalog.View }
+
+func (o oneView) View(context.Context, string) (*catalog.View, error) { return o.v, nil }
+
+func (o oneView) WithArguments(_ context.Context, _ string, cols []*discovery.Collection) (*catalog.View, error) {
+	return o.v.WithArguments(cols), nil
+}
+
+func (oneView) Changed(string) {}
+
+// fixFiles works out, file by file, the fixes of the diagnostics ds that
+// check reports over the View v: the language server's own quick fixes
+// that need no choice (lsp.Workspace.Fixes), in rounds, each round over
+// the text the one before left, its diagnostics decided as check decides
+// them (suppression comments, then the policy).
+func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []discovery.Diagnostic) ([]fileFix, error) {
+	w := lsp.NewWorkspace(oneView{v}, lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
+		CheckBundle: prepare.CheckManifest, Log: a.log})
+	byFile := map[string][]discovery.Diagnostic{}
+	for _, d := range ds {
+		byFile[d.Path] = append(byFile[d.Path], d)
+	}
+	var out []fileFix
+	for _, path := range slices.Sorted(maps.Keys(byFile)) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		old, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+		if err != nil {
+			continue // a directory, or a file that cannot be read: nothing to fix in it
+		}
+		f := fileFix{path: path, old: old, new: old}
+		fileDs := byFile[path]
+		for range maxFixRounds {
+			edits := w.Fixes(ctx, v, path, f.new, fileDs)
+			if len(edits) == 0 {
+				break
+			}
+			if f.new, err = lsp.ApplyEdits(f.new, edits); err != nil {
+				return nil, fmt.Errorf("fix %s: %w", path, err)
+			}
+			f.fixed += len(edits)
+			// Diagnose applies the file's suppression comments, as every
+			// surface does.
+			fileDs = pol.filterFile(path, w.Diagnose(ctx, path, f.new, nil), func(error) {})
+		}
+		if f.fixed > 0 {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// writeFixes writes the fixed files, each replaced whole (a file beside
+// it, renamed over it) and keeping its mode.
+func writeFixes(fixes []fileFix) error {
+	for _, f := range fixes {
+		fi, err := os.Stat(f.path)
+		if err != nil {
+			return fmt.Errorf("fix %s: %w", f.path, err)
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".amplidex-*")
+		if err != nil {
+			return fmt.Errorf("fix %s: %w", f.path, err)
+		}
+		_, err = tmp.Write(f.new)
+		if err == nil {
+			err = tmp.Chmod(fi.Mode().Perm())
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), f.path)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("fix %s: %w", f.path, err)
+		}
+	}
+	return nil
+}
+
+// diffContext is how many unchanged lines a hunk shows around a change.
+const diffContext = 3
+
+// writeDiff prints the fixes as a unified diff, paths relative to the
+// working directory.
+func writeDiff(w io.Writer, fixes []fileFix) {
+	wd, _ := os.Getwd()
+	for _, f := range fixes {
+		name := filepath.ToSlash(query.DisplayPath(wd, f.path))
+		fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", name, name)
+		io.WriteString(w, unifiedHunks(splitLines(f.old), splitLines(f.new)))
+	}
+}
+
+// splitLines splits text into lines, each with its newline (the last may
+// have none).
+func splitLines(b []byte) []string {
+	return slices.Collect(strings.Lines(string(b)))
+}
+
+// unifiedHunks returns the hunks of a unified diff from a to b. Fixes
+// rewrite lines and never add or remove one, so lines are matched by
+// their number: each run of lines that differ is a change, shown with
+// diffContext lines around it, and changes whose context touches are one
+// hunk. Should the counts differ, the tail of the longer is a change too.
+func unifiedHunks(a, b []string) string {
+	n := max(len(a), len(b))
+	differs := func(i int) bool { return i >= len(a) || i >= len(b) || a[i] != b[i] }
+	var out strings.Builder
+	for i := 0; i < n; {
+		if !differs(i) {
+			i++
+			continue
+		}
+		// A hunk: from diffContext lines before the first change to
+		// diffContext lines after the last change it takes in.
+		start := max(0, i-diffContext)
+		end := i
+		for j := i; j < n; j++ {
+			if differs(j) {
+				end = j + 1
+			} else if j >= end+2*diffContext {
+				break
+			}
+		}
+		stop := min(n, end+diffContext)
+		// Each run of changed lines shows its old lines, then its new ones.
+		var body strings.Builder
+		for j := start; j < stop; {
+			if !differs(j) {
+				body.WriteString(" " + lineText(a[j]))
+				j++
+				continue
+			}
+			k := j
+			for k < stop && differs(k) {
+				k++
+			}
+			for x := j; x < k && x < len(a); x++ {
+				body.WriteString("-" + lineText(a[x]))
+			}
+			for x := j; x < k && x < len(b); x++ {
+				body.WriteString("+" + lineText(b[x]))
+			}
+			j = k
+		}
+		oldCount := min(stop, len(a)) - min(start, len(a))
+		newCount := min(stop, len(b)) - min(start, len(b))
+		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(start, oldCount), hunkRange(start, newCount))
+		out.WriteString(body.String())
+		i = stop
+	}
+	return out.String()
+}
+
+// lineText is a line of a diff's body: with its newline, or with the
+// marker of a file that does not end in one.
+func lineText(l string) string {
+	if strings.HasSuffix(l, "\n") {
+		return l
+	}
+	return l + "\n\\ No newline at end of file\n"
+}
+
+// hunkRange writes a hunk's start and count as unified diffs do: 1-based,
+// the count left out when it is 1.
+func hunkRange(start, count int) string {
+	if count == 1 {
+		return fmt.Sprint(start + 1)
+	}
+	if count == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	return fmt.Sprintf("%d,%d", start+1, count)
+}

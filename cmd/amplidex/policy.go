@@ -1,0 +1,375 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// policy decides which diagnostics are reported, and how severe they are,
+// for every surface alike: check, watch and the language server ask it.
+// Each setting comes from the first of these that sets it: the flags,
+// then the project's configuration nearest to the diagnostic's file (the
+// file a team commits), then the user's configuration, then the
+// defaults. The flags' --select and --ignore add to the codes the
+// configuration names.
+//
+// A policy is immutable; a lookup (one per check, one per batch of
+// diagnostics of a long-running surface, so that an edited configuration
+// is seen) reads the project's files.
+type policy struct {
+	// user is the user's configuration; an empty one under --isolated.
+	user *Config
+	// userBase is the directory the user's per-path globs are taken from:
+	// the project directory, else the working directory.
+	userBase string
+	// userPath is the user's configuration file ("" when none was read);
+	// it is never read as a project's file.
+	userPath string
+	// userFile is where the user's configuration is (or would be), named
+	// in errors about a project's file.
+	userFile string
+	flags    checkFlags
+	// home is the home directory: never searched for a project's file.
+	home string
+}
+
+// checkFlags are the flags of check that select what is reported.
+type checkFlags struct {
+	selects, ignores []string
+	// severity is --severity, "" when it is not given.
+	severity string
+}
+
+// newPolicy returns the policy of a workspace and the flags, checking the
+// flags' codes and severity (usage errors).
+func newPolicy(ws *workspace, flags checkFlags) (*policy, error) {
+	if err := checkSelectors(flags.selects); err != nil {
+		return nil, exitf(exitUsage, "--select: %v", err)
+	}
+	if err := checkSelectors(flags.ignores); err != nil {
+		return nil, exitf(exitUsage, "--ignore: %v", err)
+	}
+	if _, err := minRank(flags.severity); err != nil {
+		return nil, exitf(exitUsage, "--severity: %v", err)
+	}
+	userPath := ws.cfg.path
+	if userPath != "" {
+		if abs, err := filepath.Abs(userPath); err == nil {
+			userPath = abs
+		}
+	}
+	userFile := cmp.Or(userPath, ws.paths.Config)
+	return &policy{user: ws.cfg, userBase: ws.base(), userPath: userPath, userFile: userFile, flags: flags, home: ws.home}, nil
+}
+
+// projectFiles are the names of a project's configuration, in the order
+// one is preferred when a directory holds several (as ruff prefers
+// ruff.toml to .ruff.toml to pyproject.toml); a pyproject.toml counts only
+// when it has a [tool.amplidex] table.
+var projectFiles = []string{"amplidex.toml", ".amplidex.toml", "pyproject.toml"}
+
+// maxConfigSize bounds a project's configuration file read.
+const maxConfigSize = 1 << 20
+
+// lookup finds and reads the project's configuration files for one
+// batch of diagnostics. It is not safe for concurrent use.
+type lookup struct {
+	p       *policy
+	nearest map[string]*Config // by directory: the file that applies there (nil: none)
+	rules   map[string]*rules  // by directory
+}
+
+func (p *policy) lookup() *lookup {
+	return &lookup{p: p, nearest: map[string]*Config{}, rules: map[string]*rules{}}
+}
+
+// projectConfig returns the project configuration that applies to files
+// in dir: the one dir holds, else its parent's, up to a directory that
+// holds .git or .amplifier, or the base directory (the project or working
+// directory); the home directory is never read. It returns nil when
+// there is none.
+func (l *lookup) projectConfig(dir string) (*Config, error) {
+	dir = filepath.Clean(dir)
+	if c, ok := l.nearest[dir]; ok {
+		return c, nil
+	}
+	var c *Config
+	if l.p.home == "" || dir != filepath.Clean(l.p.home) {
+		var err error
+		if c, err = l.p.fileIn(dir); err != nil {
+			return nil, err
+		}
+		if parent := filepath.Dir(dir); c == nil && parent != dir && !l.p.boundary(dir) {
+			if c, err = l.projectConfig(parent); err != nil {
+				return nil, err
+			}
+		}
+	}
+	l.nearest[dir] = c
+	return c, nil
+}
+
+// boundary reports whether the search for a project's file stops at dir:
+// the top of a repository or of a project, or the base directory.
+func (p *policy) boundary(dir string) bool {
+	if dir == filepath.Clean(p.userBase) {
+		return true
+	}
+	for _, name := range []string{".git", ".amplifier"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// fileIn reads the project configuration dir holds itself, or returns
+// nil.
+func (p *policy) fileIn(dir string) (*Config, error) {
+	for _, name := range projectFiles {
+		path := filepath.Join(dir, name)
+		src, err := discovery.ReadFile(path, maxConfigSize)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			if !isFileAt(path) {
+				continue // a directory, or nothing that can be read as a file
+			}
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if p.userPath != "" && samePath(path, p.userPath) {
+			continue // the user's own file, wherever it lies
+		}
+		var prefix []string
+		if name == "pyproject.toml" {
+			if !strings.Contains(string(src), "amplidex") {
+				continue
+			}
+			// A pyproject.toml that is not TOML is the collection's
+			// metadata/toml-syntax to report, not a configuration error.
+			var probe map[string]any
+			if _, err := toml.Decode(string(src), &probe); err != nil {
+				continue
+			}
+			prefix = []string{"tool", "amplidex"}
+		}
+		c, err := parseConfig(path, src, prefix, projectConfig, p.userFile)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// origin says where a setting comes from, as `git config --show-origin`
+// does: "default", "file:PATH:LINE", "env:NAME" or "flag:--NAME".
+type origin string
+
+const originDefault origin = "default"
+
+func fileOrigin(c *Config, key string) origin {
+	if line := c.set[key]; line > 0 {
+		return origin(fmt.Sprintf("file:%s:%d", c.path, line))
+	}
+	return origin("file:" + c.path)
+}
+
+// checkSettings are the settings that decide what is reported in one
+// directory, each with its origin.
+type checkSettings struct {
+	Select, Ignore         []string
+	Severity, UnknownKey   string
+	PerPath                map[string][]string
+	perPathBase            string
+	selectFrom, ignoreFrom origin
+	severityFrom, ukFrom   origin
+	perPathFrom            origin
+}
+
+// checkSettings resolves the settings of files in dir: the nearest
+// project file, then the user's configuration, then the defaults (the
+// flags come on top, in compile).
+func (l *lookup) checkSettings(dir string) (checkSettings, error) {
+	proj, err := l.projectConfig(dir)
+	if err != nil {
+		return checkSettings{}, err
+	}
+	return l.p.settingsFrom(proj), nil
+}
+
+// settingsFrom resolves the settings from the project file proj (nil for
+// none), then the user's configuration, then the defaults.
+func (p *policy) settingsFrom(proj *Config) checkSettings {
+	s := checkSettings{Severity: "info", UnknownKey: "error", perPathBase: p.userBase,
+		selectFrom: originDefault, ignoreFrom: originDefault, severityFrom: originDefault, ukFrom: originDefault, perPathFrom: originDefault}
+	for _, c := range []*Config{p.user, proj} {
+		if c == nil {
+			continue
+		}
+		if _, ok := c.set["check.select"]; ok {
+			s.Select, s.selectFrom = c.Check.Select, fileOrigin(c, "check.select")
+		}
+		if _, ok := c.set["check.ignore"]; ok {
+			s.Ignore, s.ignoreFrom = c.Check.Ignore, fileOrigin(c, "check.ignore")
+		}
+		if _, ok := c.set["check.severity"]; ok {
+			s.Severity, s.severityFrom = c.Check.Severity, fileOrigin(c, "check.severity")
+		}
+		if _, ok := c.set["schema.unknown_key"]; ok {
+			s.UnknownKey, s.ukFrom = c.Schema.UnknownKey, fileOrigin(c, "schema.unknown_key")
+		}
+		if _, ok := c.set["check.per-path"]; ok {
+			s.PerPath, s.perPathFrom = c.Check.PerPath, fileOrigin(c, "check.per-path")
+			if c != p.user {
+				s.perPathBase = filepath.Dir(c.path)
+			}
+		}
+	}
+	return s
+}
+
+// rules is what decides, for the files of one directory, which
+// diagnostics are reported and how severe.
+type rules struct {
+	selects, ignores []string
+	minRank          int
+	perPath          []pathRule
+	// unknownKey is the severity of schema/unknown-key.
+	unknownKey discovery.Severity
+	// dropped remembers, by path and code, what the per-path rules drop.
+	dropped map[pathCode]bool
+}
+
+// pathCode is a diagnostic's path and code, which decide whether the
+// per-path rules drop it.
+type pathCode struct{ path, code string }
+
+// rulesFor returns the rules of the files in dir.
+func (l *lookup) rulesFor(dir string) (*rules, error) {
+	if r, ok := l.rules[dir]; ok {
+		return r, nil
+	}
+	s, err := l.checkSettings(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := l.p.compile(s)
+	l.rules[dir] = r
+	return r, nil
+}
+
+// compile turns settings and the flags into rules. The settings were
+// checked when their files were read.
+func (p *policy) compile(s checkSettings) *rules {
+	r := &rules{
+		selects:    splitCodes(append(slices.Clone(s.Select), p.flags.selects...)),
+		ignores:    splitCodes(append(slices.Clone(s.Ignore), p.flags.ignores...)),
+		unknownKey: discovery.SeverityError,
+		dropped:    map[pathCode]bool{},
+	}
+	sev := s.Severity
+	if p.flags.severity != "" {
+		sev = p.flags.severity
+	}
+	r.minRank, _ = minRank(sev)
+	if s.UnknownKey == "warning" {
+		r.unknownKey = discovery.SeverityWarning
+	}
+	for _, pattern := range slices.Sorted(maps.Keys(s.PerPath)) {
+		if g, err := parseGlob(pattern); err == nil {
+			r.perPath = append(r.perPath, pathRule{glob: g, codes: splitCodes(s.PerPath[pattern]), base: s.perPathBase})
+		}
+	}
+	return r
+}
+
+// apply returns d as reported (schema/unknown-key at its configured
+// severity), and whether it is reported at all.
+func (r *rules) apply(d discovery.Diagnostic) (discovery.Diagnostic, bool) {
+	if d.Code == discovery.CodeUnknownKey {
+		d.Severity = r.unknownKey
+	}
+	if rank(d.Severity) < r.minRank {
+		return d, false
+	}
+	if len(r.selects) > 0 && !matchAny(r.selects, d.Code) {
+		return d, false
+	}
+	if matchAny(r.ignores, d.Code) {
+		return d, false
+	}
+	if len(r.perPath) == 0 {
+		return d, true
+	}
+	k := pathCode{d.Path, d.Code}
+	drop, seen := r.dropped[k]
+	if !seen {
+		for _, pr := range r.perPath {
+			if matchAny(pr.codes, d.Code) && pr.glob.match(relPath(pr.base, d.Path)) {
+				drop = true
+				break
+			}
+		}
+		r.dropped[k] = drop
+	}
+	return d, !drop
+}
+
+// filter returns the diagnostics of ds that are reported, as reported;
+// an error when a project's configuration cannot be read, or the
+// context's once it is cancelled.
+func (l *lookup) filter(ctx context.Context, ds []discovery.Diagnostic) ([]discovery.Diagnostic, error) {
+	out := ds[:0:0]
+	for i, d := range ds {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r, err := l.rulesFor(filepath.Dir(d.Path))
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := r.apply(d); ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// filterFile is the policy for a surface that keeps running (watch, the
+// language server): the diagnostics of one file, with the configuration
+// as it is on disk now. A project's configuration that cannot be read is
+// said through warn, and the file then gets the user's settings.
+func (p *policy) filterFile(path string, ds []discovery.Diagnostic, warn func(error)) []discovery.Diagnostic {
+	if len(ds) == 0 {
+		return ds
+	}
+	l := p.lookup()
+	r, err := l.rulesFor(filepath.Dir(path))
+	if err != nil {
+		warn(err)
+		r = p.compile(p.settingsFrom(nil))
+	}
+	out := make([]discovery.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		if d, ok := r.apply(d); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
