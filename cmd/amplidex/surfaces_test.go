@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/amplidex/amplidex/query"
 )
 
 // TestProjectConfigEverySurface: a team's committed configuration
@@ -33,6 +35,12 @@ func TestProjectConfigEverySurface(t *testing.T) {
 		{"[tool.amplidex]", map[string]string{".amplifier/collections/team/pyproject.toml": pyproject +
 			"\n[tool.amplidex.schema]\nunknown_key = \"warning\"\n\n[tool.amplidex.check.per-path]\n\"context/**\" = [\"ref/\"]\n"}, []string{
 			"agents/a.md:schema/unknown-key:warning"}},
+		// Suppression comments: the one on colour covers its diagnostic,
+		// the one on description covers nothing and says so, in every
+		// surface.
+		{"suppression comments", map[string]string{".amplifier/collections/team/agents/a.md": "---\nname: a\n" +
+			"description: A  # amplidex: ignore[ref/]\ncolour: red  # amplidex: ignore[schema/unknown-key]\n---\n"}, []string{
+			"agents/a.md:suppress/unused:info", "context/c.md:ref/mention-unresolved:error"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,6 +84,19 @@ func TestProjectConfigEverySurface(t *testing.T) {
 				checked = append(checked, rel(d.Path, d.Code, string(d.Severity)))
 			}
 
+			// query diagnostics, in process
+			stdout.Reset()
+			stderr.Reset()
+			NewApp(strings.NewReader(""), &stdout, &stderr, getenv).Run(context.Background(), []string{"--project", project, "query", "diagnostics", "--json"})
+			var answer query.DiagnosticsResult
+			if err := json.Unmarshal(stdout.Bytes(), &answer); err != nil {
+				t.Fatalf("query diagnostics: %v\n%s%s", err, stdout.String(), stderr.String())
+			}
+			var queried []string
+			for _, d := range answer.Diagnostics {
+				queried = append(queried, rel(d.Path, d.Code, string(d.Severity)))
+			}
+
 			// watch, in process: what it prints before a change made after
 			// its first line.
 			watched := watchFirst(t, getenv, project, func() {
@@ -95,7 +116,13 @@ func TestProjectConfigEverySurface(t *testing.T) {
 					published = append(published, rel(path, d.Code, map[int]string{1: "error", 2: "warning", 3: "info"}[d.Severity]))
 				}
 			}
-			for name, got := range map[string][]string{"check": checked, "watch": watched, "lsp": published} {
+			surfaces := map[string][]string{"check": checked, "watch": watched, "lsp": published}
+			if tc.name == "suppression comments" || tc.name == "no configuration" {
+				// query applies no [check] selection: it answers what is
+				// there; suppression comments it applies as the others do.
+				surfaces["query"] = queried
+			}
+			for name, got := range surfaces {
 				want := tc.want
 				if name == "lsp" {
 					want = slices.DeleteFunc(slices.Clone(want), func(k string) bool { return !strings.HasPrefix(k, "agents/") })
