@@ -1,0 +1,51 @@
+//go:build pprof && unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"syscall"
+	"time"
+)
+
+// Built with -tags pprof, amplidex writes profiles for whoever studies its
+// weight: on SIGUSR1 a heap profile (after a collection) to
+// $AMPLIDEX_PPROF_DIR/heap-<unix nanos>.pprof, and, when
+// AMPLIDEX_PPROF_CPU is set, a CPU profile of the whole process life to
+// $AMPLIDEX_PPROF_DIR/cpu.pprof, closed on SIGUSR2. Ordinary builds have
+// none of it.
+func init() {
+	dir := os.Getenv("AMPLIDEX_PPROF_DIR")
+	if dir == "" {
+		return
+	}
+	if os.Getenv("AMPLIDEX_PPROF_CPU") != "" {
+		if f, err := os.Create(fmt.Sprintf("%s/cpu-%d.pprof", dir, os.Getpid())); err == nil {
+			pprof.StartCPUProfile(f)
+			stop := make(chan os.Signal, 1)
+			signal.Notify(stop, syscall.SIGUSR2)
+			go func() {
+				<-stop
+				pprof.StopCPUProfile()
+				f.Close()
+			}()
+		}
+	}
+	heap := make(chan os.Signal, 1)
+	signal.Notify(heap, syscall.SIGUSR1)
+	go func() {
+		for range heap {
+			runtime.GC()
+			f, err := os.Create(fmt.Sprintf("%s/heap-%d.pprof", dir, time.Now().UnixNano()))
+			if err != nil {
+				continue
+			}
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}()
+}
