@@ -320,6 +320,13 @@ const (
 // resolveMention resolves m without saying why it does not: the file and
 // its collection, or why not (the collection when it has no such file).
 func (s *Set) resolveMention(m Mention) (string, *Collection, mentionMiss) {
+	return s.resolveMentionStat(m, nil)
+}
+
+// resolveMentionStat is resolveMention, setting *statted (when not nil)
+// when the answer came from asking the file system whether a file that
+// is not a resource exists.
+func (s *Set) resolveMentionStat(m Mention, statted *bool) (string, *Collection, mentionMiss) {
 	if escapes(m.Path) {
 		return "", nil, mentionEscapes
 	}
@@ -329,6 +336,9 @@ func (s *Set) resolveMention(m Mention) (string, *Collection, mentionMiss) {
 	}
 	if p, ok := c.ResourcePath(m.Path); ok {
 		return p, c, mentionResolves
+	}
+	if statted != nil {
+		*statted = true
 	}
 	for _, dir := range []string{c.Base, c.Dir} {
 		p := filepath.Join(dir, filepath.FromSlash(m.Path))
@@ -402,6 +412,16 @@ func (s *Set) Check() []Diagnostic {
 // counted, not made: a file of half a million mentions that do not
 // resolve costs their lookups, not their messages.
 func (s *Set) CheckCollection(c *Collection) []Diagnostic {
+	ds, _ := s.CheckCollectionStat(c)
+	return ds
+}
+
+// CheckCollectionStat is CheckCollection, and also reports whether its
+// answer depends on more than the Set: on whether a file that is not a
+// resource exists (a mention of a document outside the resource
+// directories), which only the file system says. Such an answer cannot be
+// kept across runs without asking again.
+func (s *Set) CheckCollectionStat(c *Collection) (_ []Diagnostic, statted bool) {
 	var out []Diagnostic
 	var limit fileLimit
 	// add makes a diagnostic of the file at path unless it is past the
@@ -442,7 +462,7 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 			}
 		}
 		for _, m := range mentionsOf(c, res.Path, f) {
-			switch _, _, miss := s.resolveMention(m); {
+			switch _, _, miss := s.resolveMentionStat(m, &statted); {
 			case miss == mentionResolves:
 			case miss == mentionNoCollection && s.notInstalled(c, m.Collection):
 			case miss == mentionEscapes:
@@ -461,7 +481,7 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 	if c.Valid && c.Metadata != nil {
 		out = append(out, s.checkRequires(c)...)
 	}
-	return out
+	return out, statted
 }
 
 // checkRequires checks each requires entry against the collection that

@@ -478,3 +478,71 @@ func stressMatchesFresh(t *testing.T, seed uint64) {
 		}
 	}
 }
+
+// TestPriorChecks builds a View, keeps its Checks as a run would at its
+// end, and builds the View again in a new catalog given them: the new View
+// equals a fresh one, its collections are not checked again (a poisoned
+// result shows through), but for one whose check asked the file system,
+// and for none when the Inventory changed.
+func TestPriorChecks(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(16, 16)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+	for kind := range 2 {
+		for i := range 4 {
+			tr.collection(filepath.Join(tr.root(kind), fmt.Sprintf("d%d", i)))
+		}
+	}
+	// A collection whose mention names a document that is no resource:
+	// its result depends on the file system.
+	docs := filepath.Join(tr.root(0), "docs")
+	tr.write(filepath.Join(docs, "pyproject.toml"), "[project]\nname = \"docs\"\nversion = \"1.0.0\"\ndescription = \"d\"\n")
+	tr.write(filepath.Join(docs, "context", "k.md"), "See @docs:notes/readme.md\n")
+	st, _ := catalog.New(catalog.Options{Home: tr.home}).AddProject(tr.proj)
+	v, _ := st.View(tr.proj)
+	saved := v.Checks()
+	if !slices.Contains(saved.Volatile, docs) {
+		t.Fatalf("the collection whose mention asked the file system is not volatile: %v", saved.Volatile)
+	}
+	// Poison one kept result: the new View must show it, for it is not
+	// checked again...
+	poisoned := ""
+	for _, c := range v.Set.Collections() {
+		if !slices.Contains(saved.Volatile, c.Dir) {
+			poisoned = c.Dir
+			break
+		}
+	}
+	if poisoned == "" {
+		t.Fatal("every collection is volatile: the tree has nothing to keep")
+	}
+	saved.Cross[poisoned] = []discovery.Diagnostic{{Code: "poison", Path: poisoned, Message: "kept"}}
+	// ...while the volatile collection is: the document appears meanwhile.
+	tr.write(filepath.Join(docs, "notes", "readme.md"), "# Notes\n")
+	prior := func(key string) *catalog.Checks {
+		if key == tr.proj {
+			return saved
+		}
+		return nil
+	}
+	st2, _ := catalog.New(catalog.Options{Home: tr.home, Prior: prior}).AddProject(tr.proj)
+	v2, _ := st2.View(tr.proj)
+	col := v2.Set.At(poisoned)
+	if ds := v2.CollectionDiagnostics(col); !slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool { return d.Code == "poison" }) {
+		t.Fatal("the kept results were not taken: the collection was checked again")
+	}
+	if ds := v2.CollectionDiagnostics(v2.Set.At(docs)); slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool { return d.Code == discovery.CodeMentionUnresolved }) {
+		t.Fatalf("the volatile collection was not checked again: %v", ds)
+	}
+	// Another file: another Inventory, nothing is taken.
+	tr.write(filepath.Join(tr.root(1), "d2", "agents", "new.md"), "---\nmeta:\n  name: new\n  description: d\n---\n")
+	st3, _ := catalog.New(catalog.Options{Home: tr.home, Prior: prior}).AddProject(tr.proj)
+	v3, _ := st3.View(tr.proj)
+	if ds := v3.CollectionDiagnostics(v3.Set.At(poisoned)); slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool { return d.Code == "poison" }) {
+		t.Fatal("results kept over another Inventory were taken")
+	}
+	fresh, _ := catalog.New(catalog.Options{Home: tr.home}).AddProject(tr.proj)
+	want, _ := fresh.View(tr.proj)
+	if g, w := render(v3), render(want); g != w {
+		t.Fatalf("with another Inventory:\n%s\nfresh:\n%s", g, w)
+	}
+}

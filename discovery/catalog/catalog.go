@@ -29,6 +29,13 @@ type Options struct {
 	// above it. A daemon that logs changes by version starts where its
 	// last life stopped.
 	Version uint64
+	// Prior, when set, gives the cross-reference results an earlier run
+	// kept of the View of a key (View.Checks), or nil: a project's first
+	// View takes them instead of checking its collections again when its
+	// Inventory is the same. Prior must return nil unless every file the
+	// View's collections hold has the contents it had then (the daemon
+	// answers only while it has read no file again).
+	Prior func(key string) *Checks
 }
 
 // Change is one thing to read again: a collection directory directly in a
@@ -44,6 +51,7 @@ type Change struct {
 type Catalog struct {
 	home    string
 	workers int
+	prior   func(key string) *Checks
 	seq     atomic.Uint64 // numbers loads in the order they start
 	state   atomic.Pointer[State]
 
@@ -156,7 +164,7 @@ func New(opts Options) *Catalog {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	c := &Catalog{home: opts.Home, workers: opts.Workers, loader: opts.Loader, bundled: opts.Bundled,
+	c := &Catalog{home: opts.Home, workers: opts.Workers, prior: opts.Prior, loader: opts.Loader, bundled: opts.Bundled,
 		roots: map[string]*rootState{}, locks: map[string]*lockEntry{}, projects: map[string]*project{}, version: opts.Version}
 	c.state.Store(&State{Version: opts.Version, views: map[string]*View{}})
 	return c
@@ -500,7 +508,11 @@ func (c *Catalog) build(p *project) ViewDelta {
 
 		if snap != nil {
 			rebuilt := p.view != nil
-			p.view = buildView(p.key, snap, workers)
+			var prior *Checks
+			if !rebuilt && c.prior != nil {
+				prior = c.prior(p.key)
+			}
+			p.view = buildView(p.key, snap, workers, prior)
 			if rebuilt {
 				vd = mergeDelta(vd, p.view.everything())
 			}

@@ -1,10 +1,12 @@
 package catalog
 
 import (
+	"crypto/sha256"
 	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,6 +111,10 @@ type View struct {
 	deps  pmap.Map[string, []string]
 	refs  pmap.Map[string, pmap.Map[string, struct{}]]
 	locks []lockFile
+	// volatile holds the directories of the collections whose check asked
+	// the file system (discovery.Set.CheckCollectionStat): their results
+	// are not kept across runs.
+	volatile pmap.Map[string, struct{}]
 
 	diagOnce sync.Once
 	diags    []discovery.Diagnostic
@@ -124,8 +130,10 @@ type lockFile struct {
 }
 
 // buildView computes a project's View from what snap holds, checking the
-// collections on as many goroutines as workers.
-func buildView(project string, snap *snapshot, workers int) *View {
+// collections on as many goroutines as workers. With prior, the results
+// of an earlier run over the same collections and files (see Checks),
+// the collections are not checked again, but for the volatile ones.
+func buildView(project string, snap *snapshot, workers int, prior *Checks) *View {
 	cols := make([][]*discovery.Collection, len(snap.roots))
 	for i := range snap.roots {
 		for _, e := range snap.cols[i].All() {
@@ -141,10 +149,20 @@ func buildView(project string, snap *snapshot, workers int) *View {
 	// do, and their results are gathered in order.
 	all := set.Collections()
 	type checked struct {
-		diags []discovery.Diagnostic
-		names []string
+		diags   []discovery.Diagnostic
+		names   []string
+		statted bool
 	}
 	res := make([]checked, len(all))
+	var again map[string]bool // of prior: the volatile collections
+	if prior != nil && prior.Inventory == Inventory(set) {
+		again = make(map[string]bool, len(prior.Volatile))
+		for _, d := range prior.Volatile {
+			again[d] = true
+		}
+	} else {
+		prior = nil
+	}
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
@@ -154,9 +172,15 @@ func buildView(project string, snap *snapshot, workers int) *View {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(all); i = int(next.Add(1)) - 1 {
-				names := set.RefNames(all[i])
+				col := all[i]
+				if prior != nil && !again[col.Dir] {
+					res[i] = checked{diags: prior.Cross[col.Dir], names: prior.Deps[col.Dir]}
+					continue
+				}
+				names := set.RefNames(col)
 				sort.Strings(names)
-				res[i] = checked{set.CheckCollection(all[i]), names}
+				ds, statted := set.CheckCollectionStat(col)
+				res[i] = checked{ds, names, statted}
 			}
 		}()
 	}
@@ -164,9 +188,13 @@ func buildView(project string, snap *snapshot, workers int) *View {
 	cross := map[string][]discovery.Diagnostic{}
 	deps := map[string][]string{}
 	refs := map[string][]string{}
+	volatile := map[string]struct{}{}
 	for i, col := range all {
 		if ds := res[i].diags; len(ds) > 0 {
 			cross[col.Dir] = ds
+		}
+		if res[i].statted {
+			volatile[col.Dir] = struct{}{}
 		}
 		names := res[i].names
 		if len(names) > 0 {
@@ -190,6 +218,7 @@ func buildView(project string, snap *snapshot, workers int) *View {
 	v.cross = pmap.Build(sortedEntries(cross))
 	v.deps = pmap.Build(sortedEntries(deps))
 	v.refs = pmap.Build(sortedEntries(rs))
+	v.volatile = pmap.Build(sortedEntries(volatile))
 	for _, r := range snap.roots {
 		if lp := discovery.LockPath(r); lp != "" && r.Kind != discovery.RootArgument {
 			v.locks = append(v.locks, checkLock(set, r, lp, snap.locks[lp]))
@@ -284,7 +313,7 @@ func (v *View) apply(b *batch) (*View, ViewDelta) {
 // added, and those whose references go through a name that changed, are
 // checked again. The new View shares v's lock files; v is left as it is.
 func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added []*discovery.Collection) (*View, []string) {
-	w := &View{Project: v.Project, Set: set, cross: v.cross, deps: v.deps, refs: v.refs, locks: v.locks}
+	w := &View{Project: v.Project, Set: set, cross: v.cross, deps: v.deps, refs: v.refs, locks: v.locks, volatile: v.volatile}
 	changed := map[string]bool{}
 	touched := map[string]bool{}
 	for _, n := range sd.Names {
@@ -313,6 +342,7 @@ func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added 
 			// Gone for good; one read again is checked below.
 			w.dropDeps(col.Dir)
 			w.cross = w.cross.Delete(col.Dir)
+			w.volatile = w.volatile.Delete(col.Dir)
 		}
 	}
 	for n := range touched {
@@ -325,7 +355,12 @@ func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added 
 		if col == nil {
 			continue
 		}
-		ds := set.CheckCollection(col)
+		ds, statted := set.CheckCollectionStat(col)
+		if statted {
+			w.volatile = w.volatile.Set(dir, struct{}{})
+		} else if w.volatile.Has(dir) {
+			w.volatile = w.volatile.Delete(dir)
+		}
 		if !slices.Equal(ds, w.cross.Value(dir)) {
 			changed[dir] = true
 			if len(ds) == 0 {
@@ -471,4 +506,76 @@ func (v *View) Diagnostics() []discovery.Diagnostic {
 		v.diags = out
 	})
 	return v.diags
+}
+
+// Checks are a View's cross-reference results, kept from one run to the
+// next (see Options.Prior) so that a restart that finds the same
+// collections and files does not check them all again.
+type Checks struct {
+	// Inventory is the Inventory of the View's Set.
+	Inventory [32]byte `json:"inventory"`
+	// Cross holds the cross-reference diagnostics of each collection,
+	// and Deps what its references go through (discovery.Set.RefNames),
+	// by directory.
+	Cross map[string][]discovery.Diagnostic `json:"cross,omitempty"`
+	Deps  map[string][]string               `json:"deps,omitempty"`
+	// Volatile are the directories of the collections whose results
+	// asked the file system: they are checked again.
+	Volatile []string `json:"volatile,omitempty"`
+}
+
+// Checks returns v's cross-reference results, for a later run.
+func (v *View) Checks() *Checks {
+	c := &Checks{Inventory: Inventory(v.Set), Cross: map[string][]discovery.Diagnostic{}, Deps: map[string][]string{}}
+	for dir, ds := range v.cross.All() {
+		c.Cross[dir] = ds
+	}
+	for dir, names := range v.deps.All() {
+		c.Deps[dir] = names
+	}
+	for dir := range v.volatile.All() {
+		c.Volatile = append(c.Volatile, dir)
+	}
+	return c
+}
+
+// Inventory hashes what a View's cross-reference results depend on but
+// the contents of its files: its roots, and its collections (where they
+// are, what they are called, their layout and validity) with the paths
+// of their resources and files. Two Sets of one Inventory over files of
+// the same contents give the same results (but for what asks the file
+// system: see Checks.Volatile).
+func Inventory(set *discovery.Set) [32]byte {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	for _, r := range set.Roots {
+		field(string(r.Kind))
+		field(r.Path)
+	}
+	for _, c := range set.Collections() {
+		field("\x01")
+		field(c.Dir)
+		field(c.RealDir)
+		field(c.Base)
+		field(c.Name)
+		field(c.Version)
+		field(string(c.Layout))
+		field(c.Pyproject)
+		field(strconv.FormatBool(c.Valid))
+		field(c.Problem)
+		field(c.Degraded)
+		for _, r := range c.Resources {
+			field(string(r.Kind))
+			field(r.Path)
+		}
+		for _, p := range c.Files() {
+			field(p)
+		}
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }

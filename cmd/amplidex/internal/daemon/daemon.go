@@ -125,6 +125,10 @@ type Daemon struct {
 	// early is the summary the last run left, which answers a no_sync
 	// resolve until the first scan ends (see early.go); nil after.
 	early atomic.Pointer[summary]
+	// prior holds the cross-reference results the last run left, which
+	// spare the first scan checking again what did not change (see
+	// checks.go); nil after it.
+	prior atomic.Pointer[map[string]*catalog.Checks]
 	// stopReq is closed when a client asked the daemon to stop.
 	stopReq  chan struct{}
 	stopOnce sync.Once
@@ -188,6 +192,9 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d.cfg.Store(&config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: newBundles(opts.Prepare, opts.Manifests, d.log, d.now)})
 	d.early.Store(d.loadSummary())
+	if prior := d.loadChecks(); prior != nil {
+		d.prior.Store(&prior)
+	}
 	if !opts.NoSocket {
 		if err := d.serve(); err != nil {
 			d.Close()
@@ -206,6 +213,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d.restoreLastUsed()
 	close(d.ready)
 	d.early.Store(nil)
+	d.prior.Store(nil)
 	d.pruner = d.startPruner()
 	d.log.Info("daemon ready", "socket", d.socketPath(), "index", opts.Paths.Index,
 		"files", files(d.cat.State()), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
@@ -351,7 +359,7 @@ func (d *Daemon) open() error {
 	}
 	d.progress.setPhase(phaseReading)
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(cfg.schema), Home: d.opts.Home, Bundled: cfg.bundled,
-		Version: d.persist.store.Tick()})
+		Version: d.persist.store.Tick(), Prior: d.priorChecks})
 	d.ingest.cat = d.cat
 	d.subs.current = d.cat.State
 	d.persist.cache.settle = d.ingest.settle

@@ -289,6 +289,7 @@ func (d *Daemon) saveSummary() {
 	if err != nil {
 		d.log.Warn("summary for the next run not written", "err", err)
 	}
+	d.saveChecks()
 }
 
 // earlyResolve answers a no_sync resolve from the summary while the first
