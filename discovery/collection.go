@@ -228,6 +228,10 @@ type Loader struct {
 	// last analyzed, and whether it knows them: what the cross-reference
 	// checks ask of every file with mentions, for less than Details costs.
 	Mentions func(path string) ([]Mention, bool)
+	// NoCompact leaves a collection of brief Facts as loaded, its values
+	// in as many objects as it has files (see Collection.compact); tests
+	// compare the two.
+	NoCompact bool
 
 	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
 	// buffers reused from file to file.
@@ -453,6 +457,10 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	}
 	for i := range c.Diagnostics {
 		c.Diagnostics[i].Collection = c.Name
+	}
+	if l.Details != nil && !l.NoCompact {
+		// Kept for the daemon's life: in a few objects, not hundreds.
+		c.compact()
 	}
 	return c
 }

@@ -46,6 +46,11 @@ func init() {
 			}
 			pprof.WriteHeapProfile(f)
 			f.Close()
+			// The text form ends with the runtime's memory statistics.
+			if t, err := os.Create(fmt.Sprintf("%s/heap-%d.txt", dir, time.Now().UnixNano())); err == nil {
+				pprof.Lookup("heap").WriteTo(t, 1)
+				t.Close()
+			}
 		}
 	}()
 }

@@ -35,6 +35,12 @@ type fileCache struct {
 	queue   map[string]index.File // published, not yet written
 	writing map[string]index.File // taken by the writer, not yet in the index
 	suspect map[string]bool       // named by a watch event: hash again whatever the stat says
+	// direct is set during the first scan, which nothing reads before it
+	// ends: a record goes to the queue as soon as it is made, and the
+	// writer is kicked each writeChunk records, so that the scan's records
+	// are written while it runs rather than all held until it ends.
+	direct bool
+	kick   func()
 	// deleting holds the paths whose records are to be deleted from the
 	// index and not yet deleted, each with the number of deletions
 	// pending: what the index holds of them does not count, so that a
@@ -220,9 +226,34 @@ func (c schemaCache) Analyze(path string, fi fs.FileInfo, src []byte, k discover
 	r := index.StatOf(fi)
 	r.Path, r.Hash, r.Data = path, hash, c.encode(facts)
 	c.mu.Lock()
-	c.pending[path] = r
+	if !c.direct {
+		c.pending[path] = r
+		c.mu.Unlock()
+		return facts
+	}
+	c.queue[path] = r
+	full := len(c.queue) >= writeChunk
 	c.mu.Unlock()
+	if full {
+		c.kick()
+	}
 	return facts
+}
+
+// isDirect reports whether records go to the writer as they are made.
+func (c *fileCache) isDirect() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.direct
+}
+
+// writeDirect makes records go to the writer as they are made (see
+// fileCache.direct), or, with on false, wait for their change to be
+// published again.
+func (c *fileCache) writeDirect(on bool, kick func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.direct, c.kick = on, kick
 }
 
 // details is the discovery.Loader's Details: the full Facts of a file,

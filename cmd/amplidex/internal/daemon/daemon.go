@@ -357,6 +357,10 @@ func (d *Daemon) open() error {
 	if werr != nil {
 		return werr
 	}
+	// The first scan's records are written while it runs (nothing reads
+	// the index until it ends); the writer starts now.
+	d.persist.cache.writeDirect(true, d.persist.kick)
+	d.persist.start()
 	d.progress.setPhase(phaseReading)
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(cfg.schema), Home: d.opts.Home, Bundled: cfg.bundled,
 		Version: d.persist.store.Tick(), Prior: d.priorChecks})
@@ -391,8 +395,8 @@ func (d *Daemon) open() error {
 			gone = append(gone, p)
 		}
 	}
+	d.persist.cache.writeDirect(false, nil)
 	d.persist.commit(d.cat.State().Version, nil, gone)
-	d.persist.start()
 	// The first scan leaves much garbage (parse trees, file contents);
 	// give it back now rather than keep it for the daemon's whole life.
 	debug.FreeOSMemory()
@@ -556,13 +560,7 @@ func (d *Daemon) Close() error {
 			cfg.bundles.close()
 		}
 		if d.persist != nil {
-			select {
-			case <-d.persist.done:
-			default:
-				if d.cat == nil {
-					d.persist.start() // never started: close needs its writer
-				}
-			}
+			d.persist.start() // when it never started: close needs its writer
 			errs = append(errs, d.persist.close(d.saveSummary))
 			if b, err := os.ReadFile(d.opts.Paths.PidFile); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(d.pid) {
 				os.Remove(d.opts.Paths.PidFile)

@@ -31,6 +31,8 @@ type persister struct {
 	wake  chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
+	// startOnce starts the writer.
+	startOnce sync.Once
 	// abandon, when set before stop is closed, makes the writer stop
 	// without its last write: what a kill leaves (tests only).
 	abandon atomic.Bool
@@ -60,8 +62,8 @@ func newPersister(store *index.Store, log *slog.Logger, warn func(string)) *pers
 	return p
 }
 
-// start runs the writer until close.
-func (p *persister) start() { go p.writer() }
+// start runs the writer until close; once, however often it is called.
+func (p *persister) start() { p.startOnce.Do(func() { go p.writer() }) }
 
 // commit queues, for the write of version, the records of the files
 // loaded and the deletion of the files gone.
@@ -147,10 +149,11 @@ func (p *persister) write() {
 		}
 		wrote += len(puts)
 	}
-	if wrote > writeChunk {
-		// A write this large is the first scan's, or one of a whole
-		// root's: its encodings and bbolt's pages are garbage now, and
-		// an idle daemon would hold their memory for its whole life.
+	if wrote > writeChunk && !p.cache.isDirect() {
+		// A write this large is one of a whole root's: its encodings
+		// and bbolt's pages are garbage now, and an idle daemon would
+		// hold their memory for its whole life. (The first scan gives
+		// its memory back once, when it ends.)
 		debug.FreeOSMemory()
 	}
 	p.mu.Lock()

@@ -1,0 +1,240 @@
+package discovery
+
+import "strings"
+
+// A collection that a daemon keeps for its whole life holds, per file, a
+// brief Facts, its strings (names, descriptions, references), a Resource
+// and its path; loaded one file at a time among the garbage of parsing,
+// these end up as hundreds of small objects scattered over memory that the
+// scan mostly freed. compact moves what one collection keeps into a few
+// objects sized to fit: one slice of its brief Facts, one of their agent
+// references, one string holding all their text and paths (every kept
+// string is a substring of it), and one byte slice for the blocks of its
+// profiles. What was kept before becomes garbage at once.
+//
+// # Invariants
+//
+//   - Only brief Facts are compacted, and only a collection's own: the
+//     shared ones of files that say nothing (see plainBrief) stay shared.
+//   - Every string compact moves is a substring of one string, and every
+//     slice a subslice of one slice, all made for the one collection: it
+//     keeps them alive together, and drops them together when it is read
+//     again.
+//   - Values are equal to what they were: compacting changes where they
+//     live, never what they say.
+
+// arena gathers the strings a collection keeps, for one string to hold
+// them all.
+type arena struct {
+	buf    []byte
+	fixups []fixup
+}
+
+// fixup is a kept string: where it goes, and where it is in arena.buf.
+type fixup struct {
+	dst      *string
+	off, end int
+}
+
+// str records that *p is to be a substring of the arena's string, and
+// returns where it starts in it.
+func (a *arena) str(p *string) int {
+	off := len(a.buf)
+	if *p == "" {
+		return off
+	}
+	a.buf = append(a.buf, *p...)
+	a.fixups = append(a.fixups, fixup{dst: p, off: off, end: len(a.buf)})
+	return off
+}
+
+// part records that *p, found at byte at of a string the arena holds from
+// off, is to be that part of the arena's string.
+func (a *arena) part(p *string, off, at int) {
+	if *p != "" {
+		a.fixups = append(a.fixups, fixup{dst: p, off: off + at, end: off + at + len(*p)})
+	}
+}
+
+// seal makes the one string and points every recorded string into it.
+func (a *arena) seal() {
+	if len(a.fixups) == 0 {
+		return
+	}
+	all := string(a.buf)
+	for _, f := range a.fixups {
+		*f.dst = all[f.off:f.end]
+	}
+	a.buf, a.fixups = nil, nil
+}
+
+// isPlainBrief reports one of the shared brief Facts of files that say
+// nothing (see plainBrief).
+func isPlainBrief(f *Facts) bool { return f == plainBriefs[plainKey{f.Kind, f.mentions}] }
+
+// compact moves what c keeps into a few objects (see above). The Loader
+// calls it for collections of brief Facts, once they are loaded whole.
+func (c *Collection) compact() {
+	kept := func(f *Facts) bool { return f != nil && f.brief && !isPlainBrief(f) }
+	var n, refs, blocks, text int
+	for p, f := range c.Facts {
+		text += len(p)
+		if kept(f) {
+			n++
+			refs += len(f.Agents)
+			blocks += len(f.blocks)
+			text += len(f.Name) + len(f.Description) + 64*len(f.Agents)
+		}
+	}
+	a := arena{buf: make([]byte, 0, text+len(c.Pyproject))}
+	facts := make([]Facts, 0, n)
+	var agents []Ref
+	if refs > 0 {
+		agents = make([]Ref, 0, refs)
+	}
+	var blockBuf []byte
+	if blocks > 0 {
+		blockBuf = make([]byte, 0, blocks)
+	}
+	moved := make(map[string]*Facts, len(c.Facts))
+	for p, f := range c.Facts {
+		if !kept(f) {
+			moved[p] = f
+			continue
+		}
+		facts = append(facts, *f)
+		g := &facts[len(facts)-1]
+		a.str(&g.Name)
+		a.str(&g.Description)
+		g.Kind, g.AgentsMode = internKind(g.Kind), internMode(g.AgentsMode)
+		if f.Extends != nil {
+			ext := *f.Extends
+			a.str(&ext.Value)
+			g.Extends = &ext
+		}
+		if f.Agents != nil {
+			start := len(agents)
+			agents = append(agents, f.Agents...)
+			g.Agents = agents[start:len(agents):len(agents)]
+			for i := range g.Agents {
+				a.str(&g.Agents[i].Value)
+			}
+		}
+		if f.blocks != nil {
+			start := len(blockBuf)
+			blockBuf = append(blockBuf, f.blocks...)
+			g.blocks = blockBuf[start:len(blockBuf):len(blockBuf)]
+		}
+		if f.Metadata != nil {
+			m := f.Metadata.compact(&a)
+			if c.Metadata == f.Metadata {
+				c.Metadata = m
+			}
+			g.Metadata = m
+		}
+		moved[p] = g
+	}
+	// The paths, each once: a resource's Name and Rel are parts of its
+	// Path, and a file's key in Facts is its path.
+	keys := make(map[string]*string, len(c.Facts))
+	for i := range c.Resources {
+		r := &c.Resources[i]
+		name, rel := strings.LastIndex(r.Path, r.Name), len(r.Path)-len(r.Rel)
+		off := a.str(&r.Path)
+		if r.Name != "" && name >= 0 {
+			a.part(&r.Name, off, name)
+		} else {
+			a.str(&r.Name)
+		}
+		if rel >= 0 && r.Path[rel:] == r.Rel {
+			a.part(&r.Rel, off, rel)
+		} else {
+			a.str(&r.Rel)
+		}
+		keys[r.Path] = &r.Path
+	}
+	a.str(&c.Pyproject)
+	if c.Pyproject != "" {
+		keys[c.Pyproject] = &c.Pyproject
+	}
+	others := make([]string, 0, len(moved))
+	for p := range moved {
+		if keys[p] == nil {
+			others = append(others, p)
+		}
+	}
+	for i := range others {
+		keys[others[i]] = &others[i]
+		a.str(&others[i])
+	}
+	// The keys point at the strings that seal will replace: take the
+	// values (Facts) by the old key, put them under the new one after.
+	type pair struct {
+		key *string
+		f   *Facts
+	}
+	pairs := make([]pair, 0, len(moved))
+	for p, f := range moved {
+		pairs = append(pairs, pair{keys[p], f})
+	}
+	a.seal()
+	c.Facts = make(map[string]*Facts, len(pairs))
+	for _, kv := range pairs {
+		c.Facts[*kv.key] = kv.f
+	}
+}
+
+// compact returns a copy of m whose strings the arena holds.
+func (m *Metadata) compact(a *arena) *Metadata {
+	c := new(Metadata)
+	*c = *m
+	a.str(&c.Name)
+	a.str(&c.Version)
+	a.str(&c.Description)
+	a.str(&c.Author)
+	if m.URLs != nil {
+		// A map's keys and values cannot be pointed at: they are copied
+		// as they are (few collections have URLs).
+		c.URLs = make(map[string]string, len(m.URLs))
+		for k, v := range m.URLs {
+			c.URLs[k] = v
+		}
+	}
+	if m.Capabilities != nil {
+		c.Capabilities = make([]string, len(m.Capabilities))
+		for i, v := range m.Capabilities {
+			c.Capabilities[i] = v
+			a.str(&c.Capabilities[i])
+		}
+	}
+	if m.Requires != nil {
+		c.Requires = make([]Requirement, len(m.Requires))
+		for i, r := range m.Requires {
+			c.Requires[i] = r
+			a.str(&c.Requires[i].Name)
+			a.str(&c.Requires[i].Constraint)
+		}
+	}
+	return c
+}
+
+// internKind returns the constant of a known kind, so that a kind decoded
+// from the index holds no string of its own.
+func internKind(k Kind) Kind {
+	for _, known := range Kinds {
+		if k == known {
+			return known
+		}
+	}
+	return k
+}
+
+// internMode returns the constant of a known agents mode.
+func internMode(m string) string {
+	for _, known := range []string{"all", "none", "list", "inline"} {
+		if m == known {
+			return known
+		}
+	}
+	return m
+}

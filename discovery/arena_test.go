@@ -1,0 +1,63 @@
+package discovery_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// TestCompactKeepsValues loads collections as a daemon does (brief Facts,
+// details on demand), and compares every value of each with a load that
+// is not compacted: compacting moves what a collection keeps, and changes
+// none of it.
+func TestCompactKeepsValues(t *testing.T) {
+	dir := t.TempDir()
+	coll := filepath.Join(dir, "root", "team")
+	files := map[string]string{
+		"pyproject.toml": "[project]\nname = \"team\"\nversion = \"1.2.3\"\ndescription = \"Team\"\n\n[project.urls]\nhome = \"https://x\"\n\n" +
+			"[tool.amplifier.collection]\nauthor = \"me\"\ncapabilities = [\"a\", \"b\"]\n\n[tool.amplifier.collection.requires]\nfoundation = \">=1.0.0\"\n",
+		"profiles/dev.md": "---\nprofile:\n  name: dev\n  version: 1.0.0\n  description: Dev  # amplidex: ignore[schema/]\n  extends: foundation:base\n" +
+			"session:\n  orchestrator:\n    module: loop\n  context:\n    module: ctx\nagents:\n  - helper\n  - foundation:explorer\n---\nSee @team:context/notes.md\n",
+		"agents/helper.md":      "---\nmeta:\n  name: helper\n  description: Helps\n---\nBody\n",
+		"context/notes.md":      "# Notes\n",
+		"context/deep/more.md":  "See @foundation:context/x.md\n",
+		"scenario-tools/t/x.py": "",
+	}
+	for name, text := range files {
+		p := filepath.Join(coll, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := discovery.Root{Kind: discovery.RootUser, Path: filepath.Dir(coll)}
+	details := func(string) *discovery.Facts { return nil }
+	compacted := (&discovery.Loader{Details: details}).Load(root, coll)
+	plain := (&discovery.Loader{Details: details, NoCompact: true}).Load(root, coll)
+	if len(compacted.Facts) != len(plain.Facts) || len(compacted.Facts) == 0 {
+		t.Fatalf("%d files compacted, %d not", len(compacted.Facts), len(plain.Facts))
+	}
+	for p, want := range plain.Facts {
+		got := compacted.Facts[p]
+		if got == nil {
+			t.Fatalf("compacting lost the file %s", p)
+		}
+		if !reflect.DeepEqual(*got, *want) {
+			t.Errorf("%s: compacted\n%+v\nnot\n%+v", p, *got, *want)
+		}
+	}
+	if !reflect.DeepEqual(compacted.Resources, plain.Resources) {
+		t.Errorf("resources: compacted %v, not %v", compacted.Resources, plain.Resources)
+	}
+	if !reflect.DeepEqual(compacted.Metadata, plain.Metadata) || compacted.Pyproject != plain.Pyproject {
+		t.Errorf("metadata: compacted %+v, not %+v", compacted.Metadata, plain.Metadata)
+	}
+	if compacted.Metadata != compacted.Facts[compacted.Pyproject].Metadata {
+		t.Error("the collection's metadata is not its pyproject's")
+	}
+}
