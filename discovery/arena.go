@@ -1,6 +1,11 @@
 package discovery
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"sync"
+	"unsafe"
+)
 
 // A collection that a daemon keeps for its whole life holds, per file, a
 // brief Facts, its strings (names, descriptions, references), a Resource
@@ -23,11 +28,77 @@ import "strings"
 //   - Values are equal to what they were: compacting changes where they
 //     live, never what they say.
 
+// Slab hands out, from chunks of slabChunk bytes or more, the memory of
+// the collections a scan compacts: chunks that large have spans of their
+// own, so what the scan keeps never shares a span with what it throws
+// away, and is not left scattered over half-empty spans once the garbage
+// is collected. A daemon sets one on its Loader for its first scan. A
+// chunk lives while one collection of it does: collections read again
+// later take their memory as any other value, and what they held of a
+// chunk stays until the chunk's last collection goes. Safe for
+// concurrent use.
+type Slab struct {
+	mu    sync.Mutex // guards fields below
+	facts []Facts
+	refs  []Ref
+	metas []Metadata
+	res   []Resource
+	text  []byte
+}
+
+// slabChunk is the least a chunk of a Slab holds.
+const slabChunk = 64 << 10
+
+// chunkOf returns room for n more values of chunk, from it, or from a new
+// chunk of at least slabChunk bytes when it has none left.
+func chunkOf[T any](chunk *[]T, n int) []T {
+	if cap(*chunk)-len(*chunk) < n {
+		var zero T
+		*chunk = make([]T, 0, max(n, slabChunk/int(max(unsafe.Sizeof(zero), 1))))
+	}
+	start := len(*chunk)
+	*chunk = (*chunk)[:start+n]
+	return (*chunk)[start : start : start+n]
+}
+
+func (s *Slab) takeFacts(n int) []Facts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return chunkOf(&s.facts, n)
+}
+
+func (s *Slab) takeRefs(n int) []Ref {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return chunkOf(&s.refs, n)
+}
+
+func (s *Slab) takeMetadata() *Metadata {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &chunkOf(&s.metas, 1)[:1][0]
+}
+
+func (s *Slab) takeResources(n int) []Resource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return chunkOf(&s.res, n)
+}
+
+func (s *Slab) takeText(n int) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return chunkOf(&s.text, n)
+}
+
 // arena gathers the strings a collection keeps, for one string to hold
 // them all.
 type arena struct {
 	buf    []byte
 	fixups []fixup
+	// slab, when set, gives the string its memory (see Slab); else it is
+	// a string of its own.
+	slab *Slab
 }
 
 // fixup is a kept string: where it goes, and where it is in arena.buf.
@@ -61,7 +132,15 @@ func (a *arena) seal() {
 	if len(a.fixups) == 0 {
 		return
 	}
-	all := string(a.buf)
+	var all string
+	if a.slab != nil {
+		// The slab's bytes are written here once and never again: a
+		// string may be made over them.
+		b := append(a.slab.takeText(len(a.buf)), a.buf...)
+		all = unsafe.String(unsafe.SliceData(b), len(b))
+	} else {
+		all = string(a.buf)
+	}
 	for _, f := range a.fixups {
 		*f.dst = all[f.off:f.end]
 	}
@@ -72,9 +151,10 @@ func (a *arena) seal() {
 // nothing (see plainBrief).
 func isPlainBrief(f *Facts) bool { return f == plainBriefs[plainKey{f.Kind, f.mentions}] }
 
-// compact moves what c keeps into a few objects (see above). The Loader
-// calls it for collections of brief Facts, once they are loaded whole.
-func (c *Collection) compact() {
+// compact moves what c keeps into a few objects (see above), taken from
+// slab when it is not nil. The Loader calls it for collections of brief
+// Facts, once they are loaded whole.
+func (c *Collection) compact(slab *Slab) {
 	kept := func(f *Facts) bool { return f != nil && f.brief && !isPlainBrief(f) }
 	var n, refs, blocks, text int
 	for p, f := range c.Facts {
@@ -86,11 +166,16 @@ func (c *Collection) compact() {
 			text += len(f.Name) + len(f.Description) + 64*len(f.Agents)
 		}
 	}
-	a := arena{buf: make([]byte, 0, text+len(c.Pyproject))}
-	facts := make([]Facts, 0, n)
+	a := arena{buf: make([]byte, 0, text+len(c.Pyproject)), slab: slab}
+	var facts []Facts
 	var agents []Ref
-	if refs > 0 {
-		agents = make([]Ref, 0, refs)
+	if slab != nil {
+		facts, agents = slab.takeFacts(n), slab.takeRefs(refs)
+	} else {
+		facts = make([]Facts, 0, n)
+		if refs > 0 {
+			agents = make([]Ref, 0, refs)
+		}
 	}
 	var blockBuf []byte
 	if blocks > 0 {
@@ -126,7 +211,7 @@ func (c *Collection) compact() {
 			g.blocks = blockBuf[start:len(blockBuf):len(blockBuf)]
 		}
 		if f.Metadata != nil {
-			m := f.Metadata.compact(&a)
+			m := f.Metadata.compact(&a, slab)
 			if c.Metadata == f.Metadata {
 				c.Metadata = m
 			}
@@ -134,8 +219,14 @@ func (c *Collection) compact() {
 		}
 		moved[p] = g
 	}
-	// The paths, each once: a resource's Name and Rel are parts of its
-	// Path, and a file's key in Facts is its path.
+	// The resources, in a slice of their own size (the loader's grew by
+	// appending), and their paths, each once: a resource's Name and Rel
+	// are parts of its Path, and a file's key in Facts is its path.
+	if slab != nil {
+		c.Resources = append(slab.takeResources(len(c.Resources)), c.Resources...)
+	} else if cap(c.Resources) > len(c.Resources) {
+		c.Resources = slices.Clip(slices.Clone(c.Resources))
+	}
 	keys := make(map[string]*string, len(c.Facts))
 	for i := range c.Resources {
 		r := &c.Resources[i]
@@ -184,9 +275,15 @@ func (c *Collection) compact() {
 	}
 }
 
-// compact returns a copy of m whose strings the arena holds.
-func (m *Metadata) compact(a *arena) *Metadata {
-	c := new(Metadata)
+// compact returns a copy of m whose strings the arena holds, itself from
+// slab when it is not nil.
+func (m *Metadata) compact(a *arena, slab *Slab) *Metadata {
+	var c *Metadata
+	if slab != nil {
+		c = slab.takeMetadata()
+	} else {
+		c = new(Metadata)
+	}
 	*c = *m
 	a.str(&c.Name)
 	a.str(&c.Version)

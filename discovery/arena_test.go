@@ -37,8 +37,17 @@ func TestCompactKeepsValues(t *testing.T) {
 	}
 	root := discovery.Root{Kind: discovery.RootUser, Path: filepath.Dir(coll)}
 	details := func(string) *discovery.Facts { return nil }
+	slab := &discovery.Slab{}
 	compacted := (&discovery.Loader{Details: details}).Load(root, coll)
+	slabbed := (&discovery.Loader{Details: details, Slab: func() *discovery.Slab { return slab }}).Load(root, coll)
 	plain := (&discovery.Loader{Details: details, NoCompact: true}).Load(root, coll)
+	for _, compacted := range []*discovery.Collection{compacted, slabbed} {
+		compare(t, compacted, plain)
+	}
+}
+
+func compare(t *testing.T, compacted, plain *discovery.Collection) {
+	t.Helper()
 	if len(compacted.Facts) != len(plain.Facts) || len(compacted.Facts) == 0 {
 		t.Fatalf("%d files compacted, %d not", len(compacted.Facts), len(plain.Facts))
 	}

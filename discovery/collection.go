@@ -232,6 +232,11 @@ type Loader struct {
 	// in as many objects as it has files (see Collection.compact); tests
 	// compare the two.
 	NoCompact bool
+	// Slab, when set, returns the Slab that gives the compacted
+	// collections their memory, or nil for none (see Slab): a daemon
+	// gives one during its first scan. It is called from as many
+	// goroutines as load collections at once.
+	Slab func() *Slab
 
 	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
 	// buffers reused from file to file.
@@ -460,7 +465,11 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	}
 	if l.Details != nil && !l.NoCompact {
 		// Kept for the daemon's life: in a few objects, not hundreds.
-		c.compact()
+		var slab *Slab
+		if l.Slab != nil {
+			slab = l.Slab()
+		}
+		c.compact(slab)
 	}
 	return c
 }

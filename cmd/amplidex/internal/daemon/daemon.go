@@ -129,6 +129,9 @@ type Daemon struct {
 	// spare the first scan checking again what did not change (see
 	// checks.go); nil after it.
 	prior atomic.Pointer[map[string]*catalog.Checks]
+	// slab gives the collections the first scan keeps their memory (see
+	// discovery.Slab); nil after it.
+	slab atomic.Pointer[discovery.Slab]
 	// stopReq is closed when a client asked the daemon to stop.
 	stopReq  chan struct{}
 	stopOnce sync.Once
@@ -361,6 +364,7 @@ func (d *Daemon) open() error {
 	// the index until it ends); the writer starts now.
 	d.persist.cache.writeDirect(true, d.persist.kick)
 	d.persist.start()
+	d.slab.Store(&discovery.Slab{})
 	d.progress.setPhase(phaseReading)
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(cfg.schema), Home: d.opts.Home, Bundled: cfg.bundled,
 		Version: d.persist.store.Tick(), Prior: d.priorChecks})
@@ -396,6 +400,7 @@ func (d *Daemon) open() error {
 		}
 	}
 	d.persist.cache.writeDirect(false, nil)
+	d.slab.Store(nil)
 	d.persist.commit(d.cat.State().Version, nil, gone)
 	// The first scan leaves much garbage (parse trees, file contents);
 	// give it back now rather than keep it for the daemon's whole life.
@@ -425,7 +430,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
 	cache := d.persist.cache.forSchema(schema)
 	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.opts.ReadDir,
-		Details: cache.details, Mentions: cache.mentions}
+		Details: cache.details, Mentions: cache.mentions, Slab: d.slab.Load}
 }
 
 // isWatchedDir reports a directory watched for a manifest of the
