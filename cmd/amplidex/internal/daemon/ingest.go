@@ -42,6 +42,8 @@ type ingest struct {
 	isRoot   func(string) bool // reports a root the bundles or the catalog need
 	ownerUID int
 	homeDir  string
+	// progress counts what each registration reads, for status.
+	progress *progress
 	// ready is closed once cat is set: batches wait for it. stop is
 	// closed when the daemon closes, and ends that wait.
 	ready chan struct{}
@@ -647,11 +649,26 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	}
 	unlock := in.lockProject(project)
 	defer unlock()
-	for _, root := range in.rootsToWatch(project) {
+	// Status shows how far a project's registration got (the daemon's
+	// own roots, key "", are the first scan's).
+	roots := in.rootsToWatch(project)
+	var rp *registering
+	if len(roots) > 0 && in.progress != nil {
+		dir, scope := project, (*query.Roots)(nil)
+		if sc, ok := catalog.ParseScopeKey(project); ok {
+			dir, scope = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
+		}
+		rp = in.progress.begin(project, dir, scope, roots)
+		defer in.progress.end(rp)
+	}
+	for _, root := range roots {
 		if err := in.w.AddRoot(root.Path); err != nil {
 			r.err = fmt.Errorf("watch %s: %w", root.Path, err)
 			return nil, r.err
 		}
+	}
+	if rp != nil {
+		rp.phase.Store(regReading)
 	}
 	// The lock files are stat()ed before the catalog reads them: one
 	// rewritten while it is read then looks changed to the next batch,
