@@ -86,3 +86,60 @@ func TestWatchGivesUpWithoutDaemon(t *testing.T) {
 		t.Fatal("watch goes on without a daemon")
 	}
 }
+
+// TestLSPReconnects: the language server whose daemon stopped and another
+// took its place answers through the new one, and says so once in its
+// log, without falling back to answering in process.
+func TestLSPReconnects(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"),
+		"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_RUNTIME_DIR": filepath.Join(dir, "run"),
+		"NO_COLOR": "1", noSpawnEnv: "1"}
+	coll := filepath.Join(env["HOME"], ".amplifier", "collections", "demo")
+	agent := filepath.Join(coll, "agents", "helper.md")
+	text := []byte("---\nmeta:\n  name: helper\n  description: Helps\nodd: 1\n---\n")
+	for p, s := range map[string]string{
+		filepath.Join(coll, "pyproject.toml"): "[project]\nname = \"demo\"\nversion = \"1.0.0\"\ndescription = \"Demo\"\n",
+		agent:                                 string(text),
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths, err := query.DefaultPaths(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func() *daemon.Daemon {
+		t.Helper()
+		d, err := daemon.Start(context.Background(), daemon.Options{Paths: paths, Home: env["HOME"], NoSync: true,
+			Watch: watcher.Options{Debounce: 5 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	first := start()
+	defer first.Close()
+	s := startLSP(t, env)
+	check := func() {
+		t.Helper()
+		if ds := s.diagnose(agent, text); len(ds) != 1 || ds[0].Code != "schema/unknown-key" {
+			t.Fatalf("diagnostics %+v; log:\n%s", ds, s.stderr.String())
+		}
+	}
+	check()
+	first.Close()
+	second := start()
+	defer second.Close()
+	check()
+	check()
+	log := s.stderr.String()
+	if !strings.Contains(log, "answering through the daemon") || strings.Count(log, "answering through a new connection") != 1 ||
+		strings.Contains(log, "does not answer") {
+		t.Errorf("the log says:\n%s", log)
+	}
+}
