@@ -195,7 +195,9 @@ type slowDaemon struct {
 	files   atomic.Int32
 }
 
-func startSlowDaemon(t *testing.T) *slowDaemon {
+// startSlowDaemon starts a slowDaemon. With registering set, it is not
+// its first scan that goes on but the first read of those projects.
+func startSlowDaemon(t *testing.T, registering ...string) *slowDaemon {
 	t.Helper()
 	s := &slowDaemon{release: make(chan struct{})}
 	t.Cleanup(s.free)
@@ -207,6 +209,13 @@ func startSlowDaemon(t *testing.T) *slowDaemon {
 		default:
 		}
 		n := int(s.files.Add(1))
+		if len(registering) > 0 {
+			st := &query.Status{}
+			for _, dir := range registering {
+				st.Registering = append(st.Registering, query.RegistrationProgress{Dir: dir, Phase: "reading collections", Files: n, Collections: 1})
+			}
+			return st, nil
+		}
 		return &query.Status{Scanning: true, Progress: &query.ScanProgress{Phase: "reading roots", Files: n, Collections: 1}}, nil
 	})
 	query.Handle(mux, query.MethodAnalyze, func(ctx context.Context, p query.AnalyzeParams) (*query.AnalyzeResult, error) {
@@ -268,5 +277,30 @@ func TestDaemonScanProgress(t *testing.T) {
 	})
 	if len(diags.Diagnostics) != 1 || diags.Diagnostics[0].Message != "from the daemon" {
 		t.Errorf("diagnostics %+v, want the daemon's", diags.Diagnostics)
+	}
+}
+
+// TestDaemonRegistrationProgress: the first read of the project of the
+// file asked about is shown, that of another project is not.
+func TestDaemonRegistrationProgress(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	project := filepath.Join(dir, "project")
+	s := startSlowDaemon(t, filepath.Join(dir, "elsewhere"), project)
+	d := lsp.NewDaemonAnalyzer(s.client, newWorkspace(dir), nil)
+	c := startServer(t, d, progressOpts())
+	c.initializeWith(map[string]any{"window": map[string]any{"workDoneProgress": true}})
+	uri := lsp.PathToURI(filepath.Join(dir, devProfile))
+	c.open(uri, read(t, filepath.Join(dir, devProfile)))
+	events, created := c.progressEvents(false, func(_ wire, ev []progressValue) bool { return len(ev) >= 3 })
+	if b := events[0].Value; b.Kind != "begin" || b.Title != "amplidex: reading the project project" ||
+		!strings.HasPrefix(b.Message, "reading collections: ") || len(created) != 1 {
+		t.Fatalf("created %q, then %+v", created, events)
+	}
+	s.free()
+	events, created = c.progressEvents(false, func(_ wire, ev []progressValue) bool {
+		return len(ev) > 0 && ev[len(ev)-1].Value.Kind == "end"
+	})
+	if len(created) != 0 {
+		t.Errorf("another project's read was shown too: %q, %+v", created, events)
 	}
 }
