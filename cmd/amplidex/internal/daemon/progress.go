@@ -47,9 +47,8 @@ type progress struct {
 }
 
 // registering counts the files a load sees below the roots of one
-// project being registered. Files below the project's roots are counted
-// by path: a collection linked into a root from elsewhere counts under
-// its link's path only when the load reads it there.
+// project being registered, by path (the loads look files up by their
+// path in the root, a linked collection's too).
 type registering struct {
 	key   string
 	dir   string
