@@ -130,20 +130,28 @@ func (a *App) followDaemon(ctx context.Context, c *query.Client, ws *workspace, 
 	}
 }
 
-// lspRedial is the language server's lsp.DaemonAnalyzer.Redial: one look
-// for the daemon (see redialOnce), the time counted from the first look
-// since the connection was last lost. The analyzer never calls it twice
-// at once.
+// lspRedial is the language server's lsp.DaemonAnalyzer.Redial: it looks
+// for the daemon (see redialOnce) again and again for spawnGrace, the
+// time a restart or an upgrade takes to bring the next one up, and then
+// once more, starting one when auto-start is on. It returns nil when
+// none answered.
 func (a *App) lspRedial(ws *workspace) func(context.Context) (*query.Client, error) {
-	var lostAt time.Time
 	return func(ctx context.Context) (*query.Client, error) {
-		if lostAt.IsZero() {
-			lostAt = time.Now()
+		lostAt := time.Now()
+		pause := 50 * time.Millisecond
+		for {
+			c, err := a.redialOnce(ctx, ws, lostAt)
+			if c != nil || err != nil || time.Since(lostAt) > spawnGrace {
+				return c, err
+			}
+			t := time.NewTimer(pause)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			case <-t.C:
+			}
+			pause = min(2*pause, 500*time.Millisecond)
 		}
-		c, err := a.redialOnce(ctx, ws, lostAt)
-		if c != nil {
-			lostAt = time.Time{}
-		}
-		return c, err
 	}
 }

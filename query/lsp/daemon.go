@@ -181,7 +181,13 @@ func (d *DaemonAnalyzer) ask(ctx context.Context, p query.AnalyzeParams, path st
 		return &query.AnalyzeResult{}, true
 	}
 	if lost(err) {
-		if nc := d.reconnect(ctx, c, err); nc != nil {
+		nc, pending := d.reconnect(ctx, c, err)
+		if pending {
+			// Another question is connecting again: answer in
+			// process meanwhile, and let it say how that went.
+			return nil, false
+		}
+		if nc != nil {
 			res, err = d.call(ctx, nc, p)
 			if ctx.Err() != nil {
 				return &query.AnalyzeResult{}, true
@@ -248,19 +254,22 @@ func lost(err error) bool {
 
 // reconnect replaces old, whose connection was lost (why), with a new
 // connection from Redial, and returns it; nil when there is none (no
-// Redial, one already running, one failed a moment ago, or this one
-// failed). A connection another question made meanwhile is returned as
-// it is.
-func (d *DaemonAnalyzer) reconnect(ctx context.Context, old *query.Client, why error) *query.Client {
+// Redial, one failed a moment ago, or this one failed), with pending set
+// when another question's Redial runs. A connection another question made
+// meanwhile is returned as it is.
+func (d *DaemonAnalyzer) reconnect(ctx context.Context, old *query.Client, why error) (c *query.Client, pending bool) {
 	d.mu.Lock()
 	switch {
 	case d.client != old:
 		c := d.client
 		d.mu.Unlock()
-		return c
-	case d.Redial == nil || d.redialing || time.Now().Before(d.redialAt):
+		return c, false
+	case d.redialing:
 		d.mu.Unlock()
-		return nil
+		return nil, true
+	case d.Redial == nil || time.Now().Before(d.redialAt):
+		d.mu.Unlock()
+		return nil, false
 	}
 	d.redialing = true
 	d.mu.Unlock()
@@ -278,7 +287,7 @@ func (d *DaemonAnalyzer) reconnect(ctx context.Context, old *query.Client, why e
 		d.redialAt = time.Now().Add(d.backoff)
 		d.mu.Unlock()
 		d.log.Debug("lsp: no daemon to reconnect to", "err", err, "retry_in", d.backoff)
-		return nil
+		return nil, false
 	}
 	d.client, d.backoff, d.redialAt = c, 0, time.Time{}
 	failed := d.failed
@@ -287,7 +296,7 @@ func (d *DaemonAnalyzer) reconnect(ctx context.Context, old *query.Client, why e
 	if !failed {
 		d.log.Info("lsp: the daemon went away; answering through a new connection", "why", why)
 	}
-	return c
+	return c, false
 }
 
 // Tasks implements Tasker: the daemon's first scan, and the first read
