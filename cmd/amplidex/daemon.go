@@ -65,7 +65,7 @@ func newDaemonCmd(a *App) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&flags.detach, "detach", false, "start the daemon in the background and return once it answers")
 	f.StringVar(&flags.logFile, "log-file", "", "write the log to this file, rotated at 10 MiB (one FILE.1 kept), instead of stderr")
-	f.BoolVar(&flags.detached, "detached", false, "run as a daemon a client started (logs to daemon.log in the state directory)")
+	f.BoolVar(&flags.detached, "detached", false, "run in the background, as --detach starts it (logs to daemon.log in the state directory)")
 	f.BoolVar(&flags.service, "service", false, "run as a daemon the service manager started (clients leave it alone)")
 	f.BoolVar(&flags.autostarted, "autostarted", false, "run as a daemon a client started because none ran (exits once idle)")
 	_ = f.MarkHidden("detached")

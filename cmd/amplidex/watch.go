@@ -158,7 +158,7 @@ func (p *watchPrinter) print(u query.Update) error {
 	if u.Initial {
 		// Every followed file with diagnostics is in it: those printed
 		// before and left out cleared (while the daemon was away).
-		u.Files = append(u.Files, p.clearedBy(u.Files)...)
+		u.Files = append(slices.Clip(u.Files), p.clearedBy(u.Files)...)
 	}
 	for _, f := range u.Files {
 		old := p.last[f.Path]

@@ -658,7 +658,7 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 		if sc, ok := catalog.ParseScopeKey(project); ok {
 			dir, scope = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
 		}
-		rp = in.progress.begin(project, dir, scope, roots)
+		rp = in.progress.begin(dir, scope, roots)
 		defer in.progress.end(rp)
 	}
 	for _, root := range roots {

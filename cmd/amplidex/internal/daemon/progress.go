@@ -50,7 +50,6 @@ type progress struct {
 // project being registered, by path (the loads look files up by their
 // path in the root, a linked collection's too).
 type registering struct {
-	key   string
 	dir   string
 	roots *query.Roots // set for a View of a client's own roots
 	paths []string     // the roots read for it, each with a trailing separator
@@ -92,11 +91,10 @@ func (p *progress) saw(path string) {
 	}
 }
 
-// begin starts counting the registration of the View key, for the
-// project dir (with the client's roots, when set), whose loads read
-// the roots given.
-func (p *progress) begin(key, dir string, roots *query.Roots, read []discovery.Root) *registering {
-	r := &registering{key: key, dir: dir, roots: roots, start: p.now()}
+// begin starts counting the registration of the project dir (with the
+// client's roots, when set), whose loads read the roots given.
+func (p *progress) begin(dir string, roots *query.Roots, read []discovery.Root) *registering {
+	r := &registering{dir: dir, roots: roots, start: p.now()}
 	for _, root := range read {
 		r.paths = append(r.paths, filepath.Clean(root.Path)+string(filepath.Separator))
 	}
