@@ -446,25 +446,34 @@ func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
 	}
 	fmt.Fprintf(tw, "pid\t%d\nversion\t%s\nmode\t%s\nuptime\t%s\nsocket\t%s\nindex\t%s\nclock\t%s\n",
 		st.PID, Clean(st.Build.String()), Clean(mode), st.Uptime, Clean(st.Socket), Clean(st.Index), st.Clock)
+	if st.IdleExit != "" {
+		if !st.IdleDeadline.IsZero() {
+			fmt.Fprintf(tw, "idle exit\tat %s, %s without clients, unless one connects\n",
+				st.IdleDeadline.Local().Format(time.TimeOnly), st.IdleExit)
+		} else {
+			fmt.Fprintf(tw, "idle exit\t%s after its last client leaves (%s open)\n", st.IdleExit, Plural(st.Connections, "connection"))
+		}
+	}
 	if p := st.Progress; st.Scanning && p != nil {
-		fmt.Fprintf(tw, "scanning\t%s: %d files, %d collections, %s\n", p.Phase, p.Files, p.Collections, p.Elapsed)
+		fmt.Fprintf(tw, "scanning\t%s: %s, %s, %s\n", p.Phase, Plural(p.Files, "file"), Plural(p.Collections, "collection"), p.Elapsed)
+	}
+	for _, r := range st.Registering {
+		fmt.Fprintf(tw, "registering\t%s\t%s: %s, %s, %s\n", projectLabel(r.Dir, r.Roots), r.Phase,
+			Plural(r.Files, "file"), Plural(r.Collections, "collection"), r.Elapsed)
 	}
 	fmt.Fprintf(tw, "files\t%d\n", st.Files)
 	for _, r := range st.Roots {
-		fmt.Fprintf(tw, "root\t%s\t%s\t%s\t%d collections\t%d watches\n", r.Kind, r.State, Clean(r.Path), r.Collections, r.Watches)
+		watches := "1 watch"
+		if r.Watches != 1 {
+			watches = fmt.Sprintf("%d watches", r.Watches)
+		}
+		fmt.Fprintf(tw, "root\t%s\t%s\t%s\t%s\t%s\n", r.Kind, r.State, Clean(r.Path), Plural(r.Collections, "collection"), watches)
 		for _, w := range r.Warnings {
 			fmt.Fprintf(tw, "\twarning: %s\n", Clean(w))
 		}
 	}
 	for _, p := range st.Projects {
-		dir := Clean(p.Dir)
-		if p.Roots != nil {
-			if dir == "" {
-				dir = "(no project)"
-			}
-			dir += " with the client's roots (home " + Clean(p.Roots.Home) + ", bundled " + Clean(strings.Join(p.Roots.Bundled, string(filepath.ListSeparator))) + ")"
-		}
-		fmt.Fprintf(tw, "project\t%s\tlast used %s\n", dir, p.LastUsed.Local().Format(time.RFC3339))
+		fmt.Fprintf(tw, "project\t%s\tlast used %s\n", projectLabel(p.Dir, p.Roots), p.LastUsed.Local().Format(time.RFC3339))
 	}
 	for _, b := range st.Bundles {
 		fmt.Fprintf(tw, "bundle\t%s\t%s\t%s", b.State, Clean(b.Manifest), b.Key)
@@ -480,6 +489,19 @@ func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
 		fmt.Fprintf(tw, "warning\t%s\n", Clean(w))
 	}
 	return tw.Flush()
+}
+
+// projectLabel names a project of status: its directory, and the
+// client's roots when its View is of those.
+func projectLabel(dir string, roots *Roots) string {
+	dir = Clean(dir)
+	if roots != nil {
+		if dir == "" {
+			dir = "(no project)"
+		}
+		dir += " with the client's roots (home " + Clean(roots.Home) + ", bundled " + Clean(strings.Join(roots.Bundled, string(filepath.ListSeparator))) + ")"
+	}
+	return dir
 }
 
 func printForget(w io.Writer, r *ForgetResult, _ PrintOptions) error {

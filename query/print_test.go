@@ -115,3 +115,30 @@ func TestPrintersEscapeControlCharacters(t *testing.T) {
 		t.Fatalf("control characters reached the output:\n%q", b.String())
 	}
 }
+
+// TestPrintStatus: status counts in words that agree with their number,
+// and shows the projects being registered and the idle deadline.
+func TestPrintStatus(t *testing.T) {
+	st := &query.Status{PID: 7, Mode: query.ModeAutostart, IdleExit: "30m0s", Connections: 3,
+		Roots: []query.RootStatus{
+			{Path: "/u", Kind: discovery.RootUser, State: "watching", Collections: 1, Watches: 1},
+			{Path: "/b", Kind: discovery.RootBundled, State: "watching", Collections: 2, Watches: 4},
+		},
+		Registering: []query.RegistrationProgress{{Dir: "/p", Phase: "reading collections", Files: 1, Collections: 0, Elapsed: "1.2s"}},
+	}
+	var b bytes.Buffer
+	if err := query.MethodStatus.Print(&b, st, query.PrintOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"root         user     watching  /u  1 collection   1 watch\n",
+		"root         bundled  watching  /b  2 collections  4 watches\n",
+		"registering  /p  reading collections: 1 file, 0 collections, 1.2s\n",
+		"idle exit    30m0s after its last client leaves (3 connections open)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+}

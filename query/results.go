@@ -182,6 +182,11 @@ type SubscribeResult struct {
 type Update struct {
 	Clock Clock             `json:"clock"`
 	Files []FileDiagnostics `json:"files"`
+	// Initial marks the first update of a subscription, sent even when
+	// empty: it holds every followed file that has diagnostics, so a
+	// file it leaves out has none. A client that subscribes again (the
+	// daemon restarted) clears with it what cleared meanwhile.
+	Initial bool `json:"initial,omitempty"`
 }
 
 // FileDiagnostics is the diagnostics of one file, as a subscription sends
@@ -206,6 +211,14 @@ type Status struct {
 	Socket          string `json:"socket"`
 	Index           string `json:"index"`
 	Clock           Clock  `json:"clock"`
+	// IdleExit is how long the daemon stays without a client before it
+	// exits, as a Go duration; "" when it never does (see ModeAutostart).
+	// Connections counts the connections open, the asker's included.
+	// IdleDeadline is when it exits should no client connect after this
+	// answer; it is set only when the asker's is the one connection open.
+	IdleExit     string    `json:"idle_exit,omitempty"`
+	IdleDeadline time.Time `json:"idle_deadline,omitzero"`
+	Connections  int       `json:"connections"`
 	// Scanning is set while the first scan runs: roots, projects and
 	// counts are empty until it ends, and Progress says how far it got.
 	Scanning bool          `json:"scanning"`
@@ -213,9 +226,12 @@ type Status struct {
 	Roots    []RootStatus  `json:"roots"`
 	// Projects are the registered projects, by directory.
 	Projects []ProjectStatus `json:"projects"`
-	Files    int             `json:"files"`
-	Analyzed int             `json:"analyzed"`
-	Warnings []string        `json:"warnings"`
+	// Registering are the projects being registered now (read for the
+	// first time), and how far each got; their questions wait for them.
+	Registering []RegistrationProgress `json:"registering"`
+	Files       int                    `json:"files"`
+	Analyzed    int                    `json:"analyzed"`
+	Warnings    []string               `json:"warnings"`
 	// Bundles are the prepared bundles the daemon keeps warm.
 	Bundles []BundleStatus `json:"bundles"`
 }
@@ -231,6 +247,24 @@ type ScanProgress struct {
 	// Collections counts the collections (pyproject.toml files) seen so far.
 	Collections int `json:"collections"`
 	// Elapsed is the time since the scan began, as a Go duration.
+	Elapsed string `json:"elapsed"`
+}
+
+// RegistrationProgress is how far the registration of a project got: the
+// first read of its roots, which its first question waits for.
+type RegistrationProgress struct {
+	Dir string `json:"dir"`
+	// Roots are set for a View of a client's own roots (see
+	// ProjectStatus).
+	Roots *Roots `json:"roots,omitempty"`
+	// Phase is "adding watches" or "reading collections".
+	Phase string `json:"phase"`
+	// Files counts the files of the project's roots seen so far, read or
+	// taken from the index; Collections the collections
+	// (pyproject.toml files) among them.
+	Files       int `json:"files"`
+	Collections int `json:"collections"`
+	// Elapsed is the time since the registration began, as a Go duration.
 	Elapsed string `json:"elapsed"`
 }
 
@@ -253,9 +287,13 @@ const (
 	// ModeForeground: `amplidex daemon` in a terminal or under a
 	// supervisor of the user's. Clients leave it alone.
 	ModeForeground Mode = "foreground"
-	// ModeDetached: started by a client (auto-start) or `amplidex daemon
-	// --detach`. A client of another build replaces it.
+	// ModeDetached: started by `amplidex daemon --detach` (or `amplidex
+	// daemon restart` of one). A client of another build replaces it.
 	ModeDetached Mode = "detached"
+	// ModeAutostart: started by a client that found none running (query,
+	// watch, lsp). A client of another build replaces it, and it exits
+	// once it has had no client for a while ([daemon] idle_exit).
+	ModeAutostart Mode = "autostart"
 	// ModeService: started by systemd or launchd (`amplidex service
 	// install`). Clients leave it alone and say how to restart it.
 	ModeService Mode = "service"

@@ -124,19 +124,27 @@ type Server struct {
 	// cannot hold is answered with CodeOverloaded instead, unless it is
 	// the only one held. Zero means DefaultAnswerBudget.
 	AnswerBudget int64
+	// Activity, when set, is told how many connections are open whenever
+	// that changes: after one is accepted, and after one has ended (its
+	// requests answered, its subscriptions ended). Calls come one at a
+	// time, in order, with the server's lock held: Activity must return at
+	// once, and call no method of the Server. A daemon that exits once it
+	// has had no client for a while counts its clients with it.
+	Activity func(open int)
 
 	handler Handler
 	clock   func() Clock
 	// trust checks the socket's directory and each peer; tests replace its
 	// functions to play another user.
 	trust trust
-	// log, writeTimeout, budget and answers are Logger, WriteTimeout,
-	// RequestBudget and AnswerBudget as Listen found them, with defaults
-	// filled in.
+	// log, writeTimeout, budget, answers and activity are Logger,
+	// WriteTimeout, RequestBudget, AnswerBudget and Activity as Listen
+	// found them, with defaults filled in.
 	log          *slog.Logger
 	writeTimeout time.Duration
 	budget       *budget
 	answers      *budget
+	activity     func(open int)
 
 	// ctx is the parent of every handler context; cancel ends it when
 	// shutdown begins.
@@ -249,6 +257,7 @@ func (s *Server) setup() {
 	if s.budget.limit <= 0 {
 		s.budget.limit = DefaultRequestBudget
 	}
+	s.activity = s.Activity
 	s.answers = &budget{limit: s.AnswerBudget}
 	if s.answers.limit <= 0 {
 		s.answers.limit = DefaultAnswerBudget
@@ -408,6 +417,9 @@ func (s *Server) track(nc *net.UnixConn) *conn {
 	c := newConn(s, nc)
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
+	if s.activity != nil {
+		s.activity(len(s.conns))
+	}
 	return c
 }
 
@@ -415,6 +427,9 @@ func (s *Server) forget(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
+	if s.activity != nil {
+		s.activity(len(s.conns))
+	}
 }
 
 // removeStale removes a socket at path that no server answers on. It

@@ -567,3 +567,47 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	raw.nc.Close()
 	waitNoLeaks(t, base)
 }
+
+// TestServerActivity: the Activity hook hears the number of connections
+// open, in order: one more when a client connects, one more for its
+// subscription's connection, and back to none only once the client has
+// gone, its subscription ended.
+func TestServerActivity(t *testing.T) {
+	counts := make(chan int, 16)
+	h := newTestHandler()
+	_, path := startServer(t, h, func(s *query.Server) { s.Activity = func(n int) { counts <- n } })
+	next := func(want int) {
+		t.Helper()
+		select {
+		case n := <-counts:
+			if n != want {
+				t.Fatalf("Activity heard %d connections, want %d", n, want)
+			}
+		case <-testContext(t).Done():
+			t.Fatalf("Activity heard nothing, want %d connections", want)
+		}
+	}
+	ctx := testContext(t)
+	c, err := query.Dial(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next(1)
+	if _, err := c.Call(ctx, "echo", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := c.Subscribe(ctx, "watch", countParams{Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next(2)
+	<-notes
+	c.Close()
+	next(1)
+	next(0)
+	select {
+	case n := <-counts:
+		t.Fatalf("Activity heard %d connections after the last one closed", n)
+	default:
+	}
+}

@@ -28,24 +28,32 @@ import (
 func agentCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"daemon-procs":  daemonProcs,
+		"daemon-stays":  daemonStays,
 		"gen-tree":      genTree,
 		"copy-amplidex": copyAmplidex,
 		"hangup":        hangup,
 	}
 }
 
-// daemonProcs waits (at most 10 seconds) until exactly N amplidex daemons
-// of the script run: live processes marked by this test binary whose
-// AMPLIDEX_HOME is the script's. Usage: daemon-procs N.
+// daemonProcs waits (at most 10 seconds, or TIMEOUT) until exactly N
+// amplidex daemons of the script run: live processes marked by this test
+// binary whose AMPLIDEX_HOME is the script's. Usage: daemon-procs N
+// [TIMEOUT].
 func daemonProcs(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 || neg {
-		ts.Fatalf("usage: daemon-procs N")
+	if len(args) < 1 || len(args) > 2 || neg {
+		ts.Fatalf("usage: daemon-procs N [TIMEOUT]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
+	timeout := 10 * time.Second
+	if len(args) == 2 {
+		timeout, err = time.ParseDuration(args[1])
+		ts.Check(err)
+	}
 	home := []byte("AMPLIDEX_HOME=" + ts.Getenv("AMPLIDEX_HOME") + "\x00")
 	mark := []byte(testRunEnv + "=" + testRun() + "\x00")
-	deadline := time.Now().Add(10 * time.Second)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for {
 		var pids []int
 		entries, _ := os.ReadDir("/proc")
@@ -61,12 +69,35 @@ func daemonProcs(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		if len(pids) == want {
+			ts.Logf("%d daemons run after %s", want, time.Since(start).Round(10*time.Millisecond))
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("%d daemons run (pids %v), want %d", len(pids), pids, want)
+			ts.Fatalf("%d daemons run (pids %v) after %s, want %d", len(pids), pids, timeout, want)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// daemonStays checks, for DURATION, that the daemon of the pid file keeps
+// running: that something does not happen can only be seen over time.
+// Usage: daemon-stays DURATION.
+func daemonStays(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: daemon-stays DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	paths, err := query.DefaultPaths(ts.Getenv)
+	ts.Check(err)
+	pid := readPid(paths.PidFile)
+	if pid <= 0 || !daemonProcess(pid) {
+		ts.Fatalf("no daemon runs (pid file %s)", paths.PidFile)
+	}
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if !daemonProcess(pid) {
+			ts.Fatalf("the daemon (pid %d) went", pid)
+		}
 	}
 }
 

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -204,5 +206,47 @@ func TestLogFileBoundedWhenRotationFails(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(path+".1", "blocker")); err != nil || !fi.IsDir() {
 		t.Errorf("the directory in the way was touched: %v", err)
+	}
+}
+
+// TestServiceStatusHeader: service status prints its rows in columns,
+// under a header on a terminal only.
+func TestServiceStatusHeader(t *testing.T) {
+	rows := [][3]string{{"file", "/u/amplidex.socket", "installed"}, {"daemon", "-", "not running"}}
+	for _, header := range []bool{true, false} {
+		var b bytes.Buffer
+		if err := printServiceStatus(&b, rows, header); err != nil {
+			t.Fatal(err)
+		}
+		want := "file    /u/amplidex.socket  installed\ndaemon  -                   not running\n"
+		if header {
+			want = "WHAT    NAME                STATE\n" + want
+		}
+		if b.String() != want {
+			t.Errorf("header %v:\n%s\nwant:\n%s", header, b.String(), want)
+		}
+	}
+}
+
+// TestServiceUnitsNameNoMachinePath: with the default socket, in the
+// user manager's runtime directory, the units name it through %t and do
+// not carry that directory's path.
+func TestServiceUnitsNameNoMachinePath(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("systemd units are written on Linux")
+	}
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "XDG_RUNTIME_DIR": fmt.Sprintf("/run/user/%d", os.Getuid()),
+		"XDG_STATE_HOME": filepath.Join(dir, "state"), "XDG_CONFIG_HOME": filepath.Join(dir, "config")}
+	var out, errOut bytes.Buffer
+	if code := NewApp(strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] }).Run(
+		context.Background(), []string{"service", "install", "--print"}); code != 0 {
+		t.Fatalf("service install --print: exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "ListenStream=%t/amplidex/amplidex.sock\n") || strings.Contains(out.String(), "/run/user/") {
+		t.Errorf("units:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "Environment=\"XDG_STATE_HOME="+env["XDG_STATE_HOME"]+"\"\n") {
+		t.Errorf("the units lost the shell's other variables:\n%s", out.String())
 	}
 }

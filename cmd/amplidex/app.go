@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/amplidex/amplidex/query"
 	"github.com/lmittmann/tint"
@@ -78,6 +79,9 @@ type App struct {
 	// line is stderr as the logger writes it: a progress line on a
 	// terminal is cleared before a log line and shown again after.
 	line *statusLine
+	// rejoinLimit bounds how long watch looks for a daemon once its own
+	// went away; rejoinLimit (the constant) when zero. Tests shorten it.
+	rejoinLimit time.Duration
 }
 
 // NewApp returns an App over the given streams and environment.

@@ -63,6 +63,9 @@ type Config struct {
 		// ForgetAfter drops a project nobody asked about for that long
 		// (30 days when unset; "0s": never).
 		ForgetAfter *duration `toml:"forget_after"`
+		// IdleExit stops a daemon a client started once it has had no
+		// client for that long (30 minutes when unset; "0": never).
+		IdleExit *duration `toml:"idle_exit"`
 	} `toml:"daemon"`
 
 	// path is the file the configuration was read from ("" when none).

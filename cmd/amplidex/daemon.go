@@ -23,13 +23,21 @@ import (
 // is indexed, when the configuration does not set one.
 const defaultDebounce = 20 * time.Millisecond
 
+// defaultIdleExit is how long a daemon a client started stays without a
+// client, when the configuration does not say.
+const defaultIdleExit = 30 * time.Minute
+
 // daemonFlags are the flags of `amplidex daemon`.
 type daemonFlags struct {
 	// detach starts a daemon in the background and returns.
 	detach bool
-	// detached is set on the daemon a client started: it logs to
-	// daemon.log in the state directory.
+	// detached is set on a daemon in the background (`daemon --detach`,
+	// or one a client started): it logs to daemon.log in the state
+	// directory.
 	detached bool
+	// autostarted is set, with detached, on the daemon a client started
+	// because none ran: it exits once idle ([daemon] idle_exit).
+	autostarted bool
 	// service is set by the service manager's unit: clients leave the
 	// daemon alone.
 	service bool
@@ -57,9 +65,11 @@ func newDaemonCmd(a *App) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&flags.detach, "detach", false, "start the daemon in the background and return once it answers")
 	f.StringVar(&flags.logFile, "log-file", "", "write the log to this file, rotated at 10 MiB (one FILE.1 kept), instead of stderr")
-	f.BoolVar(&flags.detached, "detached", false, "run as a daemon a client started (logs to daemon.log in the state directory)")
+	f.BoolVar(&flags.detached, "detached", false, "run in the background, as --detach starts it (logs to daemon.log in the state directory)")
 	f.BoolVar(&flags.service, "service", false, "run as a daemon the service manager started (clients leave it alone)")
+	f.BoolVar(&flags.autostarted, "autostarted", false, "run as a daemon a client started because none ran (exits once idle)")
 	_ = f.MarkHidden("detached")
+	_ = f.MarkHidden("autostarted")
 	_ = f.MarkHidden("service")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "stop",
@@ -102,6 +112,15 @@ func (ws *workspace) daemonOptions(a *App) daemon.Options {
 			SyncDir: syncDir(a.Getenv, ws.paths.StateDir),
 		},
 	}
+}
+
+// idleExit is how long a daemon a client started stays without a client:
+// [daemon] idle_exit, 30 minutes when unset, 0 for never.
+func (ws *workspace) idleExit() time.Duration {
+	if ie := ws.cfg.Daemon.IdleExit; ie != nil {
+		return ie.Duration
+	}
+	return defaultIdleExit
 }
 
 // daemonBundles returns the prepared-bundle cache and the manifests the
@@ -172,6 +191,11 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 	switch {
 	case flags.service:
 		opts.Mode = query.ModeService
+	case flags.detached && flags.autostarted:
+		// Only a daemon a client started goes once idle: one started on
+		// purpose, in the foreground, with --detach or by the service
+		// manager, stays.
+		opts.Mode, opts.IdleExit = query.ModeAutostart, ws.idleExit()
 	case flags.detached:
 		opts.Mode = query.ModeDetached
 	}
@@ -180,7 +204,7 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 		return exitf(exitUsage, "daemon: %v", err)
 	}
 	if ln != nil {
-		opts.Listener, opts.Mode = ln, query.ModeService
+		opts.Listener, opts.Mode, opts.IdleExit = ln, query.ModeService, 0
 		if got := ln.Addr().String(); got != ws.paths.Socket {
 			a.log.Warn("the socket handed over is not where clients look for it", "handed", got, "clients", ws.paths.Socket)
 		}
@@ -222,6 +246,9 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 			}
 			nopts := nws.daemonOptions(a)
 			nopts.Prepare, nopts.Manifests = a.daemonBundles(nws)
+			if opts.Mode == query.ModeAutostart {
+				nopts.IdleExit = nws.idleExit()
+			}
 			if err := d.Reload(nopts); err != nil {
 				a.log.Error("configuration reload incomplete", "err", err)
 			}

@@ -59,10 +59,11 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		client = nil // a daemon that refuses us is no daemon: answer in process
 	}
 	if client != nil {
-		defer client.Close()
 		a.log.Info("lsp: answering through the daemon")
 		da := lsp.NewDaemonAnalyzer(client, local, a.log)
+		defer da.Close()
 		da.Roots = ws.clientRoots()
+		da.Redial = a.lspRedial(ws)
 		analyzer = da
 	}
 	pol, err := newPolicy(ws, checkFlags{})

@@ -72,6 +72,7 @@ func TestScripts(t *testing.T) {
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"wait-daemon": waitDaemon,
+		"wait-status": waitStatus,
 		"hup-daemon":  hupDaemon,
 		"chown":       chown,
 		"wait-grep":   waitGrep,
@@ -109,6 +110,39 @@ func waitDaemon(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Logf("waiting for the daemon: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitStatus waits (at most 20 seconds) until the text of the daemon's
+// status matches REGEXP, without starting a process (which would be a
+// client of its own). Usage: wait-status REGEXP.
+func waitStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: wait-status REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	paths, err := query.DefaultPaths(ts.Getenv)
+	ts.Check(err)
+	var text strings.Builder
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		text.Reset()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, err := query.Dial(ctx, paths.Socket)
+		if err == nil {
+			var st *query.Status
+			if st, _, err = query.Call(ctx, c, query.MethodStatus, query.StatusParams{}); err == nil {
+				err = query.MethodStatus.Print(&text, st, query.PrintOptions{})
+			}
+			c.Close()
+		}
+		cancel()
+		if err == nil && re.MatchString(text.String()) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("status does not match %q after 20s (%v):\n%s", args[0], err, text.String())
+		}
 	}
 }
 

@@ -114,12 +114,12 @@ func fit(s string, width int) string {
 // asked or from the end of the daemon's first scan, whichever is later.
 const callTimeout = 30 * time.Second
 
-// callDaemon runs call, a question to the daemon behind c. A question that
-// takes longer than half a second looks at the daemon's status: while its
-// first scan runs, the wait does not count against callTimeout, and on a
-// terminal (never with --json) one line on stderr shows how far the scan
-// got.
-func (a *App) callDaemon(ctx context.Context, c *query.Client, showProgress bool, call func(context.Context) error) error {
+// callDaemon runs call, a question to the daemon behind c about project.
+// A question that takes longer than half a second looks at the daemon's
+// status: while its first scan runs, or the project's registration (its
+// first read), the wait does not count against callTimeout, and on a
+// terminal (never with --json) one line on stderr shows how far it got.
+func (a *App) callDaemon(ctx context.Context, c *query.Client, project string, showProgress bool, call func(context.Context) error) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
@@ -141,14 +141,35 @@ func (a *App) callDaemon(ctx context.Context, c *query.Client, showProgress bool
 			sctx, scancel := context.WithTimeout(cctx, time.Second)
 			st, _, err := query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
 			scancel()
-			if err != nil || !st.Scanning {
+			if err != nil {
 				continue
 			}
-			timeout.Reset(callTimeout)
-			if p := st.Progress; showProgress && p != nil {
-				a.line.Set("amplidex: waiting for the daemon's first scan: %d files, %d collections, %s",
-					p.Files, p.Collections, p.Elapsed)
+			if st.Scanning {
+				timeout.Reset(callTimeout)
+				if p := st.Progress; showProgress && p != nil {
+					a.line.Set("amplidex: waiting for the daemon's first scan: %s, %s, %s",
+						query.Plural(p.Files, "file"), query.Plural(p.Collections, "collection"), p.Elapsed)
+				}
+				continue
+			}
+			if r := registrationOf(st, project); r != nil {
+				timeout.Reset(callTimeout)
+				if showProgress {
+					a.line.Set("amplidex: waiting for the daemon to read the project (%s): %s, %s, %s",
+						r.Phase, query.Plural(r.Files, "file"), query.Plural(r.Collections, "collection"), r.Elapsed)
+				}
 			}
 		}
 	}
+}
+
+// registrationOf returns the registration of project that st shows, or
+// nil.
+func registrationOf(st *query.Status, project string) *query.RegistrationProgress {
+	for i, r := range st.Registering {
+		if r.Dir == project {
+			return &st.Registering[i]
+		}
+	}
+	return nil
 }

@@ -129,7 +129,7 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	var result R
 	if c != nil {
 		defer c.Close()
-		err = a.callDaemon(ctx, c, !opts.json, func(cctx context.Context) (err error) {
+		err = a.callDaemon(ctx, c, ws.daemonProject(), !opts.json, func(cctx context.Context) (err error) {
 			result, _, err = query.Call(cctx, c, m, params(ws.common(opts.noSync)))
 			return err
 		})

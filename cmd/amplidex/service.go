@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/amplidex/amplidex/query"
@@ -107,6 +109,12 @@ func (a *App) runServiceInstall(ctx context.Context, opts *serviceOptions) error
 		}
 		return nil
 	}
+	// Nothing changes unless the service manager can take over: a daemon
+	// stopped for a manager that cannot start the service would leave
+	// none running.
+	if err := checkManager(ctx); err != nil {
+		return exitf(exitUsage, "service install: %v; nothing was changed, and a daemon that runs goes on", err)
+	}
 	// The service makes its own socket where a daemon in the background
 	// has one: stop that daemon first.
 	if c, _ := a.dial(ctx, ws); c != nil {
@@ -131,6 +139,32 @@ func (a *App) runServiceInstall(ctx context.Context, opts *serviceOptions) error
 		fmt.Fprintf(a.Stdout, "wrote %s\n", f.path)
 	}
 	return a.runManager(ctx, managerCommands(true, files), false)
+}
+
+// checkManager checks that the service manager answers, before anything
+// is written or stopped: on Linux, that `systemctl --user show-environment`
+// succeeds (it fails without a user bus, over ssh or in a container, say).
+// A manager that is not on PATH is no error: the commands to run are
+// printed instead.
+func checkManager(ctx context.Context) error {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	if _, err := exec.LookPath("systemctl"); err != nil {
+		return nil
+	}
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "systemctl", "--user", "show-environment")
+	cmd.Stdout, cmd.Stderr = io.Discard, &out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("systemctl --user does not work (%s): the user's service manager does not answer; "+
+			"log in anew, or run `loginctl enable-linger $USER` as root, then try again", msg)
+	}
+	return nil
 }
 
 func (a *App) runServiceUninstall(ctx context.Context) error {
@@ -207,20 +241,21 @@ func (a *App) runServiceStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var rows [][3]string
 	installed := true
 	for _, f := range files {
 		state := "installed"
 		if _, err := os.Lstat(f.path); err != nil {
 			state, installed = "missing", false
 		}
-		fmt.Fprintf(a.Stdout, "file\t%s\t%s\n", f.path, state)
+		rows = append(rows, [3]string{"file", f.path, state})
 	}
 	if runtime.GOOS == "linux" {
 		if _, err := exec.LookPath("systemctl"); err == nil {
 			for _, unit := range []string{socketUnit, serviceUnit} {
 				active, _ := exec.CommandContext(ctx, "systemctl", "--user", "is-active", unit).Output()
 				enabled, _ := exec.CommandContext(ctx, "systemctl", "--user", "is-enabled", unit).Output()
-				fmt.Fprintf(a.Stdout, "unit\t%s\t%s\t%s\n", unit, orUnknown(active), orUnknown(enabled))
+				rows = append(rows, [3]string{"unit", unit, orUnknown(active) + ", " + orUnknown(enabled)})
 			}
 		}
 	}
@@ -230,6 +265,7 @@ func (a *App) runServiceStatus(ctx context.Context) error {
 	if pid := readPid(ws.paths.PidFile); pid > 0 && processAlive(pid) {
 		c, _ = a.dial(ctx, ws)
 	}
+	daemonRow := [3]string{"daemon", "-", "not running"}
 	if c != nil {
 		vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
@@ -240,15 +276,30 @@ func (a *App) runServiceStatus(ctx context.Context) error {
 			if info.SocketActivated {
 				mode += " (socket-activated)"
 			}
-			fmt.Fprintf(a.Stdout, "daemon\tpid %d\t%s\t%s\n", info.PID, mode, info.Build.Short())
+			daemonRow = [3]string{"daemon", fmt.Sprintf("pid %d", info.PID), "running: " + mode + ", " + info.Build.Short()}
 		}
-	} else {
-		fmt.Fprintln(a.Stdout, "daemon\tnot running")
+	}
+	rows = append(rows, daemonRow)
+	if err := printServiceStatus(a.Stdout, rows, isTerminal(a.Stdout)); err != nil {
+		return err
 	}
 	if !installed {
 		return exitCode(exitFailed)
 	}
 	return nil
+}
+
+// printServiceStatus prints the rows of `service status` in columns, under
+// a header on a terminal.
+func printServiceStatus(w io.Writer, rows [][3]string, header bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if header {
+		fmt.Fprintln(tw, "WHAT\tNAME\tSTATE")
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r[0], query.Clean(r[1]), query.Clean(r[2]))
+	}
+	return tw.Flush()
 }
 
 func orUnknown(b []byte) string {

@@ -75,6 +75,11 @@ func (a *App) serviceSpecOf(ws *workspace) (serviceSpec, error) {
 	if _, ok := spec.env["AMPLIDEX_BUNDLED"]; ok {
 		spec.env["AMPLIDEX_BUNDLED"] = strings.Join(ws.bundled, string(filepath.ListSeparator))
 	}
+	if spec.runtimeSocket != "" {
+		// The user manager's runtime directory: systemd sets it for its
+		// services itself, and the unit names no machine's path.
+		delete(spec.env, "XDG_RUNTIME_DIR")
+	}
 	return spec, nil
 }
 

@@ -60,7 +60,7 @@ func (a *App) connect(ctx context.Context, ws *workspace) (*query.Client, error)
 	if !a.autostart(ws) {
 		return nil, nil
 	}
-	c, info, err := a.ensureDaemon(ctx, ws)
+	c, info, err := a.ensureDaemon(ctx, ws, true)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "amplidex: the daemon did not start: %v\n", err)
 		return nil, nil
@@ -73,10 +73,11 @@ func (a *App) connect(ctx context.Context, ws *workspace) (*query.Client, error)
 }
 
 // ensureDaemon returns a client of the daemon, starting one in the
-// background when none answers. info is set when this call started it.
-// Clients that race here take turns: the first starts the daemon, the
-// others find it.
-func (a *App) ensureDaemon(ctx context.Context, ws *workspace) (c *query.Client, info *query.DaemonInfo, err error) {
+// background when none answers: one that exits once idle when auto is
+// set (a client needs one), one that stays when not (the user asked for
+// one). info is set when this call started it. Clients that race here
+// take turns: the first starts the daemon, the others find it.
+func (a *App) ensureDaemon(ctx context.Context, ws *workspace, auto bool) (c *query.Client, info *query.DaemonInfo, err error) {
 	unlock, err := lockSpawn(ctx, ws.paths.StateDir)
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +86,7 @@ func (a *App) ensureDaemon(ctx context.Context, ws *workspace) (c *query.Client,
 	if c, err := a.dial(ctx, ws); err != nil || c != nil {
 		return c, nil, err
 	}
-	return a.spawn(ctx, ws)
+	return a.spawn(ctx, ws, auto)
 }
 
 // lockSpawn takes the lock clients hold while they start the daemon,
@@ -122,8 +123,9 @@ func lockSpawn(ctx context.Context, dir string) (unlock func(), err error) {
 
 // spawn starts `amplidex daemon --detached` in a session of its own (so a
 // terminal's hangup never reaches it), with stdin from /dev/null and its
-// output in daemon.log, and waits until it answers.
-func (a *App) spawn(ctx context.Context, ws *workspace) (*query.Client, *query.DaemonInfo, error) {
+// output in daemon.log, and waits until it answers. With auto set it is a
+// daemon a client started (--autostarted), which exits once idle.
+func (a *App) spawn(ctx context.Context, ws *workspace, auto bool) (*query.Client, *query.DaemonInfo, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, nil, err
@@ -144,6 +146,9 @@ func (a *App) spawn(ctx context.Context, ws *workspace) (*query.Client, *query.D
 	}
 	defer null.Close()
 	args := []string{"daemon", "--detached"}
+	if auto {
+		args = append(args, "--autostarted")
+	}
 	if a.configPath != "" {
 		cfg, err := filepath.Abs(a.configPath)
 		if err != nil {
@@ -253,7 +258,7 @@ func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) *q
 	case info.Mode == query.ModeService:
 		fmt.Fprintf(a.Stderr, "amplidex: %s; the service manager runs it: %s\n", what, serviceRestartHint())
 		return c
-	case info.Mode != query.ModeDetached:
+	case info.Mode != query.ModeDetached && info.Mode != query.ModeAutostart:
 		fmt.Fprintf(a.Stderr, "amplidex: %s; restart it to use this one\n", what)
 		return c
 	case !a.autostart(ws):
@@ -261,7 +266,7 @@ func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) *q
 		return c
 	}
 	fmt.Fprintf(a.Stderr, "amplidex: %s; replacing it\n", what)
-	nc, err := a.replaceDaemon(ctx, ws, c, info.PID)
+	nc, err := a.replaceDaemon(ctx, ws, c, info)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "amplidex: the daemon was not replaced: %v\n", err)
 		if nc, _ = a.dial(ctx, ws); nc == nil {
@@ -272,8 +277,9 @@ func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) *q
 }
 
 // replaceDaemon asks the daemon behind c to stop once it has answered what
-// is in flight, waits until it has gone, and starts a new one. c is closed.
-func (a *App) replaceDaemon(ctx context.Context, ws *workspace, c *query.Client, pid int) (*query.Client, error) {
+// is in flight, waits until it has gone, and starts a new one, of the
+// same mode. c is closed.
+func (a *App) replaceDaemon(ctx context.Context, ws *workspace, c *query.Client, old *query.DaemonInfo) (*query.Client, error) {
 	unlock, err := lockSpawn(ctx, ws.paths.StateDir)
 	if err != nil {
 		c.Close()
@@ -287,10 +293,10 @@ func (a *App) replaceDaemon(ctx context.Context, ws *workspace, c *query.Client,
 	if err != nil && !errors.Is(err, query.ErrNoDaemon) {
 		return nil, fmt.Errorf("shutdown: %w", err)
 	}
-	if err := a.waitGone(ctx, ws, pid, false); err != nil {
+	if err := a.waitGone(ctx, ws, old.PID, false); err != nil {
 		return nil, err
 	}
-	nc, _, err := a.spawn(ctx, ws)
+	nc, _, err := a.spawn(ctx, ws, old.Mode == query.ModeAutostart)
 	return nc, err
 }
 
@@ -397,7 +403,7 @@ func (a *App) runDetach(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, info, err := a.ensureDaemon(ctx, ws)
+	c, info, err := a.ensureDaemon(ctx, ws, false)
 	if err != nil {
 		return exitf(exitUsage, "daemon --detach: %v", err)
 	}
@@ -454,7 +460,9 @@ func (a *App) runRestart(ctx context.Context) error {
 	if stopped != nil {
 		fmt.Fprintf(a.Stderr, "amplidex: the daemon (pid %d) stopped\n", stopped.PID)
 	}
-	c, _, err := a.ensureDaemon(ctx, ws)
+	// A daemon a client started is started again as one: it still goes
+	// once idle.
+	c, _, err := a.ensureDaemon(ctx, ws, stopped != nil && stopped.Mode == query.ModeAutostart)
 	if err != nil {
 		return exitf(exitUsage, "daemon restart: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
@@ -93,18 +94,29 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 		return err
 	}
 	if c != nil {
-		defer c.Close()
-		return a.watchDaemon(ctx, c, ws, paths, pr)
+		return a.followDaemon(ctx, c, ws, paths, pr)
 	}
 	fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; watching in process")
 	return a.watchInProcess(ctx, ws, paths, pr)
 }
 
-// watchDaemon prints the updates of a daemon subscription.
-func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, paths []string, pr *watchPrinter) error {
+// watchDaemon prints the updates of a daemon subscription; subscribed,
+// when not nil, is called once the daemon took it. It returns an error
+// wrapping errDaemonGone when the daemon went away (see followDaemon).
+func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, paths []string, pr *watchPrinter, subscribed func()) error {
 	ch, err := query.Subscribe(ctx, c, query.MethodSubscribe, query.SubscribeParams{
 		Common: ws.common(false), Paths: paths})
-	if err != nil {
+	var qe *query.Error
+	switch {
+	case err == nil:
+		if subscribed != nil {
+			subscribed()
+		}
+	case ctx.Err() != nil: // Ctrl-C
+		return nil
+	case errors.Is(err, query.ErrNoDaemon), errors.As(err, &qe) && qe.Code == query.CodeShuttingDown:
+		return fmt.Errorf("%w (%v)", errDaemonGone, err)
+	default:
 		return exitf(exitUnreachable, "watch: %v", err)
 	}
 	for n := range ch {
@@ -113,6 +125,8 @@ func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, p
 			case n.Error == nil || ctx.Err() != nil:
 			case n.Error.Code == query.CodeNotFound: // the project was forgotten
 				return exitf(exitFailed, "watch: %s; run watch again to follow it", n.Error.Message)
+			case n.Error.Code == query.CodeShuttingDown, n.Error.Code == query.CodeUnavailable:
+				return fmt.Errorf("%w (%v)", errDaemonGone, n.Error)
 			default:
 				return exitf(exitUnreachable, "watch: the daemon ended the subscription: %v", n.Error)
 			}
@@ -129,7 +143,7 @@ func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, p
 	if ctx.Err() != nil {
 		return nil
 	}
-	return exitf(exitUnreachable, "watch: the daemon went away")
+	return errDaemonGone
 }
 
 // watchInProcess runs the daemon's engine in this process, with its own
@@ -169,6 +183,11 @@ type watchPrinter struct {
 func (p *watchPrinter) print(u query.Update) error {
 	w := p.a.Stdout
 	dp := p.a.diagnosticPrinter(w)
+	if u.Initial {
+		// Every followed file with diagnostics is in it: those printed
+		// before and left out cleared (while the daemon was away).
+		u.Files = append(slices.Clip(u.Files), p.clearedBy(u.Files)...)
+	}
 	for _, f := range u.Files {
 		if p.filter != nil {
 			f.Diagnostics = p.filter(f.Path, f.Diagnostics)
@@ -197,6 +216,23 @@ func (p *watchPrinter) print(u query.Update) error {
 		}
 	}
 	return nil
+}
+
+// clearedBy returns, for the files printed with diagnostics that files
+// leave out, an empty list: they cleared. They come sorted.
+func (p *watchPrinter) clearedBy(files []query.FileDiagnostics) []query.FileDiagnostics {
+	in := make(map[string]bool, len(files))
+	for _, f := range files {
+		in[f.Path] = true
+	}
+	var out []query.FileDiagnostics
+	for path := range p.last {
+		if !in[path] {
+			out = append(out, query.FileDiagnostics{Path: path, Diagnostics: []discovery.Diagnostic{}})
+		}
+	}
+	slices.SortFunc(out, func(a, b query.FileDiagnostics) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 func (p *watchPrinter) line(w io.Writer, dp query.DiagnosticPrinter, ev watchEvent) error {

@@ -3,12 +3,14 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -303,5 +305,60 @@ func TestDaemonAnalyzerSendsTheBuffers(t *testing.T) {
 	if seen.Common != want.Common || seen.Op != want.Op || seen.Path != want.Path || seen.Text != want.Text ||
 		!maps.Equal(seen.Overlay, want.Overlay) || seen.Position != want.Position || seen.UnknownKey != want.UnknownKey {
 		t.Errorf("params %+v, want %+v", seen, want)
+	}
+}
+
+// TestDaemonAnalyzerReconnects: when the daemon goes away and another
+// takes its place, the next question reconnects through Redial and is
+// answered by the new daemon, which the log says once; when none answers,
+// the in-process Workspace does, and Redial is not tried again at once.
+func TestDaemonAnalyzerReconnects(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	home := filepath.Join(dir, "home")
+	first, second := startFakeDaemon(t, home, nil), startFakeDaemon(t, home, nil)
+	var logged syncBuffer
+	d := lsp.NewDaemonAnalyzer(first.client, newWorkspace(dir), slog.New(slog.NewTextHandler(&logged, nil)))
+	defer d.Close()
+	var redials atomic.Int32
+	var next atomic.Pointer[query.Client]
+	next.Store(second.client)
+	d.Redial = func(context.Context) (*query.Client, error) {
+		redials.Add(1)
+		if c := next.Load(); c != nil {
+			return c, nil
+		}
+		return nil, errors.New("no daemon")
+	}
+	path := filepath.Join(dir, devProfile)
+	text := []byte(strings.Replace(read(t, path), "- helper", "- helpr", 1))
+	ctx := context.Background()
+	diagnose := func() {
+		t.Helper()
+		if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown {
+			t.Fatalf("diagnostics %v", got)
+		}
+	}
+	diagnose()
+	first.srv.Close()
+	first.calls.take()
+	diagnose()
+	diagnose()
+	if calls := second.calls.take(); calls[query.MethodAnalyze.Name()] != 2 || redials.Load() != 1 {
+		t.Errorf("the new daemon answered %v, after %d redials; want 2 analyze calls after 1", calls, redials.Load())
+	}
+	if n := strings.Count(logged.String(), "new connection"); n != 1 || strings.Contains(logged.String(), "does not answer") {
+		t.Errorf("the reconnection was logged %d times, want once, without a fallback:\n%s", n, logged.String())
+	}
+
+	// No daemon at all: in process, one Redial, logged once.
+	next.Store(nil)
+	second.srv.Close()
+	diagnose()
+	diagnose()
+	if redials.Load() != 2 {
+		t.Errorf("%d redials, want one more, none while backing off", redials.Load())
+	}
+	if n := strings.Count(logged.String(), "does not answer"); n != 1 {
+		t.Errorf("the fallback was logged %d times, want once:\n%s", n, logged.String())
 	}
 }

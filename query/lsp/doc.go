@@ -39,7 +39,15 @@
 //     cursor), which the daemon answers with this package's Workspace over
 //     its own catalog's View (Workspace.Analyze), at one clock. When the
 //     daemon fails, an in-process Workspace over a Local answers; that is
-//     logged once.
+//     logged once. When the connection is lost (the daemon restarted, or
+//     a newer build replaced it), it connects again through its Redial,
+//     backing off while none answers.
+//
+// Long work that answers wait for (the daemon's first scan, the first
+// read of a project) is shown as the protocol's work-done progress
+// (window/workDoneProgress/create, then $/progress begin, report and end)
+// to a client that supports it: an Analyzer that is a Tasker says what
+// that work is, and the server asks it while a call has waited a while.
 //
 // It does not watch files or keep an index of its own; it does not start a
 // daemon.
@@ -47,10 +55,12 @@
 // # Concurrency
 //
 // Serve runs one loop that owns every open document, so edits are applied in
-// the order they arrive. Diagnostics runs and requests (completion,
+// the order they arrive; it also hands the client's answers to the
+// server's own requests to whoever waits for them. Diagnostics runs and requests (completion,
 // definition, references, hover, code actions) run on their own goroutines over immutable snapshots of
 // the buffers; each has a context that a newer edit or $/cancelRequest
-// cancels. Writes to the client are serialized. Every goroutine Serve starts
+// cancels. A reporter goroutine per session shows work-done progress.
+// Writes to the client are serialized. Every goroutine Serve starts
 // has ended when it returns, except the one blocked reading the input
 // stream, which ends when that stream does.
 //

@@ -3,6 +3,7 @@ package lsp
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -72,3 +73,7 @@ func ConvertRanges(text []byte, rs []discovery.Range, toUTF8 bool) []discovery.R
 	}
 	return out
 }
+
+// SetTimeout sets how long a DaemonAnalyzer's call waits when the daemon
+// says it works on nothing the call waits for.
+func SetTimeout(d *DaemonAnalyzer, t time.Duration) { d.timeout = t }

@@ -104,7 +104,9 @@ func (ss *session) mergedProfile(m *message) {
 	go func() {
 		defer ss.wg.Done()
 		defer cancel()
+		end := ss.busy.begin()
 		result, rerr := ss.merged(ctx, merger, p.TextDocument.URI, path, text, overlay)
+		end()
 		if ctx.Err() != nil && rerr == nil {
 			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}

@@ -23,6 +23,9 @@ type initializeParams struct {
 		General struct {
 			PositionEncodings []string `json:"positionEncodings,omitempty"`
 		} `json:"general"`
+		Window struct {
+			WorkDoneProgress bool `json:"workDoneProgress"`
+		} `json:"window"`
 	} `json:"capabilities"`
 	WorkspaceFolders []workspaceFolder `json:"workspaceFolders,omitempty"`
 }

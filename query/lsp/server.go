@@ -69,6 +69,12 @@ type Options struct {
 	// line passes the policy check and watch apply, so that every surface
 	// reports alike. It is called from several goroutines at once.
 	Filter func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic
+	// ProgressDelay is how long a call of an Analyzer that is a Tasker
+	// waits before the server asks what it waits for (see Tasker); 300ms
+	// when zero. ProgressEvery is how often it asks again; 250ms when
+	// zero.
+	ProgressDelay time.Duration
+	ProgressEvery time.Duration
 }
 
 // Server is a language server over one Analyzer. Serve may be called more
@@ -89,6 +95,12 @@ func NewServer(a Analyzer, opts Options) *Server {
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.ProgressDelay <= 0 {
+		opts.ProgressDelay = defaultProgressDelay
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = defaultProgressEvery
 	}
 	return &Server{analyzer: a, opts: opts}
 }
@@ -111,6 +123,8 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		results:  make(chan runResult),
 		finished: make(chan string),
 		timer:    time.NewTimer(time.Hour),
+		busy:     &waiting{wake: make(chan struct{}, 1)},
+		calls:    &calls{},
 	}
 	ss.timer.Stop()
 	defer func() {
@@ -165,7 +179,12 @@ type session struct {
 	out  *writer
 	base context.Context // parent of every run and request; cancelled when Serve returns
 	stop chan struct{}   // closed when Serve returns
-	wg   sync.WaitGroup  // diagnostics runs and request handlers
+	wg   sync.WaitGroup  // diagnostics runs, request handlers and the progress reporter
+	// busy counts the calls of the Analyzer in progress, for the
+	// progress reporter; calls are the server's own requests to the
+	// client (window/workDoneProgress/create).
+	busy  *waiting
+	calls *calls
 
 	state    sessionState
 	utf8     bool
@@ -252,7 +271,8 @@ func (ss *session) handle(body []byte) (done bool, err error) {
 		return false, nil
 	}
 	if m.Method == "" {
-		return false, nil // a response; the server sends no requests
+		ss.calls.deliver(m) // the answer to a request of the server's
+		return false, nil
 	}
 	if m.Method == "exit" {
 		if ss.state == stateShutdown {
@@ -319,6 +339,13 @@ func (ss *session) initialize(m *message) {
 		}
 	}
 	ss.state = stateRunning
+	defer func() {
+		// Progress goes out once the client has the answer.
+		if t, ok := ss.srv.analyzer.(Tasker); ok && p.Capabilities.Window.WorkDoneProgress {
+			ss.wg.Add(1)
+			go ss.reportProgress(t)
+		}
+	}()
 	ss.reply(m.ID, initializeResult{
 		Capabilities: serverCapabilities{
 			PositionEncoding:   enc,
@@ -520,7 +547,10 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 			ss.log.Error("lsp: diagnostics failed", "path", d.path, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
-	diags := ss.srv.analyzer.Diagnose(ctx, d.path, text, overlay)
+	diags := func() []discovery.Diagnostic {
+		defer ss.busy.begin()()
+		return ss.srv.analyzer.Diagnose(ctx, d.path, text, overlay)
+	}()
 	if ctx.Err() != nil {
 		return
 	}
@@ -633,7 +663,9 @@ func (ss *session) positionRequest(m *message) {
 	go func() {
 		defer ss.wg.Done()
 		defer cancel()
+		end := ss.busy.begin()
 		result, rerr := ss.answer(ctx, m.Method, snap, pos, rng, p)
+		end()
 		if ctx.Err() != nil && rerr == nil {
 			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}

@@ -123,6 +123,13 @@ function pageHelpers() {
 		lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
 		return lines.map((l) => l.textContent.replace(/\u00a0/g, ' '));
 	};
+	// panelText returns the text the panel's editor shows (an output
+	// channel), its lines in order.
+	window.panelText = () => {
+		const lines = [...document.querySelectorAll('.part.panel .view-lines .view-line')];
+		lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+		return lines.map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
+	};
 	// editorSquiggles counts the error squiggles of that editor (-1 when
 	// there is none).
 	window.editorSquiggles = (name) => {
@@ -294,10 +301,14 @@ async function main() {
 
 		await step('status command', async () => {
 			await command(page, 'amplidex: Show Daemon Status');
-			return waitFor(page, 'the status in the output panel', () => {
-				const lines = [...document.querySelectorAll('.part.panel .view-lines .view-line')];
-				lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
-				const text = lines.map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
+			await waitFor(page, 'the status in the output panel',
+				() => /^(pid|mode|socket|clock|files|root|project) /m.test(window.panelText()));
+			// The panel shows the end of a status taller than it: go to
+			// its top.
+			await page.click('.part.panel .monaco-editor .view-lines');
+			await chord(page, 'Control', 'Home');
+			return waitFor(page, 'the top of the status in the output panel', () => {
+				const text = window.panelText();
 				return /^pid /m.test(text) && text;
 			});
 		});

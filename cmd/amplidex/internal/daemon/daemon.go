@@ -83,6 +83,12 @@ type Options struct {
 	// PruneEvery is how often projects are checked for that;
 	// DefaultPruneEvery when zero.
 	PruneEvery time.Duration
+	// IdleExit, when positive, stops the daemon once no client has been
+	// connected to its socket for that long: no connection open, so no
+	// request and no subscription. StopRequested is closed then, as for a
+	// shutdown request. Zero: never (a daemon in the foreground, or the
+	// service manager's). A reload may change it.
+	IdleExit time.Duration
 }
 
 // config is the part of the options a reload changes, with the bundles
@@ -132,11 +138,15 @@ type Daemon struct {
 	// slab gives the collections the first scan keeps their memory (see
 	// discovery.Slab); nil after it.
 	slab atomic.Pointer[discovery.Slab]
-	// stopReq is closed when a client asked the daemon to stop.
+	// stopReq is closed when a client asked the daemon to stop, or it
+	// had no client for Options.IdleExit.
 	stopReq  chan struct{}
 	stopOnce sync.Once
 	// pruner forgets projects that are gone or unused.
 	pruner *pruner
+	// idle asks the daemon to stop once it has had no client for
+	// Options.IdleExit; nil without a socket.
+	idle *idler
 	// cfg is the configuration in force (see config).
 	cfg atomic.Pointer[config]
 	// watchFail, when set, fails a reload's watch of a path (a test hook).
@@ -215,6 +225,9 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	d.restoreLastUsed()
 	close(d.ready)
+	if d.idle != nil {
+		d.idle.start()
+	}
 	d.early.Store(nil)
 	d.prior.Store(nil)
 	d.pruner = d.startPruner()
@@ -228,6 +241,10 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 func (d *Daemon) serve() error {
 	srv := query.NewServer(d.mux(), d.clockNow)
 	srv.Logger = d.log
+	d.idle = newIdler(d.opts.IdleExit, d.now, func(after time.Duration) {
+		d.requestStop("no client for " + after.String())
+	})
+	srv.Activity = d.idle.activity
 	var err error
 	if d.opts.Listener != nil {
 		err = srv.Serve(d.opts.Listener)
@@ -277,13 +294,14 @@ func (d *Daemon) clockNow() query.Clock {
 }
 
 // StopRequested is closed when a client asked the daemon to stop
-// ("shutdown"); the owner of the daemon then calls Close.
+// ("shutdown"), or when it has had no client for Options.IdleExit; the
+// owner of the daemon then calls Close.
 func (d *Daemon) StopRequested() <-chan struct{} { return d.stopReq }
 
-// requestStop asks the owner to stop the daemon.
-func (d *Daemon) requestStop() {
+// requestStop asks the owner to stop the daemon, saying why in the log.
+func (d *Daemon) requestStop(why string) {
 	d.stopOnce.Do(func() {
-		d.log.Info("asked to stop over the socket")
+		d.log.Info("stop requested: "+why, "mode", d.opts.Mode)
 		close(d.stopReq)
 	})
 }
@@ -310,7 +328,7 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
 		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
-		homeDir: d.opts.Home, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
+		homeDir: d.opts.Home, progress: d.progress, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
 		intents: map[string]int{}}
@@ -547,6 +565,9 @@ func (d *Daemon) Close() error {
 			d.pruner.close()
 			d.saveLastUsed()
 		}
+		if d.idle != nil {
+			d.idle.close()
+		}
 		if d.srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			errs = append(errs, d.srv.Shutdown(ctx))
@@ -578,8 +599,8 @@ func (d *Daemon) Close() error {
 }
 
 // Reload applies a new configuration: bundled roots added or removed,
-// schema options (every file is analyzed again when they change) and the
-// manifests kept warm. What it cannot change while running (the watcher's
+// schema options (every file is analyzed again when they change), the
+// manifests kept warm and the idle time. What it cannot change while running (the watcher's
 // timings, amplidex's own paths, the home directory) is named in a
 // warning in status, and in the error it returns; so is a reload that
 // failed.
@@ -634,6 +655,9 @@ func (d *Daemon) Reload(opts Options) error {
 	}
 	d.ingest.applied(d.cat.Reconfigure(next.bundled, loader))
 	d.cfg.Store(next)
+	if d.idle != nil {
+		d.idle.setAfter(opts.IdleExit)
+	}
 
 	keep := map[string]bool{}
 	for _, r := range d.cat.Roots() {

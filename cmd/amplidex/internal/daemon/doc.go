@@ -20,8 +20,10 @@
 //   - the bundles (bundles.go) keep each watched manifest's prepared entry
 //     warm;
 //   - the methods (methods.go) serve the query table over the socket;
-//   - the progress (progress.go) counts what the first scan has seen, for
-//     status;
+//   - the progress (progress.go) counts what the first scan has seen, and
+//     what each registration in progress has, for status;
+//   - the idler (idle.go) asks the owner to stop once the socket has had
+//     no connection for Options.IdleExit;
 //   - the pruner (projects.go) forgets, every PruneEvery, the projects whose
 //     directory is gone and those unused for ForgetAfter, and keeps the
 //     projects' last use in the index across restarts.
@@ -44,7 +46,8 @@
 //
 // Every goroutine has an owner that waits for it: the watcher's, the
 // persister's writer, each subscription's (owned by the socket server),
-// the bundles' builds and the pruner. Close stops them in order (see
+// the bundles' builds and the pruner; the idler's timer is stopped by
+// Close. Close stops them in order (see
 // Close), and waits for each to its end: a bundle's build is cancelled,
 // never abandoned.
 //
@@ -75,6 +78,12 @@
 //     whether the bundles are closed, so that no build is counted once
 //     close waits (taken after a bundle's mu, never before).
 //   - warnings.mu: the warnings status shows.
+//   - idler.mu: the connections open, since when none is, the idle time
+//     and its timer. The socket server calls the idler with its own lock
+//     held (query.Server.Activity): idler.mu is taken after the server's,
+//     never the other way round.
+//   - progress.regMu: the writes of the list of registrations in
+//     progress, which readers load without it.
 //   - analyzer.mu: the language server's Workspaces, one per schema
 //     options.
 //   - Daemon.reloadMu: one Reload at a time, and whether Close has begun.
@@ -105,7 +114,8 @@
 //     the project asked about least recently is forgotten.
 //   - "shutdown" only asks the owner to stop (StopRequested); asked during
 //     the first scan, the daemon stops once the scan ends, since a read of
-//     the roots is not interrupted.
+//     the roots is not interrupted. So does the idler; its time runs
+//     from the end of the first scan.
 //   - With a handed listener (socket activation) the socket file is the
 //     service manager's: Close closes the listener and leaves the file.
 package daemon

@@ -39,6 +39,9 @@ func (d *Daemon) Crash() {
 		if d.pruner != nil {
 			d.pruner.close()
 		}
+		if d.idle != nil {
+			d.idle.close()
+		}
 		if d.srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			d.srv.Shutdown(ctx)

@@ -42,6 +42,8 @@ type ingest struct {
 	isRoot   func(string) bool // reports a root the bundles or the catalog need
 	ownerUID int
 	homeDir  string
+	// progress counts what each registration reads, for status.
+	progress *progress
 	// ready is closed once cat is set: batches wait for it. stop is
 	// closed when the daemon closes, and ends that wait.
 	ready chan struct{}
@@ -707,13 +709,27 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	}
 	unlock := in.lockProject(project)
 	defer unlock()
+	// Status shows how far a project's registration got (the daemon's
+	// own roots, key "", are the first scan's).
 	watch := in.rootsToWatch(project)
+	var rp *registering
+	if len(watch) > 0 && in.progress != nil {
+		dir, scope := project, (*query.Roots)(nil)
+		if sc, ok := catalog.ParseScopeKey(project); ok {
+			dir, scope = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
+		}
+		rp = in.progress.begin(dir, scope, watch)
+		defer in.progress.end(rp)
+	}
 	defer in.intend(watch)()
 	for _, root := range watch {
 		if err := in.addWatch(root.Path, in.w.AddRoot); err != nil {
 			r.err = fmt.Errorf("watch %s: %w", root.Path, err)
 			return nil, r.err
 		}
+	}
+	if rp != nil {
+		rp.phase.Store(regReading)
 	}
 	// The lock files are stat()ed before the catalog reads them: one
 	// rewritten while it is read then looks changed to the next batch,

@@ -24,7 +24,7 @@ func (d *Daemon) mux() *query.Mux {
 	query.ServeAnalyze(m, d.viewFor, d.lateAnalyzer())
 	query.Handle(m, query.MethodVersion, func(context.Context, query.VersionParams) (*query.DaemonInfo, error) { return d.Info(), nil })
 	query.Handle(m, query.MethodShutdown, func(context.Context, query.ShutdownParams) (*query.ShutdownResult, error) {
-		d.requestStop()
+		d.requestStop("asked over the socket")
 		return &query.ShutdownResult{PID: d.pid}, nil
 	})
 	query.Handle(m, query.MethodForget, d.forget)
@@ -114,7 +114,8 @@ func (d *Daemon) changes(ctx context.Context, p query.ChangesParams) (*query.Cha
 }
 
 // subscribe opens a stream that sends, first, the current diagnostics of
-// every followed file that has any, then each change of any followed file's
+// every followed file that has any (in an update marked Initial, sent even
+// when empty), then each change of any followed file's
 // diagnostics.
 func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query.Stream, error) {
 	for _, path := range p.Paths {
@@ -141,14 +142,16 @@ func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query
 // got.
 func (d *Daemon) Status() *query.Status {
 	if !d.isReady() {
-		return &query.Status{
+		out := &query.Status{
 			PID: d.pid, Started: d.start, Uptime: d.now().Sub(d.start).Round(time.Second).String(),
 			Build: d.opts.Build, Mode: d.opts.Mode, SocketActivated: d.opts.Listener != nil,
 			Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(0),
-			Scanning: true, Progress: d.progress.snapshot(),
+			Scanning: true, Progress: d.progress.snapshot(), Registering: d.progress.registrations(),
 			Roots: []query.RootStatus{}, Projects: []query.ProjectStatus{},
 			Warnings: d.warnings.list(), Bundles: d.cfg.Load().bundles.status(),
 		}
+		d.idleStatus(out)
+		return out
 	}
 	st := d.cat.State()
 	counts := map[string]int{}
@@ -164,8 +167,9 @@ func (d *Daemon) Status() *query.Status {
 		Build: d.opts.Build, Mode: d.opts.Mode, SocketActivated: d.opts.Listener != nil,
 		Socket: d.socketPath(), Index: d.opts.Paths.Index, Clock: d.clockAt(st.Version),
 		Files: files(st), Analyzed: d.persist.cache.analyzed(), Projects: []query.ProjectStatus{},
-		Warnings: d.warnings.list(), Bundles: d.cfg.Load().bundles.status(),
+		Registering: d.progress.registrations(), Warnings: d.warnings.list(), Bundles: d.cfg.Load().bundles.status(),
 	}
+	d.idleStatus(out)
 	for _, w := range d.w.Status() {
 		kind, ok := kinds[w.Path]
 		if !ok {
@@ -209,6 +213,19 @@ func (d *Daemon) Status() *query.Status {
 	}
 	sort.Slice(out.Projects, func(i, j int) bool { return out.Projects[i].Dir < out.Projects[j].Dir })
 	return out
+}
+
+// idleStatus fills in the connections open and, for a daemon that exits
+// once idle, the idle time and its deadline.
+func (d *Daemon) idleStatus(st *query.Status) {
+	if d.idle == nil {
+		return
+	}
+	after, open, deadline := d.idle.state()
+	st.Connections = open
+	if after > 0 {
+		st.IdleExit, st.IdleDeadline = after.String(), deadline
+	}
 }
 
 // maxDegradedShown bounds the collections status names one by one as read

@@ -210,7 +210,8 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 }
 
 // Follow calls fn with the diagnostics of the project's files below paths
-// (every file when paths is empty): first those that have any, then, after
+// (every file when paths is empty): first those that have any, in an
+// update marked Initial that goes even when none has any, then, after
 // each change, those whose diagnostics changed. It returns nil when ctx
 // ends, fn's error, or a query.Error with CodeNotFound when the project is
 // forgotten (see forgottenError): it ends then, even should the project be
@@ -236,15 +237,17 @@ func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn 
 	sub := d.subs.add(project)
 	defer d.subs.remove(sub)
 	f := &follower{paths: paths, last: map[string]map[string][]discovery.Diagnostic{}}
-	for {
+	for initial := true; ; initial = false {
 		dirs, locks, all, forgotten := sub.take()
 		st := d.cat.State()
 		v, ok := st.View(project)
 		if forgotten || !ok {
 			return forgottenError(project)
 		}
-		if files := f.changes(v, dirs, locks, all); len(files) > 0 {
-			if err := fn(query.Update{Clock: d.clockAt(st.Version), Files: files}); err != nil {
+		// The first update goes even when empty: it says which files
+		// have diagnostics, so that one left out has none.
+		if files := f.changes(v, dirs, locks, all); len(files) > 0 || initial {
+			if err := fn(query.Update{Clock: d.clockAt(st.Version), Files: files, Initial: initial}); err != nil {
 				return err
 			}
 		}
