@@ -882,11 +882,33 @@ func (h *harness) explain(project string, fresh *catalog.View) string {
 			return fmt.Sprintf("\n%s: the daemon holds %s with %v (degraded %q), a fresh scan %s with %v", fc.Dir, dc.Name, a, dc.Degraded, fc.Name, b)
 		}
 	}
+	// A file whose own diagnostics differ: the daemon holds stale Facts.
+	for _, fc := range fresh.Set.Collections() {
+		dc := v.Set.At(fc.Dir)
+		own := func(c *discovery.Collection) map[string]string {
+			out := map[string]string{}
+			for _, d := range c.OwnDiagnostics() {
+				out[d.Path] += d.String() + "\n"
+			}
+			return out
+		}
+		a, b := own(dc), own(fc)
+		for _, p := range fc.Files() {
+			if a[p] == b[p] {
+				continue
+			}
+			text, err := os.ReadFile(p)
+			f := dc.Facts[p]
+			return fmt.Sprintf("\n%s: the daemon's own diagnostics\n%s\na fresh scan's\n%s\nthe daemon's Facts: %+v\non disk (%v):\n%s\n%s", p, a[p], b[p], f, err, text,
+				h.journal.about(h.rel(fc.Dir), h.rel(p)))
+		}
+	}
 	for _, fc := range fresh.Set.Collections() {
 		dc := v.Set.At(fc.Dir)
 		kept := fmt.Sprint(v.CollectionDiagnostics(dc))
 		now := append(dc.OwnDiagnostics(), v.Set.CheckCollection(dc)...)
 		now = append(now, v.Set.ShadowDiagnostics(dc)...)
+		now = dc.Suppress(now)
 		discovery.SortDiagnostics(now)
 		want := fmt.Sprint(fresh.CollectionDiagnostics(fc))
 		switch {
