@@ -72,6 +72,11 @@
 //   - Flush syncs with the kernel through a cookie file in a private
 //     directory (see Options.SyncDir); it guarantees that every change made
 //     before Flush was called has been delivered when it returns.
+//   - The Watcher keeps its watched directories as a tree of names (see
+//     internal/dirtree), not as full paths: a directory's path is built when
+//     an event or a Batch needs it. The one copy of each watched directory's
+//     full path is the one given to fsnotify, which keeps it for as long as
+//     the watch, and whose storage the tree's names share.
 //   - The Watcher is built for inotify (Linux); other platforms get fsnotify's
 //     behaviour, unverified. On macOS and the BSDs fsnotify uses kqueue,
 //     which holds an open file for every watched directory and for every

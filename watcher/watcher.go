@@ -144,8 +144,7 @@ type Watcher struct {
 	// Fields below belong to the run goroutine.
 	roots     map[string]*root
 	order     []*root // roots sorted by path
-	nodes     map[string]*node
-	byID      map[fileKey]*node
+	ws        watches
 	flushes   map[string]chan struct{} // cookie file name → Flush waiting on it
 	cookieSeq int
 	spare     []item
@@ -226,8 +225,7 @@ func newWatcher(opts Options, handle func(Batch), h hooks) (*Watcher, error) {
 		outWake: make(chan struct{}, 1),
 		status:  make(map[string]RootStatus),
 		roots:   make(map[string]*root),
-		nodes:   make(map[string]*node),
-		byID:    make(map[fileKey]*node),
+		ws:      newWatches(),
 		flushes: make(map[string]chan struct{}),
 	}
 	if w.log == nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,15 +23,16 @@ var collectionDirs = []string{
 }
 
 // makeTree makes a root of about n empty directories shaped like a
-// collections root: collections of 8 directories each. It returns the root
-// and the number of directories in it, the root included.
-func makeTree(tb testing.TB, n int) (string, int) {
+// collections root: collections of 8 directories each, each collection
+// named with prefix and a number. It returns the root and the number of
+// directories in it, the root included.
+func makeTree(tb testing.TB, n int, prefix string) (string, int) {
 	tb.Helper()
 	root := fastTempDir(tb)
 	per := 1 + len(collectionDirs)
 	dirs := 1
 	for c := 0; dirs+per <= n; c++ {
-		top := filepath.Join(root, fmt.Sprintf("collection-%05d", c))
+		top := filepath.Join(root, fmt.Sprintf("%s-%05d", prefix, c))
 		mkdirAll(tb, top)
 		for _, d := range collectionDirs {
 			mkdirAll(tb, filepath.Join(top, filepath.FromSlash(d)))
@@ -63,6 +65,59 @@ func cpuTime(tb testing.TB) time.Duration {
 // heapDelta returns after-before as a signed number of bytes.
 func heapDelta(before, after uint64) float64 { return float64(after) - float64(before) }
 
+// bareWatch adds a watch on every directory under root to a bare
+// fsnotify.Watcher, with path strings made for it as a Watcher makes them,
+// and returns the live heap that holds, in bytes, and the CPU time spent.
+// It closes the fsnotify.Watcher before it returns.
+func bareWatch(tb testing.TB, root string) (heap float64, cpu time.Duration) {
+	tb.Helper()
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer fw.Close()
+	a0, _ := liveHeap()
+	c0 := cpuTime(tb)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		return fw.Add(p)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cpu = cpuTime(tb) - c0
+	a1, _ := liveHeap()
+	runtime.KeepAlive(fw)
+	return heapDelta(a0, a1), cpu
+}
+
+// TestWeight bounds the live heap a Watcher holds per watched directory
+// beyond what fsnotify holds for the same watches: its tree of
+// directories, and no second copy of the paths fsnotify keeps (which are
+// long here, so that a copy would show).
+func TestWeight(t *testing.T) {
+	const maxOwn = 150 // bytes per directory; about 90 are used
+	root, n := makeTree(t, 4000, strings.Repeat("a-collection-with-a-long-name-", 3))
+	bare, _ := bareWatch(t, root)
+	w, _ := start(t, watcher.Options{SyncDir: fastTempDir(t)})
+	a0, _ := liveHeap()
+	addRoot(t, w, root)
+	a1, _ := liveHeap()
+	if got := statusOf(t, w, root).Watches; got < n {
+		t.Fatalf("%d watches, want at least %d", got, n)
+	}
+	total := heapDelta(a0, a1)
+	own := (total - bare) / float64(n)
+	t.Logf("%d directories: %.0f B each in all, %.0f B held by fsnotify alone, %.0f B the Watcher's own",
+		n, total/float64(n), bare/float64(n), own)
+	if own > maxOwn {
+		t.Errorf("the Watcher holds %.0f B per directory beyond fsnotify's %.0f B, want at most %d",
+			own, bare/float64(n), maxOwn)
+	}
+}
+
 // BenchmarkWatchTree measures what watching a root of many directories
 // costs: the live heap per directory held by a Watcher after AddRoot
 // (total), the part of it fsnotify alone holds for the same watches
@@ -72,41 +127,22 @@ func heapDelta(before, after uint64) float64 { return float64(after) - float64(b
 func BenchmarkWatchTree(b *testing.B) {
 	for _, size := range []int{7_500, 75_000} {
 		b.Run(fmt.Sprintf("dirs=%d", size), func(b *testing.B) {
-			root, n := makeTree(b, size)
+			root, n := makeTree(b, size, "collection")
 			var total, totalInuse, bare, cpu, bareCPU float64
 			runs := 0
 			for b.Loop() {
 				b.StopTimer()
 				runs++
-				// fsnotify alone, given fresh path strings it keeps.
-				fw, err := fsnotify.NewWatcher()
-				if err != nil {
-					b.Fatal(err)
-				}
-				a0, _ := liveHeap()
-				c0 := cpuTime(b)
-				err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-					if err != nil || !d.IsDir() {
-						return err
-					}
-					return fw.Add(p)
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				bareCPU += float64(cpuTime(b) - c0)
-				a1, _ := liveHeap()
-				bare += heapDelta(a0, a1)
-				if err := fw.Close(); err != nil {
-					b.Fatal(err)
-				}
+				heap, c := bareWatch(b, root)
+				bare += heap
+				bareCPU += float64(c)
 
 				w, err := watcher.New(watcher.Options{SyncDir: fastTempDir(b)}, func(watcher.Batch) {})
 				if err != nil {
 					b.Fatal(err)
 				}
 				a0, i0 := liveHeap()
-				c0 = cpuTime(b)
+				c0 := cpuTime(b)
 				b.StartTimer()
 				addRoot(b, w, root)
 				b.StopTimer()
