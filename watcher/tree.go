@@ -395,13 +395,20 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			p := joinPath(dir, name)
+			var p string // made only when needed: most entries are files
 			if report {
+				p = joinPath(dir, name)
 				w.note(r, m.logicalOf(p))
 			}
 			switch {
 			case e.IsDir():
-				if !skipped(name) && p != w.syncDir {
+				if skipped(name) {
+					break
+				}
+				if p == "" {
+					p = joinPath(dir, name)
+				}
+				if p != w.syncDir {
 					stack = append(stack, p)
 				}
 			case e.Type()&fs.ModeSymlink != 0 && m == r.main && dir == m.real:
