@@ -386,6 +386,7 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 			}
 			continue
 		}
+		// Opened only once the watch is in place (see Options.OnListing).
 		entries, err := readDirUnsorted(dir)
 		if err != nil {
 			if !vanished(err) {
@@ -414,6 +415,10 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 			case e.Type()&fs.ModeSymlink != 0 && m == r.main && dir == m.real:
 				links = append(links, name)
 			}
+		}
+		if w.opts.OnListing != nil {
+			// Last, so that the entries are the callee's alone.
+			w.opts.OnListing(r.path, m.logicalOf(dir), entries)
 		}
 	}
 	for _, name := range links {
