@@ -22,6 +22,44 @@
 // groups changes into batches, and one calls the handle function, serially,
 // never concurrently. Close stops all three and waits for them. Status never
 // waits for the busy goroutine: it reads a copy published after each step.
+// Options.OnListing and Options.BeforeWatch are called from the busy
+// goroutine, which waits for them, possibly while handle runs.
+//
+// # Listings
+//
+// A Watcher lists every directory it watches, when it walks a tree: the
+// root's, at AddRoot; a root that appears or is replaced; every root after
+// the kernel's queue overflowed; a directory that appears. With
+// Options.OnListing set it hands each listing over, so that a consumer
+// that scans a root after AddRoot need not list its directories again.
+// For a directory D handed over with its entries:
+//
+//   - D's kernel watch was added before D was opened for listing, and it
+//     stays until D goes. So the entries hold every change to D's entries
+//     made before the listing began; and every change to D's own entries
+//     made after it ended (an entry made, removed, renamed, written to or
+//     its attributes changed) is reported in a later Batch for the root,
+//     as a path or as a Rescan. A change made while D was being listed may
+//     be in the listing and reported as well: seen twice, never missed.
+//     Each directory below D has its listing, and this guarantee, of its
+//     own.
+//   - The listings of AddRoot's walk are all handed over before AddRoot
+//     returns; those of a later walk, before any Batch reporting what that
+//     walk found is delivered.
+//   - The entries hold names and types, as the directory gives them: the
+//     Watcher lstats no entry (it stats only the directories it watches).
+//   - Not listed are: skipped directories (below), directories that could
+//     not be watched or read (each is a warning in the root's status), and
+//     the whole of a polled root. The consumer lists those itself.
+//   - When AddRoot runs out of watches or file descriptors part way
+//     through the walk, the root is polled instead, and the watches that
+//     would have reported changes to directories already handed over are
+//     gone: with OnListing set, the root then gets a Batch with Rescan and
+//     ReasonPolling (and ReasonWatchLimit or ReasonTooManyFiles), which it
+//     does not get without.
+//   - A directory may be listed again by a later walk (a Rescan follows
+//     it, or a path reporting the directory): the later listing replaces
+//     the earlier one.
 //
 // # Caveats
 //
@@ -72,6 +110,11 @@
 //   - Flush syncs with the kernel through a cookie file in a private
 //     directory (see Options.SyncDir); it guarantees that every change made
 //     before Flush was called has been delivered when it returns.
+//   - The Watcher keeps its watched directories as a tree of names (see
+//     internal/dirtree), not as full paths: a directory's path is built when
+//     an event or a Batch needs it. The one copy of each watched directory's
+//     full path is the one given to fsnotify, which keeps it for as long as
+//     the watch, and whose storage the tree's names share.
 //   - The Watcher is built for inotify (Linux); other platforms get fsnotify's
 //     behaviour, unverified. On macOS and the BSDs fsnotify uses kqueue,
 //     which holds an open file for every watched directory and for every

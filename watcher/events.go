@@ -31,11 +31,13 @@ func (w *Watcher) handleEvent(ev fsnotify.Event) {
 	}
 	var buf [4]*mount
 	ms := buf[:0]
-	if n := w.nodes[dir]; n != nil && dir != name {
-		ms = append(ms, n.owners...)
+	if dir != name {
+		if n := w.ws.watched(dir); n != none {
+			ms = w.ws.owners(ms, n)
+		}
 	}
-	if n := w.nodes[name]; n != nil {
-		for _, m := range n.owners {
+	if n := w.ws.watched(name); n != none {
+		for _, m := range w.ws.owners(nil, n) {
 			if !slices.Contains(ms, m) {
 				ms = append(ms, m)
 			}
@@ -71,7 +73,7 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 			}
 			break
 		}
-		if n := w.nodes[dir]; n != nil && n.has(m) {
+		if w.ws.has(w.ws.watched(dir), m) {
 			err = w.changed(m, name, dir, op)
 		}
 	}
@@ -102,7 +104,7 @@ func (w *Watcher) changed(m *mount, name, dir string, op fsnotify.Op) error {
 // in). Event names are what fsnotify knew when it read the event, which
 // may be out of date after a move, so the disk decides, never the event.
 func (w *Watcher) refresh(m *mount, name string) error {
-	if n := w.nodes[name]; n != nil && n.has(m) {
+	if n := w.ws.watched(name); w.ws.has(n, m) {
 		w.dropSubtree(m, n)
 	}
 	fi, err := os.Lstat(name)

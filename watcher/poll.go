@@ -90,7 +90,7 @@ func (w *Watcher) snapshot(r *root) map[string]fileState {
 }
 
 func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
+	f, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}

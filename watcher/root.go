@@ -150,7 +150,11 @@ func (w *Watcher) addRoot(path string) {
 	}
 	w.order = append(w.order[:i], append([]*root{r}, w.order[i:]...)...)
 	if err := w.attach(r.main, false); err != nil {
-		w.startPolling(r, err, false)
+		// The caller scans the root after AddRoot, and needs no Rescan;
+		// unless the walk handed it listings, made while the root was
+		// watched, that may have missed changes the watches it then lost
+		// would have reported.
+		w.startPolling(r, err, w.opts.OnListing != nil)
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
-	"github.com/fsnotify/fsnotify"
 )
 
 // limitReached reports whether err means that a watch could not be added
@@ -129,191 +127,18 @@ func (m *mount) target() string {
 	return filepath.Join(filepath.Dir(m.logical), m.dest)
 }
 
-// A node is one kernel watch on a directory, shared by every mount that
-// needs it (roots and linked collections may overlap).
-type node struct {
-	path     string
-	parent   *node
-	children []*node // the watched directories directly below, in no order
-	owners   []*mount
-	id       fileKey
-}
-
-func (n *node) has(m *mount) bool { return slices.Contains(n.owners, m) }
-
-// addWatch makes m an owner of the watch on dir, adding the kernel watch
-// when dir has none yet.
-func (w *Watcher) addWatch(m *mount, dir string) (*node, error) {
-	n := w.nodes[dir]
-	if n == nil {
-		var err error
-		if n, err = w.newNode(dir); err != nil {
-			return nil, err
-		}
-	}
-	if n.parent == nil {
-		if p := w.nodes[filepath.Dir(dir)]; p != nil && p != n {
-			n.parent = p
-			p.children = append(p.children, n)
-		}
-	}
-	if !n.has(m) {
-		n.owners = append(n.owners, m)
-		m.nodes++
-		m.root.dirty = true
-	}
-	return n, nil
-}
-
-// newNode adds the kernel watch for dir. A directory moved from one
-// watched place to another keeps its kernel watch, which fsnotify knows by
-// the old path only: the watch under the old path is dropped first (the
-// move is reported there), so that the new path gets a watch of its own.
-func (w *Watcher) newNode(dir string) (*node, error) {
-	if w.opts.MaxWatches > 0 && len(w.nodes) >= w.opts.MaxWatches {
-		return nil, fmt.Errorf("watch %s: %w (budget of %d watches used)", dir, syscall.ENOSPC, w.opts.MaxWatches)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", dir, err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("watch %s: %w", dir, syscall.ENOTDIR)
-	}
-	id := keyOf(fi)
-	if old := w.byID[id]; old != nil && id != (fileKey{}) {
-		if fi, err := os.Stat(old.path); err == nil && keyOf(fi) == id {
-			return nil, fmt.Errorf("watch %s: %w: %s", dir, errSameDir, old.path)
-		}
-		w.moved(old)
-		if n := w.nodes[dir]; n != nil {
-			return n, nil // handling the move watched dir already
-		}
-	}
-	if err := w.addKernelWatch(dir); err != nil {
-		return nil, fmt.Errorf("watch %s: %w", dir, err)
-	}
-	n := &node{path: dir, id: id}
-	w.nodes[dir] = n
-	if id != (fileKey{}) {
-		w.byID[id] = n
-	}
-	return n, nil
-}
-
-// addKernelWatch adds the fsnotify watch for dir, through the test hook
-// when one is set.
-func (w *Watcher) addKernelWatch(dir string) error {
-	if w.hooks.addWatch != nil {
-		if err := w.hooks.addWatch(dir); err != nil {
-			return err
-		}
-	}
-	err := w.fsw.Add(dir)
-	if err != nil && tooManyFiles(err) {
-		// kqueue opens dir, then every file in it: running out part way
-		// leaves dir and some of its files watched, which nothing would
-		// ever remove. inotify leaves nothing, and says so.
-		if err := w.fsw.Remove(dir); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
-			w.log.Debug("watcher: remove partial watch", "dir", dir, "err", err)
-		}
-	}
-	return err
-}
-
-// moved handles a watched directory found at another path: each mount that
-// watched it learns that it went away, and its watch is dropped.
-func (w *Watcher) moved(n *node) {
-	for _, m := range slices.Clone(n.owners) {
-		var err error
-		switch m.state {
-		case mountTree:
-			if n.path == m.real {
-				err = w.checkMount(m, true)
-			} else if n.has(m) {
-				w.note(m.root, m.logicalOf(n.path))
-				w.dropSubtree(m, n)
-			}
-		case mountAncestor:
-			err = w.recheck(m)
-		case mountGuard:
-			for _, t := range m.guardedThrough(n.path, "") {
-				if t.state == mountTree {
-					if err := w.checkMount(t, true); limitReached(err) {
-						w.startPolling(t.root, err, true)
-					}
-				}
-			}
-		}
-		if limitReached(err) {
-			w.startPolling(m.root, err, true)
-		}
-	}
-	for _, m := range slices.Clone(n.owners) {
-		if m.state == mountTree {
-			w.dropSubtree(m, n)
-		} else {
-			w.dropOwner(m, n)
-		}
-	}
-}
-
-// dropOwner removes m from n's owners, and the kernel watch with the last
-// owner.
-func (w *Watcher) dropOwner(m *mount, n *node) {
-	i := slices.Index(n.owners, m)
-	if i < 0 {
-		return
-	}
-	n.owners = slices.Delete(n.owners, i, i+1)
-	m.nodes--
-	m.root.dirty = true
-	if len(n.owners) > 0 {
-		return
-	}
-	delete(w.nodes, n.path)
-	if w.byID[n.id] == n {
-		delete(w.byID, n.id)
-	}
-	// The kernel drops the watch of a deleted directory by itself, so
-	// failures here (no such watch) are expected.
-	if err := w.fsw.Remove(n.path); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
-		w.log.Debug("watcher: remove watch", "dir", n.path, "err", err)
-	}
-	if p := n.parent; p != nil {
-		if i := slices.Index(p.children, n); i >= 0 {
-			p.children = slices.Delete(p.children, i, i+1)
-		}
-		n.parent = nil
-	}
-	for _, c := range n.children {
-		c.parent = nil
-	}
-	n.children = nil
-}
-
-// dropSubtree removes m from n and from every directory below it.
-func (w *Watcher) dropSubtree(m *mount, n *node) {
-	for _, c := range slices.Clone(n.children) {
-		if c.has(m) {
-			w.dropSubtree(m, c)
-		}
-	}
-	w.dropOwner(m, n)
-}
-
 // detachMount drops every watch of m.
 func (w *Watcher) detachMount(m *mount) {
 	switch m.state {
 	case mountTree:
 		w.unguard(m)
-		if n := w.nodes[m.real]; n != nil && n.has(m) {
+		if n := w.ws.watched(m.real); w.ws.has(n, m) {
 			w.dropSubtree(m, n)
 		}
 		if m.nodes > 0 {
 			// Not reachable from the top: sweep.
-			for _, n := range w.nodes {
-				if n.has(m) {
+			for n := range w.ws.tree.All() {
+				if w.ws.has(n, m) {
 					w.dropOwner(m, n)
 				}
 			}
@@ -322,7 +147,7 @@ func (w *Watcher) detachMount(m *mount) {
 		w.unwatchAncestor(m)
 	case mountGuard:
 		for dir := range m.guards {
-			if n := w.nodes[dir]; n != nil {
+			if n := w.ws.watched(dir); n != none {
 				w.dropOwner(m, n)
 			}
 		}
@@ -397,7 +222,7 @@ func (w *Watcher) unguard(m *mount) {
 		}
 		if len(names) == 0 {
 			delete(g.guards, k.dir)
-			if n := w.nodes[k.dir]; n != nil {
+			if n := w.ws.watched(k.dir); n != none {
 				w.dropOwner(g, n)
 			}
 		}
@@ -409,7 +234,7 @@ func (w *Watcher) unwatchAncestor(m *mount) {
 	if m.state != mountAncestor {
 		return
 	}
-	if n := w.nodes[m.anc]; n != nil {
+	if n := w.ws.watched(m.anc); n != none {
 		w.dropOwner(m, n)
 	}
 	m.state = mountOff
@@ -552,8 +377,7 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 		}
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		n, err := w.addWatch(m, dir)
-		if err != nil {
+		if _, err := w.addWatch(m, dir); err != nil {
 			if limitReached(err) {
 				return err
 			}
@@ -562,7 +386,8 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 			}
 			continue
 		}
-		entries, err := readDirUnsorted(n.path)
+		// Opened only once the watch is in place (see Options.OnListing).
+		entries, err := readDirUnsorted(dir)
 		if err != nil {
 			if !vanished(err) {
 				w.warn(r, fmt.Sprintf("cannot read %s: %v", dir, unwrapPathError(err)))
@@ -571,18 +396,29 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			p := joinPath(dir, name)
+			var p string // made only when needed: most entries are files
 			if report {
+				p = joinPath(dir, name)
 				w.note(r, m.logicalOf(p))
 			}
 			switch {
 			case e.IsDir():
-				if !skipped(name) && p != w.syncDir {
+				if skipped(name) {
+					break
+				}
+				if p == "" {
+					p = joinPath(dir, name)
+				}
+				if p != w.syncDir {
 					stack = append(stack, p)
 				}
 			case e.Type()&fs.ModeSymlink != 0 && m == r.main && dir == m.real:
 				links = append(links, name)
 			}
+		}
+		if w.opts.OnListing != nil {
+			// Last, so that the entries are the callee's alone.
+			w.opts.OnListing(r.path, m.logicalOf(dir), entries)
 		}
 	}
 	for _, name := range links {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -61,6 +62,22 @@ type Options struct {
 	// Watcher, so that they can play EMFILE on macOS or ENOSPC on Linux;
 	// leave it nil.
 	BeforeWatch func(dir string) error
+	// OnListing, when set, is handed every directory listing that the
+	// walks of watched trees make: AddRoot's, and the later ones (a root
+	// that appears or is replaced, every root after an overflow, a
+	// directory that appears), so that a consumer that scans a root need
+	// not list its directories again. root is the root, as AddRoot cleaned
+	// it; dir is the directory, spelled as Batch paths are (under root);
+	// entries are its entries, unsorted, and are the callee's to keep.
+	//
+	// The directory's kernel watch was in place before its listing was
+	// read, so every change to its entries made after the listing is
+	// reported in a later Batch, as a path or as a Rescan of the root (see
+	// the package documentation for the exact guarantee). It is called
+	// from the Watcher's own goroutine, which waits for it: it must be
+	// quick and must not call the Watcher's methods. It may run
+	// concurrently with handle.
+	OnListing func(root, dir string, entries []fs.DirEntry)
 }
 
 // Batch is what a Watcher delivers for one root.
@@ -144,8 +161,7 @@ type Watcher struct {
 	// Fields below belong to the run goroutine.
 	roots     map[string]*root
 	order     []*root // roots sorted by path
-	nodes     map[string]*node
-	byID      map[fileKey]*node
+	ws        watches
 	flushes   map[string]chan struct{} // cookie file name → Flush waiting on it
 	cookieSeq int
 	spare     []item
@@ -226,8 +242,7 @@ func newWatcher(opts Options, handle func(Batch), h hooks) (*Watcher, error) {
 		outWake: make(chan struct{}, 1),
 		status:  make(map[string]RootStatus),
 		roots:   make(map[string]*root),
-		nodes:   make(map[string]*node),
-		byID:    make(map[fileKey]*node),
+		ws:      newWatches(),
 		flushes: make(map[string]chan struct{}),
 	}
 	if w.log == nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -442,4 +443,53 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
+}
+
+// TestDirectoryMovedDuringWalk moves a watched directory into a directory
+// that the Watcher is about to walk, so that the walk finds it, by its
+// identity, still watched under its old path: that watch is dropped and
+// the directory watched afresh under its new path, the old path reported.
+func TestDirectoryMovedDuringWalk(t *testing.T) {
+	root := tempRoot(t)
+	fresh := filepath.Join(root, "gamma")
+	from := filepath.Join(root, "alpha", "context")
+	to := filepath.Join(fresh, "context")
+	var once sync.Once
+	w, rec := start(t, watcher.Options{BeforeWatch: func(dir string) error {
+		if dir == fresh {
+			// Before gamma is watched: no event says that context
+			// arrived there, only the walk of gamma finds it.
+			once.Do(func() {
+				if err := os.Rename(from, to); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		return nil
+	}})
+	addRoot(t, w, root)
+	m := newModel(t, root)
+	watches := statusOf(t, w, root).Watches
+
+	mkdirAll(t, fresh)
+	flush(t, w)
+	bs := rec.take()
+	wantPaths(t, bs, root, from, fresh, to, filepath.Join(to, "notes", "guide.md"))
+	for _, b := range bs {
+		m.apply(b)
+	}
+	m.check()
+	if got := statusOf(t, w, root).Watches; got != watches+1 {
+		t.Errorf("%d watches, want %d: gamma added, context and notes moved", got, watches+1)
+	}
+
+	// Changes below the moved directory are reported under its new path.
+	p := filepath.Join(to, "notes", "guide.md")
+	writeFile(t, p, "moved")
+	q := filepath.Join(to, "new.md")
+	writeFile(t, q, "new")
+	flush(t, w)
+	bs = rec.take()
+	wantPaths(t, bs, root, p, q)
+	wantNoPaths(t, bs, root, filepath.Join(from, "notes", "guide.md"), filepath.Join(from, "new.md"))
 }
