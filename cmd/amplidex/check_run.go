@@ -52,6 +52,11 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	// What the Loaders list is remembered, so that the search for the
+	// project's configuration of every directory checked need not look
+	// for files that the listings say are not there.
+	listed := newListings()
+	ws.readDir = listed.readDir
 	pol, err := newPolicy(ws, checkFlags{selects: opts.selects, ignores: opts.ignores, severity: opts.severity})
 	if err != nil {
 		return err
@@ -69,6 +74,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	// Suppression comments apply in the View, as in every other answer.
 	diags := res.diags
 	lk := pol.lookup()
+	lk.listed = listed
 	// A project's configuration that cannot be read fails the check,
 	// whether or not anything is reported under it.
 	for _, dir := range res.dirs() {

@@ -86,7 +86,10 @@ const maxConfigSize = 1 << 20
 // lookup finds and reads the project's configuration files for one
 // batch of diagnostics. It is not safe for concurrent use.
 type lookup struct {
-	p       *policy
+	p *policy
+	// listed, when set, tells directories that cannot hold a project's
+	// file or a marker of its top, which are then not looked for there.
+	listed  *listings
 	nearest map[string]*Config // by directory: the file that applies there (nil: none)
 	rules   map[string]*rules  // by directory
 }
@@ -108,10 +111,10 @@ func (l *lookup) projectConfig(dir string) (*Config, error) {
 	var c *Config
 	if l.p.home == "" || dir != filepath.Clean(l.p.home) {
 		var err error
-		if c, err = l.p.fileIn(dir); err != nil {
+		if c, err = l.p.fileIn(dir, l.listed); err != nil {
 			return nil, err
 		}
-		if parent := filepath.Dir(dir); c == nil && parent != dir && !l.p.boundary(dir) {
+		if parent := filepath.Dir(dir); c == nil && parent != dir && !l.p.boundary(dir, l.listed) {
 			if c, err = l.projectConfig(parent); err != nil {
 				return nil, err
 			}
@@ -122,12 +125,16 @@ func (l *lookup) projectConfig(dir string) (*Config, error) {
 }
 
 // boundary reports whether the search for a project's file stops at dir:
-// the top of a repository or of a project, or the base directory.
-func (p *policy) boundary(dir string) bool {
+// the top of a repository or of a project, or the base directory. A name
+// that listed says dir cannot hold is not looked for.
+func (p *policy) boundary(dir string, listed *listings) bool {
 	if dir == filepath.Clean(p.userBase) {
 		return true
 	}
 	for _, name := range []string{".git", ".amplifier"} {
+		if !listed.mayHold(dir, name) {
+			continue
+		}
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			return true
 		}
@@ -136,9 +143,12 @@ func (p *policy) boundary(dir string) bool {
 }
 
 // fileIn reads the project configuration dir holds itself, or returns
-// nil.
-func (p *policy) fileIn(dir string) (*Config, error) {
+// nil. A name that listed says dir cannot hold is not tried.
+func (p *policy) fileIn(dir string, listed *listings) (*Config, error) {
 	for _, name := range projectFiles {
+		if !listed.mayHold(dir, name) {
+			continue
+		}
 		path := filepath.Join(dir, name)
 		src, err := discovery.ReadFile(path, maxConfigSize)
 		switch {

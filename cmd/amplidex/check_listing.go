@@ -1,0 +1,118 @@
+package main
+
+import (
+	"os"
+	"sync"
+)
+
+// listedNames are the names whose absence from a directory the policy
+// needs to know: the project's configuration files and the markers that
+// stop the search for them.
+var listedNames = [...]string{"amplidex.toml", ".amplidex.toml", "pyproject.toml", ".git", ".amplifier"}
+
+// nameSet is a set of listedNames, one bit each, in their order.
+type nameSet uint8
+
+// maybeAll is the nameSet of a directory that may hold any of the names.
+const maybeAll = nameSet(1<<len(listedNames) - 1)
+
+// listings remembers, of every directory a check's Loader listed, which
+// of listedNames it may hold, so that the policy need not try to open or
+// stat the others (a check asks about every directory that holds a
+// file, and most hold none of them).
+//
+// A name is "may hold" when an entry equals it but for the case of ASCII
+// letters, or when an entry holds a byte that is not ASCII: on a file
+// system that folds case or normalizes names, those are the only entries
+// an open of an ASCII name can find. Only "cannot hold" skips the system
+// call: a name that may be there is looked up as before, so the answer
+// is the same as without listings, but for a file created after its
+// directory was listed.
+//
+// It is safe for concurrent use: the Loader lists directories on several
+// goroutines.
+type listings struct {
+	mu    sync.Mutex         // guards fields below
+	names map[string]nameSet // by directory, as the Loader named it
+}
+
+func newListings() *listings { return &listings{names: map[string]nameSet{}} }
+
+// readDir lists dir as os.ReadDir does, remembering what it holds when
+// the listing is whole.
+func (l *listings) readDir(dir string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return entries, err
+	}
+	var set nameSet
+	for _, e := range entries {
+		set |= mayBe(e.Name())
+		if set == maybeAll {
+			break
+		}
+	}
+	l.mu.Lock()
+	l.names[dir] = set
+	l.mu.Unlock()
+	return entries, nil
+}
+
+// mayHold reports whether dir may hold name, one of listedNames: true
+// unless dir was listed and holds no entry that an open of name can find.
+// A nil listings knows nothing.
+func (l *listings) mayHold(dir, name string) bool {
+	if l == nil {
+		return true
+	}
+	l.mu.Lock()
+	set, ok := l.names[dir]
+	l.mu.Unlock()
+	if !ok {
+		return true
+	}
+	for i, n := range listedNames {
+		if n == name {
+			return set&(1<<i) != 0
+		}
+	}
+	return true
+}
+
+// mayBe returns the names of listedNames that an entry called entry may
+// be found as.
+func mayBe(entry string) nameSet {
+	var set nameSet
+	for i := 0; i < len(entry); i++ {
+		if entry[i] >= 0x80 {
+			return maybeAll
+		}
+	}
+	for i, n := range listedNames {
+		if equalFoldASCII(entry, n) {
+			set |= 1 << i
+		}
+	}
+	return set
+}
+
+// equalFoldASCII reports whether a and b are equal but for the case of
+// ASCII letters.
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

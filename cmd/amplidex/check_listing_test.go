@@ -1,0 +1,132 @@
+// The tests of a main package live in it: package main cannot be imported.
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestListingsMayHold checks what a listing says a directory cannot hold:
+// the names of no entry, whatever the case of its letters, and nothing
+// at all when an entry's name is not ASCII or the directory was not
+// listed.
+func TestListingsMayHold(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	folded := filepath.Join(dir, "folded")
+	other := filepath.Join(dir, "other")
+	for _, d := range []string{plain, folded, other, filepath.Join(plain, ".git"), filepath.Join(folded, ".Amplifier")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(plain, "x.md"), filepath.Join(folded, "AMPLIDEX.toml"), filepath.Join(other, "pyprojéct.toml")} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := newListings()
+	for _, d := range []string{plain, folded, other} {
+		if _, err := l.readDir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.readDir(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("listing a missing directory succeeded")
+	}
+	want := map[string][]string{ // the names each directory may hold
+		plain:                         {".git"},
+		folded:                        {"amplidex.toml", ".amplifier"},
+		other:                         listedNames[:],
+		filepath.Join(dir, "missing"): listedNames[:],
+		dir:                           listedNames[:], // never listed
+	}
+	for d, names := range want {
+		for _, n := range listedNames {
+			may := false
+			for _, w := range names {
+				may = may || w == n
+			}
+			if got := l.mayHold(d, n); got != may {
+				t.Errorf("mayHold(%s, %s) = %v, want %v", d, n, got, may)
+			}
+		}
+	}
+	var none *listings
+	if !none.mayHold(plain, "amplidex.toml") {
+		t.Errorf("nil listings say a directory cannot hold a name")
+	}
+}
+
+// TestLookupWithListings checks that the project's configuration found
+// for every directory is the same with the listings of a check as
+// without: the nearest file, whatever its name or the case of its
+// letters, up to the top of the repository.
+func TestLookupWithListings(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"repo/.git/HEAD":                        "",
+		"repo/amplidex.toml":                    "[check]\nignore = [\"schema/\"]\n",
+		"repo/team/pyproject.toml":              "[project]\nname = \"team\"\n[tool.amplidex.check]\nseverity = \"warning\"\n",
+		"repo/team/agents/a.md":                 "",
+		"repo/team/context/deep/c.md":           "",
+		"repo/team/context/deep/.amplidex.toml": "[check]\nselect = [\"ref/\"]\n",
+		"repo/plain/pyproject.toml":             "[project]\nname = \"plain\"\n",
+		"repo/plain/profiles/p.md":              "",
+		"repo/odd/Amplidex.toml":                "[check]\nseverity = \"error\"\n",
+		"repo/odd/agents/b.md":                  "",
+	}
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed := newListings()
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		dirs = append(dirs, p)
+		_, err = listed.readDir(p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := &policy{user: &Config{}, userBase: filepath.Join(dir, "elsewhere")}
+	plain, fast := pol.lookup(), pol.lookup()
+	fast.listed = listed
+	found := 0
+	for _, d := range dirs {
+		want, err := plain.projectConfig(d)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		got, err := fast.projectConfig(d)
+		if err != nil {
+			t.Fatalf("%s with listings: %v", d, err)
+		}
+		if (want == nil) != (got == nil) || want != nil && want.path != got.path {
+			t.Errorf("%s: configuration %v with listings, %v without", d, configPath(got), configPath(want))
+		}
+		if want != nil {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Fatalf("no configuration found in %d directories", len(dirs))
+	}
+}
+
+func configPath(c *Config) string {
+	if c == nil {
+		return "none"
+	}
+	return c.path
+}
