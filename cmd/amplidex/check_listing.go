@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
 	"sync"
+
+	"github.com/amplidex/amplidex/discovery"
 )
 
 // listedNames are the names whose absence from a directory the policy
@@ -29,14 +33,50 @@ const maybeAll = nameSet(1<<len(listedNames) - 1)
 // is the same as without listings, but for a file created after its
 // directory was listed.
 //
-// It is safe for concurrent use: the Loader lists directories on several
-// goroutines.
+// It also remembers the pyproject.toml files the Loader read that cannot
+// be a project's configuration, not naming amplidex (see fileIn), so that
+// they are not read again.
+//
+// It is safe for concurrent use: the Loader lists directories and reads
+// files on several goroutines.
 type listings struct {
 	mu    sync.Mutex         // guards fields below
 	names map[string]nameSet // by directory, as the Loader named it
+	plain map[string]bool    // pyproject.toml files that do not name amplidex
 }
 
-func newListings() *listings { return &listings{names: map[string]nameSet{}} }
+func newListings() *listings {
+	return &listings{names: map[string]nameSet{}, plain: map[string]bool{}}
+}
+
+// tune makes l see what Loader lists and reads.
+func (l *listings) tune(loader *discovery.Loader) {
+	loader.ReadDir = l.readDir
+	loader.OnRead = l.onRead
+}
+
+// onRead remembers a pyproject.toml that a project's configuration
+// cannot be: one that does not name amplidex, and that the policy could
+// read (a larger one is an error there).
+func (l *listings) onRead(path string, src []byte) {
+	if filepath.Base(path) != "pyproject.toml" || len(src) > maxConfigSize || bytes.Contains(src, []byte("amplidex")) {
+		return
+	}
+	l.mu.Lock()
+	l.plain[path] = true
+	l.mu.Unlock()
+}
+
+// plainPyproject reports whether path is a pyproject.toml that was read
+// and does not name amplidex. A nil listings knows none.
+func (l *listings) plainPyproject(path string) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.plain[path]
+}
 
 // readDir lists dir as os.ReadDir does, remembering what it holds when
 // the listing is whole.

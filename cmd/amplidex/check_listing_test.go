@@ -4,6 +4,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -76,6 +77,10 @@ func TestLookupWithListings(t *testing.T) {
 		"repo/plain/profiles/p.md":              "",
 		"repo/odd/Amplidex.toml":                "[check]\nseverity = \"error\"\n",
 		"repo/odd/agents/b.md":                  "",
+		// Larger than a configuration is read: an error, with or without
+		// listings.
+		"repo/big/pyproject.toml": "[project]\nname = \"big\"\n" + strings.Repeat("# padding\n", maxConfigSize/10+1),
+		"repo/big/agents/c.md":    "",
 	}
 	for rel, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -93,7 +98,17 @@ func TestLookupWithListings(t *testing.T) {
 			return err
 		}
 		dirs = append(dirs, p)
-		_, err = listed.readDir(p)
+		entries, err := listed.readDir(p)
+		for _, e := range entries {
+			// As the Loader reads the collections' metadata.
+			if e.Name() == "pyproject.toml" {
+				src, err := os.ReadFile(filepath.Join(p, e.Name()))
+				if err != nil {
+					return err
+				}
+				listed.onRead(filepath.Join(p, e.Name()), src)
+			}
+		}
 		return err
 	})
 	if err != nil {
@@ -102,15 +117,16 @@ func TestLookupWithListings(t *testing.T) {
 	pol := &policy{user: &Config{}, userBase: filepath.Join(dir, "elsewhere")}
 	plain, fast := pol.lookup(), pol.lookup()
 	fast.listed = listed
-	found := 0
+	found, errs := 0, 0
 	for _, d := range dirs {
 		want, err := plain.projectConfig(d)
-		if err != nil {
-			t.Fatalf("%s: %v", d, err)
+		got, ferr := fast.projectConfig(d)
+		if (err != nil) != (ferr != nil) {
+			t.Fatalf("%s: error %v with listings, %v without", d, ferr, err)
 		}
-		got, err := fast.projectConfig(d)
 		if err != nil {
-			t.Fatalf("%s with listings: %v", d, err)
+			errs++
+			continue
 		}
 		if (want == nil) != (got == nil) || want != nil && want.path != got.path {
 			t.Errorf("%s: configuration %v with listings, %v without", d, configPath(got), configPath(want))
@@ -119,8 +135,8 @@ func TestLookupWithListings(t *testing.T) {
 			found++
 		}
 	}
-	if found == 0 {
-		t.Fatalf("no configuration found in %d directories", len(dirs))
+	if found == 0 || errs == 0 {
+		t.Fatalf("%d configurations found and %d errors in %d directories, want some of each", found, errs, len(dirs))
 	}
 }
 
@@ -129,4 +145,66 @@ func configPath(c *Config) string {
 		return "none"
 	}
 	return c.path
+}
+
+// TestLooksLikeCollection checks how check tells a collection from a root
+// of collections by its top directory alone.
+func TestLooksLikeCollection(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string // relative paths; a trailing / makes a directory
+		links map[string]string
+		want  bool
+	}{
+		{"flat", []string{"agents/a.md"}, nil, true},
+		{"metadata", []string{"pyproject.toml"}, nil, true},
+		{"metadata is a directory", []string{"pyproject.toml/"}, nil, false},
+		{"metadata through a link", []string{"meta.toml"}, map[string]string{"pyproject.toml": "meta.toml"}, true},
+		{"resources through a link", []string{"real/"}, map[string]string{"context": "real"}, true},
+		{"dangling link", nil, map[string]string{"profiles": "nowhere"}, false},
+		{"resource name of a file", []string{"modules"}, nil, false},
+		{"pip metadata", []string{"team-1.0.dist-info/"}, nil, true},
+		{"package only", []string{"team/__init__.py", "team/agents/a.md"}, nil, false},
+		{"root of collections", []string{"a/pyproject.toml", "b/agents/x.md"}, nil, false},
+		{"empty", nil, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range tc.files {
+				p := filepath.Join(dir, filepath.FromSlash(f))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if f[len(f)-1] == '/' {
+					if err := os.MkdirAll(p, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := os.WriteFile(p, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, target := range tc.links {
+				if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+					t.Skipf("symbolic links: %v", err)
+				}
+			}
+			if got := looksLikeCollection(dir); got != tc.want {
+				t.Errorf("looksLikeCollection = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if looksLikeCollection(filepath.Join(t.TempDir(), "missing")) {
+		t.Errorf("a missing directory looks like a collection")
+	}
+}
+
+// TestDirOf checks dirOf against filepath.Dir on clean paths.
+func TestDirOf(t *testing.T) {
+	for _, p := range []string{"/", "/a", "/a/b", "/a/b/c.md", "a", "a/b", ".", "..", "../a"} {
+		p = filepath.FromSlash(p)
+		if got, want := dirOf(p), filepath.Dir(p); got != want {
+			t.Errorf("dirOf(%q) = %q, want %q", p, got, want)
+		}
+	}
 }

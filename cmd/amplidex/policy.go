@@ -89,13 +89,14 @@ type lookup struct {
 	p *policy
 	// listed, when set, tells directories that cannot hold a project's
 	// file or a marker of its top, which are then not looked for there.
-	listed  *listings
-	nearest map[string]*Config // by directory: the file that applies there (nil: none)
-	rules   map[string]*rules  // by directory
+	listed   *listings
+	nearest  map[string]*Config // by directory: the file that applies there (nil: none)
+	rules    map[string]*rules  // by directory
+	compiled map[*Config]*rules // by the file that applies (nil: none)
 }
 
 func (p *policy) lookup() *lookup {
-	return &lookup{p: p, nearest: map[string]*Config{}, rules: map[string]*rules{}}
+	return &lookup{p: p, nearest: map[string]*Config{}, rules: map[string]*rules{}, compiled: map[*Config]*rules{}}
 }
 
 // projectConfig returns the project configuration that applies to files
@@ -143,13 +144,17 @@ func (p *policy) boundary(dir string, listed *listings) bool {
 }
 
 // fileIn reads the project configuration dir holds itself, or returns
-// nil. A name that listed says dir cannot hold is not tried.
+// nil. A name that listed says dir cannot hold is not tried, nor a
+// pyproject.toml it says does not name amplidex.
 func (p *policy) fileIn(dir string, listed *listings) (*Config, error) {
 	for _, name := range projectFiles {
 		if !listed.mayHold(dir, name) {
 			continue
 		}
 		path := filepath.Join(dir, name)
+		if name == "pyproject.toml" && listed.plainPyproject(path) {
+			continue // read as the collection's metadata: no amplidex there
+		}
 		src, err := discovery.ReadFile(path, maxConfigSize)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -270,16 +275,22 @@ type rules struct {
 // per-path rules drop it.
 type pathCode struct{ path, code string }
 
-// rulesFor returns the rules of the files in dir.
+// rulesFor returns the rules of the files in dir: those of the project
+// file that applies there, compiled once for all the directories it
+// applies to.
 func (l *lookup) rulesFor(dir string) (*rules, error) {
 	if r, ok := l.rules[dir]; ok {
 		return r, nil
 	}
-	s, err := l.checkSettings(dir)
+	proj, err := l.projectConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := l.p.compile(s)
+	r, ok := l.compiled[proj]
+	if !ok {
+		r = l.p.compile(l.p.settingsFrom(proj))
+		l.compiled[proj] = r
+	}
 	l.rules[dir] = r
 	return r, nil
 }
