@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -37,22 +39,64 @@ const maybeAll = nameSet(1<<len(listedNames) - 1)
 // be a project's configuration, not naming amplidex (see fileIn), so that
 // they are not read again.
 //
+// And it remembers the real paths of the directories that hold
+// collections, so that the real path of each collection needs one lstat
+// rather than one for every directory above it (see realPath).
+//
 // It is safe for concurrent use: the Loader lists directories and reads
 // files on several goroutines.
 type listings struct {
-	mu    sync.Mutex         // guards fields below
-	names map[string]nameSet // by directory, as the Loader named it
-	plain map[string]bool    // pyproject.toml files that do not name amplidex
+	mu    sync.Mutex          // guards fields below
+	names map[string]nameSet  // by directory, as the Loader named it
+	plain map[string]bool     // pyproject.toml files that do not name amplidex
+	real  map[string]realPath // by directory: its real path, or why there is none
+}
+
+// realPath is what filepath.EvalSymlinks said of a directory.
+type realPath struct {
+	path string
+	err  error
 }
 
 func newListings() *listings {
-	return &listings{names: map[string]nameSet{}, plain: map[string]bool{}}
+	return &listings{names: map[string]nameSet{}, plain: map[string]bool{}, real: map[string]realPath{}}
 }
 
-// tune makes l see what Loader lists and reads.
+// tune makes l see what Loader lists and reads, and resolve the real
+// paths of its collections.
 func (l *listings) tune(loader *discovery.Loader) {
 	loader.ReadDir = l.readDir
 	loader.OnRead = l.onRead
+	loader.RealPath = l.realPath
+}
+
+// realPath returns what filepath.EvalSymlinks(dir) does, for an absolute
+// clean dir. When dir is no symbolic link, that is the real path of its
+// parent, remembered, and its name: the parent is resolved once for all
+// its collections. On Windows, whose real paths also normalize each
+// name's case, every path is resolved whole.
+func (l *listings) realPath(dir string) (string, error) {
+	parent, name := filepath.Split(dir)
+	parent = filepath.Clean(parent)
+	if runtime.GOOS == "windows" || name == "" || parent == dir || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
+		return filepath.EvalSymlinks(dir)
+	}
+	if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		return filepath.EvalSymlinks(dir)
+	}
+	l.mu.Lock()
+	r, ok := l.real[parent]
+	l.mu.Unlock()
+	if !ok {
+		r.path, r.err = filepath.EvalSymlinks(parent)
+		l.mu.Lock()
+		l.real[parent] = r
+		l.mu.Unlock()
+	}
+	if r.err != nil {
+		return filepath.EvalSymlinks(dir)
+	}
+	return filepath.Join(r.path, name), nil
 }
 
 // onRead remembers a pyproject.toml that a project's configuration

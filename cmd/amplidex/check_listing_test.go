@@ -208,3 +208,51 @@ func TestDirOf(t *testing.T) {
 		}
 	}
 }
+
+// TestListingsRealPath checks that the real paths remembered for the
+// directories above collections give what filepath.EvalSymlinks gives,
+// whichever of the directories on the way are symbolic links.
+func TestListingsRealPath(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(rel string) string {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+			t.Skipf("symbolic links: %v", err)
+		}
+	}
+	mk("real/root/plain")
+	mk("real/root/elsewhere-target")
+	mk("other/team")
+	link(filepath.Join(dir, "real"), "alias")                  // a root below a link
+	link(filepath.Join(dir, "other", "team"), "real/root/ln")  // a collection that is a link
+	link("elsewhere-target", "real/root/rel")                  // a relative link
+	link(filepath.Join(dir, "alias", "root", "ln"), "chained") // a link through a link
+	link(filepath.Join(dir, "nowhere"), "real/root/dangling")
+	var paths []string
+	for _, root := range []string{"real/root", "alias/root"} {
+		for _, c := range []string{"plain", "elsewhere-target", "ln", "rel", "dangling", "missing"} {
+			paths = append(paths, filepath.Join(dir, filepath.FromSlash(root), c))
+		}
+	}
+	paths = append(paths, filepath.Join(dir, "chained"), filepath.Join(dir, "missing", "x"), dir,
+		filepath.Join(dir, "alias", "root", "..", "root", "plain"))
+	l := newListings()
+	for range 2 { // resolved, then remembered
+		for _, p := range paths {
+			want, werr := filepath.EvalSymlinks(p)
+			got, err := l.realPath(p)
+			if (err != nil) != (werr != nil) || got != want {
+				t.Errorf("realPath(%s) = %q, %v; EvalSymlinks gives %q, %v", p, got, err, want, werr)
+			}
+		}
+	}
+	if len(l.real) == 0 {
+		t.Errorf("no real path remembered")
+	}
+}
