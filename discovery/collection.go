@@ -550,9 +550,10 @@ func (l *Loader) CandidateDirs(root string) ([]string, error) {
 		return nil, fmt.Errorf("scan root %s: %w", root, err)
 	}
 	var out []string
+	clean := filepath.Clean(root)
 	for _, e := range entries {
 		if IsCandidate(e.Name()) && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) {
-			out = append(out, filepath.Join(root, e.Name()))
+			out = append(out, joinName(clean, e.Name()))
 		}
 	}
 	return out, nil

@@ -142,22 +142,31 @@ func (l *listings) readDir(dir string) ([]os.DirEntry, error) {
 	return entries, nil
 }
 
-// mayHold reports whether dir may hold name, one of listedNames: true
-// unless dir was listed and holds no entry that an open of name can find.
-// A nil listings knows nothing.
-func (l *listings) mayHold(dir, name string) bool {
+// namesIn returns the names of listedNames that dir may hold: all of
+// them unless dir was listed, else those an open could find among its
+// entries. A nil listings knows nothing.
+func (l *listings) namesIn(dir string) nameSet {
 	if l == nil {
-		return true
+		return maybeAll
 	}
 	l.mu.Lock()
 	set, ok := l.names[dir]
 	l.mu.Unlock()
 	if !ok {
-		return true
+		return maybeAll
 	}
+	return set
+}
+
+// mayHold reports whether dir may hold name, one of listedNames (see
+// namesIn).
+func (l *listings) mayHold(dir, name string) bool { return l.namesIn(dir).has(name) }
+
+// has reports whether s holds name; true for a name not in listedNames.
+func (s nameSet) has(name string) bool {
 	for i, n := range listedNames {
 		if n == name {
-			return set&(1<<i) != 0
+			return s&(1<<i) != 0
 		}
 	}
 	return true

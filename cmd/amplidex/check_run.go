@@ -330,7 +330,7 @@ func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
 	}
 	for _, c := range v.Set.Collections() {
 		res.collections++
-		for _, f := range c.Files() {
+		for f := range c.Facts {
 			res.files[f] = true
 		}
 	}
@@ -372,7 +372,7 @@ func (r checkResult) checked(ds []discovery.Diagnostic) int {
 
 // dirs returns the directories of the files in scope, sorted.
 func (r checkResult) dirs() []string {
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(r.files))
 	var out []string
 	for f := range r.files {
 		if d := dirOf(f); !seen[d] {
@@ -465,7 +465,13 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 	if args := append(slices.Clone(p.args), withCols...); len(args) > 0 {
 		view, _ = cat.WithArguments(ws.daemonProject(), args)
 	}
-	res := checkResult{view: view, files: map[string]bool{}}
+	n := 0 // the files in scope, at most
+	for _, t := range p.targets {
+		if t.col != nil {
+			n += len(t.col.Facts)
+		}
+	}
+	res := checkResult{view: view, files: make(map[string]bool, n)}
 	seenDiag := map[discovery.Diagnostic]bool{}
 	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
 		for _, d := range ds {
@@ -486,14 +492,14 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 				res.files[t.file] = true
 				add(ds, func(d discovery.Diagnostic) bool { return d.Path == t.file })
 			case t.under != "":
-				for _, f := range t.col.Files() {
+				for f := range t.col.Facts {
 					if within(f, t.under) {
 						res.files[f] = true
 					}
 				}
 				add(ds, func(d discovery.Diagnostic) bool { return within(d.Path, t.under) })
 			default:
-				for _, f := range t.col.Files() {
+				for f := range t.col.Facts {
 					res.files[f] = true
 				}
 				add(ds, nil)

@@ -87,6 +87,8 @@ const maxConfigSize = 1 << 20
 // batch of diagnostics. It is not safe for concurrent use.
 type lookup struct {
 	p *policy
+	// home and base are the policy's home directory and userBase, clean.
+	home, base string
 	// listed, when set, tells directories that cannot hold a project's
 	// file or a marker of its top, which are then not looked for there.
 	listed   *listings
@@ -96,7 +98,12 @@ type lookup struct {
 }
 
 func (p *policy) lookup() *lookup {
-	return &lookup{p: p, nearest: map[string]*Config{}, rules: map[string]*rules{}, compiled: map[*Config]*rules{}}
+	home := p.home
+	if home != "" {
+		home = filepath.Clean(home)
+	}
+	return &lookup{p: p, home: home, base: filepath.Clean(p.userBase),
+		nearest: map[string]*Config{}, rules: map[string]*rules{}, compiled: map[*Config]*rules{}}
 }
 
 // projectConfig returns the project configuration that applies to files
@@ -105,17 +112,21 @@ func (p *policy) lookup() *lookup {
 // directory); the home directory is never read. It returns nil when
 // there is none.
 func (l *lookup) projectConfig(dir string) (*Config, error) {
+	if c, ok := l.nearest[dir]; ok {
+		return c, nil // asked for with the clean path it was stored under
+	}
 	dir = filepath.Clean(dir)
 	if c, ok := l.nearest[dir]; ok {
 		return c, nil
 	}
 	var c *Config
-	if l.p.home == "" || dir != filepath.Clean(l.p.home) {
+	if l.home == "" || dir != l.home {
+		may := l.listed.namesIn(dir)
 		var err error
-		if c, err = l.p.fileIn(dir, l.listed); err != nil {
+		if c, err = l.p.fileIn(dir, may, l.listed); err != nil {
 			return nil, err
 		}
-		if parent := filepath.Dir(dir); c == nil && parent != dir && !l.p.boundary(dir, l.listed) {
+		if parent := dirOf(dir); c == nil && parent != dir && !l.boundary(dir, may) {
 			if c, err = l.projectConfig(parent); err != nil {
 				return nil, err
 			}
@@ -125,15 +136,16 @@ func (l *lookup) projectConfig(dir string) (*Config, error) {
 	return c, nil
 }
 
-// boundary reports whether the search for a project's file stops at dir:
-// the top of a repository or of a project, or the base directory. A name
-// that listed says dir cannot hold is not looked for.
-func (p *policy) boundary(dir string, listed *listings) bool {
-	if dir == filepath.Clean(p.userBase) {
+// boundary reports whether the search for a project's file stops at dir,
+// a clean path: the top of a repository or of a project, or the base
+// directory. A name that dir cannot hold (may, see listings) is not
+// looked for.
+func (l *lookup) boundary(dir string, may nameSet) bool {
+	if dir == l.base {
 		return true
 	}
 	for _, name := range []string{".git", ".amplifier"} {
-		if !listed.mayHold(dir, name) {
+		if !may.has(name) {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
@@ -144,11 +156,11 @@ func (p *policy) boundary(dir string, listed *listings) bool {
 }
 
 // fileIn reads the project configuration dir holds itself, or returns
-// nil. A name that listed says dir cannot hold is not tried, nor a
-// pyproject.toml it says does not name amplidex.
-func (p *policy) fileIn(dir string, listed *listings) (*Config, error) {
+// nil. A name that dir cannot hold (may, see listings) is not tried, nor
+// a pyproject.toml that listed says does not name amplidex.
+func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, error) {
 	for _, name := range projectFiles {
-		if !listed.mayHold(dir, name) {
+		if !may.has(name) {
 			continue
 		}
 		path := filepath.Join(dir, name)
