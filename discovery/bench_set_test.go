@@ -114,3 +114,66 @@ func BenchmarkColdScan(b *testing.B) {
 	b.ReportMetric(float64(files), "files/op")
 	b.ReportMetric(float64(diags), "diagnostics/op")
 }
+
+// BenchmarkAnalyze measures the analysis of every file of one kind of a
+// root (pyproject.toml files under "pyproject"), the files read into
+// memory beforehand, as a Loader analyzes the files it reads: parsing,
+// schemas, mentions and suppressions, without the reads. The root is
+// BenchmarkColdScan's.
+func BenchmarkAnalyze(b *testing.B) {
+	root := os.Getenv("AMPLIDEX_BENCH_ROOT")
+	if root == "" {
+		n := 2000
+		if testing.Short() {
+			n = 200
+		}
+		root = b.TempDir()
+		writeSyntheticRoot(b, root, n)
+	}
+	cols, err := (&discovery.Loader{}).ScanRoot(discovery.Root{Kind: discovery.RootUser, Path: root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	type file struct {
+		path string
+		src  []byte
+		kind discovery.Kind
+	}
+	byKind := map[string][]file{}
+	add := func(group, p string, k discovery.Kind) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		byKind[group] = append(byKind[group], file{p, src, k})
+	}
+	for _, c := range cols {
+		for p, f := range c.Facts {
+			if f.Kind == "" {
+				add("pyproject", p, "")
+			}
+		}
+		for _, r := range c.Resources {
+			switch r.Kind {
+			case discovery.KindProfile, discovery.KindAgent, discovery.KindContext:
+				add(string(r.Kind), r.Path, r.Kind)
+			}
+		}
+	}
+	for _, group := range []string{"pyproject", "profile", "agent", "context"} {
+		files := byKind[group]
+		b.Run(group, func(b *testing.B) {
+			b.ReportAllocs()
+			loader := &discovery.Loader{}
+			cpu := processCPU()
+			for b.Loop() {
+				for _, f := range files {
+					discovery.AnalyzeBytes(loader, f.path, f.src, f.kind)
+				}
+			}
+			// CPU time, not wall time: the machine may be shared.
+			b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/float64(b.N*len(files)), "cpu-ns/file")
+			b.ReportMetric(float64(len(files)), "files")
+		})
+	}
+}

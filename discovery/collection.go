@@ -217,6 +217,12 @@ type Loader struct {
 	OnRead func(path string, src []byte)
 	// MaxFileSize bounds the documents read; DefaultMaxFileSize when 0.
 	MaxFileSize int64
+	// RealPath returns the real path of a collection directory, its
+	// symbolic links resolved, as filepath.EvalSymlinks does (which it is
+	// when nil); it is called from as many goroutines as load collections
+	// at once. A check, which runs once, remembers the real paths of the
+	// roots rather than resolving them again for each collection.
+	RealPath func(dir string) (string, error)
 	// Details, when set, makes the collections loaded keep brief Facts
 	// (see Facts.Brief), and get the full ones from it when a check or a
 	// query needs them: it returns the full Facts of a file as last
@@ -252,6 +258,13 @@ func (l *Loader) maxFileSize() int64 {
 		return DefaultMaxFileSize
 	}
 	return l.MaxFileSize
+}
+
+func (l *Loader) realPath(dir string) (string, error) {
+	if l.RealPath != nil {
+		return l.RealPath(dir)
+	}
+	return filepath.EvalSymlinks(dir)
 }
 
 func (l *Loader) readFile(p string) ([]byte, error) {
@@ -388,7 +401,7 @@ func (l *Loader) Load(root Root, dir string) *Collection {
 func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *Collection {
 	realDir := dir
 	if err == nil {
-		if real, rerr := filepath.EvalSymlinks(dir); rerr == nil {
+		if real, rerr := l.realPath(dir); rerr == nil {
 			realDir = real
 		}
 	}
@@ -554,9 +567,10 @@ func (l *Loader) CandidateDirs(root string) ([]string, error) {
 		return nil, fmt.Errorf("scan root %s: %w", root, err)
 	}
 	var out []string
+	clean := filepath.Clean(root)
 	for _, e := range entries {
 		if IsCandidate(e.Name()) && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) {
-			out = append(out, filepath.Join(root, e.Name()))
+			out = append(out, joinName(clean, e.Name()))
 		}
 	}
 	return out, nil

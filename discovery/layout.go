@@ -64,6 +64,7 @@ func DetectShape(dir, packageName string) (Shape, error) {
 // links, which are followed.
 func detectShape(dir, realDir, packageName string, entries []os.DirEntry) Shape {
 	s := Shape{Dir: dir, RealDir: realDir, Layout: LayoutNone}
+	clean := filepath.Clean(dir) // the entries' paths are joined to it
 	rootPy := false
 	var pkgs []string // subdirectories that may be the Python package
 	flat := false
@@ -78,7 +79,7 @@ func detectShape(dir, realDir, packageName string, entries []os.DirEntry) Shape 
 			if entryIsDir(dir, e) {
 				flat = true
 			}
-		case e.IsDir() && !skipDir(name) && isPackage(filepath.Join(dir, name)):
+		case e.IsDir() && !skipDir(name) && isPackage(joinName(clean, name)):
 			pkgs = append(pkgs, name)
 		}
 	}
@@ -182,7 +183,8 @@ func choosePackage(dir string, candidates []string, want string) (string, bool) 
 // isPackage reports whether dir looks like a Python package: it holds an
 // __init__.py or a pyproject.toml.
 func isPackage(dir string) bool {
-	return isFile(filepath.Join(dir, "__init__.py")) || isFile(filepath.Join(dir, "pyproject.toml"))
+	dir = filepath.Clean(dir)
+	return isFile(joinName(dir, "__init__.py")) || isFile(joinName(dir, "pyproject.toml"))
 }
 
 func holdsResources(dir string) bool {
@@ -257,6 +259,9 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 // directories named in dirs (those that base may hold), listing them with
 // list. degraded says why, when a directory could not be listed.
 func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEntry, error)) (out []Resource, diags []Diagnostic, degraded string) {
+	// Every path below is base's and an entry's name joined: base is
+	// cleaned once, not each of them.
+	base = filepath.Clean(base)
 	warn := func(code, path, msg string) {
 		diags = append(diags, Diagnostic{Code: code, Severity: SeverityWarning, Path: path, Message: msg})
 	}
@@ -281,13 +286,13 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 		out = append(out, newResource(base, k, name, path))
 	}
 	for _, k := range []Kind{KindProfile, KindAgent} {
-		dir := filepath.Join(base, k.Dir())
+		dir := joinName(base, k.Dir())
 		for _, e := range readDir(dir) {
 			name := e.Name()
 			if !strings.HasSuffix(name, ".md") || IsEditorDropping(name) || isReadme(name) {
 				continue
 			}
-			p := filepath.Join(dir, name)
+			p := joinName(dir, name)
 			if ok, diag := regularFile(p, e); !ok {
 				if diag != nil {
 					diags = append(diags, *diag)
@@ -297,7 +302,7 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 			add(k, strings.TrimSuffix(name, ".md"), p)
 		}
 	}
-	ctxDir := filepath.Join(base, KindContext.Dir())
+	ctxDir := joinName(base, KindContext.Dir())
 	if entries := readDir(ctxDir); entries != nil {
 		ds, why := walkContext(ctxDir, "", entries, add, list)
 		diags = append(diags, ds...)
@@ -306,10 +311,10 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 		}
 	}
 	for _, k := range []Kind{KindTool, KindModule} {
-		dir := filepath.Join(base, k.Dir())
+		dir := joinName(base, k.Dir())
 		for _, e := range readDir(dir) {
 			name := e.Name()
-			p := filepath.Join(dir, name)
+			p := joinName(dir, name)
 			if skipResourceDir(name) || !e.IsDir() {
 				// Directory symlinks inside a collection are not followed.
 				continue
@@ -333,14 +338,14 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 // walkContext lists context/**/*.md depth-first in component order,
 // listing subdirectories with list. Directory symlinks are not followed,
 // so a loop cannot form. degraded says why, when a directory could not be
-// listed.
+// listed. dir is clean.
 func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string), list func(string) ([]os.DirEntry, error)) (diags []Diagnostic, degraded string) {
 	for _, e := range entries {
 		name := e.Name()
 		if IsEditorDropping(name) {
 			continue
 		}
-		p := filepath.Join(dir, name)
+		p := joinName(dir, name)
 		r := name
 		if rel != "" {
 			r = rel + "/" + name
@@ -377,6 +382,16 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 		}
 	}
 	return diags, degraded
+}
+
+// joinName is filepath.Join(dir, name) for a clean dir and the name of
+// one of its entries (no separator in it, not "." or ".."), without
+// cleaning the path made again.
+func joinName(dir, name string) string {
+	if rest := dir[len(filepath.VolumeName(dir)):]; rest == "" || rest == "." || os.IsPathSeparator(rest[len(rest)-1]) {
+		return filepath.Join(dir, name) // "", ".", a root or a volume
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // regularFile reports whether the entry is a regular file, following a

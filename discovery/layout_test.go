@@ -175,3 +175,20 @@ func TestListResources(t *testing.T) {
 		t.Errorf("diagnostics = %q, want %q", codes, wantCodes)
 	}
 }
+
+// FuzzJoinName holds the join of a clean directory and an entry's name to
+// filepath.Join.
+func FuzzJoinName(f *testing.F) {
+	for _, s := range [][2]string{{"/", "a"}, {"", "a"}, {".", "a"}, {"..", "a"}, {"/a/b", "c.md"}, {"a", "b"}, {"C:", "x"}, {`C:\`, "x"}, {"C:.", "x"}, {`\\s\h`, "x"}, {"/a/b", ".x"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, dir, name string) {
+		dir = filepath.Clean(dir)
+		if name == "" || name == "." || name == ".." || strings.ContainsFunc(name, func(r rune) bool { return r < 0x80 && os.IsPathSeparator(byte(r)) }) {
+			return
+		}
+		if got, want := discovery.JoinName(dir, name), filepath.Join(dir, name); got != want {
+			t.Errorf("JoinName(%q, %q) = %q, want %q", dir, name, got, want)
+		}
+	})
+}

@@ -26,6 +26,9 @@ func (m Mention) Text() string { return m.Collection + ":" + m.Path }
 // skipping fenced code blocks, inline code spans and double-quoted text.
 // Ranges are positions in src through lines.
 func FindMentions(src []byte, from int, lines *LineIndex) []Mention {
+	if bytes.IndexByte(src[from:], '@') < 0 {
+		return nil // most files mention nothing
+	}
 	var out []Mention
 	var cur lineCursor // mentions come in order: each range decodes only the bytes since the last
 	inFence := false
@@ -52,7 +55,8 @@ func FindMentions(src []byte, from int, lines *LineIndex) []Mention {
 			off = next
 			continue
 		}
-		if !inFence {
+		// A mention starts with "@": a line without one has none.
+		if !inFence && bytes.IndexByte(line, '@') >= 0 {
 			out = appendLineMentions(out, src, off, end, lines, &cur)
 		}
 		off = next

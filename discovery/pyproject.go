@@ -141,11 +141,15 @@ type pyprojectParser struct {
 	path  string
 	src   []byte
 	lines *LineIndex
-	spans tomlSpans
-	keys  []toml.Key // every key and table header, in the order of the file
-	meta  *Metadata
-	diags []Diagnostic
-	limit fileLimit
+	// spans are the positions of the keys, scanned when one is first
+	// needed (see span), or before the decoder reads a text the fast
+	// path does not.
+	spans   tomlSpans
+	scanned bool
+	keys    []toml.Key // every key and table header, in the order of the file
+	meta    *Metadata
+	diags   []Diagnostic
+	limit   fileLimit
 }
 
 func (p *pyprojectParser) report(code string, sev Severity, r Range, format string, args ...any) {
@@ -162,16 +166,18 @@ func (p *pyprojectParser) report(code string, sev Severity, r Range, format stri
 }
 
 func (p *pyprojectParser) parse() {
-	// The shape is bounded before the decoder sees the text: it takes time
-	// quadratic in the parts of a dotted key and in the nesting of inline
-	// tables.
-	spans, deep := scanTOMLSpans(p.src)
-	if deep != nil {
-		p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
-		return
-	}
+	// The fast path reads only texts within the scanner's bounds.
 	doc, keys, ok := decodeTOMLFast(p.src)
 	if !ok {
+		// The shape is bounded before the decoder sees the text: it takes
+		// time quadratic in the parts of a dotted key and in the nesting
+		// of inline tables.
+		spans, deep := scanTOMLSpans(p.src)
+		if deep != nil {
+			p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
+			return
+		}
+		p.spans, p.scanned = spans, true
 		var (
 			md  toml.MetaData
 			err error
@@ -184,7 +190,6 @@ func (p *pyprojectParser) parse() {
 		keys = md.Keys()
 	}
 	p.keys = keys
-	p.spans = spans
 	p.checkProject(doc)
 	p.checkCollection(doc)
 	SortDiagnostics(p.diags)
@@ -259,11 +264,22 @@ func runeBoundary(src []byte, off int) int {
 	return off
 }
 
+// span returns the span of the key at path, scanning the text the first
+// time one is asked for.
+func (p *pyprojectParser) span(path []string) (tomlSpan, bool) {
+	if !p.scanned {
+		p.spans, _ = scanTOMLSpans(p.src)
+		p.scanned = true
+	}
+	s, ok := p.spans[tomlPath(path)]
+	return s, ok
+}
+
 // valueRange returns the Range of the value at path, falling back to the
 // nearest enclosing key or table that has a position, then to line 1.
 func (p *pyprojectParser) valueRange(path ...string) Range {
 	for n := len(path); n > 0; n-- {
-		if s, ok := p.spans[tomlPath(path[:n])]; ok {
+		if s, ok := p.span(path[:n]); ok {
 			if n == len(path) {
 				return p.lines.Range(s.valStart, s.valEnd)
 			}
@@ -277,7 +293,7 @@ func (p *pyprojectParser) valueRange(path ...string) Range {
 // the same fallbacks as valueRange.
 func (p *pyprojectParser) keyRange(path ...string) Range {
 	for n := len(path); n > 0; n-- {
-		if s, ok := p.spans[tomlPath(path[:n])]; ok {
+		if s, ok := p.span(path[:n]); ok {
 			return p.lines.Range(s.keyStart, s.keyEnd)
 		}
 	}
@@ -287,7 +303,7 @@ func (p *pyprojectParser) keyRange(path ...string) Range {
 // tableRange returns the Range of the header that opens the table at path,
 // or of the first key that defines it, or line 1.
 func (p *pyprojectParser) tableRange(path ...string) Range {
-	if s, ok := p.spans[tomlPath(path)]; ok {
+	if s, ok := p.span(path); ok {
 		return p.lines.Range(s.keyStart, s.keyEnd)
 	}
 	return p.lines.LineRange(0)

@@ -3,10 +3,11 @@ package discovery
 import "github.com/BurntSushi/toml"
 
 // ScanTOMLSpans runs the TOML position scanner on src and returns how many
-// spans it recorded, so that fuzz tests can feed it any input.
-func ScanTOMLSpans(src []byte) int {
-	spans, _ := scanTOMLSpans(src)
-	return len(spans)
+// spans it recorded, so that fuzz tests can feed it any input, and
+// whether it found src beyond its bounds.
+func ScanTOMLSpans(src []byte) (int, bool) {
+	spans, deep := scanTOMLSpans(src)
+	return len(spans), deep != nil
 }
 
 // IsPyprojectVersion is the version format check, for the test that holds

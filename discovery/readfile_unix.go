@@ -9,10 +9,17 @@ import (
 
 // readFile is ReadFile with a positive limit, reading into buf when it is
 // large enough (into new memory otherwise). It calls the system
-// directly: open, fstat, read to the end, close. An os.File would also
-// try to register the descriptor with the network poller (a failing
-// system call for every regular file) and set a finalizer. The errors
-// are those the os package returns.
+// directly: open, fstat, read, close. An os.File would also try to
+// register the descriptor with the network poller (a failing system call
+// for every regular file) and set a finalizer. The errors are those the
+// os package returns.
+//
+// A read that brings the bytes read to the size fstat gave, short of what
+// was asked for, ends the reading: the file held no more then, and one
+// more read to see its end would cost a system call per file for nothing.
+// A file that grows, or holds more than fstat said, is read on to its end
+// (or past the limit), but when a read stops exactly at that size, as a
+// pseudo-file's might.
 func readFile(path string, limit int64, buf []byte) ([]byte, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
@@ -52,7 +59,7 @@ func readFile(path string, limit int64, buf []byte) ([]byte, error) {
 		if int64(len(buf)) > limit {
 			return nil, grewPast(path, limit)
 		}
-		if n == 0 {
+		if n == 0 || int64(len(buf)) == st.Size && len(buf) < cap(buf) {
 			return buf, nil
 		}
 		if len(buf) == cap(buf) {

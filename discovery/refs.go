@@ -444,15 +444,15 @@ func (s *Set) CheckCollectionStat(c *Collection) (_ []Diagnostic, statted bool) 
 				add(CodeExtendsUnresolved, res.Path, ext.Range, func() string {
 					return fmt.Sprintf("extends %q does not resolve: %v", ext.Value, err)
 				})
-			} else if chain := s.cycle(ProfileRef{Collection: c, Path: res.Path}); chain != "" {
-				add(CodeExtendsCycle, res.Path, ext.Range, func() string { return "inheritance cycle: " + chain })
-			} else if s.tooDeep(ProfileRef{Collection: c, Path: res.Path}) {
+			} else if chain := s.Chain(ProfileRef{Collection: c, Path: res.Path}); s.cycle(chain) != "" {
+				add(CodeExtendsCycle, res.Path, ext.Range, func() string { return "inheritance cycle: " + s.cycle(chain) })
+			} else if s.tooDeep(chain) {
 				add(CodeExtendsTooDeep, res.Path, ext.Range, func() string {
 					return fmt.Sprintf("the extends chain is longer than %d profiles; it is not followed further", MaxExtendsDepth)
 				})
-			} else if missing, chain := s.mergedMissing(ProfileRef{Collection: c, Path: res.Path}); missing != "" {
+			} else if missing, ids := s.mergedMissing(chain); missing != "" {
 				add(CodeRequiredKey, res.Path, ext.Range, func() string {
-					return fmt.Sprintf("after its extends chain (%s) the profile has no %s", chain, missing)
+					return fmt.Sprintf("after its extends chain (%s) the profile has no %s", ids, missing)
 				})
 			}
 		}
@@ -533,11 +533,10 @@ func (s *Set) notInstalledMessage(c *Collection, req Requirement) string {
 }
 
 // mergedMissing checks the effective profile of a child profile whose
-// chain resolves to its root: it must have session.orchestrator and
-// session.context, each naming a module. It returns the first missing key
-// and the chain, or "".
-func (s *Set) mergedMissing(ref ProfileRef) (string, string) {
-	chain := s.Chain(ref)
+// extends chain (see Chain) resolves to its root: it must have
+// session.orchestrator and session.context, each naming a module. It
+// returns the first missing key and the chain, or "".
+func (s *Set) mergedMissing(chain []ProfileRef) (string, string) {
 	if len(chain) < 2 {
 		return "", ""
 	}
@@ -574,7 +573,6 @@ const MaxExtendsDepth = 32
 // MaxExtendsDepth profiles.
 func (s *Set) Chain(start ProfileRef) []ProfileRef {
 	chain := []ProfileRef{start}
-	seen := map[string]bool{start.Path: true}
 	cur := start
 	for len(chain) < MaxExtendsDepth {
 		f := cur.Collection.Facts[cur.Path]
@@ -582,20 +580,18 @@ func (s *Set) Chain(start ProfileRef) []ProfileRef {
 			return chain
 		}
 		next, err := s.ResolveProfile(f.Extends.Value, cur.Collection)
-		if err != nil || seen[next.Path] {
+		if err != nil || slices.ContainsFunc(chain, func(p ProfileRef) bool { return p.Path == next.Path }) {
 			return chain
 		}
-		seen[next.Path] = true
 		chain = append(chain, next)
 		cur = next
 	}
 	return chain
 }
 
-// tooDeep reports whether the extends chain of start goes on past
+// tooDeep reports whether an extends chain (see Chain) goes on past
 // MaxExtendsDepth profiles without repeating.
-func (s *Set) tooDeep(start ProfileRef) bool {
-	chain := s.Chain(start)
+func (s *Set) tooDeep(chain []ProfileRef) bool {
 	if len(chain) < MaxExtendsDepth {
 		return false
 	}
@@ -608,10 +604,11 @@ func (s *Set) tooDeep(start ProfileRef) bool {
 	return err == nil && !slices.ContainsFunc(chain, func(p ProfileRef) bool { return p.Path == next.Path })
 }
 
-// cycle returns the chain "a:x → b:y → a:x" when following extends from
-// start comes back to start, or "" when it does not.
-func (s *Set) cycle(start ProfileRef) string {
-	chain := s.Chain(start)
+// cycle returns the chain "a:x → b:y → a:x" when following the extends
+// chain (see Chain) from its start comes back to it, or "" when it does
+// not.
+func (s *Set) cycle(chain []ProfileRef) string {
+	start := chain[0]
 	last := chain[len(chain)-1]
 	f := last.Collection.Facts[last.Path]
 	if f == nil || f.Extends == nil {

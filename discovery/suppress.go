@@ -92,7 +92,7 @@ const suppressMarker = "amplidex:"
 // whose bytes are src: those in the front matter of a Markdown file, and
 // those of a TOML file. Other files have none. It reads src once.
 func ParseSuppressions(path string, src []byte) []Suppression {
-	if !bytes.Contains(src, []byte(suppressMarker)) {
+	if !hasSuppressMarker(src) {
 		return nil
 	}
 	from, to := 0, len(src)
@@ -124,6 +124,25 @@ func ParseSuppressions(path string, src []byte) []Suppression {
 		i = next
 	}
 	return out
+}
+
+// hasSuppressMarker reports whether src holds suppressMarker, as
+// bytes.Contains would, looking for its "x", rare in prose and YAML,
+// rather than its first byte, which is not.
+func hasSuppressMarker(src []byte) bool {
+	const at = len(suppressMarker) - 2 // where its "x" is
+	for from := at; from < len(src); {
+		i := bytes.IndexByte(src[from:], suppressMarker[at])
+		if i < 0 {
+			return false
+		}
+		i += from
+		if start := i - at; start+len(suppressMarker) <= len(src) && string(src[start:start+len(suppressMarker)]) == suppressMarker {
+			return true
+		}
+		from = i + 1
+	}
+	return false
 }
 
 // parseSuppression reads the suppression comment of one line, which

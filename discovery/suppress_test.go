@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -29,4 +30,18 @@ func TestCheckCodePattern(t *testing.T) {
 			t.Errorf("CheckCodePattern(%q) = %v, want an error saying %q", tc.pattern, err, tc.want)
 		}
 	}
+}
+
+// FuzzHasSuppressMarker holds the search for a suppression comment's
+// marker to bytes.Contains.
+func FuzzHasSuppressMarker(f *testing.F) {
+	for _, s := range []string{"", "x", "x:", "amplidex:", "amplidex", "# amplidex: ignore[x]", "ampli dex:", "xx amplidex: x",
+		"amplidexamplidex:", "amplidex:x", "mplidex:", "pamplidex:", "amplidex;", "\x00amplidex:\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if got, want := discovery.HasSuppressMarker(src), bytes.Contains(src, []byte("amplidex:")); got != want {
+			t.Errorf("HasSuppressMarker(%q) = %v, want %v", src, got, want)
+		}
+	})
 }

@@ -18,12 +18,19 @@ import (
 // implicitly first, a repeated key, carriage returns, a byte order mark,
 // errors of any kind) it gives up, and the decoder reads the text. A fuzz
 // test holds the two to the same results.
+//
+// It also gives up on a text beyond the bounds scanTOMLSpans sets (a
+// header of more than maxTOMLKeyParts parts, arrays and inline tables
+// nested more than maxTOMLScanDepth deep), so that a text it reads is one
+// the scanner reads whole: ParsePyproject need not scan a text it reads
+// unless it reports a position in it.
 
 // tomlFast is the state of one decodeTOMLFast call.
 type tomlFast struct {
-	src  string
-	pos  int
-	keys []toml.Key
+	src   string
+	pos   int
+	depth int // arrays and inline tables open
+	keys  []toml.Key
 	// tables are the paths of the tables headers made (parts joined with
 	// "\x00"): the few of a pyproject.toml, looked through.
 	tables []string
@@ -150,7 +157,9 @@ func (t *tomlFast) header(doc map[string]any) (map[string]any, []string, bool) {
 		if !ok {
 			return nil, nil, false
 		}
-		parts = append(parts, k)
+		if parts = append(parts, k); len(parts) > maxTOMLKeyParts {
+			return nil, nil, false
+		}
 		t.skipSpace(false)
 		if t.pos == len(t.src) {
 			return nil, nil, false
@@ -245,9 +254,15 @@ func (t *tomlFast) value(path []string) (any, bool) {
 		s := t.src[t.pos+1 : t.pos+1+end]
 		t.pos += end + 2
 		return s, true
-	case c == '[':
-		return t.array(path)
-	case c == '{':
+	case c == '[' || c == '{':
+		if t.depth >= maxTOMLScanDepth {
+			return nil, false
+		}
+		t.depth++
+		defer func() { t.depth-- }()
+		if c == '[' {
+			return t.array(path)
+		}
 		return t.inlineTable(path)
 	case c == 't' && strings.HasPrefix(t.src[t.pos:], "true"):
 		t.pos += 4

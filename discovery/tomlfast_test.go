@@ -22,6 +22,9 @@ func checkFastTOML(t *testing.T, src string) bool {
 	if !ok {
 		return false
 	}
+	if _, deep := discovery.ScanTOMLSpans([]byte(src)); deep {
+		t.Errorf("the fast path decodes %q, which the scanner finds beyond its bounds", src)
+	}
 	want, wantKeys, err := discovery.DecodeTOMLSlow([]byte(src))
 	if err != nil {
 		t.Errorf("the fast path decodes %q, the decoder says %v", src, err)
@@ -77,6 +80,13 @@ func TestDecodeTOMLFastTable(t *testing.T) {
 		{"a = {\nb = 1}\n", false},
 		{"a = [1,\n# c\n2,\n\n]\n", true},
 		{"a = [1 2]\n", false},
+		// Within the scanner's bounds, and just beyond them.
+		{"[" + strings.Repeat("k.", 31) + "k]\n", true},
+		{"[" + strings.Repeat("k.", 32) + "k]\n", false},
+		{"a = " + strings.Repeat("[", 32) + strings.Repeat("]", 32) + "\n", true},
+		{"a = " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n", false},
+		{"a = " + strings.Repeat("{b = ", 32) + "1" + strings.Repeat("}", 32) + "\n", true},
+		{"a = " + strings.Repeat("{b = ", 33) + "1" + strings.Repeat("}", 33) + "\n", false},
 		{"a = 1 2\n", false},
 		{"a = truex\n", false},
 		{"a = \"x\"\r\n", false},

@@ -25,15 +25,46 @@ import (
 // order the author wrote them, each with a value. Its JSON and YAML forms
 // keep that order, and its JSON form decodes back into the same order
 // and the same value types. The zero Map is empty and ready to use; a nil
-// *Map reads as empty. A Map is not safe for concurrent writes.
+// *Map reads as empty. A Map is not safe for concurrent writes; reads
+// never change it.
+//
+// Front matter's mappings are small: a Map holds its entries in order and
+// looks through them, and keeps an index of their positions only while it
+// has more than smallMap keys (so that two Maps with the same keys and
+// values in the same order are deeply equal).
 type Map struct {
-	keys []string
-	vals map[string]any
+	entries []mapEntry
+	index   map[string]int // position in entries by key; nil unless more than smallMap
 }
+
+// mapEntry is one key of a Map and its value.
+type mapEntry struct {
+	k string
+	v any
+}
+
+// smallMap is the most keys a Map looks through without an index.
+const smallMap = 8
 
 // NewMap returns an empty Map with room for n keys.
 func NewMap(n int) *Map {
-	return &Map{keys: make([]string, 0, n), vals: make(map[string]any, n)}
+	return &Map{entries: make([]mapEntry, 0, n)}
+}
+
+// find returns the position of key k in m's entries, or -1.
+func (m *Map) find(k string) int {
+	if m.index != nil {
+		if i, ok := m.index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range m.entries {
+		if m.entries[i].k == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // Len is the number of keys of m.
@@ -41,7 +72,7 @@ func (m *Map) Len() int {
 	if m == nil {
 		return 0
 	}
-	return len(m.keys)
+	return len(m.entries)
 }
 
 // IsZero reports whether m is empty, so that a field tagged omitzero
@@ -53,8 +84,10 @@ func (m *Map) Get(k string) (any, bool) {
 	if m == nil {
 		return nil, false
 	}
-	v, ok := m.vals[k]
-	return v, ok
+	if i := m.find(k); i >= 0 {
+		return m.entries[i].v, true
+	}
+	return nil, false
 }
 
 // Value returns the value of key k, nil when m has none.
@@ -66,13 +99,25 @@ func (m *Map) Value(k string) any {
 // Set sets the value of key k. A key m has keeps its place; a new key
 // goes last.
 func (m *Map) Set(k string, v any) {
-	if m.vals == nil {
-		m.vals = make(map[string]any)
+	if i := m.find(k); i >= 0 {
+		m.entries[i].v = v
+		return
 	}
-	if _, ok := m.vals[k]; !ok {
-		m.keys = append(m.keys, k)
+	m.entries = append(m.entries, mapEntry{k, v})
+	switch {
+	case m.index != nil:
+		m.index[k] = len(m.entries) - 1
+	case len(m.entries) > smallMap:
+		m.reindex()
 	}
-	m.vals[k] = v
+}
+
+// reindex makes the index of m's entries from scratch.
+func (m *Map) reindex() {
+	m.index = make(map[string]int, len(m.entries))
+	for i, e := range m.entries {
+		m.index[e.k] = i
+	}
 }
 
 // Delete removes key k, if m has it; the other keys keep their order.
@@ -80,11 +125,17 @@ func (m *Map) Delete(k string) {
 	if m == nil {
 		return
 	}
-	if _, ok := m.vals[k]; !ok {
+	i := m.find(k)
+	if i < 0 {
 		return
 	}
-	delete(m.vals, k)
-	m.keys = slices.DeleteFunc(m.keys, func(s string) bool { return s == k })
+	m.entries = slices.Delete(m.entries, i, i+1)
+	switch {
+	case len(m.entries) <= smallMap:
+		m.index = nil
+	case m.index != nil:
+		m.reindex()
+	}
 }
 
 // Keys returns the keys of m in order, in a new slice.
@@ -92,7 +143,11 @@ func (m *Map) Keys() []string {
 	if m == nil {
 		return nil
 	}
-	return slices.Clone(m.keys)
+	keys := make([]string, len(m.entries))
+	for i, e := range m.entries {
+		keys[i] = e.k
+	}
+	return keys
 }
 
 // All yields the keys of m and their values in order. Setting the value
@@ -102,8 +157,8 @@ func (m *Map) All() iter.Seq2[string, any] {
 		if m == nil {
 			return
 		}
-		for _, k := range m.keys {
-			if !yield(k, m.vals[k]) {
+		for i := 0; i < len(m.entries); i++ {
+			if !yield(m.entries[i].k, m.entries[i].v) {
 				return
 			}
 		}
@@ -374,14 +429,14 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			return append(b, "null"...), nil
 		}
 		b = append(b, '{')
-		for i, k := range v.keys {
+		for i, e := range v.entries {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = appendJSONString(b, e.k)
 			b = append(b, ':')
 			var err error
-			if b, err = appendJSON(b, v.vals[k]); err != nil {
+			if b, err = appendJSON(b, e.v); err != nil {
 				return nil, err
 			}
 		}

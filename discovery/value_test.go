@@ -100,6 +100,51 @@ func TestMap(t *testing.T) {
 	}
 }
 
+// TestMapMany checks a Map as it grows past the keys it looks through
+// and shrinks back: every key found, in order, and two Maps with the same
+// entries deeply equal however they were made.
+func TestMapMany(t *testing.T) {
+	const n = 40
+	m := discovery.NewMap(2)
+	var want []string
+	for i := range n {
+		k := strings.Repeat("k", i%7+1) + string(rune('a'+i%26)) + string(rune('A'+i/26))
+		m.Set(k, i)
+		m.Set(k, i*10) // keeps its place
+		want = append(want, k)
+		for j, w := range want {
+			if v, ok := m.Get(w); !ok || v != j*10 {
+				t.Fatalf("after %d keys, Get %s = %v, %v; want %d", i+1, w, v, ok, j*10)
+			}
+		}
+		if _, ok := m.Get("missing"); ok {
+			t.Fatalf("after %d keys, a missing key reads present", i+1)
+		}
+	}
+	if got := m.Keys(); !slices.Equal(got, want) {
+		t.Fatalf("Keys %q, want %q", got, want)
+	}
+	for i := n - 1; i >= 1; i-- {
+		m.Delete(want[i])
+		want = want[:i]
+		if got := m.Keys(); !slices.Equal(got, want) {
+			t.Fatalf("after deleting to %d keys, Keys %q", i, got)
+		}
+		for j, w := range want {
+			if v, ok := m.Get(w); !ok || v != j*10 {
+				t.Fatalf("after deleting to %d keys, Get %s = %v, %v", i, w, v, ok)
+			}
+		}
+		built := discovery.NewMap(0)
+		for _, w := range want {
+			built.Set(w, m.Value(w))
+		}
+		if !reflect.DeepEqual(m, built) {
+			t.Fatalf("after deleting to %d keys, the Map differs from one built with its entries", i)
+		}
+	}
+}
+
 func TestFloatText(t *testing.T) {
 	tenth := 0.1
 	tests := []struct {
@@ -230,6 +275,23 @@ dup: 2
 `
 	if string(y) != wantYAML {
 		t.Errorf("YAML\n got %s\nwant %s", y, wantYAML)
+	}
+}
+
+// TestDecodeRepeatedKeys: a key written twice takes its last value in
+// its first place, with merges or without, and an alias as a key is its
+// anchor's text.
+func TestDecodeRepeatedKeys(t *testing.T) {
+	front := decodeFront(t, `plain: {a: 1, b: 2, a: {c: 3}, d: 4, b: 5}
+anchored: &k key
+keys: {*k : 1, other: 2, key: 3}
+base: &b {m: 1}
+merged: {a: 1, <<: *b, b: 2, a: 3}
+`)
+	want := `{"plain":{"a":{"c":3},"b":5,"d":4},"anchored":"key","keys":{"key":3,"other":2},` +
+		`"base":{"m":1},"merged":{"a":3,"m":1,"b":2}}`
+	if got := jsonText(t, front); got != want {
+		t.Errorf("JSON\n got %s\nwant %s", got, want)
 	}
 }
 

@@ -414,6 +414,20 @@ func decodeNode(n *yaml.Node) any {
 	n = resolve(n)
 	switch n.Kind {
 	case yaml.MappingNode:
+		if !hasMergeKey(n) {
+			// Without merges the keys come in the order of the pairs, and
+			// a repeated key takes the value of its last pair (Set keeps
+			// the first one's place). The values of repeated keys are
+			// decoded in vain, within the budget checkLimits counted them
+			// in.
+			m := NewMap(len(n.Content) / 2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if k := resolve(n.Content[i]); k.Kind == yaml.ScalarNode {
+					m.Set(k.Value, decodeNode(n.Content[i+1]))
+				}
+			}
+			return m
+		}
 		ps, _ := pairs(n)
 		vals := make(map[string]*yaml.Node, len(ps))
 		for _, p := range ps {

@@ -50,6 +50,12 @@
 //	go run ./cmd/amplidex-bench -collections 10000 -json bench.json
 //	go run ./cmd/amplidex-bench -collections 2000 -json bench-2000.json
 //
+// With -generate-only (and -dir) it only generates the tree, keeps it and
+// prints its root, for measuring something else on it (the README's
+// comparison of `amplidex check` with the reference libraries):
+//
+//	go run ./cmd/amplidex-bench -collections 2000 -generate-only -dir /tmp/tree2000
+//
 // # Caveats
 //
 //   - It is a benchmark, not a test: figures vary with the machine and its

@@ -46,6 +46,7 @@ type config struct {
 	watchman     string
 	jsonPath     string
 	skipWatchman bool
+	generateOnly bool
 	stdout       io.Writer // the table
 	stderr       io.Writer // progress
 }
@@ -71,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.watchman, "watchman", "", "watchman binary (default: watchman on PATH, installed with apt-get when root)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write the results as JSON to this file")
 	fs.BoolVar(&cfg.skipWatchman, "skip-watchman", false, "measure amplidex only")
+	fs.BoolVar(&cfg.generateOnly, "generate-only", false, "generate the tree, keep it, print where it is and measure nothing (needs -dir)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -83,6 +85,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-samples %d: need at least 1", cfg.samples)
 	case cfg.gap < 0:
 		return nil, fmt.Errorf("-gap %s: must not be negative", cfg.gap)
+	case cfg.generateOnly && cfg.dir == "":
+		return nil, errors.New("-generate-only needs -dir: a tree in a temporary directory would be lost")
+	}
+	if cfg.generateOnly {
+		cfg.keep = true
 	}
 	return cfg, nil
 }
@@ -144,6 +151,10 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 		return nil, errors.New("the generated tree has no defect-free collection to probe")
 	}
 	h.progress("generated %d files in %d directories in %s", h.tree.Files, h.tree.Dirs, time.Since(start).Round(time.Millisecond))
+	if cfg.generateOnly {
+		_, err := fmt.Fprintln(cfg.stdout, h.tree.Root)
+		return nil, err
+	}
 
 	bin, dialFloor, err := h.build(ctx)
 	if err != nil {

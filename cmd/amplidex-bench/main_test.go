@@ -206,6 +206,37 @@ func TestGenerateTree(t *testing.T) {
 	}
 }
 
+// TestGenerateOnly checks that -generate-only writes the tree, keeps it,
+// prints its root and measures nothing.
+func TestGenerateOnly(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := parseFlags([]string{"-collections", "20", "-generate-only", "-dir", dir}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cfg.stdout, cfg.stderr = &stdout, &stderr
+	rep, err := run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v\nprogress:\n%s", err, stderr.String())
+	}
+	if rep != nil {
+		t.Errorf("run measured something: %+v", rep)
+	}
+	root := strings.TrimSpace(stdout.String())
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(real, "home", ".amplifier", "collections"); root != want {
+		t.Errorf("printed %q, want %q", root, want)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil || len(entries) != 20 {
+		t.Errorf("the tree was not kept: %d collections, %v", len(entries), err)
+	}
+}
+
 func TestQuantile(t *testing.T) {
 	ms := func(vs ...int) timings {
 		var ts timings
@@ -279,6 +310,8 @@ func TestParseFlags(t *testing.T) {
 			func(c *config) bool {
 				return c.collections == 12 && c.samples == 3 && c.seed == 9 && c.skipWatchman && c.jsonPath == "x.json" && c.dir == "d" && c.keep
 			}, nil},
+		{"generate only", []string{"-generate-only", "-dir", "d"}, func(c *config) bool { return c.generateOnly && c.keep && c.dir == "d" }, nil},
+		{"generate only without a directory", []string{"-generate-only"}, nil, nil},
 		{"too few collections", []string{"-collections", "2"}, nil, nil},
 		{"no samples", []string{"-samples", "0"}, nil, nil},
 		{"arguments", []string{"extra"}, nil, nil},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -52,6 +53,12 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	// What the Loaders list and read is remembered, so that the search
+	// for the project's configuration of every directory checked need not
+	// look for files that the listings say are not there, nor read a
+	// collection's pyproject.toml again.
+	listed := newListings()
+	ws.tune = listed.tune
 	pol, err := newPolicy(ws, checkFlags{selects: opts.selects, ignores: opts.ignores, severity: opts.severity})
 	if err != nil {
 		return err
@@ -69,6 +76,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	// Suppression comments apply in the View, as in every other answer.
 	diags := res.diags
 	lk := pol.lookup()
+	lk.listed = listed
 	// A project's configuration that cannot be read fails the check,
 	// whether or not anything is reported under it.
 	for _, dir := range res.dirs() {
@@ -322,7 +330,7 @@ func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
 	}
 	for _, c := range v.Set.Collections() {
 		res.collections++
-		for _, f := range c.Files() {
+		for f := range c.Facts {
 			res.files[f] = true
 		}
 	}
@@ -364,16 +372,25 @@ func (r checkResult) checked(ds []discovery.Diagnostic) int {
 
 // dirs returns the directories of the files in scope, sorted.
 func (r checkResult) dirs() []string {
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(r.files))
 	var out []string
 	for f := range r.files {
-		if d := filepath.Dir(f); !seen[d] {
+		if d := dirOf(f); !seen[d] {
 			seen[d] = true
 			out = append(out, d)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// dirOf is filepath.Dir of a clean path, without cleaning it again.
+func dirOf(p string) string {
+	i := strings.LastIndexByte(p, filepath.Separator)
+	if i <= len(filepath.VolumeName(p)) || i == len(p)-1 {
+		return filepath.Dir(p)
+	}
+	return p[:i]
 }
 
 // target is one part of what `check PATH…` checks: a whole collection,
@@ -448,7 +465,13 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 	if args := append(slices.Clone(p.args), withCols...); len(args) > 0 {
 		view, _ = cat.WithArguments(ws.daemonProject(), args)
 	}
-	res := checkResult{view: view, files: map[string]bool{}}
+	n := 0 // the files in scope, at most
+	for _, t := range p.targets {
+		if t.col != nil {
+			n += len(t.col.Facts)
+		}
+	}
+	res := checkResult{view: view, files: make(map[string]bool, n)}
 	seenDiag := map[discovery.Diagnostic]bool{}
 	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
 		for _, d := range ds {
@@ -469,14 +492,14 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 				res.files[t.file] = true
 				add(ds, func(d discovery.Diagnostic) bool { return d.Path == t.file })
 			case t.under != "":
-				for _, f := range t.col.Files() {
+				for f := range t.col.Facts {
 					if within(f, t.under) {
 						res.files[f] = true
 					}
 				}
 				add(ds, func(d discovery.Diagnostic) bool { return within(d.Path, t.under) })
 			default:
-				for _, f := range t.col.Files() {
+				for f := range t.col.Facts {
 					res.files[f] = true
 				}
 				add(ds, nil)
@@ -774,16 +797,48 @@ func inToolOrModule(dir string) bool {
 // looksLikeCollection tells a collection directory from a root holding
 // collections: a collection has a pyproject.toml or a resource directory at
 // its top, or pip's metadata (a *.dist-info directory).
+// One listing of dir answers, with a stat for a symbolic link: a root
+// holding thousands of collections is not looked into further.
 func looksLikeCollection(dir string) bool {
-	shape, err := discovery.DetectShape(dir, "")
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
 	}
-	if shape.Layout == discovery.LayoutFlat || shape.Pyproject == filepath.Join(dir, "pyproject.toml") {
-		return true
+	// is reports whether entry e is of the type want says, following a
+	// symbolic link.
+	is := func(e os.DirEntry, want func(fs.FileMode) bool) bool {
+		if e.Type()&fs.ModeSymlink == 0 {
+			return want(e.Type())
+		}
+		fi, err := os.Stat(filepath.Join(dir, e.Name()))
+		return err == nil && want(fi.Mode())
 	}
-	m, _ := filepath.Glob(filepath.Join(dir, "*.dist-info"))
-	return len(m) > 0
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case strings.HasSuffix(name, ".dist-info"):
+			return true
+		case name == "pyproject.toml":
+			if is(e, fs.FileMode.IsRegular) {
+				return true
+			}
+		case isResourceDirName(name):
+			if is(e, fs.FileMode.IsDir) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isResourceDirName reports the names of the directories that hold a
+// collection's resources.
+func isResourceDirName(name string) bool {
+	for _, k := range discovery.Kinds {
+		if name == k.Dir() {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLock checks a lock file that belongs to no root of the workspace.

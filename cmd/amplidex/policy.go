@@ -86,13 +86,24 @@ const maxConfigSize = 1 << 20
 // lookup finds and reads the project's configuration files for one
 // batch of diagnostics. It is not safe for concurrent use.
 type lookup struct {
-	p       *policy
-	nearest map[string]*Config // by directory: the file that applies there (nil: none)
-	rules   map[string]*rules  // by directory
+	p *policy
+	// home and base are the policy's home directory and userBase, clean.
+	home, base string
+	// listed, when set, tells directories that cannot hold a project's
+	// file or a marker of its top, which are then not looked for there.
+	listed   *listings
+	nearest  map[string]*Config // by directory: the file that applies there (nil: none)
+	rules    map[string]*rules  // by directory
+	compiled map[*Config]*rules // by the file that applies (nil: none)
 }
 
 func (p *policy) lookup() *lookup {
-	return &lookup{p: p, nearest: map[string]*Config{}, rules: map[string]*rules{}}
+	home := p.home
+	if home != "" {
+		home = filepath.Clean(home)
+	}
+	return &lookup{p: p, home: home, base: filepath.Clean(p.userBase),
+		nearest: map[string]*Config{}, rules: map[string]*rules{}, compiled: map[*Config]*rules{}}
 }
 
 // projectConfig returns the project configuration that applies to files
@@ -101,17 +112,21 @@ func (p *policy) lookup() *lookup {
 // directory); the home directory is never read. It returns nil when
 // there is none.
 func (l *lookup) projectConfig(dir string) (*Config, error) {
+	if c, ok := l.nearest[dir]; ok {
+		return c, nil // asked for with the clean path it was stored under
+	}
 	dir = filepath.Clean(dir)
 	if c, ok := l.nearest[dir]; ok {
 		return c, nil
 	}
 	var c *Config
-	if l.p.home == "" || dir != filepath.Clean(l.p.home) {
+	if l.home == "" || dir != l.home {
+		may := l.listed.namesIn(dir)
 		var err error
-		if c, err = l.p.fileIn(dir); err != nil {
+		if c, err = l.p.fileIn(dir, may, l.listed); err != nil {
 			return nil, err
 		}
-		if parent := filepath.Dir(dir); c == nil && parent != dir && !l.p.boundary(dir) {
+		if parent := dirOf(dir); c == nil && parent != dir && !l.boundary(dir, may) {
 			if c, err = l.projectConfig(parent); err != nil {
 				return nil, err
 			}
@@ -121,13 +136,18 @@ func (l *lookup) projectConfig(dir string) (*Config, error) {
 	return c, nil
 }
 
-// boundary reports whether the search for a project's file stops at dir:
-// the top of a repository or of a project, or the base directory.
-func (p *policy) boundary(dir string) bool {
-	if dir == filepath.Clean(p.userBase) {
+// boundary reports whether the search for a project's file stops at dir,
+// a clean path: the top of a repository or of a project, or the base
+// directory. A name that dir cannot hold (may, see listings) is not
+// looked for.
+func (l *lookup) boundary(dir string, may nameSet) bool {
+	if dir == l.base {
 		return true
 	}
 	for _, name := range []string{".git", ".amplifier"} {
+		if !may.has(name) {
+			continue
+		}
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			return true
 		}
@@ -136,10 +156,17 @@ func (p *policy) boundary(dir string) bool {
 }
 
 // fileIn reads the project configuration dir holds itself, or returns
-// nil.
-func (p *policy) fileIn(dir string) (*Config, error) {
+// nil. A name that dir cannot hold (may, see listings) is not tried, nor
+// a pyproject.toml that listed says does not name amplidex.
+func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, error) {
 	for _, name := range projectFiles {
+		if !may.has(name) {
+			continue
+		}
 		path := filepath.Join(dir, name)
+		if name == "pyproject.toml" && listed.plainPyproject(path) {
+			continue // read as the collection's metadata: no amplidex there
+		}
 		src, err := discovery.ReadFile(path, maxConfigSize)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -260,16 +287,22 @@ type rules struct {
 // per-path rules drop it.
 type pathCode struct{ path, code string }
 
-// rulesFor returns the rules of the files in dir.
+// rulesFor returns the rules of the files in dir: those of the project
+// file that applies there, compiled once for all the directories it
+// applies to.
 func (l *lookup) rulesFor(dir string) (*rules, error) {
 	if r, ok := l.rules[dir]; ok {
 		return r, nil
 	}
-	s, err := l.checkSettings(dir)
+	proj, err := l.projectConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := l.p.compile(s)
+	r, ok := l.compiled[proj]
+	if !ok {
+		r = l.p.compile(l.p.settingsFrom(proj))
+		l.compiled[proj] = r
+	}
 	l.rules[dir] = r
 	return r, nil
 }

@@ -24,6 +24,9 @@ type workspace struct {
 	// isolated is set under --isolated: the configuration is empty, and
 	// the roots are the project's alone.
 	isolated bool
+	// tune, when set, adjusts every Loader the workspace makes (check
+	// remembers what they list and read).
+	tune func(*discovery.Loader)
 }
 
 // config loads the configuration file named by --config, else the default
@@ -153,7 +156,11 @@ func errText(err error) string {
 
 // loader returns a Loader configured for the workspace.
 func (ws *workspace) loader() *discovery.Loader {
-	return &discovery.Loader{Schema: ws.schemaOptions()}
+	l := &discovery.Loader{Schema: ws.schemaOptions()}
+	if ws.tune != nil {
+		ws.tune(l)
+	}
+	return l
 }
 
 // base is the directory paths in the configuration and in baselines are

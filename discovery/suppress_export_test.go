@@ -1,0 +1,4 @@
+package discovery
+
+// HasSuppressMarker is hasSuppressMarker, for tests.
+func HasSuppressMarker(src []byte) bool { return hasSuppressMarker(src) }
