@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -93,6 +94,23 @@ func (b Build) Same(o Build) bool {
 		return b.Built.Equal(o.Built)
 	}
 	return true
+}
+
+// Key returns a string that two builds share exactly when Same says they
+// are one build. A request names its client's build by it (Request.Build).
+func (b Build) Key() string {
+	var sb strings.Builder
+	for _, f := range []string{b.Version, b.Revision, b.GoVersion, b.Platform} {
+		sb.WriteString(strconv.Quote(f))
+	}
+	if b.Modified {
+		sb.WriteString(" modified")
+	}
+	if b.Modified || (b.Revision == "" && !b.released()) {
+		sb.WriteString(" built ")
+		sb.WriteString(b.Built.UTC().Format(time.RFC3339Nano))
+	}
+	return sb.String()
 }
 
 // Short returns the revision's first 12 digits and "+modified" when the

@@ -59,6 +59,9 @@ type Client struct {
 	writeErr error
 	isClosed bool
 	subs     map[*net.UnixConn]struct{}
+	// build is the Key of the build every request names (RequireBuild),
+	// "" for none.
+	build string
 }
 
 // reply is what a waiting call receives: the line of its response, which
@@ -148,6 +151,22 @@ func (c *Client) dial(ctx context.Context) (*net.UnixConn, error) {
 	return unc, nil
 }
 
+// RequireBuild makes every request sent from now on name b
+// (Request.Build), so that a server of another build refuses it with
+// CodeOtherBuild rather than answering it: a command that asks one
+// question learns of a daemon of another build from the answer, without
+// asking "version" first. The zero Build names none again. A server older
+// than Request.Build refuses such a request with CodeInvalidRequest.
+func (c *Client) RequireBuild(b Build) {
+	key := ""
+	if b != (Build{}) {
+		key = b.Key()
+	}
+	c.mu.Lock()
+	c.build = key
+	c.mu.Unlock()
+}
+
 // Call sends method with params (marshalled to JSON; nil sends none) and
 // waits for the answer, which it unmarshals into result unless result is
 // nil. It returns the clock of the answer. An error response is returned as
@@ -227,9 +246,10 @@ func (c *Client) start(method string, params any) (uint64, chan reply, []byte, e
 	id := c.nextID
 	ch := make(chan reply, 1)
 	c.pending[id] = ch
+	build := c.build
 	c.mu.Unlock()
 
-	line, err := encodeRequest(strconv.AppendUint(nil, id, 10), method, raw)
+	line, err := encodeRequest(strconv.AppendUint(nil, id, 10), method, raw, build)
 	if err != nil {
 		c.forget(id)
 		return 0, nil, nil, fmt.Errorf("call %s: %w", method, err)
@@ -255,8 +275,8 @@ func encodeParams(params any) (json.RawMessage, error) {
 }
 
 // encodeRequest returns the request line, newline included.
-func encodeRequest(id []byte, method string, params json.RawMessage) ([]byte, error) {
-	line, err := json.Marshal(Request{ID: id, Method: method, Params: params})
+func encodeRequest(id []byte, method string, params json.RawMessage, build string) ([]byte, error) {
+	line, err := json.Marshal(Request{ID: id, Method: method, Params: params, Build: build})
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
@@ -408,7 +428,10 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (<-ch
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}
-	line, err := encodeRequest([]byte("1"), method, raw)
+	c.mu.Lock()
+	build := c.build
+	c.mu.Unlock()
+	line, err := encodeRequest([]byte("1"), method, raw, build)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}

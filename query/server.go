@@ -124,6 +124,10 @@ type Server struct {
 	// cannot hold is answered with CodeOverloaded instead, unless it is
 	// the only one held. Zero means DefaultAnswerBudget.
 	AnswerBudget int64
+	// Build is the build the server is of: a request that names another
+	// (Request.Build) is refused with CodeOtherBuild, not run. NewServer
+	// sets it to ReadBuild().
+	Build Build
 
 	handler Handler
 	clock   func() Clock
@@ -137,6 +141,9 @@ type Server struct {
 	writeTimeout time.Duration
 	budget       *budget
 	answers      *budget
+	// buildKey and buildText are Build's Key and String, as Listen found
+	// it.
+	buildKey, buildText string
 
 	// ctx is the parent of every handler context; cancel ends it when
 	// shutdown begins.
@@ -173,6 +180,7 @@ func NewServer(h Handler, clock func() Clock) *Server {
 		clock = func() Clock { return Clock{} }
 	}
 	return &Server{
+		Build:   ReadBuild(),
 		handler: h,
 		clock:   clock,
 		trust:   systemTrust(),
@@ -253,6 +261,7 @@ func (s *Server) setup() {
 	if s.answers.limit <= 0 {
 		s.answers.limit = DefaultAnswerBudget
 	}
+	s.buildKey, s.buildText = s.Build.Key(), s.Build.String()
 }
 
 // Serve serves on ln, a listening socket another made (systemd hands one

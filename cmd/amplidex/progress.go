@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,41 +115,65 @@ func fit(s string, width int) string {
 // asked or from the end of the daemon's first scan, whichever is later.
 const callTimeout = 30 * time.Second
 
-// callDaemon runs call, a question to the daemon behind c. A question that
-// takes longer than half a second looks at the daemon's status: while its
-// first scan runs, the wait does not count against callTimeout, and on a
-// terminal (never with --json) one line on stderr shows how far the scan
-// got.
+// scanPoll is how long a question waits before it looks at the daemon's
+// status, and then how often it does.
+const scanPoll = 500 * time.Millisecond
+
+// errCallTimeout is the cause of a question's end after callTimeout.
+var errCallTimeout = errors.New("no answer in time")
+
+// callDaemon runs call, a question to the daemon behind c, on this
+// goroutine. A question that takes longer than half a second looks at the
+// daemon's status: while its first scan runs, the wait does not count
+// against callTimeout, and on a terminal (never with --json) one line on
+// stderr shows how far the scan got. The status is watched by a timer's
+// goroutine, so that a question answered at once starts none.
 func (a *App) callDaemon(ctx context.Context, c *query.Client, showProgress bool, call func(context.Context) error) error {
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- call(cctx) }()
-	timeout := time.NewTimer(callTimeout)
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timeout := time.AfterFunc(callTimeout, func() { cancel(errCallTimeout) })
 	defer timeout.Stop()
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
 	defer a.line.Clear()
+	stop, watched := make(chan struct{}), make(chan struct{})
+	watch := time.AfterFunc(scanPoll, func() {
+		defer close(watched)
+		a.watchScan(cctx, c, showProgress, timeout, stop)
+	})
+	err := call(cctx)
+	close(stop)
+	if !watch.Stop() {
+		<-watched // it started: wait until it has seen stop
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errCallTimeout) {
+		return fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)
+	}
+	return err
+}
+
+// watchScan asks the daemon behind c for its status every scanPoll until
+// stop is closed or ctx ends. While the daemon's first scan runs, it puts
+// timeout off by callTimeout each time, and with show set it shows how far
+// the scan got.
+func (a *App) watchScan(ctx context.Context, c *query.Client, show bool, timeout *time.Timer, stop <-chan struct{}) {
+	tick := time.NewTicker(scanPoll)
+	defer tick.Stop()
 	for {
-		select {
-		case err := <-done:
-			return err
-		case <-timeout.C:
-			cancel()
-			<-done
-			return fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)
-		case <-tick.C:
-			sctx, scancel := context.WithTimeout(cctx, time.Second)
-			st, _, err := query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
-			scancel()
-			if err != nil || !st.Scanning {
-				continue
-			}
+		sctx, scancel := context.WithTimeout(ctx, time.Second)
+		st, _, err := query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
+		scancel()
+		if err == nil && st.Scanning {
 			timeout.Reset(callTimeout)
-			if p := st.Progress; showProgress && p != nil {
+			if p := st.Progress; show && p != nil {
 				a.line.Set("amplidex: waiting for the daemon's first scan: %d files, %d collections, %s",
 					p.Files, p.Collections, p.Elapsed)
 			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
 		}
 	}
 }

@@ -217,6 +217,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 func (d *Daemon) serve() error {
 	srv := query.NewServer(d.mux(), d.clockNow)
 	srv.Logger = d.log
+	srv.Build = d.opts.Build // the build "version" reports, which clients compare
 	var err error
 	if d.opts.Listener != nil {
 		err = srv.Serve(d.opts.Listener)
