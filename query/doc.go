@@ -7,7 +7,8 @@
 // (Paths).
 //
 // The protocol is one JSON object per line each way over a unix socket. A
-// request is {"id", "method", "params"}; its answer is {"id", "result",
+// request is {"id", "method", "params"}, with "build" when its client
+// names its build (a server of another build refuses it); its answer is {"id", "result",
 // "clock"} or {"id", "error": {"code", "message"}, "clock"}. A method whose
 // Handler returns a *Stream opens a subscription: after the answer, the
 // server pushes notifications {"method", "subscription", "params", "clock"}
