@@ -99,18 +99,18 @@ func (b Build) Same(o Build) bool {
 // Key returns a string that two builds share exactly when Same says they
 // are one build. A request names its client's build by it (Request.Build).
 func (b Build) Key() string {
-	var sb strings.Builder
+	var k []byte
 	for _, f := range []string{b.Version, b.Revision, b.GoVersion, b.Platform} {
-		sb.WriteString(strconv.Quote(f))
+		k = append(strconv.AppendInt(k, int64(len(f)), 10), ':')
+		k = append(k, f...)
 	}
 	if b.Modified {
-		sb.WriteString(" modified")
+		k = append(k, " modified"...)
 	}
 	if b.Modified || (b.Revision == "" && !b.released()) {
-		sb.WriteString(" built ")
-		sb.WriteString(b.Built.UTC().Format(time.RFC3339Nano))
+		k = b.Built.UTC().AppendFormat(append(k, " built "...), time.RFC3339Nano)
 	}
-	return sb.String()
+	return string(k)
 }
 
 // Short returns the revision's first 12 digits and "+modified" when the

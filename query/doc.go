@@ -25,8 +25,10 @@
 // time) and writes each response or notification as one whole line. A Client
 // is safe for concurrent use: calls share one connection and are matched to
 // their answers by id; each subscription has a connection of its own, so a
-// slow subscriber never delays calls. Every goroutine either side starts is
-// owned by its Server or Client and has ended when Close returns.
+// slow subscriber never delays calls. A SyncClient asks one question at a
+// time on the calling goroutine and starts none. Every goroutine either
+// side starts is owned by its Server or Client and has ended when Close
+// returns.
 //
 // # Caveats
 //

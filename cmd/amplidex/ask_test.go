@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -194,5 +195,79 @@ func serveOlder(ln net.Listener, d *askDaemon) {
 				}
 			}
 		}()
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the status line's writes from
+// the watcher's goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex // guards buf
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestQuestionShowsScanProgress: a question the daemon does not answer at
+// once, while its first scan runs, shows how far the scan got on the
+// status line, and clears it once answered.
+func TestQuestionShowsScanProgress(t *testing.T) {
+	_, socket := askEnv(t)
+	release := make(chan struct{})
+	m := query.NewMux()
+	query.Handle(m, query.MethodResolve, func(ctx context.Context, p query.NameParams) (*query.ResolveResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return (&askDaemon{}).resolve(p.Name), nil
+	})
+	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) {
+		return &query.Status{Scanning: true, Progress: &query.ScanProgress{Phase: "reading roots", Files: 12, Collections: 3, Elapsed: "2s"}}, nil
+	})
+	srv := query.NewServer(m, nil)
+	if err := srv.Listen(socket); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	var stderr syncBuffer
+	a := NewApp(strings.NewReader(""), &bytes.Buffer{}, &stderr, nil)
+	a.line = newStatusLine(&stderr, true)
+	ws := &workspace{paths: query.Paths{Socket: socket}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := query.DialSync(ctx, socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const want = "amplidex: waiting for the daemon's first scan: 12 files, 3 collections, 2s"
+	go func() {
+		for !strings.Contains(stderr.String(), want) && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond) // polls a condition; no timing asserted
+		}
+		close(release)
+	}()
+	var res *query.ResolveResult
+	err = a.callDaemon(ctx, ws, true, func(cctx context.Context) (err error) {
+		res, _, err = query.Ask(cctx, s, query.MethodResolve, query.NameParams{Name: "foundation"})
+		return err
+	})
+	if err != nil || res == nil || !res.Found {
+		t.Fatalf("answer %+v, %v", res, err)
+	}
+	if out := stderr.String(); !strings.Contains(out, want) || !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("stderr %q: want the progress line, then cleared", out)
 	}
 }

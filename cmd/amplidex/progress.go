@@ -122,13 +122,14 @@ const scanPoll = 500 * time.Millisecond
 // errCallTimeout is the cause of a question's end after callTimeout.
 var errCallTimeout = errors.New("no answer in time")
 
-// callDaemon runs call, a question to the daemon behind c, on this
+// callDaemon runs call, a question to the daemon of ws, on this
 // goroutine. A question that takes longer than half a second looks at the
 // daemon's status: while its first scan runs, the wait does not count
 // against callTimeout, and on a terminal (never with --json) one line on
 // stderr shows how far the scan got. The status is watched by a timer's
-// goroutine, so that a question answered at once starts none.
-func (a *App) callDaemon(ctx context.Context, c *query.Client, showProgress bool, call func(context.Context) error) error {
+// goroutine, on a connection of its own, so that a question answered at
+// once starts no goroutine and opens no other connection.
+func (a *App) callDaemon(ctx context.Context, ws *workspace, showProgress bool, call func(context.Context) error) error {
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timeout := time.AfterFunc(callTimeout, func() { cancel(errCallTimeout) })
@@ -137,7 +138,7 @@ func (a *App) callDaemon(ctx context.Context, c *query.Client, showProgress bool
 	stop, watched := make(chan struct{}), make(chan struct{})
 	watch := time.AfterFunc(scanPoll, func() {
 		defer close(watched)
-		a.watchScan(cctx, c, showProgress, timeout, stop)
+		a.watchScan(cctx, ws, showProgress, timeout, stop)
 	})
 	err := call(cctx)
 	close(stop)
@@ -150,18 +151,34 @@ func (a *App) callDaemon(ctx context.Context, c *query.Client, showProgress bool
 	return err
 }
 
-// watchScan asks the daemon behind c for its status every scanPoll until
+// watchScan asks the daemon of ws for its status every scanPoll until
 // stop is closed or ctx ends. While the daemon's first scan runs, it puts
 // timeout off by callTimeout each time, and with show set it shows how far
 // the scan got.
-func (a *App) watchScan(ctx context.Context, c *query.Client, show bool, timeout *time.Timer, stop <-chan struct{}) {
+func (a *App) watchScan(ctx context.Context, ws *workspace, show bool, timeout *time.Timer, stop <-chan struct{}) {
 	tick := time.NewTicker(scanPoll)
 	defer tick.Stop()
+	var c *query.SyncClient
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
 	for {
 		sctx, scancel := context.WithTimeout(ctx, time.Second)
-		st, _, err := query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
+		if c == nil {
+			c, _ = query.DialSync(sctx, ws.paths.Socket)
+		}
+		var st *query.Status
+		if c != nil {
+			var err error
+			if st, _, err = query.Ask(sctx, c, query.MethodStatus, query.StatusParams{}); err != nil {
+				c.Close() // given up on, or refused: a new connection next time
+				c, st = nil, nil
+			}
+		}
 		scancel()
-		if err == nil && st.Scanning {
+		if st != nil && st.Scanning {
 			timeout.Reset(callTimeout)
 			if p := st.Progress; show && p != nil {
 				a.line.Set("amplidex: waiting for the daemon's first scan: %d files, %d collections, %s",

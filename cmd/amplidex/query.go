@@ -128,9 +128,9 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	}
 	var result R
 	if c != nil {
-		c, err = a.ask(ctx, ws, c, func(c *query.Client) error {
-			return a.callDaemon(ctx, c, !opts.json, func(cctx context.Context) (err error) {
-				result, _, err = query.Call(cctx, c, m, params(ws.common(opts.noSync)))
+		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) error {
+			return a.callDaemon(ctx, ws, !opts.json, func(cctx context.Context) (err error) {
+				result, _, err = query.Ask(cctx, c, m, params(ws.common(opts.noSync)))
 				return err
 			})
 		})
@@ -235,10 +235,10 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	}
 	var res *query.ChangesResult
 	if c != nil {
-		c, err = a.ask(ctx, ws, c, func(c *query.Client) (err error) {
+		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) (err error) {
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			res, _, err = query.Call(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.common(false), Since: since})
+			res, _, err = query.Ask(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.common(false), Since: since})
 			return err
 		})
 	}

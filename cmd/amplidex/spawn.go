@@ -60,40 +60,57 @@ func (a *App) connect(ctx context.Context, ws *workspace) (*query.Client, error)
 }
 
 // connectToAsk is connect for a command that asks the daemon one question
-// (with ask): the build is not asked for first; every request of the
-// client names this build instead, and a daemon of another build refuses
-// it.
-func (a *App) connectToAsk(ctx context.Context, ws *workspace) (*query.Client, error) {
-	c, _, err := a.reach(ctx, ws)
-	if c != nil {
-		c.RequireBuild(query.ReadBuild())
+// (with ask): the client asks one question at a time on the calling
+// goroutine, and the build is not asked for first: every request names
+// this build instead, and a daemon of another build refuses it.
+func (a *App) connectToAsk(ctx context.Context, ws *workspace) (*query.SyncClient, error) {
+	s, err := a.dialSync(ctx, ws)
+	if s == nil && err == nil && a.autostart(ws) {
+		var c *query.Client
+		if c, _, err = a.reach(ctx, ws); c != nil {
+			c.Close()
+			s, err = a.dialSync(ctx, ws)
+		}
 	}
-	return c, err
+	if s != nil {
+		s.RequireBuild(query.ReadBuild())
+	}
+	return s, err
 }
 
-// ask runs call, a question to the daemon behind c, a client of
+// ask runs call, a question to the daemon behind s, a client of
 // connectToAsk. The daemon answers only when it is of this build. One of
 // another build refuses the question (other-build, or invalid-request from
 // a daemon older than that check): ask then does what connect does, naming
 // it on stderr and replacing it when a client started it, and asks again,
 // the daemon it kept or the one it started. It returns the client to
-// close, c or another, and nil when no daemon is left: the caller then
+// close, s or another, and nil when no daemon is left: the caller then
 // answers in process.
-func (a *App) ask(ctx context.Context, ws *workspace, c *query.Client, call func(*query.Client) error) (*query.Client, error) {
-	err := call(c)
+func (a *App) ask(ctx context.Context, ws *workspace, s *query.SyncClient, call func(*query.SyncClient) error) (*query.SyncClient, error) {
+	err := call(s)
 	var qe *query.Error
 	if !errors.As(err, &qe) || (qe.Code != query.CodeOtherBuild && qe.Code != query.CodeInvalidRequest) {
-		return c, err
+		return s, err
 	}
-	c.RequireBuild(query.Build{})
-	nc, same := a.checkBuild(ctx, ws, c)
-	switch {
-	case same:
-		return c, err // a request this build's daemon found invalid
-	case nc == nil:
-		return nil, nil
+	c, derr := a.dial(ctx, ws)
+	if c == nil {
+		s.Close()
+		return nil, derr
 	}
-	return nc, call(nc)
+	c, same := a.checkBuild(ctx, ws, c)
+	if c != nil {
+		c.Close()
+	}
+	if same {
+		return s, err // a request this build's daemon found invalid
+	}
+	// Ask again, without the build, on a connection of the daemon that
+	// runs now.
+	s.Close()
+	if s, err = a.dialSync(ctx, ws); s == nil {
+		return nil, err
+	}
+	return s, call(s)
 }
 
 // reach returns a client of the daemon, starting one in the background
