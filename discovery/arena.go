@@ -149,7 +149,17 @@ func (a *arena) seal() {
 
 // isPlainBrief reports one of the shared brief Facts of files that say
 // nothing (see plainBrief).
-func isPlainBrief(f *Facts) bool { return f == plainBriefs[plainKey{f.Kind, f.mentions}] }
+func isPlainBrief(f *Facts) bool {
+	if f.mentions < 0 || f.mentions > 1 {
+		return false
+	}
+	for i := range plainBriefs {
+		if f == &plainBriefs[i][f.mentions] {
+			return true
+		}
+	}
+	return false
+}
 
 // compact moves what c keeps into a few objects (see above), taken from
 // slab when it is not nil. The Loader calls it for collections of brief

@@ -1,5 +1,7 @@
 package discovery
 
+import "sync"
+
 // Diagnostic codes. They are stable: tools match on them. Each is listed in
 // Codes with its default severity and a one-line description, and the README
 // lists them all.
@@ -153,201 +155,205 @@ var Codes = []CodeInfo{
 // Example returns a small file that earns the code, the file's path on
 // its first line as a comment ("" when the code has none), for
 // `amplidex rule` and docs/diagnostics.md.
-func (c CodeInfo) Example() string { return codeExamples[c.Code] }
+func (c CodeInfo) Example() string { return codeExamples()[c.Code] }
 
-// codeExamples holds the example of each code (see CodeInfo.Example).
-var codeExamples = map[string]string{
-	CodeMissingPyproject: `# my-collection/  (a directory of a root)
+// codeExamples holds the example of each code (see CodeInfo.Example). It
+// is made when first asked for: a map literal at package level would be
+// built by every process at start.
+var codeExamples = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		CodeMissingPyproject: `# my-collection/  (a directory of a root)
 profiles/dev.md
 agents/helper.md
 # … and no pyproject.toml beside them`,
-	CodeTOMLSyntax: `# pyproject.toml
+		CodeTOMLSyntax: `# pyproject.toml
 [project]
 name = "my-collection"
 version = 1.0.0          # a version is a string: "1.0.0"`,
-	CodeMissingField: `# pyproject.toml
+		CodeMissingField: `# pyproject.toml
 [project]
 name = "my-collection"
 version = "1.0.0"
 # no description`,
-	CodeInvalidVersion: `# pyproject.toml
+		CodeInvalidVersion: `# pyproject.toml
 [project]
 name = "my-collection"
 version = "0.1"          # want MAJOR.MINOR.PATCH: "0.1.0"
 description = "Tools for my team"`,
-	CodeInvalidName: `# pyproject.toml
+		CodeInvalidName: `# pyproject.toml
 [project]
 name = "My_Collection"   # want "my-collection"`,
-	CodeMetadataType: `# pyproject.toml
+		CodeMetadataType: `# pyproject.toml
 [tool.amplifier.collection]
 capabilities = "search"  # want a list: ["search"]`,
-	CodeInvalidConstraint: `# pyproject.toml
+		CodeInvalidConstraint: `# pyproject.toml
 [tool.amplifier.collection.requires]
 foundation = "=>1.0.0"   # the operator is ">="`,
-	CodeMetadataUnknownKey: `# pyproject.toml
+		CodeMetadataUnknownKey: `# pyproject.toml
 [tool.amplifier.collection]
 capabilties = ["search"] # capabilities`,
 
-	CodeFrontMatterMissing: `# agents/helper.md
+		CodeFrontMatterMissing: `# agents/helper.md
 You help with the build.  # no --- front matter above the text`,
-	CodeFrontMatterUnterminated: `# agents/helper.md
+		CodeFrontMatterUnterminated: `# agents/helper.md
 ---
 name: helper
 description: Helps
 You help with the build.  # no closing ---`,
-	CodeFrontMatterSyntax: `# agents/helper.md
+		CodeFrontMatterSyntax: `# agents/helper.md
 ---
 name: helper
 description: Helps: with builds   # a colon and a space in a plain value
 ---`,
-	CodeFrontMatterNotMapping: `# agents/helper.md
+		CodeFrontMatterNotMapping: `# agents/helper.md
 ---
 - helper
 - Helps
 ---`,
-	CodeFrontMatterInCodeFence: "# agents/helper.md\n```yaml\nname: helper\ndescription: Helps\n```",
-	CodeFrontMatterTooLarge: `# profiles/dev.md
+		CodeFrontMatterInCodeFence: "# agents/helper.md\n```yaml\nname: helper\ndescription: Helps\n```",
+		CodeFrontMatterTooLarge: `# profiles/dev.md
 ---
 a: &a [x, x, x, x, x, x, x, x, x]
 b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
 c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]   # … expanded beyond the limit
 ---`,
-	CodeFrontMatterEncoding: `# agents/helper.md, saved as Latin-1
+		CodeFrontMatterEncoding: `# agents/helper.md, saved as Latin-1
 ---
 name: helper
 description: Caf\xe9   # the byte 0xE9 is not UTF-8
 ---`,
 
-	CodeUnknownKey: `# agents/helper.md
+		CodeUnknownKey: `# agents/helper.md
 ---
 name: helper
 descripton: Helps        # did you mean description?
 ---`,
-	CodeRequiredKey: `# profiles/dev.md
+		CodeRequiredKey: `# profiles/dev.md
 ---
 profile:
   name: dev
   version: 1.0.0
   # no description
 ---`,
-	CodeWrongType: `# profiles/dev.md
+		CodeWrongType: `# profiles/dev.md
 ---
 tools:
   - tool-web             # a module entry is a mapping: {module: tool-web}
 ---`,
-	CodeInvalidValue: `# profiles/dev.md
+		CodeInvalidValue: `# profiles/dev.md
 ---
 agents: some             # "all", "none" or a list of names
 ---`,
-	CodeNameMismatch: `# profiles/status-test.md
+		CodeNameMismatch: `# profiles/status-test.md
 ---
 profile:
   name: test-status      # the file is status-test.md
 ---`,
-	CodeDuplicateKey: `# agents/helper.md
+		CodeDuplicateKey: `# agents/helper.md
 ---
 name: helper
 description: first
 description: second      # YAML loaders keep this one
 ---`,
 
-	CodeExtendsUnresolved: `# profiles/dev.md
+		CodeExtendsUnresolved: `# profiles/dev.md
 ---
 profile:
   name: dev
   extends: foundation:bse   # foundation has no profiles/bse.md
 ---`,
-	CodeExtendsCycle: `# profiles/a.md extends b, and profiles/b.md:
+		CodeExtendsCycle: `# profiles/a.md extends b, and profiles/b.md:
 ---
 profile:
   name: b
   extends: a               # a → b → a
 ---`,
-	CodeExtendsTooDeep: `# profiles/p33.md
+		CodeExtendsTooDeep: `# profiles/p33.md
 ---
 profile:
   name: p33
   extends: p32             # … which extends p31, and so on down to p0
 ---`,
-	CodeAgentUnknown: `# profiles/dev.md
+		CodeAgentUnknown: `# profiles/dev.md
 ---
 agents:
   - reviewr                # no agents/reviewr.md anywhere
 ---`,
-	CodeMentionUnresolved: `# context/guide.md
+		CodeMentionUnresolved: `# context/guide.md
 See @foundation:context/shard.md.   # the file is context/shared.md`,
-	CodeMentionEscapes: `# context/guide.md
+		CodeMentionEscapes: `# context/guide.md
 See @foundation:../secrets.md.`,
 
-	CodeDepNotInstalled: `# pyproject.toml, with no collection named foundation in any root
+		CodeDepNotInstalled: `# pyproject.toml, with no collection named foundation in any root
 [tool.amplifier.collection.requires]
 foundation = "^1.0.0"      # provide it: AMPLIDEX_BUNDLED, a root, or check --with DIR`,
-	CodeDepUnsatisfied: `# pyproject.toml, with foundation 1.4.0 installed
+		CodeDepUnsatisfied: `# pyproject.toml, with foundation 1.4.0 installed
 [tool.amplifier.collection.requires]
 foundation = "^2.0.0"`,
 
-	CodeNestedNameMismatch: `# pyproject.toml               # the package copy, my_collection/pyproject.toml,
+		CodeNestedNameMismatch: `# pyproject.toml               # the package copy, my_collection/pyproject.toml,
 [project]                       # says name = "other"
 name = "my-collection"`,
-	CodeToolNoPyproject: `# scenario-tools/report/
+		CodeToolNoPyproject: `# scenario-tools/report/
 main.py                         # … and no pyproject.toml`,
-	CodeSymlinkLoop: `# context/loop -> .          # a link to its own directory`,
-	CodeUnreadable:  `# context/private.md          # mode 000: amplidex cannot read it`,
-	CodeShadowed: `# ~/.amplifier/collections/foundation, version 1.0.0,
+		CodeSymlinkLoop: `# context/loop -> .          # a link to its own directory`,
+		CodeUnreadable:  `# context/private.md          # mode 000: amplidex cannot read it`,
+		CodeShadowed: `# ~/.amplifier/collections/foundation, version 1.0.0,
 # while the project's .amplifier/collections/foundation wins`,
-	CodeDuplicateName: `# ~/.amplifier/collections/foundation/pyproject.toml: name = "foundation"
+		CodeDuplicateName: `# ~/.amplifier/collections/foundation/pyproject.toml: name = "foundation"
 # ~/.amplifier/collections/foundation-old/pyproject.toml: name = "foundation"`,
-	CodeFileTooLarge: `# context/dump.md             # 20 MiB: larger than the 8 MiB a document may be`,
-	CodeNotRegular:   `# agents/helper.md            # a named pipe (mkfifo), not a file`,
+		CodeFileTooLarge: `# context/dump.md             # 20 MiB: larger than the 8 MiB a document may be`,
+		CodeNotRegular:   `# agents/helper.md            # a named pipe (mkfifo), not a file`,
 
-	CodeLockCorrupt: `# .amplifier/collections.lock
+		CodeLockCorrupt: `# .amplifier/collections.lock
 {"version": "1.1", "collections": {   # cut short`,
-	CodeLockPathMissing: `# .amplifier/collections.lock
+		CodeLockPathMissing: `# .amplifier/collections.lock
 {"version": "1.1", "collections": {"tools": {"path": "/gone/tools", …}}}`,
-	CodeLockModuleEscapes: `# .amplifier/collections.lock
+		CodeLockModuleEscapes: `# .amplifier/collections.lock
 … "modules": [{"name": "tool-x", "path": "../../elsewhere"}] …`,
-	CodeLockNotLocked: `# .amplifier/collections/tools/  installed by hand,
+		CodeLockNotLocked: `# .amplifier/collections/tools/  installed by hand,
 # and no "tools" entry in .amplifier/collections.lock`,
-	CodeLockNotInstalled: `# .amplifier/collections.lock names "tools",
+		CodeLockNotInstalled: `# .amplifier/collections.lock names "tools",
 # and there is no .amplifier/collections/tools/`,
-	CodeLockSchema: `# .amplifier/collections.lock
+		CodeLockSchema: `# .amplifier/collections.lock
 {"version": "1.1", "collections": {"tools": {"path": 42}}}   # path is a string`,
 
-	CodeBundleLoadFailed: `# bundle.md
+		CodeBundleLoadFailed: `# bundle.md
 ---
 bundle:
   name: my-bundle
 # no default_provider: the runtime refuses to load it
 ---`,
-	CodeBundleAgentMissing: `# bundle.md
+		CodeBundleAgentMissing: `# bundle.md
 ---
 agents:
   include: [reviewer]      # no agents/reviewer.md beside bundle.md
 ---`,
-	CodeModuleUnavailable: `# bundle.md
+		CodeModuleUnavailable: `# bundle.md
 ---
 tools:
   - module: tool-web
     source: git+https://github.com/example/tool-web@no-such-branch
 ---`,
-	CodeIncludesNotPrepared: `# bundle.md
+		CodeIncludesNotPrepared: `# bundle.md
 ---
 includes:
   - foundation:bundles/base.md   # its modules are not in the mount plan
 ---`,
-	CodeBundleSource: `# bundle.md
+		CodeBundleSource: `# bundle.md
 ---
 tools:
   - module: tool-web
     source: github.com/example/tool-web   # want git+https://…@ref
 ---`,
 
-	CodeTooManyDiagnostics: `# context/links.md
+		CodeTooManyDiagnostics: `# context/links.md
 @missing:a.md @missing:b.md @missing:c.md …   # 5,000 mentions that do not resolve:
                                               # 100 are reported, and one says how many more`,
 
-	CodeSuppressUnused: `# agents/helper.md
+		CodeSuppressUnused: `# agents/helper.md
 ---
 name: helper   # amplidex: ignore[schema/unknown-key]   (nothing here to suppress)
 ---`,
-}
+	}
+})

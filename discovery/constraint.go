@@ -3,10 +3,7 @@ package discovery
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // ErrInvalidConstraint is returned (wrapped) when a version constraint from
@@ -39,18 +36,32 @@ const maxConstraintLen = 256
 //   - !=: anything but that version, padded with zeros.
 //
 // Wildcards ("*", "1.x"), "||" alternatives and Python's "~=" are not part
-// of the collection format and are rejected. A pre-release version
-// (1.0.0-rc.1) satisfies a constraint only when a clause of the constraint
-// names a pre-release itself, as semver ranges define it.
+// of the collection format and are rejected.
+//
+// A pre-release version (1.0.0-rc.1) satisfies a constraint only when a
+// clause of the constraint names a pre-release itself; then every clause
+// is checked against it, ordered as semver.org orders versions (1.0.0-rc.1
+// before 1.0.0): ">=1.0.0-rc.1,<2.0.0" admits 1.0.0-rc.2 and 2.0.0-rc.1,
+// "^1.0.0" does not admit 1.1.0-rc.1. The bounds of ^ and ~ keep their
+// part unchanged: ^1.0.0-rc.1 does not admit 2.0.0-alpha.
+//
+// Where they meet on this grammar, the answers are those of
+// github.com/Masterminds/semver/v3 given the whole constraint, which the
+// tests check, but for ~0.0.0: it is <0.1.0 here, as every other ~X.Y.Z,
+// where that library admits every version.
 type Constraint struct {
 	clauses []constraintClause
-	checks  []*semver.Constraints // one per clause, all must hold
+	// pre says that a clause names a pre-release, so that pre-release
+	// versions are checked like the others instead of failing.
+	pre bool
 }
 
-// constraintClause is one comma-separated part of a Constraint, as written.
+// constraintClause is one comma-separated part of a Constraint.
 type constraintClause struct {
 	op      string // "", "^", "~", ">=", ">", "<=", "<", "==" or "!="
-	version string
+	version string // as written
+	v       Version
+	parts   int // the numbers written: 1 (X), 2 (X.Y) or 3 (X.Y.Z)
 }
 
 // constraintOps lists the operators, longest first so that ">=" is tried
@@ -87,10 +98,7 @@ func ParseConstraint(s string) (*Constraint, error) {
 		return fail(`"||" alternatives are not supported; want one range, such as >=1.0,<3.0`)
 	}
 	parts := strings.Split(s, ",")
-	c := &Constraint{
-		clauses: make([]constraintClause, 0, len(parts)),
-		checks:  make([]*semver.Constraints, 0, len(parts)),
-	}
+	c := &Constraint{clauses: make([]constraintClause, 0, len(parts))}
 	for i, part := range parts {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -118,29 +126,12 @@ func ParseConstraint(s string) (*Constraint, error) {
 				}
 			}
 		}
-		full, why := normalizeConstraintVersion(version)
+		v, n, why := parseVersionParts(version, "want X, X.Y or X.Y.Z")
 		if why != "" {
 			return fail("%q is not a version: %s", version, why)
 		}
-		var expr string
-		switch op {
-		case "^", "~":
-			// Masterminds reads partial versions of ^ and ~ as semver
-			// ranges do (^1.2 = >=1.2.0 <2.0.0), so pass them as written.
-			expr = op + version
-		case "", "==":
-			expr = "=" + full
-		default:
-			expr = op + full
-		}
-		check, err := semver.NewConstraint(expr)
-		if err != nil {
-			// Not expected once the version is checked above; said in
-			// the user's terms all the same.
-			return fail("%q is not a version range the checker accepts", part)
-		}
-		c.clauses = append(c.clauses, constraintClause{op: op, version: version})
-		c.checks = append(c.checks, check)
+		c.clauses = append(c.clauses, constraintClause{op: op, version: version, v: v, parts: n})
+		c.pre = c.pre || v.Pre != ""
 	}
 	return c, nil
 }
@@ -191,98 +182,62 @@ func suggestConstraintOp(op, version string) string {
 	return ""
 }
 
-// normalizeConstraintVersion checks a version of a constraint clause and
-// returns it padded to X.Y.Z (suffixes kept), or, when it is not a
-// version, why.
-func normalizeConstraintVersion(v string) (full, why string) {
-	core, suffix := v, ""
-	if i := strings.IndexAny(v, "-+"); i >= 0 {
-		core, suffix = v[:i], v[i:]
-	}
-	nums := strings.Split(core, ".")
-	if len(nums) > 3 {
-		return "", "more than three numbers; want X, X.Y or X.Y.Z"
-	}
-	for _, n := range nums {
-		switch {
-		case n == "x" || n == "X" || n == "*":
-			return "", "wildcards are not supported"
-		case n == "" || strings.Trim(n, "0123456789") != "":
-			return "", "want X, X.Y or X.Y.Z"
-		case len(n) > 1 && n[0] == '0':
-			return "", fmt.Sprintf("leading zero in %q", n)
-		}
-		if _, err := strconv.ParseUint(n, 10, 64); err != nil {
-			return "", fmt.Sprintf("%q is too large", n)
-		}
-	}
-	if why := checkVersionSuffix(suffix); why != "" {
-		return "", why
-	}
-	for len(nums) < 3 {
-		nums = append(nums, "0")
-	}
-	return strings.Join(nums, ".") + suffix, ""
-}
-
-// checkVersionSuffix checks an optional "-pre.release" followed by an
-// optional "+build.meta" and says what is wrong with it, or "".
-func checkVersionSuffix(s string) string {
-	if s == "" {
-		return ""
-	}
-	pre, build := "", ""
-	if s[0] == '-' {
-		pre = s[1:]
-		if i := strings.IndexByte(pre, '+'); i >= 0 {
-			pre, build = pre[:i], pre[i+1:]
-			if !validSemverIdents(build) {
-				return fmt.Sprintf("bad build metadata %q", build)
-			}
-		}
-		if !validSemverIdents(pre) {
-			return fmt.Sprintf("bad pre-release %q", pre)
-		}
-		return ""
-	}
-	build = s[1:]
-	if !validSemverIdents(build) {
-		return fmt.Sprintf("bad build metadata %q", build)
-	}
-	return ""
-}
-
-// validSemverIdents reports whether s is one or more dot-separated non-empty
-// identifiers of ASCII letters, digits and hyphens.
-func validSemverIdents(s string) bool {
-	for _, id := range strings.Split(s, ".") {
-		if id == "" {
-			return false
-		}
-		for i := 0; i < len(id); i++ {
-			b := id[i]
-			if !(b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '-') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // Check reports whether version satisfies every clause of c. The version
-// must be strict semver (X.Y.Z with optional suffixes); anything else is an
-// error.
+// must be strict semver (X.Y.Z with optional suffixes, see ParseVersion);
+// anything else is an error.
 func (c *Constraint) Check(version string) (bool, error) {
-	v, err := semver.StrictNewVersion(version)
+	v, err := ParseVersion(version)
 	if err != nil {
 		return false, fmt.Errorf("check version %q against %q: %w", version, c.String(), err)
 	}
-	for _, check := range c.checks {
-		if !check.Check(v) {
+	if v.Pre != "" && !c.pre {
+		return false, nil
+	}
+	for _, cl := range c.clauses {
+		if !cl.admits(v) {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// admits reports whether v satisfies the clause.
+func (cl *constraintClause) admits(v Version) bool {
+	c := cl.v
+	cmp := v.Compare(c)
+	switch cl.op {
+	case "^":
+		// At least c, and the leftmost part that is not zero, or the
+		// last one written, unchanged: ^1.2.3 and ^1 keep the major,
+		// ^0.2.3 and ^0.2 the minor, ^0.0.3 the patch, ^0.0 the minor
+		// and ^0 the major.
+		switch {
+		case cmp < 0:
+			return false
+		case c.Major > 0 || cl.parts == 1:
+			return v.Major == c.Major
+		case v.Major != 0:
+			return false
+		case c.Minor > 0 || cl.parts == 2:
+			return v.Minor == c.Minor
+		}
+		return v.Minor == 0 && v.Patch == c.Patch
+	case "~":
+		// At least c, and the major unchanged; the minor too unless
+		// only the major is written.
+		return cmp >= 0 && v.Major == c.Major && (cl.parts == 1 || v.Minor == c.Minor)
+	case ">=":
+		return cmp >= 0
+	case ">":
+		return cmp > 0
+	case "<=":
+		return cmp <= 0
+	case "<":
+		return cmp < 0
+	case "!=":
+		return cmp != 0
+	}
+	return cmp == 0 // "" and "=="
 }
 
 // String returns c in canonical form: the clauses as written, without

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -194,7 +193,7 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 				quotePath(v.path()), quoteValue(r.Value), describeKinds(s))
 		}
 		if s.semver {
-			if _, err := semver.StrictNewVersion(r.Value); err != nil {
+			if _, err := ParseVersion(r.Value); err != nil {
 				msg := fmt.Sprintf("invalid version format for %s: %s; want MAJOR.MINOR.PATCH", quotePath(v.path()), quoteValue(r.Value))
 				if fix := suggestPyprojectVersion(r.Value); fix != "" {
 					msg += fmt.Sprintf(", such as %q", fix)

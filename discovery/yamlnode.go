@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,8 +136,6 @@ func (e *yamlSyntaxError) Error() string {
 	return e.msg
 }
 
-var yamlErrLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
 // parseYAML parses text into a node tree and returns the document's
 // content node, or nil when the text holds no document at all (empty, or
 // only comments).
@@ -193,11 +190,27 @@ func toSyntaxError(err error) *yamlSyntaxError {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
-	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return &yamlSyntaxError{line: n, msg: m[2]}
+	if n, rest, ok := cutYAMLErrLine(msg); ok {
+		return &yamlSyntaxError{line: n, msg: rest}
 	}
 	return &yamlSyntaxError{msg: strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// cutYAMLErrLine reads go-yaml's message "yaml: line N: what" (the
+// prefix "yaml: " optional) as the line N and what; ok is false for any
+// other message, and for one of more than one line.
+func cutYAMLErrLine(msg string) (line int, rest string, ok bool) {
+	s, _ := strings.CutPrefix(msg, "yaml: ")
+	s, ok = strings.CutPrefix(s, "line ")
+	if !ok {
+		return 0, "", false
+	}
+	digits, rest, ok := strings.Cut(s, ": ")
+	if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || strings.Contains(rest, "\n") {
+		return 0, "", false
+	}
+	line, _ = strconv.Atoi(digits)
+	return line, rest, true
 }
 
 // resolve follows aliases to the node they name. It gives up (returning

@@ -3,6 +3,7 @@ package discovery_test
 import (
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -82,6 +83,47 @@ func FuzzYAML11Matchers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkYAML11Matchers(t, s)
+	})
+}
+
+// yamlErrLineRef is the expression go-yaml's messages were read with
+// before the hand-written matcher.
+var yamlErrLineRef = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+func checkYAMLErrLine(t *testing.T, msg string) {
+	t.Helper()
+	line, rest, ok := discovery.CutYAMLErrLine(msg)
+	m := yamlErrLineRef.FindStringSubmatch(msg)
+	if ok != (m != nil) {
+		t.Fatalf("CutYAMLErrLine(%q) ok = %v, the expression says %v", msg, ok, m != nil)
+	}
+	if m == nil {
+		return
+	}
+	if n, _ := strconv.Atoi(m[1]); line != n || rest != m[2] {
+		t.Fatalf("CutYAMLErrLine(%q) = %d, %q; the expression says %d, %q", msg, line, rest, n, m[2])
+	}
+}
+
+func TestYAMLErrLineMatcher(t *testing.T) {
+	for _, s := range []string{
+		"", "yaml: line 3: mapping values are not allowed in this context", "line 12: did not find expected key",
+		"yaml: line 3:", "yaml: line 3: ", "yaml: line : x", "yaml: line x: y", "yaml: line 3 : x", "yaml: line 3: a: b",
+		"yaml: yaml: line 3: x", "yaml:line 3: x", "yaml: line 3: x\ny", "yaml: line 3: x\r", "line 99999999999999999999: big",
+		"yaml: unmarshal errors:\n  line 3: cannot unmarshal", "yaml: line ١: x", "yaml: line 3: \xff",
+	} {
+		checkYAMLErrLine(t, s)
+	}
+}
+
+// FuzzYAMLErrLine compares the matcher with the expression on any
+// message.
+func FuzzYAMLErrLine(f *testing.F) {
+	for _, s := range []string{"yaml: line 3: x", "line 1: y", "yaml: line 2: a\nb", "yaml: line: 3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkYAMLErrLine(t, s)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -93,6 +94,23 @@ func (b Build) Same(o Build) bool {
 		return b.Built.Equal(o.Built)
 	}
 	return true
+}
+
+// Key returns a string that two builds share exactly when Same says they
+// are one build. A request names its client's build by it (Request.Build).
+func (b Build) Key() string {
+	var k []byte
+	for _, f := range []string{b.Version, b.Revision, b.GoVersion, b.Platform} {
+		k = append(strconv.AppendInt(k, int64(len(f)), 10), ':')
+		k = append(k, f...)
+	}
+	if b.Modified {
+		k = append(k, " modified"...)
+	}
+	if b.Modified || (b.Revision == "" && !b.released()) {
+		k = b.Built.UTC().AppendFormat(append(k, " built "...), time.RFC3339Nano)
+	}
+	return string(k)
 }
 
 // Short returns the revision's first 12 digits and "+modified" when the

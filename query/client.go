@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrNoDaemon is returned when no daemon can be reached on the socket: the
@@ -59,6 +60,9 @@ type Client struct {
 	writeErr error
 	isClosed bool
 	subs     map[*net.UnixConn]struct{}
+	// build is the Key of the build every request names (RequireBuild),
+	// "" for none.
+	build string
 }
 
 // reply is what a waiting call receives: the line of its response, which
@@ -95,10 +99,7 @@ func Dial(ctx context.Context, socketPath string) (*Client, error) {
 }
 
 func dialWith(ctx context.Context, socketPath string, t trust, maxResponse int) (*Client, error) {
-	if len(socketPath) > maxSocketPath {
-		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", socketPath, len(socketPath), maxSocketPath, ErrNoDaemon)
-	}
-	path, err := t.dialPath(socketPath)
+	path, err := checkedPath(socketPath, t)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +123,23 @@ func dialWith(ctx context.Context, socketPath string, t trust, maxResponse int) 
 	return c, nil
 }
 
+// checkedPath returns where the socket named socketPath is, once its
+// directory has passed t's checks (see Dial).
+func checkedPath(socketPath string, t trust) (string, error) {
+	if len(socketPath) > maxSocketPath {
+		return "", fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", socketPath, len(socketPath), maxSocketPath, ErrNoDaemon)
+	}
+	return t.dialPath(socketPath)
+}
+
 // dial opens a connection to the client's socket and checks who answers.
 func (c *Client) dial(ctx context.Context) (*net.UnixConn, error) {
-	path := c.path
+	return dialChecked(ctx, c.path, c.trust)
+}
+
+// dialChecked opens a connection to the socket at path, a checkedPath,
+// and checks with t who answers.
+func dialChecked(ctx context.Context, path string, t trust) (*net.UnixConn, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", path, len(path), maxSocketPath, ErrNoDaemon)
 	}
@@ -141,11 +156,27 @@ func (c *Client) dial(ctx context.Context) (*net.UnixConn, error) {
 		return nil, fmt.Errorf("dial %s: %w: %w", path, ErrNoDaemon, err)
 	}
 	unc := nc.(*net.UnixConn)
-	if err := c.trust.checkServer(unc, path); err != nil {
+	if err := t.checkServer(unc, path); err != nil {
 		unc.Close()
 		return nil, err
 	}
 	return unc, nil
+}
+
+// RequireBuild makes every request sent from now on name b
+// (Request.Build), so that a server of another build refuses it with
+// CodeOtherBuild rather than answering it: a command that asks one
+// question learns of a daemon of another build from the answer, without
+// asking "version" first. The zero Build names none again. A server older
+// than Request.Build refuses such a request with CodeInvalidRequest.
+func (c *Client) RequireBuild(b Build) {
+	key := ""
+	if b != (Build{}) {
+		key = b.Key()
+	}
+	c.mu.Lock()
+	c.build = key
+	c.mu.Unlock()
 }
 
 // Call sends method with params (marshalled to JSON; nil sends none) and
@@ -227,9 +258,10 @@ func (c *Client) start(method string, params any) (uint64, chan reply, []byte, e
 	id := c.nextID
 	ch := make(chan reply, 1)
 	c.pending[id] = ch
+	build := c.build
 	c.mu.Unlock()
 
-	line, err := encodeRequest(strconv.AppendUint(nil, id, 10), method, raw)
+	line, err := encodeRequest(strconv.AppendUint(nil, id, 10), method, raw, build)
 	if err != nil {
 		c.forget(id)
 		return 0, nil, nil, fmt.Errorf("call %s: %w", method, err)
@@ -254,16 +286,36 @@ func encodeParams(params any) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// encodeRequest returns the request line, newline included.
-func encodeRequest(id []byte, method string, params json.RawMessage) ([]byte, error) {
-	line, err := json.Marshal(Request{ID: id, Method: method, Params: params})
-	if err != nil {
-		return nil, fmt.Errorf("encode request: %w", err)
+// encodeRequest returns the request line, newline included: the JSON
+// json.Marshal makes of the Request, written without reflection (a
+// command that asks one question would build json's encoder of Request
+// for that one line). id and params are JSON already.
+func encodeRequest(id []byte, method string, params json.RawMessage, build string) ([]byte, error) {
+	line := make([]byte, 0, len(`{"id":,"method":"","params":,"build":""}`)+len(id)+len(method)+len(params)+len(build)+1)
+	line = append(append(line, `{"id":`...), id...)
+	line = appendJSONString(append(line, `,"method":`...), method)
+	if len(params) > 0 {
+		line = append(append(line, `,"params":`...), params...)
 	}
+	if build != "" {
+		line = appendJSONString(append(line, `,"build":`...), build)
+	}
+	line = append(line, '}')
 	if len(line) > MaxLineSize {
 		return nil, fmt.Errorf("request of %d bytes: %w", len(line), ErrLineTooLong)
 	}
 	return append(line, '\n'), nil
+}
+
+// appendJSONString appends s as a JSON string, as json.Marshal writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // escapes, and invalid UTF-8: json's way
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // readLoop hands every response to the call waiting for it.
@@ -408,7 +460,10 @@ func (c *Client) Subscribe(ctx context.Context, method string, params any) (<-ch
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}
-	line, err := encodeRequest([]byte("1"), method, raw)
+	c.mu.Lock()
+	build := c.build
+	c.mu.Unlock()
+	line, err := encodeRequest([]byte("1"), method, raw, build)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", method, err)
 	}

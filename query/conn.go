@@ -110,6 +110,11 @@ func (c *conn) serve() {
 			c.writeResponse(req.ID, nil, Errorf(e.Code, "line %d: %s", lineNo, e.Message), c.srv.clock())
 			continue
 		}
+		if req.Build != "" && req.Build != c.srv.buildKey {
+			c.srv.budget.release(held)
+			c.writeResponse(req.ID, nil, Errorf(CodeOtherBuild, "the server is of another build: %s", c.srv.buildText), c.srv.clock())
+			continue
+		}
 		if !c.acquire(slots) {
 			c.srv.budget.release(held)
 			c.writeResponse(req.ID, nil, c.failure(c.ctx.Err()), c.srv.clock())

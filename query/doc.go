@@ -7,7 +7,8 @@
 // (Paths).
 //
 // The protocol is one JSON object per line each way over a unix socket. A
-// request is {"id", "method", "params"}; its answer is {"id", "result",
+// request is {"id", "method", "params"}, with "build" when its client
+// names its build (a server of another build refuses it); its answer is {"id", "result",
 // "clock"} or {"id", "error": {"code", "message"}, "clock"}. A method whose
 // Handler returns a *Stream opens a subscription: after the answer, the
 // server pushes notifications {"method", "subscription", "params", "clock"}
@@ -24,8 +25,10 @@
 // time) and writes each response or notification as one whole line. A Client
 // is safe for concurrent use: calls share one connection and are matched to
 // their answers by id; each subscription has a connection of its own, so a
-// slow subscriber never delays calls. Every goroutine either side starts is
-// owned by its Server or Client and has ended when Close returns.
+// slow subscriber never delays calls. A SyncClient asks one question at a
+// time on the calling goroutine and starts none. Every goroutine either
+// side starts is owned by its Server or Client and has ended when Close
+// returns.
 //
 // # Caveats
 //

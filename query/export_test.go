@@ -113,3 +113,19 @@ func ACESID(a ACE) string { return a.sid }
 
 // ACEFlags returns the flags of a.
 func ACEFlags(a ACE) uint8 { return a.flags }
+
+// EncodeRequest is the request line a client writes, newline included.
+func EncodeRequest(id []byte, method string, params []byte, build string) ([]byte, error) {
+	return encodeRequest(id, method, params, build)
+}
+
+// DialSyncHooked is DialSync with h applied to the client.
+func DialSyncHooked(ctx context.Context, path string, h Hooks) (*SyncClient, error) {
+	t := systemTrust()
+	h.apply(&t)
+	maxResponse := MaxResponseSize
+	if h.MaxResponse > 0 {
+		maxResponse = h.MaxResponse
+	}
+	return dialSyncWith(ctx, path, t, maxResponse)
+}

@@ -131,6 +131,10 @@ type Server struct {
 	// once, and call no method of the Server. A daemon that exits once it
 	// has had no client for a while counts its clients with it.
 	Activity func(open int)
+	// Build is the build the server is of: a request that names another
+	// (Request.Build) is refused with CodeOtherBuild, not run. NewServer
+	// sets it to ReadBuild().
+	Build Build
 
 	handler Handler
 	clock   func() Clock
@@ -145,6 +149,9 @@ type Server struct {
 	budget       *budget
 	answers      *budget
 	activity     func(open int)
+	// buildKey and buildText are Build's Key and String, as Listen found
+	// it.
+	buildKey, buildText string
 
 	// ctx is the parent of every handler context; cancel ends it when
 	// shutdown begins.
@@ -181,6 +188,7 @@ func NewServer(h Handler, clock func() Clock) *Server {
 		clock = func() Clock { return Clock{} }
 	}
 	return &Server{
+		Build:   ReadBuild(),
 		handler: h,
 		clock:   clock,
 		trust:   systemTrust(),
@@ -262,6 +270,7 @@ func (s *Server) setup() {
 	if s.answers.limit <= 0 {
 		s.answers.limit = DefaultAnswerBudget
 	}
+	s.buildKey, s.buildText = s.Build.Key(), s.Build.String()
 }
 
 // Serve serves on ln, a listening socket another made (systemd hands one

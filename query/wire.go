@@ -62,6 +62,10 @@ const (
 	// CodeUnavailable: the connection ended before the answer came. The
 	// client reports it; the server never sends it.
 	CodeUnavailable Code = "unavailable"
+	// CodeOtherBuild: the request named its client's build
+	// (Request.Build), and the server is of another: it did not run the
+	// request. The message names the server's build; "version" says more.
+	CodeOtherBuild Code = "other-build"
 )
 
 // Error is the error member of a response, and the error a Client returns
@@ -84,10 +88,15 @@ func (e *Error) Error() string {
 
 // Request is one line a client sends. ID is a JSON number or string, echoed
 // verbatim in the response; Params is any JSON value, or nil when absent.
+// Build, when set, is the client's build (Build.Key): a server of another
+// build refuses the request with CodeOtherBuild instead of running it, so
+// that a client learns of a daemon of another build from the answer to its
+// first question, without asking "version" first.
 type Request struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
+	Build  string          `json:"build,omitempty"`
 }
 
 // Response is the server's answer to one request: Result on success, Error
@@ -114,8 +123,10 @@ type Notification struct {
 }
 
 // DecodeRequest decodes one request line. The line must hold exactly one
-// JSON object with an id (a number or a string), a non-empty method and
-// optional params; any other key is an error. On failure the error is an
+// JSON object with an id (a number or a string), a non-empty method,
+// optional params and an optional build; any other key is an error (which
+// is how a server older than Request.Build refuses a request naming a
+// build). On failure the error is an
 // *Error with CodeInvalidRequest, and the returned Request carries the id
 // when it could still be read, so that the answer can name it.
 func DecodeRequest(line []byte) (Request, error) {

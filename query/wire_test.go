@@ -222,3 +222,43 @@ func jsonEqual(a, b json.RawMessage) bool {
 	vb, errB := decode(b)
 	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
 }
+
+// checkEncodeRequest holds the request line a client writes to what
+// json.Marshal makes of the Request.
+func checkEncodeRequest(t *testing.T, method string, params []byte, build string) {
+	t.Helper()
+	got, err := query.EncodeRequest([]byte("17"), method, params, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(query.Request{ID: json.RawMessage("17"), Method: method, Params: params, Build: build})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want)+"\n" {
+		t.Errorf("request line %s, json.Marshal says %s", got, want)
+	}
+}
+
+func TestEncodeRequest(t *testing.T) {
+	for _, tc := range []struct {
+		method, params, build string
+	}{
+		{"resolve", `{"name":"foundation","no_sync":true}`, ""},
+		{"status", "", ""},
+		{"resolve", `{"name":"x"}`, query.ReadBuild().Key()},
+		{"odd\"method\\", `[1,2]`, "a\"b\\c\x01\n<>&é\u2028\xff"},
+	} {
+		checkEncodeRequest(t, tc.method, []byte(tc.params), tc.build)
+	}
+}
+
+// FuzzEncodeRequest holds the request line to json.Marshal on any method
+// and build.
+func FuzzEncodeRequest(f *testing.F) {
+	f.Add("resolve", "7:(devel)0:8:go1.26.8")
+	f.Add("a\"b", "\xff<\u2028")
+	f.Fuzz(func(t *testing.T, method, build string) {
+		checkEncodeRequest(t, method, []byte(`{"a":1}`), build)
+	})
+}

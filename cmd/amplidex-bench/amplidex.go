@@ -47,12 +47,17 @@ type amplidexResult struct {
 	FirstScan      string
 	ResolveProcess timings // whole `amplidex query resolve NAME` processes
 	DialFloor      timings // whole dial-floor processes, interleaved with them
-	SocketNoSync   timings // resolve over the socket, no_sync
-	SocketSync     timings // resolve over the socket, read-your-writes
-	SaveVisible    timings // write → diagnostics answer shows the defect
-	SaveNotify     timings // write → subscription notification with the defect
-	ColdMemory     memory  // of the cold-started daemon once ready
-	Memory         memory  // of the restarted daemon after every loop
+	// ResolveProcessCPU and DialFloorCPU are the CPU time (user and
+	// system) of the same processes: less skewed than their wall time by
+	// other work on the machine.
+	ResolveProcessCPU timings
+	DialFloorCPU      timings
+	SocketNoSync      timings // resolve over the socket, no_sync
+	SocketSync        timings // resolve over the socket, read-your-writes
+	SaveVisible       timings // write → diagnostics answer shows the defect
+	SaveNotify        timings // write → subscription notification with the defect
+	ColdMemory        memory  // of the cold-started daemon once ready
+	Memory            memory  // of the restarted daemon after every loop
 }
 
 // amplidexRun measures one amplidex binary against one tree.
@@ -121,6 +126,9 @@ func (r *amplidexRun) run(ctx context.Context) error {
 	}
 	h.progress("amplidex: indexed %d files of %d collections in %s (%d analyzed); %s",
 		st.Files, r.res.Collections, s.ready.Round(time.Millisecond), st.Analyzed, r.res.ColdMemory)
+	if h.cfg.only == onlyQuery {
+		return r.queryOnly(ctx, s)
+	}
 	if err := s.d.stop(30 * time.Second); err != nil {
 		return err
 	}
@@ -141,26 +149,9 @@ func (r *amplidexRun) run(ctx context.Context) error {
 		return fmt.Errorf("amplidex: %w", err)
 	}
 	defer c.Close()
-	type loop struct {
-		what string
-		ts   *timings
-	}
-	steps := []struct {
-		what  string
-		fn    func(context.Context, *query.Client) error
-		loops []loop
-	}{
-		{"query resolve", r.resolveProcess, []loop{{"query resolve, whole process", &r.res.ResolveProcess}, {"dial floor, whole process", &r.res.DialFloor}}},
-		{"socket resolve", r.socketQueries, []loop{{"socket resolve, no_sync", &r.res.SocketNoSync}, {"socket resolve, synced", &r.res.SocketSync}}},
-		{"save → diagnostics query", r.saveVisible, []loop{{"save → diagnostics query", &r.res.SaveVisible}}},
-		{"save → subscription", r.saveNotify, []loop{{"save → subscription", &r.res.SaveNotify}}},
-	}
-	for _, s := range steps {
-		if err := s.fn(ctx, c); err != nil {
-			return fmt.Errorf("amplidex: %s: %w", s.what, err)
-		}
-		for _, l := range s.loops {
-			h.progress("amplidex: %s: %s", l.what, l.ts)
+	for _, s := range r.steps() {
+		if err := r.runStep(ctx, c, s); err != nil {
+			return err
 		}
 	}
 	if r.res.Memory, err = readMemory(st.PID); err != nil {
@@ -168,6 +159,55 @@ func (r *amplidexRun) run(ctx context.Context) error {
 	}
 	h.progress("amplidex: memory at the end %s", r.res.Memory)
 	return s.d.stop(30 * time.Second)
+}
+
+// queryOnly runs the whole-process query loop alone against the daemon
+// of the cold start, and stops it.
+func (r *amplidexRun) queryOnly(ctx context.Context, s *started) error {
+	defer s.d.stop(30 * time.Second)
+	if err := r.runStep(ctx, nil, r.steps()[0]); err != nil {
+		return err
+	}
+	return s.d.stop(30 * time.Second)
+}
+
+// step is one measurement against a running daemon, and the loops it
+// fills.
+type step struct {
+	what  string
+	fn    func(context.Context, *query.Client) error
+	loops []loop
+}
+
+// loop is one series of timings a step fills.
+type loop struct {
+	what string
+	ts   *timings
+}
+
+// steps are the measurements against the restarted daemon, in order; the
+// first, whole processes, needs no client of the harness's own.
+func (r *amplidexRun) steps() []step {
+	return []step{
+		{"query resolve", r.resolveProcess, []loop{
+			{"query resolve, whole process", &r.res.ResolveProcess}, {"dial floor, whole process", &r.res.DialFloor},
+			{"query resolve, whole process, CPU", &r.res.ResolveProcessCPU}, {"dial floor, whole process, CPU", &r.res.DialFloorCPU},
+		}},
+		{"socket resolve", r.socketQueries, []loop{{"socket resolve, no_sync", &r.res.SocketNoSync}, {"socket resolve, synced", &r.res.SocketSync}}},
+		{"save → diagnostics query", r.saveVisible, []loop{{"save → diagnostics query", &r.res.SaveVisible}}},
+		{"save → subscription", r.saveNotify, []loop{{"save → subscription", &r.res.SaveNotify}}},
+	}
+}
+
+// runStep runs s with the client c and reports its loops.
+func (r *amplidexRun) runStep(ctx context.Context, c *query.Client, s step) error {
+	if err := s.fn(ctx, c); err != nil {
+		return fmt.Errorf("amplidex: %s: %w", s.what, err)
+	}
+	for _, l := range s.loops {
+		r.h.progress("amplidex: %s: %s", l.what, l.ts)
+	}
+	return nil
 }
 
 // started is what one start of the daemon measured.
@@ -303,19 +343,19 @@ func (r *amplidexRun) resolveProcess(ctx context.Context, _ *query.Client) error
 		if err != nil {
 			return err
 		}
-		cli := func() (time.Duration, error) {
-			took, out, err := runTimed(ctx, r.env, r.cwd, nil, r.bin, "query", "resolve", p.Name)
+		cli := func() (sample, error) {
+			wall, cpu, out, err := runTimed(ctx, r.env, r.cwd, nil, r.bin, "query", "resolve", p.Name)
 			if err == nil && !strings.Contains(string(out), p.Dir) {
 				err = fmt.Errorf("query resolve %s did not name %s:\n%s", p.Name, p.Dir, out)
 			}
-			return took, err
+			return sample{wall, cpu}, err
 		}
-		floor := func() (time.Duration, error) {
-			took, out, err := runTimed(ctx, r.env, r.cwd, nil, r.dialFloor, r.paths.Socket, resolveName, string(params))
+		floor := func() (sample, error) {
+			wall, cpu, out, err := runTimed(ctx, r.env, r.cwd, nil, r.dialFloor, r.paths.Socket, resolveName, string(params))
 			if err == nil {
 				err = checkResolve(out, p)
 			}
-			return took, err
+			return sample{wall, cpu}, err
 		}
 		// Alternate which goes first, so that neither always finds the
 		// other's caches warm.
@@ -337,11 +377,16 @@ func (r *amplidexRun) resolveProcess(ctx context.Context, _ *query.Client) error
 		if i%2 != 0 {
 			t1, t2 = t2, t1
 		}
-		r.res.ResolveProcess = append(r.res.ResolveProcess, t1)
-		r.res.DialFloor = append(r.res.DialFloor, t2)
+		r.res.ResolveProcess = append(r.res.ResolveProcess, t1.wall)
+		r.res.ResolveProcessCPU = append(r.res.ResolveProcessCPU, t1.cpu)
+		r.res.DialFloor = append(r.res.DialFloor, t2.wall)
+		r.res.DialFloorCPU = append(r.res.DialFloorCPU, t2.cpu)
 	}
 	return nil
 }
+
+// sample is one timed process: its wall and CPU time.
+type sample struct{ wall, cpu time.Duration }
 
 // resolveName is the resolve method's name on the socket, for the dial
 // floor's command line.

@@ -31,6 +31,14 @@
 //     processes answering a path query, and a save until its subscription
 //     names the file.
 //
+// The whole processes are timed by the wall clock, and their CPU time
+// (user and system, from the kernel's accounting at exit) is recorded
+// beside it: on a machine shared with other work, the CPU time varies
+// less than the wall time. With -only query, the harness measures the
+// whole-process query loop alone, against the daemon of the cold start,
+// with no floor walk, restart, other loop or watchman: a quicker run for
+// work on the client's start.
+//
 // Every socket method is called through the query package's method table
 // (query.Call, query.Subscribe) with its params and result types; the dial
 // floor gets the method's name from the table on its command line.
@@ -49,6 +57,7 @@
 //
 //	go run ./cmd/amplidex-bench -collections 10000 -json bench.json
 //	go run ./cmd/amplidex-bench -collections 2000 -json bench-2000.json
+//	go run ./cmd/amplidex-bench -collections 2000 -only query
 //
 // With -generate-only (and -dir) it only generates the tree, keeps it and
 // prints its root, for measuring something else on it (the README's

@@ -47,6 +47,7 @@ type config struct {
 	jsonPath     string
 	skipWatchman bool
 	generateOnly bool
+	only         string    // "" for every measurement, onlyQuery for the whole-process query loop
 	stdout       io.Writer // the table
 	stderr       io.Writer // progress
 }
@@ -73,6 +74,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write the results as JSON to this file")
 	fs.BoolVar(&cfg.skipWatchman, "skip-watchman", false, "measure amplidex only")
 	fs.BoolVar(&cfg.generateOnly, "generate-only", false, "generate the tree, keep it, print where it is and measure nothing (needs -dir)")
+	fs.StringVar(&cfg.only, "only", "", "measure one thing: \""+onlyQuery+"\" times whole `amplidex query resolve` processes\n"+
+		"against the dial floor on a cold-started daemon, and nothing else (no floor walk, restart or watchman)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -85,6 +88,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-samples %d: need at least 1", cfg.samples)
 	case cfg.gap < 0:
 		return nil, fmt.Errorf("-gap %s: must not be negative", cfg.gap)
+	case cfg.only != "" && cfg.only != onlyQuery:
+		return nil, fmt.Errorf("-only %q: want %q", cfg.only, onlyQuery)
 	case cfg.generateOnly && cfg.dir == "":
 		return nil, errors.New("-generate-only needs -dir: a tree in a temporary directory would be lost")
 	}
@@ -93,6 +98,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	return cfg, nil
 }
+
+// onlyQuery is the -only value that measures the whole-process query loop
+// alone.
+const onlyQuery = "query"
 
 // harness is one run: the tree, the scratch directory and the settings.
 type harness struct {
@@ -160,18 +169,20 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.progress("floor: walking the tree %d times (lstat every entry, an inotify watch on every directory)", floorRuns)
-	floor, err := h.measureFloor()
-	if err != nil {
-		return nil, err
+	floor := &floorResult{}
+	if cfg.only == "" {
+		h.progress("floor: walking the tree %d times (lstat every entry, an inotify watch on every directory)", floorRuns)
+		if floor, err = h.measureFloor(); err != nil {
+			return nil, err
+		}
+		h.progress("floor: %d files, %d directories watched: %s", floor.Files, floor.Dirs, floor.Runs)
 	}
-	h.progress("floor: %d files, %d directories watched: %s", floor.Files, floor.Dirs, floor.Runs)
 	a, err := h.measureAmplidex(ctx, bin, dialFloor)
 	if err != nil {
 		return nil, err
 	}
 	var w *watchmanResult
-	if !cfg.skipWatchman {
+	if !cfg.skipWatchman && cfg.only == "" {
 		wbin, err := h.findWatchman(ctx)
 		if err != nil {
 			return nil, err
@@ -189,7 +200,7 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 		Amplidex: amplidexRef{Binary: bin, Revision: revision(bin), Collections: a.Collections, FilesIndexed: a.InitialFiles,
 			Analyzed: a.InitialAnalyzed, FirstAnswerMS: ms(a.FirstAnswer), FirstAnswerFound: a.FirstFound, FirstAnswerScan: a.FirstScan},
 		Floor:   floorRef{WalkMS: ms(floor.Walk), Runs: floor.Runs.millis(), Files: floor.Files, Dirs: floor.Dirs, Watcher: floor.Watcher},
-		Metrics: metrics(a, floor, w),
+		Metrics: metrics(a, floor, w, cfg.only),
 		Loops:   loops(a, floor, w),
 		Memory:  map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
 	}

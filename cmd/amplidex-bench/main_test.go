@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,9 +89,9 @@ func TestRunSmall(t *testing.T) {
 		t.Errorf("floor walked %d files and %d dirs in %v, tree has %d and %d (and its root)", f.Files, f.Dirs, f.Runs, rep.Tree.Files, rep.Tree.Dirs)
 	}
 	runs := (&harness{cfg: cfg}).processRuns()
-	for _, name := range []string{"amplidex_resolve_process", "dial_floor_process"} {
-		if l := rep.Loops[name]; l.Samples != runs {
-			t.Errorf("loop %s: %d samples, want %d", name, l.Samples, runs)
+	for _, name := range []string{"amplidex_resolve_process", "dial_floor_process", "amplidex_resolve_process_cpu", "dial_floor_process_cpu"} {
+		if l := rep.Loops[name]; l.Samples != runs || l.Max <= 0 {
+			t.Errorf("loop %s: %d samples, at most %v ms, want %d samples", name, l.Samples, l.Max, runs)
 		}
 	}
 	for _, k := range []string{"amplidex_cold", "amplidex"} {
@@ -116,6 +117,55 @@ func TestRunSmall(t *testing.T) {
 	}
 	if rep.Amplidex.FilesIndexed == 0 || rep.Amplidex.FilesIndexed > rep.Tree.Files {
 		t.Errorf("amplidex indexed %d files of %d", rep.Amplidex.FilesIndexed, rep.Tree.Files)
+	}
+}
+
+// TestRunOnlyQuery runs the harness with -only query: the whole-process
+// query loop is measured, and nothing else.
+func TestRunOnlyQuery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds amplidex and runs its daemon; skipped with -short")
+	}
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "bench.json")
+	var stdout, stderr bytes.Buffer
+	cfg, err := parseFlags([]string{"-collections", "20", "-samples", "4", "-only", "query", "-json", jsonPath}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.stdout, cfg.stderr = &stdout, &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("run: %v\nprogress:\n%s", err, stderr.String())
+	}
+	runs := (&harness{cfg: cfg}).processRuns()
+	for name, l := range rep.Loops {
+		switch name {
+		case "amplidex_resolve_process", "dial_floor_process", "amplidex_resolve_process_cpu", "dial_floor_process_cpu":
+			if l.Samples != runs {
+				t.Errorf("loop %s: %d samples, want %d", name, l.Samples, runs)
+			}
+		default:
+			t.Errorf("loop %s measured with -only query", name)
+		}
+	}
+	if len(rep.Loops) != 4 {
+		t.Errorf("loops %v, want the four of the whole-process query", rep.Loops)
+	}
+	var names []string
+	for _, m := range rep.Metrics {
+		names = append(names, m.Name)
+		if m.Amplidex == nil {
+			t.Errorf("metric %s: no amplidex value", m.Name)
+		}
+	}
+	if want := []string{"initial_index", "query_resolve_process", "query_resolve_process_cpu", "rss_anon_cold"}; !slices.Equal(names, want) {
+		t.Errorf("metrics %q with -only query, want %q", names, want)
+	}
+	if rep.Watchman != "" {
+		t.Errorf("watchman %s measured with -only query", rep.Watchman)
 	}
 }
 
@@ -312,6 +362,8 @@ func TestParseFlags(t *testing.T) {
 			}, nil},
 		{"generate only", []string{"-generate-only", "-dir", "d"}, func(c *config) bool { return c.generateOnly && c.keep && c.dir == "d" }, nil},
 		{"generate only without a directory", []string{"-generate-only"}, nil, nil},
+		{"only query", []string{"-only", "query"}, func(c *config) bool { return c.only == onlyQuery }, nil},
+		{"only something else", []string{"-only", "restart"}, nil, nil},
 		{"too few collections", []string{"-collections", "2"}, nil, nil},
 		{"no samples", []string{"-samples", "0"}, nil, nil},
 		{"arguments", []string{"extra"}, nil, nil},

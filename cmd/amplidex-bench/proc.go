@@ -194,9 +194,10 @@ func parseMemory(r io.Reader) (memory, error) {
 	return m, nil
 }
 
-// runTimed runs argv to completion with stdin and returns its wall time and
+// runTimed runs argv to completion with stdin and returns its wall time,
+// the CPU time it used (user and system, its children included) and its
 // standard output. A non-zero exit is an error naming the command.
-func runTimed(ctx context.Context, env []string, dir string, stdin []byte, argv ...string) (time.Duration, []byte, error) {
+func runTimed(ctx context.Context, env []string, dir string, stdin []byte, argv ...string) (wall, cpu time.Duration, out []byte, err error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
@@ -206,12 +207,13 @@ func runTimed(ctx context.Context, env []string, dir string, stdin []byte, argv 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	took := time.Since(start)
+	err = cmd.Run()
+	wall = time.Since(start)
 	if err != nil {
-		return took, nil, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
+		return wall, 0, nil, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	return took, stdout.Bytes(), nil
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return wall, cpu, stdout.Bytes(), nil
 }
 
 // timings are the durations of repeated measurements.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -101,7 +102,7 @@ type metric struct {
 // that explain the private-memory rows.
 var metricNames = []string{
 	"initial_index", "restart", "restart_files_read", "restart_first_answer",
-	"query_resolve_process", "socket_query_p99",
+	"query_resolve_process", "query_resolve_process_cpu", "socket_query_p99",
 	"save_notify_p50", "save_notify_p99", "save_visible_p50",
 	"rss_anon_cold", "rss_anon", "rss_file", "rss_anon_per_file",
 }
@@ -171,8 +172,22 @@ func quantileOf(ts timings, q float64) *float64 {
 
 func mib(b int64) *float64 { return ptr(float64(b) / (1 << 20)) }
 
-// metrics turns the measurements into the rows of the table.
-func metrics(a *amplidexResult, f *floorResult, w *watchmanResult) []metric {
+// onlyQueryMetrics are the metrics a run with -only query measures: the
+// cold start's, and the whole-process query's.
+var onlyQueryMetrics = []string{"initial_index", "query_resolve_process", "query_resolve_process_cpu", "rss_anon_cold"}
+
+// metrics turns the measurements into the rows of the table: every row,
+// or with only set (the -only flag), the rows that run measured.
+func metrics(a *amplidexResult, f *floorResult, w *watchmanResult, only string) []metric {
+	all := allMetrics(a, f, w)
+	if only != onlyQuery {
+		return all
+	}
+	return slices.DeleteFunc(all, func(m metric) bool { return !slices.Contains(onlyQueryMetrics, m.Name) })
+}
+
+// allMetrics is every row of the table.
+func allMetrics(a *amplidexResult, f *floorResult, w *watchmanResult) []metric {
 	var crawl, subP50, subP99, wRSSCrawl, wRSS, wFile, wPerFile *float64
 	if w != nil {
 		crawl = ptr(ms(w.Crawl))
@@ -192,6 +207,7 @@ func metrics(a *amplidexResult, f *floorResult, w *watchmanResult) []metric {
 		newMetric("restart_files_read", "files re-read on restart", "files", ptr(float64(a.RestartAnalyzed)), reference{}, atMost(0, "0")),
 		newMetric("restart_first_answer", "restart: first no_sync answer after process start", "ms", ptr(ms(a.FirstAnswer)), reference{}, atMost(50, "≤ 50 ms")),
 		newMetric("query_resolve_process", "query resolve, whole process, p50", "ms", quantileOf(a.ResolveProcess, 0.5), against("dial floor", quantileOf(a.DialFloor, 0.5)), ratioAtMost(1.5, "≤ 1.5× dial floor")),
+		newMetric("query_resolve_process_cpu", "query resolve, whole process, CPU (user+sys), p50", "ms", quantileOf(a.ResolveProcessCPU, 0.5), against("dial floor", quantileOf(a.DialFloorCPU, 0.5)), noTarget),
 		newMetric("socket_query_p99", "socket query (resolve, no_sync), p99", "ms", quantileOf(a.SocketNoSync, 0.99), reference{}, under(1, "< 1 ms")),
 		newMetric("save_notify_p50", "save → subscription notified, p50", "ms", quantileOf(a.SaveNotify, 0.5), against("watchman", subP50), under(30, "< 30 ms")),
 		newMetric("save_notify_p99", "save → subscription notified, p99", "ms", quantileOf(a.SaveNotify, 0.99), against("watchman", subP99), under(60, "< 60 ms")),
@@ -207,6 +223,7 @@ func metrics(a *amplidexResult, f *floorResult, w *watchmanResult) []metric {
 func loops(a *amplidexResult, f *floorResult, w *watchmanResult) map[string]loopStats {
 	all := map[string]timings{
 		"amplidex_resolve_process": a.ResolveProcess, "dial_floor_process": a.DialFloor,
+		"amplidex_resolve_process_cpu": a.ResolveProcessCPU, "dial_floor_process_cpu": a.DialFloorCPU,
 		"amplidex_socket_nosync": a.SocketNoSync, "amplidex_socket_sync": a.SocketSync,
 		"amplidex_save_visible": a.SaveVisible, "amplidex_save_notify": a.SaveNotify,
 		"floor_walk": f.Runs,

@@ -170,7 +170,7 @@ func (r *watchmanRun) pathQueries(ctx context.Context) error {
 		q, _ := json.Marshal([]any{"query", r.root, map[string]any{
 			"expression": []any{"name", rel, "wholename"}, "fields": []string{"name"},
 		}})
-		took, out, err := runTimed(ctx, r.env, r.dir, q, r.cli("-j")...)
+		took, _, out, err := runTimed(ctx, r.env, r.dir, q, r.cli("-j")...)
 		if err != nil {
 			return err
 		}

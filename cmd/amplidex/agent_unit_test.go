@@ -171,6 +171,30 @@ func TestServiceFiles(t *testing.T) {
 	}
 }
 
+// TestXMLEscape holds xmlEscape to xml.EscapeText.
+func TestXMLEscape(t *testing.T) {
+	for _, s := range []string{"", "/opt/my tools/amplidex", `a&b<c>d"e'f`, "tab\tnl\ncr\r", "\x00\x01\x1f\x7f",
+		"\xff\xfe", "é\uFFFD\U0001F600", "\uFFFE\uFFFF", "\xed\xa0\x80", "a\xc3"} {
+		checkXMLEscape(t, s)
+	}
+}
+
+// FuzzXMLEscape holds xmlEscape to xml.EscapeText on any string.
+func FuzzXMLEscape(f *testing.F) {
+	f.Add("/s&<x>\t\xff")
+	f.Fuzz(checkXMLEscape)
+}
+
+func checkXMLEscape(t *testing.T, s string) {
+	var want strings.Builder
+	if err := xml.EscapeText(&want, []byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if got := xmlEscape(s); got != want.String() {
+		t.Errorf("xmlEscape(%q) = %q, xml.EscapeText says %q", s, got, want.String())
+	}
+}
+
 // TestLogFileBoundedWhenRotationFails: when the log cannot be rotated
 // (FILE.1 is a directory that is not empty), it still never grows past
 // its cap: it starts again, with a line saying why.

@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/query"
 	"github.com/lmittmann/tint"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -127,7 +128,11 @@ type jsonErrorBody struct {
 // printed on stdout as {"error": {"code", "message"}}, so that a script
 // always reads JSON.
 func (a *App) Run(ctx context.Context, args []string) int {
-	root := a.rootCmd()
+	return a.run(ctx, a.rootCmd(args), args)
+}
+
+// run is Run with the command tree root.
+func (a *App) run(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
@@ -179,7 +184,24 @@ func wantsJSON(cmd *cobra.Command, args []string) bool {
 	return false
 }
 
-func (a *App) rootCmd() *cobra.Command {
+// topCommands are the top-level commands, by name, with what builds each.
+var topCommands = []struct {
+	name string
+	make func(*App) *cobra.Command
+}{
+	{"check", newCheckCmd}, {"query", newQueryCmd}, {"daemon", newDaemonCmd}, {"status", newStatusCmd},
+	{"watch", newWatchCmd}, {"prepare", newPrepareCmd}, {"cache", newCacheCmd}, {"post-install", newPostInstallCmd},
+	{"lsp", newLSPCmd}, {"schema", newSchemaCmd}, {"config", newConfigCmd}, {"rule", newRuleCmd},
+	{"version", newVersionCmd}, {"service", newServiceCmd}, {"forget", newForgetCmd},
+}
+
+// rootCmd builds the command tree that runs args. When args name one of
+// topCommands plainly (global flags first, then its name), the tree holds
+// that command alone: the other commands' flags, help and completions
+// would be most of the work of a short command such as a query, and none
+// of them can run. Anything else (help, completion, --version, a name
+// mistyped or missing) gets the whole tree.
+func (a *App) rootCmd(args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "amplidex",
 		Short:         "Index, validate and query Amplifier collections",
@@ -194,27 +216,48 @@ func (a *App) rootCmd() *cobra.Command {
 	pf.StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (default: info for daemon, watch and lsp, warn for the others)")
 	pf.StringVar(&a.projectDir, "project", "", "project directory (default: nearest ancestor with .amplifier/, else the working directory)")
 	pf.StringVar(&a.configPath, "config", "", "configuration file (default: $AMPLIDEX_HOME/config.toml or $XDG_CONFIG_HOME/amplidex/config.toml)")
-	root.AddCommand(
-		newCheckCmd(a),
-		newQueryCmd(a),
-		newDaemonCmd(a),
-		newStatusCmd(a),
-		newWatchCmd(a),
-		newPrepareCmd(a),
-		newCacheCmd(a),
-		newPostInstallCmd(a),
-		newLSPCmd(a),
-		newSchemaCmd(a),
-		newConfigCmd(a),
-		newRuleCmd(a),
-		newVersionCmd(a), newServiceCmd(a), newForgetCmd(a),
-	)
-	root.InitDefaultCompletionCmd()
+	if i := namedCommand(args, pf); i >= 0 {
+		root.AddCommand(topCommands[i].make(a))
+		root.CompletionOptions.DisableDefaultCmd = true
+	} else {
+		for _, c := range topCommands {
+			root.AddCommand(c.make(a))
+		}
+		root.InitDefaultCompletionCmd()
+		root.Version = versionText(query.ReadBuild())
+		root.SetVersionTemplate("{{.Version}}")
+	}
 	root.SetFlagErrorFunc(flagError)
 	guardCommands(root)
-	root.Version = versionText(query.ReadBuild())
-	root.SetVersionTemplate("{{.Version}}")
 	return root
+}
+
+// namedCommand returns the index in topCommands of the command args name
+// after the global flags of pf (each with its value), or -1.
+func namedCommand(args []string, pf *pflag.FlagSet) int {
+	for len(args) > 0 && strings.HasPrefix(args[0], "--") && args[0] != "--" {
+		name, _, hasValue := strings.Cut(args[0][2:], "=")
+		f := pf.Lookup(name)
+		if f == nil {
+			return -1
+		}
+		args = args[1:]
+		if !hasValue && f.NoOptDefVal == "" {
+			if len(args) == 0 {
+				return -1
+			}
+			args = args[1:]
+		}
+	}
+	if len(args) == 0 {
+		return -1
+	}
+	for i, c := range topCommands {
+		if c.name == args[0] {
+			return i
+		}
+	}
+	return -1
 }
 
 // logLevels are the values of --log-level; "warning" is taken for "warn".

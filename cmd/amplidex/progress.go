@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,51 +115,94 @@ func fit(s string, width int) string {
 // asked or from the end of the daemon's first scan, whichever is later.
 const callTimeout = 30 * time.Second
 
-// callDaemon runs call, a question to the daemon behind c about project.
-// A question that takes longer than half a second looks at the daemon's
-// status: while its first scan runs, or the project's registration (its
-// first read), the wait does not count against callTimeout, and on a
-// terminal (never with --json) one line on stderr shows how far it got.
-func (a *App) callDaemon(ctx context.Context, c *query.Client, project string, showProgress bool, call func(context.Context) error) error {
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- call(cctx) }()
-	timeout := time.NewTimer(callTimeout)
+// scanPoll is how long a question waits before it looks at the daemon's
+// status, and then how often it does.
+const scanPoll = 500 * time.Millisecond
+
+// errCallTimeout is the cause of a question's end after callTimeout.
+var errCallTimeout = errors.New("no answer in time")
+
+// callDaemon runs call, a question to the daemon of ws, on this
+// goroutine. A question that takes longer than half a second looks at the
+// daemon's status: while its first scan runs, or the registration (first
+// read) of ws's project, the wait does not count against callTimeout, and
+// on a terminal (never with --json) one line on stderr shows how far it
+// got. The status is watched by a timer's goroutine, on a connection of its
+// own, so that a question answered at once starts no goroutine and opens no
+// other connection.
+func (a *App) callDaemon(ctx context.Context, ws *workspace, showProgress bool, call func(context.Context) error) error {
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timeout := time.AfterFunc(callTimeout, func() { cancel(errCallTimeout) })
 	defer timeout.Stop()
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
 	defer a.line.Clear()
+	stop, watched := make(chan struct{}), make(chan struct{})
+	watch := time.AfterFunc(scanPoll, func() {
+		defer close(watched)
+		a.watchScan(cctx, ws, showProgress, timeout, stop)
+	})
+	err := call(cctx)
+	close(stop)
+	if !watch.Stop() {
+		<-watched // it started: wait until it has seen stop
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errCallTimeout) {
+		return fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)
+	}
+	return err
+}
+
+// watchScan asks the daemon of ws for its status every scanPoll until
+// stop is closed or ctx ends. While the daemon's first scan or the
+// registration of ws's project runs, it puts timeout off by callTimeout
+// each time, and with show set it shows how far that got.
+func (a *App) watchScan(ctx context.Context, ws *workspace, show bool, timeout *time.Timer, stop <-chan struct{}) {
+	tick := time.NewTicker(scanPoll)
+	defer tick.Stop()
+	var c *query.SyncClient
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	project := ws.daemonProject()
 	for {
-		select {
-		case err := <-done:
-			return err
-		case <-timeout.C:
-			cancel()
-			<-done
-			return fmt.Errorf("no answer within %s: %w", callTimeout, context.DeadlineExceeded)
-		case <-tick.C:
-			sctx, scancel := context.WithTimeout(cctx, time.Second)
-			st, _, err := query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
-			scancel()
-			if err != nil {
-				continue
+		sctx, scancel := context.WithTimeout(ctx, time.Second)
+		if c == nil {
+			c, _ = query.DialSync(sctx, ws.paths.Socket)
+		}
+		var st *query.Status
+		if c != nil {
+			var err error
+			if st, _, err = query.Ask(sctx, c, query.MethodStatus, query.StatusParams{}); err != nil {
+				c.Close() // given up on, or refused: a new connection next time
+				c, st = nil, nil
 			}
-			if st.Scanning {
-				timeout.Reset(callTimeout)
-				if p := st.Progress; showProgress && p != nil {
-					a.line.Set("amplidex: waiting for the daemon's first scan: %s, %s, %s",
-						query.Plural(p.Files, "file"), query.Plural(p.Collections, "collection"), p.Elapsed)
-				}
-				continue
+		}
+		scancel()
+		switch {
+		case st == nil:
+		case st.Scanning:
+			timeout.Reset(callTimeout)
+			if p := st.Progress; show && p != nil {
+				a.line.Set("amplidex: waiting for the daemon's first scan: %s, %s, %s",
+					query.Plural(p.Files, "file"), query.Plural(p.Collections, "collection"), p.Elapsed)
 			}
+		default:
 			if r := registrationOf(st, project); r != nil {
 				timeout.Reset(callTimeout)
-				if showProgress {
+				if show {
 					a.line.Set("amplidex: waiting for the daemon to read the project (%s): %s, %s, %s",
 						r.Phase, query.Plural(r.Files, "file"), query.Plural(r.Collections, "collection"), r.Elapsed)
 				}
 			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
 		}
 	}
 }

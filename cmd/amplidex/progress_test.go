@@ -14,24 +14,6 @@ import (
 	"github.com/amplidex/amplidex/watcher"
 )
 
-// syncBuffer is a strings.Builder safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex // guards b
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestQueryShowsRegistration: a query whose project the daemon reads for
 // the first time shows, on a terminal, how far that read got, and gets
 // its answer once the read ends.
@@ -79,16 +61,17 @@ func TestQueryShowsRegistration(t *testing.T) {
 	a.line = newStatusLine(&stderr, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := query.Dial(ctx, paths.Socket)
+	c, err := query.DialSync(ctx, paths.Socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	ws := &workspace{paths: paths, project: project}
 	answered := make(chan error, 1)
 	var res *query.ResolveResult
 	go func() {
-		answered <- a.callDaemon(ctx, c, project, true, func(cctx context.Context) (err error) {
-			res, _, err = query.Call(cctx, c, query.MethodResolve, query.NameParams{Common: query.Common{Project: project}, Name: "demo"})
+		answered <- a.callDaemon(ctx, ws, true, func(cctx context.Context) (err error) {
+			res, _, err = query.Ask(cctx, c, query.MethodResolve, query.NameParams{Common: query.Common{Project: project}, Name: "demo"})
 			return err
 		})
 	}()

@@ -122,21 +122,26 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if err != nil {
 		return err
 	}
-	c, err := a.connect(ctx, ws)
+	c, err := a.connectToAsk(ctx, ws)
 	if err != nil {
 		return err
 	}
 	var result R
 	if c != nil {
-		defer c.Close()
-		err = a.callDaemon(ctx, c, ws.daemonProject(), !opts.json, func(cctx context.Context) (err error) {
-			result, _, err = query.Call(cctx, c, m, params(ws.common(opts.noSync)))
-			return err
+		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) error {
+			return a.callDaemon(ctx, ws, !opts.json, func(cctx context.Context) (err error) {
+				result, _, err = query.Ask(cctx, c, m, params(ws.common(opts.noSync)))
+				return err
+			})
 		})
+		if c != nil {
+			defer c.Close()
+		}
 		if err != nil && !isAnswerError(err) {
 			return daemonError(err)
 		}
-	} else {
+	}
+	if c == nil {
 		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
 		v, _ := ws.view()
 		result, err = m.Answer(v, params(query.Common{Project: ws.daemonProject()}))
@@ -224,17 +229,23 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	if err != nil {
 		return err
 	}
-	c, err := a.connect(ctx, ws)
+	c, err := a.connectToAsk(ctx, ws)
 	if err != nil {
 		return err
+	}
+	var res *query.ChangesResult
+	if c != nil {
+		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) (err error) {
+			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			res, _, err = query.Ask(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.common(false), Since: since})
+			return err
+		})
 	}
 	if c == nil {
 		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.paths.Socket)
 	}
 	defer c.Close()
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	res, _, err := query.Call(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.common(false), Since: since})
 	if err != nil {
 		return daemonError(err)
 	}

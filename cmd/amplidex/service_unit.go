@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/query"
 )
@@ -306,10 +306,54 @@ func launchdPlist(s serviceSpec) string {
 	return b.String()
 }
 
+// xmlEscape escapes s as text of an XML element, as xml.EscapeText does:
+// the five markup characters, tab, newline and carriage return as
+// references, and what XML cannot hold (control characters, invalid
+// UTF-8) as U+FFFD. encoding/xml is not linked for this: its tables are
+// built by every process at start.
 func xmlEscape(s string) string {
 	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s))
+	last := 0
+	for i := 0; i < len(s); {
+		r, width := utf8.DecodeRuneInString(s[i:])
+		var esc string
+		switch r {
+		case '"':
+			esc = "&#34;"
+		case '\'':
+			esc = "&#39;"
+		case '&':
+			esc = "&amp;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '\t':
+			esc = "&#x9;"
+		case '\n':
+			esc = "&#xA;"
+		case '\r':
+			esc = "&#xD;"
+		default:
+			if xmlChar(r) && (r != utf8.RuneError || width > 1) {
+				i += width
+				continue
+			}
+			esc = "\uFFFD" // not XML, or a byte of invalid UTF-8
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(esc)
+		i += width
+		last = i
+	}
+	b.WriteString(s[last:])
 	return b.String()
+}
+
+// xmlChar reports whether r is in XML 1.0's Char production.
+func xmlChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }
 
 // serviceRestartHint says how to restart the service on this system.

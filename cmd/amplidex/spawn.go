@@ -48,28 +48,93 @@ func (a *App) autostart(ws *workspace) bool {
 // connect returns a client of the daemon, starting one in the background
 // when none runs and auto-start is on. It returns nil when no daemon can
 // be had: the caller answers in process. A daemon of another build is
-// named on stderr, and replaced when a client started it.
+// named on stderr, and replaced when a client started it. A command that
+// asks one question uses connectToAsk and ask instead, which spend no
+// round trip on the build.
 func (a *App) connect(ctx context.Context, ws *workspace) (*query.Client, error) {
-	c, err := a.dial(ctx, ws)
-	if err != nil {
+	c, running, err := a.reach(ctx, ws)
+	if c != nil && running {
+		c, _ = a.checkBuild(ctx, ws, c)
+	}
+	return c, err
+}
+
+// connectToAsk is connect for a command that asks the daemon one question
+// (with ask): the client asks one question at a time on the calling
+// goroutine, and the build is not asked for first: every request names
+// this build instead, and a daemon of another build refuses it.
+func (a *App) connectToAsk(ctx context.Context, ws *workspace) (*query.SyncClient, error) {
+	s, err := a.dialSync(ctx, ws)
+	if s == nil && err == nil && a.autostart(ws) {
+		var c *query.Client
+		if c, _, err = a.reach(ctx, ws); c != nil {
+			c.Close()
+			s, err = a.dialSync(ctx, ws)
+		}
+	}
+	if s != nil {
+		s.RequireBuild(query.ReadBuild())
+	}
+	return s, err
+}
+
+// ask runs call, a question to the daemon behind s, a client of
+// connectToAsk. The daemon answers only when it is of this build. One of
+// another build refuses the question (other-build, or invalid-request from
+// a daemon older than that check): ask then does what connect does, naming
+// it on stderr and replacing it when a client started it, and asks again,
+// the daemon it kept or the one it started. It returns the client to
+// close, s or another, and nil when no daemon is left: the caller then
+// answers in process.
+func (a *App) ask(ctx context.Context, ws *workspace, s *query.SyncClient, call func(*query.SyncClient) error) (*query.SyncClient, error) {
+	err := call(s)
+	var qe *query.Error
+	if !errors.As(err, &qe) || (qe.Code != query.CodeOtherBuild && qe.Code != query.CodeInvalidRequest) {
+		return s, err
+	}
+	c, derr := a.dial(ctx, ws)
+	if c == nil {
+		s.Close()
+		return nil, derr
+	}
+	c, same := a.checkBuild(ctx, ws, c)
+	if c != nil {
+		c.Close()
+	}
+	if same {
+		return s, err // a request this build's daemon found invalid
+	}
+	// Ask again, without the build, on a connection of the daemon that
+	// runs now.
+	s.Close()
+	if s, err = a.dialSync(ctx, ws); s == nil {
 		return nil, err
 	}
-	if c != nil {
-		return a.checkBuild(ctx, ws, c), nil
+	return s, call(s)
+}
+
+// reach returns a client of the daemon, starting one in the background
+// when none answers and auto-start is on; nil when no daemon can be had.
+// running says that the daemon answered at once: a daemon this client
+// did not start, whose build it does not know.
+func (a *App) reach(ctx context.Context, ws *workspace) (c *query.Client, running bool, err error) {
+	c, err = a.dial(ctx, ws)
+	if err != nil || c != nil {
+		return c, c != nil, err
 	}
 	if !a.autostart(ws) {
-		return nil, nil
+		return nil, false, nil
 	}
 	c, info, err := a.ensureDaemon(ctx, ws, true)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "amplidex: the daemon did not start: %v\n", err)
-		return nil, nil
+		return nil, false, nil
 	}
 	if info != nil {
 		fmt.Fprintf(a.Stderr, "amplidex: started the daemon in the background (pid %d; log %s)\n",
 			info.PID, filepath.Join(ws.paths.StateDir, daemonLogName))
 	}
-	return c, nil
+	return c, false, nil
 }
 
 // ensureDaemon returns a client of the daemon, starting one in the
@@ -236,8 +301,9 @@ func (a *App) await(ctx context.Context, ws *workspace, exited <-chan error, log
 // checkBuild asks the daemon who it is. When it runs another build, it
 // says so in one line on stderr, and replaces a daemon a client started
 // (when auto-start is on); a service's or a foreground one is left alone
-// with a hint. It returns the client to use.
-func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) *query.Client {
+// with a hint. It returns the client to use, and same when the daemon
+// said it is of this build.
+func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) (nc *query.Client, same bool) {
 	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
 	cancel()
@@ -245,35 +311,35 @@ func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) *q
 	switch {
 	case errors.As(err, &qe) && qe.Code == query.CodeUnknownMethod:
 		fmt.Fprintln(a.Stderr, "amplidex: the daemon is of an older build; `amplidex daemon restart` replaces it")
-		return c
+		return c, false
 	case err != nil:
-		return c
+		return c, false
 	}
 	mine := query.ReadBuild()
 	if info.Build.Same(mine) {
-		return c
+		return c, true
 	}
 	what := fmt.Sprintf("the daemon (pid %d) runs another build: %s; this is %s", info.PID, info.Build, mine)
 	switch {
 	case info.Mode == query.ModeService:
 		fmt.Fprintf(a.Stderr, "amplidex: %s; the service manager runs it: %s\n", what, serviceRestartHint())
-		return c
+		return c, false
 	case info.Mode != query.ModeDetached && info.Mode != query.ModeAutostart:
 		fmt.Fprintf(a.Stderr, "amplidex: %s; restart it to use this one\n", what)
-		return c
+		return c, false
 	case !a.autostart(ws):
 		fmt.Fprintf(a.Stderr, "amplidex: %s; auto-start is off, so it stays (`amplidex daemon restart` replaces it)\n", what)
-		return c
+		return c, false
 	}
 	fmt.Fprintf(a.Stderr, "amplidex: %s; replacing it\n", what)
-	nc, err := a.replaceDaemon(ctx, ws, c, info)
+	nc, err = a.replaceDaemon(ctx, ws, c, info)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "amplidex: the daemon was not replaced: %v\n", err)
 		if nc, _ = a.dial(ctx, ws); nc == nil {
-			return nil
+			return nil, false
 		}
 	}
-	return nc
+	return nc, false
 }
 
 // replaceDaemon asks the daemon behind c to stop once it has answered what

@@ -103,9 +103,21 @@ func (a *App) requireDaemon(ctx context.Context, ws *workspace, what string) (*q
 
 // dial connects to the daemon, or returns a nil client when none runs.
 func (a *App) dial(ctx context.Context, ws *workspace) (*query.Client, error) {
+	return dialDaemon(ctx, ws, query.Dial)
+}
+
+// dialSync connects to the daemon for questions asked one at a time, or
+// returns a nil client when none runs.
+func (a *App) dialSync(ctx context.Context, ws *workspace) (*query.SyncClient, error) {
+	return dialDaemon(ctx, ws, query.DialSync)
+}
+
+// dialDaemon connects to the daemon's socket with dial, or returns nil
+// when none runs; a socket this user may not use is an error.
+func dialDaemon[C any](ctx context.Context, ws *workspace, dial func(context.Context, string) (*C, error)) (*C, error) {
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	c, err := query.Dial(dctx, ws.paths.Socket)
+	c, err := dial(dctx, ws.paths.Socket)
 	if errors.Is(err, query.ErrNoDaemon) {
 		return nil, nil
 	}

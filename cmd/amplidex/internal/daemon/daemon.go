@@ -245,6 +245,7 @@ func (d *Daemon) serve() error {
 		d.requestStop("no client for " + after.String())
 	})
 	srv.Activity = d.idle.activity
+	srv.Build = d.opts.Build // the build "version" reports, which clients compare
 	var err error
 	if d.opts.Listener != nil {
 		err = srv.Serve(d.opts.Listener)

@@ -135,6 +135,25 @@ func TestForget(t *testing.T) {
 	}
 }
 
+// TestRequestOfAnotherBuild: a request naming the build the daemon reports
+// is answered; one naming another is refused with other-build.
+func TestRequestOfAnotherBuild(t *testing.T) {
+	e := newEnv(t)
+	build := query.Build{Version: "v1.2.3", GoVersion: "go1.99", Platform: "plan9/mips"}
+	e.startWith(func(o *daemon.Options) { o.Build = build })
+	c := e.client()
+	c.RequireBuild(build)
+	var info query.DaemonInfo
+	if err := callWithin(t, c, 10*time.Second, "version", nil, &info); err != nil || info.Build != build {
+		t.Fatalf("version naming the daemon's build: %+v, %v", info, err)
+	}
+	c.RequireBuild(query.ReadBuild())
+	err := callWithin(t, c, 10*time.Second, "version", nil, &info)
+	if qe, ok := err.(*query.Error); !ok || qe.Code != query.CodeOtherBuild {
+		t.Errorf("version naming another build: %v, want other-build", err)
+	}
+}
+
 // TestVersionAndShutdown: "version" says who answers; "shutdown" asks the
 // daemon's owner to stop it.
 func TestVersionAndShutdown(t *testing.T) {

@@ -1,0 +1,201 @@
+package query_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/amplidex/amplidex/query"
+)
+
+// TestBuildKey: two builds share a Key exactly when Same says they are one.
+func TestBuildKey(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	release := query.Build{Version: "v1.2.3", Revision: "abc", Time: "2026-05-01T10:00:00Z", GoVersion: "go1.26.8", Platform: "linux/amd64", Built: at}
+	variants := map[string]query.Build{"release": release}
+	with := func(name string, f func(*query.Build)) {
+		b := release
+		f(&b)
+		variants[name] = b
+	}
+	with("installed later", func(b *query.Build) { b.Built = at.Add(time.Hour) })
+	with("another version", func(b *query.Build) { b.Version = "v1.2.4" })
+	with("another revision", func(b *query.Build) { b.Revision = "abd" })
+	with("another toolchain", func(b *query.Build) { b.GoVersion = "go1.26.9" })
+	with("another platform", func(b *query.Build) { b.Platform = "linux/arm64" })
+	with("modified", func(b *query.Build) { b.Modified = true })
+	with("modified, later", func(b *query.Build) { b.Modified, b.Built = true, at.Add(time.Second) })
+	with("modified, same instant elsewhere", func(b *query.Build) { b.Modified, b.Built = true, at.In(time.FixedZone("x", 3600)) })
+	with("work tree", func(b *query.Build) { b.Version, b.Revision = "(devel)", "" })
+	with("work tree, later", func(b *query.Build) { b.Version, b.Revision, b.Built = "(devel)", "", at.Add(time.Nanosecond) })
+	with("work tree, unknown time", func(b *query.Build) { b.Version, b.Revision, b.Built = "(devel)", "", time.Time{} })
+	with("no revision, released", func(b *query.Build) { b.Revision = "" })
+	with("no revision, released, later", func(b *query.Build) { b.Revision, b.Built = "", at.Add(time.Hour) })
+	with("fields run together", func(b *query.Build) { b.Version, b.Revision = "v1.2.3abc", "" })
+	with("dirty", func(b *query.Build) { b.Version = "v1.2.3+dirty" })
+	with("dirty, later", func(b *query.Build) { b.Version, b.Built = "v1.2.3+dirty", at.Add(time.Hour) })
+	for na, a := range variants {
+		for nb, b := range variants {
+			if same, keys := a.Same(b), a.Key() == b.Key(); same != keys {
+				t.Errorf("%s and %s: Same %v, keys equal %v (%q, %q)", na, nb, same, keys, a.Key(), b.Key())
+			}
+		}
+	}
+}
+
+// otherBuild is a build no test binary is of.
+var otherBuild = query.Build{Version: "v0.0.1", Revision: "feed", GoVersion: "go1.0", Platform: "plan9/386"}
+
+// TestServerRefusesOtherBuild: a request naming another build than the
+// server's is refused with other-build and not run; one naming the
+// server's build, or none, is answered.
+func TestServerRefusesOtherBuild(t *testing.T) {
+	h := newTestHandler()
+	srv, path := startServer(t, h, func(s *query.Server) { s.Build = otherBuild })
+	rc := dialRaw(t, path)
+	key, _ := json.Marshal(query.ReadBuild().Key())
+	rc.send(`{"id":1,"method":"echo","params":{"v":1},"build":` + string(key) + `}`)
+	m := rc.recv()
+	if m.Error == nil || m.Error.Code != query.CodeOtherBuild || string(m.ID) != "1" {
+		t.Fatalf("answer %s, want an other-build error for id 1", m.raw)
+	}
+	if !strings.Contains(m.Error.Message, otherBuild.String()) {
+		t.Errorf("message %q does not name the server's build %s", m.Error.Message, otherBuild)
+	}
+	if n := h.tick.Load(); n != 0 {
+		t.Errorf("the handler ran %d times for a refused request", n)
+	}
+
+	mine, _ := json.Marshal(srv.Build.Key())
+	for _, line := range []string{
+		`{"id":2,"method":"echo","params":{"v":2},"build":` + string(mine) + `}`,
+		`{"id":3,"method":"echo","params":{"v":3}}`,
+		`{"id":4,"method":"echo","params":{"v":4},"build":""}`,
+	} {
+		rc.send(line)
+		if m := rc.recv(); m.Error != nil || !strings.Contains(string(m.Result), `"v"`) {
+			t.Errorf("%s: answer %s, want the echo", line, m.raw)
+		}
+	}
+}
+
+// TestClientRequireBuild: a client that requires its build gets
+// other-build from a server of another, as an *Error, and its answer once
+// it requires none.
+func TestClientRequireBuild(t *testing.T) {
+	h := newTestHandler()
+	_, other := startServer(t, h, func(s *query.Server) { s.Build = otherBuild })
+	_, same := startServer(t, newTestHandler())
+	ctx := testContext(t)
+
+	c := dialClient(t, other)
+	c.RequireBuild(query.ReadBuild())
+	var out map[string]int
+	_, err := c.Call(ctx, "echo", map[string]int{"v": 1}, &out)
+	var qe *query.Error
+	if !errors.As(err, &qe) || qe.Code != query.CodeOtherBuild {
+		t.Fatalf("Call to a server of another build: %v, want an other-build *Error", err)
+	}
+	if h.tick.Load() != 0 {
+		t.Error("the handler ran")
+	}
+	// Subscriptions name the build too.
+	if _, err := c.Subscribe(ctx, "watch", map[string]int{"count": 1}); !errors.As(err, &qe) || qe.Code != query.CodeOtherBuild {
+		t.Errorf("Subscribe to a server of another build: %v, want an other-build *Error", err)
+	}
+	c.RequireBuild(query.Build{})
+	if _, err := c.Call(ctx, "echo", map[string]int{"v": 2}, &out); err != nil || out["v"] != 2 {
+		t.Errorf("Call without a build: %v, %v", out, err)
+	}
+
+	c = dialClient(t, same)
+	c.RequireBuild(query.ReadBuild())
+	if _, err := c.Call(ctx, "echo", map[string]int{"v": 3}, &out); err != nil || out["v"] != 3 {
+		t.Errorf("Call to a server of the same build: %v, %v", out, err)
+	}
+}
+
+// TestRequireBuildAgainstOlderServer: a server that knows no build in a
+// request (one older than Request.Build) refuses it as invalid, naming the
+// key; the client reports that answer, not a lost connection.
+func TestRequireBuildAgainstOlderServer(t *testing.T) {
+	path := socketPath(t)
+	ln := listenOlderServer(t, path)
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	c, err := query.Dial(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.RequireBuild(query.ReadBuild())
+	_, err = c.Call(ctx, "echo", nil, nil)
+	var qe *query.Error
+	if !errors.As(err, &qe) || qe.Code != query.CodeInvalidRequest || !strings.Contains(qe.Message, `unknown field "build"`) {
+		t.Fatalf("Call: %v, want an invalid-request *Error about the build", err)
+	}
+	c.RequireBuild(query.Build{})
+	if _, err := c.Call(ctx, "echo", nil, nil); err != nil {
+		t.Errorf("Call without a build: %v", err)
+	}
+}
+
+// listenOlderServer serves path as a server older than Request.Build did:
+// it decodes each request strictly, refusing any member but id, method and
+// params as an invalid request, and answers the others with null.
+func listenOlderServer(t *testing.T, path string) net.Listener {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				sc := bufio.NewScanner(nc)
+				for n := 1; sc.Scan(); n++ {
+					var req struct {
+						ID     json.RawMessage `json:"id"`
+						Method string          `json:"method"`
+						Params json.RawMessage `json:"params"`
+					}
+					dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+					dec.DisallowUnknownFields()
+					var line []byte
+					if err := dec.Decode(&req); err != nil {
+						id, _ := json.Marshal(req.ID)
+						if req.ID == nil {
+							id = []byte("null")
+						}
+						msg, _ := json.Marshal(fmt.Sprintf("line %d: decode request: %s", n, strings.TrimPrefix(err.Error(), "json: ")))
+						line = []byte(`{"id":` + string(id) + `,"error":{"code":"invalid-request","message":` + string(msg) + `}}`)
+					} else {
+						line = []byte(`{"id":` + string(req.ID) + `,"result":null}`)
+					}
+					if _, err := nc.Write(append(line, '\n')); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln
+}
