@@ -159,6 +159,17 @@ func copyAmplidex(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(out.Close())
 	later := time.Now().Add(time.Hour)
 	ts.Check(os.Chtimes(dst, later, later))
+	// A process this test forked while the copy was open for writing holds
+	// it so until that process execs: until then, running the copy fails
+	// with "text file busy". Wait for that to pass.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := exec.Command(dst, "--help").Run()
+		if !errors.Is(err, syscall.ETXTBSY) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // lookPath finds name on the script's PATH.
