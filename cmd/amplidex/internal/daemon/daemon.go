@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -138,6 +139,10 @@ type Daemon struct {
 	// slab gives the collections the first scan keeps their memory (see
 	// discovery.Slab); nil after it.
 	slab atomic.Pointer[discovery.Slab]
+	// listings are the listings of the first scan's roots that the
+	// watcher's walks made, for the first scan's loader (see listings);
+	// nil once the first scan has ended.
+	listings atomic.Pointer[listings]
 	// stopReq is closed when a client asked the daemon to stop, or it
 	// had no client for Options.IdleExit.
 	stopReq  chan struct{}
@@ -341,6 +346,8 @@ func (d *Daemon) open() error {
 	loaded := make(chan error, 1)
 	go func() { loaded <- d.verifyIndex() }()
 	var err error
+	first := newListings()
+	d.listings.Store(first)
 	d.w, err = watcher.New(d.watchOptions(), func(b watcher.Batch) { d.ingest.handleBatch(b, d.cfg.Load().bundles) })
 	if err != nil {
 		<-loaded
@@ -373,6 +380,7 @@ func (d *Daemon) open() error {
 			werr = fmt.Errorf("watch %s: %w", r.Path, err)
 		}
 	}
+	first.stopRecording()
 	if err := <-loaded; err != nil {
 		return err
 	}
@@ -390,7 +398,6 @@ func (d *Daemon) open() error {
 	d.ingest.cat = d.cat
 	d.subs.current = d.cat.State
 	d.persist.cache.settle = d.ingest.settle
-	close(d.ingest.ready)
 	if _, err := d.ingest.register(""); err != nil {
 		return err
 	}
@@ -399,6 +406,10 @@ func (d *Daemon) open() error {
 			d.log.Warn("project from the last run not restored", "project", p, "err", err)
 		}
 	}
+	// Batches wait until now, so that each change made after a listing the
+	// scan took from the watcher is applied over what the scan read.
+	d.listings.Store(nil)
+	close(d.ingest.ready)
 	// Records of files no collection holds any more.
 	live := map[string]bool{}
 	for _, v := range d.cat.State().Views() {
@@ -438,6 +449,15 @@ func (d *Daemon) open() error {
 func (d *Daemon) watchOptions() watcher.Options {
 	w := d.opts.Watch
 	w.Logger = d.log
+	next := w.OnListing
+	w.OnListing = func(root, dir string, entries []fs.DirEntry) {
+		if l := d.listings.Load(); l != nil {
+			l.record(root, dir, entries)
+		}
+		if next != nil {
+			next(root, dir, entries)
+		}
+	}
 	if w.SyncDir == "" {
 		w.SyncDir = d.opts.Paths.StateDir
 	}
@@ -448,8 +468,23 @@ func (d *Daemon) watchOptions() watcher.Options {
 // and makes, only the records of those options.
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
 	cache := d.persist.cache.forSchema(schema)
-	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.opts.ReadDir,
+	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir,
 		Details: cache.details, Mentions: cache.mentions, Slab: d.slab.Load}
+}
+
+// readDir lists dir for discovery: from the watcher's listing while the
+// first scan runs and one is left (see listings), else with
+// Options.ReadDir.
+func (d *Daemon) readDir(dir string) ([]os.DirEntry, error) {
+	if l := d.listings.Load(); l != nil {
+		if entries, ok := l.take(dir); ok {
+			return entries, nil
+		}
+	}
+	if d.opts.ReadDir != nil {
+		return d.opts.ReadDir(dir)
+	}
+	return os.ReadDir(dir)
 }
 
 // isWatchedDir reports a directory watched for a manifest of the

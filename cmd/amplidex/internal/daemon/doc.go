@@ -35,6 +35,13 @@
 // status, version and shutdown answer, and every other method waits. A
 // question with no_sync waits too: nothing is published before the scan.
 //
+// The first scan lists no directory twice: the watcher's walks of its
+// roots (AddRoot, before the scan) hand their listings over (listings.go),
+// and the scan's loader takes each one instead of listing again. That is
+// as good as a fresh listing because the watcher watched each directory
+// before listing it, and no batch is handled until the scan has ended:
+// every change made after a listing is applied over what the scan read.
+//
 // Batches are handled one at a time on the watcher's delivery goroutine.
 // Files are read and parsed outside every lock (the catalog's loads run
 // before its writer lock is taken); no lock a query needs is held while a
