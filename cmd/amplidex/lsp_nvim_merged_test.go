@@ -83,13 +83,13 @@ func TestNeovimMergedProfile(t *testing.T) {
 			setup = blk.lua
 		}
 	}
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "editors.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile("(?s)<!-- nvim-merged: [^>]*-->\\s*```lua\\n(.*?)```").FindSubmatch(b)
 	if setup == "" || m == nil {
-		t.Fatalf("the README lacks the Neovim setup block for every version or the :AmplidexMerged block")
+		t.Fatalf("docs/editors.md lacks the Neovim setup block for every version or the :AmplidexMerged block")
 	}
 
 	bin := filepath.Join(t.TempDir(), "bin")

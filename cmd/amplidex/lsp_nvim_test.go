@@ -104,7 +104,7 @@ tols:
 Body.
 `
 
-// nvimBlock is a Lua block of the README that sets Neovim up, and the
+// nvimBlock is a Lua block of docs/editors.md that sets Neovim up, and the
 // oldest Neovim it is for.
 type nvimBlock struct {
 	name string
@@ -112,11 +112,11 @@ type nvimBlock struct {
 	lua  string
 }
 
-// readmeNvimBlocks returns the Lua blocks of the README that follow a
+// readmeNvimBlocks returns the Lua blocks of docs/editors.md that follow a
 // "<!-- nvim: … -->" marker: "every version", or "X.Y and later".
 func readmeNvimBlocks(t *testing.T) []nvimBlock {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "editors.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func readmeNvimBlocks(t *testing.T) []nvimBlock {
 		out = append(out, blk)
 	}
 	if len(out) < 2 {
-		t.Fatalf("the README has %d Neovim blocks, want the one for every version and the one for 0.11+", len(out))
+		t.Fatalf("docs/editors.md has %d Neovim blocks, want the one for every version and the one for 0.11+", len(out))
 	}
 	return out
 }
