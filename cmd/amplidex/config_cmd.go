@@ -128,6 +128,10 @@ func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 	if fa := cfg.Daemon.ForgetAfter; fa != nil {
 		forget = configSetting{"daemon.forget_after", dur(*fa), fileOrigin(cfg, "daemon.forget_after")}
 	}
+	idle := configSetting{"daemon.idle_exit", shortDuration(defaultIdleExit), originDefault}
+	if ie := cfg.Daemon.IdleExit; ie != nil {
+		idle = configSetting{"daemon.idle_exit", dur(*ie), fileOrigin(cfg, "daemon.idle_exit")}
+	}
 	perPath := map[string][]string{}
 	if cs.PerPath != nil {
 		perPath = cs.PerPath
@@ -157,6 +161,7 @@ func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 		user("prepare.install_command", cfg.Prepare.InstallCommand, ""),
 		autostart,
 		forget,
+		idle,
 	}
 }
 
