@@ -10,6 +10,7 @@ import (
 	"flag"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -458,5 +459,62 @@ func TestFloorWalk(t *testing.T) {
 	}
 	if w.files != st.Files+1 || w.dirs != st.Dirs+1 {
 		t.Errorf("walked %d files and %d dirs, want %d and %d", w.files, w.dirs, st.Files+1, st.Dirs+1)
+	}
+}
+
+// TestGenerateProject checks the tree of a new project: n collections in
+// its .amplifier/collections, about the files asked for in all, spread
+// unevenly over them, and probes to ask for.
+func TestGenerateProject(t *testing.T) {
+	const n, files = 60, 1800
+	dir := filepath.Join(t.TempDir(), "project")
+	st, err := generateProject(dir, n, files, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, ".amplifier", "collections")
+	if st.Root != root {
+		t.Errorf("root %s, want %s", st.Root, root)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != n || st.Collections != n {
+		t.Errorf("%d collection directories, stats say %d, want %d", len(entries), st.Collections, n)
+	}
+	got := countFiles(t, root)
+	if got != st.Files {
+		t.Errorf("%d files, stats say %d", got, st.Files)
+	}
+	if got < files || got > files+files/20 {
+		t.Errorf("%d files, want about %d", got, files)
+	}
+	sizes := map[int]bool{}
+	for _, e := range entries {
+		sizes[countFiles(t, filepath.Join(root, e.Name()))] = true
+	}
+	if len(sizes) < 5 {
+		t.Errorf("collection sizes %v: want them to vary", slices.Sorted(maps.Keys(sizes)))
+	}
+	if len(st.Probes) == 0 {
+		t.Fatal("no probes")
+	}
+	for _, p := range st.Probes {
+		if _, err := os.Stat(filepath.Join(p.Dir, "pyproject.toml")); err != nil || filepath.Dir(p.Dir) != root {
+			t.Errorf("probe %s in %s: %v", p.Name, p.Dir, err)
+		}
+	}
+
+	// Fewer files than the generator writes anyway make no smaller tree.
+	small, err := generateProject(filepath.Join(t.TempDir(), "small"), n, 10, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Files < 10*n {
+		t.Errorf("%d files in %d collections asked to hold 10 in all: want each collection whole", small.Files, n)
+	}
+	if _, err := generateProject(filepath.Join(t.TempDir(), "negative"), n, -1, 5); err == nil {
+		t.Errorf("a negative file count was accepted")
 	}
 }
