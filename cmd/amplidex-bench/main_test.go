@@ -355,8 +355,18 @@ func TestParseFlags(t *testing.T) {
 		wantErr error
 	}{
 		{"defaults", nil, func(c *config) bool {
-			return c.collections == 10000 && c.samples == 200 && c.seed == 1 && !c.skipWatchman && c.gap == 200*time.Millisecond
+			return c.collections == 10000 && c.samples == 200 && c.seed == 1 && !c.skipWatchman && c.gap == 200*time.Millisecond &&
+				c.newProject == 1500 && c.newProjectFiles == 45000 && c.newProjects == 3
 		}, nil},
+		{"new project", []string{"-new-project", "6", "-new-project-files", "60", "-new-projects", "1"}, func(c *config) bool {
+			return c.newProject == 6 && c.newProjectFiles == 60 && c.newProjects == 1
+		}, nil},
+		{"no new project", []string{"-new-project", "0"}, func(c *config) bool { return c.newProject == 0 }, nil},
+		{"new project of too few collections", []string{"-new-project", "3"}, nil, nil},
+		{"new project of negative collections", []string{"-new-project", "-1"}, nil, nil},
+		{"new project of negative files", []string{"-new-project-files", "-5"}, nil, nil},
+		{"no new projects", []string{"-new-projects", "0"}, nil, nil},
+		{"new projects not a number", []string{"-new-projects", "three"}, nil, nil},
 		{"all", []string{"-collections", "12", "-samples", "3", "-seed", "9", "-skip-watchman", "-json", "x.json", "-dir", "d", "-keep"},
 			func(c *config) bool {
 				return c.collections == 12 && c.samples == 3 && c.seed == 9 && c.skipWatchman && c.jsonPath == "x.json" && c.dir == "d" && c.keep
