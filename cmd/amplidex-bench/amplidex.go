@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +60,20 @@ type amplidexResult struct {
 	SaveNotify        timings // write → subscription notification with the defect
 	ColdMemory        memory  // of the cold-started daemon once ready
 	Memory            memory  // of the restarted daemon after every loop
+	// NewProject is the wall time of whole `amplidex query resolve NAME`
+	// processes, each the first question in a project the daemon had not
+	// seen, asked from inside it while the daemon ran for the user root;
+	// NewProjects describes those projects, one for each time.
+	NewProject  timings
+	NewProjects []newProject
+}
+
+// newProject is one project whose first answer was timed.
+type newProject struct {
+	Dir         string `json:"dir"`
+	Collections int    `json:"collections"`
+	Files       int    `json:"files"`
+	Name        string `json:"name"` // the collection asked for
 }
 
 // amplidexRun measures one amplidex binary against one tree.
@@ -158,6 +174,13 @@ func (r *amplidexRun) run(ctx context.Context) error {
 		return err
 	}
 	h.progress("amplidex: memory at the end %s", r.res.Memory)
+	// Last, so that the projects it adds to the daemon change neither the
+	// loops above nor the memory read at the end.
+	if h.cfg.newProject > 0 {
+		if err := r.runStep(ctx, c, r.newProjectStep()); err != nil {
+			return err
+		}
+	}
 	return s.d.stop(30 * time.Second)
 }
 
@@ -197,6 +220,11 @@ func (r *amplidexRun) steps() []step {
 		{"save → diagnostics query", r.saveVisible, []loop{{"save → diagnostics query", &r.res.SaveVisible}}},
 		{"save → subscription", r.saveNotify, []loop{{"save → subscription", &r.res.SaveNotify}}},
 	}
+}
+
+// newProjectStep is the measurement of the first answer in new projects.
+func (r *amplidexRun) newProjectStep() step {
+	return step{"first answer in a new project", r.newProjectAnswers, []loop{{"first answer in a new project, whole process", &r.res.NewProject}}}
 }
 
 // runStep runs s with the client c and reports its loops.
@@ -383,6 +411,65 @@ func (r *amplidexRun) resolveProcess(ctx context.Context, _ *query.Client) error
 		r.res.DialFloorCPU = append(r.res.DialFloorCPU, t2.cpu)
 	}
 	return nil
+}
+
+// newProjectTimeout bounds the first answer in one new project.
+const newProjectTimeout = 5 * time.Minute
+
+// newProjectAnswers generates, one after the other, new projects the
+// daemon has not seen, each of -new-project collections holding about
+// -new-project-files files, in the work directory; and times a whole
+// `amplidex query resolve NAME` process run inside each, from its start to
+// its exit, NAME being a collection of that project. The answer must name
+// the project's collection, and the daemon must have registered the
+// project afterwards (and not before): an answer from the command's own
+// in-process scan, with no daemon reached, fails the measurement.
+func (r *amplidexRun) newProjectAnswers(ctx context.Context, c *query.Client) error {
+	cfg := r.h.cfg
+	for k := range cfg.newProjects {
+		dir := filepath.Join(r.h.work, "projects", fmt.Sprintf("new-%d", k+1))
+		r.h.progress("amplidex: generating new project %d of %d: %d collections, about %d files, in %s",
+			k+1, cfg.newProjects, cfg.newProject, cfg.newProjectFiles, dir)
+		st, err := generateProject(dir, cfg.newProject, cfg.newProjectFiles, cfg.seed+uint64(k)+1)
+		if err != nil {
+			return err
+		}
+		if len(st.Probes) == 0 {
+			return fmt.Errorf("new project %s has no defect-free collection to ask for", dir)
+		}
+		p := st.Probes[len(st.Probes)/2]
+		if err := warmTree(st.Root); err != nil {
+			return err
+		}
+		if known, err := registered(ctx, c, dir); err != nil || known {
+			return cmp.Or(err, fmt.Errorf("new project %s: the daemon knew it before it was asked", dir))
+		}
+		pctx, cancel := context.WithTimeout(ctx, newProjectTimeout)
+		wall, _, out, err := runTimed(pctx, r.env, dir, nil, r.bin, "query", "resolve", p.Name)
+		cancel()
+		if err == nil && !strings.Contains(string(out), p.Dir) {
+			err = fmt.Errorf("query resolve %s in %s did not name %s:\n%s", p.Name, dir, p.Dir, out)
+		}
+		if err != nil {
+			return err
+		}
+		if known, err := registered(ctx, c, dir); err != nil || !known {
+			return cmp.Or(err, fmt.Errorf("new project %s: the daemon did not register it: the answer came from elsewhere", dir))
+		}
+		r.res.NewProject = append(r.res.NewProject, wall)
+		r.res.NewProjects = append(r.res.NewProjects, newProject{Dir: dir, Collections: st.Collections, Files: st.Files, Name: p.Name})
+		r.h.progress("amplidex: new project %d: %d files; first `query resolve %s` took %s", k+1, st.Files, p.Name, wall.Round(time.Millisecond))
+	}
+	return nil
+}
+
+// registered reports whether the daemon lists dir among its projects.
+func registered(ctx context.Context, c *query.Client, dir string) (bool, error) {
+	st, err := statusOf(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(st.Projects, func(p query.ProjectStatus) bool { return p.Dir == dir }), nil
 }
 
 // sample is one timed process: its wall and CPU time.

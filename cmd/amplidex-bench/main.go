@@ -47,13 +47,13 @@ type config struct {
 	jsonPath     string
 	skipWatchman bool
 	generateOnly bool
-	only         string    // "" for every measurement, onlyQuery for the whole-process query loop
+	only         string // "" for every measurement, onlyQuery for the whole-process query loop
 	// newProject is the number of collections in each new project, 0 to
 	// skip that measurement; newProjectFiles the files in each, and
 	// newProjects how many new projects are timed.
 	newProject, newProjectFiles, newProjects int
-	stdout       io.Writer // the table
-	stderr       io.Writer // progress
+	stdout                                   io.Writer // the table
+	stderr                                   io.Writer // progress
 }
 
 // parseFlags parses the command line.
@@ -214,10 +214,11 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 		Seed: cfg.seed, Samples: cfg.samples, GapMS: ms(cfg.gap), Tree: h.tree,
 		Amplidex: amplidexRef{Binary: bin, Revision: revision(bin), Collections: a.Collections, FilesIndexed: a.InitialFiles,
 			Analyzed: a.InitialAnalyzed, FirstAnswerMS: ms(a.FirstAnswer), FirstAnswerFound: a.FirstFound, FirstAnswerScan: a.FirstScan},
-		Floor:   floorRef{WalkMS: ms(floor.Walk), Runs: floor.Runs.millis(), Files: floor.Files, Dirs: floor.Dirs, Watcher: floor.Watcher},
-		Metrics: metrics(a, floor, w, cfg.only),
-		Loops:   loops(a, floor, w),
-		Memory:  map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
+		Floor:      floorRef{WalkMS: ms(floor.Walk), Runs: floor.Runs.millis(), Files: floor.Files, Dirs: floor.Dirs, Watcher: floor.Watcher},
+		Metrics:    metrics(a, floor, w, cfg.only),
+		Loops:      loops(a, floor, w),
+		Memory:     map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
+		NewProject: newProjectOf(a),
 	}
 	if w != nil {
 		rep.Watchman = w.Version

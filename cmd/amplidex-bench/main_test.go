@@ -31,6 +31,7 @@ func TestRunSmall(t *testing.T) {
 	jsonPath := filepath.Join(dir, "bench.json")
 	var stdout, stderr bytes.Buffer
 	cfg, err := parseFlags([]string{"-collections", "50", "-skip-watchman", "-samples", "5", "-gap", "0",
+		"-new-project", "6", "-new-project-files", "60", "-new-projects", "1",
 		"-dir", filepath.Join(dir, "tree"), "-keep", "-json", jsonPath}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +95,17 @@ func TestRunSmall(t *testing.T) {
 		if l := rep.Loops[name]; l.Samples != runs || l.Max <= 0 {
 			t.Errorf("loop %s: %d samples, at most %v ms, want %d samples", name, l.Samples, l.Max, runs)
 		}
+	}
+	// The first answer in the new project named its collection (run
+	// checks that) and was timed once.
+	if l := rep.Loops["amplidex_new_project_first_answer"]; l.Samples != 1 || l.Max <= 0 {
+		t.Errorf("loop amplidex_new_project_first_answer: %+v, want one sample", l)
+	}
+	if p := rep.NewProject; p == nil || len(p.RunsMS) != 1 || len(p.Projects) != 1 || p.MaxMS != p.RunsMS[0] || p.MedianMS != p.RunsMS[0] {
+		t.Errorf("new project: %+v, want one run", p)
+	} else if np, m := p.Projects[0], byName["new_project_first_answer"]; np.Collections != 6 || np.Files < 60 || np.Name == "" ||
+		m.Amplidex == nil || *m.Amplidex != p.MaxMS || m.Met == nil || !strings.Contains(stdout.String(), "new project: first answer median") {
+		t.Errorf("new project %+v, metric %+v; table:\n%s", np, byName["new_project_first_answer"], stdout.String())
 	}
 	for _, k := range []string{"amplidex_cold", "amplidex"} {
 		if m := rep.Memory[k]; m.Anon <= 0 || m.File <= 0 || m.Anon+m.File+m.Shmem != m.RSS {
