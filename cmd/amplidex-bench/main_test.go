@@ -103,8 +103,8 @@ func TestRunSmall(t *testing.T) {
 	}
 	if p := rep.NewProject; p == nil || len(p.RunsMS) != 1 || len(p.Projects) != 1 || p.MaxMS != p.RunsMS[0] || p.MedianMS != p.RunsMS[0] {
 		t.Errorf("new project: %+v, want one run", p)
-	} else if np, m := p.Projects[0], byName["new_project_first_answer"]; np.Collections != 6 || np.Files < 60 || np.Name == "" ||
-		m.Amplidex == nil || *m.Amplidex != p.MaxMS || m.Met == nil || !strings.Contains(stdout.String(), "new project: first answer median") {
+	} else if np, m := p.Projects[0], byName["new_project_first_answer"]; np.Collections != 6 || np.Files < 60 || np.Name == "" || np.ClientCPUMS <= 0 ||
+		m.Amplidex == nil || *m.Amplidex != p.MaxMS || m.Met == nil || !strings.Contains(stdout.String(), "new project: first answer median") || !strings.Contains(stdout.String(), "  project 1: 6 collections") {
 		t.Errorf("new project %+v, metric %+v; table:\n%s", np, byName["new_project_first_answer"], stdout.String())
 	}
 	for _, k := range []string{"amplidex_cold", "amplidex"} {
@@ -354,6 +354,29 @@ func TestParseMemory(t *testing.T) {
 			got, err := parseMemory(strings.NewReader(tc.in))
 			if (err != nil) != tc.wantErr || got != tc.want {
 				t.Errorf("parseMemory = %+v, %v; want %+v, error %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    time.Duration
+		wantErr bool
+	}{
+		{"plain", "42 (amplidex) S 1 42 42 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 9 0 100 1000 200\n", 2810 * time.Millisecond, false},
+		{"name with spaces and parentheses", "7 (a) b (c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 6 7\n", 70 * time.Millisecond, false},
+		{"no name", "42 amplidex S 1\n", 0, true},
+		{"too short", "42 (amplidex) S 1 42 42\n", 0, true},
+		{"not a number", "42 (amplidex) S 1 42 42 0 -1 4194560 100 0 0 0 x 31 0\n", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseStatCPU(tc.in)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Errorf("parseStatCPU = %v, %v; want %v, error %v", got, err, tc.want, tc.wantErr)
 			}
 		})
 	}

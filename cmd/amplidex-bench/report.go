@@ -222,10 +222,9 @@ func allMetrics(a *amplidexResult, f *floorResult, w *watchmanResult) []metric {
 	if a.InitialFiles > 0 {
 		perFile = ptr(float64(a.Memory.Anon) / float64(a.InitialFiles))
 	}
-	newProject := "first answer in a new project, whole process, worst"
+	newProject := "new project: first query resolve, whole process, worst"
 	if n := len(a.NewProjects); n > 0 {
-		p := a.NewProjects[0]
-		newProject = fmt.Sprintf("first answer in a new project (%d collections, %d files), whole process, worst of %d", p.Collections, p.Files, n)
+		newProject = fmt.Sprintf("%s of %d", newProject, n)
 	}
 	return []metric{
 		newMetric("initial_index", "initial index, cold (vs crawl)", "ms", ptr(ms(a.Initial)), against("watchman", crawl), ratioAtMost(1, "≤ 1.0× watchman")),
@@ -316,6 +315,10 @@ func (r *report) writeTable(out io.Writer) error {
 		r.Amplidex.FirstAnswerMS, yes[r.Amplidex.FirstAnswerFound], r.Amplidex.FirstAnswerScan)
 	if p := r.NewProject; p != nil {
 		fmt.Fprintf(w, "new project: first answer median %.1f ms, worst %.1f ms, each: %s\n", p.MedianMS, p.MaxMS, millisText(p.RunsMS))
+		for i, np := range p.Projects {
+			fmt.Fprintf(w, "  project %d: %d collections, %d files; resolve %s: %.1f ms (CPU: the command's %.1f ms, the daemon's %.1f ms)\n",
+				i+1, np.Collections, np.Files, np.Name, p.RunsMS[i], np.ClientCPUMS, np.DaemonCPUMS)
+		}
 	}
 	fmt.Fprintf(w, "floor: %d files lstat()ed, %d directories watched (%s), one goroutine; median of %d walks\n",
 		r.Floor.Files, r.Floor.Dirs, r.Floor.Watcher, len(r.Floor.Runs))
