@@ -100,7 +100,11 @@
 //     runs as root; otherwise its column shows "-".
 //   - The new projects are generated while the daemon runs, then read
 //     once (the page cache again), and kept until the daemon stops; the
-//     memory figures at the end are read before they are added.
+//     memory figures at the end are read before they are added. Before
+//     each, the harness waits until the daemon registers no project and
+//     uses less than a tenth of a CPU, and it records the CPU time of the
+//     command and of the daemon during the first answer beside its wall
+//     time.
 //   - The latency loops rewrite agent files of the tree; the daemons run one
 //     at a time, never side by side, so they do not compete for the CPU.
 package main
