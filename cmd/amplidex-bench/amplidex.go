@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +60,24 @@ type amplidexResult struct {
 	SaveNotify        timings // write → subscription notification with the defect
 	ColdMemory        memory  // of the cold-started daemon once ready
 	Memory            memory  // of the restarted daemon after every loop
+	// NewProject is the wall time of whole `amplidex query resolve NAME`
+	// processes, each the first question in a project the daemon had not
+	// seen, asked from inside it while the daemon ran for the user root;
+	// NewProjects describes those projects, one for each time.
+	NewProject  timings
+	NewProjects []newProject
+}
+
+// newProject is one project whose first answer was timed.
+type newProject struct {
+	Dir         string `json:"dir"`
+	Collections int    `json:"collections"`
+	Files       int    `json:"files"`
+	Name        string `json:"name"` // the collection asked for
+	// ClientCPUMS is the CPU time (user and system) of the query process,
+	// DaemonCPUMS the daemon's while that process ran.
+	ClientCPUMS float64 `json:"client_cpu_ms"`
+	DaemonCPUMS float64 `json:"daemon_cpu_ms"`
 }
 
 // amplidexRun measures one amplidex binary against one tree.
@@ -158,6 +178,13 @@ func (r *amplidexRun) run(ctx context.Context) error {
 		return err
 	}
 	h.progress("amplidex: memory at the end %s", r.res.Memory)
+	// Last, so that the projects it adds to the daemon change neither the
+	// loops above nor the memory read at the end.
+	if h.cfg.newProject > 0 {
+		if err := r.runStep(ctx, c, r.newProjectStep()); err != nil {
+			return err
+		}
+	}
 	return s.d.stop(30 * time.Second)
 }
 
@@ -197,6 +224,11 @@ func (r *amplidexRun) steps() []step {
 		{"save → diagnostics query", r.saveVisible, []loop{{"save → diagnostics query", &r.res.SaveVisible}}},
 		{"save → subscription", r.saveNotify, []loop{{"save → subscription", &r.res.SaveNotify}}},
 	}
+}
+
+// newProjectStep is the measurement of the first answer in new projects.
+func (r *amplidexRun) newProjectStep() step {
+	return step{"first answer in a new project", r.newProjectAnswers, []loop{{"first answer in a new project, whole process", &r.res.NewProject}}}
 }
 
 // runStep runs s with the client c and reports its loops.
@@ -383,6 +415,118 @@ func (r *amplidexRun) resolveProcess(ctx context.Context, _ *query.Client) error
 		r.res.DialFloorCPU = append(r.res.DialFloorCPU, t2.cpu)
 	}
 	return nil
+}
+
+// newProjectTimeout bounds the first answer in one new project.
+const newProjectTimeout = 5 * time.Minute
+
+// newProjectAnswers generates, one after the other, new projects the
+// daemon has not seen, each of -new-project collections holding about
+// -new-project-files files, in the work directory; and times a whole
+// `amplidex query resolve NAME` process run inside each, from its start to
+// its exit, NAME being a collection of that project. Before each, it waits
+// for the daemon to settle, so that the work the previous project left
+// does not count. The answer must name the project's collection, and the
+// daemon must have registered the project afterwards (and not before): an
+// answer from the command's own in-process scan, with no daemon reached,
+// fails the measurement.
+func (r *amplidexRun) newProjectAnswers(ctx context.Context, c *query.Client) error {
+	cfg := r.h.cfg
+	for k := range cfg.newProjects {
+		dir := filepath.Join(r.h.work, "projects", fmt.Sprintf("new-%d", k+1))
+		r.h.progress("amplidex: generating new project %d of %d: %d collections, about %d files, in %s",
+			k+1, cfg.newProjects, cfg.newProject, cfg.newProjectFiles, dir)
+		st, err := generateProject(dir, cfg.newProject, cfg.newProjectFiles, cfg.seed+uint64(k)+1)
+		if err != nil {
+			return err
+		}
+		if len(st.Probes) == 0 {
+			return fmt.Errorf("new project %s has no defect-free collection to ask for", dir)
+		}
+		p := st.Probes[len(st.Probes)/2]
+		if err := warmTree(st.Root); err != nil {
+			return err
+		}
+		pid, err := r.settle(ctx, c, dir)
+		if err != nil {
+			return err
+		}
+		before, err := readCPU(pid)
+		if err != nil {
+			return err
+		}
+		pctx, cancel := context.WithTimeout(ctx, newProjectTimeout)
+		wall, cpu, out, err := runTimed(pctx, r.env, dir, nil, r.bin, "query", "resolve", p.Name)
+		cancel()
+		after, cerr := readCPU(pid)
+		if err == nil && !strings.Contains(string(out), p.Dir) {
+			err = fmt.Errorf("query resolve %s in %s did not name %s:\n%s", p.Name, dir, p.Dir, out)
+		}
+		if err = cmp.Or(err, cerr); err != nil {
+			return err
+		}
+		if known, err := registered(ctx, c, dir); err != nil || !known {
+			return cmp.Or(err, fmt.Errorf("new project %s: the daemon did not register it: the answer came from elsewhere", dir))
+		}
+		r.res.NewProject = append(r.res.NewProject, wall)
+		r.res.NewProjects = append(r.res.NewProjects, newProject{Dir: dir, Collections: st.Collections, Files: st.Files, Name: p.Name,
+			ClientCPUMS: ms(cpu), DaemonCPUMS: ms(after - before)})
+		r.h.progress("amplidex: new project %d: %d files; first `query resolve %s` took %s (CPU: its own %s, the daemon's %s)",
+			k+1, st.Files, p.Name, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), (after - before).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// Settling: the daemon is taken to be idle once no project is being
+// registered and its CPU time grows by less than settleCPU over
+// settleWindow.
+const (
+	settleWindow  = 200 * time.Millisecond
+	settleCPU     = 20 * time.Millisecond
+	settleTimeout = 5 * time.Minute
+)
+
+// settle waits until the daemon is idle and checks that it does not know
+// the project dir yet; it returns the daemon's pid.
+func (r *amplidexRun) settle(ctx context.Context, c *query.Client, dir string) (int, error) {
+	sctx, cancel := context.WithTimeout(ctx, settleTimeout)
+	defer cancel()
+	for {
+		st, err := statusOf(sctx, c)
+		if err != nil {
+			return 0, fmt.Errorf("settle: %w", err)
+		}
+		if slices.ContainsFunc(st.Projects, func(p query.ProjectStatus) bool { return p.Dir == dir }) {
+			return 0, fmt.Errorf("new project %s: the daemon knew it before it was asked", dir)
+		}
+		var before, after time.Duration
+		if len(st.Registering) == 0 {
+			if before, err = readCPU(st.PID); err != nil {
+				return 0, err
+			}
+		}
+		if err := pause(sctx, settleWindow); err != nil {
+			return 0, fmt.Errorf("settle: the daemon stayed busy: %w", err)
+		}
+		if len(st.Registering) > 0 {
+			continue
+		}
+		if after, err = readCPU(st.PID); err != nil {
+			return 0, err
+		}
+		if after-before < settleCPU {
+			return st.PID, nil
+		}
+	}
+}
+
+// registered reports whether the daemon lists dir among its projects.
+func registered(ctx context.Context, c *query.Client, dir string) (bool, error) {
+	st, err := statusOf(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(st.Projects, func(p query.ProjectStatus) bool { return p.Dir == dir }), nil
 }
 
 // sample is one timed process: its wall and CPU time.

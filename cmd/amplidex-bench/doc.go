@@ -25,8 +25,20 @@
 //     query resolve NAME` processes, interleaved with whole processes of
 //     the dial floor, which only dials the socket, sends one no_sync
 //     resolve and prints the answer; resolve over the socket with and
-//     without the wait for pending changes; and a save of an agent with a
+//     without the wait for pending changes; a save of an agent with a
 //     new defect until a diagnostics query or a subscription reports it;
+//     and last, with that daemon still running for the user root, the
+//     first answer in new projects it has not seen: -new-projects
+//     projects (default 3), each generated in the work directory with
+//     -new-project collections (default 1,500) in its .amplifier/collections
+//     holding about -new-project-files files (default 45,000; collections
+//     the generator makes smaller than their share get more agents and
+//     context), and in each a whole `amplidex query resolve NAME` process,
+//     run inside the project for one of its collections, timed from its
+//     start to its exit (the answer must name the project's collection,
+//     and the daemon must have registered the project: an in-process
+//     answer fails); the row shows the worst of them, the figures below
+//     the table the median and each (-new-project 0 skips it);
 //   - watchman: its initial crawl of the same root, whole `watchman -j`
 //     processes answering a path query, and a save until its subscription
 //     names the file.
@@ -86,6 +98,13 @@
 //     has no way to opt out); the dial floor asks with no_sync.
 //   - When watchman is missing it is installed with apt-get if the harness
 //     runs as root; otherwise its column shows "-".
+//   - The new projects are generated while the daemon runs, then read
+//     once (the page cache again), and kept until the daemon stops; the
+//     memory figures at the end are read before they are added. Before
+//     each, the harness waits until the daemon registers no project and
+//     uses less than a tenth of a CPU, and it records the CPU time of the
+//     command and of the daemon during the first answer beside its wall
+//     time.
 //   - The latency loops rewrite agent files of the tree; the daemons run one
 //     at a time, never side by side, so they do not compete for the CPU.
 package main

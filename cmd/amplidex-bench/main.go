@@ -47,9 +47,13 @@ type config struct {
 	jsonPath     string
 	skipWatchman bool
 	generateOnly bool
-	only         string    // "" for every measurement, onlyQuery for the whole-process query loop
-	stdout       io.Writer // the table
-	stderr       io.Writer // progress
+	only         string // "" for every measurement, onlyQuery for the whole-process query loop
+	// newProject is the number of collections in each new project, 0 to
+	// skip that measurement; newProjectFiles the files in each, and
+	// newProjects how many new projects are timed.
+	newProject, newProjectFiles, newProjects int
+	stdout                                   io.Writer // the table
+	stderr                                   io.Writer // progress
 }
 
 // parseFlags parses the command line.
@@ -76,6 +80,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.generateOnly, "generate-only", false, "generate the tree, keep it, print where it is and measure nothing (needs -dir)")
 	fs.StringVar(&cfg.only, "only", "", "measure one thing: \""+onlyQuery+"\" times whole `amplidex query resolve` processes\n"+
 		"against the dial floor on a cold-started daemon, and nothing else (no floor walk, restart or watchman)")
+	fs.IntVar(&cfg.newProject, "new-project", 1500, "collections in each new project whose first `amplidex query resolve` is timed\n"+
+		"with the daemon running for the user root (0 skips the measurement)")
+	fs.IntVar(&cfg.newProjectFiles, "new-project-files", 45000, "files in each new project, spread over its collections\n"+
+		"(0: as many as the generator writes anyway, about 12 a collection)")
+	fs.IntVar(&cfg.newProjects, "new-projects", 3, "how many new projects to time")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -90,6 +99,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-gap %s: must not be negative", cfg.gap)
 	case cfg.only != "" && cfg.only != onlyQuery:
 		return nil, fmt.Errorf("-only %q: want %q", cfg.only, onlyQuery)
+	case cfg.newProject < 0 || cfg.newProject > 0 && cfg.newProject < 4:
+		return nil, fmt.Errorf("-new-project %d: need 0 (skip) or at least 4", cfg.newProject)
+	case cfg.newProjectFiles < 0:
+		return nil, fmt.Errorf("-new-project-files %d: must not be negative", cfg.newProjectFiles)
+	case cfg.newProjects < 1:
+		return nil, fmt.Errorf("-new-projects %d: need at least 1", cfg.newProjects)
 	case cfg.generateOnly && cfg.dir == "":
 		return nil, errors.New("-generate-only needs -dir: a tree in a temporary directory would be lost")
 	}
@@ -199,10 +214,11 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 		Seed: cfg.seed, Samples: cfg.samples, GapMS: ms(cfg.gap), Tree: h.tree,
 		Amplidex: amplidexRef{Binary: bin, Revision: revision(bin), Collections: a.Collections, FilesIndexed: a.InitialFiles,
 			Analyzed: a.InitialAnalyzed, FirstAnswerMS: ms(a.FirstAnswer), FirstAnswerFound: a.FirstFound, FirstAnswerScan: a.FirstScan},
-		Floor:   floorRef{WalkMS: ms(floor.Walk), Runs: floor.Runs.millis(), Files: floor.Files, Dirs: floor.Dirs, Watcher: floor.Watcher},
-		Metrics: metrics(a, floor, w, cfg.only),
-		Loops:   loops(a, floor, w),
-		Memory:  map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
+		Floor:      floorRef{WalkMS: ms(floor.Walk), Runs: floor.Runs.millis(), Files: floor.Files, Dirs: floor.Dirs, Watcher: floor.Watcher},
+		Metrics:    metrics(a, floor, w, cfg.only),
+		Loops:      loops(a, floor, w),
+		Memory:     map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
+		NewProject: newProjectOf(a),
 	}
 	if w != nil {
 		rep.Watchman = w.Version

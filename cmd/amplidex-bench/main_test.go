@@ -10,6 +10,7 @@ import (
 	"flag"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,7 @@ func TestRunSmall(t *testing.T) {
 	jsonPath := filepath.Join(dir, "bench.json")
 	var stdout, stderr bytes.Buffer
 	cfg, err := parseFlags([]string{"-collections", "50", "-skip-watchman", "-samples", "5", "-gap", "0",
+		"-new-project", "6", "-new-project-files", "60", "-new-projects", "1",
 		"-dir", filepath.Join(dir, "tree"), "-keep", "-json", jsonPath}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +95,17 @@ func TestRunSmall(t *testing.T) {
 		if l := rep.Loops[name]; l.Samples != runs || l.Max <= 0 {
 			t.Errorf("loop %s: %d samples, at most %v ms, want %d samples", name, l.Samples, l.Max, runs)
 		}
+	}
+	// The first answer in the new project named its collection (run
+	// checks that) and was timed once.
+	if l := rep.Loops["amplidex_new_project_first_answer"]; l.Samples != 1 || l.Max <= 0 {
+		t.Errorf("loop amplidex_new_project_first_answer: %+v, want one sample", l)
+	}
+	if p := rep.NewProject; p == nil || len(p.RunsMS) != 1 || len(p.Projects) != 1 || p.MaxMS != p.RunsMS[0] || p.MedianMS != p.RunsMS[0] {
+		t.Errorf("new project: %+v, want one run", p)
+	} else if np, m := p.Projects[0], byName["new_project_first_answer"]; np.Collections != 6 || np.Files < 60 || np.Name == "" || np.ClientCPUMS <= 0 ||
+		m.Amplidex == nil || *m.Amplidex != p.MaxMS || m.Met == nil || !strings.Contains(stdout.String(), "new project: first answer median") || !strings.Contains(stdout.String(), "  project 1: 6 collections") {
+		t.Errorf("new project %+v, metric %+v; table:\n%s", np, byName["new_project_first_answer"], stdout.String())
 	}
 	for _, k := range []string{"amplidex_cold", "amplidex"} {
 		if m := rep.Memory[k]; m.Anon <= 0 || m.File <= 0 || m.Anon+m.File+m.Shmem != m.RSS {
@@ -346,6 +359,29 @@ func TestParseMemory(t *testing.T) {
 	}
 }
 
+func TestParseStatCPU(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    time.Duration
+		wantErr bool
+	}{
+		{"plain", "42 (amplidex) S 1 42 42 0 -1 4194560 100 0 0 0 250 31 0 0 20 0 9 0 100 1000 200\n", 2810 * time.Millisecond, false},
+		{"name with spaces and parentheses", "7 (a) b (c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 6 7\n", 70 * time.Millisecond, false},
+		{"no name", "42 amplidex S 1\n", 0, true},
+		{"too short", "42 (amplidex) S 1 42 42\n", 0, true},
+		{"not a number", "42 (amplidex) S 1 42 42 0 -1 4194560 100 0 0 0 x 31 0\n", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseStatCPU(tc.in)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Errorf("parseStatCPU = %v, %v; want %v, error %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
 func TestParseFlags(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -354,8 +390,18 @@ func TestParseFlags(t *testing.T) {
 		wantErr error
 	}{
 		{"defaults", nil, func(c *config) bool {
-			return c.collections == 10000 && c.samples == 200 && c.seed == 1 && !c.skipWatchman && c.gap == 200*time.Millisecond
+			return c.collections == 10000 && c.samples == 200 && c.seed == 1 && !c.skipWatchman && c.gap == 200*time.Millisecond &&
+				c.newProject == 1500 && c.newProjectFiles == 45000 && c.newProjects == 3
 		}, nil},
+		{"new project", []string{"-new-project", "6", "-new-project-files", "60", "-new-projects", "1"}, func(c *config) bool {
+			return c.newProject == 6 && c.newProjectFiles == 60 && c.newProjects == 1
+		}, nil},
+		{"no new project", []string{"-new-project", "0"}, func(c *config) bool { return c.newProject == 0 }, nil},
+		{"new project of too few collections", []string{"-new-project", "3"}, nil, nil},
+		{"new project of negative collections", []string{"-new-project", "-1"}, nil, nil},
+		{"new project of negative files", []string{"-new-project-files", "-5"}, nil, nil},
+		{"no new projects", []string{"-new-projects", "0"}, nil, nil},
+		{"new projects not a number", []string{"-new-projects", "three"}, nil, nil},
 		{"all", []string{"-collections", "12", "-samples", "3", "-seed", "9", "-skip-watchman", "-json", "x.json", "-dir", "d", "-keep"},
 			func(c *config) bool {
 				return c.collections == 12 && c.samples == 3 && c.seed == 9 && c.skipWatchman && c.jsonPath == "x.json" && c.dir == "d" && c.keep
@@ -458,5 +504,62 @@ func TestFloorWalk(t *testing.T) {
 	}
 	if w.files != st.Files+1 || w.dirs != st.Dirs+1 {
 		t.Errorf("walked %d files and %d dirs, want %d and %d", w.files, w.dirs, st.Files+1, st.Dirs+1)
+	}
+}
+
+// TestGenerateProject checks the tree of a new project: n collections in
+// its .amplifier/collections, about the files asked for in all, spread
+// unevenly over them, and probes to ask for.
+func TestGenerateProject(t *testing.T) {
+	const n, files = 60, 1800
+	dir := filepath.Join(t.TempDir(), "project")
+	st, err := generateProject(dir, n, files, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, ".amplifier", "collections")
+	if st.Root != root {
+		t.Errorf("root %s, want %s", st.Root, root)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != n || st.Collections != n {
+		t.Errorf("%d collection directories, stats say %d, want %d", len(entries), st.Collections, n)
+	}
+	got := countFiles(t, root)
+	if got != st.Files {
+		t.Errorf("%d files, stats say %d", got, st.Files)
+	}
+	if got < files || got > files+files/20 {
+		t.Errorf("%d files, want about %d", got, files)
+	}
+	sizes := map[int]bool{}
+	for _, e := range entries {
+		sizes[countFiles(t, filepath.Join(root, e.Name()))] = true
+	}
+	if len(sizes) < 5 {
+		t.Errorf("collection sizes %v: want them to vary", slices.Sorted(maps.Keys(sizes)))
+	}
+	if len(st.Probes) == 0 {
+		t.Fatal("no probes")
+	}
+	for _, p := range st.Probes {
+		if _, err := os.Stat(filepath.Join(p.Dir, "pyproject.toml")); err != nil || filepath.Dir(p.Dir) != root {
+			t.Errorf("probe %s in %s: %v", p.Name, p.Dir, err)
+		}
+	}
+
+	// Fewer files than the generator writes anyway make no smaller tree.
+	small, err := generateProject(filepath.Join(t.TempDir(), "small"), n, 10, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Files < 10*n {
+		t.Errorf("%d files in %d collections asked to hold 10 in all: want each collection whole", small.Files, n)
+	}
+	if _, err := generateProject(filepath.Join(t.TempDir(), "negative"), n, -1, 5); err == nil {
+		t.Errorf("a negative file count was accepted")
 	}
 }

@@ -194,6 +194,48 @@ func parseMemory(r io.Reader) (memory, error) {
 	return m, nil
 }
 
+// userHZ is the unit of the CPU times in /proc/PID/stat: USER_HZ, which
+// is 100 on every Linux architecture Go runs on.
+const userHZ = 100
+
+// readCPU reads the CPU time (user and system) pid has used so far.
+func readCPU(pid int) (time.Duration, error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/stat"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read CPU time of %d: %w", pid, err)
+	}
+	cpu, err := parseStatCPU(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return cpu, nil
+}
+
+// parseStatCPU returns utime + stime from the text of /proc/PID/stat.
+// The command name, in parentheses, may hold spaces and parentheses: the
+// fields are counted from the last closing one.
+func parseStatCPU(stat string) (time.Duration, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("parse stat: no command name in parentheses")
+	}
+	// After the name: state (field 3) ... utime (14), stime (15).
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("parse stat: %d fields after the command name, want at least 13", len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("parse stat: CPU time: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
+}
+
 // runTimed runs argv to completion with stdin and returns its wall time,
 // the CPU time it used (user and system, its children included) and its
 // standard output. A non-zero exit is an error naming the command.

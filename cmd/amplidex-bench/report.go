@@ -30,6 +30,27 @@ type report struct {
 	// measured: "amplidex_cold" once the cold start is ready, "amplidex"
 	// at the end of its run, "watchman_crawl" and "watchman" likewise.
 	Memory map[string]memory `json:"memory"`
+	// NewProject is the first answer in new projects; nil when not
+	// measured.
+	NewProject *newProjectRef `json:"new_project,omitempty"`
+}
+
+// newProjectRef is the first answer in each new project: a whole `amplidex
+// query resolve NAME` process run inside a project the daemon had not seen.
+type newProjectRef struct {
+	MedianMS float64      `json:"median_ms"`
+	MaxMS    float64      `json:"max_ms"`
+	RunsMS   []float64    `json:"runs_ms"` // one for each project, in order
+	Projects []newProject `json:"projects"`
+}
+
+// newProjectOf summarizes the first answers in new projects; nil for none.
+func newProjectOf(a *amplidexResult) *newProjectRef {
+	if len(a.NewProject) == 0 {
+		return nil
+	}
+	return &newProjectRef{MedianMS: ms(a.NewProject.quantile(0.5)), MaxMS: ms(a.NewProject.quantile(1)),
+		RunsMS: a.NewProject.millis(), Projects: a.NewProjects}
 }
 
 // amplidexRef says what was measured of amplidex besides the metrics.
@@ -103,7 +124,7 @@ type metric struct {
 var metricNames = []string{
 	"initial_index", "restart", "restart_files_read", "restart_first_answer",
 	"query_resolve_process", "query_resolve_process_cpu", "socket_query_p99",
-	"save_notify_p50", "save_notify_p99", "save_visible_p50",
+	"save_notify_p50", "save_notify_p99", "save_visible_p50", "new_project_first_answer",
 	"rss_anon_cold", "rss_anon", "rss_file", "rss_anon_per_file",
 }
 
@@ -201,6 +222,10 @@ func allMetrics(a *amplidexResult, f *floorResult, w *watchmanResult) []metric {
 	if a.InitialFiles > 0 {
 		perFile = ptr(float64(a.Memory.Anon) / float64(a.InitialFiles))
 	}
+	newProject := "new project: first query resolve, whole process, worst"
+	if n := len(a.NewProjects); n > 0 {
+		newProject = fmt.Sprintf("%s of %d", newProject, n)
+	}
 	return []metric{
 		newMetric("initial_index", "initial index, cold (vs crawl)", "ms", ptr(ms(a.Initial)), against("watchman", crawl), ratioAtMost(1, "≤ 1.0× watchman")),
 		newMetric("restart", "restart, nothing changed (vs floor walk)", "ms", ptr(ms(a.Restart)), against("floor", ptr(ms(f.Walk))), ratioAtMost(1.2, "≤ 1.2× floor")),
@@ -212,6 +237,7 @@ func allMetrics(a *amplidexResult, f *floorResult, w *watchmanResult) []metric {
 		newMetric("save_notify_p50", "save → subscription notified, p50", "ms", quantileOf(a.SaveNotify, 0.5), against("watchman", subP50), under(30, "< 30 ms")),
 		newMetric("save_notify_p99", "save → subscription notified, p99", "ms", quantileOf(a.SaveNotify, 0.99), against("watchman", subP99), under(60, "< 60 ms")),
 		newMetric("save_visible_p50", "save → visible to a read-your-writes query, p50", "ms", quantileOf(a.SaveVisible, 0.5), reference{}, under(15, "< 15 ms")),
+		newMetric("new_project_first_answer", newProject, "ms", quantileOf(a.NewProject, 1), reference{}, under(1000, "< 1 s")),
 		newMetric("rss_anon_cold", "private memory (RssAnon) after the first scan (vs RSS)", "MiB", mib(a.ColdMemory.Anon), against("watchman", wRSSCrawl), ratioAtMost(0.5, "≤ ½ watchman")),
 		newMetric("rss_anon", "private memory (RssAnon), end of run (vs RSS)", "MiB", mib(a.Memory.Anon), against("watchman", wRSS), ratioAtMost(0.5, "≤ ½ watchman")),
 		newMetric("rss_file", "file-backed memory (RssFile), end of run", "MiB", mib(a.Memory.File), against("watchman", wFile), noTarget),
@@ -226,7 +252,7 @@ func loops(a *amplidexResult, f *floorResult, w *watchmanResult) map[string]loop
 		"amplidex_resolve_process_cpu": a.ResolveProcessCPU, "dial_floor_process_cpu": a.DialFloorCPU,
 		"amplidex_socket_nosync": a.SocketNoSync, "amplidex_socket_sync": a.SocketSync,
 		"amplidex_save_visible": a.SaveVisible, "amplidex_save_notify": a.SaveNotify,
-		"floor_walk": f.Runs,
+		"floor_walk": f.Runs, "amplidex_new_project_first_answer": a.NewProject,
 	}
 	if w != nil {
 		all["watchman_path_query_process"], all["watchman_subscription"] = w.PathQuery, w.Subscription
@@ -287,6 +313,13 @@ func (r *report) writeTable(out io.Writer) error {
 	yes := map[bool]string{true: "yes", false: "no"}
 	fmt.Fprintf(w, "\nrestart: first no_sync answer %.1f ms after the process started; it named the collection: %s; status then said of the scan: %s\n",
 		r.Amplidex.FirstAnswerMS, yes[r.Amplidex.FirstAnswerFound], r.Amplidex.FirstAnswerScan)
+	if p := r.NewProject; p != nil {
+		fmt.Fprintf(w, "new project: first answer median %.1f ms, worst %.1f ms, each: %s\n", p.MedianMS, p.MaxMS, millisText(p.RunsMS))
+		for i, np := range p.Projects {
+			fmt.Fprintf(w, "  project %d: %d collections, %d files; resolve %s: %.1f ms (CPU: the command's %.1f ms, the daemon's %.1f ms)\n",
+				i+1, np.Collections, np.Files, np.Name, p.RunsMS[i], np.ClientCPUMS, np.DaemonCPUMS)
+		}
+	}
 	fmt.Fprintf(w, "floor: %d files lstat()ed, %d directories watched (%s), one goroutine; median of %d walks\n",
 		r.Floor.Files, r.Floor.Dirs, r.Floor.Watcher, len(r.Floor.Runs))
 	for _, k := range []string{"amplidex_cold", "amplidex", "watchman_crawl", "watchman"} {
@@ -311,6 +344,15 @@ func value(v *float64, unit string) string {
 	default:
 		return fmt.Sprintf("%.1f %s", *v, unit)
 	}
+}
+
+// millisText lists vs, in milliseconds.
+func millisText(vs []float64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = fmt.Sprintf("%.1f ms", v)
+	}
+	return strings.Join(s, ", ")
 }
 
 func ratioText(r *float64) string {

@@ -83,13 +83,36 @@ type generator struct {
 	root  string
 	stats *treeStats
 	out   chan<- job // to the writers
+	// files, when positive, is about how many files the tree is to hold
+	// (see pad); left and leftColls are what is still to be written
+	// of it, in files and in collections.
+	files, left, leftColls int
 }
 
 // generateTree writes n collection directories into root (created; it must
 // not exist or be empty), deterministically from seed, and describes them.
+// Each collection holds about twelve files.
 func generateTree(root string, n int, seed uint64) (*treeStats, error) {
+	return generateSized(root, n, 0, seed)
+}
+
+// generateProject writes a project into dir: n collection directories in
+// dir/.amplifier/collections holding about files files in all, as
+// generateSized does, and describes them.
+func generateProject(dir string, n, files int, seed uint64) (*treeStats, error) {
+	return generateSized(filepath.Join(dir, ".amplifier", "collections"), n, files, seed)
+}
+
+// generateSized is generateTree with about files files in all, unless
+// files is zero: collections that the generator makes smaller than their
+// share are padded with more agents and context (see pad). With files at
+// zero the tree is generateTree's.
+func generateSized(root string, n, files int, seed uint64) (*treeStats, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("generate tree %s: need at least one collection, not %d", root, n)
+	}
+	if files < 0 {
+		return nil, fmt.Errorf("generate tree %s: need a file count of at least zero, not %d", root, files)
 	}
 	if entries, err := os.ReadDir(root); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("generate tree %s: directory is not empty", root)
@@ -105,6 +128,7 @@ func generateTree(root string, n int, seed uint64) (*treeStats, error) {
 		root:  root,
 		stats: &treeStats{Root: root, Collections: n},
 		out:   jobs,
+		files: files, left: files, leftColls: n,
 	}
 	for i := 0; i < n; i++ {
 		if i < len(foundations) {
@@ -334,6 +358,7 @@ func (g *generator) foundation(name string) {
 		files["profiles/dev.md"] = g.profile("dev", "Developer expertise", "foundation:general", nil, "") + g.body("Dev", nil)
 		files["agents/reviewer.md"] = g.agent("reviewer", false) + g.body("Reviewer", nil)
 	}
+	g.pad(files, "")
 	g.out <- job{dir: dir, files: files}
 }
 
@@ -459,12 +484,41 @@ func (g *generator) collection(i int) {
 		files[pkg+"modules/tool-"+g.pick(words)+"/__init__.py"] = "\"\"\"A generated module.\"\"\"\n"
 	}
 
+	g.pad(files, pkg)
 	g.out <- job{dir: dir, files: files}
 	if defect == "" {
 		agent := filepath.Join(base, "agents", agents[0]+".md")
 		rel, _ := filepath.Rel(g.root, agent)
 		g.stats.Probes = append(g.stats.Probes, probe{Name: name, Dir: dir, Agent: agent, Rel: rel, Stem: agents[0]})
 	}
+}
+
+// pad adds agents and context documents (under pkg, the package
+// directory of a nested collection) to the files of one collection until
+// it holds its share of the files still to be written: that share is the
+// files left over the collections left, times a random factor between ½
+// and 1½, so that collections vary in size as the generator's own do; the
+// last collection takes what is left. A collection is never made smaller.
+// Without a file count, pad does nothing, and draws nothing from the
+// random source.
+func (g *generator) pad(files map[string]string, pkg string) {
+	if g.files == 0 {
+		return
+	}
+	want := g.left
+	if g.leftColls > 1 {
+		want = int(float64(g.left) / float64(g.leftColls) * (0.5 + g.rng.Float64()))
+	}
+	for k := 1; len(files) < want; k++ {
+		if k%3 == 0 {
+			a := fmt.Sprintf("%s-extra%d", g.pick(topics), k)
+			files[pkg+"agents/"+a+".md"] = g.agent(a, false) + g.body(a, nil)
+		} else {
+			files[pkg+fmt.Sprintf("context/%s/%s-extra-%d.md", g.pick(topics), g.pick(words), k)] = g.body(g.sentence(3), nil)
+		}
+	}
+	g.left = max(g.left-len(files), 0)
+	g.leftColls--
 }
 
 // warmTree reads every directory and file below root, so that a timed
