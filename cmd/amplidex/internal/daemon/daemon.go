@@ -210,9 +210,6 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d.cfg.Store(&config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: newBundles(opts.Prepare, opts.Manifests, d.log, d.now)})
 	d.early.Store(d.loadSummary())
-	if prior := d.loadChecks(); prior != nil {
-		d.prior.Store(&prior)
-	}
 	if !opts.NoSocket {
 		if err := d.serve(); err != nil {
 			d.Close()
@@ -344,7 +341,17 @@ func (d *Daemon) open() error {
 	remembered := d.persist.projects()
 	d.progress.setPhase(phaseLoading)
 	loaded := make(chan error, 1)
-	go func() { loaded <- d.verifyIndex() }()
+	go func() {
+		err := d.verifyIndex()
+		if err == nil {
+			// The last run's checks, decoded while the roots are walked,
+			// not before the socket answers.
+			if prior := d.loadChecks(); prior != nil {
+				d.prior.Store(&prior)
+			}
+		}
+		loaded <- err
+	}()
 	var err error
 	first := newListings()
 	d.listings.Store(first)
