@@ -90,6 +90,11 @@ type Options struct {
 	// shutdown request. Zero: never (a daemon in the foreground, or the
 	// service manager's). A reload may change it.
 	IdleExit time.Duration
+	// GCPercent, when not 0, is the collector's target (as GOGC) once the
+	// first scan is done: a daemon idles most of its life, and a low
+	// target keeps its heap small. A registration of a new project runs at
+	// Go's default meanwhile (see gcTarget).
+	GCPercent int
 }
 
 // config is the part of the options a reload changes, with the bundles
@@ -139,6 +144,8 @@ type Daemon struct {
 	// slab gives the collections the first scan keeps their memory (see
 	// discovery.Slab); nil after it.
 	slab atomic.Pointer[discovery.Slab]
+	// gc keeps the collector's target (Options.GCPercent).
+	gc gcTarget
 	// listings are the listings of the first scan's roots that the
 	// watcher's walks made, for the first scan's loader (see listings);
 	// nil once the first scan has ended.
@@ -226,6 +233,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
 	d.restoreLastUsed()
+	d.gc.settle(d.opts.GCPercent)
 	close(d.ready)
 	if d.idle != nil {
 		d.idle.start()
@@ -331,7 +339,7 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
 		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
-		homeDir: d.opts.Home, progress: d.progress, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
+		homeDir: d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
 		intents: map[string]int{}}
