@@ -13,7 +13,7 @@ import (
 // writeSyntheticRoot writes n collections of about twelve files each: a
 // pyproject.toml, two profiles (one extending another collection's), three
 // agents, and six context files, some mentioning others.
-func writeSyntheticRoot(b *testing.B, root string, n int) {
+func writeSyntheticRoot(b testing.TB, root string, n int) {
 	b.Helper()
 	w := func(p, s string) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -238,6 +238,12 @@ type Loader struct {
 	// in as many objects as it has files (see Collection.compact); tests
 	// compare the two.
 	NoCompact bool
+	// NamesOnly reads each collection's pyproject.toml files and lists its
+	// resources, but reads no document: enough to tell which collection
+	// wins a name and to describe it (name, version, description, layout,
+	// validity, resource counts), not to check it. Its collections hold
+	// no Facts but their pyproject.toml files'.
+	NamesOnly bool
 	// Slab, when set, returns the Slab that gives the compacted
 	// collections their memory, or nil for none (see Slab): a daemon
 	// gives one during its first scan. It is called from as many
@@ -470,7 +476,9 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	for _, r := range res {
 		switch r.Kind {
 		case KindProfile, KindAgent, KindContext:
-			c.Facts[r.Path] = l.keep(c.noteUnread(l.analyze(r.Path, r.Kind)))
+			if !l.NamesOnly {
+				c.Facts[r.Path] = l.keep(c.noteUnread(l.analyze(r.Path, r.Kind)))
+			}
 		}
 	}
 	for i := range c.Diagnostics {

@@ -63,6 +63,10 @@ func collections(v *catalog.View) []CollectionInfo { return infos(v, v.Set.Colle
 
 func resolve(v *catalog.View, name string) *ResolveResult { return resolveIn(v.Set, name, Describe) }
 
+// ResolveSet answers resolve for name in s, each collection described by
+// Describe: the answer a View of s gives.
+func ResolveSet(s *discovery.Set, name string) *ResolveResult { return resolveIn(s, name, Describe) }
+
 // resolveIn answers resolve for name in s, describing each collection with
 // describe: whatever the Set was built from, discovery.Set.Resolve alone
 // rules who wins.

@@ -68,10 +68,12 @@ func TestQueryShowsRegistration(t *testing.T) {
 	defer c.Close()
 	ws := &workspace{paths: paths, project: project}
 	answered := make(chan error, 1)
-	var res *query.ResolveResult
+	// A resolve is answered before the read ends (from the collections'
+	// names); a listing of the collections waits for it.
+	var res []query.CollectionInfo
 	go func() {
 		answered <- a.callDaemon(ctx, ws, true, func(cctx context.Context) (err error) {
-			res, _, err = query.Ask(cctx, c, query.MethodResolve, query.NameParams{Common: query.Common{Project: project}, Name: "demo"})
+			res, _, err = query.Ask(cctx, c, query.MethodCollections, query.ListParams{Common: query.Common{Project: project}})
 			return err
 		})
 	}()
@@ -87,7 +89,7 @@ func TestQueryShowsRegistration(t *testing.T) {
 	free()
 	select {
 	case err := <-answered:
-		if err != nil || res == nil || !res.Found {
+		if err != nil || len(res) != 1 || res[0].Name != "demo" {
 			t.Fatalf("answer %+v, %v", res, err)
 		}
 	case <-ctx.Done():

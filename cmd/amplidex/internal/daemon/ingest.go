@@ -839,6 +839,24 @@ func slicesContains(cat *catalog.Catalog, lp string) bool {
 	return false
 }
 
+// registerSoon registers project on a goroutine the ingest's close waits
+// for, unless the ingest has stopped or the project is being registered:
+// the work a first resolve answered without (see firstResolve).
+func (in *ingest) registerSoon(project string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.stopped || in.registering[project] != nil {
+		return
+	}
+	in.workers.Add(1)
+	go func() {
+		defer in.workers.Done()
+		if _, err := in.register(project); err != nil {
+			in.log.Warn("project not registered after its first answer", "project", project, "err", err)
+		}
+	}()
+}
+
 // registered returns the registered projects and when each was last
 // asked about.
 func (in *ingest) registered() map[string]time.Time {

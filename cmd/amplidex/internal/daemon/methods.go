@@ -17,6 +17,7 @@ import (
 func (d *Daemon) mux() *query.Mux {
 	m := query.NewMux()
 	query.ServeViews(m, d.viewFor)
+	m.Wrap(query.MethodResolve.Name(), d.firstResolve)
 	m.Wrap(query.MethodResolve.Name(), d.earlyResolve)
 	query.Handle(m, query.MethodChanges, d.changes)
 	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) { return d.Status(), nil })

@@ -1,0 +1,93 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/query"
+)
+
+// TestFirstResolveInANewProject: a resolve about a project the daemon
+// has not read is answered while the project's registration is still
+// reading its documents, and each answer is the one the registered
+// project gives: winners, shadowed and skipped collections alike.
+func TestFirstResolveInANewProject(t *testing.T) {
+	e := newEnv(t)
+	e.collection(filepath.Join(e.userRoot(), "shared"), "shared", "1.0.0")
+	e.collection(filepath.Join(e.userRoot(), "mine-too"), "mine", "0.9.0")
+	project := filepath.Join(e.dir, "fresh")
+	root := filepath.Join(project, ".amplifier", "collections")
+	e.collection(filepath.Join(root, "mine"), "mine", "1.0.0")
+	e.collection(filepath.Join(root, "other"), "other", "2.0.0")
+	e.write(filepath.Join(root, "broken", "pyproject.toml"), "[project]\nname = \"broken\"\nversion = \"x\"\n")
+	e.write(filepath.Join(root, "broken", "agents", "a.md"), agent("a"))
+	held := filepath.Join(root, "other", "agents", "helper.md")
+
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free()
+	e.startWith(func(o *daemon.Options) {
+		o.ReadFile = func(p string) ([]byte, error) {
+			if p == held {
+				<-release
+			}
+			return os.ReadFile(p)
+		}
+	})
+	c := e.client()
+	names := []string{"mine", "other", "broken", "shared", "nowhere", "mine-too"}
+	ask := func(name string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var r query.ResolveResult
+		if _, err := c.Call(ctx, "resolve", map[string]any{"project": project, "name": name}, &r); err != nil {
+			t.Fatalf("resolve %s while the project's documents were being read: %v", name, err)
+		}
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	first := map[string]string{}
+	for _, n := range names {
+		first[n] = ask(n)
+	}
+	free()
+	deadline := time.Now().Add(30 * time.Second)
+	for !registered(e, c, project) {
+		if time.Now().After(deadline) {
+			t.Fatal("the project was not registered after its first answers")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, n := range names {
+		if got := ask(n); got != first[n] {
+			t.Errorf("resolve %s: the first answer\n%s\nthe registered project's\n%s", n, first[n], got)
+		}
+	}
+}
+
+// registered reports whether status lists project as registered.
+func registered(e *env, c *query.Client, project string) bool {
+	var st query.Status
+	if err := callWithin(e.t, c, 10*time.Second, "status", map[string]any{}, &st); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, p := range st.Projects {
+		if p.Dir == project {
+			for _, r := range st.Registering {
+				if r.Dir == project {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
