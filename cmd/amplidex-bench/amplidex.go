@@ -465,7 +465,7 @@ func (r *amplidexRun) newProjectAnswers(ctx context.Context, c *query.Client) er
 		if err = cmp.Or(err, cerr); err != nil {
 			return err
 		}
-		if known, err := registered(ctx, c, dir); err != nil || !known {
+		if known, err := known(ctx, c, dir); err != nil || !known {
 			return cmp.Or(err, fmt.Errorf("new project %s: the daemon did not register it: the answer came from elsewhere", dir))
 		}
 		r.res.NewProject = append(r.res.NewProject, wall)
@@ -527,6 +527,18 @@ func registered(ctx context.Context, c *query.Client, dir string) (bool, error) 
 		return false, err
 	}
 	return slices.ContainsFunc(st.Projects, func(p query.ProjectStatus) bool { return p.Dir == dir }), nil
+}
+
+// known reports whether the daemon behind c has registered dir or is
+// registering it: a first resolve is answered before the registration
+// ends, which goes on in the background.
+func known(ctx context.Context, c *query.Client, dir string) (bool, error) {
+	st, err := statusOf(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(st.Projects, func(p query.ProjectStatus) bool { return p.Dir == dir }) ||
+		slices.ContainsFunc(st.Registering, func(r query.RegistrationProgress) bool { return r.Dir == dir }), nil
 }
 
 // sample is one timed process: its wall and CPU time.
