@@ -42,6 +42,14 @@
 // before listing it, and no batch is handled until the scan has ended:
 // every change made after a listing is applied over what the scan read.
 //
+// The first question about a project registers it: its roots are watched
+// and read, and the question waits for that. A resolve does not
+// (firstanswer.go): it is answered from the names of the project's
+// collections (their pyproject.toml files and listings) and the
+// collections other Views hold for its other roots, the answer the
+// project's View will give, while the registration runs on an ingest
+// goroutine.
+//
 // Batches are handled one at a time on the watcher's delivery goroutine.
 // Files are read and parsed outside every lock (the catalog's loads run
 // before its writer lock is taken); no lock a query needs is held while a
