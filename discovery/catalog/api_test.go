@@ -546,3 +546,46 @@ func TestPriorChecks(t *testing.T) {
 		t.Fatalf("with another Inventory:\n%s\nfresh:\n%s", g, w)
 	}
 }
+
+// TestSharedRootBeingRead: two Views share a root (a project's own
+// roots, and the same project with a client's other home). While the
+// first registration still reads the shared root, the second's View
+// holds that root's collections all the same: it does not publish the
+// root as the first found it before reading it (empty).
+func TestSharedRootBeingRead(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(14, 14)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+	tr.write(filepath.Join(tr.root(0), "mine", "pyproject.toml"), "[project]\nname = \"mine\"\nversion = \"1.0.0\"\ndescription = \"d\"\n")
+	shared := tr.root(0)
+	reading, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	loader := &discovery.Loader{ReadDir: func(dir string) ([]os.DirEntry, error) {
+		if dir == shared {
+			first := false
+			once.Do(func() { first = true })
+			if first {
+				close(reading)
+				<-release
+			}
+		}
+		return os.ReadDir(dir)
+	}}
+	cat := catalog.New(catalog.Options{Home: tr.home, Loader: loader})
+	scoped := cat.ScopeKey(catalog.Scope{Project: tr.proj, Home: filepath.Join(base, "other-home")})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cat.AddProject(scoped)
+	}()
+	<-reading
+	st, _ := cat.AddProject(cat.ProjectKey(tr.proj))
+	close(release)
+	<-done
+	v, ok := st.View(cat.ProjectKey(tr.proj))
+	if !ok || v.Set.Lookup("mine") == nil {
+		t.Fatalf("the View published while another registration read the shared root lacks its collection (View %v)", ok)
+	}
+	if v, ok := cat.State().View(scoped); !ok || v.Set.Lookup("mine") == nil {
+		t.Fatal("the first registration's View lacks the shared root's collection")
+	}
+}

@@ -802,6 +802,12 @@ func (c *Catalog) AddProject(dir string) (*State, *Delta) {
 		if rs == nil {
 			rs = newRootState(r)
 			c.roots[r.Path] = rs
+		}
+		if !rs.listed && rs.failed == "" {
+			// New, or another registration's read of it has not been
+			// recorded yet: this View must not be published with the
+			// root as it was before any read (empty), so it reads the
+			// root too.
 			scan = append(scan, r.Path)
 		}
 		kinds[r.Path] = rs.root
