@@ -50,8 +50,10 @@ func TestStatusShowsRegistration(t *testing.T) {
 
 	answered := make(chan error, 1)
 	go func() {
-		var r query.ResolveResult
-		answered <- e.call(c, "resolve", map[string]any{"name": "two"}, &r)
+		// A resolve is answered before the read ends (from the
+		// collections' names); a listing of the collections waits for it.
+		var r []query.CollectionInfo
+		answered <- e.call(c, "collections", nil, &r)
 	}()
 	var reg query.RegistrationProgress
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
