@@ -43,23 +43,18 @@ func (d *Daemon) firstResolve(next query.MethodFunc) query.MethodFunc {
 		if _, ok := d.cat.State().View(key); ok {
 			return next(ctx, raw)
 		}
-		roots := d.cat.RootsOf(key)
 		if !p.NoSync {
 			// The project's root is read now; the others' changes made
 			// before the question are waited for, as a View's would be.
 			if err := d.ingest.w.Flush(ctx); err != nil {
 				return nil, err
 			}
-			var paths []string
-			for _, r := range roots {
-				paths = append(paths, r.Path)
-			}
-			if err := d.ingest.waitRoots(ctx, paths); err != nil {
+			if err := d.ingest.wait(ctx, key); err != nil {
 				return nil, err
 			}
 		}
 		st := d.cat.State()
-		set, ok := d.namesSet(st, roots)
+		set, ok := d.namesSet(st, d.cat.RootsOf(key))
 		if !ok {
 			return next(ctx, raw)
 		}
@@ -71,7 +66,8 @@ func (d *Daemon) firstResolve(next query.MethodFunc) query.MethodFunc {
 // namesSet returns the Set of roots for a first resolve: the project's
 // root read names only, the others as a View of st holds them. It fails
 // when a root other than the project's is held by no View, or any of them
-// could not be listed.
+// could not be listed, or a collection of the project's could be read only
+// in part.
 func (d *Daemon) namesSet(st *catalog.State, roots []discovery.Root) (*discovery.Set, bool) {
 	failed := map[string]bool{}
 	for _, ri := range st.Roots() {
@@ -87,6 +83,14 @@ func (d *Daemon) namesSet(st *catalog.State, roots []discovery.Root) (*discovery
 			cs, err := loader.ScanRoot(r)
 			if err != nil {
 				return nil, false
+			}
+			for _, c := range cs {
+				if c.Degraded != "" {
+					// Read in part (a listing or a read failed for a
+					// reason that says nothing of the file): the
+					// registration's retries decide what it holds.
+					return nil, false
+				}
 			}
 			cols[i] = cs
 			continue

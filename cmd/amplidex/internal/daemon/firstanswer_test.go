@@ -3,9 +3,11 @@ package daemon_test
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,4 +92,63 @@ func registered(e *env, c *query.Client, project string) bool {
 		}
 	}
 	return false
+}
+
+// TestFirstResolveWaitsWhenReadInPart: when a collection of the new
+// project cannot be listed for a reason that says nothing of it (EMFILE),
+// the first resolve is not answered from the names it could read: it
+// waits for the registration, whose retries decide what the project holds.
+func TestFirstResolveWaitsWhenReadInPart(t *testing.T) {
+	e := newEnv(t)
+	project := filepath.Join(e.dir, "fresh")
+	root := filepath.Join(project, ".amplifier", "collections")
+	e.collection(filepath.Join(root, "mine"), "mine", "1.0.0")
+	e.collection(filepath.Join(root, "other"), "other", "1.0.0")
+	failing := filepath.Join(root, "other")
+	held := filepath.Join(root, "mine", "agents", "helper.md")
+	release := make(chan struct{})
+	var once, failOnce sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free()
+	e.startWith(func(o *daemon.Options) {
+		o.ReadDir = func(dir string) ([]os.DirEntry, error) {
+			fail := false
+			if dir == failing {
+				failOnce.Do(func() { fail = true })
+			}
+			if fail {
+				return nil, &fs.PathError{Op: "open", Path: dir, Err: syscall.EMFILE}
+			}
+			return os.ReadDir(dir)
+		}
+		o.ReadFile = func(p string) ([]byte, error) {
+			if p == held {
+				<-release
+			}
+			return os.ReadFile(p)
+		}
+	})
+	c := e.client()
+	answered := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var r query.ResolveResult
+		_, err := c.Call(ctx, "resolve", map[string]any{"project": project, "name": "mine"}, &r)
+		answered <- err
+	}()
+	select {
+	case err := <-answered:
+		t.Fatalf("answered (%v) from a project read in part, before its registration", err)
+	case <-time.After(300 * time.Millisecond): // a bound on waiting for the wrong thing, not a timing asserted
+	}
+	free()
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer once the registration went on")
+	}
 }
