@@ -16,7 +16,8 @@ import (
 // listing is reported in a later batch; and the daemon applies no batch
 // until the first scan has ended (handleBatch waits for ingest.ready), so
 // each such change is applied over what the scan read. Each listing is
-// taken at most once, and the rest are dropped when the first scan ends:
+// taken at most once, and the rest go with the listings when the first
+// scan ends (the daemon lets go of them):
 // a directory read again later (a batch's collection) is listed afresh.
 type listings struct {
 	mu        sync.Mutex // guards fields below
@@ -59,12 +60,4 @@ func (l *listings) take(dir string) ([]fs.DirEntry, bool) {
 		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	}
 	return entries, ok
-}
-
-// drop forgets every listing: the first scan has ended.
-func (l *listings) drop() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.recording = false
-	l.dirs = nil
 }
