@@ -20,6 +20,7 @@ type listings struct {
 	types   map[string]fs.FileMode
 	roots   map[string]bool // the roots listings came with
 	entries map[string][]fs.DirEntry
+	order   []string         // the directories, in the order listed
 	after   func(dir string) // called after each listing is recorded
 }
 
@@ -43,6 +44,7 @@ func (l *listings) record(root, dir string, entries []fs.DirEntry) {
 	l.latest[dir] = names
 	l.roots[root] = true
 	l.entries[dir] = entries
+	l.order = append(l.order, dir)
 	after := l.after
 	l.mu.Unlock()
 	if after != nil {
@@ -65,6 +67,16 @@ func (l *listings) names(dir string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.latest[dir]
+}
+
+// readEntries lists dir, sorted by name.
+func readEntries(t testing.TB, dir string) []fs.DirEntry {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
 }
 
 // readNames lists dir's names, sorted.
@@ -129,6 +141,50 @@ func TestOnListingCoversTheTree(t *testing.T) {
 	} {
 		if l.types[p] != typ {
 			t.Errorf("type of %s in its listing = %v, want %v", p, l.types[p], typ)
+		}
+	}
+}
+
+// TestOnListingInNameOrder: a walk hands each listing over sorted by name
+// and lists the tree depth first in name order, a directory before its
+// subdirectories and each subtree before the next sibling's, so that a
+// reader of the tree in that order can follow it.
+func TestOnListingInNameOrder(t *testing.T) {
+	root := tempRoot(t)
+	for _, d := range []string{"b/z", "b/a/y", "a/c", "a/b", "c", "a/b/x"} {
+		mkdirAll(t, filepath.Join(root, filepath.FromSlash(d)))
+	}
+	for _, f := range []string{"b/2", "b/1", "a/3"} {
+		writeFile(t, filepath.Join(root, filepath.FromSlash(f)), "x")
+	}
+	l := newListings()
+	w, _ := start(t, watcher.Options{OnListing: l.record})
+	addRoot(t, w, root)
+
+	// os.ReadDir lists in name order: a recursive walk with it is the
+	// order wanted.
+	var want []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		want = append(want, dir)
+		for _, e := range readEntries(t, dir) {
+			if e.IsDir() && !skippedDir(e.Name()) {
+				walk(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	walk(root)
+	if len(want) < 10 {
+		t.Fatalf("the tree has %d directories, want the 10 made and more", len(want))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !slices.Equal(l.order, want) {
+		t.Errorf("listed in the order %q,\nwant %q", l.order, want)
+	}
+	for dir, entries := range l.entries {
+		if !slices.IsSortedFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }) {
+			t.Errorf("listing of %s not sorted by name", dir)
 		}
 	}
 }

@@ -394,6 +394,11 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 			}
 			continue
 		}
+		if w.opts.OnListing != nil {
+			// A listener follows the walk in name order (see OnListing).
+			slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		}
+		pushed := len(stack)
 		for _, e := range entries {
 			name := e.Name()
 			var p string // made only when needed: most entries are files
@@ -407,7 +412,7 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 					break
 				}
 				if p == "" {
-					p = joinPath(dir, name)
+					p = w.paths.join(dir, name)
 				}
 				if p != w.syncDir {
 					stack = append(stack, p)
@@ -416,6 +421,9 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 				links = append(links, name)
 			}
 		}
+		// Popped in the order listed: the subdirectories are walked in
+		// the listing's order, each subtree before the next sibling.
+		slices.Reverse(stack[pushed:])
 		if w.opts.OnListing != nil {
 			// Last, so that the entries are the callee's alone.
 			w.opts.OnListing(r.path, m.logicalOf(dir), entries)

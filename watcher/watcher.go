@@ -68,7 +68,11 @@ type Options struct {
 	// directory that appears), so that a consumer that scans a root need
 	// not list its directories again. root is the root, as AddRoot cleaned
 	// it; dir is the directory, spelled as Batch paths are (under root);
-	// entries are its entries, unsorted, and are the callee's to keep.
+	// entries are its entries, sorted by name, and are the callee's to
+	// keep. A walk lists a tree depth first in name order: a directory,
+	// then each of its subdirectories' trees in name order, so that a
+	// consumer reading the tree in that order meets the listings as they
+	// are made.
 	//
 	// The directory's kernel watch was in place before its listing was
 	// read, so every change to its entries made after the listing is
@@ -139,6 +143,7 @@ type Watcher struct {
 	fsw     *fsnotify.Watcher
 	syncDir string
 	hooks   hooks
+	paths   paths // the walks' directory paths; the run goroutine's
 
 	stop      chan struct{} // closed by Close
 	wg        sync.WaitGroup

@@ -389,18 +389,22 @@ func (d *Daemon) open() error {
 	}
 	cfg := d.cfg.Load()
 	roots := append(discovery.Roots("", d.opts.Home, cfg.bundled), watch...)
-	var werr error
-	for _, r := range roots {
-		if err := d.w.AddRoot(r.Path); err != nil && werr == nil {
-			werr = fmt.Errorf("watch %s: %w", r.Path, err)
+	// The watcher walks the roots while the index is verified and the
+	// daemon's own roots are read: the reads follow the walk (listings).
+	walked := make(chan error, 1)
+	go func() {
+		var werr error
+		for _, r := range roots {
+			if err := d.w.AddRoot(r.Path); err != nil && werr == nil {
+				werr = fmt.Errorf("watch %s: %w", r.Path, err)
+			}
 		}
-	}
-	first.stopRecording()
+		first.stopRecording()
+		walked <- werr
+	}()
 	if err := <-loaded; err != nil {
+		<-walked
 		return err
-	}
-	if werr != nil {
-		return werr
 	}
 	// The first scan's records are written while it runs (nothing reads
 	// the index until it ends); the writer starts now.
@@ -413,7 +417,11 @@ func (d *Daemon) open() error {
 	d.ingest.cat = d.cat
 	d.subs.current = d.cat.State
 	d.persist.cache.settle = d.ingest.settle
-	if _, err := d.ingest.register(""); err != nil {
+	_, err = d.ingest.register("")
+	if werr := <-walked; werr != nil {
+		return werr
+	}
+	if err != nil {
 		return err
 	}
 	for _, p := range projects {
