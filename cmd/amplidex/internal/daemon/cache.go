@@ -41,6 +41,13 @@ type fileCache struct {
 	// are written while it runs rather than all held until it ends.
 	direct bool
 	kick   func()
+	// fresh is set during a first scan that began on an index holding no
+	// record (a cold start): the index then holds only what the scan
+	// wrote itself, which Lookup and Analyze would not find there but for
+	// a file read twice. They do not ask it: a first read of each file
+	// costs no index lookup, and a second read, rare, reads the file
+	// again.
+	fresh bool
 	// deleting holds the paths whose records are to be deleted from the
 	// index and not yet deleted, each with the number of deletions
 	// pending: what the index holds of them does not count, so that a
@@ -116,8 +123,10 @@ func (c schemaCache) decode(data []byte, brief bool) *discovery.Facts {
 // peek calls fn with the record of path, and reports whether there was
 // one: from memory when a load made it and it is not written yet, else
 // from the index. A record from the index is read in place: its
-// Data is valid only while fn runs (see index.Store.Peek).
-func (c *fileCache) peek(path string, fn func(index.File)) bool {
+// Data is valid only while fn runs (see index.Store.Peek). With known set
+// (Lookup and Analyze, which ask whether a file is known), a fresh index
+// is not read (see fileCache.fresh).
+func (c *fileCache) peek(path string, known bool, fn func(index.File)) bool {
 	c.mu.Lock()
 	r, ok := c.pending[path]
 	if !ok {
@@ -127,12 +136,13 @@ func (c *fileCache) peek(path string, fn func(index.File)) bool {
 		r, ok = c.writing[path]
 	}
 	deleting := c.deleting[path] > 0
+	fresh := known && c.fresh
 	c.mu.Unlock()
 	if ok {
 		fn(r)
 		return true
 	}
-	if deleting {
+	if deleting || fresh {
 		return false
 	}
 	ok, err := c.store.Peek(path, fn)
@@ -164,7 +174,7 @@ func (c schemaCache) Lookup(path string, fi fs.FileInfo, k discovery.Kind) (*dis
 	}
 	c.mu.Unlock()
 	var f *discovery.Facts
-	c.peek(path, func(r index.File) {
+	c.peek(path, true, func(r index.File) {
 		if r.SameStat(index.StatOf(fi)) {
 			f = c.decode(r.Data, true)
 		}
@@ -185,7 +195,7 @@ func (c schemaCache) Analyze(path string, fi fs.FileInfo, src []byte, k discover
 		oldHash  [32]byte
 		oldFacts *discovery.Facts
 	)
-	c.peek(path, func(r index.File) {
+	c.peek(path, true, func(r index.File) {
 		oldHash = r.Hash
 		if oldFacts = c.decode(r.Data, false); oldFacts != nil && oldFacts.Kind != k {
 			oldFacts = nil
@@ -249,18 +259,24 @@ func (c *fileCache) isDirect() bool {
 
 // writeDirect makes records go to the writer as they are made (see
 // fileCache.direct), or, with on false, wait for their change to be
-// published again.
+// published again. Turned on over an index with no record, it makes the
+// cache fresh until it is turned off (see fileCache.fresh).
 func (c *fileCache) writeDirect(on bool, kick func()) {
+	fresh := false
+	if on {
+		n, err := c.store.Len()
+		fresh = err == nil && n == 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.direct, c.kick = on, kick
+	c.direct, c.kick, c.fresh = on, kick, fresh
 }
 
 // details is the discovery.Loader's Details: the full Facts of a file,
 // from its record.
 func (c schemaCache) details(path string) *discovery.Facts {
 	var f *discovery.Facts
-	c.peek(path, func(r index.File) { f = c.decode(r.Data, false) })
+	c.peek(path, false, func(r index.File) { f = c.decode(r.Data, false) })
 	return f
 }
 
@@ -271,7 +287,7 @@ func (c schemaCache) mentions(path string) ([]discovery.Mention, bool) {
 		ms []discovery.Mention
 		ok bool
 	)
-	c.peek(path, func(r index.File) {
+	c.peek(path, false, func(r index.File) {
 		if len(r.Data) > 0 && r.Data[0] == c.stamp {
 			var err error
 			ms, err = discovery.DecodeMentions(r.Data[1:])

@@ -62,3 +62,58 @@ func TestGoneRecordIsNotTrusted(t *testing.T) {
 		t.Fatalf("once the deletion is written, the file found again has no details: %+v", f)
 	}
 }
+
+// TestFreshIndexNotAsked: in a first scan over an empty index, Lookup
+// takes nothing from the index, where only the scan's own records can be
+// (a file read twice is read again), while the checks still find every
+// record there; after the scan, Lookup finds it as before.
+func TestFreshIndexNotAsked(t *testing.T) {
+	dir := t.TempDir()
+	store, err := index.Open(filepath.Join(dir, "index.db"), index.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	fc := newFileCache(store, slog.New(slog.DiscardHandler))
+	c := fc.forSchema(discovery.SchemaOptions{})
+	path := filepath.Join(dir, "agents", "a.md")
+	src := []byte("---\nmeta:\n  name: a\n---\nSee @b:context/x.md\n")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.writeDirect(true, func() {})
+	c.Analyze(path, fi, src, discovery.KindAgent, func() *discovery.Facts {
+		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
+	})
+	puts := c.takeQueue(10)
+	if len(puts) != 1 {
+		t.Fatalf("%d records queued, want 1", len(puts))
+	}
+	if _, err := store.Apply(index.Batch{Put: puts}); err != nil {
+		t.Fatal(err)
+	}
+	c.written(puts)
+	if _, ok := c.Lookup(path, fi, discovery.KindAgent); ok {
+		t.Error("a fresh first scan took a record from the index")
+	}
+	if ms, ok := c.mentions(path); !ok || len(ms) == 0 {
+		t.Errorf("a fresh first scan's checks do not find the mentions of a written record: %v, %v", ms, ok)
+	}
+	fc.writeDirect(false, nil)
+	if _, ok := c.Lookup(path, fi, discovery.KindAgent); !ok {
+		t.Error("after the first scan, a written record is not found")
+	}
+	// A first scan over an index with records asks it.
+	fc.writeDirect(true, func() {})
+	defer fc.writeDirect(false, nil)
+	if _, ok := c.Lookup(path, fi, discovery.KindAgent); !ok {
+		t.Error("a first scan over an index with records does not find them")
+	}
+}
