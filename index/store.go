@@ -244,6 +244,31 @@ func (s *Store) Paths(fn func(path string) error) error {
 	return nil
 }
 
+// Absent returns, in byte order, the paths of the records that keep is
+// without. keep must be sorted in byte order (as slices.Sort sorts
+// strings); what it holds and the index does not is no matter. It reads
+// the paths in place: only those it returns are copied.
+func (s *Store) Absent(keep []string) ([]string, error) {
+	var out []string
+	err := s.view(nil, func(tx *bbolt.Tx) error {
+		c := tx.Bucket([]byte(bucketFiles)).Cursor()
+		i := 0
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			for i < len(keep) && keep[i] < string(k) {
+				i++
+			}
+			if i == len(keep) || keep[i] != string(k) {
+				out = append(out, string(k))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index paths %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
 // Walk calls fn for every record at or under prefix, in byte order of the
 // paths. The prefix is a path whose subtree is walked: "/a/b" visits
 // "/a/b" and "/a/b/…" but not "/a/bc". An empty prefix or "/" walks all.

@@ -583,6 +583,31 @@ func TestApplyTick(t *testing.T) {
 	}
 }
 
+// TestAbsent: the paths of the records a sorted list is without, in byte
+// order, whatever else the list holds.
+func TestAbsent(t *testing.T) {
+	s, _ := openStore(t, index.Options{NoSync: true})
+	var files []index.File
+	for _, p := range []string{"/r/a.md", "/r/b.md", "/r/b/c.md", "/r/d.md", "/s/e.md"} {
+		files = append(files, file(p, p))
+	}
+	mustApply(t, s, index.Batch{Put: files})
+	for _, tc := range []struct {
+		keep []string
+		want string
+	}{
+		{nil, "/r/a.md /r/b.md /r/b/c.md /r/d.md /s/e.md"},
+		{[]string{"/r/a.md", "/r/b.md", "/r/b/c.md", "/r/d.md", "/s/e.md"}, ""},
+		{[]string{"/a", "/r/b.md", "/r/c.md", "/s/e.md", "/t"}, "/r/a.md /r/b/c.md /r/d.md"},
+		{[]string{"/r/d.md"}, "/r/a.md /r/b.md /r/b/c.md /s/e.md"},
+	} {
+		got, err := s.Absent(tc.keep)
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("Absent(%q) = %q, %v; want %q", tc.keep, got, err, tc.want)
+		}
+	}
+}
+
 // TestVerify: a sound index verifies; one record that does not decode is
 // reported as ErrCorrupt, naming it.
 func TestVerify(t *testing.T) {

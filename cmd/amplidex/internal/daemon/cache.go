@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 
@@ -434,6 +435,23 @@ func (c *fileCache) paths() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, err
+}
+
+// absent returns the paths that the index holds, or that wait to be
+// written, and that keep, sorted in byte order, is without.
+func (c *fileCache) absent(keep []string) ([]string, error) {
+	out, err := c.store.Absent(keep)
+	c.mu.Lock()
+	for _, m := range []map[string]index.File{c.queue, c.writing} {
+		for p := range m {
+			if _, found := slices.BinarySearch(keep, p); !found {
+				out = append(out, p)
+			}
+		}
+	}
+	c.mu.Unlock()
+	slices.Sort(out)
+	return slices.Compact(out), err
 }
 
 // analyzed returns how many files were analyzed rather than taken from the

@@ -434,23 +434,22 @@ func (d *Daemon) open() error {
 	d.listings.Store(nil)
 	close(d.ingest.ready)
 	// Records of files no collection holds any more.
-	live := map[string]bool{}
+	var live []string
+	seen := map[*discovery.Collection]bool{}
 	for _, v := range d.cat.State().Views() {
 		for _, c := range v.Set.Collections() {
-			for p := range c.Facts {
-				live[p] = true
+			if !seen[c] {
+				seen[c] = true
+				for p := range c.Facts {
+					live = append(live, p)
+				}
 			}
 		}
 	}
-	var gone []string
-	indexed, err := d.persist.cache.paths()
+	slices.Sort(live)
+	gone, err := d.persist.cache.absent(slices.Compact(live))
 	if err != nil {
 		return err
-	}
-	for _, p := range indexed {
-		if !live[p] {
-			gone = append(gone, p)
-		}
 	}
 	d.persist.cache.writeDirect(false, nil)
 	d.slab.Store(nil)
