@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -169,7 +170,13 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		// Nothing at all answers to the name: no table, a message.
 		return exitf(exitFailed, "collection %q resolves nowhere", r.Name)
 	default:
-		if err := m.Print(a.Stdout, result, a.printOptions()); err != nil {
+		// One write for the whole answer, not one for each cell.
+		out := bufio.NewWriter(a.Stdout)
+		err := m.Print(out, result, a.printOptions())
+		if ferr := out.Flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
 			return err
 		}
 	}
