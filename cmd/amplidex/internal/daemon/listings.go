@@ -31,7 +31,7 @@ import (
 type listings struct {
 	mu        sync.Mutex // guards fields below
 	recording bool
-	dirs      map[string][]fs.DirEntry // sorted by name; kept once taken, for expected
+	dirs      map[string][]fs.DirEntry // sorted by name; once taken, only the subdirectories and links, for expected
 	taken     map[string]bool
 	waiting   map[string]chan struct{} // closed when the dir is recorded or recording stops
 }
@@ -86,6 +86,15 @@ func (l *listings) take(dir string) ([]fs.DirEntry, bool) {
 		entries, ok := l.dirs[dir]
 		if ok && !l.taken[dir] {
 			l.taken[dir] = true
+			// What expected needs of it: its subdirectories (and links),
+			// if any; the rest goes now rather than with the scan.
+			var below []fs.DirEntry
+			for _, e := range entries {
+				if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+					below = append(below, e)
+				}
+			}
+			l.dirs[dir] = below
 			l.mu.Unlock()
 			return entries, true
 		}
