@@ -490,7 +490,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 // and makes, only the records of those options.
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
 	cache := d.persist.cache.forSchema(schema)
-	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir,
+	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir, RealPath: d.realPath,
 		Details: cache.details, Mentions: cache.mentions, Slab: d.slab.Load}
 }
 
@@ -507,6 +507,16 @@ func (d *Daemon) readDir(dir string) ([]os.DirEntry, error) {
 		return d.opts.ReadDir(dir)
 	}
 	return os.ReadDir(dir)
+}
+
+// realPath resolves a collection directory's links for discovery: with
+// the watcher's listings while the first scan runs (see listings), else
+// with filepath.EvalSymlinks.
+func (d *Daemon) realPath(dir string) (string, error) {
+	if l := d.listings.Load(); l != nil {
+		return l.realPath(dir)
+	}
+	return filepath.EvalSymlinks(dir)
 }
 
 // isWatchedDir reports a directory watched for a manifest of the

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -89,5 +90,58 @@ func TestListingsFollowTheWalk(t *testing.T) {
 	}
 	if _, ok := l.take(a); !ok {
 		t.Fatal("a listing made before the walks ended is lost once they end")
+	}
+}
+
+// TestListingsRealPath: during the first scan a collection's real path is
+// its parent's, resolved once, and its name when the parent's listing
+// shows a directory; a link, or a directory no listing shows, is resolved
+// whole. (A directory made a link after its parent was listed keeps the
+// listing's answer until the change is applied: that shows the listing is
+// what answers.)
+func TestListingsRealPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("on Windows every path is resolved whole")
+	}
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	for _, d := range []string{"real/a", "real/b", "elsewhere/c"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	via := filepath.Join(base, "via") // the root, reached through a link
+	if err := os.Symlink(real, via); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "elsewhere", "c"), filepath.Join(real, "c")); err != nil {
+		t.Fatal(err)
+	}
+	l := newListings()
+	l.record(via, via, listDir(t, via))
+	resolved, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"a": filepath.Join(resolved, "a"),
+		"c": filepath.Join(filepath.Dir(resolved), "elsewhere", "c"),
+	} {
+		if got, err := l.realPath(filepath.Join(via, name)); err != nil || got != want {
+			t.Errorf("realPath(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	// b becomes a link after the listing was made.
+	if err := os.Rename(filepath.Join(real, "b"), filepath.Join(base, "elsewhere", "b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "elsewhere", "b"), filepath.Join(real, "b")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.realPath(filepath.Join(via, "b")); err != nil || got != filepath.Join(resolved, "b") {
+		t.Errorf("realPath(b) = %q, %v; want the listing's %q", got, err, filepath.Join(resolved, "b"))
+	}
+	if _, err := l.realPath(filepath.Join(via, "missing")); err == nil {
+		t.Error("a directory no listing shows and that does not exist resolved")
 	}
 }
