@@ -44,6 +44,42 @@ type Slab struct {
 	metas []Metadata
 	res   []Resource
 	text  []byte
+	// scratch holds the working buffers of arenas that sealed, for the
+	// next collection's arena: what an arena gathers is copied into the
+	// slab's chunks when it seals, and its buffers would otherwise be
+	// garbage, one pair for every collection of the scan.
+	scratch []arenaScratch
+}
+
+// arenaScratch is an arena's working buffers, empty.
+type arenaScratch struct {
+	buf    []byte
+	fixups []fixup
+}
+
+// getScratch returns working buffers for an arena, with room for n bytes
+// of text.
+func (s *Slab) getScratch(n int) arenaScratch {
+	s.mu.Lock()
+	var sc arenaScratch
+	if k := len(s.scratch); k > 0 {
+		sc = s.scratch[k-1]
+		s.scratch = s.scratch[:k-1]
+	}
+	s.mu.Unlock()
+	if cap(sc.buf) < n {
+		sc.buf = make([]byte, 0, n)
+	}
+	return sc
+}
+
+// putScratch takes back an arena's working buffers once it sealed.
+func (s *Slab) putScratch(sc arenaScratch) {
+	clear(sc.fixups) // they point into collections: keep none alive
+	sc.buf, sc.fixups = sc.buf[:0], sc.fixups[:0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scratch = append(s.scratch, sc)
 }
 
 // slabChunk is the least a chunk of a Slab holds.
@@ -130,6 +166,10 @@ func (a *arena) part(p *string, off, at int) {
 // seal makes the one string and points every recorded string into it.
 func (a *arena) seal() {
 	if len(a.fixups) == 0 {
+		if a.slab != nil {
+			a.slab.putScratch(arenaScratch{buf: a.buf, fixups: a.fixups})
+		}
+		a.buf, a.fixups = nil, nil
 		return
 	}
 	var all string
@@ -143,6 +183,9 @@ func (a *arena) seal() {
 	}
 	for _, f := range a.fixups {
 		*f.dst = all[f.off:f.end]
+	}
+	if a.slab != nil {
+		a.slab.putScratch(arenaScratch{buf: a.buf, fixups: a.fixups})
 	}
 	a.buf, a.fixups = nil, nil
 }
@@ -176,7 +219,13 @@ func (c *Collection) compact(slab *Slab) {
 			text += len(f.Name) + len(f.Description) + 64*len(f.Agents)
 		}
 	}
-	a := arena{buf: make([]byte, 0, text+len(c.Pyproject)), slab: slab}
+	a := arena{slab: slab}
+	if slab != nil {
+		sc := slab.getScratch(text + len(c.Pyproject))
+		a.buf, a.fixups = sc.buf, sc.fixups
+	} else {
+		a.buf = make([]byte, 0, text+len(c.Pyproject))
+	}
 	var facts []Facts
 	var agents []Ref
 	if slab != nil {

@@ -27,3 +27,23 @@ func TestPathsFromChunks(t *testing.T) {
 		t.Errorf("the chunk holds %d bytes, want the two short paths' %d", len(ps.chunk), len(first)+len(second))
 	}
 }
+
+// TestLogicalOfSharesThePath: a mount whose logical path is its real one
+// reports a path as the very string it was given (no copy, so that a
+// listener keeping it keeps the walk's chunk), and one reached through a
+// link translates it.
+func TestLogicalOfSharesThePath(t *testing.T) {
+	var ps paths
+	p := ps.join("/r/c", "agents")
+	same := &mount{real: "/r", logical: "/r"}
+	if got := same.logicalOf(p); got != p || unsafe.StringData(got) != unsafe.StringData(p) {
+		t.Errorf("logicalOf(%q) = %q, a copy", p, got)
+	}
+	linked := &mount{real: "/r", logical: "/l"}
+	if got := linked.logicalOf(p); got != "/l/c/agents" {
+		t.Errorf("through a link, logicalOf(%q) = %q", p, got)
+	}
+	if got := linked.logicalOf("/r"); got != "/l" {
+		t.Errorf("through a link, logicalOf of the mount = %q", got)
+	}
+}

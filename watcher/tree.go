@@ -100,6 +100,11 @@ type guardKey struct{ dir, name string }
 
 // logicalOf translates a path under m.real into the reported path.
 func (m *mount) logicalOf(p string) string {
+	if m.logical == m.real {
+		// The same string, not an equal copy: a walk's paths live in its
+		// chunks (see paths), and so do what a listener keeps of them.
+		return p
+	}
 	if p == m.real {
 		return m.logical
 	}
