@@ -36,9 +36,11 @@
 // question with no_sync waits too: nothing is published before the scan.
 //
 // The first scan lists no directory twice: the watcher's walks of its
-// roots (AddRoot, before the scan) hand their listings over (listings.go),
-// and the scan's loader takes each one instead of listing again. That is
-// as good as a fresh listing because the watcher watched each directory
+// roots (AddRoot, on a goroutine of their own) hand their listings over
+// (listings.go), and the scan's loader, which starts once the index is
+// verified and follows the walks in name order, takes each one instead of
+// listing again, waiting for one the walk has yet to make. That is as
+// good as a fresh listing because the watcher watched each directory
 // before listing it, and no batch is handled until the scan has ended:
 // every change made after a listing is applied over what the scan read.
 //
