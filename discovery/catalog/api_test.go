@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
@@ -587,5 +588,75 @@ func TestSharedRootBeingRead(t *testing.T) {
 	}
 	if v, ok := cat.State().View(scoped); !ok || v.Set.Lookup("mine") == nil {
 		t.Fatal("the first registration's View lacks the shared root's collection")
+	}
+}
+
+// TestChangeDuringReadNotUndone: a change applied while an older read of
+// its root is still under way, that finds a collection directory gone,
+// is not undone when that read, which loaded the collection before it
+// went, is recorded after it (found by the harness: a bundled root added
+// back by a reload while one of its collections was removed).
+func TestChangeDuringReadNotUndone(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(15, 15)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
+	root := tr.root(1) // the user root, read by the daemon's own View
+	for _, name := range []string{"a-gone", "b-slow"} {
+		tr.write(filepath.Join(root, name, "pyproject.toml"), "[project]\nname = \""+name+"\"\nversion = \"1.0.0\"\ndescription = \"d\"\n")
+	}
+	slow := filepath.Join(root, "b-slow")
+	reading, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	loader := &discovery.Loader{ReadDir: func(dir string) ([]os.DirEntry, error) {
+		if dir == slow {
+			first := false
+			once.Do(func() { first = true })
+			if first {
+				close(reading)
+				<-release
+			}
+		}
+		return os.ReadDir(dir)
+	}}
+	// One worker: a-gone is loaded whole before b-slow holds the read.
+	cat := catalog.New(catalog.Options{Home: tr.home, Loader: loader, Workers: 1})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cat.AddProject("")
+	}()
+	<-reading
+	gone := filepath.Join(root, "a-gone")
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	// The change reads the directory (gone) and records its batch, then
+	// waits for the registration's View: let the read go once it is
+	// recorded.
+	before := catalog.Generation(cat)
+	updated := make(chan struct{})
+	go func() {
+		defer close(updated)
+		cat.Update(catalog.Change{Root: root, Dir: gone})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for catalog.Generation(cat) == before {
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatal("the change was not recorded while the registration read")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	<-done
+	<-updated
+	v, ok := cat.State().View("")
+	if !ok {
+		t.Fatal("no View of the daemon's own roots")
+	}
+	if v.Set.Lookup("a-gone") != nil {
+		t.Error("a collection whose removal was applied during the root's first read is back once the read is recorded")
+	}
+	if v.Set.Lookup("b-slow") == nil {
+		t.Error("the read's other collection is missing")
 	}
 }

@@ -679,9 +679,12 @@ func (b *batch) put(root, dir string, col *discovery.Collection) {
 		delete(rs.degraded, dir)
 	}
 	if old.c == nil && col == nil {
-		if ok {
-			rs.set(dir, entry{seq: b.seq})
-		}
+		// Found empty: recorded even when nothing was known of dir, so
+		// that an older read still under way (a root's first, say,
+		// which loaded dir before it went) cannot put back what this
+		// later one found gone. record forgets it once no read is in
+		// flight.
+		rs.set(dir, entry{seq: b.seq})
 		return
 	}
 	rs.set(dir, entry{c: col, seq: b.seq})
