@@ -548,6 +548,25 @@ func TestPriorChecks(t *testing.T) {
 	}
 }
 
+// holdFirstRead returns a Loader whose first listing of dir closes
+// reading and waits until release is closed.
+func holdFirstRead(dir string) (loader *discovery.Loader, reading, release chan struct{}) {
+	reading, release = make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	loader = &discovery.Loader{ReadDir: func(d string) ([]os.DirEntry, error) {
+		if d == dir {
+			first := false
+			once.Do(func() { first = true })
+			if first {
+				close(reading)
+				<-release
+			}
+		}
+		return os.ReadDir(d)
+	}}
+	return loader, reading, release
+}
+
 // TestSharedRootBeingRead: two Views share a root (a project's own
 // roots, and the same project with a client's other home). While the
 // first registration still reads the shared root, the second's View
@@ -558,19 +577,7 @@ func TestSharedRootBeingRead(t *testing.T) {
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(14, 14)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
 	tr.write(filepath.Join(tr.root(0), "mine", "pyproject.toml"), "[project]\nname = \"mine\"\nversion = \"1.0.0\"\ndescription = \"d\"\n")
 	shared := tr.root(0)
-	reading, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	loader := &discovery.Loader{ReadDir: func(dir string) ([]os.DirEntry, error) {
-		if dir == shared {
-			first := false
-			once.Do(func() { first = true })
-			if first {
-				close(reading)
-				<-release
-			}
-		}
-		return os.ReadDir(dir)
-	}}
+	loader, reading, release := holdFirstRead(shared)
 	cat := catalog.New(catalog.Options{Home: tr.home, Loader: loader})
 	scoped := cat.ScopeKey(catalog.Scope{Project: tr.proj, Home: filepath.Join(base, "other-home")})
 	done := make(chan struct{})
@@ -603,20 +610,7 @@ func TestChangeDuringReadNotUndone(t *testing.T) {
 	for _, name := range []string{"a-gone", "b-slow"} {
 		tr.write(filepath.Join(root, name, "pyproject.toml"), "[project]\nname = \""+name+"\"\nversion = \"1.0.0\"\ndescription = \"d\"\n")
 	}
-	slow := filepath.Join(root, "b-slow")
-	reading, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	loader := &discovery.Loader{ReadDir: func(dir string) ([]os.DirEntry, error) {
-		if dir == slow {
-			first := false
-			once.Do(func() { first = true })
-			if first {
-				close(reading)
-				<-release
-			}
-		}
-		return os.ReadDir(dir)
-	}}
+	loader, reading, release := holdFirstRead(filepath.Join(root, "b-slow"))
 	// One worker: a-gone is loaded whole before b-slow holds the read.
 	cat := catalog.New(catalog.Options{Home: tr.home, Loader: loader, Workers: 1})
 	done := make(chan struct{})

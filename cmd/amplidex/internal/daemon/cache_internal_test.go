@@ -10,21 +10,20 @@ import (
 	"github.com/amplidex/amplidex/index"
 )
 
-// TestGoneRecordIsNotTrusted drops a file whose record is in the index
-// (its root went away) and finds it again before the deletion is
-// written: the record must not be trusted, or the deletion written next
-// leaves the collection with brief Facts whose details are gone.
-func TestGoneRecordIsNotTrusted(t *testing.T) {
+// cacheWithAgent opens an index in a temporary directory, a file cache
+// over it, and writes an agent of src there: the store (closed when the
+// test ends), the cache, its view for the default schema, the agent's
+// path and its stat.
+func cacheWithAgent(t *testing.T, src []byte) (*index.Store, *fileCache, schemaCache, string, os.FileInfo) {
+	t.Helper()
 	dir := t.TempDir()
 	store, err := index.Open(filepath.Join(dir, "index.db"), index.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(func() { store.Close() })
 	fc := newFileCache(store, slog.New(slog.DiscardHandler))
-	c := fc.forSchema(discovery.SchemaOptions{})
 	path := filepath.Join(dir, "agents", "a.md")
-	src := []byte("---\nmeta:\n  name: a\n---\nBody\n") // lacks meta.description
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +34,16 @@ func TestGoneRecordIsNotTrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return store, fc, fc.forSchema(discovery.SchemaOptions{}), path, fi
+}
+
+// TestGoneRecordIsNotTrusted drops a file whose record is in the index
+// (its root went away) and finds it again before the deletion is
+// written: the record must not be trusted, or the deletion written next
+// leaves the collection with brief Facts whose details are gone.
+func TestGoneRecordIsNotTrusted(t *testing.T) {
+	src := []byte("---\nmeta:\n  name: a\n---\nBody\n") // lacks meta.description
+	store, _, c, path, fi := cacheWithAgent(t, src)
 	analyze := func() *discovery.Facts {
 		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
 	}
@@ -68,26 +77,8 @@ func TestGoneRecordIsNotTrusted(t *testing.T) {
 // (a file read twice is read again), while the checks still find every
 // record there; after the scan, Lookup finds it as before.
 func TestFreshIndexNotAsked(t *testing.T) {
-	dir := t.TempDir()
-	store, err := index.Open(filepath.Join(dir, "index.db"), index.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	fc := newFileCache(store, slog.New(slog.DiscardHandler))
-	c := fc.forSchema(discovery.SchemaOptions{})
-	path := filepath.Join(dir, "agents", "a.md")
 	src := []byte("---\nmeta:\n  name: a\n---\nSee @b:context/x.md\n")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, fc, c, path, fi := cacheWithAgent(t, src)
 	fc.writeDirect(true, func() {})
 	c.Analyze(path, fi, src, discovery.KindAgent, func() *discovery.Facts {
 		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
