@@ -46,20 +46,14 @@ const maybeAll = nameSet(1<<len(listedNames) - 1)
 // It is safe for concurrent use: the Loader lists directories and reads
 // files on several goroutines.
 type listings struct {
-	mu    sync.Mutex          // guards fields below
-	names map[string]nameSet  // by directory, as the Loader named it
-	plain map[string]bool     // pyproject.toml files that do not name amplidex
-	real  map[string]realPath // by directory: its real path, or why there is none
-}
-
-// realPath is what filepath.EvalSymlinks said of a directory.
-type realPath struct {
-	path string
-	err  error
+	mu    sync.Mutex         // guards fields below
+	names map[string]nameSet // by directory, as the Loader named it
+	plain map[string]bool    // pyproject.toml files that do not name amplidex
+	real  discovery.RealParents
 }
 
 func newListings() *listings {
-	return &listings{names: map[string]nameSet{}, plain: map[string]bool{}, real: map[string]realPath{}}
+	return &listings{names: map[string]nameSet{}, plain: map[string]bool{}}
 }
 
 // tune makes l see what Loader lists and reads, and resolve the real
@@ -84,19 +78,7 @@ func (l *listings) realPath(dir string) (string, error) {
 	if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
 		return filepath.EvalSymlinks(dir)
 	}
-	l.mu.Lock()
-	r, ok := l.real[parent]
-	l.mu.Unlock()
-	if !ok {
-		r.path, r.err = filepath.EvalSymlinks(parent)
-		l.mu.Lock()
-		l.real[parent] = r
-		l.mu.Unlock()
-	}
-	if r.err != nil {
-		return filepath.EvalSymlinks(dir)
-	}
-	return filepath.Join(r.path, name), nil
+	return l.real.Below(dir)
 }
 
 // onRead remembers a pyproject.toml that a project's configuration

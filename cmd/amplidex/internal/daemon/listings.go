@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/amplidex/amplidex/discovery"
 )
 
 // listings holds the directory listings that the watcher's walks of the
@@ -35,19 +37,13 @@ type listings struct {
 	dirs      map[string][]fs.DirEntry // sorted by name; once taken, only the subdirectories and links, for expected
 	taken     map[string]bool
 	waiting   map[string]chan struct{} // closed when the dir is recorded or recording stops
-	real      map[string]realPath      // the real paths of parents, resolved once
-}
-
-// realPath is a directory's path with its links resolved, or why not.
-type realPath struct {
-	path string
-	err  error
+	real      discovery.RealParents
 }
 
 // newListings returns listings that record until stopRecording.
 func newListings() *listings {
 	return &listings{recording: true, dirs: map[string][]fs.DirEntry{}, taken: map[string]bool{},
-		waiting: map[string]chan struct{}{}, real: map[string]realPath{}}
+		waiting: map[string]chan struct{}{}}
 }
 
 // record keeps the entries of dir while recording: the watcher's
@@ -140,21 +136,11 @@ func (l *listings) realPath(dir string) (string, error) {
 	entries := l.dirs[parent]
 	i, found := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
 	isDir := found && entries[i].IsDir()
-	r, resolved := l.real[parent]
 	l.mu.Unlock()
 	if !isDir {
 		return filepath.EvalSymlinks(dir)
 	}
-	if !resolved {
-		r.path, r.err = filepath.EvalSymlinks(parent)
-		l.mu.Lock()
-		l.real[parent] = r
-		l.mu.Unlock()
-	}
-	if r.err != nil {
-		return filepath.EvalSymlinks(dir)
-	}
-	return filepath.Join(r.path, name), nil
+	return l.real.Below(dir)
 }
 
 // expected reports whether the walk may still list dir: no listing of a
