@@ -235,6 +235,13 @@ func (d *DaemonAnalyzer) call(ctx context.Context, c *query.Client, p query.Anal
 			busy := len(tasksOf(sctx, c, map[string]int{p.Project: 1})) > 0
 			scancel()
 			if !busy {
+				select {
+				case a := <-done:
+					// The answer came while the daemon was asked: it
+					// was on its way, not lost.
+					return a.res, a.err
+				default:
+				}
 				cancel()
 				<-done
 				return nil, fmt.Errorf("no answer within %s: %w", d.timeout, context.DeadlineExceeded)
