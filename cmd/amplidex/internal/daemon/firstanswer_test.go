@@ -31,18 +31,9 @@ func TestFirstResolveInANewProject(t *testing.T) {
 	e.write(filepath.Join(root, "broken", "agents", "a.md"), agent("a"))
 	held := filepath.Join(root, "other", "agents", "helper.md")
 
-	release := make(chan struct{})
-	var once sync.Once
-	free := func() { once.Do(func() { close(release) }) }
+	hold, free := holdRead(held)
 	defer free()
-	e.startWith(func(o *daemon.Options) {
-		o.ReadFile = func(p string) ([]byte, error) {
-			if p == held {
-				<-release
-			}
-			return os.ReadFile(p)
-		}
-	})
+	e.startWith(func(o *daemon.Options) { o.ReadFile = hold })
 	c := e.client()
 	names := []string{"mine", "other", "broken", "shared", "nowhere", "mine-too"}
 	ask := func(name string) string {
@@ -106,10 +97,9 @@ func TestFirstResolveWaitsWhenReadInPart(t *testing.T) {
 	e.collection(filepath.Join(root, "other"), "other", "1.0.0")
 	failing := filepath.Join(root, "other")
 	held := filepath.Join(root, "mine", "agents", "helper.md")
-	release := make(chan struct{})
-	var once, failOnce sync.Once
-	free := func() { once.Do(func() { close(release) }) }
+	hold, free := holdRead(held)
 	defer free()
+	var failOnce sync.Once
 	e.startWith(func(o *daemon.Options) {
 		o.ReadDir = func(dir string) ([]os.DirEntry, error) {
 			fail := false
@@ -121,12 +111,7 @@ func TestFirstResolveWaitsWhenReadInPart(t *testing.T) {
 			}
 			return os.ReadDir(dir)
 		}
-		o.ReadFile = func(p string) ([]byte, error) {
-			if p == held {
-				<-release
-			}
-			return os.ReadFile(p)
-		}
+		o.ReadFile = hold
 	})
 	c := e.client()
 	answered := make(chan error, 1)
@@ -151,4 +136,19 @@ func TestFirstResolveWaitsWhenReadInPart(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no answer once the registration went on")
 	}
+}
+
+// holdRead returns a daemon's ReadFile that waits, reading held, until
+// free is called (free may be called more than once).
+func holdRead(held string) (read func(string) ([]byte, error), free func()) {
+	release := make(chan struct{})
+	var once sync.Once
+	return func(p string) ([]byte, error) {
+			if p == held {
+				<-release
+			}
+			return os.ReadFile(p)
+		}, func() {
+			once.Do(func() { close(release) })
+		}
 }

@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,22 +22,9 @@ func TestStatusShowsRegistration(t *testing.T) {
 		e.collection(filepath.Join(e.projectRoot(), name), name, "1.0.0")
 	}
 	held := filepath.Join(e.projectRoot(), "two", "agents", "helper.md")
-	release := make(chan struct{})
-	defer func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	}()
-	e.startWith(func(o *daemon.Options) {
-		o.ReadFile = func(p string) ([]byte, error) {
-			if p == held {
-				<-release
-			}
-			return os.ReadFile(p)
-		}
-	})
+	hold, free := holdRead(held)
+	defer free()
+	e.startWith(func(o *daemon.Options) { o.ReadFile = hold })
 	c := e.client()
 	var st query.Status
 	if err := callWithin(t, c, 10*time.Second, "status", nil, &st); err != nil {
@@ -79,7 +65,7 @@ func TestStatusShowsRegistration(t *testing.T) {
 	if !strings.Contains(text.String(), "registering  "+e.project+"  reading collections: ") {
 		t.Errorf("status text does not show the registration:\n%s", text.String())
 	}
-	close(release)
+	free()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	select {
