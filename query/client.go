@@ -223,6 +223,9 @@ func decodeResponse(line []byte, method string, result any) (Clock, error) {
 		Result any `json:"result"`
 		status
 	}
+	if fill := valueTarget(result); fill != nil {
+		return decodeValueResponse(line, method, fill)
+	}
 	var err error
 	if rv := reflect.ValueOf(result); result == nil || rv.Kind() != reflect.Pointer || rv.IsNil() {
 		err = json.Unmarshal(line, &resp.status) // the result is skipped
@@ -278,6 +281,9 @@ func (c *Client) forget(id uint64) {
 func encodeParams(params any) (json.RawMessage, error) {
 	if params == nil {
 		return nil, nil
+	}
+	if a, ok := params.(paramsAppender); ok {
+		return a.appendJSON(nil), nil
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {

@@ -129,3 +129,15 @@ func DialSyncHooked(ctx context.Context, path string, h Hooks) (*SyncClient, err
 	}
 	return dialSyncWith(ctx, path, t, maxResponse)
 }
+
+// EncodeParams is how a client writes a request's params.
+func EncodeParams(params any) ([]byte, error) { return encodeParams(params) }
+
+// DecodeResponse is how a client reads an answer line into result.
+func DecodeResponse(line []byte, method string, result any) (Clock, error) {
+	return decodeResponse(line, method, result)
+}
+
+// DecodedWithoutReflection reports whether an answer into result is
+// copied from interface values rather than decoded with reflection.
+func DecodedWithoutReflection(result any) bool { return valueTarget(result) != nil }
