@@ -14,3 +14,17 @@ func OpenWithOpenFile(path string, opts Options, openFile func(name string, flag
 	opts.openFile = openFile
 	return Open(path, opts)
 }
+
+// OpenWithStatistics is Open keeping bbolt's statistics, for
+// PagesAllocated.
+func OpenWithStatistics(path string, opts Options) (*Store, error) {
+	opts.statistics = true
+	return Open(path, opts)
+}
+
+// PagesAllocated is how many bytes of pages the write transactions of a
+// store opened by OpenWithStatistics have allocated so far.
+func PagesAllocated(s *Store) int64 {
+	st := s.db.Stats()
+	return st.TxStats.GetPageAlloc()
+}

@@ -141,7 +141,7 @@ func (s *Store) openDB(opts Options, readOnly bool) (err error) {
 		ReadOnly:        readOnly,
 		OpenFile:        o.open,
 		InitialMmapSize: initialMmapSize,
-		NoStatistics:    true, // nothing reads them
+		NoStatistics:    !opts.statistics, // only tests read them
 	})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {

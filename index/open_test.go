@@ -332,7 +332,7 @@ func TestOpenSchemaOneRebuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "schema version 1, want 2") {
+	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "schema version 1, want 3") {
 		t.Errorf("Warnings() = %q, want one about schema version 1", w)
 	}
 	if n, _ := s.Len(); n != 0 || s.Tick() != 0 || s.Instance() == "0123456789abcdef" {

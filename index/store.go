@@ -71,6 +71,8 @@ type Options struct {
 	// openFile opens the database file; os.OpenFile when nil. Tests set it
 	// to simulate a read-only file system.
 	openFile func(name string, flag int, perm os.FileMode) (*os.File, error)
+	// statistics keeps bbolt's statistics, which tests read.
+	statistics bool
 }
 
 // Store is the persistent index: per-file records keyed by path, a tick
@@ -97,7 +99,8 @@ const (
 	bucketMeta  = "meta"  // the keys below
 	bucketFiles = "files" // path → encoded File
 	bucketLog   = "log"   // tick (8 bytes, big endian) + path → logPut or logDeleted
-	bucketState = "state" // the caller's keys, see SetMeta
+	bucketState = "state" // the caller's keys, each a bucket holding stateValue: see SetMeta
+	stateValue  = "value"
 
 	keySchema            = "schema"    // uint32
 	keyInstance          = "instance"  // string
@@ -106,7 +109,7 @@ const (
 	keyFiles             = "files"     // number of records in bucketFiles
 	keyLogCount          = "log-count" // number of entries in bucketLog
 	keyLogFloor          = "log-floor" // the greatest tick with a trimmed entry
-	schemaVersion uint32 = 2           // 2: records carry Ctime; another version is emptied on Open
+	schemaVersion uint32 = 3           // 2: records carry Ctime; 3: state keys are buckets; another version is emptied on Open
 
 	logPut     byte = 0
 	logDeleted byte = 1
@@ -344,17 +347,30 @@ func (s *Store) Len() (int, error) {
 	return int(n), nil
 }
 
-// SetMeta stores val under key in the caller's state, for small values such
-// as the configured roots or a hash of the configuration. A nil val removes
-// the key. The state is cleared with everything else when the database is
-// rebuilt. On a read-only store it returns an error wrapping ErrReadOnly.
+// SetMeta stores val under key in the caller's state, such as the
+// configured roots or a summary of the catalog for the next run. A nil val
+// removes the key. The state is cleared with everything else when the
+// database is rebuilt. On a read-only store it returns an error wrapping
+// ErrReadOnly.
+//
+// Each key is a bucket of its own, holding its value under stateValue, so
+// that writing one key writes nothing of the others: bbolt writes a leaf
+// whole, and a leaf holds two keys at least, so a few bytes stored beside
+// a summary of several megabytes cost a write of them all.
 func (s *Store) SetMeta(key string, val []byte) error {
 	err := s.update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(bucketState))
+		state := tx.Bucket([]byte(bucketState))
 		if val == nil {
-			return b.Delete([]byte(key))
+			if err := state.DeleteBucket([]byte(key)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
+				return err
+			}
+			return nil
 		}
-		return b.Put([]byte(key), slices.Clone(val))
+		b, err := state.CreateBucketIfNotExists([]byte(key))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(stateValue), slices.Clone(val))
 	})
 	if err != nil {
 		return fmt.Errorf("index set meta %q: %w", key, err)
@@ -367,8 +383,10 @@ func (s *Store) SetMeta(key string, val []byte) error {
 func (s *Store) Meta(key string) ([]byte, error) {
 	var val []byte
 	err := s.view(nil, func(tx *bbolt.Tx) error {
-		if v := tx.Bucket([]byte(bucketState)).Get([]byte(key)); v != nil {
-			val = append([]byte{}, v...)
+		if b := tx.Bucket([]byte(bucketState)).Bucket([]byte(key)); b != nil {
+			if v := b.Get([]byte(stateValue)); v != nil {
+				val = append([]byte{}, v...)
+			}
 		}
 		return nil
 	})

@@ -359,6 +359,36 @@ func TestResultsDoNotAliasDatabase(t *testing.T) {
 	}
 }
 
+// TestMetaWritesOneKey: writing a small key does not write a large one
+// stored beside it again.
+func TestMetaWritesOneKey(t *testing.T) {
+	s, err := index.OpenWithStatistics(filepath.Join(t.TempDir(), "index.db"), index.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	big := bytes.Repeat([]byte("summary "), 512<<10) // 4 MiB
+	if err := s.SetMeta("summary", big); err != nil {
+		t.Fatal(err)
+	}
+	before := index.PagesAllocated(s)
+	if err := s.SetMeta("projects", []byte("[]")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMeta("projects", []byte(`["/p"]`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := index.PagesAllocated(s) - before; n > 64<<10 {
+		t.Errorf("two writes of a small key allocated %d bytes of pages, as if the 4 MiB beside it were written again", n)
+	}
+	if v, _ := s.Meta("summary"); !bytes.Equal(v, big) {
+		t.Errorf("Meta(summary) has %d bytes, want the %d written", len(v), len(big))
+	}
+	if v, _ := s.Meta("projects"); string(v) != `["/p"]` {
+		t.Errorf("Meta(projects) = %q", v)
+	}
+}
+
 func TestMeta(t *testing.T) {
 	s, _ := openStore(t, index.Options{NoSync: true})
 	if v, err := s.Meta("absent"); v != nil || err != nil {
