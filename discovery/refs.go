@@ -3,6 +3,7 @@ package discovery
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,10 +152,56 @@ func (s *Set) skipped(name string) string {
 	return msg
 }
 
-// suggestions is a cache of suggestCollection's answers.
+// suggestions is a cache of suggestCollection's answers, for the winning
+// names of one Set or more (Sets that differ in no winning name share
+// it).
 type suggestions struct {
 	mu   sync.Mutex
-	near map[string]string
+	near map[string]nearest
+}
+
+// maxSuggestMerge bounds the work after does for a Set that changed many
+// names: past it, the answers are found again when asked.
+const maxSuggestMerge = 1 << 16
+
+// after returns the cache for a Set whose winning names are this one's
+// changed: changed holds each name that won in one and not the other, and
+// whether it wins now. An answer stays good unless its name itself, or
+// the name it suggests, stopped winning (it is found again when asked);
+// a name that wins now is offered to each answer as the next in sorted
+// order would be, so that a batch of new collections costs no walk of
+// every name for each unresolved one, as a full rescan would.
+func (c *suggestions) after(changed map[string]bool) *suggestions {
+	t := &suggestions{near: map[string]nearest{}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(changed)*len(c.near) > maxSuggestMerge {
+		return t
+	}
+	for key, near := range c.near {
+		if _, ok := changed[key]; ok {
+			continue
+		}
+		s := newSuggester(key)
+		if s == nil {
+			t.near[key] = near
+			continue
+		}
+		s.near = near
+		kept := true
+		for name, wins := range changed {
+			if wins {
+				s.offer(name, true)
+			} else if name == near.name {
+				kept = false
+				break
+			}
+		}
+		if kept {
+			t.near[key] = s.near
+		}
+	}
+	return t
 }
 
 // suggestCollection returns the winning collection name that name most
@@ -164,26 +211,38 @@ func (s *Set) suggestCollection(name string) string {
 	if c == nil {
 		c = &suggestions{} // a Set not made by NewSet or Apply
 	}
-	c.mu.Lock()
-	near, ok := c.near[name]
-	c.mu.Unlock()
-	if ok {
-		return near
-	}
-	near = SuggestFrom(name, func(yield func(string) bool) {
+	return c.answer(name, func(yield func(string) bool) {
 		for n := range s.winner.All() {
 			if !yield(n) {
 				return
 			}
 		}
 	})
+}
+
+// answer returns the name of names, which come sorted, that key most
+// likely misspells, from the cache when it has the answer.
+func (c *suggestions) answer(key string, names iter.Seq[string]) string {
+	c.mu.Lock()
+	near, ok := c.near[key]
+	c.mu.Unlock()
+	if ok {
+		return near.name
+	}
+	near = none
+	if sg := newSuggester(key); sg != nil {
+		for n := range names {
+			sg.offer(n, false)
+		}
+		near = sg.near
+	}
 	c.mu.Lock()
 	if c.near == nil {
-		c.near = map[string]string{}
+		c.near = map[string]nearest{}
 	}
-	c.near[name] = near
+	c.near[key] = near
 	c.mu.Unlock()
-	return near
+	return near.name
 }
 
 // suggestResource returns the name (for a profile or agent whose rel is

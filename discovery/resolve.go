@@ -349,11 +349,18 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 	if namesChanged {
 		delta.Names = append(delta.Names, NamesDep)
 	}
-	t.suggested = s.suggested
+	changed := map[string]bool{}
 	for n := range touched {
-		if s.winner.Has(n) != t.winner.Has(n) {
+		if wins := t.winner.Has(n); s.winner.Has(n) != wins {
+			changed[n] = wins
+		}
+	}
+	t.suggested = s.suggested
+	if len(changed) > 0 {
+		if s.suggested == nil {
 			t.suggested = &suggestions{}
-			break
+		} else {
+			t.suggested = s.suggested.after(changed)
 		}
 	}
 	if anyAgentChanged {

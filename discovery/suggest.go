@@ -31,47 +31,95 @@ func Suggest(key string, candidates []string) string {
 // budget is passed over without comparing it, so that a long sequence of
 // names costs little.
 func SuggestFrom(key string, candidates iter.Seq[string]) string {
-	if key == "" || len(key) > maxSuggestLen {
+	s := newSuggester(key)
+	if s == nil {
 		return ""
 	}
-	folded := foldKey(key)
-	lowKey := strings.ToLower(key)
-	keyBag := byteBag(lowKey)
-	best, bestDist := "", maxSuggestDistance+1
-	foldHit := ""
 	for c := range candidates {
-		if c == key || len(c) > maxSuggestLen {
-			continue
+		s.offer(c, false)
+	}
+	return s.near.name
+}
+
+// nearest is the best candidate a suggester was offered: a fold hit (one
+// that differs from the key only in case or in '-' and '_') before any
+// other, then the fewest edits. The sentinel none stands for no candidate
+// at all.
+type nearest struct {
+	name string
+	dist int
+	fold bool
+}
+
+// none is the nearest of no candidate: every candidate ranks before it.
+var none = nearest{dist: maxSuggestDistance + 1}
+
+// before reports whether n ranks before m. Of two candidates that rank
+// alike, the earlier offered stays, unless byName: then the smaller name
+// ranks first, as it comes first in a walk of sorted names.
+func (n nearest) before(m nearest, byName bool) bool {
+	switch {
+	case n.fold != m.fold:
+		return n.fold
+	case !n.fold && n.dist != m.dist:
+		return n.dist < m.dist
+	default:
+		return byName && n.name < m.name
+	}
+}
+
+// suggester finds the candidate that one key most likely misspells among
+// those offered to it.
+type suggester struct {
+	key, folded, low string
+	bag              [256]int16
+	near             nearest // the best offered so far
+}
+
+// newSuggester returns a suggester for key, or nil when key gets no
+// suggestion whatever is offered (it is empty or too long).
+func newSuggester(key string) *suggester {
+	if key == "" || len(key) > maxSuggestLen {
+		return nil
+	}
+	low := strings.ToLower(key)
+	return &suggester{key: key, folded: foldKey(key), low: low, bag: byteBag(low), near: none}
+}
+
+// offer takes c as a candidate: it becomes the suggestion when it ranks
+// before the one so far (see nearest.before for byName).
+func (s *suggester) offer(c string, byName bool) {
+	if c == s.key || len(c) > maxSuggestLen {
+		return
+	}
+	if foldsTo(c, s.folded) {
+		if n := (nearest{name: c, fold: true}); n.before(s.near, byName) {
+			s.near = n
 		}
-		if foldHit == "" && foldsTo(c, folded) {
-			foldHit = c
-			continue
-		}
-		if foldHit != "" {
-			continue
-		}
-		// A one-letter key is two edits from every two-letter key; only
-		// suggest when the distance is small relative to the length.
-		limit := maxSuggestDistance
-		if n := min(len(key), len(c)); n <= 3 {
-			limit = 1
-		}
-		if d := len(c) - len(key); d > limit || -d > limit {
-			continue
-		}
-		// Each edit changes the bytes' counts by two at most: a candidate
-		// whose counts differ more is too far, and costs no alignment.
-		if bagDistance(keyBag, c) > 2*limit {
-			continue
-		}
-		if d := editDistance(lowKey, strings.ToLower(c)); d <= limit && d < bestDist {
-			best, bestDist = c, d
+		return
+	}
+	if s.near.fold {
+		return // no edit distance beats a fold hit
+	}
+	// A one-letter key is two edits from every two-letter key; only
+	// suggest when the distance is small relative to the length.
+	limit := maxSuggestDistance
+	if n := min(len(s.key), len(c)); n <= 3 {
+		limit = 1
+	}
+	if d := len(c) - len(s.key); d > limit || -d > limit {
+		return
+	}
+	// Each edit changes the bytes' counts by two at most: a candidate
+	// whose counts differ more is too far, and costs no alignment.
+	if bagDistance(&s.bag, len(s.low), c) > 2*limit {
+		return
+	}
+	if d := editDistance(s.low, strings.ToLower(c)); d <= limit {
+		if n := (nearest{name: c, dist: d}); n.before(s.near, byName) {
+			s.near = n
 		}
 	}
-	if foldHit != "" {
-		return foldHit
-	}
-	return best
 }
 
 // foldKey lowercases s and drops '-' and '_', so that "Default-Provider",
@@ -100,25 +148,35 @@ func byteBag(s string) (bag [256]int16) {
 	return bag
 }
 
-// bagDistance is the size of the difference between the byte counts bag
-// and those of s, lowercased: a lower bound of twice their edit distance.
-func bagDistance(bag [256]int16, s string) int {
+// bagDistance is the size of the difference between the byte counts of
+// the key, bag (n bytes in all), and those of s, lowercased: a lower bound
+// of twice their edit distance. It takes s's bytes out of bag one by one,
+// each taking one off the difference while the key has more of that byte
+// and adding one after, then puts them back: a few steps for each byte of
+// s, however many byte values the bag counts.
+func bagDistance(bag *[256]int16, n int, s string) int {
+	d := n
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+		c := lowerByte(s[i])
+		if bag[c] > 0 {
+			d--
+		} else {
+			d++
 		}
 		bag[c]--
 	}
-	d := 0
-	for _, n := range bag {
-		if n < 0 {
-			d -= int(n)
-		} else {
-			d += int(n)
-		}
+	for i := 0; i < len(s); i++ {
+		bag[lowerByte(s[i])]++
 	}
 	return d
+}
+
+// lowerByte is c lowercased, when it is an ASCII capital.
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // foldsTo reports whether foldKey(s) == folded, without building it.
