@@ -36,7 +36,9 @@
 //     aside and kept; only the newest such copy is: moving one aside
 //     removes the regular files "<path>.corrupt-*" left by earlier moves.
 //     A database of another schema version is emptied in place; version 2
-//     added File.Ctime, so a version 1 database starts over once.
+//     added File.Ctime, so a version 1 database starts over once, and
+//     version 3 stores each SetMeta key on its own (a write of one key
+//     writes nothing of the others), so a version 2 one does too.
 //   - A sound database file that cannot be written (mode 0444, a read-only
 //     file system or mount) is opened read-only, never moved aside:
 //     ReadOnly reports it, Warnings says why, reads answer from the file,
