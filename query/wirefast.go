@@ -147,13 +147,13 @@ func decodeEnvelope(line []byte, clock *Clock, fill func(v any, at string) error
 		}
 	}
 	if e, ok := o["error"]; ok && e != nil {
-		r := reader{at: "error"}
-		eo := r.object(e)
 		answer = new(Error)
-		r.str(eo, "code", (*string)(&answer.Code))
-		r.str(eo, "message", &answer.Message)
-		if r.err != nil {
-			return nil, r.err
+		err := readObject(e, "error", func(r *reader, o map[string]any) {
+			r.str(o, "code", (*string)(&answer.Code))
+			r.str(o, "message", &answer.Message)
+		})
+		if err != nil {
+			return nil, err
 		}
 		return answer, nil
 	}
@@ -163,21 +163,23 @@ func decodeEnvelope(line []byte, clock *Clock, fill func(v any, at string) error
 	return nil, nil
 }
 
-// reader copies fields out of decoded objects, keeping the first error
-// and where it was.
+// reader copies fields out of one decoded object, keeping the first
+// error and where it was.
 type reader struct {
 	at  string // the path of the object read, for errors
 	err error
 }
 
-// object returns v as an object, or nil (and an error) when it is not
-// one.
-func (r *reader) object(v any) map[string]any {
+// readObject calls fields with a reader of v, which must be an object at
+// the path at, and returns the first error the reader met.
+func readObject(v any, at string, fields func(r *reader, o map[string]any)) error {
 	o, ok := v.(map[string]any)
-	if !ok && r.err == nil {
-		r.err = wrongType(r.at, "an object", v)
+	if !ok {
+		return wrongType(at, "an object", v)
 	}
-	return o
+	r := reader{at: at}
+	fields(&r, o)
+	return r.err
 }
 
 // field returns o[key] when it is there and not null.
@@ -273,24 +275,23 @@ func sliceOf[T any](v any, at string, dst *[]T, decode func(v any, at string, e 
 }
 
 func (res *ResolveResult) fromValue(v any, at string) error {
-	r := reader{at: at}
-	o := r.object(v)
-	r.str(o, "name", &res.Name)
-	r.boolean(o, "found", &res.Found)
-	if w, ok := o["winner"]; ok && r.err == nil {
-		if w == nil {
-			res.Winner = nil
-		} else {
-			if res.Winner == nil {
-				res.Winner = new(CollectionInfo)
+	return readObject(v, at, func(r *reader, o map[string]any) {
+		r.str(o, "name", &res.Name)
+		r.boolean(o, "found", &res.Found)
+		if w, ok := o["winner"]; ok && r.err == nil {
+			if w == nil {
+				res.Winner = nil
+			} else {
+				if res.Winner == nil {
+					res.Winner = new(CollectionInfo)
+				}
+				r.err = res.Winner.fromValue(w, at+".winner")
 			}
-			r.err = res.Winner.fromValue(w, at+".winner")
 		}
-	}
-	r.nested(o, "shadowed", func(v any, at string) error { return collectionInfos(v, at, &res.Shadowed) })
-	r.nested(o, "skipped", func(v any, at string) error { return collectionInfos(v, at, &res.Skipped) })
-	r.boolean(o, "unverified", &res.Unverified)
-	return r.err
+		r.nested(o, "shadowed", func(v any, at string) error { return collectionInfos(v, at, &res.Shadowed) })
+		r.nested(o, "skipped", func(v any, at string) error { return collectionInfos(v, at, &res.Skipped) })
+		r.boolean(o, "unverified", &res.Unverified)
+	})
 }
 
 // collectionInfos fills *dst from an array of collections.
@@ -299,57 +300,52 @@ func collectionInfos(v any, at string, dst *[]CollectionInfo) error {
 }
 
 func (c *CollectionInfo) fromValue(v any, at string) error {
-	r := reader{at: at}
-	o := r.object(v)
-	r.str(o, "name", &c.Name)
-	r.str(o, "version", &c.Version)
-	r.str(o, "description", &c.Description)
-	r.str(o, "root", (*string)(&c.Root))
-	r.str(o, "root_path", &c.RootPath)
-	r.str(o, "dir", &c.Dir)
-	r.str(o, "real_dir", &c.RealDir)
-	r.str(o, "base", &c.Base)
-	r.str(o, "layout", (*string)(&c.Layout))
-	r.boolean(o, "valid", &c.Valid)
-	r.str(o, "problem", &c.Problem)
-	r.str(o, "status", &c.Status)
-	r.nested(o, "counts", c.Counts.fromValue)
-	r.nested(o, "requires", func(v any, at string) error {
-		return sliceOf(v, at, &c.Requires, requirementFromValue)
+	return readObject(v, at, func(r *reader, o map[string]any) {
+		r.str(o, "name", &c.Name)
+		r.str(o, "version", &c.Version)
+		r.str(o, "description", &c.Description)
+		r.str(o, "root", (*string)(&c.Root))
+		r.str(o, "root_path", &c.RootPath)
+		r.str(o, "dir", &c.Dir)
+		r.str(o, "real_dir", &c.RealDir)
+		r.str(o, "base", &c.Base)
+		r.str(o, "layout", (*string)(&c.Layout))
+		r.boolean(o, "valid", &c.Valid)
+		r.str(o, "problem", &c.Problem)
+		r.str(o, "status", &c.Status)
+		r.nested(o, "counts", c.Counts.fromValue)
+		r.nested(o, "requires", func(v any, at string) error {
+			return sliceOf(v, at, &c.Requires, requirementFromValue)
+		})
 	})
-	return r.err
 }
 
 func (n *Counts) fromValue(v any, at string) error {
-	r := reader{at: at}
-	o := r.object(v)
-	r.integer(o, "profiles", &n.Profiles)
-	r.integer(o, "agents", &n.Agents)
-	r.integer(o, "context", &n.Context)
-	r.integer(o, "scenario_tools", &n.ScenarioTools)
-	r.integer(o, "modules", &n.Modules)
-	return r.err
+	return readObject(v, at, func(r *reader, o map[string]any) {
+		r.integer(o, "profiles", &n.Profiles)
+		r.integer(o, "agents", &n.Agents)
+		r.integer(o, "context", &n.Context)
+		r.integer(o, "scenario_tools", &n.ScenarioTools)
+		r.integer(o, "modules", &n.Modules)
+	})
 }
 
 func requirementFromValue(v any, at string, q *discovery.Requirement) error {
-	r := reader{at: at}
-	o := r.object(v)
-	r.str(o, "name", &q.Name)
-	r.str(o, "constraint", &q.Constraint)
-	r.nested(o, "range", func(v any, at string) error {
-		r := reader{at: at}
-		o := r.object(v)
-		r.nested(o, "start", func(v any, at string) error { return positionFromValue(v, at, &q.Range.Start) })
-		r.nested(o, "end", func(v any, at string) error { return positionFromValue(v, at, &q.Range.End) })
-		return r.err
+	return readObject(v, at, func(r *reader, o map[string]any) {
+		r.str(o, "name", &q.Name)
+		r.str(o, "constraint", &q.Constraint)
+		r.nested(o, "range", func(v any, at string) error {
+			return readObject(v, at, func(r *reader, o map[string]any) {
+				r.nested(o, "start", func(v any, at string) error { return positionFromValue(v, at, &q.Range.Start) })
+				r.nested(o, "end", func(v any, at string) error { return positionFromValue(v, at, &q.Range.End) })
+			})
+		})
 	})
-	return r.err
 }
 
 func positionFromValue(v any, at string, p *discovery.Position) error {
-	r := reader{at: at}
-	o := r.object(v)
-	r.integer(o, "line", &p.Line)
-	r.integer(o, "character", &p.Character)
-	return r.err
+	return readObject(v, at, func(r *reader, o map[string]any) {
+		r.integer(o, "line", &p.Line)
+		r.integer(o, "character", &p.Character)
+	})
 }
