@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,12 +174,15 @@ const maxSuggestMerge = 1 << 16
 // every name for each unresolved one, as a full rescan would.
 func (c *suggestions) after(changed map[string]bool) *suggestions {
 	t := &suggestions{near: map[string]nearest{}}
+	// The answers are copied out, and merged without the lock: the Set
+	// that holds c still answers while its successor is made.
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(changed)*len(c.near) > maxSuggestMerge {
+	answers := maps.Clone(c.near)
+	c.mu.Unlock()
+	if len(changed)*len(answers) > maxSuggestMerge {
 		return t
 	}
-	for key, near := range c.near {
+	for key, near := range answers {
 		if _, ok := changed[key]; ok {
 			continue
 		}

@@ -128,14 +128,9 @@ func foldKey(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '-' || c == '_':
-			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
+		if c := s[i]; c != '-' && c != '_' {
+			b.WriteByte(lowerByte(c))
 		}
-		b.WriteByte(c)
 	}
 	return b.String()
 }
@@ -184,13 +179,10 @@ func foldsTo(s, folded string) bool {
 	j := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '-' || c == '_':
+		if c == '-' || c == '_' {
 			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
 		}
-		if j == len(folded) || folded[j] != c {
+		if j == len(folded) || folded[j] != lowerByte(c) {
 			return false
 		}
 		j++
