@@ -20,7 +20,10 @@
 // emptied as fast as possible and fsnotify never blocks on a busy consumer),
 // one stats, walks new directories, adds and removes watches, polls and
 // groups changes into batches, and one calls the handle function, serially,
-// never concurrently. Close stops all three and waits for them. Status never
+// never concurrently. While it walks a tree, the busy goroutine has up to
+// two helpers that only list directories ahead of it, each after the busy
+// goroutine added the directory's watch (see aheadWalk); the walk ends
+// only once they have stopped. Close stops all three and waits for them. Status never
 // waits for the busy goroutine: it reads a copy published after each step.
 // Options.OnListing and Options.BeforeWatch are called from the busy
 // goroutine, which waits for them, possibly while handle runs.

@@ -375,35 +375,41 @@ func (w *Watcher) attach(m *mount, report bool) error {
 func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 	r := m.root
 	var links []string
-	stack := []string{top}
-	for len(stack) > 0 {
-		if w.stopped() || m.state != mountTree {
-			return nil // closing, or a move handled on the way gave up the tree
-		}
-		dir := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if _, err := w.addWatch(m, dir); err != nil {
-			if limitReached(err) {
-				return err
+	// watch adds the watches of dirs, in order, and keeps those watched;
+	// stop says the walk must end.
+	watch := func(dirs []string) (kept []string, stop bool, err error) {
+		for _, dir := range dirs {
+			if w.stopped() || m.state != mountTree {
+				return nil, true, nil // closing, or a move handled on the way gave up the tree
 			}
-			if !vanished(err) {
-				w.warn(r, fmt.Sprintf("cannot watch %s: %v", dir, unwrapPathError(err)))
+			if _, err := w.addWatch(m, dir); err != nil {
+				if limitReached(err) {
+					return nil, true, err
+				}
+				if !vanished(err) {
+					w.warn(r, fmt.Sprintf("cannot watch %s: %v", dir, unwrapPathError(err)))
+				}
+				continue
 			}
-			continue
+			kept = append(kept, dir)
 		}
-		// Opened only once the watch is in place (see Options.OnListing).
-		entries, err := readDirUnsorted(dir)
-		if err != nil {
-			if !vanished(err) {
-				w.warn(r, fmt.Sprintf("cannot read %s: %v", dir, unwrapPathError(err)))
-			}
-			continue
+		return kept, false, nil
+	}
+	if kept, stop, err := watch([]string{top}); stop || len(kept) == 0 {
+		return err
+	}
+	walk := &aheadWalk{list: readDirUnsorted, helpers: walkHelpers()}
+	if w.opts.OnListing != nil {
+		// A listener follows the walk in name order (see OnListing).
+		walk.list = listSorted
+		walk.deliver = func(dir string, entries []fs.DirEntry) {
+			w.opts.OnListing(r.path, m.logicalOf(dir), entries)
 		}
-		if w.opts.OnListing != nil {
-			// A listener follows the walk in name order (see OnListing).
-			slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-		}
-		pushed := len(stack)
+	} else {
+		walk.deliver = func(string, []fs.DirEntry) {}
+	}
+	walk.expand = func(dir string, entries []fs.DirEntry) ([]string, bool, error) {
+		var found []string
 		for _, e := range entries {
 			name := e.Name()
 			var p string // made only when needed: most entries are files
@@ -420,19 +426,18 @@ func (w *Watcher) watchTree(m *mount, top string, report bool) error {
 					p = w.paths.join(dir, name)
 				}
 				if p != w.syncDir {
-					stack = append(stack, p)
+					found = append(found, p)
 				}
 			case e.Type()&fs.ModeSymlink != 0 && m == r.main && dir == m.real:
 				links = append(links, name)
 			}
 		}
-		// Popped in the order listed: the subdirectories are walked in
-		// the listing's order, each subtree before the next sibling.
-		slices.Reverse(stack[pushed:])
-		if w.opts.OnListing != nil {
-			// Last, so that the entries are the callee's alone.
-			w.opts.OnListing(r.path, m.logicalOf(dir), entries)
-		}
+		// Listed only once their watches are in place (see
+		// Options.OnListing).
+		return watch(found)
+	}
+	if complete, err := walk.run(top); !complete {
+		return err
 	}
 	for _, name := range links {
 		if err := w.syncLink(r, name, report); err != nil {

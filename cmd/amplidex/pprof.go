@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 )
@@ -16,7 +17,8 @@ import (
 // weight: on SIGUSR1 a heap profile (after a collection) to
 // $AMPLIDEX_PPROF_DIR/heap-<unix nanos>.pprof, and, when
 // AMPLIDEX_PPROF_CPU is set, a CPU profile of the whole process life to
-// $AMPLIDEX_PPROF_DIR/cpu.pprof, closed on SIGUSR2. Ordinary builds have
+// $AMPLIDEX_PPROF_DIR/cpu-<pid>.pprof, and, when AMPLIDEX_PPROF_TRACE is
+// set, an execution trace to trace-<pid>.out, both closed on SIGUSR2. Ordinary builds have
 // none of it.
 func init() {
 	dir := os.Getenv("AMPLIDEX_PPROF_DIR")
@@ -31,6 +33,18 @@ func init() {
 			go func() {
 				<-stop
 				pprof.StopCPUProfile()
+				f.Close()
+			}()
+		}
+	}
+	if os.Getenv("AMPLIDEX_PPROF_TRACE") != "" {
+		if f, err := os.Create(fmt.Sprintf("%s/trace-%d.out", dir, os.Getpid())); err == nil {
+			trace.Start(f)
+			stop := make(chan os.Signal, 1)
+			signal.Notify(stop, syscall.SIGUSR2)
+			go func() {
+				<-stop
+				trace.Stop()
 				f.Close()
 			}()
 		}
