@@ -547,9 +547,16 @@ func (v *View) Checks() *Checks {
 // system: see Checks.Volatile).
 func Inventory(set *discovery.Set) [32]byte {
 	h := sha256.New()
+	// The fields go through a buffer: written one by one, each would be
+	// copied to the heap to be handed to the hash.
+	buf := make([]byte, 0, 32<<10)
 	field := func(s string) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+		if len(buf)+len(s) >= cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+		buf = append(buf, s...)
+		buf = append(buf, 0)
 	}
 	for _, r := range set.Roots {
 		field(string(r.Kind))
@@ -575,6 +582,7 @@ func Inventory(set *discovery.Set) [32]byte {
 			field(p)
 		}
 	}
+	h.Write(buf)
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
