@@ -60,6 +60,7 @@ type amplidexResult struct {
 	SaveNotify        timings // write → subscription notification with the defect
 	ColdMemory        memory  // of the cold-started daemon once ready
 	Memory            memory  // of the restarted daemon after every loop
+	QuietMemory       memory  // of the same, -quiet later
 	// NewProject is the wall time of whole `amplidex query resolve NAME`
 	// processes, each the first question in a project the daemon had not
 	// seen, asked from inside it while the daemon ran for the user root;
@@ -178,6 +179,17 @@ func (r *amplidexRun) run(ctx context.Context) error {
 		return err
 	}
 	h.progress("amplidex: memory at the end %s", r.res.Memory)
+	// What a daemon holds while nobody looks at it: it gives back what
+	// the loops freed once it finds itself quiet (-quiet).
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(h.cfg.quiet):
+	}
+	if r.res.QuietMemory, err = readMemory(st.PID); err != nil {
+		return err
+	}
+	h.progress("amplidex: memory %s later, quiet: %s", h.cfg.quiet, r.res.QuietMemory)
 	// Last, so that the projects it adds to the daemon change neither the
 	// loops above nor the memory read at the end.
 	if h.cfg.newProject > 0 {

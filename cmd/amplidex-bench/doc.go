@@ -56,7 +56,9 @@
 // floor gets the method's name from the table on its command line.
 //
 // Memory is read from /proc/PID/status after the first scan and at the end
-// of each daemon's run: amplidex's private memory (RssAnon) against
+// of each daemon's run, and amplidex's once more -quiet later (11 s), when
+// it has found itself quiet and given back what its last loops freed:
+// amplidex's private memory (RssAnon) against
 // watchman's whole RSS, amplidex's file-backed memory (RssFile: its binary
 // and the mapped index) beside it, and RssAnon per indexed file.
 //

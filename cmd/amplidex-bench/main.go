@@ -47,7 +47,8 @@ type config struct {
 	jsonPath     string
 	skipWatchman bool
 	generateOnly bool
-	only         string // "" for every measurement, onlyQuery for the whole-process query loop
+	only         string        // "" for every measurement, onlyQuery for the whole-process query loop
+	quiet        time.Duration // how long after the loops the daemon's memory is read again
 	// newProject is the number of collections in each new project, 0 to
 	// skip that measurement; newProjectFiles the files in each, and
 	// newProjects how many new projects are timed.
@@ -76,6 +77,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.amplidex, "amplidex", "", "amplidex binary to measure (default: built from this module)")
 	fs.StringVar(&cfg.watchman, "watchman", "", "watchman binary (default: watchman on PATH, installed with apt-get when root)")
 	fs.StringVar(&cfg.jsonPath, "json", "", "also write the results as JSON to this file")
+	fs.DurationVar(&cfg.quiet, "quiet", 11*time.Second, "how long after its last loop amplidex's memory is read again, quiet\n"+
+		"(two of the daemon's looks, 5 s apart, at whether a burst of work ended, and a second to spare)")
 	fs.BoolVar(&cfg.skipWatchman, "skip-watchman", false, "measure amplidex only")
 	fs.BoolVar(&cfg.generateOnly, "generate-only", false, "generate the tree, keep it, print where it is and measure nothing (needs -dir)")
 	fs.StringVar(&cfg.only, "only", "", "measure one thing: \""+onlyQuery+"\" times whole `amplidex query resolve` processes\n"+
@@ -217,7 +220,7 @@ func run(ctx context.Context, cfg *config) (*report, error) {
 		Floor:      floorRef{WalkMS: ms(floor.Walk), Runs: floor.Runs.millis(), Files: floor.Files, Dirs: floor.Dirs, Watcher: floor.Watcher},
 		Metrics:    metrics(a, floor, w, cfg.only),
 		Loops:      loops(a, floor, w),
-		Memory:     map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory},
+		Memory:     map[string]memory{"amplidex_cold": a.ColdMemory, "amplidex": a.Memory, "amplidex_quiet": a.QuietMemory},
 		NewProject: newProjectOf(a),
 	}
 	if w != nil {

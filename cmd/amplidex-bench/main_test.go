@@ -30,7 +30,7 @@ func TestRunSmall(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "bench.json")
 	var stdout, stderr bytes.Buffer
-	cfg, err := parseFlags([]string{"-collections", "50", "-skip-watchman", "-samples", "5", "-gap", "0",
+	cfg, err := parseFlags([]string{"-collections", "50", "-skip-watchman", "-samples", "5", "-gap", "0", "-quiet", "100ms",
 		"-new-project", "6", "-new-project-files", "60", "-new-projects", "1",
 		"-dir", filepath.Join(dir, "tree"), "-keep", "-json", jsonPath}, io.Discard)
 	if err != nil {
@@ -107,7 +107,7 @@ func TestRunSmall(t *testing.T) {
 		m.Amplidex == nil || *m.Amplidex != p.MaxMS || m.Met == nil || !strings.Contains(stdout.String(), "new project: first answer median") || !strings.Contains(stdout.String(), "  project 1: 6 collections") {
 		t.Errorf("new project %+v, metric %+v; table:\n%s", np, byName["new_project_first_answer"], stdout.String())
 	}
-	for _, k := range []string{"amplidex_cold", "amplidex"} {
+	for _, k := range []string{"amplidex_cold", "amplidex", "amplidex_quiet"} {
 		if m := rep.Memory[k]; m.Anon <= 0 || m.File <= 0 || m.Anon+m.File+m.Shmem != m.RSS {
 			t.Errorf("memory %s: %+v: want RssAnon and RssFile that add up to VmRSS with RssShmem", k, m)
 		}

@@ -95,6 +95,11 @@ type Options struct {
 	// target keeps its heap small. A registration of a new project runs at
 	// Go's default meanwhile (see gcTarget).
 	GCPercent int
+	// TrimEvery, when positive, is how often the daemon looks whether a
+	// burst of work ended, to give the memory it freed back to the system
+	// at once (see trimmer); DefaultTrimEvery is the command's. Zero:
+	// never, the memory goes back at the runtime's pace.
+	TrimEvery time.Duration
 }
 
 // config is the part of the options a reload changes, with the bundles
@@ -156,6 +161,9 @@ type Daemon struct {
 	stopOnce sync.Once
 	// pruner forgets projects that are gone or unused.
 	pruner *pruner
+	// trim gives memory back once a burst of work ends; nil without
+	// Options.TrimEvery.
+	trim *trimmer
 	// idle asks the daemon to stop once it has had no client for
 	// Options.IdleExit; nil without a socket.
 	idle *idler
@@ -248,6 +256,15 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		d.idle.start()
 	}
 	d.pruner = d.startPruner()
+	if opts.TrimEvery > 0 {
+		d.trim = newTrimmer()
+		d.trim.free = func() {
+			began := time.Now()
+			debug.FreeOSMemory()
+			d.log.Debug("quiet after a burst of work: memory given back", "took", time.Since(began).Round(time.Microsecond))
+		}
+		d.trim.every(opts.TrimEvery)
+	}
 	d.log.Info("daemon ready", "socket", d.socketPath(), "index", opts.Paths.Index,
 		"files", files(d.cat.State()), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
 	return d, nil
@@ -636,6 +653,9 @@ func (d *Daemon) Close() error {
 		if d.pruner != nil {
 			d.pruner.close()
 			d.saveLastUsed()
+		}
+		if d.trim != nil {
+			d.trim.close()
 		}
 		if d.idle != nil {
 			d.idle.close()

@@ -1,0 +1,36 @@
+package daemon_test
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+)
+
+// sink keeps what the test allocates reachable until it is dropped.
+var sink [][]byte
+
+// TestDaemonGivesMemoryBackWhenQuiet: a daemon with TrimEvery gives the
+// memory of a burst back once it is quiet, and says so in its log.
+func TestDaemonGivesMemoryBackWhenQuiet(t *testing.T) {
+	e := newEnv(t)
+	var log logBuffer
+	e.startWith(func(o *daemon.Options) {
+		o.TrimEvery = 20 * time.Millisecond
+		o.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	// A burst: the counter the daemon reads is the process's.
+	for range 40 {
+		sink = append(sink, make([]byte, 1<<20))
+	}
+	sink = nil
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(log.String(), "memory given back") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no memory given back after a burst; log:\n%s", log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
