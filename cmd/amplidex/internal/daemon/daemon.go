@@ -640,7 +640,7 @@ func (d *Daemon) Done() <-chan struct{} { return d.closed }
 
 // Close stops the daemon, in order: reloads (a running one ends first,
 // and none starts after), the pruner (and the projects' last use saved),
-// the socket server (no new queries, the socket file removed unless it was
+// the trimmer (a trim under way ends first), the socket server (no new queries, the socket file removed unless it was
 // handed over, every subscription ended), the watcher (no new batches),
 // the bundles' builds (cancelled, and waited for to their end), the
 // persister (a last write, then the index closed), and last the pid file.

@@ -2,15 +2,13 @@ package daemon_test
 
 import (
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 )
-
-// sink keeps what the test allocates reachable until it is dropped.
-var sink [][]byte
 
 // TestDaemonGivesMemoryBackWhenQuiet: a daemon with TrimEvery gives the
 // memory of a burst back once it is quiet, and says so in its log.
@@ -22,10 +20,11 @@ func TestDaemonGivesMemoryBackWhenQuiet(t *testing.T) {
 		o.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	// A burst: the counter the daemon reads is the process's.
+	var burst [][]byte
 	for range 40 {
-		sink = append(sink, make([]byte, 1<<20))
+		burst = append(burst, make([]byte, 1<<20))
 	}
-	sink = nil
+	runtime.KeepAlive(burst)
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(log.String(), "memory given back") {
 		if time.Now().After(deadline) {
