@@ -117,12 +117,7 @@ func (a *aheadWalk) run(top string) (complete bool, err error) {
 		switch j.state {
 		case jobQueued:
 			// Nobody began it, and it is needed now.
-			j.state = jobListing
-			a.mu.Unlock()
-			entries, err := a.list(j.dir)
-			a.mu.Lock()
-			j.entries, j.err, j.state = entries, err, jobListed
-			a.ahead++
+			a.listLocked(j)
 		case jobListing:
 			a.waiting = true
 			for j.state != jobListed {
@@ -215,17 +210,23 @@ func (a *aheadWalk) help() {
 			continue
 		}
 		a.queue.pop()
-		j.state = jobListing
-		a.mu.Unlock()
-		entries, err := a.list(j.dir)
-		a.mu.Lock()
-		j.entries, j.err, j.state = entries, err, jobListed
-		a.ahead++
+		a.listLocked(j)
 		a.listed.push(j)
 		if a.waiting {
 			a.done.Signal()
 		}
 	}
+}
+
+// listLocked lists j, which nobody began, with a.mu held, released while
+// the directory is read.
+func (a *aheadWalk) listLocked(j *dirJob) {
+	j.state = jobListing
+	a.mu.Unlock()
+	entries, err := a.list(j.dir)
+	a.mu.Lock()
+	j.entries, j.err, j.state = entries, err, jobListed
+	a.ahead++
 }
 
 // take returns the first queued listing, in walk order, that nobody

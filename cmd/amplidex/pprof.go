@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -26,28 +27,10 @@ func init() {
 		return
 	}
 	if os.Getenv("AMPLIDEX_PPROF_CPU") != "" {
-		if f, err := os.Create(fmt.Sprintf("%s/cpu-%d.pprof", dir, os.Getpid())); err == nil {
-			pprof.StartCPUProfile(f)
-			stop := make(chan os.Signal, 1)
-			signal.Notify(stop, syscall.SIGUSR2)
-			go func() {
-				<-stop
-				pprof.StopCPUProfile()
-				f.Close()
-			}()
-		}
+		untilUSR2(fmt.Sprintf("%s/cpu-%d.pprof", dir, os.Getpid()), pprof.StartCPUProfile, pprof.StopCPUProfile)
 	}
 	if os.Getenv("AMPLIDEX_PPROF_TRACE") != "" {
-		if f, err := os.Create(fmt.Sprintf("%s/trace-%d.out", dir, os.Getpid())); err == nil {
-			trace.Start(f)
-			stop := make(chan os.Signal, 1)
-			signal.Notify(stop, syscall.SIGUSR2)
-			go func() {
-				<-stop
-				trace.Stop()
-				f.Close()
-			}()
-		}
+		untilUSR2(fmt.Sprintf("%s/trace-%d.out", dir, os.Getpid()), trace.Start, trace.Stop)
 	}
 	heap := make(chan os.Signal, 1)
 	signal.Notify(heap, syscall.SIGUSR1)
@@ -66,5 +49,25 @@ func init() {
 				t.Close()
 			}
 		}
+	}()
+}
+
+// untilUSR2 starts writing a profile to path, and stops and closes it on
+// SIGUSR2.
+func untilUSR2(path string, start func(io.Writer) error, stop func()) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return
+	}
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	go func() {
+		<-usr2
+		stop()
+		f.Close()
 	}()
 }
