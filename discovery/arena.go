@@ -13,9 +13,9 @@ import (
 // these end up as hundreds of small objects scattered over memory that the
 // scan mostly freed. compact moves what one collection keeps into a few
 // objects sized to fit: one slice of its brief Facts, one of their agent
-// references, one string holding all their text and paths (every kept
-// string is a substring of it), and one byte slice for the blocks of its
-// profiles. What was kept before becomes garbage at once.
+// references, one string holding all their text and paths and the
+// collection's own name, version and directories (every kept string is a
+// substring of it), and one byte slice for the blocks of its profiles. What was kept before becomes garbage at once.
 //
 // # Invariants
 //
@@ -43,6 +43,8 @@ type Slab struct {
 	refs  []Ref
 	metas []Metadata
 	res   []Resource
+	strs  []string
+	reqs  []Requirement
 	text  []byte
 	// scratch holds the working buffers of arenas that sealed, for the
 	// next collection's arena: what an arena gathers is copied into the
@@ -121,6 +123,18 @@ func (s *Slab) takeResources(n int) []Resource {
 	return chunkOf(&s.res, n)
 }
 
+func (s *Slab) takeStrings(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return chunkOf(&s.strs, n)
+}
+
+func (s *Slab) takeRequirements(n int) []Requirement {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return chunkOf(&s.reqs, n)
+}
+
 func (s *Slab) takeText(n int) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -135,6 +149,9 @@ type arena struct {
 	// slab, when set, gives the string its memory (see Slab); else it is
 	// a string of its own.
 	slab *Slab
+	// then runs once the strings are in place: for what cannot point at
+	// them before, the keys and values of a map.
+	then []func()
 }
 
 // fixup is a kept string: where it goes, and where it is in arena.buf.
@@ -163,8 +180,15 @@ func (a *arena) part(p *string, off, at int) {
 	}
 }
 
-// seal makes the one string and points every recorded string into it.
+// seal makes the one string, points every recorded string into it, and
+// runs what waited for them.
 func (a *arena) seal() {
+	defer func() {
+		for _, f := range a.then {
+			f()
+		}
+		a.then = nil
+	}()
 	if len(a.fixups) == 0 {
 		if a.slab != nil {
 			a.slab.putScratch(arenaScratch{buf: a.buf, fixups: a.fixups})
@@ -209,12 +233,19 @@ func isPlainBrief(f *Facts) bool {
 // Facts, once they are loaded whole.
 func (c *Collection) compact(slab *Slab) {
 	kept := func(f *Facts) bool { return f != nil && f.brief && !isPlainBrief(f) }
+	own := []*string{&c.Name, &c.Version, &c.Description, &c.Dir, &c.RealDir, &c.Base, &c.Problem, &c.Degraded}
 	var n, refs, blocks, text int
+	for _, p := range own {
+		text += len(*p)
+	}
 	for p, f := range c.Facts {
 		text += len(p)
 		if kept(f) {
 			n++
 			refs += len(f.Agents)
+			if f.Extends != nil {
+				refs++
+			}
 			blocks += len(f.blocks)
 			text += len(f.Name) + len(f.Description) + 64*len(f.Agents)
 		}
@@ -237,7 +268,10 @@ func (c *Collection) compact(slab *Slab) {
 		}
 	}
 	var blockBuf []byte
-	if blocks > 0 {
+	if blocks > 0 && slab != nil {
+		// Written below once and never again, like the slab's text.
+		blockBuf = slab.takeText(blocks)
+	} else if blocks > 0 {
 		blockBuf = make([]byte, 0, blocks)
 	}
 	moved := make(map[string]*Facts, len(c.Facts))
@@ -252,9 +286,9 @@ func (c *Collection) compact(slab *Slab) {
 		a.str(&g.Description)
 		g.Kind, g.AgentsMode = internKind(g.Kind), internMode(g.AgentsMode)
 		if f.Extends != nil {
-			ext := *f.Extends
-			a.str(&ext.Value)
-			g.Extends = &ext
+			agents = append(agents, *f.Extends)
+			g.Extends = &agents[len(agents)-1]
+			a.str(&g.Extends.Value)
 		}
 		if f.Agents != nil {
 			start := len(agents)
@@ -277,6 +311,12 @@ func (c *Collection) compact(slab *Slab) {
 			g.Metadata = m
 		}
 		moved[p] = g
+	}
+	// The collection's own strings: its name and version are its
+	// metadata's, decoded or parsed each in an object of its own, and its
+	// directories were joined one by one.
+	for _, p := range own {
+		a.str(p)
 	}
 	// The resources, in a slice of their own size (the loader's grew by
 	// appending), and their paths, each once: a resource's Name and Rel
@@ -349,24 +389,40 @@ func (m *Metadata) compact(a *arena, slab *Slab) *Metadata {
 	a.str(&c.Description)
 	a.str(&c.Author)
 	if m.URLs != nil {
-		// A map's keys and values cannot be pointed at: they are copied
-		// as they are (few collections have URLs).
-		c.URLs = make(map[string]string, len(m.URLs))
+		// A map's keys and values cannot be pointed at: they go through a
+		// list, and into the map once sealed.
+		pairs := make([]string, 0, 2*len(m.URLs))
 		for k, v := range m.URLs {
-			c.URLs[k] = v
+			pairs = append(pairs, k, v)
 		}
+		for i := range pairs {
+			a.str(&pairs[i])
+		}
+		urls := make(map[string]string, len(m.URLs))
+		c.URLs = urls
+		a.then = append(a.then, func() {
+			for i := 0; i < len(pairs); i += 2 {
+				urls[pairs[i]] = pairs[i+1]
+			}
+		})
 	}
-	if m.Capabilities != nil {
-		c.Capabilities = make([]string, len(m.Capabilities))
-		for i, v := range m.Capabilities {
-			c.Capabilities[i] = v
+	if len(m.Capabilities) > 0 {
+		if slab != nil {
+			c.Capabilities = append(slab.takeStrings(len(m.Capabilities)), m.Capabilities...)
+		} else {
+			c.Capabilities = slices.Clone(m.Capabilities)
+		}
+		for i := range c.Capabilities {
 			a.str(&c.Capabilities[i])
 		}
 	}
-	if m.Requires != nil {
-		c.Requires = make([]Requirement, len(m.Requires))
-		for i, r := range m.Requires {
-			c.Requires[i] = r
+	if len(m.Requires) > 0 {
+		if slab != nil {
+			c.Requires = append(slab.takeRequirements(len(m.Requires)), m.Requires...)
+		} else {
+			c.Requires = slices.Clone(m.Requires)
+		}
+		for i := range c.Requires {
 			a.str(&c.Requires[i].Name)
 			a.str(&c.Requires[i].Constraint)
 		}

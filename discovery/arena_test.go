@@ -1,10 +1,12 @@
 package discovery_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -71,5 +73,47 @@ func compare(t *testing.T, compacted, plain *discovery.Collection) {
 	}
 	if compacted.Metadata != compacted.Facts[compacted.Pyproject].Metadata {
 		t.Error("the collection's metadata is not its pyproject's")
+	}
+	own := func(c *discovery.Collection) []string {
+		return []string{c.Name, c.Version, c.Description, c.Dir, c.RealDir, c.Base, c.Problem, c.Degraded}
+	}
+	if got, want := own(compacted), own(plain); !reflect.DeepEqual(got, want) {
+		t.Errorf("the collection's own strings: compacted %q, not %q", got, want)
+	}
+	// They are parts of the one string that holds its files' names and
+	// its resources' paths: none keeps an object of its own alive.
+	lo, hi := uintptr(math.MaxUint64), uintptr(0)
+	span := func(s string) {
+		start := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		lo, hi = min(lo, start), max(hi, start+uintptr(len(s)))
+	}
+	for _, r := range compacted.Resources {
+		span(r.Path)
+	}
+	for _, f := range compacted.Facts {
+		if f.Name != "" {
+			span(f.Name)
+		}
+	}
+	if m := compacted.Metadata; m != nil && len(m.Requires) > 0 {
+		span(m.Name)
+		span(m.Requires[len(m.Requires)-1].Constraint)
+	}
+	kept := own(compacted)
+	for k, v := range compacted.Metadata.URLs {
+		kept = append(kept, k, v)
+	}
+	for _, f := range compacted.Facts {
+		if f.Extends != nil {
+			kept = append(kept, f.Extends.Value)
+		}
+	}
+	if len(kept) < 10 {
+		t.Fatalf("only %d strings to look at: %q", len(kept), kept)
+	}
+	for _, s := range kept {
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); s != "" && (p < lo || p+uintptr(len(s)) > hi) {
+			t.Errorf("the kept string %q is not in the string of the collection's files", s)
+		}
 	}
 }
