@@ -303,6 +303,12 @@ func Build[K cmp.Ordered, V any](entries iter.Seq2[K, V]) Map[K, V] {
 	if n == 0 {
 		return Map[K, V]{}
 	}
+	// The last leaf is seldom full: it is sized to fit, or the many small
+	// Maps a program builds (a set of one name) would each keep room for
+	// fill entries.
+	if l := level[len(level)-1]; len(l.keys) < fill {
+		l.keys, l.vals = slices.Clone(l.keys), slices.Clone(l.vals)
+	}
 	for len(level) > 1 {
 		var up []*node[K, V]
 		for i := 0; i < len(level); i += fill {
