@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 )
@@ -97,12 +98,7 @@ func NewSet(roots []Root, cols [][]*Collection) *Set {
 		if i >= len(cols) {
 			break
 		}
-		group := cols[i]
-		keyed := make(map[string]*Collection, len(group))
-		for _, c := range group {
-			keyed[inRootKey(c)] = c
-		}
-		s.inRoot[i] = pmap.Build(sortedEntries(keyed))
+		s.inRoot[i] = pmap.Build(sortedEntries(inRootKeys(cols[i])))
 		for _, c := range s.inRoot[i].All() {
 			for _, n := range c.AnswersTo() {
 				byName[n] = append(byName[n], c)
@@ -112,8 +108,8 @@ func NewSet(roots []Root, cols [][]*Collection) *Set {
 			}
 		}
 	}
-	s.byName = pmap.Build(sortedEntries(byName))
-	s.byDir = pmap.Build(sortedEntries(byDir))
+	s.byName = pmap.Build(sortedEntries(packLists(byName)))
+	s.byDir = pmap.Build(sortedEntries(packLists(byDir)))
 	winners := map[string]*Collection{}
 	holders := map[string][]string{}
 	for n, cs := range s.byName.All() {
@@ -155,16 +151,70 @@ func sortedEntries[V any](m map[string]V) func(func(string, V) bool) {
 	}
 }
 
+// A Set keeps what NewSet builds for its life, and the Sets derived from
+// it share most of it: its keys and lists are made in one object each,
+// not one per collection among the garbage of building them.
+
+// packLists moves the lists of m into one slice, each a part of it clipped
+// to its length, and returns m.
+func packLists[V any](m map[string][]V) map[string][]V {
+	n := 0
+	for _, l := range m {
+		n += len(l)
+	}
+	all := make([]V, 0, n)
+	for k, l := range m {
+		start := len(all)
+		all = append(all, l...)
+		m[k] = all[start:len(all):len(all)]
+	}
+	return m
+}
+
+// inRootKeys returns the collections of group by inRootKey, the keys parts
+// of one string.
+func inRootKeys(group []*Collection) map[string]*Collection {
+	n := 0
+	for _, c := range group {
+		n += 1 + len(c.Dir)
+	}
+	buf := make([]byte, 0, n)
+	ends := make([]int, len(group))
+	for i, c := range group {
+		buf = appendInRootKey(buf, c)
+		ends[i] = len(buf)
+	}
+	// buf is complete and never written again.
+	all := unsafe.String(unsafe.SliceData(buf), len(buf))
+	keyed := make(map[string]*Collection, len(group))
+	start := 0
+	for i, c := range group {
+		keyed[all[start:ends[i]]] = c
+		start = ends[i]
+	}
+	return keyed
+}
+
 // inRootKey orders the collections of one root as resolution takes them:
 // flat (and hybrid) layouts before nested ones, then component-wise by
 // path. A path separator sorts before every other byte, so byte order of
 // the key is component order of the path.
-func inRootKey(c *Collection) string {
-	flag := "0"
+func inRootKey(c *Collection) string { return string(appendInRootKey(nil, c)) }
+
+// appendInRootKey appends inRootKey(c) to b.
+func appendInRootKey(b []byte, c *Collection) []byte {
+	flag := byte('0')
 	if c.Layout == LayoutNested {
-		flag = "1"
+		flag = '1'
 	}
-	return flag + strings.ReplaceAll(filepath.ToSlash(c.Dir), "/", "\x00")
+	b = append(b, flag)
+	for _, ch := range []byte(filepath.ToSlash(c.Dir)) {
+		if ch == '/' {
+			ch = 0
+		}
+		b = append(b, ch)
+	}
+	return b
 }
 
 // AnswersTo returns the names c is a candidate for in a Set: its metadata
