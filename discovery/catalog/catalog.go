@@ -335,6 +335,12 @@ func (c *Catalog) read(loader *discovery.Loader, kinds map[string]discovery.Root
 			for i := int(next.Add(1)) - 1; i < len(jobs); i = int(next.Add(1)) - 1 {
 				j := jobs[i]
 				j.c = loader.LoadCandidate(kinds[j.root], j.dir)
+				if j.c != nil && j.c.Dir == j.dir {
+					// The collection's own copy, in its arena (see
+					// Loader.Details): the catalog keeps the key for as
+					// long as the collection.
+					j.dir = j.c.Dir
+				}
 			}
 		}()
 	}
