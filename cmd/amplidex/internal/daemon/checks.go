@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery/catalog"
 )
@@ -56,49 +55,8 @@ func (d *Daemon) loadChecks() map[string]*catalog.Checks {
 		d.log.Info("checks of the last run not used: the index or the schema options changed after they were written")
 		return nil
 	}
-	for _, c := range s.Views {
-		if c != nil {
-			packDeps(c.Deps)
-		}
-	}
 	d.log.Info("checks of the last run loaded", "views", len(s.Views), "bytes", len(b), "took", d.now().Sub(began).Round(time.Microsecond))
 	return s.Views
-}
-
-// packDeps moves the names of deps into one string and their lists into
-// one slice, in place. The Views that take them in keep them for the
-// daemon's life, and as decoded they are an object for every name and
-// every list (tens of thousands at 10,000 collections), scattered over
-// memory that the first scan's garbage leaves half empty.
-func packDeps(deps map[string][]string) {
-	var names, text int
-	for _, list := range deps {
-		names += len(list)
-		for _, n := range list {
-			text += len(n)
-		}
-	}
-	all := make([]string, 0, names)
-	buf := make([]byte, 0, text)
-	for dir, list := range deps {
-		if list == nil {
-			continue
-		}
-		start := len(all)
-		for _, n := range list {
-			buf = append(buf, n...)
-			all = append(all, n)
-		}
-		deps[dir] = all[start:len(all):len(all)]
-	}
-	// buf is complete and never written again: the names become parts of
-	// one string over it, in the order they were written.
-	joined := unsafe.String(unsafe.SliceData(buf), len(buf))
-	off := 0
-	for i, n := range all {
-		all[i] = joined[off : off+len(n)]
-		off += len(n)
-	}
 }
 
 // priorChecks is the catalog's Options.Prior: the results the last run
