@@ -233,9 +233,10 @@ func isPlainBrief(f *Facts) bool {
 // Facts, once they are loaded whole.
 func (c *Collection) compact(slab *Slab) {
 	kept := func(f *Facts) bool { return f != nil && f.brief && !isPlainBrief(f) }
-	own := []*string{&c.Name, &c.Version, &c.Description, &c.Dir, &c.RealDir, &c.Base, &c.Problem, &c.Degraded}
+	own := []*string{&c.Name, &c.Version, &c.Description, &c.Problem, &c.Degraded}
+	dirs := []*string{&c.Pyproject, &c.Base, &c.Dir, &c.RealDir}
 	var n, refs, blocks, text int
-	for _, p := range own {
+	for _, p := range slices.Concat(own, dirs) {
 		text += len(*p)
 	}
 	for p, f := range c.Facts {
@@ -313,8 +314,7 @@ func (c *Collection) compact(slab *Slab) {
 		moved[p] = g
 	}
 	// The collection's own strings: its name and version are its
-	// metadata's, decoded or parsed each in an object of its own, and its
-	// directories were joined one by one.
+	// metadata's, decoded or parsed each in an object of its own.
 	for _, p := range own {
 		a.str(p)
 	}
@@ -343,7 +343,24 @@ func (c *Collection) compact(slab *Slab) {
 		}
 		keys[r.Path] = &r.Path
 	}
-	a.str(&c.Pyproject)
+	// Its paths, joined one by one, are most often prefixes of one another:
+	// its pyproject.toml's, the resources' base, the directory and its real
+	// path. Each is a part of one written before when it can be.
+	type written struct {
+		s   string
+		off int
+	}
+	var anchors []written
+	for _, p := range dirs {
+		if *p == "" {
+			continue
+		}
+		if i := slices.IndexFunc(anchors, func(w written) bool { return strings.HasPrefix(w.s, *p) }); i >= 0 {
+			a.part(p, anchors[i].off, 0)
+			continue
+		}
+		anchors = append(anchors, written{*p, a.str(p)})
+	}
 	if c.Pyproject != "" {
 		keys[c.Pyproject] = &c.Pyproject
 	}

@@ -90,6 +90,7 @@ func compare(t *testing.T, compacted, plain *discovery.Collection) {
 	for _, r := range compacted.Resources {
 		span(r.Path)
 	}
+	span(compacted.Pyproject)
 	for _, f := range compacted.Facts {
 		if f.Name != "" {
 			span(f.Name)
@@ -98,6 +99,12 @@ func compare(t *testing.T, compacted, plain *discovery.Collection) {
 	if m := compacted.Metadata; m != nil && len(m.Requires) > 0 {
 		span(m.Name)
 		span(m.Requires[len(m.Requires)-1].Constraint)
+	}
+	// Its directories are parts of its pyproject.toml's path, not copies.
+	for _, d := range []string{compacted.Dir, compacted.RealDir, compacted.Base} {
+		if unsafe.StringData(d) != unsafe.StringData(compacted.Pyproject) {
+			t.Errorf("the directory %q is not a part of %q", d, compacted.Pyproject)
+		}
 	}
 	kept := own(compacted)
 	for k, v := range compacted.Metadata.URLs {
