@@ -215,7 +215,7 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 	// little CPU for a smaller heap, unless GOGC says otherwise, and gives
 	// back at once what a burst of work freed, once the burst is over.
 	if a.Getenv("GOGC") == "" {
-		opts.GCPercent = 50
+		opts.GCPercent = 25
 	}
 	opts.TrimEvery = daemon.DefaultTrimEvery
 	d, err := daemon.Start(ctx, opts)
