@@ -33,7 +33,10 @@ const (
 // references into it are checked at all, and whether the version of the
 // collection that does meets the constraint; both are questions about
 // names listed here, and c's own requires change only when c does.)
-func (s *Set) RefNames(c *Collection) []string {
+func (s *Set) RefNames(c *Collection) []string { return s.refNames(c, mentionsOf) }
+
+// refNames is RefNames, with the mentions of c's files from mentions.
+func (s *Set) refNames(c *Collection, mentions mentionsFunc) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(n string) {
@@ -75,7 +78,7 @@ func (s *Set) RefNames(c *Collection) []string {
 				}
 			}
 		}
-		for _, m := range mentionsOf(c, res.Path, f) {
+		for _, m := range mentions(c, res.Path, f) {
 			addColl(m.Collection)
 		}
 	}

@@ -485,6 +485,30 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 // directories), which only the file system says. Such an answer cannot be
 // kept across runs without asking again.
 func (s *Set) CheckCollectionStat(c *Collection) (_ []Diagnostic, statted bool) {
+	return s.checkCollection(c, mentionsOf)
+}
+
+// CheckWithNames is CheckCollectionStat and RefNames at once: the mentions
+// of each file, read from the index when its Facts are brief, are read
+// once for both.
+func (s *Set) CheckWithNames(c *Collection) (diags []Diagnostic, names []string, statted bool) {
+	read := map[string][]Mention{}
+	mentions := func(c *Collection, p string, f *Facts) []Mention {
+		ms, ok := read[p]
+		if !ok {
+			ms = mentionsOf(c, p, f)
+			read[p] = ms
+		}
+		return ms
+	}
+	names = s.refNames(c, mentions)
+	diags, statted = s.checkCollection(c, mentions)
+	return diags, names, statted
+}
+
+// checkCollection is CheckCollectionStat, with the mentions of c's files
+// from mentions.
+func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []Diagnostic, statted bool) {
 	var out []Diagnostic
 	var limit fileLimit
 	// add makes a diagnostic of the file at path unless it is past the
@@ -524,7 +548,7 @@ func (s *Set) CheckCollectionStat(c *Collection) (_ []Diagnostic, statted bool) 
 				add(CodeAgentUnknown, res.Path, a.Range, func() string { return s.unknownAgent(a.Value, c) })
 			}
 		}
-		for _, m := range mentionsOf(c, res.Path, f) {
+		for _, m := range mentions(c, res.Path, f) {
 			switch _, _, miss := s.resolveMentionStat(m, &statted); {
 			case miss == mentionResolves:
 			case miss == mentionNoCollection && s.notInstalled(c, m.Collection):
@@ -697,6 +721,10 @@ func refCollection(ref string) string {
 	}
 	return coll
 }
+
+// mentionsFunc returns the mentions of the file at p of c, whose Facts
+// are f.
+type mentionsFunc func(c *Collection, p string, f *Facts) []Mention
 
 // mentionsOf returns the mentions of the file at p of c, whose Facts are f:
 // from the full Facts when f is brief.

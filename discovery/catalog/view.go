@@ -178,9 +178,8 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 					res[i] = checked{diags: prior.Cross[col.Dir], names: prior.Deps[col.Dir]}
 					continue
 				}
-				names := set.RefNames(col)
+				ds, names, statted := set.CheckWithNames(col)
 				sort.Strings(names)
-				ds, statted := set.CheckCollectionStat(col)
 				res[i] = checked{ds, names, statted}
 			}
 		}()
@@ -403,7 +402,7 @@ func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added 
 		if col == nil {
 			continue
 		}
-		ds, statted := set.CheckCollectionStat(col)
+		ds, names, statted := set.CheckWithNames(col)
 		if statted {
 			w.volatile = w.volatile.Set(dir, struct{}{})
 		} else if w.volatile.Has(dir) {
@@ -417,7 +416,6 @@ func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added 
 				w.cross = w.cross.Set(dir, ds)
 			}
 		}
-		names := set.RefNames(col)
 		sort.Strings(names)
 		if !slices.Equal(names, w.deps.Value(dir)) {
 			w.dropDeps(dir)

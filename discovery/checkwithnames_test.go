@@ -1,0 +1,71 @@
+package discovery_test
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+)
+
+// TestCheckWithNamesReadsMentionsOnce: CheckWithNames answers what
+// CheckCollectionStat and RefNames answer, reading each file's mentions
+// once where the two read them twice.
+func TestCheckWithNamesReadsMentionsOnce(t *testing.T) {
+	root := t.TempDir()
+	coll := filepath.Join(root, "team")
+	files := map[string]string{
+		"pyproject.toml": "[project]\nname = \"team\"\nversion = \"1.0.0\"\ndescription = \"Team\"\n",
+		"profiles/dev.md": "---\nprofile:\n  name: dev\n  version: 1.0.0\n  description: Dev\n" +
+			"session:\n  orchestrator:\n    module: loop\n  context:\n    module: ctx\n---\nSee @team:context/notes.md and @gone:context/x.md\n",
+		"agents/helper.md": "---\nmeta:\n  name: helper\n  description: Helps\n---\nRead @team:context/missing.md\n",
+		"context/notes.md": "See @foundation:context/x.md\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(coll, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads := map[string]int{}
+	loader := &discovery.Loader{
+		Details: func(string) *discovery.Facts { return nil },
+		Mentions: func(p string) ([]discovery.Mention, bool) {
+			reads[p]++
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return nil, false
+			}
+			return discovery.AnalyzeFile(p, src, discovery.KindContext, discovery.SchemaOptions{}).Mentions, true
+		},
+	}
+	r := discovery.Root{Kind: discovery.RootUser, Path: root}
+	c := loader.Load(r, coll)
+	set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{{c}})
+
+	diags, names, statted := set.CheckWithNames(c)
+	once := maps.Clone(reads)
+	clear(reads)
+	wantDiags, wantStatted := set.CheckCollectionStat(c)
+	wantNames := set.RefNames(c)
+	if !reflect.DeepEqual(diags, wantDiags) || statted != wantStatted {
+		t.Errorf("CheckWithNames: %v (statted %v), CheckCollectionStat: %v (%v)", diags, statted, wantDiags, wantStatted)
+	}
+	if !slices.Equal(names, wantNames) {
+		t.Errorf("CheckWithNames: names %q, RefNames %q", names, wantNames)
+	}
+	if len(wantDiags) == 0 || len(once) != 3 {
+		t.Fatalf("the fixture has %d diagnostics and %d files with mentions read; want some, and 3", len(wantDiags), len(once))
+	}
+	for p, n := range once {
+		if n != 1 || reads[p] != 2 {
+			t.Errorf("%s: mentions read %d times at once, %d times apart; want 1 and 2", filepath.Base(p), n, reads[p])
+		}
+	}
+}
