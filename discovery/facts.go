@@ -36,20 +36,35 @@ type Facts struct {
 	// them (see Collection.Suppress).
 	Suppressions []Suppression `json:"suppressions,omitempty"`
 
-	// brief is set on Facts that hold only what answers need at once (see
-	// Brief); counts and mentions then stand for the dropped Diagnostics
-	// and Mentions.
-	brief    bool
-	counts   DiagnosticCounts
-	mentions int
+	// The fields below are sized and ordered for the tens of thousands of
+	// brief Facts a daemon keeps.
+
+	// counts and mentions stand, in brief Facts, for the dropped
+	// Diagnostics and Mentions.
+	counts   briefCounts
+	mentions int32
 	// blocks is, for a brief profile, the binary form of its front
 	// matter's session and exclude blocks (see ProfileBlocks); nil when it
 	// has neither or no front matter.
 	blocks []byte
-	front  bool // a brief profile had usable front matter
+	// brief is set on Facts that hold only what answers need at once (see
+	// Brief).
+	brief bool
+	front bool // a brief profile had usable front matter
 	// transient is set on the Facts of a file that could not be read for
 	// a reason that says nothing of the file (see IsTransient).
 	transient bool
+}
+
+// briefCounts is DiagnosticCounts as brief Facts keep them.
+type briefCounts struct{ errors, warnings, infos int32 }
+
+func countsOf(c DiagnosticCounts) briefCounts {
+	return briefCounts{int32(c.Errors), int32(c.Warnings), int32(c.Infos)}
+}
+
+func (c briefCounts) wide() DiagnosticCounts {
+	return DiagnosticCounts{Errors: int(c.errors), Warnings: int(c.warnings), Infos: int(c.infos)}
 }
 
 // DiagnosticCounts counts diagnostics by severity.
@@ -81,7 +96,7 @@ func (f *Facts) IsBrief() bool { return f.brief }
 // Facts, which do not hold them).
 func (f *Facts) Counts() DiagnosticCounts {
 	if f.brief {
-		return f.counts
+		return f.counts.wide()
 	}
 	var c DiagnosticCounts
 	for _, d := range f.Diagnostics {
@@ -113,7 +128,7 @@ func (f *Facts) Brief() *Facts {
 	// file's whole text, which a kept brief must not hold on to.
 	b := &Facts{Kind: f.Kind, Name: strings.Clone(f.Name), Description: strings.Clone(f.Description),
 		AgentsMode: strings.Clone(f.AgentsMode), Metadata: f.Metadata.clone(),
-		brief: true, counts: f.Counts(), mentions: min(len(f.Mentions), 1),
+		brief: true, counts: countsOf(f.Counts()), mentions: int32(min(len(f.Mentions), 1)),
 		blocks: profileBlocks(f.Front), front: f.Front != nil, transient: f.transient,
 		Suppressions: f.Suppressions}
 	if f.Extends != nil {
@@ -148,7 +163,7 @@ var plainBriefs = [...][2]Facts{
 // plainBrief returns the shared value equal to brief Facts b, or nil.
 func plainBrief(b *Facts) *Facts {
 	if b.blocks != nil || b.front || b.Name != "" || b.Description != "" || b.Extends != nil || b.AgentsMode != "" || b.Agents != nil ||
-		b.Metadata != nil || b.counts != (DiagnosticCounts{}) || b.Suppressions != nil || b.mentions < 0 || b.mentions > 1 {
+		b.Metadata != nil || b.counts != (briefCounts{}) || b.Suppressions != nil || b.mentions < 0 || b.mentions > 1 {
 		return nil
 	}
 	for i := range plainBriefs {

@@ -67,7 +67,7 @@ func (f *Facts) AppendBinary(dst []byte) []byte {
 	mentions := len(f.Mentions)
 	blocks, front := profileBlocks(f.Front), f.Front != nil
 	if f.brief {
-		mentions, blocks, front = f.mentions, f.blocks, f.front
+		mentions, blocks, front = int(f.mentions), f.blocks, f.front
 	}
 	e.uint(uint64(mentions))
 	switch {
@@ -182,8 +182,8 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 		}
 	}
 	f.Metadata = d.metadata()
-	f.counts = DiagnosticCounts{Errors: d.int(), Warnings: d.int(), Infos: d.int()}
-	f.mentions = d.int()
+	f.counts = countsOf(DiagnosticCounts{Errors: d.int(), Warnings: d.int(), Infos: d.int()})
+	mentions := d.int()
 	switch d.byte() {
 	case 0:
 	case 1:
@@ -221,7 +221,7 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	if mode == decodeBrief {
 		f.brief = true
-		f.mentions = min(f.mentions, 1)
+		f.mentions = int32(min(mentions, 1))
 		if shared := plainBrief(f); shared != nil {
 			return shared, nil
 		}
