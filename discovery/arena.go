@@ -42,6 +42,7 @@ type Slab struct {
 	facts []Facts
 	refs  []Ref
 	metas []Metadata
+	cols  []Collection
 	res   []Resource
 	strs  []string
 	reqs  []Requirement
@@ -115,6 +116,12 @@ func (s *Slab) takeMetadata() *Metadata {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return &chunkOf(&s.metas, 1)[:1][0]
+}
+
+func (s *Slab) takeCollection() *Collection {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &chunkOf(&s.cols, 1)[:1][0]
 }
 
 func (s *Slab) takeResources(n int) []Resource {
@@ -229,9 +236,10 @@ func isPlainBrief(f *Facts) bool {
 }
 
 // compact moves what c keeps into a few objects (see above), taken from
-// slab when it is not nil. The Loader calls it for collections of brief
-// Facts, once they are loaded whole.
-func (c *Collection) compact(slab *Slab) {
+// slab when it is not nil, and returns the collection: c, or its copy in
+// the slab. The Loader calls it for collections of brief Facts, once they
+// are loaded whole, before any other code sees them.
+func (c *Collection) compact(slab *Slab) *Collection {
 	kept := func(f *Facts) bool { return f != nil && f.brief && !isPlainBrief(f) }
 	own := []*string{&c.Name, &c.Version, &c.Description, &c.Problem, &c.Degraded}
 	dirs := []*string{&c.Pyproject, &c.Base, &c.Dir, &c.RealDir}
@@ -389,6 +397,14 @@ func (c *Collection) compact(slab *Slab) {
 	for _, kv := range pairs {
 		c.Facts[*kv.key] = kv.f
 	}
+	if slab == nil {
+		return c
+	}
+	// The collection itself, made before its files were read, amid their
+	// garbage.
+	d := slab.takeCollection()
+	c.copyTo(d)
+	return d
 }
 
 // compact returns a copy of m whose strings the arena holds, itself from

@@ -49,6 +49,10 @@ func TestCompactKeepsValues(t *testing.T) {
 	for _, compacted := range []*discovery.Collection{compacted, slabbed, again} {
 		compare(t, compacted, plain)
 	}
+	// The collections themselves are the slab's, one after the other.
+	if d := uintptr(unsafe.Pointer(again)) - uintptr(unsafe.Pointer(slabbed)); d != unsafe.Sizeof(discovery.Collection{}) {
+		t.Errorf("two collections of one slab lie %d bytes apart, want %d", d, unsafe.Sizeof(discovery.Collection{}))
+	}
 }
 
 func compare(t *testing.T, compacted, plain *discovery.Collection) {

@@ -64,17 +64,24 @@ type Collection struct {
 // Clone returns a copy of c whose Resources, Facts and Diagnostics may be
 // changed without touching c (the Facts values themselves are shared).
 func (c *Collection) Clone() *Collection {
-	facts := maps.Clone(c.Facts)
-	if facts == nil {
-		facts = map[string]*Facts{}
+	d := &Collection{}
+	c.copyTo(d)
+	d.Facts = maps.Clone(c.Facts)
+	if d.Facts == nil {
+		d.Facts = map[string]*Facts{}
 	}
-	return &Collection{
-		Name: c.Name, Version: c.Version, Description: c.Description, Root: c.Root,
-		Dir: c.Dir, RealDir: c.RealDir, Base: c.Base, Pyproject: c.Pyproject, Layout: c.Layout,
-		Metadata: c.Metadata, Valid: c.Valid, Problem: c.Problem, Degraded: c.Degraded,
-		Resources: slices.Clone(c.Resources), Facts: facts, Diagnostics: slices.Clone(c.Diagnostics),
-		details: c.details, mentions: c.mentions,
-	}
+	d.Resources, d.Diagnostics = slices.Clone(c.Resources), slices.Clone(c.Diagnostics)
+	return d
+}
+
+// copyTo sets the fields of d, a Collection not yet published, to c's,
+// but for what c works out from them when asked (its resources by Rel).
+func (c *Collection) copyTo(d *Collection) {
+	d.Name, d.Version, d.Description, d.Root = c.Name, c.Version, c.Description, c.Root
+	d.Dir, d.RealDir, d.Base, d.Pyproject, d.Layout = c.Dir, c.RealDir, c.Base, c.Pyproject, c.Layout
+	d.Metadata, d.Valid, d.Problem, d.Degraded = c.Metadata, c.Valid, c.Problem, c.Degraded
+	d.Resources, d.Facts, d.Diagnostics = c.Resources, c.Facts, c.Diagnostics
+	d.details, d.mentions = c.details, c.mentions
 }
 
 // FullFacts returns the Facts of the file at path with everything in them:
@@ -490,7 +497,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 		if l.Slab != nil {
 			slab = l.Slab()
 		}
-		c.compact(slab)
+		c = c.compact(slab)
 	}
 	return c
 }
