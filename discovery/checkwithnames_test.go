@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestCheckWithNamesReadsMentionsOnce: CheckWithNames answers what
@@ -17,22 +18,35 @@ import (
 func TestCheckWithNamesReadsMentionsOnce(t *testing.T) {
 	root := t.TempDir()
 	coll := filepath.Join(root, "team")
-	files := map[string]string{
-		"pyproject.toml": "[project]\nname = \"team\"\nversion = \"1.0.0\"\ndescription = \"Team\"\n",
-		"profiles/dev.md": "---\nprofile:\n  name: dev\n  version: 1.0.0\n  description: Dev\n" +
-			"session:\n  orchestrator:\n    module: loop\n  context:\n    module: ctx\n---\nSee @team:context/notes.md and @gone:context/x.md\n",
-		"agents/helper.md": "---\nmeta:\n  name: helper\n  description: Helps\n---\nRead @team:context/missing.md\n",
-		"context/notes.md": "See @foundation:context/x.md\n",
-	}
-	for name, text := range files {
-		p := filepath.Join(coll, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	unpackLayout(t, coll, txtar.Parse([]byte(`
+-- pyproject.toml --
+[project]
+name = "team"
+version = "1.0.0"
+description = "Team"
+-- profiles/dev.md --
+---
+profile:
+  name: dev
+  version: 1.0.0
+  description: Dev
+session:
+  orchestrator:
+    module: loop
+  context:
+    module: ctx
+---
+See @team:context/notes.md and @gone:context/x.md
+-- agents/helper.md --
+---
+meta:
+  name: helper
+  description: Helps
+---
+Read @team:context/missing.md
+-- context/notes.md --
+See @foundation:context/x.md
+`)))
 	reads := map[string]int{}
 	loader := &discovery.Loader{
 		Details: func(string) *discovery.Facts { return nil },
