@@ -1,8 +1,8 @@
 package daemon
 
 import (
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 	"time"
 )
@@ -95,13 +95,12 @@ func (t *trimmer) close() {
 	t.wg.Wait()
 }
 
-// heapAllocated reads the bytes the heap allocated since the start, a
-// counter the runtime keeps without stopping anything.
+// heapAllocated reads the bytes the heap allocated since the start. It
+// stops the world for a moment, once a period: runtime/metrics would not,
+// but every process of the command would pay for its initialisation, a
+// whole-process query's 4 ms included (about 0.1 ms).
 func heapAllocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc
 }
