@@ -100,53 +100,16 @@ func chunkOf[T any](chunk *[]T, n int) []T {
 	return (*chunk)[start : start : start+n]
 }
 
-func (s *Slab) takeFacts(n int) []Facts {
+// take returns room for n more values from one of the slab's chunks (see
+// chunkOf).
+func take[T any](s *Slab, chunk *[]T, n int) []T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return chunkOf(&s.facts, n)
+	return chunkOf(chunk, n)
 }
 
-func (s *Slab) takeRefs(n int) []Ref {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return chunkOf(&s.refs, n)
-}
-
-func (s *Slab) takeMetadata() *Metadata {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return &chunkOf(&s.metas, 1)[:1][0]
-}
-
-func (s *Slab) takeCollection() *Collection {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return &chunkOf(&s.cols, 1)[:1][0]
-}
-
-func (s *Slab) takeResources(n int) []Resource {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return chunkOf(&s.res, n)
-}
-
-func (s *Slab) takeStrings(n int) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return chunkOf(&s.strs, n)
-}
-
-func (s *Slab) takeRequirements(n int) []Requirement {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return chunkOf(&s.reqs, n)
-}
-
-func (s *Slab) takeText(n int) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return chunkOf(&s.text, n)
-}
+// takeOne returns one zero value from one of the slab's chunks.
+func takeOne[T any](s *Slab, chunk *[]T) *T { return &take(s, chunk, 1)[:1][0] }
 
 // arena gathers the strings a collection keeps, for one string to hold
 // them all.
@@ -207,7 +170,7 @@ func (a *arena) seal() {
 	if a.slab != nil {
 		// The slab's bytes are written here once and never again: a
 		// string may be made over them.
-		b := append(a.slab.takeText(len(a.buf)), a.buf...)
+		b := append(take(a.slab, &a.slab.text, len(a.buf)), a.buf...)
 		all = unsafe.String(unsafe.SliceData(b), len(b))
 	} else {
 		all = string(a.buf)
@@ -269,7 +232,7 @@ func (c *Collection) compact(slab *Slab) *Collection {
 	var facts []Facts
 	var agents []Ref
 	if slab != nil {
-		facts, agents = slab.takeFacts(n), slab.takeRefs(refs)
+		facts, agents = take(slab, &slab.facts, n), take(slab, &slab.refs, refs)
 	} else {
 		facts = make([]Facts, 0, n)
 		if refs > 0 {
@@ -279,7 +242,7 @@ func (c *Collection) compact(slab *Slab) *Collection {
 	var blockBuf []byte
 	if blocks > 0 && slab != nil {
 		// Written below once and never again, like the slab's text.
-		blockBuf = slab.takeText(blocks)
+		blockBuf = take(slab, &slab.text, blocks)
 	} else if blocks > 0 {
 		blockBuf = make([]byte, 0, blocks)
 	}
@@ -330,7 +293,7 @@ func (c *Collection) compact(slab *Slab) *Collection {
 	// appending), and their paths, each once: a resource's Name and Rel
 	// are parts of its Path, and a file's key in Facts is its path.
 	if slab != nil {
-		c.Resources = append(slab.takeResources(len(c.Resources)), c.Resources...)
+		c.Resources = append(take(slab, &slab.res, len(c.Resources)), c.Resources...)
 	} else if cap(c.Resources) > len(c.Resources) {
 		c.Resources = slices.Clip(slices.Clone(c.Resources))
 	}
@@ -402,7 +365,7 @@ func (c *Collection) compact(slab *Slab) *Collection {
 	}
 	// The collection itself, made before its files were read, amid their
 	// garbage.
-	d := slab.takeCollection()
+	d := takeOne(slab, &slab.cols)
 	c.copyTo(d)
 	return d
 }
@@ -412,7 +375,7 @@ func (c *Collection) compact(slab *Slab) *Collection {
 func (m *Metadata) compact(a *arena, slab *Slab) *Metadata {
 	var c *Metadata
 	if slab != nil {
-		c = slab.takeMetadata()
+		c = takeOne(slab, &slab.metas)
 	} else {
 		c = new(Metadata)
 	}
@@ -441,7 +404,7 @@ func (m *Metadata) compact(a *arena, slab *Slab) *Metadata {
 	}
 	if len(m.Capabilities) > 0 {
 		if slab != nil {
-			c.Capabilities = append(slab.takeStrings(len(m.Capabilities)), m.Capabilities...)
+			c.Capabilities = append(take(slab, &slab.strs, len(m.Capabilities)), m.Capabilities...)
 		} else {
 			c.Capabilities = slices.Clone(m.Capabilities)
 		}
@@ -451,7 +414,7 @@ func (m *Metadata) compact(a *arena, slab *Slab) *Metadata {
 	}
 	if len(m.Requires) > 0 {
 		if slab != nil {
-			c.Requires = append(slab.takeRequirements(len(m.Requires)), m.Requires...)
+			c.Requires = append(take(slab, &slab.reqs, len(m.Requires)), m.Requires...)
 		} else {
 			c.Requires = slices.Clone(m.Requires)
 		}

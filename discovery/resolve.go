@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 )
@@ -172,25 +171,18 @@ func packLists[V any](m map[string][]V) map[string][]V {
 }
 
 // inRootKeys returns the collections of group by inRootKey, the keys parts
-// of one string.
+// of one string (see arena).
 func inRootKeys(group []*Collection) map[string]*Collection {
-	n := 0
-	for _, c := range group {
-		n += 1 + len(c.Dir)
-	}
-	buf := make([]byte, 0, n)
-	ends := make([]int, len(group))
+	keys := make([]string, len(group))
+	var a arena
 	for i, c := range group {
-		buf = appendInRootKey(buf, c)
-		ends[i] = len(buf)
+		keys[i] = inRootKey(c)
+		a.str(&keys[i])
 	}
-	// buf is complete and never written again.
-	all := unsafe.String(unsafe.SliceData(buf), len(buf))
+	a.seal()
 	keyed := make(map[string]*Collection, len(group))
-	start := 0
 	for i, c := range group {
-		keyed[all[start:ends[i]]] = c
-		start = ends[i]
+		keyed[keys[i]] = c
 	}
 	return keyed
 }
@@ -199,22 +191,12 @@ func inRootKeys(group []*Collection) map[string]*Collection {
 // flat (and hybrid) layouts before nested ones, then component-wise by
 // path. A path separator sorts before every other byte, so byte order of
 // the key is component order of the path.
-func inRootKey(c *Collection) string { return string(appendInRootKey(nil, c)) }
-
-// appendInRootKey appends inRootKey(c) to b.
-func appendInRootKey(b []byte, c *Collection) []byte {
-	flag := byte('0')
+func inRootKey(c *Collection) string {
+	flag := "0"
 	if c.Layout == LayoutNested {
-		flag = '1'
+		flag = "1"
 	}
-	b = append(b, flag)
-	for _, ch := range []byte(filepath.ToSlash(c.Dir)) {
-		if ch == '/' {
-			ch = 0
-		}
-		b = append(b, ch)
-	}
-	return b
+	return flag + strings.ReplaceAll(filepath.ToSlash(c.Dir), "/", "\x00")
 }
 
 // AnswersTo returns the names c is a candidate for in a Set: its metadata
