@@ -477,7 +477,7 @@ func (d *Daemon) open() error {
 	}
 	d.persist.cache.writeDirect(false, nil)
 	d.slab.Store(nil)
-	d.persist.commit(d.cat.State().Version, nil, gone)
+	d.persist.scanDone(d.cat.State().Version, gone)
 	for _, dir := range cfg.bundles.watchDirs() {
 		if err := d.w.AddRoot(dir); err != nil {
 			return fmt.Errorf("watch manifests: %w", err)

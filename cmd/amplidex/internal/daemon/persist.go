@@ -36,6 +36,9 @@ type persister struct {
 	// abandon, when set before stop is closed, makes the writer stop
 	// without its last write: what a kill leaves (tests only).
 	abandon atomic.Bool
+	// free gives the heap's free memory back to the system
+	// (debug.FreeOSMemory).
+	free func()
 
 	mu sync.Mutex // guards fields below
 	// gone are the deletions committed and not yet written; version is the
@@ -52,10 +55,13 @@ type persister struct {
 	unsaved      bool
 	retryPending bool
 	stopped      bool
+	// scanEnded is set when the first scan ends (see scanDone), until
+	// the write that takes the scan's last records gives its memory back.
+	scanEnded bool
 }
 
 func newPersister(store *index.Store, log *slog.Logger, warn func(string)) *persister {
-	p := &persister{store: store, cache: newFileCache(store, log), log: log, warn: warn,
+	p := &persister{store: store, cache: newFileCache(store, log), log: log, warn: warn, free: debug.FreeOSMemory,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		version: store.Tick(), written: store.Tick()}
 	p.wrote = sync.NewCond(&p.mu)
@@ -74,6 +80,18 @@ func (p *persister) commit(version uint64, loaded, gone []string) {
 	p.version = max(p.version, version)
 	p.mu.Unlock()
 	p.kick()
+}
+
+// scanDone commits, as commit does, what the first scan's end leaves to
+// write, and has the write that takes it give the memory back: the scan
+// gave its own back as it ended, and the last of its records (fewer than
+// a large write's) would otherwise hold theirs until the trimmer finds
+// a burst of work behind it, which a quiet daemon never has.
+func (p *persister) scanDone(version uint64, gone []string) {
+	p.mu.Lock()
+	p.scanEnded = true
+	p.mu.Unlock()
+	p.commit(version, nil, gone)
 }
 
 func (p *persister) kick() {
@@ -119,7 +137,8 @@ func (p *persister) write() {
 	p.mu.Lock()
 	version := p.version
 	gone := p.gone
-	p.gone = nil
+	scanEnded := p.scanEnded
+	p.gone, p.scanEnded = nil, false
 	p.writingGone = gone
 	p.mu.Unlock()
 	sort.Strings(gone)
@@ -149,12 +168,12 @@ func (p *persister) write() {
 		}
 		wrote += len(puts)
 	}
-	if wrote > writeChunk && !p.cache.isDirect() {
-		// A write this large is one of a whole root's: its encodings
-		// and bbolt's pages are garbage now, and an idle daemon would
-		// hold their memory for its whole life. (The first scan gives
-		// its memory back once, when it ends.)
-		debug.FreeOSMemory()
+	if scanEnded || wrote > writeChunk && !p.cache.isDirect() {
+		// A write this large is one of a whole root's, and the one
+		// after the first scan ends takes that scan's last records:
+		// their encodings and bbolt's pages are garbage now, and an idle
+		// daemon would hold their memory for its whole life.
+		p.free()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
