@@ -204,10 +204,17 @@ func TestVSCodeEndToEnd(t *testing.T) {
 
 	url := startCodeServer(t, tools, env, exts, data, project)
 
+	// The screenshots outlive a failed run, to be looked at; a run that
+	// passed leaves nothing behind.
 	shots, err := os.MkdirTemp("", "amplidex-vscode-e2e-")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			os.RemoveAll(shots)
+		}
+	})
 	out := filepath.Join(tmp, "result.json")
 	drive := exec.Command(tools.node, filepath.Join("..", "..", "editors", "vscode", "e2e", "drive.cjs"))
 	drive.Env = append(env,
