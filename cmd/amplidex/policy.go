@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/amplidex/amplidex/discovery"
 )
 
@@ -188,7 +186,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 			// A pyproject.toml that is not TOML is the collection's
 			// metadata/toml-syntax to report, not a configuration error.
 			var probe map[string]any
-			if _, err := toml.Decode(string(src), &probe); err != nil {
+			if _, err := discovery.DecodeTOML(src, &probe); err != nil {
 				continue
 			}
 			prefix = []string{"tool", "amplidex"}
