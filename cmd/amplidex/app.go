@@ -83,6 +83,10 @@ type App struct {
 	// rejoinLimit bounds how long watch looks for a daemon once its own
 	// went away; rejoinLimit (the constant) when zero. Tests shorten it.
 	rejoinLimit time.Duration
+	// fixOpened, when set, is called with a file's real path once check
+	// --fix has opened it to write it, before comparing its text (see
+	// writeFix). Tests edit the file there.
+	fixOpened func(path string)
 }
 
 // NewApp returns an App over the given streams and environment.
