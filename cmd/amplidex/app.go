@@ -76,7 +76,9 @@ type App struct {
 	// refusedOnce says once per run that a .amplifier directory of
 	// another user was ignored.
 	refusedOnce sync.Once
-	level       slog.Level
+	// warned holds the warnings said once per run (see warnOnce).
+	warned sync.Map
+	level  slog.Level
 	// line is stderr as the logger writes it: a progress line on a
 	// terminal is cleared before a log line and shown again after.
 	line *statusLine
