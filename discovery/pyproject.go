@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -169,9 +168,14 @@ func (p *pyprojectParser) parse() {
 	// The fast path reads only texts within the scanner's bounds.
 	doc, keys, ok := decodeTOMLFast(p.src)
 	if !ok {
-		// The shape is bounded before the decoder sees the text: it takes
-		// time quadratic in the parts of a dotted key and in the nesting
-		// of inline tables.
+		// The shape is bounded before the decoder sees the text (see
+		// CheckTOMLShape): it takes time quadratic in the parts of a
+		// dotted key and in the nesting of inline tables. The scanner
+		// holds to the same bounds.
+		if off, why := tomlShape(p.src); why != "" {
+			p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(off, min(off+1, len(p.src))), "TOML not read: %s", why)
+			return
+		}
 		spans, deep := scanTOMLSpans(p.src)
 		if deep != nil {
 			p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
@@ -195,16 +199,14 @@ func (p *pyprojectParser) parse() {
 	SortDiagnostics(p.diags)
 }
 
-// decodeTOML decodes src into a generic document. A panic of the decoder
-// is turned into an error so that no input can crash the caller.
+// decodeTOML decodes src, whose shape the caller has checked, into a
+// generic document. A panic of the decoder is turned into an error so
+// that no input can crash the caller.
 func decodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			// The panic's own text is the decoder's, not the user's.
-			doc, err = nil, errors.New("the TOML decoder failed on this file")
-		}
-	}()
-	md, err = toml.Decode(string(src), &doc)
+	md, err = decodeTOMLInto(src, &doc)
+	if err != nil {
+		doc = nil
+	}
 	return doc, md, err
 }
 

@@ -130,7 +130,9 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 }
 
 // checkFix applies the fixes of what check reports that need no choice
-// (--fix) and checks again, its exit code counting what remains; or
+// (--fix) and checks again, its exit code counting what remains (and 1
+// at least when a file was left unfixed: one the user may not write, or
+// one that changed since it was read, each said on stderr); or
 // prints them as a unified diff without writing (--diff), exiting 1 when
 // there is something to fix.
 func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []discovery.Diagnostic) error {
@@ -161,15 +163,21 @@ func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *ch
 		fmt.Fprintf(a.Stderr, "amplidex: would fix %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
 		return exitCode(exitFailed)
 	}
-	if err := writeFixes(fixes); err != nil {
-		return exitf(exitFailed, "check: %v", err)
+	written := writeFixes(fixes, a.fixOpened, func(err error) { fmt.Fprintf(a.Stderr, "amplidex: %v\n", err) })
+	n = 0
+	for _, f := range written {
+		n += f.fixed
 	}
 	if n > 0 {
-		fmt.Fprintf(a.Stderr, "amplidex: fixed %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
+		fmt.Fprintf(a.Stderr, "amplidex: fixed %s in %s\n", query.Plural(n, "problem"), query.Plural(len(written), "file"))
 	}
 	again := *opts
 	again.fix = false
-	return a.runCheck(ctx, &again)
+	err = a.runCheck(ctx, &again)
+	if err == nil && len(written) < len(fixes) {
+		return exitCode(exitFailed) // a file was left unfixed: said above
+	}
+	return err
 }
 
 // checkOutput returns where check's report goes: stdout, or the file of

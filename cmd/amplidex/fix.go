@@ -85,34 +85,19 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 	return out, nil
 }
 
-// writeFixes writes the fixed files, each replaced whole (a file beside
-// it, renamed over it) and keeping its mode.
-func writeFixes(fixes []fileFix) error {
+// writeFixes writes the fixed files, each in place (see writeFix), and
+// returns those written. A file left as it is, with why, is said
+// through warn; the others are written still. opened is writeFix's.
+func writeFixes(fixes []fileFix, opened func(string), warn func(error)) []fileFix {
+	var written []fileFix
 	for _, f := range fixes {
-		fi, err := os.Stat(f.path)
-		if err != nil {
-			return fmt.Errorf("fix %s: %w", f.path, err)
+		if err := writeFix(f, opened); err != nil {
+			warn(err)
+			continue
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".amplidex-*")
-		if err != nil {
-			return fmt.Errorf("fix %s: %w", f.path, err)
-		}
-		_, err = tmp.Write(f.new)
-		if err == nil {
-			err = tmp.Chmod(fi.Mode().Perm())
-		}
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), f.path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return fmt.Errorf("fix %s: %w", f.path, err)
-		}
+		written = append(written, f)
 	}
-	return nil
+	return written
 }
 
 // diffContext is how many unchanged lines a hunk shows around a change.

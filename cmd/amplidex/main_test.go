@@ -75,6 +75,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"wait-status": waitStatus,
 		"hup-daemon":  hupDaemon,
 		"chown":       chown,
+		"filestat":    filestat,
 		"wait-grep":   waitGrep,
 		"exits":       exits,
 	}

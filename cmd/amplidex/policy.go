@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/amplidex/amplidex/discovery"
 )
 
@@ -43,6 +41,8 @@ type policy struct {
 	flags    checkFlags
 	// home is the home directory: never searched for a project's file.
 	home string
+	// warn, when set, says that a project's file was not trusted.
+	warn func(string)
 }
 
 // checkFlags are the flags of check that select what is reported.
@@ -71,7 +71,7 @@ func newPolicy(ws *workspace, flags checkFlags) (*policy, error) {
 		}
 	}
 	userFile := cmp.Or(userPath, ws.paths.Config)
-	return &policy{user: ws.cfg, userBase: ws.base(), userPath: userPath, userFile: userFile, flags: flags, home: ws.home}, nil
+	return &policy{user: ws.cfg, userBase: ws.base(), userPath: userPath, userFile: userFile, flags: flags, home: ws.home, warn: ws.warn}, nil
 }
 
 // projectFiles are the names of a project's configuration, in the order
@@ -111,6 +111,13 @@ func (p *policy) lookup() *lookup {
 // holds .git or .amplifier, or the base directory (the project or working
 // directory); the home directory is never read. It returns nil when
 // there is none.
+//
+// Nothing another user controls is trusted, by the rule the search for
+// .amplifier follows (see discovery.FindProject): a file that belongs to
+// another user, or lies in a directory of another user, is not read,
+// and the search stops there with none (said once through the policy's
+// warn); nor does it go above a directory of another user that anyone
+// may write in (such as /tmp).
 func (l *lookup) projectConfig(dir string) (*Config, error) {
 	if c, ok := l.nearest[dir]; ok {
 		return c, nil // asked for with the clean path it was stored under
@@ -122,11 +129,14 @@ func (l *lookup) projectConfig(dir string) (*Config, error) {
 	var c *Config
 	if l.home == "" || dir != l.home {
 		may := l.listed.namesIn(dir)
-		var err error
-		if c, err = l.p.fileIn(dir, may, l.listed); err != nil {
+		var (
+			refused bool
+			err     error
+		)
+		if c, refused, err = l.p.fileIn(dir, may, l.listed); err != nil {
 			return nil, err
 		}
-		if parent := dirOf(dir); c == nil && parent != dir && !l.boundary(dir, may) {
+		if parent := dirOf(dir); c == nil && !refused && parent != dir && !l.boundary(dir, may) && !discovery.OpenToOthers(dir) {
 			if c, err = l.projectConfig(parent); err != nil {
 				return nil, err
 			}
@@ -157,8 +167,10 @@ func (l *lookup) boundary(dir string, may nameSet) bool {
 
 // fileIn reads the project configuration dir holds itself, or returns
 // nil. A name that dir cannot hold (may, see listings) is not tried, nor
-// a pyproject.toml that listed says does not name amplidex.
-func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, error) {
+// a pyproject.toml that listed says does not name amplidex. A file that
+// another user controls (see discovery.Untrusted) is not read: refused
+// is then set, and the refusal said through p.warn.
+func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, refused bool, err error) {
 	for _, name := range projectFiles {
 		if !may.has(name) {
 			continue
@@ -175,7 +187,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 			if !isFileAt(path) {
 				continue // a directory, or nothing that can be read as a file
 			}
-			return nil, fmt.Errorf("read %s: %w", path, err)
+			return nil, false, fmt.Errorf("read %s: %w", path, err)
 		}
 		if p.userPath != "" && samePath(path, p.userPath) {
 			continue // the user's own file, wherever it lies
@@ -188,20 +200,30 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 			// A pyproject.toml that is not TOML is the collection's
 			// metadata/toml-syntax to report, not a configuration error.
 			var probe map[string]any
-			if _, err := toml.Decode(string(src), &probe); err != nil {
+			if _, err := discovery.DecodeTOML(src, &probe); err != nil {
 				continue
+			}
+			tool, ok := probe["tool"]
+			if table, isTable := tool.(map[string]any); !ok || isTable && table["amplidex"] == nil {
+				continue // no [tool.amplidex]: not a configuration
 			}
 			prefix = []string{"tool", "amplidex"}
 		}
+		if owner, bad := discovery.Untrusted(path); bad {
+			if p.warn != nil {
+				p.warn(fmt.Sprintf("ignoring %s: it belongs to user %d, not to you; its settings are not applied", path, owner))
+			}
+			return nil, true, nil
+		}
 		c, err := parseConfig(path, src, prefix, projectConfig, p.userFile)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if c != nil {
-			return c, nil
+			return c, false, nil
 		}
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 // origin says where a setting comes from, as `git config --show-origin`

@@ -27,6 +27,9 @@ type workspace struct {
 	// tune, when set, adjusts every Loader the workspace makes (check
 	// remembers what they list and read).
 	tune func(*discovery.Loader)
+	// warn says a warning on stderr, once per run however often it is
+	// said (a project's file of another user, ignored).
+	warn func(string)
 }
 
 // config loads the configuration file named by --config, else the default
@@ -68,7 +71,7 @@ func (a *App) workspace() (*workspace, error) {
 	} else if cfg, paths, err = a.config(); err != nil {
 		return nil, err
 	}
-	ws := &workspace{cfg: cfg, paths: paths, isolated: a.isolated}
+	ws := &workspace{cfg: cfg, paths: paths, isolated: a.isolated, warn: a.warnOnce}
 	if a.projectDir != "" {
 		ws.project, err = filepath.Abs(a.projectDir)
 		if err != nil {
@@ -205,4 +208,11 @@ func (ws *workspace) view() (*catalog.View, *catalog.Catalog) {
 	st, _ := cat.AddProject(project)
 	v, _ := st.View(cat.ProjectKey(project))
 	return v, cat
+}
+
+// warnOnce says msg on stderr, once per run.
+func (a *App) warnOnce(msg string) {
+	if _, dup := a.warned.LoadOrStore(msg, true); !dup {
+		fmt.Fprintf(a.Stderr, "amplidex: %s\n", msg)
+	}
 }
