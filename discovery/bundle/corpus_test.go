@@ -1,0 +1,57 @@
+package bundle_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle"
+)
+
+// corpusDir returns $AMPLIDEX_CORPUS/bundles, or skips the test.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	c := os.Getenv("AMPLIDEX_CORPUS")
+	if c == "" {
+		t.Skip("AMPLIDEX_CORPUS is not set: the bundle corpus tests are skipped")
+	}
+	dir := filepath.Join(c, "bundles")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no bundle corpus at %s: %v", dir, err)
+	}
+	return dir
+}
+
+// TestParseCorpus parses every file of the bundle corpus: none panics, and
+// each kind is found.
+func TestParseCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	kinds := map[bundle.Kind]int{}
+	var diags []discovery.Diagnostic
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		ext := filepath.Ext(p)
+		if ext != ".md" && ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = rel[strings.IndexByte(rel, '/')+1:]
+		src, err := discovery.ReadFile(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := bundle.Parse(p, src, bundle.Options{Rel: rel})
+		kinds[f.Kind]++
+		diags = append(diags, f.Diagnostics...)
+		return nil
+	})
+	t.Logf("kinds: %v", kinds)
+	for _, d := range diags {
+		t.Log(d.String())
+	}
+}
