@@ -61,6 +61,7 @@ func (d *doc) bundle(root *yaml.Node, m *Map, f *File, opts Options) *Bundle {
 			continue
 		}
 		val := m.Value(sec)
+		d.keyPaths(b, sec, k, v, 0)
 		if sec == "session" {
 			b.Session, b.SessionSet = val, true
 		} else {
@@ -450,7 +451,21 @@ func (d *doc) context(root *yaml.Node, loadErr func(string, ...any)) []ContextRe
 			d.wrongType(p.val, sevErr, "the context entry "+quote(p.name), "a path", "the runtime ignores it")
 			continue
 		}
-		out = append(out, ContextRef{Key: p.name, Path: s, Range: d.rangeOf(p.val)})
+		out = append(out, ContextRef{Key: p.name, Path: s, Direct: true, Range: d.rangeOf(p.val)})
 	}
 	return out
+}
+
+// keyPaths records the place of key k (at path) and of every key under it.
+func (d *doc) keyPaths(b *Bundle, path string, k, v *yaml.Node, depth int) {
+	if b.Keys == nil {
+		b.Keys = map[string]discovery.Range{}
+	}
+	if len(b.Keys) > MaxDiagnostics*10 || depth > MaxDepth {
+		return
+	}
+	b.Keys[path] = d.rangeOf(k)
+	for _, p := range pairs(v) {
+		d.keyPaths(b, path+"."+p.name, p.key, p.val, depth+1)
+	}
 }

@@ -42,6 +42,7 @@ type File struct {
 	Kind     Kind
 	Markdown bool // a .md file: front matter and a body
 	Size     int  // bytes
+	Chars    int  // characters (what the runtime's token estimate counts)
 
 	// Body is where the Markdown body starts and ends (byte offsets); for
 	// a bundle or an agent it is the instruction, stripped as the runtime
@@ -69,7 +70,11 @@ type File struct {
 	Refused string
 
 	lines *discovery.LineIndex
+	src   []byte
 }
+
+// Text returns the file's bytes. They are shared: do not modify them.
+func (f *File) Text() []byte { return f.src }
 
 // Lines returns the line index of the file's text, for positions.
 func (f *File) Lines() *discovery.LineIndex { return f.lines }

@@ -39,6 +39,10 @@ type Bundle struct {
 	// Context are the context.include paths and direct context mappings.
 	Context []ContextRef
 
+	// Keys holds the place of every key under session: and spawn:, by
+	// its dotted path ("session.orchestrator.config.max_tokens").
+	Keys map[string]discovery.Range
+
 	// HasInstruction says the Markdown body is not blank (the runtime's
 	// instruction); the body itself is File.Body.
 	HasInstruction bool
@@ -90,8 +94,10 @@ type ContextRef struct {
 	// Path is the path as written: ns:path (resolved after composition),
 	// or relative to the bundle's directory.
 	Path string
-	// Namespaced says Path is ns:path.
+	// Namespaced says Path is ns:path (an include, resolved after
+	// composition); Direct says it is a key: path mapping.
 	Namespaced bool
+	Direct     bool
 	Range      discovery.Range
 }
 

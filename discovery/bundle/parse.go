@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
@@ -14,7 +15,7 @@ import (
 // panics and never reads another file; bad input becomes diagnostics.
 // src is kept by the File (for positions): do not modify it afterwards.
 func Parse(path string, src []byte, opts Options) *File {
-	f := &File{Path: path, Size: len(src), lines: discovery.NewLineIndex(src)}
+	f := &File{Path: path, Size: len(src), Chars: utf8.RuneCount(src), lines: discovery.NewLineIndex(src), src: src}
 	s := &sink{path: path}
 	d := &doc{path: path, src: src, lines: f.lines, diags: s}
 	defer func() { f.Diagnostics = s.list() }()

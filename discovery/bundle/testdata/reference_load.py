@@ -99,6 +99,18 @@ def refuse_network(refused: list[str]) -> None:
     subprocess.Popen = Popen  # type: ignore[misc]
 
 
+def keep_cache(removed: list[str]) -> None:
+    """The runtime removes a checkout it finds incomplete before cloning it
+    again; here the clone is refused, so the checkout is kept for the next
+    file (and the removal reported), which keeps every load independent."""
+    import amplifier_foundation.sources.git as git
+
+    def no_rmtree(path, *args, **kwargs):
+        removed.append(str(path))
+
+    git.rmtree_robust = no_rmtree
+
+
 class Capture(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
@@ -175,6 +187,7 @@ def main() -> int:
     import_start = time.process_time()
     import amplifier_foundation.registry  # noqa: F401
     import_cpu = time.process_time() - import_start
+    keep_cache(refused)
 
     results = []
     repeat = max(1, int(request.get("repeat", 1)))
