@@ -94,11 +94,11 @@ func isPySpace(r rune) bool {
 // doc is a YAML document being read: the file it is in, where its text
 // starts, and the diagnostics it earns.
 type doc struct {
-	path  string
-	src   []byte
-	lines *discovery.LineIndex
-	base  int // 0-based line of the file where the YAML text starts
-	diags *sink
+	path   string
+	src    []byte
+	lines  *discovery.LineIndex
+	base   int // 0-based line of the file where the YAML text starts
+	diags  *sink
 	nodes  int // nodes decoded so far, aliases expanded
 	cut    bool
 	bomCol int // columns the YAML parser does not see on the file's first line (a BOM)
