@@ -74,6 +74,7 @@ func (d *doc) agent(root *yaml.Node, m *Map, f *File) *Agent {
 		a.Meta, metaNode = m, root
 		d.diags.add(CodeAgentNoMeta, sevWarn, d.lines.LineRange(d.base),
 			"this agent has no meta: section; the runtime reads its top-level name and description instead: put them under meta:")
+	case d.noFrontMatter:
 	default:
 		d.diags.add(CodeAgentNoMeta, sevErr, d.lines.LineRange(max(d.base-1, 0)),
 			"this agent has no meta: section, so it has no description and the runtime never offers it: add meta: {name: %s, description: …}", a.Name)
@@ -187,7 +188,7 @@ func (d *doc) mode(root *yaml.Node, m *Map) *Mode {
 	if mk == nil || !isMapping(mv) {
 		if mk != nil {
 			d.wrongType(mv, sevErr, "mode:", "a mapping", "write mode: {name: …, description: …}")
-		} else {
+		} else if !d.noFrontMatter {
 			d.diags.add(CodeMissingKey, sevErr, d.lines.LineRange(max(d.base-1, 0)),
 				"this mode has no mode: section; the runtime reads none of its settings: add mode: {name: …, description: …}")
 		}
@@ -252,7 +253,7 @@ func (d *doc) skill(root *yaml.Node, m *Map, f *File) *Skill {
 	nk, nv := lookup(root, "name")
 	switch name, ok := stringOf(nv); {
 	case nk == nil:
-		if root != nil {
+		if root != nil && !d.nearMiss(root, "name", skillKeys) {
 			d.diags.add(CodeMissingKey, sevErr, d.lines.LineRange(d.base), "a skill needs name:; add name: %s", dir)
 		}
 	case !ok:
@@ -268,7 +269,7 @@ func (d *doc) skill(root *yaml.Node, m *Map, f *File) *Skill {
 	dk, dv := lookup(root, "description")
 	switch desc, ok := stringOf(dv); {
 	case dk == nil:
-		if root != nil {
+		if root != nil && !d.nearMiss(root, "description", skillKeys) {
 			d.diags.add(CodeMissingKey, sevErr, d.lines.LineRange(d.base), "a skill needs description: (what it does and when to load it)")
 		}
 	case !ok || strings.TrimSpace(desc) == "":

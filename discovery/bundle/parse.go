@@ -57,9 +57,11 @@ func Parse(path string, src []byte, opts Options) *File {
 					"a --- line inside the front matter starts a second YAML document, which the runtime's loader refuses")
 			}
 		case sp.unfinished:
+			d.noFrontMatter = true
 			s.add(CodeUnterminated, discovery.SeverityError, f.lines.LineRange(0),
 				"the front matter opened here has no closing --- line; the runtime reads no front matter and takes the whole file as the body")
 		case f.Kind == KindAgent || f.Kind == KindMode || f.Kind == KindSkill:
+			d.noFrontMatter = true
 			s.add(CodeFrontMatterMissing, discovery.SeverityError, f.lines.LineRange(0),
 				"this %s has no front matter, so the runtime reads none of its settings: open the file with ---, its YAML, and a closing ---", f.Kind)
 		}
@@ -73,7 +75,7 @@ func Parse(path string, src []byte, opts Options) *File {
 		var multi errMultiDoc
 		if errors.As(perr, &multi) {
 			if sp := splitFrontMatter(src); sp.found {
-				s.add(CodeMarkdownInYAML, discovery.SeverityError, f.lines.LineRange(f.lines.Position(sp.bodyStart).Line-1),
+				s.add(CodeMarkdownInYAML, discovery.SeverityError, f.lines.LineRange(f.lines.Position(sp.fmEnd).Line+1),
 					"this .yaml file holds Markdown front matter and a body; the runtime's YAML loader refuses it (expected a single document): rename it to .md, or remove the --- lines and the body")
 			} else {
 				s.add(CodeYAMLSyntax, discovery.SeverityError, f.lines.LineRange(max(multi.line-1, 0)),

@@ -102,6 +102,9 @@ type doc struct {
 	nodes  int // nodes decoded so far, aliases expanded
 	cut    bool
 	bomCol int // columns the YAML parser does not see on the file's first line (a BOM)
+	// noFrontMatter says a Markdown file's missing front matter is
+	// reported already: its kind's own sections are not asked for.
+	noFrontMatter bool
 }
 
 // rangeOf returns the Range of node n in the file: its first line, from

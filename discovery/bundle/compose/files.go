@@ -1,8 +1,6 @@
 package compose
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"sort"
 	"sync"
@@ -147,6 +145,3 @@ func (r *recorder) paths() []string {
 
 // exists reports whether something is at path.
 func exists(f Files, p string) bool { return f.Stat(p) != Missing }
-
-// isNotExist reports whether err says a file is not there.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
