@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 )
 
@@ -194,6 +196,28 @@ func TestDifferential(t *testing.T) {
 	if loaded == 0 || float64(agree) < 0.95*float64(loaded) {
 		t.Errorf("only %d of %d mount plans agree: the target is 95%%", agree, loaded)
 	}
+
+	// check in amplifier-foundation, its includes in the cache: no error
+	// on a file the reference loads without a finding.
+	root := filepath.Join(corpus, "microsoft__amplifier-foundation")
+	files2 := &compose.DiskFiles{}
+	res := check.Check(compose.Locate(corpusEnv(home, filepath.Join(root, "bundle.md")), files2), files2, root, check.Options{})
+	if res.FilesChecked() < 20 {
+		t.Errorf("check of amplifier-foundation checked %d files, want at least 20", res.FilesChecked())
+	}
+	clean := map[string]bool{}
+	for _, r := range refs {
+		if r.OK && len(r.Logs) == 0 && strings.HasPrefix(r.Path, root+"/") {
+			clean[r.Path] = true
+		}
+	}
+	for _, d := range res.Diagnostics {
+		if d.Severity == discovery.SeverityError && clean[d.Path] {
+			t.Errorf("an error on a file the reference loads without a finding: %s", d)
+		}
+	}
+	t.Logf("check of amplifier-foundation: %d files checked, %d diagnostics (%d errors); %d of its bundle files load in the reference without a finding",
+		res.FilesChecked(), len(res.Diagnostics), discovery.CountErrors(res.Diagnostics), len(clean))
 }
 
 // normalizer returns a function that decodes a JSON section and writes
