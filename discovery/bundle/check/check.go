@@ -224,8 +224,8 @@ func refDiagnostics(f *bundle.File, c *compose.Composition) []discovery.Diagnost
 		at[a.Name] = a.Range
 	}
 	for _, a := range c.Agents {
-		if a.Problem == "" || a.Origin.Path != f.Path || strings.HasPrefix(a.Name, "@") {
-			continue // a leading @ is its own diagnostic (bundle/at-in-yaml)
+		if a.Problem == "" || a.Origin.Path != f.Path || strings.HasPrefix(a.Name, "@") || (a.UnknownNamespace && c.Incomplete()) {
+			continue // a leading @ is its own diagnostic; an include not in the cache may bring the namespace
 		}
 		out = append(out, discovery.Diagnostic{Code: bundle.CodeAgentUnresolved, Severity: discovery.SeverityError, Path: f.Path,
 			Range: at[a.Name], Message: fmt.Sprintf("the agent %s resolves to no file: %s; the runtime never loads it", quote(a.Name), a.Problem)})
@@ -235,7 +235,7 @@ func refDiagnostics(f *bundle.File, c *compose.Composition) []discovery.Diagnost
 		ctx[r.Key] = r.Range
 	}
 	for _, cf := range c.Context {
-		if cf.Exists || cf.Origin.Path != f.Path || strings.HasPrefix(cf.Ref, "@") || strings.HasPrefix(cf.Key, "@") {
+		if cf.Exists || cf.Origin.Path != f.Path || strings.HasPrefix(cf.Ref, "@") || strings.HasPrefix(cf.Key, "@") || (cf.UnknownNamespace && c.Incomplete()) {
 			continue
 		}
 		what := cf.Ref

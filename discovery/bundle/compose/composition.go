@@ -122,6 +122,9 @@ type AgentRef struct {
 	Origin Origin `json:"origin"`
 	// Problem says why an included agent resolves to no file.
 	Problem string `json:"problem,omitempty"`
+	// UnknownNamespace says the problem is a namespace no bundle of the
+	// composition has (perhaps one an include not in the cache has).
+	UnknownNamespace bool `json:"unknown_namespace,omitempty"`
 }
 
 // ContextFile is a context file of the composition.
@@ -132,7 +135,8 @@ type ContextFile struct {
 	Exists bool   `json:"exists"`
 	Origin Origin `json:"origin"`
 	Size
-	Problem string `json:"problem,omitempty"`
+	Problem          string `json:"problem,omitempty"`
+	UnknownNamespace bool   `json:"unknown_namespace,omitempty"`
 }
 
 // Size is an estimate of what text costs: bytes, and tokens as the
@@ -321,7 +325,7 @@ func (l *loader) describe(c *Composition, v *value) {
 		c.Origins.Agents[a.name] = a.origin
 		ref := AgentRef{Name: a.name, Inline: !a.included, Origin: a.origin}
 		if a.included {
-			ref.Path, ref.Problem = l.agentPath(v, a.name)
+			ref.Path, ref.Problem, ref.UnknownNamespace = l.agentPath(v, a.name)
 		}
 		c.Agents = append(c.Agents, ref)
 	}
@@ -338,7 +342,7 @@ func (l *loader) describe(c *Composition, v *value) {
 		cf := ContextFile{Key: e.key, Origin: e.origin, Path: e.path}
 		if e.pending {
 			cf.Ref = e.ref
-			cf.Path, cf.Problem = l.pendingContext(v, e.ref)
+			cf.Path, cf.Problem, cf.UnknownNamespace = l.pendingContext(v, e.ref)
 		}
 		if cf.Path != "" {
 			switch l.files.Stat(cf.Path) {
@@ -395,50 +399,69 @@ func dedupeSizes(s []BundleSize) []BundleSize {
 
 // agentPath is resolve_agent_path: ns:name in its namespace's agents/,
 // a bare name in the composed bundle's own agents/.
-func (l *loader) agentPath(v *value, name string) (string, string) {
+func (l *loader) agentPath(v *value, name string) (path, problem string, unknown bool) {
 	ns, simple, ok := strings.Cut(name, ":")
 	if !ok {
 		if v.basePath == "" {
-			return "", "the composed bundle has no directory"
+			return "", "the composed bundle has no directory", false
 		}
 		p := filepath.Join(v.basePath, "agents", name+".md")
 		if l.files.Stat(p) == RegularFile {
-			return p, ""
+			return p, "", false
 		}
-		return "", "a name without a namespace resolves in the composed bundle's own agents/, which has no " + name + ".md (" + p + ")"
+		return "", "a name without a namespace resolves in the composed bundle's own agents/, which has no " + name + ".md (" + p + ")", false
 	}
 	if dir, ok := v.getNS(ns); ok {
 		p := filepath.Join(dir, "agents", simple+".md")
 		if l.files.Stat(p) == RegularFile {
-			return p, ""
+			return p, "", false
 		}
 		if ns != v.name {
-			return "", "the namespace " + quote(ns) + " (" + dir + ") has no agents/" + simple + ".md"
+			return "", "the namespace " + quote(ns) + " (" + dir + ") has no agents/" + simple + ".md", false
 		}
 	}
 	if ns == v.name && v.basePath != "" {
 		p := filepath.Join(v.basePath, "agents", simple+".md")
 		if l.files.Stat(p) == RegularFile {
-			return p, ""
+			return p, "", false
 		}
-		return "", "the namespace " + quote(ns) + " has no agents/" + simple + ".md"
+		return "", "the namespace " + quote(ns) + " has no agents/" + simple + ".md", false
 	}
-	return "", "no bundle of this composition is named " + quote(ns) + " (namespaces: " + nsNames(v) + ")"
+	return "", "no bundle of this composition is named " + quote(ns) + " (namespaces: " + nsNames(v) + ")", true
 }
 
 // pendingContext is resolve_pending_context for one ns:path entry.
-func (l *loader) pendingContext(v *value, ref string) (string, string) {
+func (l *loader) pendingContext(v *value, ref string) (path, problem string, unknown bool) {
 	ns, p, _ := strings.Cut(ref, ":")
 	if dir, ok := v.getNS(ns); ok {
-		return contextPath(dir, p), ""
+		return contextPath(dir, p), "", false
 	}
 	if ns == v.name && v.basePath != "" {
-		return contextPath(v.basePath, p), ""
+		return contextPath(v.basePath, p), "", false
 	}
 	if strings.HasPrefix(ns, "@") {
-		return "", "the leading @ makes the namespace " + quote(ns) + ", which nothing is named: the runtime never resolves it"
+		return "", "the leading @ makes the namespace " + quote(ns) + ", which nothing is named: the runtime never resolves it", false
 	}
-	return "", "no bundle of this composition is named " + quote(ns) + ", so the runtime never resolves it (namespaces: " + nsNames(v) + ")"
+	return "", "no bundle of this composition is named " + quote(ns) + ", so the runtime never resolves it (namespaces: " + nsNames(v) + ")", true
+}
+
+// Incomplete reports whether an include of the composition was not
+// followed because it is not in the runtime's cache: what it would bring
+// (namespaces, agents, context) is unknown.
+func (c *Composition) Incomplete() bool {
+	var walk func(n *IncludeNode) bool
+	walk = func(n *IncludeNode) bool {
+		if n.Status == StatusNotCached {
+			return true
+		}
+		for _, ch := range n.Includes {
+			if walk(ch) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(&c.Includes)
 }
 
 func nsNames(v *value) string {
