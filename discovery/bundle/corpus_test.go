@@ -1,6 +1,7 @@
 package bundle_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,6 +31,7 @@ func corpusDir(t testing.TB) string {
 func TestParseCorpus(t *testing.T) {
 	dir := corpusDir(t)
 	kinds := map[bundle.Kind]int{}
+	recipes := 0
 	var diags []discovery.Diagnostic
 	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -47,11 +49,21 @@ func TestParseCorpus(t *testing.T) {
 		}
 		f := bundle.Parse(p, src, bundle.Options{Rel: rel})
 		kinds[f.Kind]++
+		if f.Kind == bundle.KindRecipe {
+			whole := bundle.ParseWhole(p, src, bundle.Options{Rel: rel})
+			if a, b := fmt.Sprint(f.Diagnostics), fmt.Sprint(whole.Diagnostics); a != b || fmt.Sprint(f.Recipe) != fmt.Sprint(whole.Recipe) {
+				t.Errorf("%s: skipping long texts changes the check:\n%s\n%s", rel, a, b)
+			}
+			recipes++
+		}
 		diags = append(diags, f.Diagnostics...)
 		return nil
 	})
-	t.Logf("kinds: %v", kinds)
-	for _, d := range diags {
-		t.Log(d.String())
+	t.Logf("kinds: %v; %d recipes parsed both ways", kinds, recipes)
+	for _, k := range []bundle.Kind{bundle.KindBundle, bundle.KindAgent, bundle.KindMode, bundle.KindSkill, bundle.KindRecipe, bundle.KindContext} {
+		if kinds[k] == 0 {
+			t.Errorf("no file of kind %s in the corpus", k)
+		}
 	}
+	_ = diags
 }

@@ -285,7 +285,7 @@ func (d *doc) skill(root *yaml.Node, m *Map, f *File) *Skill {
 
 // recipe checks a recipe against the schema of amplifier-bundle-recipes.
 func (d *doc) recipe(root *yaml.Node, m *Map) *Recipe {
-	r := &Recipe{Data: m}
+	r := &Recipe{}
 	if root == nil {
 		return r
 	}
@@ -299,10 +299,11 @@ func (d *doc) recipe(root *yaml.Node, m *Map) *Recipe {
 			continue
 		}
 		s, ok := stringOf(v)
+		skipped := d.masked && deref(v).Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
 		switch {
 		case !ok:
 			d.wrongType(v, sevErr, key, "a string", "")
-		case strings.TrimSpace(s) == "":
+		case strings.TrimSpace(s) == "" && !skipped:
 			d.diags.add(CodeInvalidValue, sevErr, d.rangeOf(v), "%s is empty", key)
 		case key == "version" && !semverPattern.MatchString(s):
 			d.diags.add(CodeInvalidValue, sevErr, d.rangeOf(v), "version %s is not semantic (MAJOR.MINOR.PATCH, such as 1.0.0)", quote(s))

@@ -4,6 +4,8 @@ import (
 	pathpkg "path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -42,7 +44,6 @@ type File struct {
 	Kind     Kind
 	Markdown bool // a .md file: front matter and a body
 	Size     int  // bytes
-	Chars    int  // characters (what the runtime's token estimate counts)
 
 	// Body is where the Markdown body starts and ends (byte offsets); for
 	// a bundle or an agent it is the instruction, stripped as the runtime
@@ -57,10 +58,6 @@ type File struct {
 	Skill  *Skill
 	Recipe *Recipe
 
-	// Mentions are the @mentions of the body, as the runtime finds them
-	// (code blocks and inline code left out), in order, repeats included.
-	Mentions []Mention
-
 	// Diagnostics are the file's own: syntax and schema. References to
 	// other files are checked by composition.
 	Diagnostics []discovery.Diagnostic
@@ -71,6 +68,32 @@ type File struct {
 
 	lines *discovery.LineIndex
 	src   []byte
+
+	charsOnce sync.Once
+	chars     int
+
+	mentionsOnce sync.Once
+	mentions     []Mention
+	noMentions   bool // a file whose body the runtime never reads for mentions
+}
+
+// Chars returns the number of characters of the file (what the runtime's
+// token estimate counts), counted the first time it is asked for.
+func (f *File) Chars() int {
+	f.charsOnce.Do(func() { f.chars = utf8.RuneCount(f.src) })
+	return f.chars
+}
+
+// Mentions returns the @mentions of the body, as the runtime finds them
+// (code blocks and inline code left out), in order, repeats included. They
+// are found the first time they are asked for.
+func (f *File) Mentions() []Mention {
+	f.mentionsOnce.Do(func() {
+		if !f.noMentions && f.Markdown {
+			f.mentions = findMentions(f.src, f.Body, f.lines)
+		}
+	})
+	return f.mentions
 }
 
 // Text returns the file's bytes. They are shared: do not modify them.
@@ -113,6 +136,8 @@ type Options struct {
 	// separated), which Classify reads; empty means the file's own name
 	// and directory only.
 	Rel string
+
+	whole bool // parse a recipe whole, its long texts too (tests)
 }
 
 // Classify returns the kind a file has by its path relative to its

@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		if file.Body.Start < 0 || file.Body.End > len(src) || file.Body.Start > file.Body.End {
 			t.Fatalf("body %+v out of %d bytes", file.Body, len(src))
 		}
-		for _, m := range file.Mentions {
+		for _, m := range file.Mentions() {
 			if m.Text == "" || m.Text[0] != '@' || !utf8.ValidString(m.Text) && utf8.Valid(src) {
 				t.Fatalf("mention %q", m.Text)
 			}

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"regexp"
 	"sort"
 
@@ -11,10 +12,47 @@ import (
 // (``` at a line start, to the next ``` at a line start) and inline code
 // (single backticks) are removed first; a mention is @ followed by the
 // characters [a-zA-Z0-9_:./~-], unless an e-mail address follows the @.
-var (
-	fencedCode = regexp.MustCompile("(?ms)(?:^|\n)```[^\n]*\n.*?(?:^|\n)```")
-	emailAhead = regexp.MustCompile(`^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}`)
-)
+var emailAhead = regexp.MustCompile(`^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}`)
+
+// fencedBlocks returns the spans the runtime's fenced-code pattern
+// ((?:^|\n)```[^\n]*\n.*?(?:^|\n)```, MULTILINE and DOTALL) removes from
+// text, in one pass: from the newline before an opening ``` line (or the
+// line's start at the text's start) to the three backticks that open the
+// next line starting with ```.
+func fencedBlocks(text []byte) [][2]int {
+	var out [][2]int
+	fence, nlFence := []byte("```"), []byte("\n```")
+	for i := 0; i < len(text); {
+		// Where the next match may begin: a line starting with ``` at i
+		// itself, else the newline before the next such line.
+		var begin, open int
+		if (i == 0 || text[i-1] == '\n') && bytes.HasPrefix(text[i:], fence) {
+			begin, open = i, i
+		} else if k := bytes.Index(text[i:], nlFence); k >= 0 {
+			begin, open = i+k, i+k+1
+		} else {
+			return out
+		}
+		nl := bytes.IndexByte(text[open:], '\n')
+		if nl < 0 {
+			return out
+		}
+		from := open + nl + 1
+		// The closing fence: the first line at or after from that starts
+		// with ```.
+		close := from
+		if !bytes.HasPrefix(text[from:], fence) {
+			k := bytes.Index(text[from:], nlFence)
+			if k < 0 {
+				return out
+			}
+			close = from + k + 1
+		}
+		out = append(out, [2]int{begin, close + 3})
+		i = close + 3
+	}
+	return out
+}
 
 // MaxMentions bounds the mentions kept per file.
 const MaxMentions = 10_000
@@ -40,7 +78,7 @@ func findMentions(src []byte, body Span, lines *discovery.LineIndex) []Mention {
 	// Fenced blocks: each match is replaced by "\n".
 	var segs []segment
 	last := 0
-	for _, m := range fencedCode.FindAllIndex(text, -1) {
+	for _, m := range fencedBlocks(text) {
 		segs = append(segs, segment{body.Start + last, text[last:m[0]]}, segment{-1, []byte("\n")})
 		last = m[1]
 	}

@@ -131,12 +131,12 @@ type Skill struct {
 	Data        *Map
 }
 
-// Recipe is a recipe file.
+// Recipe is a recipe file: its name, version and steps. Its long texts
+// (block scalars of four lines or more, the prompts) are not decoded.
 type Recipe struct {
 	Name    string
 	Version string
 	Steps   []Step
-	Data    *Map
 }
 
 // Step is one step of a recipe (of its stages, in order).

@@ -46,14 +46,24 @@ func pairs(n *yaml.Node) []pair {
 	return out
 }
 
-// lookup returns the key and value nodes of key in a mapping node.
+// lookup returns the key and value nodes of key in a mapping node: the
+// first key's node and the last value, as pairs has them.
 func lookup(n *yaml.Node, key string) (k, v *yaml.Node) {
-	for _, p := range pairs(n) {
-		if p.name == key {
-			return p.key, p.val
-		}
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
 	}
-	return nil, nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn := deref(n.Content[i])
+		if kn == nil || kn.Kind != yaml.ScalarNode || kn.Tag == "!!merge" || kn.Value != key {
+			continue
+		}
+		if k == nil {
+			k = n.Content[i]
+		}
+		v = n.Content[i+1]
+	}
+	return k, v
 }
 
 // items returns the elements of a sequence node.

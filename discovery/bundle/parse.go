@@ -1,10 +1,10 @@
 package bundle
 
 import (
+	"bytes"
 	"errors"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
@@ -15,7 +15,7 @@ import (
 // panics and never reads another file; bad input becomes diagnostics.
 // src is kept by the File (for positions): do not modify it afterwards.
 func Parse(path string, src []byte, opts Options) *File {
-	f := &File{Path: path, Size: len(src), Chars: utf8.RuneCount(src), lines: discovery.NewLineIndex(src), src: src}
+	f := &File{Path: path, Size: len(src), lines: discovery.NewLineIndex(src), src: src}
 	s := &sink{path: path}
 	d := &doc{path: path, src: src, lines: f.lines, diags: s}
 	defer func() { f.Diagnostics = s.list() }()
@@ -34,12 +34,13 @@ func Parse(path string, src []byte, opts Options) *File {
 		f.Refused = "the file is not valid UTF-8"
 		return f
 	}
+	if f.Kind == KindOther && !mayClassify(src, f.Markdown) {
+		f.Body = Span{len(src), len(src)}
+		return f
+	}
 	if f.Kind == KindContext || (!f.Markdown && ext != ".yaml" && ext != ".yml") {
 		b := bomLen(src)
 		f.Body = Span{b, len(src)}
-		if f.Markdown {
-			f.Mentions = findMentions(src, f.Body, f.lines)
-		}
 		return f
 	}
 
@@ -65,13 +66,26 @@ func Parse(path string, src []byte, opts Options) *File {
 			s.add(CodeFrontMatterMissing, discovery.SeverityError, f.lines.LineRange(0),
 				"this %s has no front matter, so the runtime reads none of its settings: open the file with ---, its YAML, and a closing ---", f.Kind)
 		}
-		f.Mentions = findMentions(src, f.Body, f.lines)
 	} else {
 		b := bomLen(src)
 		if b > 0 {
 			d.bomCol = 1
 		}
-		root, perr = d.parseYAML(src[b:], 0)
+		parsed := false
+		if f.Kind == KindRecipe && !opts.whole {
+			// A recipe's long prompts are skipped by line, not scanned by
+			// the YAML parser: the structure and positions are the same.
+			// Should the skipping change anything, the file is parsed whole.
+			if masked := maskBlockScalars(src[b:]); masked != nil {
+				quiet := &doc{path: path, src: src, lines: f.lines, diags: &sink{path: path}, bomCol: d.bomCol}
+				if r, err := quiet.parseYAML(masked, 0); err == nil {
+					root, parsed, d.masked = r, true, true
+				}
+			}
+		}
+		if !parsed {
+			root, perr = d.parseYAML(src[b:], 0)
+		}
 		var multi errMultiDoc
 		if errors.As(perr, &multi) {
 			if sp := splitFrontMatter(src); sp.found {
@@ -83,6 +97,7 @@ func Parse(path string, src []byte, opts Options) *File {
 			}
 		}
 	}
+	defer func() { f.noMentions = f.Kind == KindOther }()
 	if perr != nil {
 		f.Refused = "its YAML does not load"
 		return f
@@ -170,4 +185,25 @@ func trimLeftPy(b []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// mayClassify reports whether a file its path does not classify may still
+// be a bundle or a recipe: a line starts with bundle:, includes:, steps:
+// or stages: (in the front matter, for Markdown).
+func mayClassify(src []byte, markdown bool) bool {
+	text := src[bomLen(src):]
+	if markdown {
+		if !bytes.HasPrefix(text, []byte("---")) {
+			return false
+		}
+		if m := matchFrontMatter(text); m != nil {
+			text = text[:m[3]]
+		}
+	}
+	for _, key := range [][]byte{[]byte("bundle:"), []byte("includes:"), []byte("steps:"), []byte("stages:")} {
+		if bytes.HasPrefix(text, key) || bytes.Contains(text, append([]byte("\n"), key...)) {
+			return true
+		}
+	}
+	return false
 }

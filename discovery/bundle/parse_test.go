@@ -207,7 +207,7 @@ func TestMentions(t *testing.T) {
 		"Inline `@app:in/code.md` and ``@app:kept.md`` and @app:x:\n"
 	f := bundle.Parse("/r/agents/a.md", []byte(src), bundle.Options{Rel: "agents/a.md"})
 	var got []string
-	for _, m := range f.Mentions {
+	for _, m := range f.Mentions() {
 		got = append(got, fmt.Sprintf("%d:%d:%s", m.Range.Start.Line+1, m.Range.Start.Character+1, m.Text))
 	}
 	// As the runtime's parse_mentions: "me@example.com" holds the mention

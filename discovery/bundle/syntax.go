@@ -24,14 +24,6 @@ const (
 	maxNodes = 200_000
 )
 
-// pyspace is Python's \s for text: the characters str.isspace accepts.
-const pyspace = `\t\n\v\f\r\x{1c}-\x{1f} \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}`
-
-// frontMatter is the runtime's front matter pattern (parse_frontmatter):
-// "---", spaces, a newline, the block, a newline and "---" (whatever
-// follows on that line), and the spaces after it.
-var frontMatter = regexp.MustCompile(`(?s)\A---[` + pyspace + `]*\n(.*?)\n---[` + pyspace + `]*\n?`)
-
 // split is what the runtime's parse_frontmatter finds in a Markdown file:
 // the front matter text (its byte offsets in src) and the body.
 type split struct {
@@ -58,7 +50,7 @@ func bomLen(src []byte) int {
 func splitFrontMatter(src []byte) split {
 	b := bomLen(src)
 	s := split{bom: b > 0, crlf: bytes.Contains(src, []byte("\r\n"))}
-	m := frontMatter.FindSubmatchIndex(src[b:])
+	m := matchFrontMatter(src[b:])
 	if m == nil {
 		s.bodyStart = b
 		rest := src[b:]
@@ -74,6 +66,51 @@ func splitFrontMatter(src []byte) split {
 	s.fmStart, s.fmEnd = b+m[2], b+m[3]
 	s.bodyStart = b + m[1]
 	return s
+}
+
+// matchFrontMatter matches the runtime's front matter pattern
+// (parse_frontmatter: `^---\s*\n(.*?)\n---\s*\n?`, DOTALL, \s as Python
+// reads it in text) at the start of text, in one pass: it returns the
+// offsets of the match and of its group, as FindSubmatchIndex does, or nil.
+func matchFrontMatter(text []byte) []int {
+	if !bytes.HasPrefix(text, []byte("---")) {
+		return nil
+	}
+	// The spaces after ---: the group starts after their last newline,
+	// or, when --- follows that newline at once, after the one before.
+	runEnd, last, prev := 3, -1, -1
+	for runEnd < len(text) {
+		r, size := utf8.DecodeRune(text[runEnd:])
+		if !isPySpace(r) {
+			break
+		}
+		if r == '\n' {
+			last, prev = runEnd, last
+		}
+		runEnd += size
+	}
+	if last < 0 {
+		return nil
+	}
+	start := last + 1
+	close := bytes.Index(text[start:], []byte("\n---"))
+	switch {
+	case close >= 0:
+		close += start
+	case prev >= 0 && bytes.HasPrefix(text[last:], []byte("\n---")):
+		start, close = prev+1, last
+	default:
+		return nil
+	}
+	end := close + 4
+	for end < len(text) {
+		r, size := utf8.DecodeRune(text[end:])
+		if !isPySpace(r) {
+			break
+		}
+		end += size
+	}
+	return []int{0, end, start, close}
 }
 
 // pyStrip trims what Python's str.strip trims.
@@ -105,6 +142,9 @@ type doc struct {
 	// noFrontMatter says a Markdown file's missing front matter is
 	// reported already: its kind's own sections are not asked for.
 	noFrontMatter bool
+	// masked says long block scalars were skipped: their values read as
+	// empty.
+	masked bool
 }
 
 // rangeOf returns the Range of node n in the file: its first line, from
@@ -417,4 +457,120 @@ func validUTF8(src []byte, lines *discovery.LineIndex, diags *sink) bool {
 	diags.add(CodeEncoding, discovery.SeverityError, lines.Range(off, min(off+1, len(src))),
 		"the file is not valid UTF-8 (first bad byte here); the runtime cannot read it: save it as UTF-8")
 	return false
+}
+
+// minMaskedLines is the fewest lines of a block scalar that
+// maskBlockScalars skips.
+const minMaskedLines = 4
+
+// maskBlockScalars returns a copy of YAML text whose long block scalars
+// (key: | or key: > and at least minMaskedLines more indented lines) have
+// their lines emptied, newlines kept, so that a YAML parser skips them; or
+// nil when it skips nothing, or meets tabs in an indentation or an
+// indentation indicator, which it does not try to follow.
+func maskBlockScalars(text []byte) []byte {
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	empty := make([]bool, len(lines))
+	any := false
+	for i := 0; i < len(lines); i++ {
+		keyIndent, ok, bail := blockScalarStart(lines[i])
+		if bail {
+			return nil
+		}
+		if !ok {
+			continue
+		}
+		blockIndent, j := -1, i+1
+		for ; j < len(lines); j++ {
+			l := bytes.TrimRight(lines[j], "\r\n")
+			rest := bytes.TrimLeft(l, " ")
+			if len(rest) == 0 {
+				continue
+			}
+			ind := len(l) - len(rest)
+			if rest[0] == '\t' {
+				return nil
+			}
+			if blockIndent < 0 {
+				if ind <= keyIndent {
+					break
+				}
+				blockIndent = ind
+			}
+			if ind < blockIndent {
+				break
+			}
+		}
+		end := j // trailing blank lines stay: they may belong to what follows
+		for end > i+1 && len(bytes.TrimSpace(lines[end-1])) == 0 {
+			end--
+		}
+		if blockIndent >= 0 && end-i-1 >= minMaskedLines {
+			for k := i + 1; k < end; k++ {
+				empty[k] = true
+			}
+			any = true
+		}
+		i = max(i, end-1)
+	}
+	if !any {
+		return nil
+	}
+	out := make([]byte, 0, len(text))
+	for k, l := range lines {
+		if empty[k] {
+			if bytes.HasSuffix(l, []byte("\n")) {
+				out = append(out, '\n')
+			}
+			continue
+		}
+		out = append(out, l...)
+	}
+	return out
+}
+
+// blockScalarStart reports whether line opens a block scalar (it ends with
+// | or >, a chomping indicator allowed, after "key:" or "-"), and the
+// column of its key. bail says the line has what the masking does not
+// follow: an indentation indicator, or a tab in its indentation.
+func blockScalarStart(line []byte) (keyIndent int, ok, bail bool) {
+	l := bytes.TrimRight(line, " \t\r\n")
+	if i := bytes.Index(l, []byte(" #")); i >= 0 {
+		l = bytes.TrimRight(l[:i], " \t")
+	}
+	if len(l) == 0 {
+		return 0, false, false
+	}
+	rest := bytes.TrimLeft(l, " ")
+	if rest[0] == '\t' {
+		return 0, false, true
+	}
+	ind := len(l) - len(rest)
+	for bytes.HasPrefix(rest, []byte("- ")) {
+		ind += 2
+		trimmed := bytes.TrimLeft(rest[2:], " ")
+		ind += len(rest) - 2 - len(trimmed)
+		rest = trimmed
+	}
+	n := len(rest)
+	ind2 := n - 1
+	for ind2 >= 0 && (rest[ind2] == '-' || rest[ind2] == '+' || rest[ind2] >= '0' && rest[ind2] <= '9') {
+		ind2--
+	}
+	if ind2 < 0 || (rest[ind2] != '|' && rest[ind2] != '>') {
+		return 0, false, false
+	}
+	for _, c := range rest[ind2+1:] {
+		if c >= '0' && c <= '9' {
+			return 0, false, true
+		}
+	}
+	head := bytes.TrimRight(rest[:ind2], " ")
+	switch {
+	case len(head) == 0:
+		return ind - 1, true, false // "- |": the entry's column
+	case head[len(head)-1] == ':' && ind2 > len(head) && head[0] != '"' && head[0] != '\'' && head[0] != '{' && head[0] != '[':
+		return ind, true, false
+	}
+	return 0, false, false
 }

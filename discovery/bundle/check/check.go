@@ -261,7 +261,7 @@ func refDiagnostics(f *bundle.File, c *compose.Composition) []discovery.Diagnost
 // the runtime keeps is the reason.
 func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]string) []discovery.Diagnostic {
 	var out []discovery.Diagnostic
-	for _, m := range f.Mentions {
+	for _, m := range f.Mentions() {
 		name, p, ok := m.Namespace()
 		if !ok {
 			continue

@@ -154,7 +154,7 @@ func sizeOf(f *bundle.File, span *bundle.Span) Size {
 		chars := len([]rune(string(f.Text()[span.Start:span.End])))
 		return Size{Bytes: span.Len(), Tokens: chars / 4}
 	}
-	return Size{Bytes: f.Size, Tokens: f.Chars / 4}
+	return Size{Bytes: f.Size, Tokens: f.Chars() / 4}
 }
 
 // BundleSize is what one bundle file of the composition brings in.

@@ -32,15 +32,23 @@ type Files interface {
 	List(dir string) ([]string, error)
 }
 
-// DiskFiles reads the disk, each file once: it keeps what it parsed (by
-// path and kind) for its own life, so one DiskFiles is one consistent view
-// for one run. It reads regular files only, at most Limit bytes each.
+// DiskFiles reads the disk, each path once: it keeps what it found and
+// parsed (by path and kind) for its own life, so one DiskFiles is one
+// consistent view for one run. It reads regular files only, at most Limit
+// bytes each.
 type DiskFiles struct {
 	// Limit bounds the bytes read of one file; discovery.DefaultMaxFileSize when 0.
 	Limit int64
 
 	mu     sync.Mutex // guards fields below
 	parsed map[parseKey]parseResult
+	stats  map[string]Entry
+	lists  map[string]listResult
+}
+
+type listResult struct {
+	names []string
+	err   error
 }
 
 type parseKey struct {
@@ -55,16 +63,28 @@ type parseResult struct {
 
 // Stat implements Files.
 func (d *DiskFiles) Stat(path string) Entry {
+	d.mu.Lock()
+	e, ok := d.stats[path]
+	d.mu.Unlock()
+	if ok {
+		return e
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return Missing
+		e = Missing
 	case fi.IsDir():
-		return Directory
+		e = Directory
 	case fi.Mode().IsRegular():
-		return RegularFile
+		e = RegularFile
 	}
-	return Missing
+	d.mu.Lock()
+	if d.stats == nil {
+		d.stats = map[string]Entry{}
+	}
+	d.stats[path] = e
+	d.mu.Unlock()
+	return e
 }
 
 // Parse implements Files.
@@ -93,16 +113,28 @@ func (d *DiskFiles) Parse(path string, kind bundle.Kind) (*bundle.File, error) {
 
 // List implements Files.
 func (d *DiskFiles) List(dir string) ([]string, error) {
+	d.mu.Lock()
+	r, ok := d.lists[dir]
+	d.mu.Unlock()
+	if ok {
+		return r.names, r.err
+	}
 	es, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		r.names = make([]string, 0, len(es))
+		for _, e := range es {
+			r.names = append(r.names, e.Name())
+		}
+		sort.Strings(r.names)
 	}
-	names := make([]string, 0, len(es))
-	for _, e := range es {
-		names = append(names, e.Name())
+	r.err = err
+	d.mu.Lock()
+	if d.lists == nil {
+		d.lists = map[string]listResult{}
 	}
-	sort.Strings(names)
-	return names, nil
+	d.lists[dir] = r
+	d.mu.Unlock()
+	return r.names, r.err
 }
 
 // recorder passes through to Files and remembers every path asked about:
