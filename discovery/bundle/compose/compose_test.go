@@ -2,6 +2,7 @@ package compose_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -240,5 +241,50 @@ func TestLocate(t *testing.T) {
 	}
 	if len(loc.Diagnostics) != 1 || loc.Diagnostics[0].Path != "/w/repo/.amplifier/settings.local.yaml" {
 		t.Errorf("settings diagnostics: %v", loc.Diagnostics)
+	}
+}
+
+// TestResolveRef checks what a reference (a path, a name, ns:path, a URI)
+// resolves to, and the bundles listed with their namespace.
+func TestResolveRef(t *testing.T) {
+	files := compose.NewOverlay(nil, map[string][]byte{
+		"/w/repo/bundle.md":                        []byte("---\nbundle: {name: app, version: 2.0.0}\n---\n"),
+		"/w/repo/behaviors/b.yaml":                 []byte("bundle: {name: app-b}\n"),
+		"/w/repo/.amplifier/bundles/local.yaml":    []byte("bundle: {name: local}\n"),
+		"/w/home/bundles/user/bundle.yaml":         []byte("bundle: {name: user}\n"),
+		"/w/home/settings.yaml":                    []byte("bundle:\n  added:\n    far: git+https://github.com/o/far@main\n    near: file:///w/near\n"),
+		"/w/near/bundle.md":                        []byte("---\nbundle: {name: near, version: 0.1.0}\n---\n"),
+		"/w/home/cache/far-0123456789abcdef/x.txt": []byte("not this one"),
+	})
+	loc := compose.Locate(compose.Env{WorkDir: "/w/repo/behaviors", AmplifierHome: "/w/home", Home: "/w", ProjectDir: "/w/repo", NoWellKnown: true}, files)
+	for ref, want := range map[string]string{
+		"b.yaml":                     "/w/repo/behaviors/b.yaml",
+		"/w/repo":                    "/w/repo/bundle.md",
+		"app":                        "/w/repo/bundle.md",
+		"app:behaviors/b":            "/w/repo/behaviors/b.yaml",
+		"local":                      "/w/repo/.amplifier/bundles/local.yaml",
+		"user":                       "/w/home/bundles/user/bundle.yaml",
+		"near":                       "/w/near/bundle.md",
+		"far":                        "error",
+		"app:behaviors/none":         "error",
+		"git+https://github.com/o/x": "error",
+	} {
+		got, err := loc.Resolve(files, ref)
+		if err != nil {
+			if want != "error" || !errors.Is(err, compose.ErrNotFound) {
+				t.Errorf("%s: %v", ref, err)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", ref, got, want)
+		}
+	}
+	var listed []string
+	for _, f := range loc.Bundles(files) {
+		listed = append(listed, f.Key+"="+f.Name+"/"+f.Namespace+"@"+f.Version)
+	}
+	if got := strings.Join(listed, " "); got != "repo=app/app@2.0.0 local=local/app@1.0.0 user=user/user@1.0.0 far=/@ near=near/near@0.1.0" {
+		t.Errorf("bundles: %s", got)
 	}
 }

@@ -87,12 +87,13 @@ type Override struct {
 
 // Found is a bundle found in a location.
 type Found struct {
-	Name    string // bundle.name ("" for a bundle without one)
-	Version string
-	Path    string // the bundle file; "" for a URI not in the cache
-	URI     string // for a registered name: its URI
-	Where   string // repository, project, user, settings, well-known
-	Key     string // the name it is found by in its location (a file or directory name, a settings key)
+	Name      string // bundle.name ("" for a bundle without one)
+	Version   string
+	Namespace string // the namespace it shares: its repository's root bundle's name
+	Path      string // the bundle file; "" for a URI not in the cache
+	URI       string // for a registered name: its URI
+	Where     string // repository, project, user, settings, well-known
+	Key       string // the name it is found by in its location (a file or directory name, a settings key)
 }
 
 // Locations are the places bundles come from, read once for an Env.
