@@ -3,6 +3,7 @@ package compose
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -121,12 +122,31 @@ func (l *loader) register(name, uri string) {
 	l.reg[name] = &regEntry{uri: uri, isRoot: true}
 }
 
-// run processes the queue until every load has finished.
+// run processes the queue until every load has finished. Loads that wait
+// on each other (two includes of one bundle, each the other's include)
+// would make the runtime wait forever; they fail as cycles.
 func (l *loader) run() {
-	for len(l.queue) > 0 {
-		t := l.queue[0]
-		l.queue = l.queue[1:]
-		l.start(t)
+	for {
+		for len(l.queue) > 0 {
+			t := l.queue[0]
+			l.queue = l.queue[1:]
+			l.start(t)
+		}
+		var stuck []*task
+		for _, p := range l.pending {
+			stuck = append(stuck, p.waiters...)
+			p.waiters = nil
+		}
+		if len(stuck) == 0 {
+			return
+		}
+		sort.Slice(stuck, func(i, j int) bool {
+			return stuck[i].at.origin().Path+stuck[i].source < stuck[j].at.origin().Path+stuck[j].source
+		})
+		for _, w := range stuck {
+			w.node.Status = ""
+			l.finish(w, &failure{kind: fCycle, msg: "it waits for a load of the same bundle that waits for it (the runtime hangs here)"})
+		}
 	}
 }
 
