@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"syscall"
@@ -57,14 +58,7 @@ func BenchmarkFoundation(b *testing.B) {
 		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 	b.Run("reference-load", func(b *testing.B) {
-		src := os.Getenv("AMPLIDEX_FOUNDATION_SRC")
-		if src == "" {
-			b.Skip("AMPLIDEX_FOUNDATION_SRC is not set: the reference's load is not measured")
-		}
-		dir := src
-		if _, err := os.Stat(filepath.Join(src, "amplifier_foundation")); err != nil {
-			b.Skip("AMPLIDEX_FOUNDATION_SRC must be the reference's source directory for the benchmark")
-		}
+		dir := referenceSource(b)
 		const repeat = 5
 		var cpu float64
 		for b.Loop() {
@@ -196,6 +190,8 @@ func BenchmarkSave(b *testing.B) {
 			orig := files.data[behavior]
 			recomposed := 0
 			i := 0
+			runtime.GC()
+			start := cpuTime(b)
 			for b.Loop() {
 				i++
 				files.save(behavior, fmt.Appendf(append([]byte(nil), orig...), "\n# save %d\n", i))
@@ -205,6 +201,7 @@ func BenchmarkSave(b *testing.B) {
 					recomposed++
 				}
 			}
+			b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N)/1e6, "cpu-ms/op")
 			b.ReportMetric(float64(recomposed)/float64(b.N), "recomposed/op")
 			b.ReportMetric(float64(len(bundles)), "bundles")
 		})

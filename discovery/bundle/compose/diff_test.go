@@ -26,7 +26,7 @@ const referenceCommit = "d0d96f7"
 // (amplifier_foundation/ in it), from $AMPLIDEX_FOUNDATION_SRC: such a
 // directory, or a git directory of the reference, extracted at
 // referenceCommit. It skips when there is none, or no python3 with PyYAML.
-func referenceSource(t *testing.T) string {
+func referenceSource(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the differential test against amplifier-foundation is skipped")
