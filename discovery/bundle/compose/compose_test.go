@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
@@ -286,5 +288,46 @@ func TestResolveRef(t *testing.T) {
 	}
 	if got := strings.Join(listed, " "); got != "repo=app/app@2.0.0 local=local/app@1.0.0 user=user/user@1.0.0 far=/@ near=near/near@0.1.0" {
 		t.Errorf("bundles: %s", got)
+	}
+}
+
+// TestComposeConcurrent composes one bundle from many goroutines over one
+// DiskFiles and one Overlay: the same answer each time (run with -race).
+func TestComposeConcurrent(t *testing.T) {
+	fx := readFixture(t, "merge.txtar")
+	dir := t.TempDir()
+	disk := map[string][]byte{}
+	for p, b := range fx.files {
+		q := filepath.Join(dir, strings.TrimPrefix(p, "/w/"))
+		if err := os.MkdirAll(filepath.Dir(q), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(q, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		disk[q] = b
+	}
+	target := filepath.Join(dir, "repo", "bundle.md")
+	env := compose.Env{WorkDir: filepath.Dir(target), AmplifierHome: filepath.Join(dir, "home"), Home: dir}
+	for _, files := range []compose.Files{&compose.DiskFiles{}, compose.NewOverlay(nil, disk)} {
+		loc := compose.Locate(env, files)
+		want, _ := json.Marshal(compose.Compose(loc, files, target).MountPlan)
+		var wg sync.WaitGroup
+		errs := make(chan string, 16)
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got, _ := json.Marshal(compose.Compose(loc, files, target).MountPlan)
+				if string(got) != string(want) {
+					errs <- string(got)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Errorf("a concurrent composition differs: %s", e)
+		}
 	}
 }
