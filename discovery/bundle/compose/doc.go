@@ -15,9 +15,15 @@
 // namespaces, size estimates, the include diagnostics, and every path it
 // read (what a cache must watch to know it stale).
 //
+// Locations.Bundles lists the bundles found (name, version, namespace,
+// where), and Locations.Resolve turns a reference (a path, a name, ns:path
+// or a URI in the cache) into its file.
+//
 // It reads only through Files, never the disk behind the caller's back:
 // the daemon passes its file cache, the language server its unsaved
-// buffers, a command DiskFiles. It never fetches: a git include that is
+// buffers (Overlay), a command DiskFiles. A Graph, which the caller owns,
+// maps each path to the compositions that read it, so that a save
+// re-composes only the bundles that include the saved file. It never fetches: a git include that is
 // not in the cache is one warning. Where amplidex departs from the
 // runtime, docs/bundles.md says so (the rulings): a relative include
 // resolves from the including file's directory; a name the registry maps

@@ -31,7 +31,6 @@ import asyncio
 import json
 import logging
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -196,7 +195,7 @@ def main() -> int:
             os.chdir(item.get("cwd") or os.path.dirname(item["path"]))
             result = asyncio.run(load_one(item["path"], request.get("well_known", {}), home, capture, refused))
         results.append(result)
-    shutil.rmtree(home / "registry.json", ignore_errors=True)
+    (home / "registry.json").unlink(missing_ok=True)
     json.dump({"import_cpu_seconds": import_cpu, "results": results}, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0
