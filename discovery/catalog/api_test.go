@@ -654,3 +654,20 @@ func TestChangeDuringReadNotUndone(t *testing.T) {
 		t.Error("the read's other collection is missing")
 	}
 }
+
+// TestLabel: a key reads as words, never with the NUL bytes that join a
+// ScopeKey's parts.
+func TestLabel(t *testing.T) {
+	cat := catalog.New(catalog.Options{Home: "/h"})
+	key := cat.ScopeKey(catalog.Scope{Project: "/p", Home: "/o", Bundled: []string{"/b1", "/b2"}})
+	for _, tc := range []struct{ key, want string }{
+		{"", "no project"},
+		{"/p", "/p"},
+		{key, "/p with a client's roots (home /o, bundled /b1, /b2)"},
+		{cat.ScopeKey(catalog.Scope{}), "no project with a client's roots (home none, bundled none)"},
+	} {
+		if got := catalog.Label(tc.key); got != tc.want {
+			t.Errorf("Label(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}

@@ -251,6 +251,45 @@ func ParseScopeKey(key string) (Scope, bool) {
 // follow the catalog's own bundled roots.
 func IsScopeKey(key string) bool { return strings.Contains(key, keySep) }
 
+// Label returns a key as people read it, in logs and messages: the
+// project directory of a ProjectKey ("no project" for ""), and a Scope
+// as its String says. A key is never shown as it is: ScopeKey joins its
+// parts with NUL bytes.
+func Label(key string) string {
+	if s, ok := ParseScopeKey(key); ok {
+		return s.String()
+	}
+	if key == "" {
+		return "no project"
+	}
+	return key
+}
+
+// String describes s for people: the project (or "no project"), then the
+// home directory and the bundled roots a client named.
+func (s Scope) String() string {
+	var b strings.Builder
+	if s.Project == "" {
+		b.WriteString("no project")
+	} else {
+		b.WriteString(s.Project)
+	}
+	b.WriteString(" with a client's roots (home ")
+	if s.Home == "" {
+		b.WriteString("none")
+	} else {
+		b.WriteString(s.Home)
+	}
+	b.WriteString(", bundled ")
+	if len(s.Bundled) == 0 {
+		b.WriteString("none")
+	} else {
+		b.WriteString(strings.Join(s.Bundled, ", "))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
 // RootsOf returns the roots of the View of key, in precedence order.
 func (c *Catalog) RootsOf(key string) []discovery.Root {
 	c.mu.Lock()

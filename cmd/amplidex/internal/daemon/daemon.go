@@ -450,7 +450,7 @@ func (d *Daemon) open() error {
 	}
 	for _, p := range projects {
 		if _, err := d.ingest.register(p); err != nil {
-			d.log.Warn("project from the last run not restored", "project", p, "err", err)
+			d.log.Warn("project from the last run not restored", "project", catalog.Label(p), "err", err)
 		}
 	}
 	// Batches wait until now, so that each change made after a listing the

@@ -652,7 +652,7 @@ func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catal
 		if v, ok = st.View(project); !ok {
 			// Forgotten while it was registered (a forget raced this
 			// question): say so rather than answer for no project.
-			return nil, 0, query.Errorf(query.CodeNotFound, "project %s was forgotten while it was registered; ask again", project)
+			return nil, 0, query.Errorf(query.CodeNotFound, "project %s was forgotten while it was registered; ask again", catalog.Label(project))
 		}
 	}
 	in.mu.Lock()
@@ -705,7 +705,7 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 		close(r.done)
 	}()
 	if evict != "" {
-		in.log.Info("forgetting the project asked about least recently", "project", evict, "bound", in.max)
+		in.log.Info("forgetting the project asked about least recently", "project", catalog.Label(evict), "bound", in.max)
 		in.forget(evict)
 	}
 	unlock := in.lockProject(project)
@@ -852,7 +852,7 @@ func (in *ingest) registerSoon(project string) {
 	go func() {
 		defer in.workers.Done()
 		if _, err := in.register(project); err != nil {
-			in.log.Warn("project not registered after its first answer", "project", project, "err", err)
+			in.log.Warn("project not registered after its first answer", "project", catalog.Label(project), "err", err)
 		}
 	}()
 }

@@ -87,7 +87,7 @@ func (d *Daemon) prune() {
 			reason = fmt.Sprintf("nobody asked about it for %s", now.Sub(last).Round(time.Minute))
 		}
 		if reason != "" {
-			d.log.Info("forgetting a project", "project", p, "reason", reason, "last_used", last.Format(time.RFC3339))
+			d.log.Info("forgetting a project", "project", catalog.Label(p), "reason", reason, "last_used", last.Format(time.RFC3339))
 			d.ingest.forget(p)
 		}
 	}
@@ -122,7 +122,7 @@ func (d *Daemon) forget(ctx context.Context, p query.ForgetParams) (*query.Forge
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
-		d.log.Info("forgetting a project", "project", dir, "key", key, "reason", "a client asked")
+		d.log.Info("forgetting a project", "project", catalog.Label(key), "reason", "a client asked")
 		d.ingest.forget(key)
 	}
 	d.saveLastUsed()

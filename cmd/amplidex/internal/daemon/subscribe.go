@@ -262,5 +262,5 @@ func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn 
 // forgottenError ends the subscriptions of a forgotten project.
 func forgottenError(project string) error {
 	return query.Errorf(query.CodeNotFound,
-		"project %s was forgotten (by forget, or as gone or unused): its diagnostics are no longer followed", project)
+		"project %s was forgotten (by forget, or as gone or unused): its diagnostics are no longer followed", catalog.Label(project))
 }
