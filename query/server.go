@@ -131,6 +131,19 @@ type Server struct {
 	// once, and call no method of the Server. A daemon that exits once it
 	// has had no client for a while counts its clients with it.
 	Activity func(open int)
+	// MaxConns bounds the connections open at once; one more is answered
+	// with a CodeOverloaded error line and closed. MaxPeerConns bounds
+	// those of one peer process (as the kernel names it), so that one
+	// process cannot take them all. Zero means DefaultMaxConns and
+	// DefaultMaxPeerConns.
+	MaxConns, MaxPeerConns int
+	// MaxRequests bounds the requests being answered at once over all
+	// connections, MaxPeerRequests those of one peer process; a request
+	// beyond either is answered with CodeOverloaded, not run. (One
+	// connection has at most 64 being answered; the server stops reading
+	// it while it has.) Zero means DefaultMaxRequests and
+	// DefaultMaxPeerRequests.
+	MaxRequests, MaxPeerRequests int
 	// Build is the build the server is of: a request that names another
 	// (Request.Build) is refused with CodeOtherBuild, not run. NewServer
 	// sets it to ReadBuild().
@@ -149,6 +162,11 @@ type Server struct {
 	budget       *budget
 	answers      *budget
 	activity     func(open int)
+	// load counts connections and requests against MaxConns,
+	// MaxPeerConns, MaxRequests and MaxPeerRequests; refused rate-limits
+	// the log of what they refuse.
+	load    *load
+	refused refusals
 	// buildKey and buildText are Build's Key and String, as Listen found
 	// it.
 	buildKey, buildText string
@@ -270,6 +288,7 @@ func (s *Server) setup() {
 	if s.answers.limit <= 0 {
 		s.answers.limit = DefaultAnswerBudget
 	}
+	s.load = newLoad(s.MaxConns, s.MaxPeerConns, s.MaxRequests, s.MaxPeerRequests)
 	s.buildKey, s.buildText = s.Build.Key(), s.Build.String()
 }
 
@@ -406,8 +425,14 @@ func (s *Server) acceptLoop(ln *net.UnixListener) {
 			continue
 		}
 		pause = 0
-		c := s.track(nc)
+		pid, ok := s.screen(nc)
+		if !ok {
+			nc.Close()
+			continue
+		}
+		c := s.track(nc, pid)
 		if c == nil {
+			s.load.leave(pid)
 			nc.Close()
 			return
 		}
@@ -417,13 +442,14 @@ func (s *Server) acceptLoop(ln *net.UnixListener) {
 
 // track registers a new connection, or returns nil when the server is
 // closing.
-func (s *Server) track(nc *net.UnixConn) *conn {
+func (s *Server) track(nc *net.UnixConn, pid int) *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
 		return nil
 	}
 	c := newConn(s, nc)
+	c.pid = pid
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	if s.activity != nil {
@@ -438,6 +464,15 @@ func (s *Server) forget(c *conn) {
 	delete(s.conns, c)
 	if s.activity != nil {
 		s.activity(len(s.conns))
+	}
+}
+
+// refuse logs a refusal of the given kind, at most once per refusalEvery
+// with the number since the last one logged: a flood of them does not
+// flood the log.
+func (s *Server) refuse(kind string, e *Error) {
+	if log, n := s.refused.note(kind, time.Now()); log {
+		s.log.Warn("refused: "+kind, "socket", s.path, "reason", e.Message, "refusals", n)
 	}
 }
 
