@@ -280,3 +280,39 @@ func TestIdleConnectionsHoldNoWriteBuffer(t *testing.T) {
 		t.Errorf("each idle connection holds %d bytes of heap; want less than 16 KiB (no write buffer)", per)
 	}
 }
+
+// TestStreamAbandoned: a subscription whose answer cannot be written (its
+// client hung up while it was being opened) never runs; its Abandon is
+// called instead, so that the handler lets go of what it took.
+func TestStreamAbandoned(t *testing.T) {
+	h := newTestHandler()
+	release := make(chan struct{})
+	abandoned, ran := make(chan struct{}), make(chan struct{}, 1)
+	h.Handle("late", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		h.entered <- "late"
+		<-release
+		return &query.Stream{
+			Run: func(context.Context, func(any) error) error {
+				ran <- struct{}{}
+				return nil
+			},
+			Abandon: func() { close(abandoned) },
+		}, nil
+	})
+	_, path := startServer(t, h)
+	rc := dialRaw(t, path)
+	rc.send(`{"id":1,"method":"late"}`)
+	<-h.entered
+	rc.nc.Close()
+	close(release)
+	select {
+	case <-abandoned:
+	case <-time.After(testTimeout):
+		t.Fatal("the subscription of a client that hung up was never abandoned")
+	}
+	select {
+	case <-ran:
+		t.Fatal("the subscription of a client that hung up ran")
+	default:
+	}
+}

@@ -269,6 +269,9 @@ func (c *conn) handle(req Request, held int64, slots chan struct{}) {
 		res = st.Result
 	}
 	if !c.writeResult(req, res, clk) || !isStream {
+		if isStream && st.Abandon != nil {
+			st.Abandon()
+		}
 		return
 	}
 	release()

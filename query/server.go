@@ -99,6 +99,10 @@ type Stream struct {
 	// to say. send is safe for concurrent use and fails once the
 	// connection is gone.
 	Run func(ctx context.Context, send func(params any) error) error
+	// Abandon, when set, is called instead of Run when the subscription
+	// never starts (its answer could not be written: the client went
+	// away): it lets go of what the handler took for Run.
+	Abandon func()
 }
 
 // Server serves a Handler on a unix socket. Create it with NewServer, set

@@ -68,6 +68,23 @@ type Options struct {
 	// MaxProjects bounds the registered projects; DefaultMaxProjects when
 	// zero.
 	MaxProjects int
+	// MaxRootSets bounds the sets of a client's own roots (the
+	// query.Common.Roots that differ from the daemon's) followed at once;
+	// DefaultMaxRootSets when zero. Beyond it, the set used least
+	// recently that no subscription follows is forgotten; when every one
+	// is followed, a question naming another is answered overloaded.
+	MaxRootSets int
+	// ForgetRootSetsAfter forgets a set of a client's roots that no
+	// client used for that long (no question named it, no subscription
+	// follows it); DefaultForgetRootSetsAfter when zero. Such sets are
+	// never remembered for the next run.
+	ForgetRootSetsAfter time.Duration
+	// MaxConns and MaxPeerConns bound the socket's connections, in all
+	// and per client process, MaxRequests and MaxPeerRequests the
+	// requests being answered (see query.Server); query's defaults when
+	// zero.
+	MaxConns, MaxPeerConns       int
+	MaxRequests, MaxPeerRequests int
 	// Listener, when set, is served instead of a socket made at
 	// Paths.Socket: the one systemd made and handed over (socket
 	// activation). The daemon closes it, and leaves the socket file.
@@ -203,6 +220,12 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		opts.MaxProjects = DefaultMaxProjects
 		d.opts.MaxProjects = DefaultMaxProjects
 	}
+	if d.opts.MaxRootSets <= 0 {
+		d.opts.MaxRootSets = DefaultMaxRootSets
+	}
+	if d.opts.ForgetRootSetsAfter <= 0 {
+		d.opts.ForgetRootSetsAfter = DefaultForgetRootSetsAfter
+	}
 	if d.opts.Mode == "" {
 		d.opts.Mode = query.ModeForeground
 	}
@@ -279,6 +302,8 @@ func (d *Daemon) serve() error {
 		d.requestStop("no client for " + after.String())
 	})
 	srv.Activity = d.idle.activity
+	srv.MaxConns, srv.MaxPeerConns = d.opts.MaxConns, d.opts.MaxPeerConns
+	srv.MaxRequests, srv.MaxPeerRequests = d.opts.MaxRequests, d.opts.MaxPeerRequests
 	srv.Build = d.opts.Build // the build "version" reports, which clients compare
 	var err error
 	if d.opts.Listener != nil {
@@ -362,8 +387,9 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 // and the bundles.
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
-		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
-		homeDir: d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
+		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
+		following: map[string]int{},
+		homeDir:   d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
 		intents: map[string]int{}}
@@ -396,20 +422,18 @@ func (d *Daemon) open() error {
 	var projects []string
 	var watch []discovery.Root
 	for _, p := range remembered {
-		dir, scope, scoped := p, catalog.Scope{}, false
-		if scope, scoped = catalog.ParseScopeKey(p); scoped {
-			dir = scope.Project // a client's own roots
+		if catalog.IsScopeKey(p) {
+			// A client's own roots, which an older run remembered: they
+			// are watched again when a client asks, not before.
+			d.log.Info("a client's roots from the last run not restored; a client that names them registers them again", "project", catalog.Label(p))
+			continue
 		}
-		if err := validProject(dir, os.Geteuid()); err != nil {
-			d.log.Warn("project from the last run not restored", "project", dir, "err", err)
+		if err := validProject(p, os.Geteuid()); err != nil {
+			d.log.Warn("project from the last run not restored", "project", p, "err", err)
 			continue
 		}
 		projects = append(projects, p)
-		if scoped {
-			watch = append(watch, discovery.Roots(scope.Project, scope.Home, scope.Bundled)...)
-		} else {
-			watch = append(watch, discovery.Roots(p, "", nil)...)
-		}
+		watch = append(watch, discovery.Roots(p, "", nil)...)
 	}
 	cfg := d.cfg.Load()
 	roots := append(discovery.Roots("", d.opts.Home, cfg.bundled), watch...)
@@ -441,7 +465,7 @@ func (d *Daemon) open() error {
 	d.ingest.cat = d.cat
 	d.subs.current = d.cat.State
 	d.persist.cache.settle = d.ingest.settle
-	_, err = d.ingest.register("")
+	_, err = d.ingest.register(context.Background(), "")
 	if werr := <-walked; werr != nil {
 		return werr
 	}
@@ -449,7 +473,7 @@ func (d *Daemon) open() error {
 		return err
 	}
 	for _, p := range projects {
-		if _, err := d.ingest.register(p); err != nil {
+		if _, err := d.ingest.register(context.Background(), p); err != nil {
 			d.log.Warn("project from the last run not restored", "project", catalog.Label(p), "err", err)
 		}
 	}

@@ -221,6 +221,7 @@ func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn 
 	if err != nil {
 		return err
 	}
+	defer d.ingest.follow(project)()
 	if _, _, err := d.ingest.view(ctx, project, false); err != nil {
 		return err
 	}
