@@ -388,11 +388,10 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
 		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
-		following: map[string]int{},
-		homeDir:   d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
+		homeDir: d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
-		intents: map[string]int{}}
+		intents: map[string]int{}, following: map[string]int{}}
 	d.ingest.drained = sync.NewCond(&d.ingest.mu)
 	// Nothing but verifyIndex touches the store or the cache until it is
 	// done: it may replace both.
