@@ -244,7 +244,7 @@ func (w *Watcher) refuseRoot(r *root, cause error, rescan bool) {
 	}
 	had := r.main.state == mountTree || r.polled
 	w.detachRoot(r)
-	r.polled, r.snap, r.refused = false, nil, fmt.Errorf("root %s holds more than %d directories, more than a collections root holds: %w", r.path, w.opts.MaxRootDirs, ErrTooLarge)
+	r.polled, r.snap, r.refused = false, nil, &tooLargeError{root: r.path, limit: w.opts.MaxRootDirs}
 	r.dirty = true
 	w.log.Warn("watcher: root too large; neither watched nor polled", "root", r.path, "err", cause)
 	w.warn(r, fmt.Sprintf("more than %d directories: neither watched nor polled, so changes in it are not seen (a root holds collections, not a whole tree)", w.opts.MaxRootDirs))
@@ -252,6 +252,18 @@ func (w *Watcher) refuseRoot(r *root, cause error, rescan bool) {
 		w.rescan(r, ReasonTooLarge)
 	}
 }
+
+// tooLargeError is why a root is neither watched nor polled.
+type tooLargeError struct {
+	root  string
+	limit int
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("root %s holds more than %d directories, more than a collections root holds", e.root, e.limit)
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // limitReason is the reason a root is polled after err, which
 // limitReached accepted.

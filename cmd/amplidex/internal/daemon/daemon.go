@@ -245,7 +245,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.persist = newPersister(store, d.log, d.warnings.add)
-	d.cfg.Store(&config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
+	d.cfg.Store(&config{bundled: d.ownBundled(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: newBundles(opts.Prepare, opts.Manifests, d.log, d.now)})
 	d.early.Store(d.loadSummary())
 	if !opts.NoSocket {
@@ -386,7 +386,7 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 // index), drops the records of files that are gone, and starts the writer
 // and the bundles.
 func (d *Daemon) open() error {
-	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
+	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add, warnNew: d.warnings.addNew,
 		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
 		homeDir: d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
@@ -442,7 +442,14 @@ func (d *Daemon) open() error {
 	go func() {
 		var werr error
 		for _, r := range roots {
-			if err := d.w.AddRoot(r.Path); err != nil && werr == nil {
+			err := d.w.AddRoot(r.Path)
+			if errors.Is(err, watcher.ErrTooLarge) {
+				// Read once, not watched: status says so.
+				d.log.Warn("root too large; not watched", "root", r.Path, "err", err)
+				d.warnings.addNew(fmt.Sprintf("%v: read once, not watched, so changes in it are not seen", err))
+				continue
+			}
+			if err != nil && werr == nil {
 				werr = fmt.Errorf("watch %s: %w", r.Path, err)
 			}
 		}
@@ -526,6 +533,15 @@ func (d *Daemon) watchOptions() watcher.Options {
 	}
 	if w.SyncDir == "" {
 		w.SyncDir = d.opts.Paths.StateDir
+	}
+	if w.MaxRootDirs == 0 {
+		w.MaxRootDirs = DefaultMaxRootDirs
+	}
+	if w.MaxLinkDirs == 0 {
+		w.MaxLinkDirs = DefaultMaxLinkDirs
+	}
+	if w.FollowLink == nil {
+		w.FollowLink = followLink
 	}
 	return w
 }
@@ -750,7 +766,7 @@ func (d *Daemon) Reload(opts Options) error {
 	}
 
 	old := d.cfg.Load()
-	next := &config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
+	next := &config{bundled: d.ownBundled(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: old.bundles}
 	rebuild := !slices.Equal(opts.Manifests, old.manifests) || opts.Prepare != old.prepare
 	if rebuild {
@@ -842,6 +858,10 @@ func (d *Daemon) watchAll(cfg *config, withBundles bool) error {
 			continue
 		}
 		err := d.ingest.addWatch(p, d.watch)
+		if errors.Is(err, watcher.ErrTooLarge) {
+			d.warnings.addNew(fmt.Sprintf("%v: read once, not watched, so changes in it are not seen", err))
+			err = nil
+		}
 		if err != nil {
 			for _, a := range added {
 				d.ingest.dropWatch(a)
@@ -877,6 +897,20 @@ type warnings struct {
 }
 
 const maxWarnings = 100
+
+// addNew records a warning unless one with the same text is held: what
+// many questions run into is said once.
+func (w *warnings) addNew(msg string) {
+	w.mu.Lock()
+	for _, m := range w.msgs {
+		if _, text, _ := strings.Cut(m, ": "); text == msg {
+			w.mu.Unlock()
+			return
+		}
+	}
+	w.mu.Unlock()
+	w.add(msg)
+}
 
 // add records a warning, stamped with the time.
 func (w *warnings) add(msg string) {

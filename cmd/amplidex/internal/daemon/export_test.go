@@ -107,3 +107,13 @@ func (d *Daemon) Waiting() int {
 	}
 	return n
 }
+
+// Watches returns the kernel watches the daemon's watcher holds, over
+// every root (a watch two roots share counts twice).
+func (d *Daemon) Watches() int {
+	n := 0
+	for _, s := range d.w.Status() {
+		n += s.Watches
+	}
+	return n
+}

@@ -47,6 +47,7 @@ type ingest struct {
 	subs    *subscriptions
 	log     *slog.Logger
 	warn    func(string)
+	warnNew func(string) // warn, unless the same is said already
 	now     func() time.Time
 	max     int
 	// maxSets bounds the registered sets of a client's own roots (keys
@@ -579,6 +580,12 @@ func (in *ingest) checkScope(c query.Common, bundled []string) (string, error) {
 			return "", query.Errorf(query.CodeInvalidParams, "roots: %q is not an absolute, clean path", p)
 		}
 	}
+	for _, b := range r.Bundled {
+		if why := rootRefusal(b, in.homeDir, r.Home); why != "" {
+			in.warnNew(fmt.Sprintf("a client's bundled root %s not watched: %s", b, why))
+			return "", query.Errorf(query.CodeInvalidParams, "roots: bundled root %s is not watched: %s; a root holds collections, not the tree around them", b, why)
+		}
+	}
 	if r.Home == in.homeDir && slices.Equal(r.Bundled, bundled) {
 		return key, nil
 	}
@@ -800,7 +807,12 @@ func (in *ingest) register(ctx context.Context, project string) (*catalog.State,
 			return abandon(intended)
 		}
 		if err := in.addWatch(root.Path, in.w.AddRoot); err != nil {
-			r.err = fmt.Errorf("watch %s: %w", root.Path, err)
+			added = append(added, root.Path)
+			intended()
+			for _, p := range added {
+				in.dropWatch(p)
+			}
+			r.err = in.tooLarge(root.Path, err)
 			return nil, r.err
 		}
 		added = append(added, root.Path)
