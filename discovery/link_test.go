@@ -122,3 +122,22 @@ func TestLoaderRefusesLink(t *testing.T) {
 		t.Error("the refused link resolves")
 	}
 }
+
+// TestLockPath: the project and user roots have a lock file beside them;
+// bundled roots and the collections named as arguments (or stood in) have
+// none.
+func TestLockPath(t *testing.T) {
+	for _, tc := range []struct {
+		root discovery.Root
+		want string
+	}{
+		{discovery.Root{Kind: discovery.RootProject, Path: "/p/.amplifier/collections"}, "/p/.amplifier/collections.lock"},
+		{discovery.Root{Kind: discovery.RootUser, Path: "/h/.amplifier/collections"}, "/h/.amplifier/collections.lock"},
+		{discovery.Root{Kind: discovery.RootBundled, Path: "/b"}, ""},
+		{discovery.Root{Kind: discovery.RootArgument, Path: "/src/spec-kit"}, ""},
+	} {
+		if got := discovery.LockPath(tc.root); got != filepath.FromSlash(tc.want) {
+			t.Errorf("LockPath(%v) = %q, want %q", tc.root, got, tc.want)
+		}
+	}
+}

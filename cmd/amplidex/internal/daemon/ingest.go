@@ -586,10 +586,44 @@ func (in *ingest) checkScope(c query.Common, bundled []string) (string, error) {
 			return "", query.Errorf(query.CodeInvalidParams, "roots: bundled root %s is not watched: %s; a root holds collections, not the tree around them", b, why)
 		}
 	}
-	if r.Home == in.homeDir && slices.Equal(r.Bundled, bundled) {
+	if err := in.checkCollection(r.Collection, r.Home); err != nil {
+		return "", err
+	}
+	if r.Home == in.homeDir && slices.Equal(r.Bundled, bundled) && r.Collection == "" {
 		return key, nil
 	}
-	return in.cat.ScopeKey(catalog.Scope{Project: c.Project, Home: r.Home, Bundled: r.Bundled}), nil
+	return in.cat.ScopeKey(catalog.Scope{Project: c.Project, Home: r.Home, Bundled: r.Bundled, Collection: r.Collection}), nil
+}
+
+// checkCollection validates the collection a client stands in (see
+// query.Roots.Collection): "", or an absolute, clean path of an existing
+// directory of the daemon's user, that holds no home directory.
+func (in *ingest) checkCollection(dir, home string) error {
+	if dir == "" {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return query.Errorf(query.CodeInvalidParams, "roots: collection %q: "+format, append([]any{dir}, args...)...)
+	}
+	switch {
+	case strings.ContainsRune(dir, 0):
+		return bad("holds a NUL byte")
+	case !filepath.IsAbs(dir) || filepath.Clean(dir) != dir:
+		return bad("is not an absolute, clean path")
+	}
+	if why := rootRefusal(dir, in.homeDir, home); why != "" {
+		return bad("not watched: %s", why)
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return bad("%v", errText(err))
+	case !fi.IsDir():
+		return bad("is not a directory")
+	case !ownedBy(fi, in.ownerUID):
+		return bad("belongs to another user; amplidex does not trust it")
+	}
+	return nil
 }
 
 // checkProject validates a project directory named by a client and
@@ -795,7 +829,7 @@ func (in *ingest) register(ctx context.Context, project string) (*catalog.State,
 	if len(watch) > 0 && in.progress != nil {
 		dir, scope := project, (*query.Roots)(nil)
 		if sc, ok := catalog.ParseScopeKey(project); ok {
-			dir, scope = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
+			dir, scope = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled, Collection: sc.Collection}
 		}
 		rp = in.progress.begin(dir, scope, watch)
 		defer in.progress.end(rp)

@@ -216,7 +216,7 @@ func (d *Daemon) Status() *query.Status {
 		}
 		out.Roots = append(out.Roots, rs)
 	}
-	order := map[discovery.RootKind]int{discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
+	order := map[discovery.RootKind]int{discovery.RootArgument: -1, discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
 	sort.SliceStable(out.Roots, func(i, j int) bool {
 		a, b := out.Roots[i], out.Roots[j]
 		if order[a.Kind] != order[b.Kind] {
@@ -229,7 +229,7 @@ func (d *Daemon) Status() *query.Status {
 		if catalog.IsScopeKey(p) {
 			// A client's other roots: the project, and those roots.
 			sc := d.cat.KeyScope(p)
-			ps.Dir, ps.Roots = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
+			ps.Dir, ps.Roots = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled, Collection: sc.Collection}
 		}
 		out.Projects = append(out.Projects, ps)
 	}

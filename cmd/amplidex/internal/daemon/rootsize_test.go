@@ -164,3 +164,42 @@ func TestRootTooLargeRefused(t *testing.T) {
 		t.Errorf("the daemon's own root too large: %+v", st.Roots)
 	}
 }
+
+// TestStandInChecked: the collection a client stands in must be an
+// absolute, clean path of a directory of the user's that holds no home
+// directory; one that is watches it as a root of its own, first.
+func TestStandInChecked(t *testing.T) {
+	e := newEnv(t)
+	clone := filepath.Join(e.dir, "src", "spec-kit")
+	e.collection(clone, "spec-kit", "2.0.0")
+	d := e.start()
+	c := e.client()
+	ask := func(dir string) (*query.ResolveResult, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r, _, err := query.Call(ctx, c, query.MethodResolve, query.NameParams{Name: "spec-kit", Common: query.Common{
+			Roots: &query.Roots{Home: e.home, Bundled: []string{e.bundled}, Collection: dir}}})
+		return r, err
+	}
+	for _, tc := range []struct{ dir, says string }{
+		{"src/spec-kit", "not an absolute, clean path"},
+		{clone + "/", "not an absolute, clean path"},
+		{"/", "file system's root"},
+		{e.dir, "holds the home directory"},
+		{filepath.Join(clone, "pyproject.toml"), "not a directory"},
+		{filepath.Join(e.dir, "gone"), "no such file"},
+	} {
+		_, err := ask(tc.dir)
+		var qe *query.Error
+		if !errors.As(err, &qe) || qe.Code != query.CodeInvalidParams || !strings.Contains(qe.Message, tc.says) {
+			t.Errorf("collection %q: %v; want invalid params saying %q", tc.dir, err, tc.says)
+		}
+	}
+	r, err := ask(clone)
+	if err != nil || !r.Found || r.Winner.Dir != clone || r.Winner.Root != discovery.RootArgument {
+		t.Fatalf("the clone stood in: %+v, %v", r, err)
+	}
+	if !watched(d, clone) {
+		t.Error("the collection stood in is not watched")
+	}
+}
