@@ -55,6 +55,10 @@
 //     no descriptor of the server's; a request beyond them is answered
 //     overloaded, not run. Refusals are logged at most once per 10 seconds
 //     of each kind, with their number.
+//   - A server whose queue of connections not yet accepted is full (the
+//     kernel says EAGAIN: a flood of other clients) is busy, not gone:
+//     Dial tries again, every few milliseconds, for up to 10 seconds
+//     within its context, and only then reports ErrNoDaemon.
 //   - A peer that hung up (closed its end whole) has its calls cancelled
 //     as soon as the end of its input is read. One that only shut down
 //     its writing side still gets its answers, and is looked at every
