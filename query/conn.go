@@ -36,15 +36,12 @@ type conn struct {
 	wg sync.WaitGroup // requests being answered and streams running
 
 	wmu sync.Mutex // guards fields below
-	// bw is the writer of the answer being written, taken from writers
-	// for that write and given back once it is flushed: a connection that
-	// waits holds no write buffer.
+	// bw is the writer of the answer being written, taken from the
+	// server's writers for that write and given back once it is flushed:
+	// a connection that waits holds no write buffer.
 	bw     *bufio.Writer
 	broken bool
 }
-
-// writers are the write buffers of the connections writing now.
-var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBufferSize) }}
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
 	ctx, cancel := context.WithCancel(s.ctx)
@@ -64,7 +61,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 // it has none; c.wmu is held.
 func (c *conn) writer() *bufio.Writer {
 	if c.bw == nil {
-		c.bw = writers.Get().(*bufio.Writer)
+		c.bw = c.srv.writers.Get().(*bufio.Writer)
 		c.bw.Reset(deadlineWriter{nc: c.nc, timeout: c.srv.writeTimeout})
 	}
 	return c.bw
@@ -94,8 +91,11 @@ func (c *conn) stopReading() {
 // peer that hung up has its calls cancelled: nobody reads their answers.
 func (c *conn) serve() {
 	defer c.srv.wg.Done()
-	defer c.srv.forget(c)
+	// The connection's place is given back last: once it is forgotten
+	// and its descriptor closed, so that what is open never exceeds the
+	// bound.
 	defer c.srv.load.leave(c.pid)
+	defer c.srv.forget(c)
 	defer c.nc.Close()
 	defer c.cancel()
 
@@ -572,7 +572,7 @@ func (c *conn) writeLine(line []byte) bool {
 func (c *conn) flushLocked() bool {
 	err := c.bw.Flush()
 	c.bw.Reset(io.Discard)
-	writers.Put(c.bw)
+	c.srv.writers.Put(c.bw)
 	c.bw = nil
 	if err != nil {
 		c.broken = true

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -171,6 +172,8 @@ type Server struct {
 	// the log of what they refuse.
 	load    *load
 	refused refusals
+	// writers are the write buffers of the connections writing now.
+	writers sync.Pool
 	// buildKey and buildText are Build's Key and String, as Listen found
 	// it.
 	buildKey, buildText string
@@ -218,6 +221,7 @@ func NewServer(h Handler, clock func() Clock) *Server {
 		cancel:  cancel,
 		stopped: make(chan struct{}),
 		conns:   make(map[*conn]struct{}),
+		writers: sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBufferSize) }},
 	}
 }
 
