@@ -138,6 +138,17 @@
 //     overloaded. A set unused for Options.ForgetRootSetsAfter is
 //     forgotten (the pruner looks four times per that time), and none is
 //     remembered for the next run.
+//   - Roots are bounded in size (roots.go): one that is / or holds a home
+//     directory is never watched nor read (a client naming one is
+//     answered invalid-params, the daemon's own configuration is taken
+//     without it); one beyond DefaultMaxRootDirs directories is given up
+//     by the watcher (a client's is refused, the daemon's own is read once
+//     and shown "too large"); a collection link is followed only as
+//     discovery.FollowLink allows, and not beyond DefaultMaxLinkDirs. Each
+//     is a warning of status, said once.
+//   - The collection a client stands in (query.Roots.Collection) is a
+//     root of its own in the client's set of roots, watched and read as
+//     one collection.
 //   - A registration is the asking client's work: when its client goes
 //     away (the socket server cancels the calls of a client that hung
 //     up), it stops at its next step (before each root is watched, before
