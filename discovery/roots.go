@@ -182,9 +182,10 @@ func Roots(project, home string, bundled []string) []Root {
 
 // LockPath returns the lock file that belongs to a root: the
 // collections.lock beside the collections directory of the project and user
-// roots; bundled roots have none.
+// roots; bundled roots have none, nor do the collections named as
+// arguments.
 func LockPath(r Root) string {
-	if r.Kind == RootBundled {
+	if r.Kind == RootBundled || r.Kind == RootArgument {
 		return ""
 	}
 	return filepath.Join(filepath.Dir(r.Path), "collections.lock")

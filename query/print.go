@@ -499,7 +499,11 @@ func projectLabel(dir string, roots *Roots) string {
 		if dir == "" {
 			dir = "(no project)"
 		}
-		dir += " with the client's roots (home " + Clean(roots.Home) + ", bundled " + Clean(strings.Join(roots.Bundled, string(filepath.ListSeparator))) + ")"
+		dir += " with the client's roots (home " + Clean(roots.Home) + ", bundled " + Clean(strings.Join(roots.Bundled, string(filepath.ListSeparator)))
+		if roots.Collection != "" {
+			dir += ", the collection " + Clean(roots.Collection)
+		}
+		dir += ")"
 	}
 	return dir
 }

@@ -323,7 +323,9 @@ type ForgetResult struct {
 }
 
 // RootStatus is one root in a "status" answer. State is how it is
-// watched: "watching", "polling" or "missing".
+// watched: "watching", "polling", "missing", or "too large" (neither
+// watched nor polled: it holds more directories than a root may), or
+// RootDegraded.
 type RootStatus struct {
 	Path        string             `json:"path"`
 	Kind        discovery.RootKind `json:"kind"`

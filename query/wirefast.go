@@ -54,6 +54,9 @@ func (c Common) appendFields(b []byte) []byte {
 			}
 			b = append(b, "],"...)
 		}
+		if r.Collection != "" {
+			b = append(appendJSONString(append(b, `"collection":`...), r.Collection), ',')
+		}
 		if len(b) > n {
 			b = b[:len(b)-1] // the last comma
 		}

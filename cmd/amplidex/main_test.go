@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"amplidex":              main,
 		"amplidex-signal-probe": signalProbe,
+		"amplidex-flood":        floodProbe,
 	})
 }
 

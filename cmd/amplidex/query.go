@@ -145,7 +145,7 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if c == nil {
 		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
 		v, _ := ws.view()
-		result, err = m.Answer(v, params(query.Common{Project: ws.daemonProject()}))
+		result, err = m.Answer(ws.withStandIn(v), params(query.Common{Project: ws.daemonProject()}))
 	}
 	if err != nil {
 		var qe *query.Error

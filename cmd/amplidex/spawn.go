@@ -213,6 +213,11 @@ func (a *App) spawn(ctx context.Context, ws *workspace, auto bool) (*query.Clien
 	args := []string{"daemon", "--detached"}
 	if auto {
 		args = append(args, "--autostarted")
+	} else if a.logLevel != "" {
+		// Started on purpose (daemon --detach, daemon restart): the
+		// daemon logs at the level asked for. One a query, watch or lsp
+		// starts keeps its own default.
+		args = append(args, "--log-level", a.logLevel)
 	}
 	if a.configPath != "" {
 		cfg, err := filepath.Abs(a.configPath)

@@ -163,7 +163,7 @@ func (a *App) watchInProcess(ctx context.Context, ws *workspace, paths []string,
 		return exitf(exitUsage, "watch: %v", err)
 	}
 	defer d.Close()
-	err = d.Follow(ctx, ws.daemonProject(), paths, pr.print)
+	err = d.FollowRoots(ctx, ws.common(false), paths, pr.print)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

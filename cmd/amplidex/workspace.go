@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
@@ -30,6 +31,10 @@ type workspace struct {
 	// warn says a warning on stderr, once per run however often it is
 	// said (a project's file of another user, ignored).
 	warn func(string)
+	// here is the collection the working directory is in, in no root,
+	// found once (see standIn).
+	here     string
+	hereOnce sync.Once
 }
 
 // config loads the configuration file named by --config, else the default
@@ -178,9 +183,12 @@ func (ws *workspace) base() string {
 
 // common returns the parameters every question to the daemon carries:
 // the project, and this client's own roots, so that the daemon answers
-// over them whatever roots its own configuration names.
+// over them whatever roots its own configuration names, with the
+// collection the working directory is in (see standIn).
 func (ws *workspace) common(noSync bool) query.Common {
-	return query.Common{Project: ws.daemonProject(), NoSync: noSync, Roots: ws.clientRoots()}
+	roots := ws.clientRoots()
+	roots.Collection = ws.standIn()
+	return query.Common{Project: ws.daemonProject(), NoSync: noSync, Roots: roots}
 }
 
 // clientRoots returns this client's user and bundled roots, as the
