@@ -261,37 +261,47 @@ func (a *App) checkScope(ws *workspace, opts *checkOptions) (checkResult, error)
 }
 
 // checkDefault is check without a path: the project's own collections and
-// lock file; without a project, the collection the working directory is
-// in (or, for a directory holding collections, those). The user and
-// bundled roots are resolved against, never reported: a check of a
-// repository reports the repository.
+// lock file, whatever else sits at the project's root (and the project
+// directory itself when it is a collection); without a project, the
+// collection the working directory is in (or, for a directory holding
+// collections, those). The user and bundled roots are resolved against,
+// never reported: a check of a repository reports the repository. Where
+// there is nothing to check (a plain Python repository), it says so on
+// stderr and passes, as ruff does on a tree without Python files.
 func (a *App) checkDefault(ws *workspace, with []string) (checkResult, error) {
+	v, cat := ws.view()
+	if err := unlistedRoots(cat); err != nil {
+		return checkResult{}, err
+	}
+	p := newPlanner(ws, v)
+	var none string
 	// The home directory's .amplifier holds the user root: it is no
 	// project to report.
 	if project := ws.daemonProject(); project != "" && !samePath(project, ws.home) {
-		res, err := a.checkPaths(ws, []string{project}, with, false)
-		if isNothingToCheck(err) {
-			return res, exitf(exitUsage, "check: nothing to check: the project %s has no collections and no collections.lock in .amplifier; "+
-				"name a PATH, or use --all-roots for the user and bundled roots", project)
+		p.dir(filepath.Join(project, ".amplifier"))
+		if discovery.IsMarked(project) {
+			if c := p.load(project); c != nil {
+				p.addArg(c)
+				p.targets = append(p.targets, target{col: c})
+			}
 		}
-		return res, err
+		none = fmt.Sprintf("the project %s has no collections and no collections.lock in .amplifier", project)
+	} else {
+		wd, err := os.Getwd()
+		if err != nil {
+			return checkResult{}, exitf(exitUsage, "working directory: %v", err)
+		}
+		target := wd
+		if c, _ := p.owner(wd, true); c != nil {
+			target = c.Dir
+		}
+		p.dir(target)
+		none = fmt.Sprintf("no project (.amplifier) above %s and no collection at or above it", wd)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return checkResult{}, exitf(exitUsage, "working directory: %v", err)
+	if len(p.targets) == 0 {
+		fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s; name a PATH, or use --all-roots for the user and bundled roots\n", none)
 	}
-	target := wd
-	v, _ := ws.view()
-	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
-	if c, _ := p.owner(wd, true); c != nil {
-		target = c.Dir
-	}
-	res, err := a.checkPaths(ws, []string{target}, with, false)
-	if isNothingToCheck(err) {
-		return res, exitf(exitUsage, "check: nothing to check: no project (.amplifier) above %s and no collection at or above it; "+
-			"name a PATH, or use --all-roots for the user and bundled roots", wd)
-	}
-	return res, err
+	return a.checkPlan(ws, cat, p, with, false)
 }
 
 // errNothingToCheck is returned by checkPaths when a directory holds
@@ -311,7 +321,7 @@ func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
 	if len(with) == 0 {
 		res.diags = slices.Clone(v.Diagnostics())
 	} else {
-		p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+		p := newPlanner(ws, v)
 		cols, err := p.withCollections(with)
 		if err != nil {
 			return checkResult{}, err
@@ -409,12 +419,15 @@ type planner struct {
 	view   *catalog.View
 	loader *discovery.Loader
 	loaded map[string]*discovery.Collection // argument collections by directory
-	shapes map[string]bool                  // looksLikeCollection by directory
+	shapes map[string]bool                  // isCollectionDir by directory
 	// args are the collections found outside the workspace's roots; they
 	// are checked ahead of every root (catalog.WithArguments).
 	args    []*discovery.Collection
 	targets []target
 	unknown []string
+	// notMetadata are the pyproject.toml files named that are no
+	// collection's metadata.
+	notMetadata []string
 }
 
 // checkPaths checks what each path names: a file, a collection, a
@@ -426,7 +439,7 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 	if err := unlistedRoots(cat); err != nil {
 		return checkResult{}, err
 	}
-	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+	p := newPlanner(ws, v)
 	seen := map[string]bool{}
 	for _, arg := range paths {
 		abs, err := filepath.Abs(arg)
@@ -453,9 +466,26 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 		}
 		p.file(abs)
 	}
+	return a.checkPlan(ws, cat, p, with, ignoreUnknown)
+}
+
+// newPlanner returns a planner over the workspace's View v.
+func newPlanner(ws *workspace, v *catalog.View) *planner {
+	return &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+}
+
+// checkPlan checks the targets p planned, the collections of --with
+// resolved against.
+func (a *App) checkPlan(ws *workspace, cat *catalog.Catalog, p *planner, with []string, ignoreUnknown bool) (checkResult, error) {
+	v := p.view
 	if len(p.unknown) > 0 && !ignoreUnknown {
 		return checkResult{}, exitf(exitUsage, "check: amplidex does not check %s: it checks profiles/*.md, agents/*.md, context/**/*.md, "+
 			"bundle.md, pyproject.toml and collections.lock (--ignore-unknown skips the others)", strings.Join(p.unknown, ", "))
+	}
+	if len(p.notMetadata) > 0 && !ignoreUnknown {
+		return checkResult{}, exitf(exitUsage, "check: %s: no collection's metadata: a pyproject.toml is a collection's with profiles/, agents/, "+
+			"context/, scenario-tools/ or modules/ beside it or in its package, a [tool.amplifier.collection] table, or in .amplifier/collections "+
+			"(--ignore-unknown skips it)", strings.Join(p.notMetadata, ", "))
 	}
 	withCols, err := p.withCollections(with)
 	if err != nil {
@@ -587,9 +617,12 @@ func (p *planner) root(dir string) bool {
 	if err != nil {
 		return false
 	}
+	// Outside a collections root, a directory is a collection where its
+	// layout says so: a Python project's pyproject.toml is not metadata.
+	marked := !isCollectionsRoot(dir)
 	found := false
 	for _, d := range dirs {
-		if !isDirAt(d) {
+		if !isDirAt(d) || marked && !discovery.IsMarked(d) {
 			continue
 		}
 		if c := p.load(d); c != nil {
@@ -665,7 +698,10 @@ func (p *planner) file(f string) {
 	case base == "bundle.md":
 		p.targets = append(p.targets, target{lone: f})
 	case base == "pyproject.toml" && !inToolOrModule(filepath.Dir(f)):
-		p.targets = append(p.targets, target{lone: f})
+		// No collection holds it (owner would have said): an ordinary
+		// Python project's.
+		wd, _ := os.Getwd()
+		p.notMetadata = append(p.notMetadata, query.DisplayPath(wd, f))
 	case (dir == "profiles" || dir == "agents") && strings.HasSuffix(base, ".md") &&
 		!discovery.IsEditorDropping(base) && !strings.EqualFold(base, "README.md"):
 		p.targets = append(p.targets, target{lone: f})
@@ -693,7 +729,7 @@ func (p *planner) owner(path string, isDir bool) (*discovery.Collection, string)
 		if d != path || isDir {
 			is, seen := p.shapes[d]
 			if !seen {
-				is = looksLikeCollection(d) && !inToolOrModule(d)
+				is = isCollectionDir(d) && !inToolOrModule(d)
 				p.shapes[d] = is
 			}
 			if is {
@@ -794,6 +830,23 @@ func inToolOrModule(dir string) bool {
 	return false
 }
 
+// isCollectionDir reports whether dir, met on the way up from a path
+// checked, is a collection: a directory its layout marks as one (see
+// discovery.Shape.Marked), or one with metadata in a collections root
+// (.amplifier/collections), which says so whatever it holds.
+func isCollectionDir(dir string) bool {
+	if isCollectionsRoot(filepath.Dir(dir)) {
+		return looksLikeCollection(dir)
+	}
+	return discovery.IsMarked(dir)
+}
+
+// isCollectionsRoot reports whether dir is a collections root by its
+// name: the collections directory of a .amplifier directory.
+func isCollectionsRoot(dir string) bool {
+	return filepath.Base(dir) == "collections" && filepath.Base(filepath.Dir(dir)) == ".amplifier"
+}
+
 // looksLikeCollection tells a collection directory from a root holding
 // collections: a collection has a pyproject.toml or a resource directory at
 // its top, or pip's metadata (a *.dist-info directory).
@@ -868,8 +921,6 @@ func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
 	var ds []discovery.Diagnostic
 	base, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
 	switch {
-	case base == "pyproject.toml":
-		_, ds = discovery.ParsePyproject(path, src)
 	case base == "bundle.md":
 		ds = prepare.CheckManifest(path, src, ws.schemaOptions())
 	case dir == "profiles":
@@ -920,6 +971,9 @@ func summarize(ds []discovery.Diagnostic) query.Summary {
 // each severity (named as --severity names them) and of the files.
 func summaryLine(s checkSummary) string {
 	scope := fmt.Sprintf("%s in %s", query.Plural(s.FilesChecked, "file"), query.Plural(s.Collections, "collection"))
+	if s.Errors+s.Warnings+s.Infos == 0 && s.FilesChecked == 0 && s.Baselined == 0 {
+		return "Nothing checked: no files."
+	}
 	if s.Errors+s.Warnings+s.Infos == 0 {
 		line := "All checks passed: " + scope
 		if s.Baselined > 0 {
