@@ -582,7 +582,7 @@ func (p *planner) dir(d string) bool {
 	// .amplifier: the collections root and the lock file beside it.
 	if filepath.Base(d) == ".amplifier" {
 		found := false
-		if lock := filepath.Join(d, "collections.lock"); isFileAt(lock) {
+		if lock := filepath.Join(d, "collections.lock"); existsAt(lock) {
 			p.targets = append(p.targets, target{lock: lock})
 			found = true
 		}
@@ -608,7 +608,7 @@ func (p *planner) root(dir string) bool {
 			p.targets = append(p.targets, target{col: c})
 			found = true
 		}
-		if lp := discovery.LockPath(r); lp != "" && isFileAt(lp) {
+		if lp := discovery.LockPath(r); lp != "" && existsAt(lp) {
 			p.targets = append(p.targets, target{lock: lp})
 		}
 		return found
@@ -895,12 +895,13 @@ func isResourceDirName(name string) bool {
 }
 
 // checkLock checks a lock file that belongs to no root of the workspace.
+// One that is not a regular file (a link to /dev/zero, a FIFO) or cannot
+// be read is reported, not read.
 func checkLock(path string) ([]discovery.Diagnostic, error) {
-	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
-	if err != nil {
+	_, ds, err := discovery.ReadLock(path)
+	if err != nil && len(ds) == 0 {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
-	_, ds, _ := discovery.ParseLock(path, src)
 	return ds, nil
 }
 
@@ -935,6 +936,14 @@ func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
 	// A file no collection holds has its comments applied here, by the
 	// rule a View applies to a collection's.
 	return discovery.SuppressFile(path, src, ds), nil
+}
+
+// existsAt reports whether there is anything at p, of any type, a
+// dangling link included: a lock file that is not a regular file is
+// reported, not passed over.
+func existsAt(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func isFileAt(p string) bool {
