@@ -255,7 +255,7 @@ func (a *App) checkScope(ws *workspace, opts *checkOptions) (checkResult, error)
 	case opts.allRoots:
 		return a.checkAll(ws, opts.with)
 	case len(opts.paths) > 0:
-		return a.checkPaths(ws, opts.paths, opts.with, opts.ignoreUnknown)
+		return a.checkPaths(ws, opts)
 	}
 	return a.checkDefault(ws, opts.with)
 }
@@ -422,7 +422,9 @@ type planner struct {
 	shapes map[string]bool                  // isCollectionDir by directory
 	// args are the collections found outside the workspace's roots; they
 	// are checked ahead of every root (catalog.WithArguments).
-	args    []*discovery.Collection
+	args []*discovery.Collection
+	// whole makes a path inside a collection stand for all of it.
+	whole   bool
 	targets []target
 	unknown []string
 	// notMetadata are the pyproject.toml files named that are no
@@ -434,14 +436,19 @@ type planner struct {
 // directory inside one, a root, a project directory or its .amplifier.
 // Cross-references resolve against the collections named first, then the
 // workspace's roots.
-func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool) (checkResult, error) {
+//
+// With --whole, a file or directory inside a collection stands for the
+// whole collection: a rename in agents/ is checked from the profiles that
+// name it (the pre-commit hook names the staged files).
+func (a *App) checkPaths(ws *workspace, opts *checkOptions) (checkResult, error) {
 	v, cat := ws.view()
 	if err := unlistedRoots(cat); err != nil {
 		return checkResult{}, err
 	}
 	p := newPlanner(ws, v)
+	p.whole = opts.whole
 	seen := map[string]bool{}
-	for _, arg := range paths {
+	for _, arg := range opts.paths {
 		abs, err := filepath.Abs(arg)
 		if err != nil {
 			return checkResult{}, exitf(exitUsage, "check: %v", err)
@@ -466,7 +473,7 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 		}
 		p.file(abs)
 	}
-	return a.checkPlan(ws, cat, p, with, ignoreUnknown)
+	return a.checkPlan(ws, cat, p, opts.with, opts.ignoreUnknown)
 }
 
 // newPlanner returns a planner over the workspace's View v.
@@ -568,7 +575,7 @@ func (p *planner) dir(d string) bool {
 	}
 	// A collection, or a directory inside one.
 	if c, dir := p.owner(d, true); c != nil {
-		if dir == c.Dir {
+		if dir == c.Dir || p.whole {
 			p.targets = append(p.targets, target{col: c})
 		} else {
 			p.targets = append(p.targets, target{col: c, under: dir})
@@ -682,7 +689,11 @@ func (p *planner) addArg(c *discovery.Collection) {
 // kind amplidex does not check.
 func (p *planner) file(f string) {
 	if c, file := p.owner(f, false); c != nil {
-		p.targets = append(p.targets, target{col: c, file: file})
+		if p.whole {
+			p.targets = append(p.targets, target{col: c})
+		} else {
+			p.targets = append(p.targets, target{col: c, file: file})
+		}
 		return
 	}
 	for _, r := range p.view.Set.Roots {

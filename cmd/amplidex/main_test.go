@@ -77,6 +77,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"chown":       chown,
 		"wait-grep":   waitGrep,
 		"exits":       exits,
+		"run-hook":    runHook,
 	}
 	maps.Copy(cmds, agentCmds())
 	return cmds
