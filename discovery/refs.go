@@ -134,6 +134,44 @@ func (s *Set) suggestRequired(name string, from *Collection) string {
 	})
 }
 
+// SuggestCollection returns the name of a winning collection that name
+// most likely misspells, or "", as the diagnostics of check suggest it.
+func (s *Set) SuggestCollection(name string) string { return s.suggestCollection(name) }
+
+// SuggestResource returns the reference to a resource of kind k that
+// ref, which resolves to none, most likely misspells, or "": for
+// "collection:name", the nearest name in that collection, or the same
+// name in the nearest collection when the collection resolves nowhere;
+// for a bare name, the nearest name among the winning collections'.
+func (s *Set) SuggestResource(k Kind, ref string) string {
+	if coll, name, ok := strings.Cut(ref, ":"); ok {
+		c := s.Lookup(coll)
+		if c == nil {
+			if near := s.suggestCollection(coll); near != "" {
+				return near + ":" + name
+			}
+			return ""
+		}
+		rel := name
+		if !strings.Contains(name, "/") && !strings.HasSuffix(name, ".md") {
+			rel = k.Dir() + "/" + name + ".md"
+		}
+		if near := suggestResource(c, k, rel); near != "" {
+			return coll + ":" + near
+		}
+		return ""
+	}
+	return SuggestFrom(ref, func(yield func(string) bool) {
+		for _, c := range s.Winners() {
+			for _, r := range c.Resources {
+				if r.Kind == k && !yield(r.Name) {
+					return
+				}
+			}
+		}
+	})
+}
+
 // skipped says which directory that answers to name is skipped, and why;
 // "" when none is.
 func (s *Set) skipped(name string) string {

@@ -168,7 +168,11 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		}
 	case nowhere && r.Winner == nil && len(r.Skipped) == 0 && len(r.Shadowed) == 0:
 		// Nothing at all answers to the name: no table, a message.
-		return exitf(exitFailed, "collection %q resolves nowhere", r.Name)
+		msg := fmt.Sprintf("collection %q resolves nowhere", r.Name)
+		if r.DidYouMean != "" {
+			msg += fmt.Sprintf("; did you mean %q?", r.DidYouMean)
+		}
+		return exitf(exitFailed, "%s", msg)
 	default:
 		// One write for the whole answer, not one for each cell.
 		out := bufio.NewWriter(a.Stdout)
