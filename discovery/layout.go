@@ -81,22 +81,29 @@ func IsMarked(dir string) bool {
 // DeclaresCollection reports whether the text of a pyproject.toml has a
 // [tool.amplifier] table or one below it ([tool.amplifier.collection]),
 // as a table header at the start of a line.
-func DeclaresCollection(pyproject []byte) bool {
-	for len(pyproject) > 0 {
-		line := pyproject
-		if i := bytes.IndexByte(pyproject, '\n'); i >= 0 {
-			line, pyproject = pyproject[:i], pyproject[i+1:]
+func DeclaresCollection(pyproject []byte) bool { return HasTOMLTable(pyproject, "tool.amplifier") }
+
+// HasTOMLTable reports whether the TOML text src has a header of the
+// table name or of one below it ([name], [name.sub], [[name.sub]]) at the
+// start of a line. It reads lines, not TOML: it answers for text that
+// does not parse too.
+func HasTOMLTable(src []byte, name string) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
 		} else {
-			pyproject = nil
+			src = nil
 		}
 		line = bytes.TrimLeft(line, " \t")
 		if bytes.HasPrefix(line, []byte("[[")) {
 			line = line[1:] // an array of tables
 		}
-		if !bytes.HasPrefix(line, []byte("[tool.amplifier")) {
+		if len(line) < len(name)+2 || line[0] != '[' || string(line[1:1+len(name)]) != name {
 			continue
 		}
-		if rest := line[len("[tool.amplifier"):]; len(rest) > 0 && (rest[0] == '.' || rest[0] == ']' || rest[0] == ' ' || rest[0] == '\t') {
+		switch line[1+len(name)] {
+		case '.', ']', ' ', '\t':
 			return true
 		}
 	}

@@ -186,10 +186,21 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 				continue
 			}
 			// A pyproject.toml that is not TOML is the collection's
-			// metadata/toml-syntax to report, not a configuration error.
+			// metadata/toml-syntax to report, not a configuration error;
+			// unless it has a [tool.amplidex] table, which cannot be
+			// read: that is said, with where the file stops parsing,
+			// never passed over.
 			var probe map[string]any
 			if _, err := toml.Decode(string(src), &probe); err != nil {
-				continue
+				if !discovery.HasTOMLTable(src, "tool.amplidex") {
+					continue
+				}
+				var perr toml.ParseError
+				if errors.As(err, &perr) {
+					return nil, fmt.Errorf("%s:%d:%d: the file does not parse as TOML (%s), so its [tool.amplidex] table is not read",
+						path, perr.Position.Line, perr.Position.Col, perr.Message)
+				}
+				return nil, fmt.Errorf("%s: the file does not parse as TOML (%v), so its [tool.amplidex] table is not read", path, err)
 			}
 			prefix = []string{"tool", "amplidex"}
 		}
