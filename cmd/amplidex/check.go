@@ -24,6 +24,7 @@ type checkOptions struct {
 	outputFile    string
 	fix           bool
 	diff          bool
+	unsafeFixes   bool
 }
 
 // checkFormats are the values of --format.
@@ -62,6 +63,7 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.StringVar(&opts.outputFile, "output-file", "", "write the report to this file instead of stdout")
 	f.BoolVar(&opts.fix, "fix", false, "apply the fixes that need no choice (a misspelt key renamed, a reference with one close candidate corrected), then report what remains")
 	f.BoolVar(&opts.diff, "diff", false, "print the fixes --fix would make as a unified diff, writing nothing; exit 1 when there is one")
+	f.BoolVar(&opts.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff, make the unsafe fixes too: those that would write an item of a list twice or a key twice")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(checkFormats...))
 	_ = cmd.RegisterFlagCompletionFunc("severity", fixedCompletion("error", "warning", "info"))
 	_ = cmd.RegisterFlagCompletionFunc("select", completeCodes)

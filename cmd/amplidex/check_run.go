@@ -132,9 +132,11 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 // checkFix applies the fixes of what check reports that need no choice
 // (--fix) and checks again, its exit code counting what remains; or
 // prints them as a unified diff without writing (--diff), exiting 1 when
-// there is something to fix.
+// there is something to fix. An unsafe fix (one that would make a
+// duplicate or break a file's structure) is said and left out, unless
+// --unsafe-fixes asks for it.
 func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []discovery.Diagnostic) error {
-	fixes, err := a.fixFiles(ctx, ws, v, pol, ds)
+	all, err := a.fixFiles(ctx, ws, v, pol, ds, opts.unsafeFixes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -142,9 +144,14 @@ func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *ch
 		return exitf(exitFailed, "check: %v", err)
 	}
 	n := 0
-	for _, f := range fixes {
+	var fixes []fileFix // the files that change
+	for _, f := range all {
 		n += f.fixed
+		if f.fixed > 0 {
+			fixes = append(fixes, f)
+		}
 	}
+	a.sayUnsafe(all)
 	if opts.diff {
 		out, done, err := a.checkOutput(opts)
 		if err != nil {
@@ -168,8 +175,29 @@ func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *ch
 		fmt.Fprintf(a.Stderr, "amplidex: fixed %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
 	}
 	again := *opts
-	again.fix = false
+	again.fix, again.unsafeFixes = false, false
 	return a.runCheck(ctx, &again)
+}
+
+// sayUnsafe says on stderr each fix left out as unsafe, where its
+// diagnostic is, what it would do and why it is not made.
+func (a *App) sayUnsafe(fixes []fileFix) {
+	wd, _ := os.Getwd()
+	n := 0
+	for _, f := range fixes {
+		for _, u := range f.unsafe {
+			d := u.Diagnostic
+			fmt.Fprintf(a.Stderr, "amplidex: %s:%d:%d: not fixed: %s: %s [%s]\n", query.DisplayPath(wd, d.Path),
+				d.Range.Start.Line+1, d.Range.Start.Character+1, u.Title, u.Why, d.Code)
+			n++
+		}
+	}
+	switch {
+	case n == 1:
+		fmt.Fprintln(a.Stderr, "amplidex: 1 fix left to the author as unsafe (--unsafe-fixes makes it)")
+	case n > 1:
+		fmt.Fprintf(a.Stderr, "amplidex: %d fixes left to the author as unsafe (--unsafe-fixes makes them)\n", n)
+	}
 }
 
 // checkOutput returns where check's report goes: stdout, or the file of
@@ -207,6 +235,9 @@ func (opts *checkOptions) validate() error {
 	}
 	if opts.diff && (opts.format != "text" || opts.statistics || opts.writeBaseline != "") {
 		return exitf(exitUsage, "check: --diff prints a diff; it does not go with --format %s, --statistics or --write-baseline", opts.format)
+	}
+	if opts.unsafeFixes && !opts.fix && !opts.diff {
+		return exitf(exitUsage, "check: --unsafe-fixes goes with --fix or --diff")
 	}
 	if opts.fix && opts.writeBaseline != "" {
 		return exitf(exitUsage, "check: --fix does not go with --write-baseline: fix first, then record what remains")
