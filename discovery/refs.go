@@ -73,7 +73,9 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 // when there is none), resolves to no collection: from requires it but it
 // is not installed; the directories that answer to it are skipped, and
 // why (no pyproject.toml, TOML that does not parse, …); else the nearest
-// name that resolves or that from requires.
+// name that resolves or that from requires; else how to make it resolve,
+// as CodeDepNotInstalled says it (a check under --isolated reads no
+// installed collection: it is the usual case there).
 func (s *Set) unresolvedCollection(name string, from *Collection) string {
 	msg := fmt.Sprintf("collection %q does not resolve", name)
 	if from.Requires(name) {
@@ -86,9 +88,13 @@ func (s *Set) unresolvedCollection(name string, from *Collection) string {
 		return msg
 	}
 	if near := s.suggestRequired(name, from); near != "" {
-		msg += fmt.Sprintf("; did you mean %q?", near)
+		return msg + fmt.Sprintf("; did you mean %q?", near)
 	}
-	return msg
+	if from != nil && from.Pyproject != "" {
+		return msg + fmt.Sprintf(": none is installed; declare it in requires ([tool.amplifier.collection.requires] in %s's pyproject.toml), "+
+			"install it in a collections root, or pass check --with DIR", from.Name)
+	}
+	return msg + ": none is installed; install it in a collections root, or pass check --with DIR"
 }
 
 // Requires reports whether c declares name in its requires; false for a
