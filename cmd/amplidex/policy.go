@@ -83,6 +83,18 @@ var projectFiles = []string{"amplidex.toml", ".amplidex.toml", "pyproject.toml"}
 // maxConfigSize bounds a project's configuration file read.
 const maxConfigSize = 1 << 20
 
+// configLimit is how much of a project's file named name is read: a
+// pyproject.toml is a collection's metadata too, and is read up to the
+// document limit, as the Loader reads it, so that check and the daemon
+// take the same file alike; amplidex.toml and .amplidex.toml, which hold
+// configuration alone, up to maxConfigSize.
+func configLimit(name string) int64 {
+	if name == "pyproject.toml" {
+		return discovery.DefaultMaxFileSize
+	}
+	return maxConfigSize
+}
+
 // lookup finds and reads the project's configuration files for one
 // batch of diagnostics. It is not safe for concurrent use.
 type lookup struct {
@@ -167,7 +179,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 		if name == "pyproject.toml" && listed.plainPyproject(path) {
 			continue // read as the collection's metadata: no amplidex there
 		}
-		src, err := discovery.ReadFile(path, maxConfigSize)
+		src, err := discovery.ReadFile(path, configLimit(name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -101,6 +105,46 @@ func TestEarlyHangup(t *testing.T) {
 		}
 		if err := <-exited; err != nil {
 			ended(err)
+		}
+	}
+}
+
+// TestWatchInterrupted: watch, stopped by Ctrl-C (SIGINT), exits 130 as
+// every command stopped so does, in process and following a daemon.
+func TestWatchInterrupted(t *testing.T) {
+	e := newAgentEnv(t)
+	e.env[noSpawnEnv] = "1"
+	coll := filepath.Join(e.dir, "project", ".amplifier", "collections", "team")
+	writeFile(t, filepath.Join(coll, "pyproject.toml"), "[project]\nname = \"team\"\nversion = \"1.0.0\"\ndescription = \"Team\"\n")
+	writeFile(t, filepath.Join(coll, "agents", "a.md"), "---\nname: a\ndescription: A\ncolour: red\n---\n")
+	for _, withDaemon := range []bool{false, true} {
+		if withDaemon {
+			e.mustRun("daemon", "--detach")
+			defer e.run("daemon", "stop")
+		}
+		cmd := exec.Command("amplidex", "watch")
+		cmd.Dir, cmd.Env = filepath.Join(e.dir, "project"), e.environ()
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Once it follows the project: its first line, the error there.
+		sc := bufio.NewScanner(stdout)
+		if !sc.Scan() || !strings.Contains(sc.Text(), "colour") {
+			cmd.Process.Kill()
+			t.Fatalf("watch (daemon %v) printed %q first", withDaemon, sc.Text())
+		}
+		go io.Copy(io.Discard, stdout)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("watch (daemon %v) after SIGINT: %v, want exit code 130", withDaemon, err)
 		}
 	}
 }
