@@ -76,7 +76,10 @@ type App struct {
 	// refusedOnce says once per run that a .amplifier directory of
 	// another user was ignored.
 	refusedOnce sync.Once
-	level       slog.Level
+	// olderOnce says once per run that the daemon, of another build that
+	// is not older, is asked as it is.
+	olderOnce sync.Once
+	level     slog.Level
 	// line is stderr as the logger writes it: a progress line on a
 	// terminal is cleared before a log line and shown again after.
 	line *statusLine
