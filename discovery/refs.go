@@ -73,7 +73,9 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 // when there is none), resolves to no collection: from requires it but it
 // is not installed; the directories that answer to it are skipped, and
 // why (no pyproject.toml, TOML that does not parse, …); else the nearest
-// name that resolves or that from requires.
+// name that resolves or that from requires; else how to make it resolve,
+// as CodeDepNotInstalled says it (a check under --isolated reads no
+// installed collection: it is the usual case there).
 func (s *Set) unresolvedCollection(name string, from *Collection) string {
 	msg := fmt.Sprintf("collection %q does not resolve", name)
 	if from.Requires(name) {
@@ -86,9 +88,13 @@ func (s *Set) unresolvedCollection(name string, from *Collection) string {
 		return msg
 	}
 	if near := s.suggestRequired(name, from); near != "" {
-		msg += fmt.Sprintf("; did you mean %q?", near)
+		return msg + fmt.Sprintf("; did you mean %q?", near)
 	}
-	return msg
+	if from != nil && from.Pyproject != "" {
+		return msg + fmt.Sprintf(": none is installed; declare it in requires ([tool.amplifier.collection.requires] in %s's pyproject.toml), "+
+			"install it in a collections root, or pass check --with DIR", from.Name)
+	}
+	return msg + ": none is installed; install it in a collections root, or pass check --with DIR"
 }
 
 // Requires reports whether c declares name in its requires; false for a
@@ -129,6 +135,44 @@ func (s *Set) suggestRequired(name string, from *Collection) string {
 		for _, r := range from.Metadata.Requires {
 			if !yield(r.Name) {
 				return
+			}
+		}
+	})
+}
+
+// SuggestCollection returns the name of a winning collection that name
+// most likely misspells, or "", as the diagnostics of check suggest it.
+func (s *Set) SuggestCollection(name string) string { return s.suggestCollection(name) }
+
+// SuggestResource returns the reference to a resource of kind k that
+// ref, which resolves to none, most likely misspells, or "": for
+// "collection:name", the nearest name in that collection, or the same
+// name in the nearest collection when the collection resolves nowhere;
+// for a bare name, the nearest name among the winning collections'.
+func (s *Set) SuggestResource(k Kind, ref string) string {
+	if coll, name, ok := strings.Cut(ref, ":"); ok {
+		c := s.Lookup(coll)
+		if c == nil {
+			if near := s.suggestCollection(coll); near != "" {
+				return near + ":" + name
+			}
+			return ""
+		}
+		rel := name
+		if !strings.Contains(name, "/") && !strings.HasSuffix(name, ".md") {
+			rel = k.Dir() + "/" + name + ".md"
+		}
+		if near := suggestResource(c, k, rel); near != "" {
+			return coll + ":" + near
+		}
+		return ""
+	}
+	return SuggestFrom(ref, func(yield func(string) bool) {
+		for _, c := range s.Winners() {
+			for _, r := range c.Resources {
+				if r.Kind == k && !yield(r.Name) {
+					return
+				}
 			}
 		}
 	})

@@ -126,7 +126,7 @@ func TestManifestErrors(t *testing.T) {
 			if tc.code == discovery.CodeBundleLoadFailed {
 				var me *prepare.ManifestError
 				_, err := c.Ensure(context.Background(), f.manifest)
-				if errors.As(err, &me); me.Message() != discovery.BundleDefaultProviderMessage {
+				if errors.As(err, &me); me.Message() != prepare.DefaultProviderMessage {
 					t.Errorf("message %q", me.Message())
 				}
 			}

@@ -396,8 +396,9 @@ func printAgent(w io.Writer, r *AgentResult, _ PrintOptions) error {
 
 func printDiagnostics(w io.Writer, d *DiagnosticsResult, o PrintOptions) error {
 	o.Diagnostics.Print(w, d.Diagnostics)
-	fmt.Fprintf(w, "%s, %s, %s in %s\n", Plural(d.Summary.Errors, "error"), Plural(d.Summary.Warnings, "warning"),
-		Plural(d.Summary.Infos, "note"), Plural(d.Summary.Files, "file"))
+	// Counted as check counts them: "info", as --severity names it.
+	fmt.Fprintf(w, "%s, %s, %d info in %s\n", Plural(d.Summary.Errors, "error"), Plural(d.Summary.Warnings, "warning"),
+		d.Summary.Infos, Plural(d.Summary.Files, "file"))
 	return nil
 }
 

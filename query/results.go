@@ -62,6 +62,9 @@ type ResolveResult struct {
 	// scan runs: it comes from the summary the last run left in the index
 	// when it stopped, not yet checked against the disk (see ResolveAmong).
 	Unverified bool `json:"unverified,omitempty"`
+	// DidYouMean is, when the name resolves nowhere, the winning name it
+	// most likely misspells.
+	DidYouMean string `json:"did_you_mean,omitempty"`
 }
 
 // ResourceInfo describes one resource.

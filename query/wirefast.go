@@ -294,6 +294,7 @@ func (res *ResolveResult) fromValue(v any, at string) error {
 		r.nested(o, "shadowed", func(v any, at string) error { return collectionInfos(v, at, &res.Shadowed) })
 		r.nested(o, "skipped", func(v any, at string) error { return collectionInfos(v, at, &res.Skipped) })
 		r.boolean(o, "unverified", &res.Unverified)
+		r.str(o, "did_you_mean", &res.DidYouMean)
 	})
 }
 

@@ -78,7 +78,10 @@ type App struct {
 	refusedOnce sync.Once
 	// warned holds the warnings said once per run (see warnOnce).
 	warned sync.Map
-	level  slog.Level
+	// olderOnce says once per run that the daemon, of another build that
+	// is not older, is asked as it is.
+	olderOnce sync.Once
+	level     slog.Level
 	// line is stderr as the logger writes it: a progress line on a
 	// terminal is cleared before a log line and shown again after.
 	line *statusLine

@@ -28,6 +28,9 @@ type fileFix struct {
 	old, new []byte
 	// fixed counts the edits made.
 	fixed int
+	// unsafe are the fixes left out of new: they would make a duplicate
+	// or break the file's structure (without --unsafe-fixes).
+	unsafe []lsp.UnsafeFix
 }
 
 // oneView is the lsp.Views of a check: the View it checked, for every
@@ -46,8 +49,9 @@ func (oneView) Changed(string) {}
 // check reports over the View v: the language server's own quick fixes
 // that need no choice (lsp.Workspace.Fixes), in rounds, each round over
 // the text the one before left, its diagnostics decided as check decides
-// them (suppression comments, then the policy).
-func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []discovery.Diagnostic) ([]fileFix, error) {
+// them (suppression comments, then the policy). The unsafe ones are left
+// out, and kept to be said, unless withUnsafe asks for them.
+func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []discovery.Diagnostic, withUnsafe bool) ([]fileFix, error) {
 	w := lsp.NewWorkspace(oneView{v}, lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
 		CheckBundle: prepare.CheckManifest, Log: a.log})
 	byFile := map[string][]discovery.Diagnostic{}
@@ -66,7 +70,8 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 		f := fileFix{path: path, old: old, new: old}
 		fileDs := byFile[path]
 		for range maxFixRounds {
-			edits := w.Fixes(ctx, v, path, f.new, fileDs)
+			edits, unsafe := w.Fixes(ctx, v, path, f.new, fileDs, withUnsafe)
+			f.unsafe = unsafe // what the last round left
 			if len(edits) == 0 {
 				break
 			}
@@ -78,7 +83,7 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 			// surface does.
 			fileDs = pol.filterFile(path, w.Diagnose(ctx, path, f.new, nil), func(error) {})
 		}
-		if f.fixed > 0 {
+		if f.fixed > 0 || len(f.unsafe) > 0 {
 			out = append(out, f)
 		}
 	}

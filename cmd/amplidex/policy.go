@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/amplidex/amplidex/discovery"
 )
 
@@ -82,6 +84,18 @@ var projectFiles = []string{"amplidex.toml", ".amplidex.toml", "pyproject.toml"}
 
 // maxConfigSize bounds a project's configuration file read.
 const maxConfigSize = 1 << 20
+
+// configLimit is how much of a project's file named name is read: a
+// pyproject.toml is a collection's metadata too, and is read up to the
+// document limit, as the Loader reads it, so that check and the daemon
+// take the same file alike; amplidex.toml and .amplidex.toml, which hold
+// configuration alone, up to maxConfigSize.
+func configLimit(name string) int64 {
+	if name == "pyproject.toml" {
+		return discovery.DefaultMaxFileSize
+	}
+	return maxConfigSize
+}
 
 // lookup finds and reads the project's configuration files for one
 // batch of diagnostics. It is not safe for concurrent use.
@@ -179,7 +193,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, r
 		if name == "pyproject.toml" && listed.plainPyproject(path) {
 			continue // read as the collection's metadata: no amplidex there
 		}
-		src, err := discovery.ReadFile(path, maxConfigSize)
+		src, err := discovery.ReadFile(path, configLimit(name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -198,10 +212,21 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, r
 				continue
 			}
 			// A pyproject.toml that is not TOML is the collection's
-			// metadata/toml-syntax to report, not a configuration error.
+			// metadata/toml-syntax to report, not a configuration error;
+			// unless it has a [tool.amplidex] table, which cannot be
+			// read: that is said, with where the file stops parsing,
+			// never passed over.
 			var probe map[string]any
 			if _, err := discovery.DecodeTOML(src, &probe); err != nil {
-				continue
+				if !discovery.HasTOMLTable(src, "tool.amplidex") {
+					continue
+				}
+				var perr toml.ParseError
+				if errors.As(err, &perr) {
+					return nil, false, fmt.Errorf("%s:%d:%d: the file does not parse as TOML (%s), so its [tool.amplidex] table is not read",
+						path, perr.Position.Line, perr.Position.Col, perr.Message)
+				}
+				return nil, false, fmt.Errorf("%s: the file does not parse as TOML (%v), so its [tool.amplidex] table is not read", path, err)
 			}
 			tool, ok := probe["tool"]
 			if table, isTable := tool.(map[string]any); !ok || isTable && table["amplidex"] == nil {

@@ -305,6 +305,9 @@ func (d *Daemon) serve() error {
 	srv.MaxConns, srv.MaxPeerConns = d.opts.MaxConns, d.opts.MaxPeerConns
 	srv.MaxRequests, srv.MaxPeerRequests = d.opts.MaxRequests, d.opts.MaxPeerRequests
 	srv.Build = d.opts.Build // the build "version" reports, which clients compare
+	// Set before the first question can come: status asks it where the
+	// socket is as soon as the socket answers.
+	d.srv = srv
 	var err error
 	if d.opts.Listener != nil {
 		err = srv.Serve(d.opts.Listener)
@@ -312,9 +315,9 @@ func (d *Daemon) serve() error {
 		err = srv.Listen(d.opts.Paths.Socket)
 	}
 	if err != nil {
+		d.srv = nil
 		return err
 	}
-	d.srv = srv
 	return nil
 }
 
