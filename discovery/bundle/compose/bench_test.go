@@ -8,23 +8,12 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 )
-
-// cpuTime returns the CPU time (user and system) the process has used.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkFoundation measures, in CPU time, check of amplifier-foundation
 // (every file, every bundle composed, its includes from a runtime cache
