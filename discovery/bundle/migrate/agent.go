@@ -186,11 +186,13 @@ func describe(body []byte, name string) (string, int) {
 	return "The " + name + " agent.", 0
 }
 
-// mention is an @collection:path in a body: where its @ is, and the path
-// without the punctuation a sentence puts after it.
+// mention is an @collection:path in a body: where its @ is, the path
+// without the punctuation that ends a sentence, and that punctuation when
+// the bundle runtime reads it as part of the path (a trailing . or :).
 type mention struct {
 	off        int
 	coll, path string
+	kept       string
 	line       int // 1-based
 }
 
@@ -199,62 +201,86 @@ type mention struct {
 // the bundle runtime reads (outside code; quotes do not hide them).
 func mentions(src []byte, from int) []mention {
 	lines := discovery.NewLineIndex(src)
+	body := src[from:]
+	bl := discovery.NewLineIndex(body)
+	f := bundle.Parse("body.md", body, bundle.Options{Rel: "context/body.md", Kind: bundle.KindContext})
+	runtime := map[int]string{} // the text the bundle runtime reads, by offset
+	for _, mt := range f.Mentions() {
+		runtime[from+bl.PositionOffset(mt.Range.Start)] = mt.Text
+	}
+	kept := func(off int, coll, p string) string {
+		rest, ok := strings.CutPrefix(runtime[off], "@"+coll+":"+p)
+		if ok && strings.Trim(rest, ".:") == "" {
+			return rest
+		}
+		return ""
+	}
 	seen := map[int]bool{}
 	var out []mention
 	for _, mt := range discovery.FindMentions(src, from, lines) {
 		off := lines.PositionOffset(mt.Range.Start)
 		seen[off] = true
-		out = append(out, mention{off, mt.Collection, mt.Path, mt.Range.Start.Line + 1})
+		out = append(out, mention{off, mt.Collection, mt.Path, kept(off, mt.Collection, mt.Path), mt.Range.Start.Line + 1})
 	}
-	body := src[from:]
-	bl := discovery.NewLineIndex(body)
-	f := bundle.Parse("body.md", body, bundle.Options{Rel: "context/body.md", Kind: bundle.KindContext})
-	for _, mt := range f.Mentions() {
-		coll, p, ok := mt.Namespace()
-		off := from + bl.PositionOffset(mt.Range.Start)
+	for off, text := range runtime {
+		coll, p, ok := strings.Cut(strings.TrimPrefix(text, "@"), ":")
 		if !ok || seen[off] || coll == "" {
 			continue
 		}
-		seen[off] = true
-		out = append(out, mention{off, coll, strings.TrimRight(p, ".:,;!?"), lines.Position(off).Line + 1})
+		p = strings.TrimRight(p, ".:")
+		if p == "" {
+			continue
+		}
+		out = append(out, mention{off, coll, p, kept(off, coll, p), lines.Position(off).Line + 1})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].off < out[j].off })
 	return out
 }
 
-// body returns src from `from` on with the mentions of the collection
-// itself rewritten: under its bundle name, and a profile's under the
-// file that holds its instruction. The paths they name are carried.
+// body returns src from `from` on with its mentions rewritten: the
+// collection's own under its bundle name, a profile's under the file that
+// holds its instruction, and any that ends a sentence in parentheses, so
+// that the bundle runtime does not read the . or : as part of the path.
+// The paths the collection's own mentions name are carried.
 func (m *migration) body(src []byte, from int, rel string) []byte {
 	var out []byte
 	last := from
+	punct := 0
 	for _, mt := range mentions(src, from) {
-		if !m.aliases[mt.coll] {
-			continue
-		}
 		old := "@" + mt.coll + ":" + mt.path
 		if mt.off < last || !bytes.HasPrefix(src[mt.off:], []byte(old)) {
 			continue
 		}
-		newPath := mt.path
-		if p := m.mentionedProfile(mt.path); p != nil {
-			newPath = m.instructionFile(p)
-			m.note(rel, mt.line, "@%s: the profile's instruction is now in %s; the mention names that file, front matter and all", old[1:], newPath)
-		} else {
-			m.target(mt.path)
+		coll, newPath := mt.coll, mt.path
+		if m.aliases[mt.coll] {
+			coll = m.ns
+			if p := m.mentionedProfile(mt.path); p != nil {
+				newPath = m.instructionFile(p)
+				m.note(rel, mt.line, "@%s: the profile's instruction is now in %s; the mention names that file, front matter and all", old[1:], newPath)
+			} else {
+				m.target(mt.path)
+			}
 		}
-		if mt.coll == m.ns && newPath == mt.path {
+		if coll == mt.coll && newPath == mt.path && mt.kept == "" {
 			continue
 		}
-		if mt.coll != m.ns {
+		if coll != mt.coll {
 			if m.rewrites[rel] == nil {
 				m.rewrites[rel] = map[string]int{}
 			}
 			m.rewrites[rel][mt.coll]++
 		}
+		text := "@" + coll + ":" + newPath
+		if mt.kept != "" {
+			text = "(" + text + ")"
+			punct++
+		}
 		out = append(out, src[last:mt.off]...)
-		out = append(out, "@"+m.ns+":"+newPath...)
+		out = append(out, text...)
 		last = mt.off + len(old)
+	}
+	if punct > 0 {
+		m.note(rel, 0, "%s put in parentheses, since the bundle runtime would read the . or : after each as part of its path", count(punct, "mention")+" ending a sentence")
 	}
 	if out == nil {
 		return src[from:]

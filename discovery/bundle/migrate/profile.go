@@ -368,6 +368,7 @@ func (m *migration) moduleEntry(p *profile, sec string, e *yaml.Node) {
 			rebased := "../" + path.Clean(s)
 			m.note(p.rel, p.line(srcNode), "%s: the source %s, relative to the collection, is %s from behaviors/, where the runtime resolves it", sec, s, rebased)
 			srcNode.Value, srcNode.Style = rebased, 0
+			m.target(s) // carried, when it is in the collection
 		}
 		return
 	}

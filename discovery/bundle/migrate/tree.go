@@ -163,7 +163,7 @@ func (m *migration) leftovers() {
 		case name == "MIGRATION.md":
 			m.note(name, 0, "not carried: the migration writes its own MIGRATION.md")
 		case e.IsDir() && m.carriedUnder(name) > 0:
-			m.note(name+"/", 0, "not carried, but for the %s under it that the collection mentions", count(m.carriedUnder(name), "file"))
+			m.note(name+"/", 0, "not carried, but for the %s under it that the collection names (in a mention or a module's source)", count(m.carriedUnder(name), "file"))
 		case m.base != "" && name == "pyproject.toml":
 			m.note(name, 0, "not carried: the package's copy of the metadata")
 		case m.base != "" && name == "__init__.py":

@@ -39,6 +39,20 @@ type Plan struct {
 	Refused string
 }
 
+// Written counts the files the plan creates or changes.
+func (p *Plan) Written() int {
+	n := 0
+	for _, c := range p.Changes {
+		if !c.Removed {
+			n++
+		}
+	}
+	return n
+}
+
+// Removed counts the files the plan removes.
+func (p *Plan) Removed() int { return len(p.Changes) - p.Written() }
+
 // Plan compares r with the directory dir: the files it would create,
 // change and remove (those an earlier migration of the same collection
 // wrote, unchanged since, that r no longer has). Write refuses a
