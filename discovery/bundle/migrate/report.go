@@ -51,7 +51,7 @@ func (m *migration) report() []byte {
 	}
 	for _, d := range []string{"context", "scenario-tools", "modules"} {
 		if n := m.carriedUnder(d); n > 0 {
-			fmt.Fprintf(&b, "| `%s` (%d files) | `%s/` |\n", m.rel(d+"/"), n, d)
+			fmt.Fprintf(&b, "| `%s` (%s) | `%s/` |\n", m.rel(d+"/"), count(n, "file"), d)
 		}
 	}
 	b.WriteString("\n## Notes\n\n")
