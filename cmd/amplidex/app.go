@@ -201,7 +201,7 @@ var topCommands = []struct {
 	{"check", newCheckCmd}, {"query", newQueryCmd}, {"daemon", newDaemonCmd}, {"status", newStatusCmd},
 	{"watch", newWatchCmd}, {"prepare", newPrepareCmd}, {"cache", newCacheCmd}, {"post-install", newPostInstallCmd},
 	{"lsp", newLSPCmd}, {"schema", newSchemaCmd}, {"config", newConfigCmd}, {"rule", newRuleCmd},
-	{"version", newVersionCmd}, {"service", newServiceCmd}, {"forget", newForgetCmd},
+	{"version", newVersionCmd}, {"service", newServiceCmd}, {"forget", newForgetCmd}, {"migrate", newMigrateCmd},
 }
 
 // rootCmd builds the command tree that runs args. When args name one of

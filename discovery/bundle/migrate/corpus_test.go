@@ -106,6 +106,10 @@ func TestCorpus(t *testing.T) {
 
 	set := discovery.NewSet([]discovery.Root{{Kind: discovery.RootArgument}, {Kind: discovery.RootBundled, Path: filepath.Join(c, "bundled")}},
 		[][]*discovery.Collection{nil, installed})
+	totalBefore, totalAfter := 0, 0
+	defer func() {
+		t.Logf("in all: %d errors in the collections, %d in their migrations", totalBefore, totalAfter)
+	}()
 	for _, m := range all {
 		// The collection's own check: its files, and its references over
 		// the bundled collections (check DIR --with bundled/).
@@ -118,6 +122,8 @@ func TestCorpus(t *testing.T) {
 		loc := compose.Locate(compose.Env{WorkDir: m.out, AmplifierHome: home, Home: filepath.Join(tmp, "home")}, files)
 		res := check.Check(loc, files, m.out, check.Options{})
 		errsAfter := discovery.CountErrors(res.Diagnostics)
+		totalBefore += errsBefore
+		totalAfter += errsAfter
 		t.Logf("%s: %d files, %d notes; the collection has %d errors, the bundle repository %d (%d files checked)",
 			m.name, len(m.res.Files), len(m.res.Notes), errsBefore, errsAfter, res.FilesChecked())
 		if errsAfter > errsBefore {
