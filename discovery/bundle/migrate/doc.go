@@ -7,10 +7,11 @@
 // for each profile, agents with meta:, context files, scenario tools,
 // modules, the files the collection's mentions name, and MIGRATION.md)
 // and the notes that say what was not carried over, or was carried in
-// another form. Nothing is dropped without a note. Result.Write writes
-// the repository into a directory, refusing one that holds anything but
-// an earlier migration of the same collection; Result.Diff shows what
-// Write would change in a directory as a unified diff.
+// another form. Nothing is dropped without a note. Result.Plan compares
+// the repository with a directory, and Plan.Diff prints the difference as
+// a unified diff; Result.Write writes it, refusing a directory that holds
+// anything but nothing, a .git, or an earlier migration of the same
+// collection whose files are unchanged since (MIGRATION.md records them).
 //
 // The mapping, in short (docs/bundles.md, "Migrating a collection", has
 // the whole of it):
