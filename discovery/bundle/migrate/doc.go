@@ -34,7 +34,10 @@
 //     profile names the file that now holds its instruction.
 //
 // It does not check what it writes (package check does), and it never
-// fetches or reads outside the collection's directory.
+// fetches. It reads the collection's files, following a link to a file as
+// discovery does, and the profiles of installed collections that an
+// extends names; a mention or a source that leaves the collection's
+// directory (..) is not followed.
 //
 // # Concurrency
 //

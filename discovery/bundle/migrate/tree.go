@@ -64,6 +64,10 @@ func (m *migration) copyFile(rel string, rewrite bool) {
 		return
 	}
 	m.carried[rel] = true
+	if reserved(rel) {
+		m.note(rel, 0, "not carried, though the collection names it: the migration writes its own %s", rel)
+		return
+	}
 	src, ok := m.readFile(rel)
 	if !ok {
 		return
@@ -211,4 +215,14 @@ func count(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// reserved reports the paths the migration makes itself, which no file of
+// the collection is copied to.
+func reserved(rel string) bool {
+	switch rel {
+	case "bundle.md", "bundle.yaml", "MIGRATION.md":
+		return true
+	}
+	return strings.HasPrefix(rel, "behaviors/") || strings.HasPrefix(rel, "bundles/")
 }
