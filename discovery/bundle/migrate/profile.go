@@ -8,13 +8,20 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"go.yaml.in/yaml/v3"
 )
 
-// wellKnown are the names the Amplifier CLI knows as bundles: a profile
-// of a collection of one of these names is included as that bundle.
-var wellKnown = []string{"foundation", "anchors", "anchors-amp-dev", "recipes", "design-intelligence",
-	"exp-delegation", "amplifier-dev", "notify", "modes", "routing-matrix"}
+// wellKnown reports whether the Amplifier CLI knows name as a bundle: a
+// profile of a collection of that name is included as the bundle.
+func wellKnown(name string) bool {
+	for _, w := range compose.WellKnownBundles() {
+		if w.Name == name {
+			return true
+		}
+	}
+	return false
+}
 
 // profile is one profile of the collection, read.
 type profile struct {
@@ -245,7 +252,7 @@ func (m *migration) extends(p *profile, v *yaml.Node) []*yaml.Node {
 			m.note(p.rel, p.line(v), "extends %s not carried: the collection has no profile %s, so %s would resolve to nothing (and the runtime would refuse every bundle that includes this behavior)", ref, stem, src)
 			return nil
 		}
-	case slices.Contains(wellKnown, coll):
+	case wellKnown(coll):
 		src = coll
 		m.note(p.rel, p.line(v), "extends %s became the bundle %s, which the runtime knows by name: what it composes is today's %s, not the profile %s of the collection %s; compare them", ref, coll, coll, stem, coll)
 	default:
@@ -285,6 +292,8 @@ func (m *migration) session(p *profile, v *yaml.Node) *yaml.Node {
 			if id, where := m.inheritedModule(p.fm, m.c, k, 0); id != "" {
 				e.Content = append([]*yaml.Node{scalar("module"), scalar(id)}, e.Content...)
 				m.note(p.rel, p.line(e), "session.%s names no module: it is %s, as the profile it extends (%s) has it; a bundle's session entry names its module", k, id, where)
+			} else {
+				m.note(p.rel, p.line(e), "session.%s names no module, nor does a profile it extends that is installed: name it (module: ID), or the bundle's session entry is dropped", k)
 			}
 		}
 		m.moduleEntry(p, "session."+k, e)
