@@ -83,9 +83,11 @@ type e2eStep struct {
 // and of agent names, the extends chain on hover, a quick fix that clears
 // its diagnostic, go-to-definition of an agent, and the merged profile
 // showing an inherited key and following an edit; then the extension's
-// commands: check into the Problems panel, the daemon's status, and a
-// restart of the language server. The language server starts the daemon,
-// which is stopped at the end; no process is left.
+// commands: check into the Problems panel, the daemon's status, a restart
+// of the language server, and its logs saying which binary runs; last,
+// fix on save (source.fixAll.amplidex) writing the fixed file. The status
+// bar follows the language server's notifications. The language server
+// starts the daemon, which is stopped at the end; no process is left.
 //
 // It needs the toolchain editors/vscode/e2e/setup.sh installs, and the
 // .vsix: $AMPLIDEX_VSIX, else one packaged here from editors/vscode (whose
@@ -181,7 +183,7 @@ func TestVSCodeEndToEnd(t *testing.T) {
 	// remote (Machine) settings; the rest keeps the workbench quiet.
 	settings, _ := json.Marshal(map[string]any{
 		"amplidex.path":                                amplidex,
-		"amplidex.statusInterval":                      1,
+		"editor.codeActionsOnSave":                     map[string]string{"source.fixAll.amplidex": "explicit"},
 		"workbench.startupEditor":                      "none",
 		"workbench.tips.enabled":                       false,
 		"workbench.enableExperiments":                  false,
@@ -275,6 +277,8 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		{"check command", regexp.MustCompile("unknown key `uii`.*amplidex check.*schema/unknown-key")},
 		{"status command", regexp.MustCompile(`(?m)^pid +\d+$`)},
 		{"restart command", regexp.MustCompile(`Inherits: mine:dev → foundation:base`)},
+		{"logs command", regexp.MustCompile(`using ` + regexp.QuoteMeta(amplidex) + ` \(the "amplidex.path" setting\)`)},
+		{"fix on save", regexp.MustCompile(`(?m)^ui:\n  show_thinking: false\n---\nDraft\. More\.$`)},
 	}
 	for _, c := range checks {
 		s, ok := steps[c.step]
@@ -289,6 +293,11 @@ func TestVSCodeEndToEnd(t *testing.T) {
 	}
 	if res.Screenshot != "" {
 		t.Logf("screenshot: %s", res.Screenshot)
+	}
+	// What the save wrote.
+	draft := filepath.Join(project, ".amplifier", "collections", "mine", "profiles", "draft.md")
+	if b, err := os.ReadFile(draft); err != nil || !bytes.Contains(b, []byte("\nui:\n")) || bytes.Contains(b, []byte("uii")) {
+		t.Errorf("draft.md after fix on save (%v):\n%s", err, b)
 	}
 }
 

@@ -338,6 +338,33 @@ async function main() {
 			}
 		});
 
+		await step('logs command', async () => {
+			await command(page, 'amplidex: Show Logs');
+			await waitFor(page, 'the logs in the output panel', () => /\[info\]/.test(window.panelText()));
+			// The first lines say which binary runs: go to the top.
+			await page.click('.part.panel .monaco-editor .view-lines');
+			await chord(page, 'Control', 'Home');
+			return waitFor(page, 'the binary in the logs', () => {
+				const line = window.panelText().split('\n').find((l) => l.includes('using '));
+				return line && line.slice(line.indexOf('using '));
+			});
+		});
+
+		await step('fix on save', async () => {
+			// draft.md's misspelt key (uii) has one safe fix: saving an
+			// edit of the file makes it (editor.codeActionsOnSave).
+			await openFile(page, 'draft.md');
+			await gotoLine(page, 10, 7);
+			await page.keyboard.type(' More.');
+			await chord(page, 'Control', 'KeyS');
+			await waitFor(page, 'the fix in the text', () => (editorText('draft.md') || [])[6] === 'ui:');
+			await waitFor(page, 'the file saved', () => {
+				const tab = document.querySelector('.editor-group-container.active .tab.active');
+				return tab && tab.textContent.includes('draft.md') && !tab.classList.contains('dirty');
+			});
+			return ((await page.evaluate(() => editorText('draft.md'))) || []).join('\n');
+		});
+
 		if (!failed && env.E2E_SHOT_OK) {
 			await page.screenshot({ path: env.E2E_SHOT_OK });
 			result.screenshot = env.E2E_SHOT_OK;
