@@ -41,6 +41,11 @@ const (
 	// OpMergedProfile asks for the effective profile of the profile at
 	// Path (see MergedProfile).
 	OpMergedProfile AnalyzeOp = "merged_profile"
+	// OpFixes asks for the edits that fix Diagnostics (of the buffer)
+	// without asking, as `check --fix` makes them: the safe fixes that
+	// need no choice, answered in Edits (the language server's
+	// source.fixAll).
+	OpFixes AnalyzeOp = "fixes"
 )
 
 // AnalyzeParams ask about one editor buffer, with the other open buffers
@@ -65,6 +70,9 @@ type AnalyzeParams struct {
 	// UnknownKey is the severity of schema/unknown-key the buffers are
 	// checked with (the client's configuration); "" for error.
 	UnknownKey discovery.Severity `json:"unknown_key,omitempty"`
+	// Diagnostics are the buffer's diagnostics to fix (fixes): those the
+	// client reports, after its configuration.
+	Diagnostics []discovery.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // Check reports params an analyzer cannot answer: an unknown question, a
@@ -72,7 +80,7 @@ type AnalyzeParams struct {
 // *Error with CodeInvalidParams.
 func (p AnalyzeParams) Check() error {
 	switch p.Op {
-	case OpDiagnose, OpComplete, OpDefinition, OpHover, OpCodeActions, OpReferences, OpMergedProfile:
+	case OpDiagnose, OpComplete, OpDefinition, OpHover, OpCodeActions, OpReferences, OpMergedProfile, OpFixes:
 	default:
 		return Errorf(CodeInvalidParams, "analyze: unknown op %q", p.Op)
 	}
@@ -112,6 +120,9 @@ type AnalyzeResult struct {
 	Actions []CodeAction `json:"actions,omitempty"`
 	// Merged answers OpMergedProfile.
 	Merged *MergedProfile `json:"merged,omitempty"`
+	// Edits answer OpFixes: edits of the buffer, sorted, none
+	// overlapping another.
+	Edits []TextEdit `json:"edits,omitempty"`
 }
 
 // The kinds of code action, as the Language Server Protocol names them.
@@ -120,13 +131,16 @@ const (
 	ActionQuickFix = "quickfix"
 	// ActionRewrite rewrites what is there without changing its meaning.
 	ActionRewrite = "refactor.rewrite"
+	// ActionFixAll makes every fix of a file that needs no choice, as
+	// `check --fix` does (an editor's fix on save).
+	ActionFixAll = "source.fixAll.amplidex"
 )
 
 // CodeAction is a change an editor offers to make: a fix of a diagnostic
 // or a rewrite, as edits of files.
 type CodeAction struct {
 	Title string `json:"title"`
-	// Kind is ActionQuickFix or ActionRewrite.
+	// Kind is ActionQuickFix, ActionRewrite or ActionFixAll.
 	Kind string `json:"kind"`
 	// Diagnostic is the one the action fixes; nil for a rewrite.
 	Diagnostic *discovery.Diagnostic `json:"diagnostic,omitempty"`
@@ -211,7 +225,7 @@ func ServeAnalyze(mux *Mux, view ViewFunc, analyze AnalyzeFunc) {
 
 // printAnalyze prints whatever the answer holds: diagnostics, completion
 // items (label and detail), locations, code actions (kind, title and
-// edits), the hover text and a merged profile's text.
+// edits), the edits of fixes, the hover text and a merged profile's text.
 func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
 	if r == nil {
 		return nil
@@ -232,10 +246,14 @@ func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
 			return err
 		}
 		for _, e := range a.Edits {
-			if _, err := fmt.Fprintf(w, "\t%s:%d:%d-%d:%d\t%q\n", Clean(e.Path), e.Range.Start.Line+1, e.Range.Start.Character+1,
-				e.Range.End.Line+1, e.Range.End.Character+1, e.NewText); err != nil {
+			if err := printEdit(w, e); err != nil {
 				return err
 			}
+		}
+	}
+	for _, e := range r.Edits {
+		if err := printEdit(w, e); err != nil {
+			return err
 		}
 	}
 	hover := r.Hover
@@ -250,4 +268,12 @@ func printAnalyze(w io.Writer, r *AnalyzeResult, o PrintOptions) error {
 		}
 	}
 	return nil
+}
+
+// printEdit prints an edit as a line: a tab, the path and range, a tab
+// and the new text quoted.
+func printEdit(w io.Writer, e TextEdit) error {
+	_, err := fmt.Fprintf(w, "\t%s:%d:%d-%d:%d\t%q\n", Clean(e.Path), e.Range.Start.Line+1, e.Range.Start.Character+1,
+		e.Range.End.Line+1, e.Range.End.Character+1, e.NewText)
+	return err
 }

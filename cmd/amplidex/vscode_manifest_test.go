@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+
+	"github.com/amplidex/amplidex/query"
 )
 
 // TestVSCodeRestrictedSettings: no setting a repository's
@@ -57,5 +59,57 @@ func TestVSCodeRestrictedSettings(t *testing.T) {
 		if !machine && !slices.Contains(uw.RestrictedConfigurations, name) {
 			t.Errorf("%s (scope %q) may be set by a workspace and is not in restrictedConfigurations", name, p.Scope)
 		}
+	}
+}
+
+// TestVSCodeManifestFixAll: the extension declares the server's fix-all
+// kind (query.ActionFixAll) as a code action, in the array form VS Code
+// reads, so that editor.codeActionsOnSave offers it; it contributes the
+// Show Logs command, and no longer the polling interval of the status.
+func TestVSCodeManifestFixAll(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "editors", "vscode", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Contributes struct {
+			CodeActions []struct {
+				Languages []string `json:"languages"`
+				Actions   []struct {
+					Kind  string `json:"kind"`
+					Title string `json:"title"`
+				} `json:"actions"`
+			} `json:"codeActions"`
+			Commands []struct {
+				Command string `json:"command"`
+			} `json:"commands"`
+			Configuration struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"configuration"`
+		} `json:"contributes"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("package.json: %v", err)
+	}
+	declared := false
+	for _, ca := range m.Contributes.CodeActions {
+		for _, a := range ca.Actions {
+			if a.Kind == query.ActionFixAll && a.Title != "" && slices.Contains(ca.Languages, "markdown") {
+				declared = true
+			}
+		}
+	}
+	if !declared {
+		t.Errorf("package.json declares no code action %s for markdown: %+v", query.ActionFixAll, m.Contributes.CodeActions)
+	}
+	if !slices.ContainsFunc(m.Contributes.Commands, func(c struct {
+		Command string `json:"command"`
+	}) bool {
+		return c.Command == "amplidex.showLogs"
+	}) {
+		t.Error("package.json contributes no amplidex.showLogs command")
+	}
+	if _, ok := m.Contributes.Configuration.Properties["amplidex.statusInterval"]; ok {
+		t.Error("package.json still has amplidex.statusInterval: the status follows the server's notifications")
 	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -83,9 +85,16 @@ type e2eStep struct {
 // and of agent names, the extends chain on hover, a quick fix that clears
 // its diagnostic, go-to-definition of an agent, and the merged profile
 // showing an inherited key and following an edit; then the extension's
-// commands: check into the Problems panel, the daemon's status, and a
-// restart of the language server. The language server starts the daemon,
-// which is stopped at the end; no process is left.
+// commands: check into the Problems panel, the daemon's status, a restart
+// of the language server, and its logs saying which binary runs; last,
+// fix on save (source.fixAll.amplidex) writing the fixed file. The status
+// bar follows the language server's notifications. The language server
+// starts the daemon, which is stopped at the end; no process is left.
+//
+// The .vsix installed holds the binary the test built, as a platform's
+// .vsix of the release does, and no amplidex is on PATH: the extension
+// runs its bundled binary, until the test sets amplidex.path, which
+// restarts the language server with the setting's (the same build).
 //
 // It needs the toolchain editors/vscode/e2e/setup.sh installs, and the
 // .vsix: $AMPLIDEX_VSIX, else one packaged here from editors/vscode (whose
@@ -115,14 +124,13 @@ func TestVSCodeEndToEnd(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	vsix := vsixUnderTest(t, tools, tmp)
-
 	bin := filepath.Join(tmp, "bin")
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "amplidex"), ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	amplidex := filepath.Join(bin, "amplidex")
+	vsix := withBinary(t, vsixUnderTest(t, tools, tmp), amplidex, tmp)
 
 	ar, err := txtar.ParseFile(filepath.Join("testdata", "vscode.txtar"))
 	if err != nil {
@@ -178,10 +186,10 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		t.Fatalf("code-server --install-extension %s: %v\n%s", vsix, err, out)
 	}
 	// amplidex.path is machine-scoped: code-server reads it from the
-	// remote (Machine) settings; the rest keeps the workbench quiet.
+	// remote (Machine) settings, where the driver sets it (E2E_SETTINGS)
+	// once the bundled binary was seen; the rest keeps the workbench quiet.
 	settings, _ := json.Marshal(map[string]any{
-		"amplidex.path":                                amplidex,
-		"amplidex.statusInterval":                      1,
+		"editor.codeActionsOnSave":                     map[string]string{"source.fixAll.amplidex": "explicit"},
 		"workbench.startupEditor":                      "none",
 		"workbench.tips.enabled":                       false,
 		"workbench.enableExperiments":                  false,
@@ -226,6 +234,8 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		"E2E_SHOT_FAIL="+filepath.Join(shots, "failure.png"),
 		"E2E_SHOT_OK="+filepath.Join(shots, "success.png"),
 		"E2E_TIMEOUT_MS=30000",
+		"E2E_SETTINGS="+filepath.Join(data, "Machine", "settings.json")+string(os.PathListSeparator)+filepath.Join(data, "User", "settings.json"),
+		"E2E_AMPLIDEX="+amplidex,
 	)
 	drive.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	started := time.Now()
@@ -275,6 +285,9 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		{"check command", regexp.MustCompile("unknown key `uii`.*amplidex check.*schema/unknown-key")},
 		{"status command", regexp.MustCompile(`(?m)^pid +\d+$`)},
 		{"restart command", regexp.MustCompile(`Inherits: mine:dev → foundation:base`)},
+		{"logs command", regexp.MustCompile(`^using ` + regexp.QuoteMeta(exts) + `/amplidex\.amplidex-[^/]+/bin/amplidex \(bundled with the extension\)\n` +
+			`using ` + regexp.QuoteMeta(amplidex) + ` \(the "amplidex.path" setting\)$`)},
+		{"fix on save", regexp.MustCompile(`(?m)^ui:\n  show_thinking: false\n---\nDraft\. More\.$`)},
 	}
 	for _, c := range checks {
 		s, ok := steps[c.step]
@@ -289,6 +302,11 @@ func TestVSCodeEndToEnd(t *testing.T) {
 	}
 	if res.Screenshot != "" {
 		t.Logf("screenshot: %s", res.Screenshot)
+	}
+	// What the save wrote.
+	draft := filepath.Join(project, ".amplifier", "collections", "mine", "profiles", "draft.md")
+	if b, err := os.ReadFile(draft); err != nil || !bytes.Contains(b, []byte("\nui:\n")) || bytes.Contains(b, []byte("uii")) {
+		t.Errorf("draft.md after fix on save (%v):\n%s", err, b)
 	}
 }
 
@@ -323,15 +341,67 @@ func vsixUnderTest(t *testing.T, tools e2eTools, dir string) string {
 	return vsix
 }
 
+// withBinary writes into dir a copy of the .vsix at src with the binary
+// bin inside, where a platform's .vsix of the release holds it
+// (extension/bin/amplidex, executable), and returns its path.
+func withBinary(t *testing.T, src, bin, dir string) string {
+	t.Helper()
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	defer zr.Close()
+	p := filepath.Join(dir, "amplidex-bundled.vsix")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	for _, e := range zr.File {
+		if strings.HasPrefix(e.Name, "extension/bin/") {
+			continue
+		}
+		if err := zw.Copy(e); err != nil {
+			t.Fatalf("%s: %s: %v", src, e.Name, err)
+		}
+	}
+	h := &zip.FileHeader{Name: "extension/bin/amplidex", Method: zip.Deflate}
+	h.SetMode(0o755)
+	w, err := zw.CreateHeader(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // e2eEnviron is the test binary's environment with vars on top, less
-// AMPLIDEX_NO_SPAWN: the language server starts its daemon, as it does
-// for a user.
+// AMPLIDEX_NO_SPAWN (the language server starts its daemon, as it does
+// for a user), and with no amplidex for the extension to find on PATH or
+// where `go install` puts it (GOBIN and GOPATH are dropped; HOME is the
+// test's).
 func e2eEnviron(vars map[string]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := vars[k]; ok || k == noSpawnEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := vars[k]; ok || k == noSpawnEnv || k == "GOBIN" || k == "GOPATH" {
 			continue
+		}
+		if k == "PATH" {
+			kv = "PATH=" + strings.Join(slices.DeleteFunc(filepath.SplitList(v), func(dir string) bool {
+				fi, err := os.Stat(filepath.Join(dir, "amplidex"))
+				return err == nil && !fi.IsDir()
+			}), string(os.PathListSeparator))
 		}
 		out = append(out, kv)
 	}

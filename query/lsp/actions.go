@@ -81,10 +81,15 @@ func fixedWithoutAsking(code string) bool {
 // file that no longer parses) is left out and returned in skipped, unless
 // withUnsafe asks for it too, as ruff's --unsafe-fixes does.
 func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, text []byte, ds []discovery.Diagnostic, withUnsafe bool) (edits []query.TextEdit, skipped []UnsafeFix) {
+	return w.fixes(ctx, v, path, text, nil, ds, withUnsafe)
+}
+
+// fixes is Fixes with the other open buffers (overlay) laid over v.
+func (w *Workspace) fixes(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte, ds []discovery.Diagnostic, withUnsafe bool) (edits []query.TextEdit, skipped []UnsafeFix) {
 	if kindOf(path) == fileOther || len(ds) == 0 {
 		return nil, nil
 	}
-	l := w.layer(ctx, v, path, text, nil)
+	l := w.layer(ctx, v, path, text, overlay)
 	if ctx.Err() != nil {
 		return nil, nil
 	}

@@ -18,6 +18,17 @@
 // unsaved buffers, as YAML with a comment on each key naming the profiles
 // that set it (Merger; both Analyzers implement it).
 //
+// Two more are amplidex's own. The code action kind source.fixAll.amplidex
+// (query.ActionFixAll), asked for by name (an editor's fix on save), is
+// one action that makes every fix of the buffer that needs no choice, as
+// `check --fix` makes them: in rounds, the diagnostics the server would
+// publish, then the safe fixes of an Analyzer that is a Fixer. The
+// notification MethodStatus ("amplidex/status") says what answers (the
+// daemon, scanning or ready, with its counts, or the server in process),
+// to a client that asks for it (capabilities.experimental.amplidexStatus):
+// the server asks an Analyzer that is a StatusReporter every second and
+// sends what changed.
+//
 // The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing, the
 // document store, debounced diagnostics) knows nothing about collections:
 // it asks an Analyzer. Workspace is the Analyzer of amplidex: it takes the

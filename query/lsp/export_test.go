@@ -77,3 +77,6 @@ func ConvertRanges(text []byte, rs []discovery.Range, toUTF8 bool) []discovery.R
 // SetTimeout sets how long a DaemonAnalyzer's call waits when the daemon
 // says it works on nothing the call waits for.
 func SetTimeout(d *DaemonAnalyzer, t time.Duration) { d.timeout = t }
+
+// LineEdits returns the edits source.fixAll makes of old into new.
+var LineEdits = lineEdits

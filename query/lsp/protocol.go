@@ -26,6 +26,9 @@ type initializeParams struct {
 		Window struct {
 			WorkDoneProgress bool `json:"workDoneProgress"`
 		} `json:"window"`
+		// Experimental is any JSON; amplidex reads amplidexStatus from an
+		// object (see wantsStatus).
+		Experimental json.RawMessage `json:"experimental,omitempty"`
 	} `json:"capabilities"`
 	WorkspaceFolders []workspaceFolder `json:"workspaceFolders,omitempty"`
 }

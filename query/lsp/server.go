@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
@@ -75,6 +76,10 @@ type Options struct {
 	// zero.
 	ProgressDelay time.Duration
 	ProgressEvery time.Duration
+	// StatusEvery is how often the server asks an Analyzer that is a
+	// StatusReporter for its Status, for a client that asked for
+	// MethodStatus; 1s when zero.
+	StatusEvery time.Duration
 }
 
 // Server is a language server over one Analyzer. Serve may be called more
@@ -101,6 +106,9 @@ func NewServer(a Analyzer, opts Options) *Server {
 	}
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = defaultProgressEvery
+	}
+	if opts.StatusEvery <= 0 {
+		opts.StatusEvery = defaultStatusEvery
 	}
 	return &Server{analyzer: a, opts: opts}
 }
@@ -185,6 +193,9 @@ type session struct {
 	// client (window/workDoneProgress/create).
 	busy  *waiting
 	calls *calls
+	// down is set once the client asked for shutdown: the status
+	// reporter sends nothing after it.
+	down atomic.Bool
 
 	state    sessionState
 	utf8     bool
@@ -193,6 +204,10 @@ type session struct {
 	results  chan runResult
 	finished chan string // ids of requests that have responded
 	timer    *time.Timer // fires at the earliest due diagnostics run
+
+	// wantStatus: the client asked for MethodStatus; statusOn: the
+	// status reporter runs.
+	wantStatus, statusOn bool
 }
 
 // document is one open buffer and the state of its diagnostics.
@@ -308,6 +323,7 @@ func (ss *session) request(m *message) {
 		ss.initialize(m)
 	case "shutdown":
 		ss.state = stateShutdown
+		ss.down.Store(true)
 		for _, d := range ss.docs {
 			ss.cancelRun(d)
 		}
@@ -339,6 +355,7 @@ func (ss *session) initialize(m *message) {
 		}
 	}
 	ss.state = stateRunning
+	ss.wantStatus = wantsStatus(p.Capabilities.Experimental)
 	defer func() {
 		// Progress goes out once the client has the answer.
 		if t, ok := ss.srv.analyzer.(Tasker); ok && p.Capabilities.Window.WorkDoneProgress {
@@ -354,7 +371,7 @@ func (ss *session) initialize(m *message) {
 			DefinitionProvider: true,
 			HoverProvider:      true,
 			ReferencesProvider: true,
-			CodeActionProvider: codeActionOptions{CodeActionKinds: []string{query.ActionQuickFix, query.ActionRewrite}},
+			CodeActionProvider: codeActionOptions{CodeActionKinds: []string{query.ActionQuickFix, query.ActionRewrite, query.ActionFixAll}},
 		},
 		ServerInfo: serverInfo{Name: "amplidex", Version: ss.srv.opts.Version},
 	}, nil)
@@ -388,8 +405,15 @@ func (ss *session) notification(m *message) {
 				cancel()
 			}
 		}
+	case "initialized":
+		// The status goes out once the client is initialized.
+		if r, ok := ss.srv.analyzer.(StatusReporter); ok && ss.wantStatus && !ss.statusOn {
+			ss.statusOn = true
+			ss.wg.Add(1)
+			go ss.reportStatus(r)
+		}
 	default:
-		// initialized, $/setTrace and everything unknown: nothing to do.
+		// $/setTrace and everything unknown: nothing to do.
 	}
 	if err != nil {
 		ss.log.Error("lsp: "+m.Method, "err", err)
@@ -734,7 +758,7 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	case "textDocument/references":
 		return ss.locations(a.References(ctx, snap.path, snap.text, snap.overlay, pos, p.Context.IncludeDeclaration), snap), nil
 	case "textDocument/codeAction":
-		return ss.codeActions(a.CodeActions(ctx, snap.path, snap.text, snap.overlay, rng), snap, p.Context.Only), nil
+		return ss.askedActions(ctx, snap, rng, p.Context.Only), nil
 	default: // textDocument/hover
 		md, ok := a.Hover(ctx, snap.path, snap.text, snap.overlay, pos)
 		if !ok {

@@ -176,6 +176,8 @@ func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.Analyz
 		res.Locations = w.references(ctx, v, path, text, overlay, p.Position, p.IncludeDeclaration)
 	case query.OpMergedProfile:
 		res.Merged = w.mergedProfile(ctx, v, path, text, overlay)
+	case query.OpFixes:
+		res.Edits, _ = w.fixes(ctx, v, path, text, overlay, p.Diagnostics, false)
 	}
 	return res, ctx.Err()
 }

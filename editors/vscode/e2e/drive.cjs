@@ -11,6 +11,9 @@
 //   E2E_SHOT_FAIL   where to save a screenshot when a step fails
 //   E2E_SHOT_OK     where to save a screenshot when every step passed
 //   E2E_TIMEOUT_MS  how long one step may wait (default 20000)
+//   E2E_SETTINGS    the settings files (a path list) where the logs step
+//                   sets amplidex.path
+//   E2E_AMPLIDEX    the binary it sets amplidex.path to
 //
 // The result is {steps: [{name, ok, detail}], error, screenshot}. Steps
 // run in order and stop at the first that fails.
@@ -18,6 +21,7 @@
 'use strict';
 
 const fs = require('node:fs');
+const path = require('node:path');
 const puppeteer = require('puppeteer-core');
 
 const env = process.env;
@@ -336,6 +340,62 @@ async function main() {
 					}
 				}
 			}
+		});
+
+		await step('logs command', async () => {
+			// The extension runs its bundled binary: no amplidex is on
+			// PATH and amplidex.path is not set.
+			await command(page, 'amplidex: Show Logs');
+			await waitFor(page, 'the logs in the output panel', () => /\[info\]/.test(window.panelText()));
+			// The first lines say which binary runs: go to the top.
+			await page.click('.part.panel .monaco-editor .view-lines');
+			await chord(page, 'Control', 'Home');
+			// A long line is wrapped over several lines of the view: the
+			// text is read with the view's lines put back together.
+			const first = await waitFor(page, 'the binary in the logs', () => {
+				const m = window.panelText().replace(/\n/g, '').match(/using [^ ]+ \([^)]*\)/);
+				return m && m[0];
+			});
+			// Set, amplidex.path restarts the server with its binary.
+			for (const file of env.E2E_SETTINGS.split(path.delimiter)) {
+				const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+				s['amplidex.path'] = env.E2E_AMPLIDEX;
+				fs.writeFileSync(file, JSON.stringify(s));
+			}
+			// The new lines are at the end of the channel.
+			await page.click('.part.panel .monaco-editor .view-lines');
+			const deadline = Date.now() + stepTimeout;
+			let second;
+			for (;;) {
+				await chord(page, 'Control', 'End');
+				second = await page.evaluate(() => {
+					const m = window.panelText().replace(/\n/g, '').match(/using [^ ]+ \(the "amplidex\.path" setting\)/);
+					return m && m[0];
+				});
+				if (second) {
+					break;
+				}
+				if (Date.now() > deadline) {
+					throw new Error(`timed out waiting for the setting's binary in the logs (last seen: ${JSON.stringify(await page.evaluate(() => window.panelText()))})`);
+				}
+				await sleep(100);
+			}
+			return `${first}\n${second}`;
+		});
+
+		await step('fix on save', async () => {
+			// draft.md's misspelt key (uii) has one safe fix: saving an
+			// edit of the file makes it (editor.codeActionsOnSave).
+			await openFile(page, 'draft.md');
+			await gotoLine(page, 10, 7);
+			await page.keyboard.type(' More.');
+			await chord(page, 'Control', 'KeyS');
+			await waitFor(page, 'the fix in the text', () => (editorText('draft.md') || [])[6] === 'ui:');
+			await waitFor(page, 'the file saved', () => {
+				const tab = document.querySelector('.editor-group-container.active .tab.active');
+				return tab && tab.textContent.includes('draft.md') && !tab.classList.contains('dirty');
+			});
+			return ((await page.evaluate(() => editorText('draft.md'))) || []).join('\n');
 		});
 
 		if (!failed && env.E2E_SHOT_OK) {

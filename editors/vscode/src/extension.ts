@@ -1,7 +1,9 @@
 // The amplidex extension: it runs `amplidex lsp` for the files of Amplifier
 // collections, shows the effective (merged) profile of the profile being
-// edited, runs `amplidex check` into the Problems panel and shows the
-// daemon's state in the status bar.
+// edited, runs `amplidex check` into the Problems panel, shows the
+// daemon's state in the status bar (from the language server's
+// amplidex/status notifications) and declares source.fixAll.amplidex for
+// fix on save.
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -9,14 +11,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+	ClientCapabilities,
+	FeatureState,
 	LanguageClient,
 	LanguageClientOptions,
+	NotificationType,
 	RequestType,
 	ServerOptions,
+	State,
+	StaticFeature,
 	TextDocumentIdentifier,
 } from 'vscode-languageclient/node';
 
-const installCommand = 'go install github.com/amplidex/amplidex/cmd/amplidex@latest';
+// Where the releases are: the .vsix of each platform, with the binary
+// inside, and the archives and packages of the binary alone.
+const releasesURL = 'https://github.com/amplidex/amplidex/releases';
 
 // amplidex/mergedProfile: the effective profile of a profile, merged by the
 // language server over the unsaved buffers.
@@ -35,47 +44,70 @@ const mergedProfileRequest = new RequestType<MergedProfileParams, MergedProfile,
 
 const mergedScheme = 'amplidex-merged';
 
+// amplidex/status: what answers the editor, sent by the language server
+// once initialized and whenever it changes, to a client whose
+// capabilities hold experimental.amplidexStatus.
+interface ServerStatus {
+	state: 'scanning' | 'ready' | 'in-process';
+	pid?: number;
+	collections: number;
+	files: number;
+	warnings?: number;
+	message?: string;
+}
+const statusNotification = new NotificationType<ServerStatus>('amplidex/status');
+
+// StatusCapability asks the language server for amplidex/status.
+class StatusCapability implements StaticFeature {
+	fillClientCapabilities(capabilities: ClientCapabilities): void {
+		capabilities.experimental = { ...(capabilities.experimental as object | undefined), amplidexStatus: true };
+	}
+	initialize(): void {}
+	getState(): FeatureState {
+		return { kind: 'static' };
+	}
+	clear(): void {}
+}
+
 let client: LanguageClient | undefined;
 
+// bundledDir is the directory of the binary a platform's .vsix holds
+// (bin/ in the extension); set by activate.
+let bundledDir = '';
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+	bundledDir = path.join(context.extensionPath, 'bin');
 	const output = vscode.window.createOutputChannel('amplidex', { log: true });
 	const statusOutput = vscode.window.createOutputChannel('amplidex status');
 	const checks = vscode.languages.createDiagnosticCollection('amplidex check');
 	const merged = new MergedProfiles(() => client);
 	const status = new StatusItem();
 	context.subscriptions.push(output, statusOutput, checks, merged, status);
+	const restart = async () => {
+		await stopClient();
+		status.starting();
+		await startClient(output, status);
+	};
 
 	context.subscriptions.push(
 		vscode.workspace.registerTextDocumentContentProvider(mergedScheme, merged),
 		vscode.languages.registerDocumentLinkProvider({ scheme: mergedScheme }, merged),
 		vscode.workspace.onDidChangeTextDocument((e) => merged.sourceChanged(e.document)),
-		vscode.commands.registerCommand('amplidex.restartServer', async () => {
-			await stopClient();
-			await startClient(output);
-			status.refresh();
-		}),
+		vscode.commands.registerCommand('amplidex.restartServer', restart),
 		vscode.commands.registerCommand('amplidex.showStatus', () => showStatus(statusOutput)),
+		vscode.commands.registerCommand('amplidex.showLogs', () => output.show(true)),
 		vscode.commands.registerCommand('amplidex.check', () => checkWorkspace(checks)),
 		vscode.commands.registerCommand('amplidex.showMergedProfile', (uri?: vscode.Uri) => merged.show(uri)),
 		// Trusted, the workspace's own amplidex.path and amplidex.env
 		// apply (they are restricted settings until then).
-		vscode.workspace.onDidGrantWorkspaceTrust(async () => {
-			await stopClient();
-			await startClient(output);
-			status.refresh();
-		}),
+		vscode.workspace.onDidGrantWorkspaceTrust(restart),
 		vscode.workspace.onDidChangeConfiguration(async (e) => {
 			if (e.affectsConfiguration('amplidex.path') || e.affectsConfiguration('amplidex.env')) {
-				await stopClient();
-				await startClient(output);
-			}
-			if (e.affectsConfiguration('amplidex')) {
-				status.refresh();
+				await restart();
 			}
 		}),
 	);
-	await startClient(output);
-	status.refresh();
+	await startClient(output, status);
 }
 
 export function deactivate(): Thenable<void> | undefined {
@@ -86,9 +118,8 @@ export function deactivate(): Thenable<void> | undefined {
 function settings() {
 	const c = vscode.workspace.getConfiguration('amplidex');
 	return {
-		path: c.get<string>('path') || 'amplidex',
+		path: (c.get<string>('path') ?? '').trim(),
 		env: c.get<Record<string, string>>('env') ?? {},
-		statusInterval: c.get<number>('statusInterval') ?? 10,
 	};
 }
 
@@ -97,33 +128,85 @@ function environment(): NodeJS.ProcessEnv {
 	return { ...process.env, ...settings().env };
 }
 
-// findBinary resolves amplidex.path: a path is taken as it is (relative to
-// the first workspace folder once the workspace is trusted, else to the
-// home directory, so that an untrusted repository cannot hold the program
-// a relative path names), a bare name is looked up on PATH, then where `go
-// install` puts binaries. It returns undefined when there is none.
+// Binary is the amplidex program the extension runs, and where it was
+// found: the amplidex.path setting, PATH (or where `go install` puts
+// programs), or the one a platform's .vsix bundles.
+interface Binary {
+	path: string;
+	from: 'setting' | 'PATH' | 'bundled';
+}
+
+// binaryNotFound says why there is no Binary.
+class BinaryNotFound extends Error {}
+
+// findBinary looks for amplidex in this order: the amplidex.path setting,
+// then `amplidex` on PATH (then in $GOBIN, $GOPATH/bin and ~/go/bin, where
+// `go install` puts it), then the binary bundled in the extension. A
+// setting that names no executable file is an error, not a reason to look
+// further: the user asked for that program.
 //
-// In an untrusted workspace VS Code gives amplidex.path and amplidex.env
-// the user's values, never the workspace's: package.json lists them in
+// A path in the setting is taken as it is (relative to the first
+// workspace folder once the workspace is trusted, else to the home
+// directory, so that an untrusted repository cannot hold the program a
+// relative path names); a bare name is looked up on PATH and in the `go
+// install` directories. In an untrusted workspace VS Code gives
+// amplidex.path and amplidex.env the user's values, never the
+// workspace's: package.json lists them in
 // capabilities.untrustedWorkspaces.restrictedConfigurations.
-function findBinary(): string | undefined {
+function findBinary(): Binary {
 	const configured = settings().path;
-	const env = environment();
-	const executable = (p: string) => {
-		try {
-			fs.accessSync(p, fs.constants.X_OK);
-			return fs.statSync(p).isFile();
-		} catch {
-			return false;
-		}
-	};
 	const ext = process.platform === 'win32' ? ['.exe', ''] : [''];
-	if (configured.includes('/') || configured.includes('\\')) {
-		const folder = vscode.workspace.isTrusted ? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath : undefined;
-		const base = folder ?? os.homedir();
-		const p = path.resolve(base, configured.replace(/^~(?=[/\\])/, os.homedir()));
-		return ext.map((e) => p + e).find(executable);
+	if (configured !== '') {
+		let found: string | undefined;
+		if (configured.includes('/') || configured.includes('\\')) {
+			const folder = vscode.workspace.isTrusted ? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath : undefined;
+			const base = folder ?? os.homedir();
+			const p = path.resolve(base, configured.replace(/^~(?=[/\\])/, os.homedir()));
+			found = ext.map((e) => p + e).find(executable);
+		} else {
+			found = onPath(configured, ext);
+		}
+		if (!found) {
+			throw new BinaryNotFound(`"amplidex.path" is "${configured}", which is no executable file`);
+		}
+		return { path: found, from: 'setting' };
 	}
+	const found = onPath('amplidex', ext);
+	if (found) {
+		return { path: found, from: 'PATH' };
+	}
+	const bundled = path.join(bundledDir, process.platform === 'win32' ? 'amplidex.exe' : 'amplidex');
+	if (fs.existsSync(bundled)) {
+		// A .vsix is a zip: should its file have lost the executable bit
+		// on the way, give it back.
+		if (process.platform !== 'win32' && !executable(bundled)) {
+			try {
+				fs.chmodSync(bundled, 0o755);
+			} catch {
+				// said below, as not found
+			}
+		}
+		if (executable(bundled)) {
+			return { path: bundled, from: 'bundled' };
+		}
+	}
+	throw new BinaryNotFound('amplidex is not on PATH, and this installation of the extension bundles no binary for this platform');
+}
+
+// executable reports whether p is an executable file.
+function executable(p: string): boolean {
+	try {
+		fs.accessSync(p, fs.constants.X_OK);
+		return fs.statSync(p).isFile();
+	} catch {
+		return false;
+	}
+}
+
+// onPath looks name up on PATH (amplidex.env's, when it sets one), then
+// in $GOBIN, $GOPATH/bin and ~/go/bin.
+function onPath(name: string, ext: string[]): string | undefined {
+	const env = environment();
 	const dirs = (env.PATH ?? '').split(path.delimiter).filter((d) => d !== '');
 	if (env.GOBIN) {
 		dirs.push(env.GOBIN);
@@ -135,7 +218,7 @@ function findBinary(): string | undefined {
 	}
 	for (const d of dirs) {
 		for (const e of ext) {
-			const p = path.join(d, configured + e);
+			const p = path.join(d, name + e);
 			if (executable(p)) {
 				return p;
 			}
@@ -144,28 +227,50 @@ function findBinary(): string | undefined {
 	return undefined;
 }
 
-// missingBinary says that amplidex cannot be found, and how to get it.
-async function missingBinary(): Promise<void> {
-	const choice = await vscode.window.showErrorMessage(
-		`amplidex: cannot find the amplidex binary ("amplidex.path" is "${settings().path}"). ` +
-			`Install it with \`${installCommand}\`, or set "amplidex.path".`,
-		'Copy Install Command',
-		'Open Settings',
-	);
-	if (choice === 'Copy Install Command') {
-		await vscode.env.clipboard.writeText(installCommand);
-	} else if (choice === 'Open Settings') {
-		await vscode.commands.executeCommand('workbench.action.openSettings', 'amplidex.path');
+// describe says where a Binary was found, for the output channel.
+function describe(b: Binary): string {
+	switch (b.from) {
+		case 'setting':
+			return 'the "amplidex.path" setting';
+		case 'PATH':
+			return 'found on PATH';
+		default:
+			return 'bundled with the extension';
 	}
 }
 
-async function startClient(output: vscode.LogOutputChannel): Promise<void> {
-	const command = findBinary();
-	if (!command) {
-		void missingBinary();
+// missingBinary says that amplidex cannot be found, why, and where to get
+// it.
+async function missingBinary(why: string): Promise<void> {
+	const choice = await vscode.window.showErrorMessage(
+		`amplidex: cannot run the amplidex binary: ${why}. Install the extension's .vsix for your platform (it bundles the binary), ` +
+			'put amplidex on PATH (a release archive or package), or set "amplidex.path".',
+		'Open Releases',
+		'Open Settings',
+		'Show Logs',
+	);
+	if (choice === 'Open Releases') {
+		await vscode.env.openExternal(vscode.Uri.parse(releasesURL));
+	} else if (choice === 'Open Settings') {
+		await vscode.commands.executeCommand('workbench.action.openSettings', 'amplidex.path');
+	} else if (choice === 'Show Logs') {
+		await vscode.commands.executeCommand('amplidex.showLogs');
+	}
+}
+
+async function startClient(output: vscode.LogOutputChannel, status: StatusItem): Promise<void> {
+	let bin: Binary;
+	try {
+		bin = findBinary();
+	} catch (err) {
+		const why = err instanceof Error ? err.message : String(err);
+		output.error(`cannot run the amplidex binary: ${why}`);
+		status.failed(why);
+		void missingBinary(why);
 		return;
 	}
-	const run = { command, args: ['lsp'], options: { env: environment() } };
+	output.info(`using ${bin.path} (${describe(bin)})`);
+	const run = { command: bin.path, args: ['lsp'], options: { env: environment() } };
 	const serverOptions: ServerOptions = { run, debug: run };
 	const clientOptions: LanguageClientOptions = {
 		// Broad: the server decides what it serves and ignores the rest.
@@ -176,12 +281,31 @@ async function startClient(output: vscode.LogOutputChannel): Promise<void> {
 		],
 		outputChannel: output,
 	};
-	client = new LanguageClient('amplidex', 'amplidex', serverOptions, clientOptions);
+	const c = new LanguageClient('amplidex', 'amplidex', serverOptions, clientOptions);
+	c.registerFeature(new StatusCapability());
+	c.onNotification(statusNotification, (s) => {
+		if (client === c) {
+			status.show(s);
+		}
+	});
+	c.onDidChangeState((e) => {
+		if (client === c && e.newState === State.Stopped) {
+			status.failed('the language server stopped (Restart Language Server starts it again)');
+		}
+	});
+	client = c;
 	try {
-		await client.start();
+		await c.start();
+		const info = c.initializeResult?.serverInfo;
+		output.info(`amplidex lsp ${info?.version || '(development build)'} started`);
 	} catch (err) {
 		output.error(`amplidex lsp did not start: ${err}`);
-		void vscode.window.showErrorMessage(`amplidex: the language server did not start: ${err}`);
+		status.failed(`the language server did not start: ${err}`);
+		void vscode.window.showErrorMessage(`amplidex: the language server did not start: ${err}`, 'Show Logs').then((choice) => {
+			if (choice) {
+				void vscode.commands.executeCommand('amplidex.showLogs');
+			}
+		});
 	}
 }
 
@@ -197,15 +321,14 @@ async function stopClient(): Promise<void> {
 	}
 }
 
-// NotFound is the error of runAmplidex when there is no binary to run.
-class NotFound extends Error {}
-
 // runAmplidex runs the binary with args in cwd (else the first workspace
 // folder) and returns what it printed and its exit code.
 function runAmplidex(args: string[], cwd?: string): Promise<{ stdout: string; stderr: string; code: number }> {
-	const bin = findBinary();
-	if (!bin) {
-		return Promise.reject(new NotFound(`cannot find the amplidex binary ("amplidex.path" is "${settings().path}")`));
+	let bin: string;
+	try {
+		bin = findBinary().path;
+	} catch (err) {
+		return Promise.reject(err);
 	}
 	const dir = cwd ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
 	return new Promise((resolve, reject) => {
@@ -221,8 +344,8 @@ function runAmplidex(args: string[], cwd?: string): Promise<{ stdout: string; st
 
 // failed says why a command could not run amplidex.
 function failed(what: string, err: unknown): void {
-	if (err instanceof NotFound) {
-		void missingBinary();
+	if (err instanceof BinaryNotFound) {
+		void missingBinary(err.message);
 	} else {
 		void vscode.window.showErrorMessage(`${what}: ${err instanceof Error ? err.message : String(err)}`);
 	}
@@ -423,72 +546,51 @@ class MergedProfiles implements vscode.TextDocumentContentProvider, vscode.Docum
 	}
 }
 
-// StatusItem shows the daemon's state in the status bar, from `amplidex
-// status --json`, asked every amplidex.statusInterval seconds.
+// StatusItem shows what answers the editor in the status bar: the
+// daemon (scanning, or how many collections its roots hold) or the
+// language server in process, from the server's amplidex/status
+// notifications; nothing is polled.
 class StatusItem implements vscode.Disposable {
 	private readonly item = vscode.window.createStatusBarItem('amplidex.status', vscode.StatusBarAlignment.Left, 0);
-	private timer: NodeJS.Timeout | undefined;
-	private running = false;
 
 	constructor() {
 		this.item.name = 'amplidex';
 		this.item.command = 'amplidex.showStatus';
-		this.item.text = '$(database) amplidex';
+		this.starting();
 		this.item.show();
 	}
 
 	dispose(): void {
-		clearTimeout(this.timer);
 		this.item.dispose();
 	}
 
-	refresh(): void {
-		clearTimeout(this.timer);
-		void this.poll();
+	starting(): void {
+		this.item.command = 'amplidex.showStatus';
+		this.item.text = '$(database) amplidex';
+		this.item.tooltip = 'amplidex: the language server is starting';
 	}
 
-	private async poll(): Promise<void> {
-		if (this.running) {
-			return;
-		}
-		this.running = true;
-		try {
-			const r = await runAmplidex(['status', '--json']);
-			this.show(JSON.parse(r.stdout));
-		} catch (err) {
-			this.item.text = '$(warning) amplidex';
-			this.item.tooltip = `amplidex: ${err instanceof Error ? err.message : 'cannot run `amplidex status`'}`;
-		} finally {
-			this.running = false;
-		}
-		const every = settings().statusInterval;
-		if (every > 0) {
-			this.timer = setTimeout(() => void this.poll(), every * 1000);
-		}
+	failed(why: string): void {
+		this.item.text = '$(warning) amplidex';
+		this.item.tooltip = `amplidex: ${why}`;
+		this.item.command = 'amplidex.showLogs';
 	}
 
-	private show(s: {
-		running?: boolean;
-		pid?: number;
-		uptime?: string;
-		scanning?: boolean;
-		progress?: { phase: string; files: number; collections: number };
-		roots?: { collections: number }[];
-		message?: string;
-	}): void {
-		if (s.running === false) {
-			this.item.text = '$(circle-slash) amplidex';
-			this.item.tooltip = `amplidex: no daemon runs${s.message ? `: ${s.message}` : ''}`;
-			return;
+	show(s: ServerStatus): void {
+		this.item.command = 'amplidex.showStatus';
+		const warnings = s.warnings ? `; ${s.warnings} warning${s.warnings === 1 ? '' : 's'} (Show Daemon Status)` : '';
+		switch (s.state) {
+			case 'scanning':
+				this.item.text = `$(sync~spin) amplidex: scanning ${s.files} files`;
+				this.item.tooltip = `amplidex: the daemon (pid ${s.pid}) is scanning${s.message ? `: ${s.message}` : ''}, ${s.collections} collection${s.collections === 1 ? '' : 's'} so far${warnings}`;
+				return;
+			case 'ready':
+				this.item.text = `$(database) amplidex: ${s.collections} collection${s.collections === 1 ? '' : 's'}`;
+				this.item.tooltip = `amplidex: the daemon (pid ${s.pid}) answers: ${s.collections} collection${s.collections === 1 ? '' : 's'}, ${s.files} file${s.files === 1 ? '' : 's'}${warnings}`;
+				return;
+			default:
+				this.item.text = '$(circle-slash) amplidex: in process';
+				this.item.tooltip = `amplidex: ${s.message ?? 'no daemon answers: the language server reads the collections itself'}`;
 		}
-		if (s.scanning) {
-			const p = s.progress;
-			this.item.text = `$(sync~spin) amplidex: scanning${p ? ` ${p.files} files` : ''}`;
-			this.item.tooltip = `amplidex: the daemon (pid ${s.pid}) is scanning${p ? `: ${p.phase}, ${p.collections} collections so far` : ''}`;
-			return;
-		}
-		const n = (s.roots ?? []).reduce((sum, r) => sum + (r.collections ?? 0), 0);
-		this.item.text = `$(database) amplidex: ${n} collection${n === 1 ? '' : 's'}`;
-		this.item.tooltip = `amplidex: the daemon runs (pid ${s.pid}, up ${s.uptime})`;
 	}
 }
