@@ -21,7 +21,7 @@ const (
 	// DefaultMaxCompositions bounds the compositions kept for one Env.
 	DefaultMaxCompositions = 4096
 	// MaxLoose bounds the paths outside every root that Refresh stats.
-	MaxLoose = 4096
+	MaxLoose = 1024
 )
 
 // Options configure a Catalog.

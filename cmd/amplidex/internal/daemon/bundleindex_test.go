@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/watcher"
 )
 
 // bundleRepo writes a bundle repository in e.dir/repo: a root bundle
@@ -178,5 +180,75 @@ func TestBundlePlacesRestored(t *testing.T) {
 	}
 	if !slices.Contains(roots, scope.WorkDir) || !slices.Contains(roots, filepath.Join(scope.AmplifierHome, "cache")) {
 		t.Errorf("bundle roots after a restart: %v", roots)
+	}
+}
+
+// BenchmarkBundleSave measures, through the daemon, one save in a
+// behavior until a question that waits for its writes answers the
+// composed bundle that includes it; 10 or 1,000 unrelated bundles
+// (repositories of their own in the runtime's cache, each composed once
+// before) around it. The time includes the watcher's delivery of the
+// save (its debounce: 5 ms here) and the socket.
+func BenchmarkBundleSave(b *testing.B) {
+	for _, unrelated := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("unrelated=%d", unrelated), func(b *testing.B) {
+			dir := b.TempDir()
+			write := func(p, s string) {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			repo := filepath.Join(dir, "repo")
+			write(filepath.Join(repo, "bundle.md"), "---\nbundle: {name: app, version: 1.0.0}\nincludes:\n  - bundle: app:behaviors/base\n---\nThe app.\n")
+			behavior := filepath.Join(repo, "behaviors", "base.yaml")
+			write(behavior, "bundle: {name: app-base}\ntools:\n  - module: tool-0\n")
+			paths, err := query.DefaultPaths(func(k string) string {
+				if k == "AMPLIDEX_HOME" {
+					return filepath.Join(dir, "state")
+				}
+				return ""
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, err := daemon.Start(context.Background(), daemon.Options{Paths: paths, Home: filepath.Join(dir, "home"), NoSync: true,
+				Watch: watcher.Options{Debounce: 5 * time.Millisecond, PollInterval: 20 * time.Millisecond}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.Close()
+			ctx := context.Background()
+			c, err := query.Dial(ctx, paths.Socket)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			scope := query.BundleScope{WorkDir: repo, AmplifierHome: filepath.Join(dir, "amp"), Home: filepath.Join(dir, "home")}
+			ask := func(ref string) *query.BundleResult {
+				r, _, err := query.Call(ctx, c, query.MethodBundle, query.BundleParams{Common: query.Common{Bundles: &scope}, Ref: ref, Composed: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				return r
+			}
+			for i := range unrelated {
+				p := filepath.Join(scope.AmplifierHome, "cache", fmt.Sprintf("r%d-0123456789abcdef", i), "bundle.md")
+				write(p, fmt.Sprintf("---\nbundle: {name: other%d}\nincludes:\n  - bundle: other%d:behaviors/b\n---\nBody.\n", i, i))
+				write(filepath.Join(filepath.Dir(p), "behaviors", "b.yaml"), fmt.Sprintf("bundle: {name: other%d-b}\ntools:\n  - module: tool-%d\n", i, i))
+				ask(p)
+			}
+			ask("app")
+			i := 0
+			for b.Loop() {
+				i++
+				write(behavior, fmt.Sprintf("bundle: {name: app-base}\ntools:\n  - module: tool-%d\n", i))
+				if r := ask("app"); len(r.MountPlan.Tools) != 1 {
+					b.Fatalf("save %d: %+v", i, r.MountPlan.Tools)
+				}
+			}
+		})
 	}
 }
