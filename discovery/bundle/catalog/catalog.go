@@ -167,6 +167,13 @@ func (c *Catalog) View(env compose.Env) *View {
 	return &View{c: c, s: s, st: st}
 }
 
+// RepoOf returns the bundle repository env stands in, as View(env).Repo
+// would, without keeping anything for env.
+func (c *Catalog) RepoOf(env compose.Env) string {
+	_, repo := c.rootsOf(env, compose.Locate(env, c.files))
+	return repo
+}
+
 // Hold keeps env's scope from being forgotten for the bound until release
 // is called (a subscription follows it).
 func (c *Catalog) Hold(env compose.Env) (release func()) {

@@ -75,3 +75,34 @@ func corpusDirOrEmpty() string {
 	}
 	return dir
 }
+
+// FuzzMountPlanJSON: any bytes decode to a plan or fail, never panic; a
+// plan that decodes writes JSON that reads back to the same bytes.
+func FuzzMountPlanJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"session":{"orchestrator":{"module":"loop","config":{"n":1.0,"m":2,"big":123456789012345678901234567890}}}}`,
+		`{"tools":[{"module":"a","config":{"l":[1,"x",null,true,{"k":-1e-07}]}}],"agents":{"a":{"name":"a"}}}`,
+		`{"providers":[],"hooks":[{}],"spawn":{"x":".inf"}}`, `{"agents":{"a":{}}}`, `[`, `{"session":`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var p compose.MountPlan
+		if err := json.Unmarshal(b, &p); err != nil {
+			return
+		}
+		once, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var q compose.MountPlan
+		if err := json.Unmarshal(once, &q); err != nil {
+			t.Fatalf("%s does not read back: %v", once, err)
+		}
+		twice, err := json.Marshal(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(once, twice) {
+			t.Fatalf("%s reads back as %s", once, twice)
+		}
+	})
+}

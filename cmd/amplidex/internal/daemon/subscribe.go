@@ -318,14 +318,20 @@ func (d *Daemon) FollowRoots(ctx context.Context, scope query.Common, paths []st
 }
 
 // followBundles readies the bundles of the place scope names, when it
-// names one, to be followed: its roots watched, its changes taken in,
-// and its place kept for as long as release is not called.
+// names one in a bundle repository, to be followed: its roots watched,
+// its changes taken in, and its place kept for as long as release is not
+// called.
 func (d *Daemon) followBundles(ctx context.Context, scope query.Common) (*compose.Env, func(), error) {
 	if scope.Bundles == nil {
 		return nil, func() {}, nil
 	}
 	if err := d.waitReady(ctx); err != nil {
 		return nil, nil, err
+	}
+	if env, err := checkBundleScope(scope.Bundles); err != nil {
+		return nil, nil, err
+	} else if d.bidx.cat.RepoOf(env) == "" {
+		return nil, func() {}, nil // no bundle repository here: nothing to follow
 	}
 	v, err := d.bidx.view(ctx, scope.Bundles, scope.NoSync)
 	if err != nil {
