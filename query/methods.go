@@ -7,11 +7,12 @@ import (
 	"io"
 
 	"github.com/amplidex/amplidex/discovery"
+	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/catalog"
 )
 
 // Common are the parameters of every method that answers about a
-// project's collections.
+// project's collections or a client's bundles.
 type Common struct {
 	// Project is the project directory the question is about; "" for none
 	// (the user and bundled roots only). The daemon registers a project on
@@ -25,6 +26,10 @@ type Common struct {
 	// other roots (another AMPLIDEX_BUNDLED, another configuration) each
 	// get their own answer from one daemon.
 	Roots *Roots `json:"roots,omitempty"`
+	// Bundles, when set, is where the client looks for bundles: the
+	// bundle methods answer over it, and a subscription follows the
+	// diagnostics of the bundle repository it stands in too.
+	Bundles *BundleScope `json:"bundles,omitempty"`
 }
 
 // Roots are a client's user and bundled roots: its home directory, whose
@@ -108,6 +113,14 @@ type (
 	ForgetParams struct {
 		Dir string `json:"dir"`
 	}
+	// BundleParams name a bundle: a name, ns:path, or a file (absolute,
+	// or relative to Bundles.WorkDir). Composed asks for its composition
+	// with its includes.
+	BundleParams struct {
+		Common
+		Ref      string `json:"ref"`
+		Composed bool   `json:"composed,omitempty"`
+	}
 )
 
 // PrintOptions tune the text a method's result prints as.
@@ -131,6 +144,11 @@ type MethodInfo interface {
 	// serveView registers the method on mux, answered from the View that
 	// view returns for the params' scope.
 	serveView(mux *Mux, view ViewFunc)
+	// FromBundles reports whether the method is answered from a bundle
+	// View (package discovery/bundle/catalog) alone, in process as
+	// through the daemon.
+	FromBundles() bool
+	serveBundles(mux *Mux, view BundleViewFunc)
 }
 
 // ViewFunc returns the View a question of the given scope is answered
@@ -145,6 +163,45 @@ func ServeViews(mux *Mux, view ViewFunc) {
 			m.serveView(mux, view)
 		}
 	}
+}
+
+// BundleViewFunc returns the bundle View a question of the given scope
+// is answered from (scope.Bundles is set), once the changes it must see
+// are taken in, and the clock of the answer.
+type BundleViewFunc func(ctx context.Context, scope Common) (*bundlecat.View, Clock, error)
+
+// ServeBundles registers on mux every method answered from a bundle View.
+func ServeBundles(mux *Mux, view BundleViewFunc) {
+	for _, m := range Methods {
+		if m.FromBundles() {
+			m.serveBundles(mux, view)
+		}
+	}
+}
+
+func (m *Method[P, R]) serveBundles(mux *Mux, view BundleViewFunc) {
+	mux.Handle(m.name, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		p, err := m.Decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		var scope Common
+		if s, ok := any(p).(Scoped); ok {
+			scope = s.Scope()
+		}
+		if scope.Bundles == nil {
+			return nil, Errorf(CodeInvalidParams, "%s: bundles: where the client looks for bundles is missing", m.name)
+		}
+		v, clock, err := view(ctx, scope)
+		if err != nil {
+			return nil, err
+		}
+		r, err := m.AnswerBundles(v, p)
+		if err != nil {
+			return &Answer{Clock: clock}, err
+		}
+		return &Answer{Result: r, Clock: clock}, nil
+	})
 }
 
 func (m *Method[P, R]) serveView(mux *Mux, view ViewFunc) {
@@ -177,6 +234,7 @@ type Method[P, R any] struct {
 	name    string
 	summary string
 	answer  func(v *catalog.View, p P) (R, error)
+	bundles func(v *bundlecat.View, p P) (R, error)
 	print   func(w io.Writer, r R, o PrintOptions) error
 }
 
@@ -188,6 +246,19 @@ func (m *Method[P, R]) Summary() string { return m.summary }
 
 // FromView implements MethodInfo.
 func (m *Method[P, R]) FromView() bool { return m.answer != nil }
+
+// FromBundles implements MethodInfo.
+func (m *Method[P, R]) FromBundles() bool { return m.bundles != nil }
+
+// AnswerBundles answers p from a bundle View. It returns an *Error with
+// CodeUnknownMethod for a method that a bundle View does not answer.
+func (m *Method[P, R]) AnswerBundles(v *bundlecat.View, p P) (R, error) {
+	if m.bundles == nil {
+		var zero R
+		return zero, Errorf(CodeUnknownMethod, "%s is not answered from bundles", m.name)
+	}
+	return m.bundles(v, p)
+}
 
 // Answer answers p from a View. It returns an *Error with CodeUnknownMethod
 // for a method only the daemon answers.
@@ -275,6 +346,14 @@ var (
 	MethodForget = &Method[ForgetParams, *ForgetResult]{name: "forget",
 		summary: "Drop a registered project: its view, its watches, its place in the list kept for restarts",
 		print:   printForget}
+	MethodBundles = &Method[ListParams, []BundleInfo]{name: "bundles",
+		summary: "List the bundles found, with name, version, namespace and where each is",
+		bundles: func(v *bundlecat.View, _ ListParams) ([]BundleInfo, error) { return bundleInfos(v), nil },
+		print:   printBundles}
+	MethodBundle = &Method[BundleParams, *BundleResult]{name: "bundle",
+		summary: "Show a bundle (a name, ns:path or a file); --composed: composed with its includes, as the runtime mounts it",
+		bundles: bundleAnswer,
+		print:   printBundle}
 )
 
 // Methods lists every method of the table.
@@ -282,6 +361,7 @@ var Methods = []MethodInfo{
 	MethodCollections, MethodResolve, MethodCollection, MethodProfiles, MethodAgents, MethodContext,
 	MethodTools, MethodModules, MethodProfile, MethodAgent, MethodSearch, MethodDiagnostics, MethodDeps,
 	MethodChanges, MethodStatus, MethodSubscribe, MethodAnalyze, MethodVersion, MethodShutdown, MethodForget,
+	MethodBundles, MethodBundle,
 }
 
 func resourceMethod(name, summary string, k discovery.Kind) *Method[ListParams, []ResourceInfo] {

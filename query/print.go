@@ -473,6 +473,16 @@ func printStatus(w io.Writer, st *Status, _ PrintOptions) error {
 			fmt.Fprintf(tw, "\twarning: %s\n", Clean(w))
 		}
 	}
+	for _, r := range st.BundleRoots {
+		watches := "1 watch"
+		if r.Watches != 1 {
+			watches = fmt.Sprintf("%d watches", r.Watches)
+		}
+		fmt.Fprintf(tw, "bundle root\t%s\t%s\t%s\n", r.State, Clean(r.Path), watches)
+		for _, w := range r.Warnings {
+			fmt.Fprintf(tw, "\twarning: %s\n", Clean(w))
+		}
+	}
 	for _, p := range st.Projects {
 		fmt.Fprintf(tw, "project\t%s\tlast used %s\n", projectLabel(p.Dir, p.Roots), p.LastUsed.Local().Format(time.RFC3339))
 	}

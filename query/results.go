@@ -237,6 +237,9 @@ type Status struct {
 	Warnings    []string               `json:"warnings"`
 	// Bundles are the prepared bundles the daemon keeps warm.
 	Bundles []BundleStatus `json:"bundles"`
+	// BundleRoots are the roots watched for the bundles of the places
+	// clients stand in (query bundles, query bundle); Collections is 0.
+	BundleRoots []RootStatus `json:"bundle_roots,omitempty"`
 }
 
 // ScanProgress is how far the daemon's first scan got.

@@ -62,6 +62,15 @@ func (c Common) appendFields(b []byte) []byte {
 		}
 		b = append(b, "},"...)
 	}
+	if s := c.Bundles; s != nil {
+		b = appendJSONString(append(b, `"bundles":{"work_dir":`...), s.WorkDir)
+		for _, f := range [...]struct{ k, v string }{{`,"amplifier_home":`, s.AmplifierHome}, {`,"home":`, s.Home}, {`,"project_dir":`, s.ProjectDir}} {
+			if f.v != "" {
+				b = appendJSONString(append(b, f.k...), f.v)
+			}
+		}
+		b = append(b, "},"...)
+	}
 	return b
 }
 

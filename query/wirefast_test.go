@@ -63,6 +63,9 @@ func TestParamsWrittenAsJSONWrites(t *testing.T) {
 		{Project: "/p", Roots: &query.Roots{Home: "\"", Bundled: []string{"/b"}}},
 		{Roots: &query.Roots{Collection: "/c"}},
 		{Project: "/p", Roots: &query.Roots{Home: "/h", Bundled: []string{"/b"}, Collection: "/src/<spec-kit>"}},
+		{Bundles: &query.BundleScope{}},
+		{Bundles: &query.BundleScope{WorkDir: "/w", Home: "/h"}},
+		{Project: "/p", NoSync: true, Bundles: &query.BundleScope{WorkDir: "/w", AmplifierHome: "/a", Home: "/h", ProjectDir: "/p"}},
 	} {
 		check(query.ListParams{Common: c})
 		check(query.NameParams{Common: c, Name: "n"})

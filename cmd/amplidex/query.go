@@ -26,7 +26,7 @@ func newQueryCmd(a *App) *cobra.Command {
 	opts := &queryOptions{}
 	cmd := &cobra.Command{
 		Use:   "query",
-		Short: "Ask the index: collections, resolution, profiles, agents, diagnostics",
+		Short: "Ask the index: collections, resolution, profiles, agents, diagnostics, bundles",
 		Long: "query asks the daemon when one runs, and otherwise answers from an in-process scan\n" +
 			"(correct, slower), saying so once on stderr.",
 	}
@@ -70,6 +70,15 @@ func newQueryCmd(a *App) *cobra.Command {
 			return query.ProfileParams{Common: c, Ref: args[0], Merged: merged}
 		}, a.completeRefs(discovery.KindProfile))
 	profile.Flags().BoolVar(&merged, "merged", false, "print the effective profile after its extends chain")
+	addQuery(cmd, a, opts, query.MethodBundles, "bundles", noArgs, list, nil)
+	var composed bool
+	bundle := addQuery(cmd, a, opts, query.MethodBundle, "bundle REF", exactArgs("REF"),
+		func(c query.Common, args []string) query.BundleParams {
+			return query.BundleParams{Common: c, Ref: args[0], Composed: composed}
+		}, nil)
+	bundle.Flags().BoolVar(&composed, "composed", false,
+		"compose it with its includes, as the runtime mounts it: the mount plan, where each part comes from,\n"+
+			"the include tree, the agents and context files with their sizes, and the diagnostics")
 	var since string
 	changes := &cobra.Command{
 		Use:   "changes --since CLOCK",
@@ -226,8 +235,12 @@ func runQueryIn[P, R any](ctx context.Context, a *App, ws *workspace, opts *quer
 	}
 	if c == nil {
 		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
-		v, _ := ws.view()
-		result, err = m.Answer(ws.withStandIn(v), params(query.Common{Project: ws.daemonProject()}))
+		if m.FromBundles() {
+			result, err = m.AnswerBundles(ws.bundleView(), params(query.Common{Project: ws.daemonProject(), Bundles: ws.bundleScope()}))
+		} else {
+			v, _ := ws.view()
+			result, err = m.Answer(ws.withStandIn(v), params(query.Common{Project: ws.daemonProject()}))
+		}
 	}
 	if err != nil {
 		var qe *query.Error

@@ -71,8 +71,13 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 			return err
 		}
 		if none != "" {
-			fmt.Fprintf(a.Stderr, "amplidex: nothing to watch: %s; name a PATH\n", none)
-			return nil
+			// No collection here: the bundle repository stood in, if any.
+			repo := ws.bundleView().Repo()
+			if repo == "" {
+				fmt.Fprintf(a.Stderr, "amplidex: nothing to watch: %s; name a PATH\n", none)
+				return nil
+			}
+			scope = []string{repo}
 		}
 		paths = scope
 	}

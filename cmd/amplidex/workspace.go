@@ -35,6 +35,8 @@ type workspace struct {
 	// found once (see standIn).
 	here     string
 	hereOnce sync.Once
+	// amplifierHome is $AMPLIFIER_HOME ("" when unset: ~/.amplifier).
+	amplifierHome string
 }
 
 // config loads the configuration file named by --config, else the default
@@ -76,7 +78,7 @@ func (a *App) workspace() (*workspace, error) {
 	} else if cfg, paths, err = a.config(); err != nil {
 		return nil, err
 	}
-	ws := &workspace{cfg: cfg, paths: paths, isolated: a.isolated, warn: a.warnOnce}
+	ws := &workspace{cfg: cfg, paths: paths, isolated: a.isolated, warn: a.warnOnce, amplifierHome: a.Getenv("AMPLIFIER_HOME")}
 	if a.projectDir != "" {
 		ws.project, err = filepath.Abs(a.projectDir)
 		if err != nil {
@@ -188,7 +190,7 @@ func (ws *workspace) base() string {
 func (ws *workspace) common(noSync bool) query.Common {
 	roots := ws.clientRoots()
 	roots.Collection = ws.standIn()
-	return query.Common{Project: ws.daemonProject(), NoSync: noSync, Roots: roots}
+	return query.Common{Project: ws.daemonProject(), NoSync: noSync, Roots: roots, Bundles: ws.bundleScope()}
 }
 
 // clientRoots returns this client's user and bundled roots, as the

@@ -45,6 +45,10 @@ type Options struct {
 	// Manifest reports whether a file is an amplifier-agent manifest,
 	// which must name a default_provider; nil means none is.
 	Manifest func(path string) bool
+	// Compose, when set, composes a bundle file of the repository in
+	// place of compose.Compose over the same locations and files: a
+	// caller that keeps compositions (the daemon) hands them out.
+	Compose func(path string) *compose.Composition
 }
 
 // Result is the check of one repository. It is immutable.
@@ -169,7 +173,12 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 		if f.Kind != bundle.KindBundle || f.Bundle == nil {
 			continue
 		}
-		c := compose.Compose(loc, rec, f.Path)
+		var c *compose.Composition
+		if opts.Compose != nil {
+			c = opts.Compose(f.Path)
+		} else {
+			c = compose.Compose(loc, rec, f.Path)
+		}
 		res.Compositions[f.Path] = c
 		add(c.Diagnostics...)
 		add(refDiagnostics(f, c)...)

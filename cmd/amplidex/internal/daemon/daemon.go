@@ -188,6 +188,8 @@ type Daemon struct {
 	cfg atomic.Pointer[config]
 	// watchFail, when set, fails a reload's watch of a path (a test hook).
 	watchFail func(path string) error
+	// bidx serves the bundles of the places clients stand in.
+	bidx *bundleIndex
 
 	// reloadMu lets one Reload run at a time, and Close wait for the one
 	// running; no request takes it.
@@ -390,7 +392,7 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 // and the bundles.
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add, warnNew: d.warnings.addNew,
-		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
+		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isRoot, ownerUID: os.Geteuid(),
 		homeDir: d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
@@ -415,12 +417,20 @@ func (d *Daemon) open() error {
 	var err error
 	first := newListings()
 	d.listings.Store(first)
-	d.w, err = watcher.New(d.watchOptions(), func(b watcher.Batch) { d.ingest.handleBatch(b, d.cfg.Load().bundles) })
+	d.bidx = newBundleIndex(d.persist.store, d.log, d.warnings.addNew, d.opts.Home, os.Geteuid())
+	d.bidx.needed = d.needsRoot
+	d.bidx.changed = d.subs.notifyBundles
+	d.ingest.bundleOnly = func(root string) bool { return d.bidx.isRoot(root) && !d.needsRoot(root) }
+	d.w, err = watcher.New(d.watchOptions(), func(b watcher.Batch) {
+		d.bidx.batch(b)
+		d.ingest.handleBatch(b, d.cfg.Load().bundles)
+	})
 	if err != nil {
 		<-loaded
 		return err
 	}
 	d.ingest.w = d.w
+	d.bidx.w = d.w
 	var projects []string
 	var watch []discovery.Root
 	for _, p := range remembered {
@@ -517,7 +527,31 @@ func (d *Daemon) open() error {
 		}
 	}
 	cfg.bundles.kickAll()
+	d.bidx.restore()
 	return nil
+}
+
+// isRoot reports a root the daemon needs besides its Views': a
+// manifest's directory, or a root of the bundles of a place.
+func (d *Daemon) isRoot(dir string) bool {
+	return d.isWatchedDir(dir) || d.bidx != nil && d.bidx.isRoot(dir)
+}
+
+// needsRoot reports a root the daemon watches for its collections or a
+// manifest: one the bundles' places no longer needing it leave watched.
+func (d *Daemon) needsRoot(root string) bool {
+	if d.isWatchedDir(root) {
+		return true
+	}
+	if d.cat == nil {
+		return false
+	}
+	for _, r := range d.cat.Roots() {
+		if r.Path == root {
+			return true
+		}
+	}
+	return false
 }
 
 // watchOptions are the watcher's options, with the daemon's logger and
@@ -715,6 +749,9 @@ func (d *Daemon) Close() error {
 		}
 		if d.ingest != nil {
 			d.ingest.close()
+		}
+		if d.bidx != nil {
+			d.bidx.close()
 		}
 		if cfg := d.cfg.Load(); cfg != nil {
 			cfg.bundles.close()

@@ -19,6 +19,12 @@
 //     the diagnostics that changed;
 //   - the bundles (bundles.go) keep each watched manifest's prepared entry
 //     warm;
+//   - the bundle index (bundleindex.go) serves the bundles of the places
+//     clients stand in (query.BundleScope): a bundle catalog (package
+//     discovery/bundle/catalog) over the roots it watches for them, fed
+//     the watcher's batches on a worker of its own that makes again only
+//     what read a changed path; the places are kept in the index across
+//     restarts;
 //   - the methods (methods.go) serve the query table over the socket;
 //   - the progress (progress.go) counts what the first scan has seen, and
 //     what each registration in progress has, for status;
@@ -96,6 +102,11 @@
 //   - bundle.mu: one manifest's status and build state; bundles.mu:
 //     whether the bundles are closed, so that no build is counted once
 //     close waits (taken after a bundle's mu, never before).
+//   - bundleIndex.mu: the batches waiting for the bundle worker, what it
+//     has taken in, the roots watched for bundles and the places last
+//     saved; drained, its condition, says the worker moved. bundleIndex.roots
+//     lets one change of the watched roots run at a time (a root is
+//     watched outside mu). The bundle catalog's own locks are its own.
 //   - warnings.mu: the warnings status shows.
 //   - idler.mu: the connections open, since when none is, the idle time
 //     and its timer. The socket server calls the idler with its own lock
@@ -149,6 +160,11 @@
 //   - The collection a client stands in (query.Roots.Collection) is a
 //     root of its own in the client's set of roots, watched and read as
 //     one collection.
+//   - The places whose bundles are served are bounded (the bundle
+//     catalog's MaxScopes); a root watched for a place's bundles alone
+//     goes to the bundle worker, not to the catalog. What a place's
+//     bundles read outside its roots is stated at each question that
+//     waits for its writes, at most bundlecat.MaxLoose paths.
 //   - A registration is the asking client's work: when its client goes
 //     away (the socket server cancels the calls of a client that hung
 //     up), it stops at its next step (before each root is watched, before

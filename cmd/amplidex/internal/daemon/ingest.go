@@ -52,10 +52,13 @@ type ingest struct {
 	max     int
 	// maxSets bounds the registered sets of a client's own roots (keys
 	// made by catalog.ScopeKey), apart from max.
-	maxSets  int
-	isRoot   func(string) bool // reports a root the bundles or the catalog need
-	ownerUID int
-	homeDir  string
+	maxSets int
+	isRoot  func(string) bool // reports a root the bundles or the catalog need
+	// bundleOnly reports a root watched for the bundles of the places
+	// clients stand in, and for nothing else: its batches are theirs.
+	bundleOnly func(string) bool
+	ownerUID   int
+	homeDir    string
 	// progress counts what each registration reads, for status.
 	progress *progress
 	// ready is closed once cat is set: batches wait for it. stop is
@@ -283,6 +286,9 @@ func (in *ingest) handleBatch(b watcher.Batch, bundles *bundles) {
 		return
 	}
 	bundles.changed(b.Root)
+	if in.bundleOnly != nil && in.bundleOnly(b.Root) {
+		return
+	}
 	var changes []catalog.Change
 	if b.Rescan {
 		in.log.Info("rescanning root", "root", b.Root, "reasons", b.Reasons)

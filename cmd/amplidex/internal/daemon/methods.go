@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
 )
@@ -17,6 +18,7 @@ import (
 func (d *Daemon) mux() *query.Mux {
 	m := query.NewMux()
 	query.ServeViews(m, d.viewFor)
+	query.ServeBundles(m, d.bundleView)
 	m.Wrap(query.MethodResolve.Name(), d.firstResolve)
 	m.Wrap(query.MethodResolve.Name(), d.earlyResolve)
 	query.Handle(m, query.MethodChanges, d.changes)
@@ -60,6 +62,20 @@ func (d *Daemon) viewFor(ctx context.Context, scope query.Common) (*catalog.View
 		return nil, query.Clock{}, err
 	}
 	return d.viewOf(ctx, key, scope.NoSync)
+}
+
+// bundleView is the query.BundleViewFunc of the daemon: the bundles of
+// the place scope.Bundles names, once the first scan is done and the
+// changes made before the question are taken in.
+func (d *Daemon) bundleView(ctx context.Context, scope query.Common) (*bundlecat.View, query.Clock, error) {
+	if err := d.waitReady(ctx); err != nil {
+		return nil, query.Clock{}, err
+	}
+	v, err := d.bidx.view(ctx, scope.Bundles, scope.NoSync)
+	if err != nil {
+		return nil, query.Clock{}, err
+	}
+	return v, d.clockAt(d.cat.State().Version), nil
 }
 
 // keyFor returns the key of the View a question is about, once the first
@@ -147,15 +163,21 @@ func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query
 		unfollow()
 		return nil, err
 	}
+	env, release, err := d.followBundles(ctx, p.Common)
+	if err != nil {
+		unfollow()
+		return nil, err
+	}
 	project := v.Project
 	return &query.Stream{
 		Result:  &query.SubscribeResult{Clock: clock},
-		Abandon: unfollow,
+		Abandon: func() { unfollow(); release() },
 		Run: func(ctx context.Context, send func(any) error) error {
 			defer unfollow()
+			defer release()
 			// Registered by viewOf: should it have been forgotten since,
 			// the subscription ends rather than registering it again.
-			return d.follow(ctx, project, p.Paths, func(u query.Update) error { return send(u) })
+			return d.follow(ctx, project, env, p.Paths, func(u query.Update) error { return send(u) })
 		},
 	}, nil
 }
@@ -193,9 +215,13 @@ func (d *Daemon) Status() *query.Status {
 	}
 	d.idleStatus(out)
 	for _, w := range d.w.Status() {
+		if d.bidx.isRoot(w.Path) {
+			out.BundleRoots = append(out.BundleRoots, query.RootStatus{Path: w.Path, Kind: "bundles", State: string(w.State),
+				Watches: w.Watches, Warnings: w.Warnings})
+		}
 		kind, ok := kinds[w.Path]
 		if !ok {
-			continue // a manifest's directory
+			continue // a manifest's directory, or a root of bundles alone
 		}
 		rs := query.RootStatus{Path: w.Path, Kind: kind, State: string(w.State),
 			Watches: w.Watches, Collections: counts[w.Path], Warnings: w.Warnings}

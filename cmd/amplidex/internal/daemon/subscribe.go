@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
+	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
+	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
 )
@@ -29,7 +31,10 @@ type subscriptions struct {
 // subscriber is one open subscription.
 type subscriber struct {
 	project string
-	wake    chan struct{}
+	// env, when set, is the place whose bundle repository's diagnostics
+	// are followed too.
+	env  *compose.Env
+	wake chan struct{}
 
 	mu sync.Mutex // guards fields below
 	// dirs and locks are what changed since the subscriber last looked;
@@ -37,6 +42,8 @@ type subscriber struct {
 	dirs  map[string]bool
 	locks map[string]bool
 	all   bool
+	// bundles says the bundles of env changed.
+	bundles bool
 	// forgotten says the project has no View any more: the subscription
 	// ends.
 	forgotten bool
@@ -46,9 +53,10 @@ func newSubscriptions() *subscriptions {
 	return &subscriptions{subs: map[*subscriber]struct{}{}}
 }
 
-// add registers a subscriber of a project's View.
-func (s *subscriptions) add(project string) *subscriber {
-	sub := &subscriber{project: project, wake: make(chan struct{}, 1), dirs: map[string]bool{}, locks: map[string]bool{}, all: true}
+// add registers a subscriber of a project's View, and of the bundles of
+// env when it is set.
+func (s *subscriptions) add(project string, env *compose.Env) *subscriber {
+	sub := &subscriber{project: project, env: env, wake: make(chan struct{}, 1), dirs: map[string]bool{}, locks: map[string]bool{}, all: true}
 	s.mu.Lock()
 	s.subs[sub] = struct{}{}
 	s.mu.Unlock()
@@ -94,6 +102,35 @@ func (s *subscriptions) notify(d *catalog.Delta) {
 		default:
 		}
 	}
+}
+
+// notifyBundles tells the subscribers of the bundles of envs that they
+// changed.
+func (s *subscriptions) notifyBundles(envs []compose.Env) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sub := range s.subs {
+		if sub.env == nil || !slices.Contains(envs, *sub.env) {
+			continue
+		}
+		sub.mu.Lock()
+		sub.bundles = true
+		sub.mu.Unlock()
+		select {
+		case sub.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// takeBundles says whether the bundles changed since the last call, and
+// forgets it.
+func (sub *subscriber) takeBundles() bool {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	b := sub.bundles
+	sub.bundles = false
+	return b
 }
 
 // take returns what changed since the last call, and forgets it; and
@@ -161,7 +198,9 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 	if all {
 		dirs, locks = dirs[:0], nil
 		for key := range f.last {
-			dirs = append(dirs, key) // gone groups must be cleared
+			if !strings.HasPrefix(key, bundleGroup) {
+				dirs = append(dirs, key) // gone groups must be cleared
+			}
 		}
 		for _, c := range v.Set.Collections() {
 			dirs = append(dirs, c.Dir)
@@ -176,37 +215,75 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 			return
 		}
 		seen[key] = true
-		cur := f.group(v, key, lock)
-		old := f.last[key]
-		for path, ds := range cur {
-			if !slices.Equal(ds, old[path]) {
-				changed[path] = ds
-			}
-		}
-		for path := range old {
-			if _, ok := cur[path]; !ok && changed[path] == nil {
-				// Cleared, unless another group now has some.
-				changed[path] = []discovery.Diagnostic{}
-			}
-		}
-		if len(cur) == 0 {
-			delete(f.last, key)
-		} else {
-			f.last[key] = cur
-		}
+		f.apply(key, f.group(v, key, lock), changed)
 	}
 	for _, l := range locks {
 		update(l, true)
 	}
 	for _, d := range dirs {
-		update(d, false)
+		if !strings.HasPrefix(d, bundleGroup) {
+			update(d, false)
+		}
 	}
+	return fileDiagnostics(changed)
+}
+
+// fileDiagnostics lists changed by file, sorted.
+func fileDiagnostics(changed map[string][]discovery.Diagnostic) []query.FileDiagnostics {
 	out := make([]query.FileDiagnostics, 0, len(changed))
 	for path, ds := range changed {
 		out = append(out, query.FileDiagnostics{Path: path, Diagnostics: ds})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// apply makes cur the diagnostics of group key, and records in changed
+// the files whose diagnostics it changed.
+func (f *follower) apply(key string, cur map[string][]discovery.Diagnostic, changed map[string][]discovery.Diagnostic) {
+	old := f.last[key]
+	for path, ds := range cur {
+		if !slices.Equal(ds, old[path]) {
+			changed[path] = ds
+		}
+	}
+	for path := range old {
+		if _, ok := cur[path]; !ok && changed[path] == nil {
+			// Cleared, unless another group now has some.
+			changed[path] = []discovery.Diagnostic{}
+		}
+	}
+	if len(cur) == 0 {
+		delete(f.last, key)
+	} else {
+		f.last[key] = cur
+	}
+}
+
+// bundleGroup prefixes the group of a bundle repository's diagnostics.
+const bundleGroup = "bundles\x00"
+
+// bundleChanges brings f up to date with the check of the bundle
+// repository v stands in (none: its group is cleared) and returns the
+// files whose diagnostics changed.
+func (f *follower) bundleChanges(v *bundlecat.View) []query.FileDiagnostics {
+	changed := map[string][]discovery.Diagnostic{}
+	repo := v.Repo()
+	for key := range f.last {
+		if strings.HasPrefix(key, bundleGroup) && key != bundleGroup+repo {
+			f.apply(key, nil, changed) // another repository's, stood in before
+		}
+	}
+	if repo != "" {
+		cur := map[string][]discovery.Diagnostic{}
+		for _, d := range v.Check(repo).Diagnostics {
+			if f.follows(d.Path) {
+				cur[d.Path] = append(cur[d.Path], d)
+			}
+		}
+		f.apply(bundleGroup+repo, cur, changed)
+	}
+	return fileDiagnostics(changed)
 }
 
 // Follow calls fn with the diagnostics of the project's files below paths
@@ -221,27 +298,57 @@ func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn 
 }
 
 // FollowRoots is Follow of the View a question with scope's parameters is
-// about: a client's own roots, and the collection it stands in.
+// about: a client's own roots, and the collection it stands in; and, when
+// scope.Bundles is set, of the bundle repository the client stands in.
 func (d *Daemon) FollowRoots(ctx context.Context, scope query.Common, paths []string, fn func(query.Update) error) error {
 	project, err := d.ingest.checkScope(scope, d.cfg.Load().bundled)
 	if err != nil {
 		return err
 	}
+	env, release, err := d.followBundles(ctx, scope)
+	if err != nil {
+		return err
+	}
+	defer release()
 	defer d.ingest.follow(project)()
 	if _, _, err := d.ingest.view(ctx, project, false); err != nil {
 		return err
 	}
-	return d.follow(ctx, project, paths, fn)
+	return d.follow(ctx, project, env, paths, fn)
+}
+
+// followBundles readies the bundles of the place scope names, when it
+// names one in a bundle repository, to be followed: its roots watched,
+// its changes taken in, and its place kept for as long as release is not
+// called.
+func (d *Daemon) followBundles(ctx context.Context, scope query.Common) (*compose.Env, func(), error) {
+	if scope.Bundles == nil {
+		return nil, func() {}, nil
+	}
+	if err := d.waitReady(ctx); err != nil {
+		return nil, nil, err
+	}
+	if env, err := checkBundleScope(scope.Bundles); err != nil {
+		return nil, nil, err
+	} else if d.bidx.cat.RepoOf(env) == "" {
+		return nil, func() {}, nil // no bundle repository here: nothing to follow
+	}
+	v, err := d.bidx.view(ctx, scope.Bundles, scope.NoSync)
+	if err != nil {
+		return nil, nil, err
+	}
+	env := v.Env()
+	return &env, d.bidx.cat.Hold(env), nil
 }
 
 // follow is Follow of a project registered already (under its key): it
 // registers nothing, so a project forgotten since ends it at once rather
 // than being registered again.
-func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn func(query.Update) error) error {
+func (d *Daemon) follow(ctx context.Context, project string, env *compose.Env, paths []string, fn func(query.Update) error) error {
 	for i := range paths {
 		paths[i] = filepath.Clean(paths[i])
 	}
-	sub := d.subs.add(project)
+	sub := d.subs.add(project, env)
 	defer d.subs.remove(sub)
 	f := &follower{paths: paths, last: map[string]map[string][]discovery.Diagnostic{}}
 	for initial := true; ; initial = false {
@@ -251,9 +358,13 @@ func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn 
 		if forgotten || !ok {
 			return forgottenError(project)
 		}
+		files := f.changes(v, dirs, locks, all)
+		if env != nil && (sub.takeBundles() || initial) {
+			files = mergeFiles(files, f.bundleChanges(d.bidx.cat.View(*env)))
+		}
 		// The first update goes even when empty: it says which files
 		// have diagnostics, so that one left out has none.
-		if files := f.changes(v, dirs, locks, all); len(files) > 0 || initial {
+		if len(files) > 0 || initial {
 			if err := fn(query.Update{Clock: d.clockAt(st.Version), Files: files, Initial: initial}); err != nil {
 				return err
 			}
@@ -264,6 +375,28 @@ func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn 
 		case <-sub.wake:
 		}
 	}
+}
+
+// mergeFiles merges two lists of files' diagnostics, sorted: a file in
+// both (a bundle repository's file that a collection holds too) gets
+// both its lists.
+func mergeFiles(a, b []query.FileDiagnostics) []query.FileDiagnostics {
+	if len(b) == 0 {
+		return a
+	}
+	byPath := map[string]int{}
+	for i, f := range a {
+		byPath[f.Path] = i
+	}
+	for _, f := range b {
+		if i, ok := byPath[f.Path]; ok {
+			a[i].Diagnostics = append(slices.Clone(a[i].Diagnostics), f.Diagnostics...)
+			continue
+		}
+		a = append(a, f)
+	}
+	sort.Slice(a, func(i, j int) bool { return a[i].Path < a[j].Path })
+	return a
 }
 
 // forgottenError ends the subscriptions of a forgotten project.
