@@ -95,7 +95,9 @@ func Scan(files compose.Files, root string) *Repo {
 			}
 			switch files.Stat(p) {
 			case compose.Directory:
-				if skipDirs[n] || (strings.HasPrefix(n, ".") && n != ".amplifier") {
+				if skipDirs[n] || (strings.HasPrefix(n, ".") && n != ".amplifier") || (n == "collections" && rel == ".amplifier") {
+					// .amplifier/collections holds collections: check
+					// checks them as such.
 					continue
 				}
 				walk(p, q, depth+1)
