@@ -12,12 +12,16 @@ import (
 )
 
 // bundleRoot returns the root of the bundle repository that holds path
-// (see check.RootOf), or "" when none does or a project's collection in
-// it holds path (.amplifier/collections/NAME/…, checked as a collection).
+// (see check.RootOf), or "" when none does, or when path is the project's
+// .amplifier or its collections (.amplifier/collections/…, checked as
+// collections).
 func (p *planner) bundleRoot(path string) string {
 	b := check.RootOf(p.files, path, p.home)
+	if b != "" && path != b && filepath.Base(path) == ".amplifier" {
+		return ""
+	}
 	for d := path; b != "" && d != b && within(d, b); d = filepath.Dir(d) {
-		if isCollectionsRoot(filepath.Dir(d)) {
+		if isCollectionsRoot(d) {
 			return ""
 		}
 	}
