@@ -1,7 +1,9 @@
 package bundle_test
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/bundle"
@@ -68,5 +70,27 @@ func TestFixes(t *testing.T) {
 				t.Errorf("after the fixes: %v, fixes %+v", again.Diagnostics, again.Fixes)
 			}
 		})
+	}
+}
+
+// TestNodes checks the values of a file with their places.
+func TestNodes(t *testing.T) {
+	src := "\ufeff---\nbundle: {name: app}\ntools:\n  - module: tool-x\n    source: \"./x\"\n    config: {n: 1, on: yes, s: \"@app:y\"}\n---\nBody\n"
+	f := bundle.Parse("/repo/bundle.md", []byte(src), bundle.Options{Rel: "bundle.md"})
+	var got []string
+	for _, n := range f.Nodes() {
+		s := fmt.Sprintf("%s@%d:%d", strings.Join(n.Path, "."), n.Range.Start.Line+1, n.Range.Start.Character+1)
+		if n.IsString {
+			s += "=" + n.String
+		}
+		got = append(got, s)
+	}
+	want := "@2:1 bundle@2:9 bundle.name@2:16=app tools@4:3 tools.0@4:5 tools.0.module@4:13=tool-x tools.0.source@5:13=./x " +
+		"tools.0.config@6:13 tools.0.config.n@6:17 tools.0.config.on@6:24 tools.0.config.s@6:32=@app:y"
+	if strings.Join(got, " ") != want {
+		t.Errorf("nodes:\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+	if n := bundle.Parse("/repo/x.yaml", []byte("a: [\n"), bundle.Options{}).Nodes(); n != nil {
+		t.Errorf("nodes of broken YAML: %v", n)
 	}
 }

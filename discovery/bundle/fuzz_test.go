@@ -43,6 +43,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("mention %q", m.Text)
 			}
 		}
+		for _, n := range file.Nodes() {
+			if n.Range.Start.Line < 0 || n.Range.Start.Line >= lines {
+				t.Fatalf("node out of the text: %+v", n)
+			}
+		}
 		for _, x := range file.Fixes {
 			if x.Start < 0 || x.End > len(src) || x.Start > x.End {
 				t.Fatalf("fix %+v out of %d bytes", x, len(src))
