@@ -88,7 +88,7 @@ func TestManifestErrors(t *testing.T) {
 		code string
 		msg  string
 	}{
-		{"missing default_provider", "default_provider: anthropic\n", "", discovery.CodeBundleDefaultProvider, "needs a top-level default_provider"},
+		{"missing default_provider", "default_provider: anthropic\n", "", discovery.CodeBundleDefaultProvider, discovery.BundleDefaultProviderMessage},
 		{"default_provider not a string", "default_provider: anthropic\n", "default_provider: [anthropic]\n", discovery.CodeBundleWrongType, "default_provider is a list"},
 		{"unsupported source", "./modules/context-simple", "https://example.com/context.git", discovery.CodeBundleSource, "unsupported scheme"},
 		{"source mapping", "source: ./modules/context-simple", "source: {path: ./x}", discovery.CodeBundleSource, "source must be a string"},

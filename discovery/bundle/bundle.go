@@ -96,8 +96,8 @@ func (d *doc) bundle(root *yaml.Node, m *Map, f *File, opts Options) *Bundle {
 			d.wrongType(dv, sevErr, "default_provider", "a provider name", "write default_provider: NAME")
 		}
 	} else if opts.Manifest {
-		d.diags.add(CodeDefaultProvider, sevErr, d.lines.LineRange(d.base),
-			"an amplifier-agent manifest needs a top-level default_provider naming the provider it uses by default, such as default_provider: anthropic")
+		// The message of every surface (the editor offers to add the key).
+		d.diags.add(CodeDefaultProvider, sevErr, d.lines.LineRange(d.base), "%s", discovery.BundleDefaultProviderMessage)
 	}
 	return b
 }
