@@ -29,9 +29,9 @@ func (p *planner) bundleRoot(path string) string {
 }
 
 // bundle plans the check of the bundle repository at root, of what is
-// at or below path in it ("" or root: all of it).
+// at or below path in it ("" or root, or --whole: all of it).
 func (p *planner) bundle(root, path string) {
-	if path == root {
+	if path == root || p.whole {
 		path = ""
 	}
 	p.targets = append(p.targets, target{bundle: root, under: path})

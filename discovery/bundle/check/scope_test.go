@@ -179,3 +179,34 @@ func TestScanCollections(t *testing.T) {
 		t.Errorf("scanned %v, want %s", got, want)
 	}
 }
+
+// TestKindOf: the kind a check gives a file named, as Scan gives it.
+func TestKindOf(t *testing.T) {
+	files := compose.NewOverlay(nil, map[string][]byte{
+		"/r/bundle.md":                 []byte("---\nbundle: {name: r}\n---\n"),
+		"/r/agents/a.md":               []byte("---\nmeta: {name: a}\n---\n"),
+		"/r/extra/loose.yaml":          []byte("bundle: {name: loose}\n"),
+		"/r/extra/notes.yaml":          []byte("a: 1\n"),
+		"/r/README.md":                 []byte("# r\n"),
+		"/r/.github/workflow.yaml":     []byte("bundle: {name: w}\n"),
+		"/r/node_modules/x/bundle.md":  []byte("---\nbundle: {name: x}\n---\n"),
+		"/r/.amplifier/bundles/b.yaml": []byte("bundle: {name: b}\n"),
+		"/r/pyproject.toml":            []byte(""),
+	})
+	for path, want := range map[string]bundle.Kind{
+		"/r/bundle.md":                 bundle.KindBundle,
+		"/r/agents/a.md":               bundle.KindAgent,
+		"/r/extra/loose.yaml":          bundle.KindBundle,
+		"/r/extra/notes.yaml":          bundle.KindOther,
+		"/r/README.md":                 bundle.KindOther,
+		"/r/.github/workflow.yaml":     bundle.KindOther,
+		"/r/node_modules/x/bundle.md":  bundle.KindOther,
+		"/r/.amplifier/bundles/b.yaml": bundle.KindBundle,
+		"/r/pyproject.toml":            bundle.KindOther,
+		"/elsewhere/bundle.md":         bundle.KindOther,
+	} {
+		if got := check.KindOf(files, "/r", path); got != want {
+			t.Errorf("KindOf(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
