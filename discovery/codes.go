@@ -70,6 +70,51 @@ const (
 	CodeIncludesNotPrepared = "bundle/includes-not-prepared"
 	CodeBundleSource        = "bundle/invalid-source"
 
+	// bundle/…: the files of bundle repositories: bundles, agents, modes,
+	// skills, recipes (package bundle names them too). The text of a file.
+	CodeBundleYAMLSyntax         = "bundle/yaml-syntax"
+	CodeBundleNotMapping         = "bundle/not-mapping"
+	CodeBundleFrontMatterMissing = "bundle/frontmatter-missing"
+	CodeBundleUnterminated       = "bundle/frontmatter-unterminated"
+	CodeBundleEncoding           = "bundle/invalid-utf8"
+	CodeBundleTooLarge           = "bundle/too-large"
+	CodeBundleDuplicateKey       = "bundle/duplicate-key"
+	CodeBundleMarkdownInYAML     = "bundle/markdown-in-yaml"
+	CodeBundleUnreadable         = "bundle/unreadable"
+
+	// Schemas.
+	CodeBundleUnknownKey   = "bundle/unknown-key"
+	CodeBundleWrongType    = "bundle/wrong-type"
+	CodeBundleMissingKey   = "bundle/missing-key"
+	CodeBundleInvalidValue = "bundle/invalid-value"
+
+	// What the runtime loads without a word.
+	CodeBundleIncludeNoBundleKey  = "bundle/include-without-bundle-key"
+	CodeBundleIncludesUnderBundle = "bundle/includes-under-bundle"
+	CodeBundleAtInYAML            = "bundle/at-in-yaml"
+	CodeBundleModuleNoID          = "bundle/module-without-module"
+	CodeBundleMissingName         = "bundle/missing-name"
+	CodeBundleAgentNoMeta         = "bundle/agent-without-meta"
+	CodeBundleDefaultProvider     = "bundle/missing-default-provider"
+
+	// Composition and references.
+	CodeBundleIncludeUnresolved  = "bundle/include-unresolved"
+	CodeBundleIncludeNotCached   = "bundle/include-not-cached"
+	CodeBundleIncludeCycle       = "bundle/include-cycle"
+	CodeBundleIncludePartial     = "bundle/include-partial"
+	CodeBundleIncludeTooDeep     = "bundle/include-too-deep"
+	CodeBundleComposeFails       = "bundle/compose-fails"
+	CodeBundleAgentUnresolved    = "bundle/agent-unresolved"
+	CodeBundleContextUnresolved  = "bundle/context-unresolved"
+	CodeBundleMentionUnresolved  = "bundle/mention-unresolved"
+	CodeBundleMentionPunctuation = "bundle/mention-punctuation"
+	CodeBundleSettings           = "bundle/settings"
+
+	// Recipes, skills.
+	CodeBundleDuplicateStep = "bundle/duplicate-step-id"
+	CodeBundleUnknownStep   = "bundle/unknown-step"
+	CodeBundleNameMismatch  = "bundle/name-mismatch"
+
 	// suppress/…: suppression comments (# amplidex: ignore[…]).
 	CodeSuppressUnused = "suppress/unused"
 
@@ -150,6 +195,42 @@ var Codes = []CodeInfo{
 	{CodeSuppressUnused, SeverityInfo, "a suppression comment (`# amplidex: ignore[code]`) suppresses nothing, names no known code, or is malformed", "Remove the suppression comment, or correct the code it names."},
 
 	{CodeDepNotInstalled, SeverityWarning, "a required collection is not installed; references into it are not checked", "Provide the collection: set AMPLIDEX_BUNDLED or [roots] bundled to a directory that holds it, install it in a collections root, or pass check --with DIR; or remove the requirement. A name installed nowhere and not required stays an error at each reference."},
+
+	// The files of bundle repositories (package bundle).
+	{CodeBundleYAMLSyntax, SeverityError, "a bundle, agent, mode, skill or recipe is not YAML the runtime's loader accepts", "Fix the YAML at the position shown; quote values that hold `: ` or start with @, *, & or !."},
+	{CodeBundleNotMapping, SeverityError, "the YAML (or front matter) is a list or a scalar where the runtime expects a mapping", "Write the document as key: value pairs, starting with bundle: (or meta:, mode:, name:)."},
+	{CodeBundleFrontMatterMissing, SeverityError, "an agent, mode or skill has no --- front matter, so the runtime reads none of its settings", "Open the file with a --- line, the YAML front matter, and a closing --- line."},
+	{CodeBundleUnterminated, SeverityError, "the front matter has no closing --- line; the runtime takes the whole file as body", "Add the closing --- line after the front matter."},
+	{CodeBundleEncoding, SeverityError, "the file is not valid UTF-8; the runtime cannot read it", "Save the file as UTF-8."},
+	{CodeBundleTooLarge, SeverityError, "the file is larger, deeper or expands more aliases than is read", "Shorten the file or the nesting; long text belongs in the Markdown body or a context file."},
+	{CodeBundleDuplicateKey, SeverityWarning, "a mapping repeats a key; the runtime keeps only the last value", "Keep one of the repeated keys."},
+	{CodeBundleMarkdownInYAML, SeverityError, "a .yaml file holds Markdown front matter (--- … --- and a body); the runtime's YAML loader refuses it", "Rename the file to .md (and its includes), or remove the --- lines and the Markdown body."},
+	{CodeBundleUnreadable, SeverityError, "a file could not be read (not a regular file, too large, or unreadable)", "Make the path a readable regular file under the size limit."},
+	{CodeBundleUnknownKey, SeverityError, "a key the format does not define; the runtime ignores it without a word", "Remove the key or correct its spelling: the message suggests the nearest known key."},
+	{CodeBundleWrongType, SeverityError, "a value has the wrong type (tools: as a mapping, context: as a list, …); the runtime crashes on it or ignores it", "Give the value the shape the message shows, such as tools: [{module: tool-x, source: …}] or context: {include: [ns:path]}."},
+	{CodeBundleMissingKey, SeverityError, "a required key is missing", "Add the key the message names."},
+	{CodeBundleInvalidValue, SeverityError, "a value has the right type but is not allowed", "Use one of the values the message lists."},
+	{CodeBundleIncludeNoBundleKey, SeverityError, "an includes entry has no bundle: key (such as - behavior: …); the runtime skips it without a word", "Write the entry as - bundle: SOURCE."},
+	{CodeBundleIncludesUnderBundle, SeverityError, "includes is written under bundle:, where the runtime never looks", "Move includes: to the top level of the file, beside bundle:."},
+	{CodeBundleAtInYAML, SeverityError, "a YAML reference starts with @, which belongs to Markdown mentions; it resolves to nothing", "Remove the @: write ns:path in YAML, @ns:path only in Markdown."},
+	{CodeBundleModuleNoID, SeverityError, "a providers, tools or hooks entry has no module (nor id); composition drops it", "Add module: MODULE-ID to the entry."},
+	{CodeBundleMissingName, SeverityWarning, "a bundle has no bundle.name: it registers no namespace and its context keys collide", "Add bundle: {name: …, version: …, description: …}."},
+	{CodeBundleAgentNoMeta, SeverityWarning, "an agent file has no meta: section (an error when it has no description either, so the agent is never chosen)", "Put name and description under meta:, as meta: {name: x, description: …}."},
+	{CodeBundleDefaultProvider, SeverityError, "an amplifier-agent manifest has no top-level default_provider", "Add default_provider: NAME at the top level of the manifest's front matter."},
+	{CodeBundleIncludeUnresolved, SeverityError, "an include resolves to no bundle; the runtime skips it (or drops the whole bundle that holds it) with a log line", "Point the include at an existing bundle: ns:path of a loaded namespace, a file, or git+https://…@ref#subdirectory=path."},
+	{CodeBundleIncludeNotCached, SeverityWarning, "an include is a git URL whose checkout is not in the runtime's cache; it is not fetched, so it is not checked", "Run the bundle once with amplifier (which clones it into $AMPLIFIER_HOME/cache), or map it to a local checkout in settings.yaml under sources.bundles."},
+	{CodeBundleIncludeCycle, SeverityError, "an include leads back to a bundle that is still loading; the runtime skips it", "Break the cycle: remove the include the message names."},
+	{CodeBundleIncludePartial, SeverityWarning, "an included bundle is composed without its own includes, because an earlier ns:path include loaded its namespace bare", "List - bundle: NAME before any NAME:path include of the same namespace."},
+	{CodeBundleIncludeTooDeep, SeverityError, "includes nest deeper (or load more bundles) than amplidex follows", "Flatten the includes."},
+	{CodeBundleComposeFails, SeverityError, "the runtime crashes composing this bundle (a section of the wrong type); the bundle that includes it loses it", "Give session and spawn mapping values, and providers, tools and hooks lists of mappings."},
+	{CodeBundleAgentUnresolved, SeverityError, "an agents.include name resolves to no agent file; the agent is never loaded", "Write ns:name for an existing agents/name.md of that namespace, or add the file."},
+	{CodeBundleContextUnresolved, SeverityError, "a context path resolves to no file; it contributes nothing", "Write ns:path of an existing file (relative to the namespace's root), or add the file."},
+	{CodeBundleMentionUnresolved, SeverityError, "an @ns:path mention names a file that does not exist; the runtime skips it", "Correct the path (relative to the namespace's root), or add the file."},
+	{CodeBundleMentionPunctuation, SeverityError, "an @mention ends with . or :, which the runtime keeps as part of the path, so it resolves to nothing", "Put a space (or wrap the mention in parentheses) before the punctuation, as the message shows."},
+	{CodeBundleSettings, SeverityError, "an Amplifier settings file (bundle.added, sources.bundles) is malformed", "Fix the settings file: bundle.added and sources.bundles map names to URIs."},
+	{CodeBundleDuplicateStep, SeverityError, "two steps of a recipe have the same id", "Give every step a unique id."},
+	{CodeBundleUnknownStep, SeverityError, "depends_on names a step the recipe does not have", "Name the id of a step of the recipe."},
+	{CodeBundleNameMismatch, SeverityWarning, "a skill's name differs from its directory's name", "Make name: match the directory, or rename the directory."},
 }
 
 // Example returns a small file that earns the code, the file's path on
@@ -354,6 +435,153 @@ tools:
 		CodeSuppressUnused: `# agents/helper.md
 ---
 name: helper   # amplidex: ignore[schema/unknown-key]   (nothing here to suppress)
+---`,
+		CodeBundleYAMLSyntax: `# behaviors/review.yaml
+bundle:
+  name: review
+  description: Reviews: code   # a colon and a space in a plain value`,
+		CodeBundleNotMapping: `# behaviors/review.yaml
+- bundle: review             # a list where the runtime reads a mapping`,
+		CodeBundleFrontMatterMissing: `# agents/reviewer.md
+You review code.             # no --- front matter above the text`,
+		CodeBundleUnterminated: `# agents/reviewer.md
+---
+meta:
+  name: reviewer
+You review code.             # no closing ---`,
+		CodeBundleMarkdownInYAML: `# behaviors/review.yaml
+---
+bundle:
+  name: review
+---
+Review with care.            # Markdown: name the file review.md`,
+		CodeBundleDuplicateKey: `# bundle.md
+---
+bundle:
+  name: app
+  name: application          # the runtime keeps this one
+---`,
+		CodeBundleUnknownKey: `# bundle.md
+---
+bundle:
+  name: app
+  verison: 1.0.0             # did you mean version?
+---`,
+		CodeBundleWrongType: `# bundle.md
+---
+tools:                       # a list of module entries: - module: tool-web
+  tool-web: {source: git+https://github.com/microsoft/amplifier-module-tool-web@main}
+---`,
+		CodeBundleMissingKey: `# skills/review/SKILL.md
+---
+name: review                 # no description
+---`,
+		CodeBundleInvalidValue: `# recipes/release.yaml
+name: release
+version: "1.0"               # a semantic version: 1.0.0`,
+		CodeBundleEncoding: `# agents/reviewer.md, saved as Latin-1
+---
+meta:
+  description: Caf\xe9       # the byte 0xE9 is not UTF-8
+---`,
+		CodeBundleTooLarge: `# behaviors/review.yaml
+a: &a [x, x, x, x, x, x, x, x, x]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]   # … expanded beyond the limit`,
+		CodeBundleUnreadable: `# agents/reviewer.md          # a named pipe (mkfifo), or mode 000`,
+		CodeBundleIncludePartial: `# bundle.md
+---
+includes:
+  - bundle: foundation:behaviors/logging   # loads foundation bare, without its includes
+  - bundle: foundation                     # … so this one gets foundation bare too
+---`,
+		CodeBundleIncludeTooDeep: `# behaviors/b33.yaml
+includes:
+  - bundle: app:behaviors/b32   # … which includes b31, and so on down to b0`,
+		CodeBundleComposeFails: `# behaviors/review.yaml
+bundle:
+  name: review
+session: loop-basic          # a mapping: session: {orchestrator: {module: loop-basic}}`,
+		CodeBundleSettings: `# .amplifier/settings.yaml
+bundle:
+  added:
+    - app                    # a mapping of names to URIs: app: git+https://…`,
+		CodeBundleIncludeNoBundleKey: `# bundle.md
+---
+includes:
+  - behavior: app:behaviors/review   # the runtime skips it: - bundle: app:behaviors/review
+---`,
+		CodeBundleIncludesUnderBundle: `# bundle.md
+---
+bundle:
+  name: app
+  includes:                  # the runtime looks for includes at the top level
+    - bundle: foundation
+---`,
+		CodeBundleAtInYAML: `# bundle.md
+---
+context:
+  include:
+    - "@app:context/guide.md"   # write app:context/guide.md
+---`,
+		CodeBundleModuleNoID: `# behaviors/review.yaml
+tools:
+  - source: git+https://github.com/microsoft/amplifier-module-tool-web@main   # no module: tool-web`,
+		CodeBundleMissingName: `# behaviors/review.yaml
+tools:                       # no bundle: {name: …}
+  - module: tool-web`,
+		CodeBundleAgentNoMeta: `# agents/reviewer.md
+---
+name: reviewer               # put name and description under meta:
+description: Reviews code
+---`,
+		CodeBundleDefaultProvider: `# amplifier_agent_lib/bundle/bundle.md (an amplifier-agent manifest)
+---
+bundle:
+  name: agent-manifest
+# no default_provider: anthropic
+---`,
+		CodeBundleIncludeUnresolved: `# bundle.md
+---
+includes:
+  - bundle: app:behaviors/reveiw   # no behaviors/reveiw.yaml
+---`,
+		CodeBundleIncludeNotCached: `# bundle.md, with no checkout of the repository in $AMPLIFIER_HOME/cache
+---
+includes:
+  - bundle: git+https://github.com/microsoft/amplifier-bundle-recipes@main
+---`,
+		CodeBundleIncludeCycle: `# behaviors/a.yaml includes app:behaviors/b, and behaviors/b.yaml:
+includes:
+  - bundle: app:behaviors/a     # a → b → a`,
+		CodeBundleAgentUnresolved: `# bundle.md
+---
+agents:
+  include:
+    - app:reviewr            # no agents/reviewr.md
+---`,
+		CodeBundleContextUnresolved: `# bundle.md
+---
+context:
+  include:
+    - app:context/gude.md    # the file is context/guide.md
+---`,
+		CodeBundleMentionUnresolved: `# agents/reviewer.md
+Follow @app:context/gude.md   # the file is context/guide.md`,
+		CodeBundleMentionPunctuation: `# agents/reviewer.md
+Follow @app:context/guide.md.   # the runtime reads "guide.md." as the path`,
+		CodeBundleDuplicateStep: `# recipes/release.yaml
+steps:
+  - id: build
+  - id: build                # ids are unique`,
+		CodeBundleUnknownStep: `# recipes/release.yaml
+steps:
+  - id: build
+  - id: publish
+    depends_on: [biuld]      # no step biuld`,
+		CodeBundleNameMismatch: `# skills/review/SKILL.md
+---
+name: reviewing              # the directory is review
 ---`,
 	}
 })

@@ -141,6 +141,7 @@ var profileSchema = &shape{kinds: kMap, fields: []*field{
 }}
 
 // BundleDefaultProviderMessage is the message of the bundle/load-failed
+// (in the editor) and bundle/missing-default-provider (check, prepare)
 // diagnostic for a manifest whose default_provider is missing or not a
 // string. It says what is wrong in the manifest and how to fix it: the
 // agent runtime's own message sends a bundle's author to reinstall the

@@ -63,7 +63,8 @@ func renamedCode(code string) string {
 //	# amplidex: ignore-file[code, …]  anywhere in the file
 //
 // written as a YAML comment in the front matter of a Markdown document
-// (profiles, agents, bundle.md) or as a TOML comment in pyproject.toml;
+// (profiles, agents, bundles) or in a YAML file (a bundle's behaviors,
+// recipes), or as a TOML comment in pyproject.toml;
 // in the Markdown body of a document (a context file's, or below the
 // front matter), where `#` opens a heading, as an HTML comment on one
 // line:
@@ -96,8 +97,8 @@ const suppressMarker = "amplidex:"
 
 // ParseSuppressions returns the suppression comments of the file at path,
 // whose bytes are src: those in the front matter of a Markdown file (YAML
-// comments) and in its body (HTML comments), and those of a TOML file.
-// Other files have none. It reads src once.
+// comments) and in its body (HTML comments), and those of a TOML or YAML
+// file. Other files have none. It reads src once.
 func ParseSuppressions(path string, src []byte) []Suppression {
 	if !hasSuppressMarker(src) {
 		return nil
@@ -112,7 +113,9 @@ func ParseSuppressions(path string, src []byte) []Suppression {
 			// end: the whole file is Markdown.
 			from, to, body = 0, 0, 0
 		}
-	case ".toml":
+	case ".toml", ".yaml", ".yml":
+		// TOML, and the YAML files of bundle repositories: comments
+		// throughout.
 	default:
 		return nil
 	}

@@ -19,6 +19,9 @@ func TestCheckCodePattern(t *testing.T) {
 		{"schema/unknwn-key", `did you mean "schema/unknown-key"?`},
 		// A code that was renamed names its successor.
 		{"deps/missing", `(it was renamed); did you mean "deps/not-installed"?`},
+		// The codes of bundle repositories are in the one registry.
+		{"bundle/at-in-yaml", ""},
+		{"bundle/include-without-bundle-ky", `did you mean "bundle/include-without-bundle-key"?`},
 		{"nothing/like-it", "is not a diagnostic code or area"},
 	}
 	for _, tc := range tests {
@@ -28,6 +31,33 @@ func TestCheckCodePattern(t *testing.T) {
 			t.Errorf("CheckCodePattern(%q) = %v, want nil", tc.pattern, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("CheckCodePattern(%q) = %v, want an error saying %q", tc.pattern, err, tc.want)
+		}
+	}
+}
+
+// TestSuppressYAML checks the comments of a bundle repository's YAML
+// files: on a line, in the file, and one naming no code.
+func TestSuppressYAML(t *testing.T) {
+	src := []byte("bundle:\n  name: app\n  verison: 1  # amplidex: ignore[bundle/unknown-key]\n" +
+		"# amplidex: ignore-file[bundle/at-in-yaml, bundle/no-such]\nincludes:\n  - bundle: \"@app:x\"\n")
+	ds := []discovery.Diagnostic{
+		{Code: "bundle/unknown-key", Severity: discovery.SeverityError, Path: "/r/behaviors/a.yaml", Range: discovery.Range{Start: discovery.Position{Line: 2}}},
+		{Code: "bundle/at-in-yaml", Severity: discovery.SeverityError, Path: "/r/behaviors/a.yaml", Range: discovery.Range{Start: discovery.Position{Line: 5}}},
+		{Code: "bundle/missing-name", Severity: discovery.SeverityWarning, Path: "/r/behaviors/a.yaml", Range: discovery.Range{Start: discovery.Position{Line: 0}}},
+	}
+	for _, ext := range []string{".yaml", ".yml"} {
+		path := "/r/behaviors/a" + ext
+		in := make([]discovery.Diagnostic, len(ds))
+		for i, d := range ds {
+			d.Path = path
+			in[i] = d
+		}
+		var got []string
+		for _, d := range discovery.SuppressFile(path, src, in) {
+			got = append(got, d.Code)
+		}
+		if want := "bundle/missing-name suppress/unused"; strings.Join(got, " ") != want {
+			t.Errorf("%s: kept %v, want %s", ext, got, want)
 		}
 	}
 }
@@ -58,7 +88,7 @@ func FuzzParseSuppressions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		lines := discovery.NewLineIndex(src)
 		end := lines.Range(len(src), len(src)).End
-		for _, path := range []string{"/c/context/a.md", "/c/pyproject.toml"} {
+		for _, path := range []string{"/c/context/a.md", "/c/pyproject.toml", "/c/behaviors/a.yaml"} {
 			for _, s := range discovery.ParseSuppressions(path, src) {
 				for _, r := range append([]discovery.Range{s.Range}, rangesOf(s.Codes)...) {
 					if after(r.Start, r.End) || after(r.End, end) {

@@ -3,7 +3,8 @@
 // agent runtime loads, and serves it again in milliseconds while neither the
 // manifest's bytes nor the version change.
 //
-// A Cache validates a manifest (through the schemas of package discovery),
+// A Cache validates a manifest (read with the bundle model of package
+// bundle, as an amplifier-agent manifest that must name a default_provider),
 // resolves the agents it includes and the @mentions it makes, fetches every
 // module source into a module cache (git sources are cloned shallow with the
 // system git; file:// and local paths are used in place), optionally runs an

@@ -42,8 +42,8 @@ const (
 // whose default_provider is missing or not a string, word for word as the
 // runtime prints it (the seed bundle-and-cache.md gives it): what prepare
 // says, as the runtime it stands in for does. The diagnostic that comes
-// with it speaks to the bundle's author, as check and the editor do
-// (discovery.BundleDefaultProviderMessage).
+// with it speaks to the bundle's author, as check does
+// (bundle/missing-default-provider, or bundle/wrong-type).
 const DefaultProviderMessage = "bundle.md missing required default_provider: top-level field. This is a bundle integrity error; reinstall amplifier-agent."
 
 // The diagnostic codes of prepare's own findings; discovery keeps the
@@ -76,10 +76,13 @@ func (e *ManifestError) Classification() string { return ClassProtocol }
 // the bundle's author.
 func (e *ManifestError) Message() string {
 	for _, d := range e.Diagnostics {
+		if d.Severity == discovery.SeverityError && (d.Code == discovery.CodeBundleDefaultProvider ||
+			d.Code == discovery.CodeBundleWrongType && strings.HasPrefix(d.Message, "default_provider ")) {
+			return DefaultProviderMessage
+		}
+	}
+	for _, d := range e.Diagnostics {
 		if d.Code == discovery.CodeBundleLoadFailed && d.Severity == discovery.SeverityError {
-			if d.Message == discovery.BundleDefaultProviderMessage {
-				return DefaultProviderMessage
-			}
 			return d.Message
 		}
 	}

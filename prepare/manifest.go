@@ -10,10 +10,11 @@ import (
 	"os"
 	pathpkg "path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
-	"go.yaml.in/yaml/v3"
+	"github.com/amplidex/amplidex/discovery/bundle"
 )
 
 // manifest is a bundle manifest that validated, with its agents and
@@ -96,48 +97,82 @@ func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []disc
 	return m.warnings
 }
 
+// doc is a manifest or an agent file read with the bundle model, and the
+// places of its values.
+type doc struct {
+	f      *bundle.File
+	places map[string]discovery.Range // by path, keys and indexes joined by "/"
+}
+
+func newDoc(f *bundle.File) *doc {
+	d := &doc{f: f, places: map[string]discovery.Range{}}
+	for _, n := range f.Nodes() {
+		d.places[strings.Join(n.Path, "/")] = n.Range
+	}
+	return d
+}
+
+// at returns where the value at path is written.
+func (d *doc) at(path ...string) discovery.Range { return d.places[strings.Join(path, "/")] }
+
+// own returns the diagnostics of a file read with the bundle model, as a
+// manifest has them: bundle/unknown-key at the configured severity, and
+// a bundle without a name an error (the prepared entry names it).
+func (l *loader) own(ds []discovery.Diagnostic) []discovery.Diagnostic {
+	out := make([]discovery.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		switch d.Code {
+		case bundle.CodeUnknownKey:
+			if l.opts.UnknownKeySeverity == discovery.SeverityWarning {
+				d.Severity = discovery.SeverityWarning
+			}
+		case bundle.CodeMissingName:
+			d.Severity = discovery.SeverityError
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // loadManifest validates the manifest src read from path (absolute) and
-// everything it refers to inside the bundle directory. It fetches nothing.
+// everything it refers to inside the bundle directory, reading each with
+// the bundle model (package bundle, as check does, the manifest as an
+// amplifier-agent manifest, which must name a default_provider). It
+// fetches nothing.
 func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manifest, error) {
-	doc := parseDoc(path, src, discovery.DocBundle, opts)
+	f := bundle.Parse(path, src, bundle.Options{Kind: bundle.KindBundle, Manifest: true})
 	sum := sha256.Sum256(src)
 	m := &manifest{bundle: BundleInfo{Manifest: path, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}}
-	l := &loader{dir: m.bundle.Dir, opts: opts, diags: append([]discovery.Diagnostic(nil), doc.diags()...), seen: make(map[string]bool), included: make(map[string]bool), m: m}
-	if doc.root == nil || discovery.CountErrors(l.diags) > 0 {
+	l := &loader{dir: m.bundle.Dir, opts: opts, seen: make(map[string]bool), included: make(map[string]bool), m: m}
+	l.diags = l.own(f.Diagnostics)
+	if f.Bundle == nil || f.Bundle.Data == nil || discovery.CountErrors(l.diags) > 0 {
 		return nil, l.fail(path)
 	}
-	root := doc.root
-	if b := lookup(root, "bundle"); b != nil {
-		m.bundle.Name = scalar(lookup(b, "name"))
-		m.bundle.Version = scalar(lookup(b, "version"))
-		m.bundle.Description = scalar(lookup(b, "description"))
+	b, d := f.Bundle, newDoc(f)
+	m.bundle.Name, m.bundle.Description = b.Name, b.Description
+	if meta, _ := b.Data.Value("bundle").(*bundle.Map); meta != nil {
+		if _, ok := meta.Get("version"); ok {
+			m.bundle.Version = b.Version
+		}
 	}
 	l.bundle = m.bundle.Name
-	m.defaultProvider = scalar(lookup(root, "default_provider"))
-	if s := lookup(root, "session"); s != nil {
-		m.session = *l.session(doc, s, "session")
+	m.defaultProvider, _ = b.Data.Value("default_provider").(string)
+	if s, ok := b.Session.(*bundle.Map); ok {
+		m.session = *l.session(d, s, "session", "session")
 	}
-	m.providers = l.modules(doc, lookup(root, "providers"), "providers")
-	m.tools = l.modules(doc, lookup(root, "tools"), "tools")
-	m.hooks = l.modules(doc, lookup(root, "hooks"), "hooks")
-	if inc := lookup(root, "includes"); inc != nil {
-		l.report(CodeIncludesNotPrepared, discovery.SeverityWarning, path, doc.nodeRange(inc),
+	m.providers = l.modules(d, b.Data.Value("providers"), "providers", "providers")
+	m.tools = l.modules(d, b.Data.Value("tools"), "tools", "tools")
+	m.hooks = l.modules(d, b.Data.Value("hooks"), "hooks", "hooks")
+	if len(b.Includes) > 0 {
+		l.report(CodeIncludesNotPrepared, discovery.SeverityWarning, path, d.at("includes"),
 			"includes are not prepared: declare every module inline so that it is in the mount plan")
 	}
-	l.configMentions(doc, root)
-	for _, mt := range doc.mentions {
-		l.mention(path, mt)
-	}
-	if a := lookup(root, "agents"); a != nil {
-		for _, item := range seq(lookup(a, "include")) {
-			l.agentFile(path, doc, item)
-		}
-		for i := 0; i+1 < len(a.Content); i += 2 {
-			if name := a.Content[i].Value; name != "include" {
-				if def := deref(a.Content[i+1]); def.Kind == yaml.MappingNode {
-					l.agent(doc, def, name, path)
-				}
-			}
+	l.mentions(f)
+	for _, a := range b.Agents {
+		if a.Included {
+			l.agentFile(path, a.Name, a.Range)
+		} else if a.Value != nil {
+			l.agent(d, a.Value, a.Name, path, "agents", a.Name)
 		}
 	}
 	if discovery.CountErrors(l.diags) > 0 {
@@ -154,10 +189,9 @@ func (l *loader) fail(path string) error {
 }
 
 // agentFile resolves one name of agents.include to agents/<name>.md beside
-// the manifest, and loads it.
-func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node) {
-	name := scalar(item)
-	rng := doc.nodeRange(item)
+// the manifest (rng is where the name is written), and loads it.
+func (l *loader) agentFile(manifestPath, written string, rng discovery.Range) {
+	name := written
 	if ns, bare, ok := strings.Cut(name, ":"); ok {
 		if ns != l.bundle {
 			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng,
@@ -167,7 +201,7 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 		name = bare
 	}
 	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent name %q is not a file name", scalar(item))
+		l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent name %q is not a file name", written)
 		return
 	}
 	if l.included[name] {
@@ -187,116 +221,121 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 		}
 		return
 	}
-	ad := parseDoc(path, src, discovery.DocBundleAgent, l.opts)
-	l.diags = append(l.diags, ad.diags()...)
-	if ad.root == nil || discovery.CountErrors(ad.diags()) > 0 {
+	af := bundle.Parse(path, src, bundle.Options{Kind: bundle.KindAgent})
+	ds := l.own(af.Diagnostics)
+	l.diags = append(l.diags, ds...)
+	if af.Agent == nil || af.Agent.Data == nil || discovery.CountErrors(ds) > 0 {
 		return
 	}
-	l.agent(ad, ad.root, name, path)
-	l.configMentions(ad, ad.root)
-	for _, mt := range ad.mentions {
-		l.mention(ad.path, mt)
-	}
+	l.agent(newDoc(af), af.Agent.Data, name, path)
+	l.mentions(af)
 }
 
 // agent reads an agent definition: the front matter of agents/<name>.md,
-// or a mapping inline in the manifest. Mentions are the caller's.
-func (l *loader) agent(doc *parsedDoc, root *yaml.Node, name, path string) {
+// or a mapping inline in the manifest (at is where, in d). Mentions are
+// the caller's.
+func (l *loader) agent(d *doc, def *bundle.Map, name, path string, at ...string) {
 	a := agentSpec{name: name, path: path}
-	if meta := lookup(root, "meta"); meta != nil {
-		a.description = scalar(lookup(meta, "description"))
+	meta, _ := def.Value("meta").(*bundle.Map)
+	if meta != nil {
+		a.description, _ = meta.Value("description").(string)
 	} else {
-		a.description = scalar(lookup(root, "description"))
+		a.description, _ = def.Value("description").(string)
 	}
-	a.modelRole = stringList(lookup(root, "model_role"))
+	a.modelRole = stringList(def.Value("model_role"))
+	if a.modelRole == nil && meta != nil {
+		a.modelRole = stringList(meta.Value("model_role"))
+	}
 	section := "agent " + name + ": "
-	if s := lookup(root, "session"); s != nil {
-		a.session = l.session(doc, s, section+"session")
+	if s, ok := def.Value("session").(*bundle.Map); ok {
+		a.session = l.session(d, s, section+"session", append(at, "session")...)
 	}
-	a.providers = l.modules(doc, lookup(root, "providers"), section+"providers")
-	a.tools = l.modules(doc, lookup(root, "tools"), section+"tools")
-	a.hooks = l.modules(doc, lookup(root, "hooks"), section+"hooks")
+	a.providers = l.modules(d, def.Value("providers"), section+"providers", append(at, "providers")...)
+	a.tools = l.modules(d, def.Value("tools"), section+"tools", append(at, "tools")...)
+	a.hooks = l.modules(d, def.Value("hooks"), section+"hooks", append(at, "hooks")...)
 	l.m.agents = append(l.m.agents, a)
 }
 
-// session reads a session block: mappings holding "module" are slots, the
-// rest are settings.
-func (l *loader) session(doc *parsedDoc, n *yaml.Node, section string) *sessionSpec {
-	s := &sessionSpec{modules: make(map[string]*moduleSpec)}
-	n = deref(n)
-	if n.Kind != yaml.MappingNode {
-		return s
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		key, val := n.Content[i].Value, deref(n.Content[i+1])
-		if val.Kind == yaml.MappingNode && lookup(val, "module") != nil {
-			if spec, ok := l.module(doc, val, section+"."+key); ok {
-				s.slots = append(s.slots, key)
-				s.modules[key] = &spec
+// session reads a session block (at is where, in d): mappings holding
+// "module" are slots, the rest are settings.
+func (l *loader) session(d *doc, s *bundle.Map, section string, at ...string) *sessionSpec {
+	out := &sessionSpec{modules: make(map[string]*moduleSpec)}
+	for key, val := range s.All() {
+		if vm, ok := val.(*bundle.Map); ok {
+			if _, has := vm.Get("module"); has {
+				if spec, ok := l.module(d, vm, section+"."+key, append(at, key)...); ok {
+					out.slots = append(out.slots, key)
+					out.modules[key] = &spec
+				}
+				continue
 			}
-			continue
 		}
-		if s.settings == nil {
-			s.settings = make(map[string]any)
+		if out.settings == nil {
+			out.settings = make(map[string]any)
 		}
-		s.settings[key] = plainValue(val)
+		out.settings[key] = plain(val)
 	}
-	return s
+	return out
 }
 
-// modules reads a list of module entries.
-func (l *loader) modules(doc *parsedDoc, n *yaml.Node, section string) []moduleSpec {
+// modules reads a list of module entries (at is where, in d).
+func (l *loader) modules(d *doc, v any, section string, at ...string) []moduleSpec {
+	list, _ := v.([]any)
 	var out []moduleSpec
-	for _, item := range seq(n) {
-		if spec, ok := l.module(doc, item, section); ok {
-			out = append(out, spec)
+	for i, item := range list {
+		if vm, ok := item.(*bundle.Map); ok {
+			if spec, ok := l.module(d, vm, section, append(at, strconv.Itoa(i))...); ok {
+				out = append(out, spec)
+			}
 		}
 	}
 	return out
 }
 
-// module reads one module entry and parses its source.
-func (l *loader) module(doc *parsedDoc, n *yaml.Node, section string) (moduleSpec, bool) {
-	n = deref(n)
-	if n.Kind != yaml.MappingNode {
-		return moduleSpec{}, false
-	}
-	idNode := lookup(n, "module")
-	spec := moduleSpec{section: section, module: scalar(idNode), file: doc.path, rng: doc.nodeRange(idNode)}
-	if src := lookup(n, "source"); src != nil && src.Tag != "!!null" {
-		if src.Kind != yaml.ScalarNode {
-			l.report(discovery.CodeBundleSource, discovery.SeverityError, doc.path, doc.nodeRange(src),
+// module reads one module entry (at is where, in d) and parses its source.
+func (l *loader) module(d *doc, n *bundle.Map, section string, at ...string) (moduleSpec, bool) {
+	path := d.f.Path
+	id, _ := n.Value("module").(string)
+	spec := moduleSpec{section: section, module: id, file: path, rng: d.at(append(at, "module")...)}
+	if src, ok := n.Get("source"); ok && src != nil {
+		rng := d.at(append(at, "source")...)
+		s, isString := src.(string)
+		if !isString {
+			l.report(discovery.CodeBundleSource, discovery.SeverityError, path, rng,
 				"module %s: source must be a string (git+URL@ref, file:// or a path)", spec.module)
 			return spec, false
 		}
-		spec.source = scalar(src)
-		parsed, err := ParseSource(spec.source)
+		spec.source = s
+		parsed, err := ParseSource(s)
 		if err != nil {
-			l.report(discovery.CodeBundleSource, discovery.SeverityError, doc.path, doc.nodeRange(src), "module %s: %v", spec.module, err)
+			l.report(discovery.CodeBundleSource, discovery.SeverityError, path, rng, "module %s: %v", spec.module, err)
 			return spec, false
 		}
 		spec.parsed = parsed
 	}
-	if cfg := lookup(n, "config"); cfg != nil {
-		if m, ok := plainValue(cfg).(map[string]any); ok {
-			spec.config = m
-		}
+	if cfg, ok := n.Value("config").(*bundle.Map); ok {
+		spec.config, _ = plain(cfg).(map[string]any)
 	}
 	return spec, true
 }
 
-// configMentions resolves the @bundle:path mentions that are string values
-// under root.
-func (l *loader) configMentions(doc *parsedDoc, root *yaml.Node) {
-	walkStrings(root, func(n *yaml.Node) {
-		if !strings.HasPrefix(n.Value, "@") {
-			return
+// mentions resolves the @bundle:path mentions of f: those of its Markdown
+// body, and the string values of its YAML that are mentions.
+func (l *loader) mentions(f *bundle.File) {
+	for _, n := range f.Nodes() {
+		if !n.IsString || !strings.HasPrefix(n.String, "@") {
+			continue
 		}
-		for _, m := range discovery.FindMentions([]byte(n.Value), 0, discovery.NewLineIndex([]byte(n.Value))) {
-			m.Range = doc.nodeRange(n)
-			l.mention(doc.path, m)
+		for _, m := range discovery.FindMentions([]byte(n.String), 0, discovery.NewLineIndex([]byte(n.String))) {
+			m.Range = n.Range
+			l.mention(f.Path, m)
 		}
-	})
+	}
+	for _, bm := range f.Mentions() {
+		if ns, p, ok := bm.Namespace(); ok {
+			l.mention(f.Path, discovery.Mention{Collection: ns, Path: p, Range: bm.Range})
+		}
+	}
 }
 
 func (l *loader) mention(path string, m discovery.Mention) {
@@ -322,141 +361,51 @@ func (l *loader) mention(path string, m discovery.Mention) {
 	}
 }
 
-// deref follows an alias.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 16; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
-// lookup returns the value of key in mapping n, or nil.
-func lookup(n *yaml.Node, key string) *yaml.Node {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return deref(n.Content[i+1])
+// stringList reads a string or a list of strings.
+func stringList(v any) []string {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			return []string{x}
 		}
+	case []any:
+		var out []string
+		for _, item := range x {
+			if s, ok := item.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
 	}
 	return nil
 }
 
-// scalar returns a scalar's value, or "".
-func scalar(n *yaml.Node) string {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return ""
-	}
-	return n.Value
-}
-
-// seq returns a sequence's items, or nil.
-func seq(n *yaml.Node) []*yaml.Node {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.SequenceNode {
-		return nil
-	}
-	return n.Content
-}
-
-// stringList reads a string or a list of strings.
-func stringList(n *yaml.Node) []string {
-	n = deref(n)
-	if n == nil {
-		return nil
-	}
-	if n.Kind == yaml.ScalarNode {
-		if s := scalar(n); s != "" {
-			return []string{s}
-		}
-		return nil
-	}
-	var out []string
-	for _, item := range seq(n) {
-		if s := scalar(item); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// maxValueNodes bounds how many nodes plainValue and walkStrings visit, so
-// that aliases cannot blow a small document up.
-const maxValueNodes = 100_000
-
-// plainValue converts n into values encoding/json can write: maps with
-// string keys, slices, strings, numbers, booleans and nil.
-func plainValue(n *yaml.Node) any {
-	budget := maxValueNodes
-	return plain(n, &budget)
-}
-
-func plain(n *yaml.Node, budget *int) any {
-	n = deref(n)
-	*budget--
-	if n == nil || *budget < 0 {
-		return nil
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = plain(n.Content[i+1], budget)
+// plain converts a value of the bundle model into one encoding/json writes
+// and reads back alike: maps with string keys, slices, strings, numbers,
+// booleans and nil; a number JSON cannot hold (NaN, an infinity, an
+// integer past 64 bits) and any other value become their text.
+func plain(v any) any {
+	switch x := v.(type) {
+	case *bundle.Map:
+		m := make(map[string]any, x.Len())
+		for k, val := range x.All() {
+			m[k] = plain(val)
 		}
 		return m
-	case yaml.SequenceNode:
-		s := make([]any, 0, len(n.Content))
-		for _, item := range n.Content {
-			s = append(s, plain(item, budget))
+	case []any:
+		s := make([]any, len(x))
+		for i, item := range x {
+			s[i] = plain(item)
 		}
 		return s
-	case yaml.ScalarNode:
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return n.Value
+	case bundle.Float:
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return strconv.FormatFloat(f, 'g', -1, 64)
 		}
-		switch x := v.(type) {
-		case float64:
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return n.Value
-			}
-		case nil, bool, int, int64, uint64, string:
-		default:
-			return n.Value
-		}
-		return v
+		return f
+	case nil, bool, string, int, int64, uint64, float64:
+		return x
 	}
-	return nil
-}
-
-// walkStrings calls fn for every string scalar under n that is a value,
-// not a key.
-func walkStrings(n *yaml.Node, fn func(*yaml.Node)) {
-	budget := maxValueNodes
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		n = deref(n)
-		budget--
-		if n == nil || budget < 0 {
-			return
-		}
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 1; i < len(n.Content); i += 2 {
-				walk(n.Content[i])
-			}
-		case yaml.SequenceNode:
-			for _, item := range n.Content {
-				walk(item)
-			}
-		case yaml.ScalarNode:
-			if n.Tag == "!!str" {
-				fn(n)
-			}
-		}
-	}
-	walk(n)
+	return fmt.Sprint(v)
 }

@@ -13,8 +13,9 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
-	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -29,6 +30,8 @@ type checkSummary struct {
 	// FilesChecked counts the files checked, with diagnostics or not.
 	FilesChecked int `json:"files_checked"`
 	Collections  int `json:"collections"`
+	// Repositories counts the bundle repositories checked.
+	Repositories int `json:"bundle_repositories,omitempty"`
 	// Baselined counts the diagnostics left out because the baseline
 	// holds them (with --baseline).
 	Baselined int `json:"baselined,omitempty"`
@@ -99,7 +102,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		fmt.Fprintf(a.Stderr, "amplidex: recorded %s in %s\n", query.Plural(n, "diagnostic"), opts.writeBaseline)
 		return nil
 	}
-	report := checkReport{Diagnostics: diags, Summary: checkSummary{Collections: res.collections}}
+	report := checkReport{Diagnostics: diags, Summary: checkSummary{Collections: res.collections, Repositories: res.repositories}}
 	if base != nil {
 		report.Diagnostics, report.Summary.Baselined = base.filter(diags, src)
 	}
@@ -110,7 +113,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 		report.Diagnostics = []discovery.Diagnostic{}
 	}
 	if opts.fix || opts.diff {
-		return a.checkFix(ctx, ws, pol, opts, res.view, report.Diagnostics)
+		return a.checkFix(ctx, ws, pol, opts, res, report.Diagnostics)
 	}
 	out, done, err := a.checkOutput(opts)
 	if err != nil {
@@ -137,8 +140,8 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 // there is something to fix. An unsafe fix (one that would make a
 // duplicate or break a file's structure) is said and left out, unless
 // --unsafe-fixes asks for it.
-func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []discovery.Diagnostic) error {
-	all, err := a.fixFiles(ctx, ws, v, pol, ds, opts.unsafeFixes)
+func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, res checkResult, ds []discovery.Diagnostic) error {
+	all, err := a.fixFiles(ctx, ws, res.view, pol, ds, opts.unsafeFixes, res.bundleFiles)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -313,29 +316,34 @@ func (a *App) checkDefault(ws *workspace, with []string) (checkResult, error) {
 		return checkResult{}, err
 	}
 	p := newPlanner(ws, v)
+	wd, err := os.Getwd()
+	if err != nil {
+		return checkResult{}, exitf(exitUsage, "working directory: %v", err)
+	}
+	// The bundle repository the working directory is in: all of it.
+	repo := p.bundleRoot(wd)
+	if repo != "" {
+		p.bundle(repo, "")
+	}
 	var none string
 	// The home directory's .amplifier holds the user root: it is no
 	// project to report.
 	if project := ws.daemonProject(); project != "" && !samePath(project, ws.home) {
 		p.dir(filepath.Join(project, ".amplifier"))
-		if discovery.IsMarked(project) {
+		if discovery.IsMarked(project) && (repo == "" || !within(project, repo)) {
 			if c := p.load(project); c != nil {
 				p.addArg(c)
 				p.targets = append(p.targets, target{col: c})
 			}
 		}
-		none = fmt.Sprintf("the project %s has no collections and no collections.lock in .amplifier", project)
-	} else {
-		wd, err := os.Getwd()
-		if err != nil {
-			return checkResult{}, exitf(exitUsage, "working directory: %v", err)
-		}
+		none = fmt.Sprintf("the project %s has no collections and no collections.lock in .amplifier, and no bundle (bundle.md or bundle.yaml) is at or above %s", project, wd)
+	} else if repo == "" {
 		target := wd
 		if c, _ := p.owner(wd, true); c != nil {
 			target = c.Dir
 		}
 		p.dir(target)
-		none = fmt.Sprintf("no project (.amplifier) above %s and no collection at or above it", wd)
+		none = fmt.Sprintf("no project (.amplifier) above %s and no collection or bundle (bundle.md or bundle.yaml) at or above it", wd)
 	}
 	if len(p.targets) == 0 {
 		fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s; name a PATH, or use --all-roots for the user and bundled roots\n", none)
@@ -403,6 +411,10 @@ type checkResult struct {
 	collections int
 	files       map[string]bool
 	all         bool
+	// repositories counts the bundle repositories checked, bundleFiles
+	// holds the parses of their files (check --fix fixes them).
+	repositories int
+	bundleFiles  map[string]*bundle.File
 }
 
 // checked counts the files checked: those in scope, and any other path a
@@ -444,19 +456,25 @@ func dirOf(p string) string {
 
 // target is one part of what `check PATH…` checks: a whole collection,
 // the files of one below a directory (under) or one file (file), a lock
-// file, or a file that no collection holds.
+// file, a file that no collection holds, or a bundle repository (bundle,
+// its root), all of it or what is at or below under.
 type target struct {
-	col   *discovery.Collection
-	under string
-	file  string
-	lock  string
-	lone  string
+	col    *discovery.Collection
+	under  string
+	file   string
+	lock   string
+	lone   string
+	bundle string
 }
 
 // planner turns the paths of `check PATH…` into targets.
 type planner struct {
 	view   *catalog.View
 	loader *discovery.Loader
+	// files reads bundle repositories, each file once; home is never
+	// one.
+	files  *compose.DiskFiles
+	home   string
 	loaded map[string]*discovery.Collection // argument collections by directory
 	shapes map[string]bool                  // isCollectionDir by directory
 	// args are the collections found outside the workspace's roots; they
@@ -469,6 +487,8 @@ type planner struct {
 	// notMetadata are the pyproject.toml files named that are no
 	// collection's metadata.
 	notMetadata []string
+	// unreadable says why each bundle file named cannot be read.
+	unreadable []string
 }
 
 // checkPaths checks what each path names: a file, a collection, a
@@ -517,7 +537,8 @@ func (a *App) checkPaths(ws *workspace, opts *checkOptions) (checkResult, error)
 
 // newPlanner returns a planner over the workspace's View v.
 func newPlanner(ws *workspace, v *catalog.View) *planner {
-	return &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+	return &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{},
+		files: &compose.DiskFiles{}, home: ws.home}
 }
 
 // checkPlan checks the targets p planned, the collections of --with
@@ -526,12 +547,16 @@ func (a *App) checkPlan(ws *workspace, cat *catalog.Catalog, p *planner, with []
 	v := p.view
 	if len(p.unknown) > 0 && !ignoreUnknown {
 		return checkResult{}, exitf(exitUsage, "check: amplidex does not check %s: it checks profiles/*.md, agents/*.md, context/**/*.md, "+
-			"bundle.md, pyproject.toml and collections.lock (--ignore-unknown skips the others)", strings.Join(p.unknown, ", "))
+			"pyproject.toml and collections.lock, and a bundle repository's bundles, agents, modes, skills, recipes and context "+
+			"(--ignore-unknown skips the others)", strings.Join(p.unknown, ", "))
 	}
 	if len(p.notMetadata) > 0 && !ignoreUnknown {
 		return checkResult{}, exitf(exitUsage, "check: %s: no collection's metadata: a pyproject.toml is a collection's with profiles/, agents/, "+
 			"context/, scenario-tools/ or modules/ beside it or in its package, a [tool.amplifier.collection] table, or in .amplifier/collections "+
 			"(--ignore-unknown skips it)", strings.Join(p.notMetadata, ", "))
+	}
+	if len(p.unreadable) > 0 {
+		return checkResult{}, exitf(exitUsage, "check: %s", strings.Join(p.unreadable, "; "))
 	}
 	withCols, err := p.withCollections(with)
 	if err != nil {
@@ -547,7 +572,7 @@ func (a *App) checkPlan(ws *workspace, cat *catalog.Catalog, p *planner, with []
 			n += len(t.col.Facts)
 		}
 	}
-	res := checkResult{view: view, files: make(map[string]bool, n)}
+	res := checkResult{view: view, files: make(map[string]bool, n), bundleFiles: map[string]*bundle.File{}}
 	seenDiag := map[discovery.Diagnostic]bool{}
 	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
 		for _, d := range ds {
@@ -601,15 +626,20 @@ func (a *App) checkPlan(ws *workspace, cat *catalog.Catalog, p *planner, with []
 		}
 	}
 	res.collections = len(cols)
+	a.checkBundles(ws, p.files, p.targets, &res)
 	return res, nil
 }
 
 // dir plans the check of directory d; it reports false when nothing
 // under d can be checked.
 func (p *planner) dir(d string) bool {
-	// A bundle: its manifest and the agents it includes.
-	if isFileAt(filepath.Join(d, "bundle.md")) {
-		p.targets = append(p.targets, target{lone: filepath.Join(d, "bundle.md")})
+	// A bundle repository, or a directory inside one; a repository's
+	// project collections are checked beside it.
+	if root := p.bundleRoot(d); root != "" {
+		p.bundle(root, d)
+		if amp := filepath.Join(d, ".amplifier"); d == root && isDirAt(amp) {
+			p.dir(amp)
+		}
 		return true
 	}
 	// A collection, or a directory inside one.
@@ -727,6 +757,9 @@ func (p *planner) addArg(c *discovery.Collection) {
 // it, else on its own when its kind is told by its name, else it is of a
 // kind amplidex does not check.
 func (p *planner) file(f string) {
+	if p.bundleFile(f, false) {
+		return
+	}
 	if c, file := p.owner(f, false); c != nil {
 		if p.whole {
 			p.targets = append(p.targets, target{col: c})
@@ -745,8 +778,7 @@ func (p *planner) file(f string) {
 	switch {
 	case base == "collections.lock":
 		p.targets = append(p.targets, target{lock: f})
-	case base == "bundle.md":
-		p.targets = append(p.targets, target{lone: f})
+	case p.bundleFile(f, true):
 	case base == "pyproject.toml" && !inToolOrModule(filepath.Dir(f)):
 		// No collection holds it (owner would have said): an ordinary
 		// Python project's.
@@ -959,30 +991,18 @@ func checkLock(path string) ([]discovery.Diagnostic, error) {
 // its name and directory. path is absolute. Only a regular file of at most
 // the document limit is read: a FIFO, a device or a link to one named on
 // the command line is a usage error naming it, never a hang. Its
-// suppression comments apply.
-//
-// A bundle manifest gets the checks prepare --dry-run and the language
-// server make: its schema, default_provider, the agents it includes, its
-// module sources and its mentions.
+// suppression comments apply. (A bundle repository's files are checked
+// with their repository: see checkBundles.)
 func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
 	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
-	var ds []discovery.Diagnostic
-	base, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
-	switch {
-	case base == "bundle.md":
-		ds = prepare.CheckManifest(path, src, ws.schemaOptions())
-	case dir == "profiles":
-		ds = discovery.ParseDocument(path, src, discovery.DocProfile, ws.schemaOptions()).Diagnostics
-	default: // agents/*.md
-		kind := discovery.DocAgent
-		if isFileAt(filepath.Join(filepath.Dir(filepath.Dir(path)), "bundle.md")) {
-			kind = discovery.DocBundleAgent
-		}
-		ds = discovery.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics
+	kind := discovery.DocAgent // agents/*.md
+	if filepath.Base(filepath.Dir(path)) == "profiles" {
+		kind = discovery.DocProfile
 	}
+	ds := discovery.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics
 	// A file no collection holds has its comments applied here, by the
 	// rule a View applies to a collection's.
 	return discovery.SuppressFile(path, src, ds), nil
@@ -1029,7 +1049,14 @@ func summarize(ds []discovery.Diagnostic) query.Summary {
 // files in 1 collection." when nothing is reported, else the count of
 // each severity (named as --severity names them) and of the files.
 func summaryLine(s checkSummary) string {
-	scope := fmt.Sprintf("%s in %s", query.Plural(s.FilesChecked, "file"), query.Plural(s.Collections, "collection"))
+	where := query.Plural(s.Collections, "collection")
+	switch {
+	case s.Repositories > 0 && s.Collections == 0:
+		where = query.Plural(s.Repositories, "bundle repository")
+	case s.Repositories > 0:
+		where += " and " + query.Plural(s.Repositories, "bundle repository")
+	}
+	scope := fmt.Sprintf("%s in %s", query.Plural(s.FilesChecked, "file"), where)
 	if s.Errors+s.Warnings+s.Infos == 0 && s.FilesChecked == 0 && s.Baselined == 0 {
 		return "Nothing checked: no files."
 	}
@@ -1045,7 +1072,7 @@ func summaryLine(s checkSummary) string {
 		files = query.Plural(s.Files, "file")
 	}
 	line := fmt.Sprintf("%s, %s, %d info in %s (%s checked",
-		query.Plural(s.Errors, "error"), query.Plural(s.Warnings, "warning"), s.Infos, files, query.Plural(s.Collections, "collection"))
+		query.Plural(s.Errors, "error"), query.Plural(s.Warnings, "warning"), s.Infos, files, where)
 	if s.Baselined > 0 {
 		line += fmt.Sprintf(", %d in the baseline", s.Baselined)
 	}

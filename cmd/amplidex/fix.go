@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
@@ -51,7 +52,10 @@ func (oneView) Changed(string) {}
 // the text the one before left, its diagnostics decided as check decides
 // them (suppression comments, then the policy). The unsafe ones are left
 // out, and kept to be said, unless withUnsafe asks for them.
-func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []discovery.Diagnostic, withUnsafe bool) ([]fileFix, error) {
+//
+// The files of bundle repositories (bundles, by path) get the fixes of
+// check.Fix instead.
+func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []discovery.Diagnostic, withUnsafe bool, bundles map[string]*bundle.File) ([]fileFix, error) {
 	w := lsp.NewWorkspace(oneView{v}, lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
 		CheckBundle: prepare.CheckManifest, Log: a.log})
 	byFile := map[string][]discovery.Diagnostic{}
@@ -59,9 +63,16 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 		byFile[d.Path] = append(byFile[d.Path], d)
 	}
 	var out []fileFix
+	fixBundle := bundleFixer(pol)
 	for _, path := range slices.Sorted(maps.Keys(byFile)) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if bf := bundles[path]; bf != nil {
+			if text, n := fixBundle(bf); n > 0 {
+				out = append(out, fileFix{path: path, old: bf.Text(), new: text, fixed: n})
+			}
+			continue
 		}
 		old, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 		if err != nil {

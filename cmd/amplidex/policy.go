@@ -379,10 +379,10 @@ func (p *policy) compile(s checkSettings) *rules {
 	return r
 }
 
-// apply returns d as reported (schema/unknown-key at its configured
-// severity), and whether it is reported at all.
+// apply returns d as reported (schema/unknown-key and bundle/unknown-key
+// at their configured severity), and whether it is reported at all.
 func (r *rules) apply(d discovery.Diagnostic) (discovery.Diagnostic, bool) {
-	if d.Code == discovery.CodeUnknownKey {
+	if d.Code == discovery.CodeUnknownKey || d.Code == discovery.CodeBundleUnknownKey {
 		d.Severity = r.unknownKey
 	}
 	if rank(d.Severity) < r.minRank {

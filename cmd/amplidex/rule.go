@@ -136,7 +136,7 @@ func writeRule(w io.Writer, d ruleDoc) {
 func suppressText(d ruleDoc) string {
 	return fmt.Sprintf("on its line:   %s\n"+
 		"in its file:   %s\n"+
-		"               (comments are read in the front matter of profiles, agents and bundle.md, and in pyproject.toml)\n"+
+		"               (comments are read in the front matter of profiles, agents and bundles, in a bundle's YAML files and in pyproject.toml)\n"+
 		"in Markdown:   %s on its line, %s in its file\n"+
 		"               (in the body of a context file, profile or agent, where # opens a heading)\n"+
 		"elsewhere:     [check.per-path] in the configuration, such as {\"vendor/**\" = [%q]}\n"+
@@ -198,7 +198,7 @@ to suppress it; ` + "`amplidex rule CODE`" + ` prints the same.
 		}
 		fmt.Fprintf(&b, "How to fix it: %s\n\n", d.Fix)
 		fmt.Fprintf(&b, "How to suppress it: `%s` at the end of its line, or `%s` in its file "+
-			"(in the front matter of a profile, agent or bundle.md, or in pyproject.toml); "+
+			"(in the front matter of a profile, agent or bundle, in a bundle's YAML file, or in pyproject.toml); "+
 			"in a Markdown body (a context file's), `%s` on its line or `%s` in its file; "+
 			"`%s` in the configuration, or `%s`.\n\n", d.Suppress.Line, d.Suppress.File, d.Suppress.BodyLine, d.Suppress.BodyFile,
 			d.Suppress.Config, d.Suppress.Flag)

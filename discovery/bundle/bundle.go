@@ -96,8 +96,8 @@ func (d *doc) bundle(root *yaml.Node, m *Map, f *File, opts Options) *Bundle {
 			d.wrongType(dv, sevErr, "default_provider", "a provider name", "write default_provider: NAME")
 		}
 	} else if opts.Manifest {
-		d.diags.add(CodeDefaultProvider, sevErr, d.lines.LineRange(d.base),
-			"an amplifier-agent manifest needs a top-level default_provider naming the provider it uses by default, such as default_provider: anthropic")
+		// The message of every surface (the editor offers to add the key).
+		d.diags.add(CodeDefaultProvider, sevErr, d.lines.LineRange(d.base), "%s", discovery.BundleDefaultProviderMessage)
 	}
 	return b
 }
@@ -181,6 +181,7 @@ func (d *doc) includes(root *yaml.Node, loadErr func(string, ...any)) []Include 
 	}
 	for _, it := range items(v) {
 		inc := Include{Range: d.rangeOf(it)}
+		src := it // the node of the source
 		switch {
 		case isMapping(it):
 			bk, bv := lookup(it, "bundle")
@@ -196,7 +197,7 @@ func (d *doc) includes(root *yaml.Node, loadErr func(string, ...any)) []Include 
 			s, ok := stringOf(bv)
 			switch {
 			case ok:
-				inc.Source, inc.Range = s, d.rangeOf(bv)
+				inc.Source, inc.Range, src = s, d.rangeOf(bv), bv
 			case isNull(bv):
 				d.wrongType(bv, sevErr, "bundle:", "a source", "the runtime skips the entry")
 				continue
@@ -217,6 +218,7 @@ func (d *doc) includes(root *yaml.Node, loadErr func(string, ...any)) []Include 
 		if strings.HasPrefix(inc.Source, "@") {
 			d.diags.add(CodeAtInYAML, sevErr, inc.Range,
 				"%s starts with @, which only Markdown mentions take: the runtime resolves it to nothing; write %s", quote(inc.Source), quote(strings.TrimPrefix(inc.Source, "@")))
+			d.dropAt(CodeAtInYAML, inc.Range, src)
 		}
 		out = append(out, inc)
 	}
@@ -239,6 +241,11 @@ func (d *doc) includeWithoutBundleKey(it *yaml.Node) {
 	}
 	d.diags.add(CodeIncludeNoBundleKey, sevErr, r,
 		"this includes entry has no bundle: key%s, so the runtime skips it without a word: %s", had, fix)
+	if len(ps) == 1 {
+		if _, ok := stringOf(ps[0].val); ok {
+			d.renameKey(CodeIncludeNoBundleKey, r, ps[0], "bundle")
+		}
+	}
 }
 
 // modules reads providers, tools or hooks as _validate_module_list does.
@@ -376,6 +383,7 @@ func (d *doc) bundleAgents(root *yaml.Node, m *Map, loadErr func(string, ...any)
 				if strings.HasPrefix(name, "@") {
 					d.diags.add(CodeAtInYAML, sevErr, d.rangeOf(it),
 						"%s starts with @, which only Markdown mentions take: the runtime finds no agent by that name; write %s", quote(name), quote(strings.TrimPrefix(name, "@")))
+					d.dropAt(CodeAtInYAML, d.rangeOf(it), it)
 				}
 				var nb MapBuilder
 				nb.Set("name", name)
@@ -432,6 +440,7 @@ func (d *doc) context(root *yaml.Node, loadErr func(string, ...any)) []ContextRe
 				if strings.HasPrefix(p, "@") {
 					d.diags.add(CodeAtInYAML, sevErr, ref.Range,
 						"%s starts with @, which only Markdown mentions take: the runtime never resolves it and the file contributes nothing; write %s", quote(p), quote(strings.TrimPrefix(p, "@")))
+					d.dropAt(CodeAtInYAML, ref.Range, it)
 				}
 				out = append(out, ref)
 			}

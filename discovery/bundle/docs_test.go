@@ -18,6 +18,9 @@ func TestDocsListCodes(t *testing.T) {
 	}
 	doc := string(b)
 	for _, c := range bundle.Codes {
+		if c.Summary == "" || c.Help == "" {
+			t.Errorf("%s is not in discovery.Codes, the registry of every code", c.Code)
+		}
 		row := "| `" + c.Code + "` | " + string(c.Severity) + " |"
 		if !strings.Contains(doc, row) {
 			t.Errorf("docs/bundles.md lacks the row %q", row)

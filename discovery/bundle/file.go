@@ -61,6 +61,8 @@ type File struct {
 	// Diagnostics are the file's own: syntax and schema. References to
 	// other files are checked by composition.
 	Diagnostics []discovery.Diagnostic
+	// Fixes are the fixes of some of Diagnostics that need no choice.
+	Fixes []Fix
 
 	// Refused says why the runtime's loader would raise on this file
 	// (its YAML, or a section it cannot read); empty when it loads it.

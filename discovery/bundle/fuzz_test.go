@@ -16,6 +16,7 @@ func FuzzParse(f *testing.F) {
 		"\ufeff---\r\nmeta:\r\n  name: a\r\n---\r\n```\n@x:y\n```\n`@z:w` @q:r:\n",
 		"mode:\n  name: m\n  tools: {safe: [a]}\n",
 		"name: r\nversion: 1.0.0\ndescription: d\nsteps:\n  - id: a\n    depends_on: [b]\n",
+		"bundle: {name: x}\nincludes:\n  - behavior: \"@a:b\"\n  - {bundel: x}\n",
 		"a: &x [*x]\n", "<<: {a: 1}\nb: 2\n", "? [a]\n: 1\n", "- a\n", "---\n---\n", "x: !foo 1\n",
 	} {
 		f.Add([]byte(s), uint8(0), true)
@@ -40,6 +41,16 @@ func FuzzParse(f *testing.F) {
 		for _, m := range file.Mentions() {
 			if m.Text == "" || m.Text[0] != '@' || !utf8.ValidString(m.Text) && utf8.Valid(src) {
 				t.Fatalf("mention %q", m.Text)
+			}
+		}
+		for _, n := range file.Nodes() {
+			if n.Range.Start.Line < 0 || n.Range.Start.Line >= lines {
+				t.Fatalf("node out of the text: %+v", n)
+			}
+		}
+		for _, x := range file.Fixes {
+			if x.Start < 0 || x.End > len(src) || x.Start > x.End {
+				t.Fatalf("fix %+v out of %d bytes", x, len(src))
 			}
 		}
 		if len(file.Diagnostics) > bundle.MaxDiagnostics+1 {

@@ -19,6 +19,7 @@ func deref(n *yaml.Node) *yaml.Node {
 type pair struct {
 	key, val *yaml.Node
 	name     string
+	parent   *yaml.Node // the mapping
 }
 
 // pairs returns the keys of a mapping node in order (merge keys left out;
@@ -41,7 +42,7 @@ func pairs(n *yaml.Node) []pair {
 			continue
 		}
 		at[name] = len(out)
-		out = append(out, pair{key: n.Content[i], val: n.Content[i+1], name: name})
+		out = append(out, pair{key: n.Content[i], val: n.Content[i+1], name: name, parent: n})
 	}
 	return out
 }
@@ -102,12 +103,17 @@ func (d *doc) unknownKey(p pair, where string, known keyset) {
 	if where != "" {
 		msg += " in " + where
 	}
-	if s := discovery.Suggest(p.name, known); s != "" {
+	s := discovery.Suggest(p.name, known)
+	if s != "" {
 		msg += "; did you mean " + quote(s) + "?"
 	} else {
 		msg += "; the runtime ignores it (known: " + strings.Join(known, ", ") + ")"
 	}
-	d.diags.add(CodeUnknownKey, discovery.SeverityError, d.rangeOf(p.key), "%s", msg)
+	at := d.rangeOf(p.key)
+	d.diags.add(CodeUnknownKey, discovery.SeverityError, at, "%s", msg)
+	if s != "" {
+		d.renameKey(CodeUnknownKey, at, p, s)
+	}
 }
 
 func containsStr(list []string, s string) bool {

@@ -18,7 +18,7 @@ func Parse(path string, src []byte, opts Options) *File {
 	f := &File{Path: path, Size: len(src), lines: discovery.NewLineIndex(src), src: src}
 	s := &sink{path: path}
 	d := &doc{path: path, src: src, lines: f.lines, diags: s}
-	defer func() { f.Diagnostics = s.list() }()
+	defer func() { f.Diagnostics, f.Fixes = s.list(), d.fixes }()
 
 	ext := strings.ToLower(filepath.Ext(path))
 	f.Markdown = ext == ".md"

@@ -145,6 +145,8 @@ type doc struct {
 	// masked says long block scalars were skipped: their values read as
 	// empty.
 	masked bool
+	// fixes are the fixes of the diagnostics that need no choice.
+	fixes []Fix
 }
 
 // rangeOf returns the Range of node n in the file: its first line, from

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	pathpkg "path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -99,22 +100,14 @@ func Scan(files compose.Files, root string) *Repo {
 			}
 			switch files.Stat(p) {
 			case compose.Directory:
-				if skipDirs[n] || (strings.HasPrefix(n, ".") && n != ".amplifier") {
-					continue
+				if !skipDir(rel, n) {
+					walk(p, q, depth+1)
 				}
-				walk(p, q, depth+1)
 			case compose.RegularFile:
-				ext := strings.ToLower(filepath.Ext(n))
-				if ext != ".md" && ext != ".yaml" && ext != ".yml" || len(r.Entries) >= MaxFiles {
+				if len(r.Entries) >= MaxFiles {
 					continue
 				}
-				k := bundle.Classify(q)
-				if k == bundle.KindOther && !strings.EqualFold(n, "README.md") {
-					if f, err := files.Parse(p, bundle.KindOther); err == nil {
-						k = f.Kind
-					}
-				}
-				if k != bundle.KindOther {
+				if k := kindOf(files, p, q); k != bundle.KindOther {
 					r.Entries = append(r.Entries, Entry{Path: p, Rel: q, Kind: k})
 				}
 			}
@@ -122,6 +115,49 @@ func Scan(files compose.Files, root string) *Repo {
 	}
 	walk(root, "", 0)
 	return r
+}
+
+// skipDir reports whether the directory name, in the directory rel of a
+// repository, is left out of its check: dot directories (but .amplifier),
+// .git, node_modules, caches and virtual environments, and
+// .amplifier/collections, which holds collections (checked as such).
+func skipDir(rel, name string) bool {
+	return skipDirs[name] || (strings.HasPrefix(name, ".") && name != ".amplifier") || (name == "collections" && rel == ".amplifier")
+}
+
+// kindOf returns the kind of the file at p (rel, relative to its
+// repository's root, slash separated): by its path, else, for a Markdown
+// or YAML file its path does not tell, by what it holds.
+func kindOf(files compose.Files, p, rel string) bundle.Kind {
+	ext := strings.ToLower(filepath.Ext(rel))
+	if ext != ".md" && ext != ".yaml" && ext != ".yml" {
+		return bundle.KindOther
+	}
+	k := bundle.Classify(rel)
+	if k == bundle.KindOther && !strings.EqualFold(pathpkg.Base(rel), "README.md") {
+		if f, err := files.Parse(p, bundle.KindOther); err == nil {
+			k = f.Kind
+		}
+	}
+	return k
+}
+
+// KindOf returns the kind a check of the repository at root gives the
+// file at path: KindOther for a file it does not check (one of a kind it
+// does not know, or in a directory it does not walk).
+func KindOf(files compose.Files, root, path string) bundle.Kind {
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return bundle.KindOther
+	}
+	rel = filepath.ToSlash(rel)
+	dirs := strings.Split(rel, "/")
+	for i := range len(dirs) - 1 {
+		if skipDir(strings.Join(dirs[:i], "/"), dirs[i]) {
+			return bundle.KindOther
+		}
+	}
+	return kindOf(files, path, rel)
 }
 
 // Check checks every file of the repository at root: each file's syntax

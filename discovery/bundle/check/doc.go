@@ -1,6 +1,9 @@
 // Package check checks a bundle repository: every bundle, agent, mode,
 // skill, recipe and context file in it.
 //
+// RootOf finds the repository around a path (the nearest root bundle at
+// or above it), LoneRoot where a bundle file outside any is checked from,
+// and PackagedManifest tells an amplifier-agent manifest by where it lies.
 // Scan lists a repository's files and their kinds; Check parses each
 // (package bundle: syntax, schemas, the mistakes the runtime loads
 // without a word), composes each bundle with its includes (package
@@ -8,7 +11,9 @@
 // agents and context files a bundle declares, and the @ns:path mentions
 // of bundles, agents, modes and context files, a trailing . or : the
 // runtime keeps included. Diagnostics are made only for the repository's
-// own files, each once, sorted and bounded per file.
+// own files, each once, sorted and bounded per file. Result.Report gives
+// what a check of some of its files reports, their suppression comments
+// applied; Fix makes the fixes of a file that need no choice.
 //
 // It reads only through the compose.Files it is given and never fetches.
 // It does not print, watch or cache: a command prints a Result, and the
@@ -24,7 +29,8 @@
 //
 //   - At most MaxFiles files are checked, MaxDirDepth directories deep;
 //     dot directories (but .amplifier) and .git, node_modules,
-//     __pycache__ and virtual environments are not walked.
+//     __pycache__ and virtual environments are not walked, nor
+//     .amplifier/collections (a project's collections).
 //   - An @mention whose namespace no composition of the repository knows
 //     is not checked: it may be an application's (@user:, @project:) or a
 //     bundle not in the cache.
