@@ -136,7 +136,7 @@ interface Binary {
 	from: 'setting' | 'PATH' | 'bundled';
 }
 
-// binaryNotFound says why there is no Binary.
+// BinaryNotFound says why there is no Binary.
 class BinaryNotFound extends Error {}
 
 // findBinary looks for amplidex in this order: the amplidex.path setting,
