@@ -464,9 +464,18 @@ func TestAnalyzerPanicIsAnInternalError(t *testing.T) {
 		t.Fatalf("got %+v, want an internal error", r.Error)
 	}
 	// The session survives.
+	// The publication of the open may come after the change is sent: wait
+	// for the change's own version.
 	c.changeAll(agentURI, 2, "BAD")
-	if p := c.diagnostics(agentURI); len(p.Diagnostics) != 1 {
-		t.Fatalf("after the panic: %+v", p)
+	for {
+		p := c.diagnostics(agentURI)
+		if p.Version == nil || *p.Version != 2 {
+			continue
+		}
+		if len(p.Diagnostics) != 1 {
+			t.Fatalf("after the panic: %+v", p)
+		}
+		return
 	}
 }
 
