@@ -119,10 +119,11 @@ func Scan(files compose.Files, root string) *Repo {
 
 // skipDir reports whether the directory name, in the directory rel of a
 // repository, is left out of its check: dot directories (but .amplifier),
-// .git, node_modules, caches and virtual environments, and
-// .amplifier/collections, which holds collections (checked as such).
+// .git, node_modules, caches and virtual environments, and in .amplifier
+// all but bundles/ (its collections are checked as such, its settings by
+// where bundles are found).
 func skipDir(rel, name string) bool {
-	return skipDirs[name] || (strings.HasPrefix(name, ".") && name != ".amplifier") || (name == "collections" && rel == ".amplifier")
+	return skipDirs[name] || (strings.HasPrefix(name, ".") && name != ".amplifier") || (rel == ".amplifier" && name != "bundles")
 }
 
 // kindOf returns the kind of the file at p (rel, relative to its
@@ -130,8 +131,8 @@ func skipDir(rel, name string) bool {
 // or YAML file its path does not tell, by what it holds.
 func kindOf(files compose.Files, p, rel string) bundle.Kind {
 	ext := strings.ToLower(filepath.Ext(rel))
-	if ext != ".md" && ext != ".yaml" && ext != ".yml" {
-		return bundle.KindOther
+	if ext != ".md" && ext != ".yaml" && ext != ".yml" || pathpkg.Dir(rel) == ".amplifier" {
+		return bundle.KindOther // .amplifier/settings.yaml is no bundle
 	}
 	k := bundle.Classify(rel)
 	if k == bundle.KindOther && !strings.EqualFold(pathpkg.Base(rel), "README.md") {
@@ -189,6 +190,8 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 			diags = append(diags, d)
 		}
 	}
+	// The repository's settings files (.amplifier/settings.yaml).
+	add(loc.Diagnostics...)
 	for _, e := range repo.Entries {
 		f, err := rec.Parse(e.Path, e.Kind)
 		if err != nil {

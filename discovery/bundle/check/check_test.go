@@ -110,3 +110,54 @@ func TestCheckManifest(t *testing.T) {
 		t.Errorf("manifest: %v", got)
 	}
 }
+
+// TestCheckCodes checks a repository that earns each code of bundle
+// repositories (testdata/codes.txtar: files under /w, want: path:line
+// code severity), an amplifier-agent manifest told as the command tells
+// it (check.PackagedManifest), the repository's settings file read for
+// where bundles are found, one file that cannot be read.
+func TestCheckCodes(t *testing.T) {
+	a, err := txtar.ParseFile(filepath.Join("testdata", "codes.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	var want []string
+	for _, f := range a.Files {
+		if f.Name == "want" {
+			for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+				want = append(want, strings.TrimSpace(l))
+			}
+			continue
+		}
+		files["/w/"+f.Name] = f.Data
+	}
+	o := unreadable{compose.NewOverlay(nil, files), "/w/repo/agents/locked.md"}
+	env := compose.Env{WorkDir: "/w/repo", AmplifierHome: "/w/home", Home: "/w", NoWellKnown: true}
+	res := check.Check(compose.Locate(env, o), o, "/w/repo", check.Options{Manifest: func(p string) bool { return check.PackagedManifest(o, p) }})
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, fmt.Sprintf("%s:%d %s %s", strings.TrimPrefix(d.Path, "/w/"), d.Range.Start.Line+1, d.Code, d.Severity))
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		for _, d := range res.Diagnostics {
+			t.Log(d.String())
+		}
+	}
+}
+
+// unreadable is Files that cannot read one file.
+type unreadable struct {
+	compose.Files
+	path string
+}
+
+func (u unreadable) Parse(p string, k bundle.Kind) (*bundle.File, error) {
+	if p == u.path {
+		return nil, fmt.Errorf("read %s: permission denied", p)
+	}
+	return u.Files.Parse(p, k)
+}

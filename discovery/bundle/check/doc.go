@@ -29,8 +29,10 @@
 //
 //   - At most MaxFiles files are checked, MaxDirDepth directories deep;
 //     dot directories (but .amplifier) and .git, node_modules,
-//     __pycache__ and virtual environments are not walked, nor
-//     .amplifier/collections (a project's collections).
+//     __pycache__ and virtual environments are not walked; of
+//     .amplifier, only bundles/ is (its collections are a collections'
+//     check's; its settings files are read for where bundles are found,
+//     and their mistakes are bundle/settings).
 //   - An @mention whose namespace no composition of the repository knows
 //     is not checked: it may be an application's (@user:, @project:) or a
 //     bundle not in the cache.
