@@ -61,8 +61,10 @@ type bundleIndex struct {
 	// written to the index.
 	watched map[string]bool
 	saved   []query.BundleScope
-	// roots serialises the changes of the watched roots.
-	roots sync.Mutex
+	// roots serialises the changes of the watched roots; saving the
+	// writes of the places to the index.
+	roots  sync.Mutex
+	saving sync.Mutex
 }
 
 func newBundleIndex(store *index.Store, log *slog.Logger, warn func(string), home string, uid int) *bundleIndex {
@@ -154,15 +156,22 @@ func (b *bundleIndex) work() {
 }
 
 // update has the catalog take in paths and trees, watches what its
-// places need now, and wakes the subscriptions of the places that
-// changed.
+// places need now (and reads again what is below a root watched from
+// now on), and wakes the subscriptions of the places that changed.
 func (b *bundleIndex) update(paths, trees []string) {
-	d := b.cat.Update(paths, trees)
-	if len(d.Relocated) > 0 {
-		b.reconcile()
+	var envs []compose.Env
+	for range 4 { // a root watched anew may relocate a place, which may need another
+		d := b.cat.Update(paths, trees)
+		envs = append(envs, d.Envs...)
+		if len(d.Relocated) == 0 {
+			break
+		}
+		if paths, trees = nil, b.reconcile(); len(trees) == 0 {
+			break
+		}
 	}
-	if len(d.Envs) > 0 {
-		b.changed(d.Envs)
+	if len(envs) > 0 {
+		b.changed(envs)
 	}
 }
 
@@ -211,7 +220,9 @@ func (b *bundleIndex) view(ctx context.Context, s *query.BundleScope, noSync boo
 		}
 		if d := b.cat.Refresh(env); len(d.Envs) > 0 {
 			if len(d.Relocated) > 0 {
-				b.reconcile()
+				if added := b.reconcile(); len(added) > 0 {
+					b.update(nil, added)
+				}
 			}
 			b.changed(d.Envs)
 		}
@@ -275,6 +286,8 @@ func (b *bundleIndex) isRoot(root string) bool {
 // remember writes the places the catalog keeps to the index when they
 // changed, for the next run.
 func (b *bundleIndex) remember() {
+	b.saving.Lock()
+	defer b.saving.Unlock()
 	var scopes []query.BundleScope
 	for _, e := range b.cat.Envs() {
 		scopes = append(scopes, query.BundleScope{WorkDir: e.WorkDir, AmplifierHome: e.AmplifierHome, Home: e.Home, ProjectDir: e.ProjectDir})
