@@ -26,6 +26,11 @@ type initializeParams struct {
 		Window struct {
 			WorkDoneProgress bool `json:"workDoneProgress"`
 		} `json:"window"`
+		Workspace struct {
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
 	} `json:"capabilities"`
 	WorkspaceFolders []workspaceFolder `json:"workspaceFolders,omitempty"`
 }

@@ -186,13 +186,16 @@ type session struct {
 	busy  *waiting
 	calls *calls
 
-	state    sessionState
-	utf8     bool
-	docs     map[string]*document          // open documents by URI
-	inflight map[string]context.CancelFunc // running requests by id
-	results  chan runResult
-	finished chan string // ids of requests that have responded
-	timer    *time.Timer // fires at the earliest due diagnostics run
+	state sessionState
+	utf8  bool
+	// watchDynamic says the client registers watched files dynamically
+	// (see watched.go).
+	watchDynamic bool
+	docs         map[string]*document          // open documents by URI
+	inflight     map[string]context.CancelFunc // running requests by id
+	results      chan runResult
+	finished     chan string // ids of requests that have responded
+	timer        *time.Timer // fires at the earliest due diagnostics run
 }
 
 // document is one open buffer and the state of its diagnostics.
@@ -339,6 +342,7 @@ func (ss *session) initialize(m *message) {
 		}
 	}
 	ss.state = stateRunning
+	ss.watchDynamic = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	defer func() {
 		// Progress goes out once the client has the answer.
 		if t, ok := ss.srv.analyzer.(Tasker); ok && p.Capabilities.Window.WorkDoneProgress {
@@ -381,6 +385,13 @@ func (ss *session) notification(m *message) {
 		err = ss.didSave(m.Params)
 	case "textDocument/didClose":
 		err = ss.didClose(m.Params)
+	case "workspace/didChangeWatchedFiles":
+		err = ss.didChangeWatchedFiles(m.Params)
+	case "initialized":
+		if ss.watchDynamic {
+			ss.wg.Add(1)
+			go ss.registerWatchers()
+		}
 	case "$/cancelRequest":
 		var p cancelParams
 		if err = unmarshalParams(m.Params, &p); err == nil {
@@ -389,7 +400,7 @@ func (ss *session) notification(m *message) {
 			}
 		}
 	default:
-		// initialized, $/setTrace and everything unknown: nothing to do.
+		// $/setTrace and everything unknown: nothing to do.
 	}
 	if err != nil {
 		ss.log.Error("lsp: "+m.Method, "err", err)
