@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,4 +171,70 @@ func TestNoWatchRegistrationWithoutDynamicRegistration(t *testing.T) {
 // .amplifier, no well-known names.
 func bundleEnv(home string) compose.Env {
 	return compose.Env{Home: home, AmplifierHome: filepath.Join(home, ".amplifier"), NoWellKnown: true}
+}
+
+// TestBundleNavigation: completion in `- bundle: demo:` offers the
+// repository's behaviors, in agents.include its agents; definition on
+// an include opens the behavior, on an agent name its file; hover on an
+// include names the file and its namespace.
+func TestBundleNavigation(t *testing.T) {
+	c, repo := bundleServer(t)
+	c.initialize()
+	root := filepath.Join(repo, "bundle.md")
+	uri := lsp.PathToURI(root)
+	text := strings.Replace(read(t, root), "  - bundle: demo:behaviors/review\n", "  - bundle: demo:behaviors/review\n  - bundle: demo:\n", 1)
+	c.open(uri, text)
+	doc := func(line, char int) map[string]any {
+		return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": char}}
+	}
+
+	labels := func(r wire) []string {
+		var list struct {
+			Items []struct {
+				Label string `json:"label"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(r.Result, &list); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range list.Items {
+			out = append(out, it.Label)
+		}
+		return out
+	}
+	if got := labels(c.call("textDocument/completion", doc(7, len("  - bundle: demo:")))); !slices.Contains(got, "demo:behaviors/review") {
+		t.Errorf("completion of an include offers %q, not demo:behaviors/review", got)
+	}
+	c.changeAll(uri, 2, read(t, root))
+	if got := labels(c.call("textDocument/completion", doc(9, len("    - demo:")))); !slices.Equal(got, []string{"demo:reviewer"}) {
+		t.Errorf("completion of an agent offers %q, want [demo:reviewer]", got)
+	}
+
+	var locs []struct {
+		URI string `json:"uri"`
+	}
+	r := c.call("textDocument/definition", doc(6, 20))
+	if err := json.Unmarshal(r.Result, &locs); err != nil || len(locs) != 1 || locs[0].URI != lsp.PathToURI(filepath.Join(repo, "behaviors/review.yaml")) {
+		t.Errorf("definition on the include: %s (%v)", r.Result, err)
+	}
+	r = c.call("textDocument/definition", doc(9, 10))
+	if err := json.Unmarshal(r.Result, &locs); err != nil || len(locs) != 1 || locs[0].URI != lsp.PathToURI(filepath.Join(repo, "agents/reviewer.md")) {
+		t.Errorf("definition on the agent: %s (%v)", r.Result, err)
+	}
+
+	r = c.call("textDocument/hover", doc(6, 20))
+	var h struct {
+		Contents struct {
+			Value string `json:"value"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(r.Result, &h); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{filepath.Join(repo, "behaviors/review.yaml"), "namespace `demo`"} {
+		if !strings.Contains(h.Contents.Value, want) {
+			t.Errorf("hover %q does not say %q", h.Contents.Value, want)
+		}
+	}
 }

@@ -212,6 +212,9 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 
 // Complete implements Analyzer.
 func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleComplete(b, text, pos)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -221,6 +224,9 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, over
 
 // Definition implements Analyzer.
 func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleDefinition(b, pos)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -230,6 +236,9 @@ func (w *Workspace) Definition(ctx context.Context, path string, text []byte, ov
 
 // Hover implements Analyzer.
 func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleHover(b, pos)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return "", false
