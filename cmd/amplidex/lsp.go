@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
@@ -52,7 +54,8 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 	}
 	schema := ws.schemaOptions()
 	local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: ws.home, Bundled: ws.bundled, Schema: schema}),
-		lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log})
+		lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log,
+			Bundles: lspBundleEnv(a, ws)})
 	var analyzer lsp.Analyzer = local
 	client, err := a.connect(ctx, ws)
 	if err != nil {
@@ -100,4 +103,14 @@ func buildVersion() string {
 		return v
 	}
 	return ""
+}
+
+// lspBundleEnv is where the language server looks for the bundles that
+// bundle repositories include: $AMPLIFIER_HOME, else ~/.amplifier.
+func lspBundleEnv(a *App, ws *workspace) compose.Env {
+	env := compose.Env{Home: ws.home, AmplifierHome: a.Getenv("AMPLIFIER_HOME")}
+	if env.AmplifierHome == "" {
+		env.AmplifierHome = filepath.Join(ws.home, ".amplifier")
+	}
+	return env
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // DaemonAnalyzer is the Analyzer backed by the daemon: each request of the
-// editor is one analyze call (query.MethodAnalyze), which the daemon
+// editor (but of a bundle repository's documents, answered in process)
+// is one analyze call (query.MethodAnalyze), which the daemon
 // answers with the same Workspace code over its own catalog's View of the
 // file's project, at one clock, once every change made before the call is
 // indexed. When the daemon does not answer, the in-process Workspace does;
@@ -98,6 +99,9 @@ func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte,
 	if kindOf(path) == fileOther {
 		return nil
 	}
+	if d.local.inProcess(path, text, overlay) {
+		return d.local.Diagnose(ctx, path, text, overlay)
+	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpDiagnose}, path, text, overlay); ok {
 		return res.Diagnostics
 	}
@@ -106,6 +110,9 @@ func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte,
 
 // Complete implements Analyzer.
 func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+	if d.local.inProcess(path, text, overlay) {
+		return d.local.Complete(ctx, path, text, overlay, pos)
+	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpComplete, Position: pos}, path, text, overlay); ok {
 		return res.Items
 	}
@@ -114,6 +121,9 @@ func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte,
 
 // Definition implements Analyzer.
 func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+	if d.local.inProcess(path, text, overlay) {
+		return d.local.Definition(ctx, path, text, overlay, pos)
+	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpDefinition, Position: pos}, path, text, overlay); ok {
 		return res.Locations
 	}
@@ -122,6 +132,9 @@ func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byt
 
 // Hover implements Analyzer.
 func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+	if d.local.inProcess(path, text, overlay) {
+		return d.local.Hover(ctx, path, text, overlay, pos)
+	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpHover, Position: pos}, path, text, overlay); ok {
 		return res.Hover, res.Hover != ""
 	}
@@ -133,6 +146,9 @@ func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []by
 	if kindOf(path) == fileOther {
 		return nil
 	}
+	if d.local.inProcess(path, text, overlay) {
+		return d.local.CodeActions(ctx, path, text, overlay, rng)
+	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpCodeActions, Position: rng.Start, Range: &rng}, path, text, overlay); ok {
 		return res.Actions
 	}
@@ -141,6 +157,9 @@ func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []by
 
 // References implements Analyzer.
 func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+	if d.local.inProcess(path, text, overlay) {
+		return d.local.References(ctx, path, text, overlay, pos, includeDeclaration)
+	}
 	p := query.AnalyzeParams{Op: query.OpReferences, Position: pos, IncludeDeclaration: includeDeclaration}
 	if res, ok := d.ask(ctx, p, path, text, overlay); ok {
 		return res.Locations

@@ -60,8 +60,16 @@
 // to a client that supports it: an Analyzer that is a Tasker says what
 // that work is, and the server asks it while a call has waited a while.
 //
-// It does not watch files or keep an index of its own; it does not start a
-// daemon.
+// Documents of bundle repositories (bundles.go, bundlenav.go) are
+// answered in process with package check over the buffers laid on the
+// disk (compose.Overlay), even beside a daemon: a document gets what a
+// check of its repository reports of it; the check is shared by the open
+// documents of one repository while the buffers are the same.
+//
+// It does not watch files itself: it asks a client that can register
+// watched files dynamically to watch them (watched.go), and on every
+// change checks the open documents again. It keeps no index of its own;
+// it does not start a daemon.
 //
 // # Concurrency
 //
@@ -101,7 +109,9 @@
 //     request sent after it sees its result; requests already running go
 //     on meanwhile.
 //   - Only profiles/*.md, agents/*.md (README.md aside), bundle.md,
-//     pyproject.toml and collections.lock get diagnostics, decided by path;
+//     pyproject.toml, collections.lock and the Markdown and YAML files of
+//     bundle repositories get diagnostics, decided by path and, for a
+//     bundle repository, by the root bundle above the file;
 //     a pyproject.toml that belongs to no collection (no resource
 //     directories, no [tool.amplifier…] table, in no root) gets none.
 //   - A profile, agent or pyproject.toml of a collection gets exactly what

@@ -29,6 +29,11 @@ type initializeParams struct {
 		// Experimental is any JSON; amplidex reads amplidexStatus from an
 		// object (see wantsStatus).
 		Experimental json.RawMessage `json:"experimental,omitempty"`
+		Workspace    struct {
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
+		} `json:"workspace"`
 	} `json:"capabilities"`
 	WorkspaceFolders []workspaceFolder `json:"workspaceFolders,omitempty"`
 }

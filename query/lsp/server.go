@@ -197,13 +197,16 @@ type session struct {
 	// reporter sends nothing after it.
 	down atomic.Bool
 
-	state    sessionState
-	utf8     bool
-	docs     map[string]*document          // open documents by URI
-	inflight map[string]context.CancelFunc // running requests by id
-	results  chan runResult
-	finished chan string // ids of requests that have responded
-	timer    *time.Timer // fires at the earliest due diagnostics run
+	state sessionState
+	utf8  bool
+	// watchDynamic says the client registers watched files dynamically
+	// (see watched.go).
+	watchDynamic bool
+	docs         map[string]*document          // open documents by URI
+	inflight     map[string]context.CancelFunc // running requests by id
+	results      chan runResult
+	finished     chan string // ids of requests that have responded
+	timer        *time.Timer // fires at the earliest due diagnostics run
 
 	// wantStatus: the client asked for MethodStatus; statusOn: the
 	// status reporter runs.
@@ -356,6 +359,7 @@ func (ss *session) initialize(m *message) {
 	}
 	ss.state = stateRunning
 	ss.wantStatus = wantsStatus(p.Capabilities.Experimental)
+	ss.watchDynamic = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	defer func() {
 		// Progress goes out once the client has the answer.
 		if t, ok := ss.srv.analyzer.(Tasker); ok && p.Capabilities.Window.WorkDoneProgress {
@@ -398,6 +402,8 @@ func (ss *session) notification(m *message) {
 		err = ss.didSave(m.Params)
 	case "textDocument/didClose":
 		err = ss.didClose(m.Params)
+	case "workspace/didChangeWatchedFiles":
+		err = ss.didChangeWatchedFiles(m.Params)
 	case "$/cancelRequest":
 		var p cancelParams
 		if err = unmarshalParams(m.Params, &p); err == nil {
@@ -406,6 +412,10 @@ func (ss *session) notification(m *message) {
 			}
 		}
 	case "initialized":
+		if ss.watchDynamic {
+			ss.wg.Add(1)
+			go ss.registerWatchers()
+		}
 		// The status goes out once the client is initialized.
 		if r, ok := ss.srv.analyzer.(StatusReporter); ok && ss.wantStatus && !ss.statusOn {
 			ss.statusOn = true

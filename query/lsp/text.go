@@ -187,10 +187,14 @@ const (
 	fileBundle
 	filePyproject
 	fileLock
+	// fileBundleDoc is a Markdown or YAML file that may be a document of
+	// a bundle repository (bundles.go decides, by what is around it).
+	fileBundleDoc
 )
 
 // kindOf classifies path: profiles/*.md, agents/*.md (README.md excepted),
-// bundle.md, pyproject.toml and collections.lock are checked; anything else
+// bundle.md, pyproject.toml and collections.lock are checked, and so is
+// any other Markdown or YAML file of a bundle repository; anything else
 // is not.
 func kindOf(path string) fileKind {
 	base := filepath.Base(path)
@@ -202,14 +206,18 @@ func kindOf(path string) fileKind {
 		return filePyproject
 	case base == "collections.lock":
 		return fileLock
-	case !strings.HasSuffix(base, ".md") || strings.EqualFold(base, "README.md") || discovery.IsEditorDropping(base):
+	case strings.EqualFold(base, "README.md") || discovery.IsEditorDropping(base):
+		return fileOther
+	case strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml"):
+		return fileBundleDoc
+	case !strings.HasSuffix(base, ".md"):
 		return fileOther
 	case dir == "profiles":
 		return fileProfile
 	case dir == "agents":
 		return fileAgent
 	}
-	return fileOther
+	return fileBundleDoc
 }
 
 // readFileLimited reads at most max bytes of path; a longer file is an

@@ -118,10 +118,15 @@ func TestChecked(t *testing.T) {
 		{"/p/.amplifier/collections.lock", true},
 		{"/c/profiles/README.md", false},
 		{"/c/profiles/readme.md", false},
-		{"/c/profiles/sub/deep.md", false},
 		{"/c/profiles/.#dev.md", false},
-		{"/c/context/notes.md", false},
 		{"/c/agents/helper.txt", false},
+		// Any other Markdown or YAML file may be a document of a bundle
+		// repository: what is around it decides.
+		{"/c/profiles/sub/deep.md", true},
+		{"/c/context/notes.md", true},
+		{"/r/behaviors/review.yaml", true},
+		{"/r/recipes/build.yml", true},
+		{"/r/context/README.md", false},
 	}
 	for _, tc := range tests {
 		if got := lsp.Checked(tc.path); got != tc.want {

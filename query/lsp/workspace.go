@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
 )
@@ -29,6 +30,10 @@ type Workspace struct {
 	loader  *discovery.Loader // loads a buffer's collection when no root holds it
 	bundle  func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
 	log     *slog.Logger
+	// bundleEnv is where bundles are looked for (see bundles.go);
+	// bundles keeps the last check of each bundle repository.
+	bundleEnv compose.Env
+	bundles   bundleChecks
 
 	mu       sync.Mutex                       // guards fields below
 	warned   map[string]bool                  // refused .amplifier directories already logged
@@ -68,6 +73,11 @@ type WorkspaceOptions struct {
 	// Log receives failures of the Views and refused projects; nil
 	// discards.
 	Log *slog.Logger
+	// Bundles is where the includes of bundle repositories' documents
+	// are looked for: AmplifierHome ($AMPLIFIER_HOME, else
+	// ~/.amplifier) and Home; the working directory is the repository of
+	// the document, and ProjectDir, when empty, too.
+	Bundles compose.Env
 }
 
 // NewWorkspace returns a Workspace over views.
@@ -77,7 +87,7 @@ func NewWorkspace(views Views, opts WorkspaceOptions) *Workspace {
 	}
 	cache := newStatCache()
 	return &Workspace{views: views, project: opts.Project, schema: opts.Schema, cache: cache,
-		loader: &discovery.Loader{Schema: opts.Schema, Cache: cache}, bundle: opts.CheckBundle, log: opts.Log,
+		loader: &discovery.Loader{Schema: opts.Schema, Cache: cache}, bundle: opts.CheckBundle, log: opts.Log, bundleEnv: opts.Bundles,
 		warned: map[string]bool{}, copies: map[string]*discovery.Collection{}, argViews: map[argKey]argView{}}
 }
 
@@ -90,6 +100,7 @@ var (
 // when it belongs to a working copy.
 func (w *Workspace) Invalidate(path string) {
 	w.cache.forget(path)
+	w.bundles.forget()
 	w.views.Changed(path)
 }
 
@@ -188,6 +199,12 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 	if kindOf(path) == fileOther {
 		return nil
 	}
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleDiagnose(ctx, b, text)
+	}
+	if kindOf(path) == fileBundleDoc {
+		return nil
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -197,6 +214,9 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 
 // Complete implements Analyzer.
 func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleComplete(b, text, pos)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -206,6 +226,9 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, over
 
 // Definition implements Analyzer.
 func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleDefinition(b, pos)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -215,6 +238,9 @@ func (w *Workspace) Definition(ctx context.Context, path string, text []byte, ov
 
 // Hover implements Analyzer.
 func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleHover(b, pos)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return "", false
