@@ -242,7 +242,7 @@ type Loader struct {
 	// checks ask of every file with mentions, for less than Details costs.
 	Mentions func(path string) ([]Mention, bool)
 	// NoCompact leaves a collection of brief Facts as loaded, its values
-	// in as many objects as it has files (see Collection.compact); tests
+	// in as many objects as it has files (see Collection.keepBrief); tests
 	// compare the two.
 	NoCompact bool
 	// NamesOnly reads each collection's pyproject.toml files and lists its
@@ -251,12 +251,6 @@ type Loader struct {
 	// validity, resource counts), not to check it. Its collections hold
 	// no Facts but their pyproject.toml files'.
 	NamesOnly bool
-	// Slab, when set, returns the Slab that gives the compacted
-	// collections their memory, or nil for none (see Slab): a daemon
-	// gives one during its first scan. It is called from as many
-	// goroutines as load collections at once.
-	Slab func() *Slab
-
 	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
 	// buffers reused from file to file.
 	slabs, bufs sync.Pool
@@ -493,11 +487,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	}
 	if l.Details != nil && !l.NoCompact {
 		// Kept for the daemon's life: in a few objects, not hundreds.
-		var slab *Slab
-		if l.Slab != nil {
-			slab = l.Slab()
-		}
-		c = c.compact(slab)
+		c = c.keepBrief()
 	}
 	return c
 }

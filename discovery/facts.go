@@ -140,38 +140,7 @@ func (f *Facts) Brief() *Facts {
 			b.Agents[i] = Ref{Value: strings.Clone(a.Value), Range: a.Range}
 		}
 	}
-	if shared := plainBrief(b); shared != nil {
-		return shared
-	}
 	return b
-}
-
-// plainBriefs are the brief Facts of the files that say nothing but their
-// kind and whether they make mentions, without diagnostics: most context
-// files. Brief returns these shared, immutable values for them. They are
-// static data, by kind and then by mentions (0 or 1): a map would be built
-// by every process at start.
-var plainBriefs = [...][2]Facts{
-	{{Kind: KindProfile, brief: true}, {Kind: KindProfile, brief: true, mentions: 1}},
-	{{Kind: KindAgent, brief: true}, {Kind: KindAgent, brief: true, mentions: 1}},
-	{{Kind: KindContext, brief: true}, {Kind: KindContext, brief: true, mentions: 1}},
-	{{Kind: KindTool, brief: true}, {Kind: KindTool, brief: true, mentions: 1}},
-	{{Kind: KindModule, brief: true}, {Kind: KindModule, brief: true, mentions: 1}},
-	{{Kind: "", brief: true}, {Kind: "", brief: true, mentions: 1}},
-}
-
-// plainBrief returns the shared value equal to brief Facts b, or nil.
-func plainBrief(b *Facts) *Facts {
-	if b.blocks != nil || b.front || b.Name != "" || b.Description != "" || b.Extends != nil || b.AgentsMode != "" || b.Agents != nil ||
-		b.Metadata != nil || b.counts != (briefCounts{}) || b.Suppressions != nil || b.mentions < 0 || b.mentions > 1 {
-		return nil
-	}
-	for i := range plainBriefs {
-		if plainBriefs[i][0].Kind == b.Kind {
-			return &plainBriefs[i][b.mentions]
-		}
-	}
-	return nil
 }
 
 // docKind maps a resource kind to the document schema it is checked with.

@@ -222,9 +222,6 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	if mode == decodeBrief {
 		f.brief = true
 		f.mentions = int32(min(mentions, 1))
-		if shared := plainBrief(f); shared != nil {
-			return shared, nil
-		}
 		return f, nil
 	}
 	end := d.i + restLen

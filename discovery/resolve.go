@@ -171,18 +171,19 @@ func packLists[V any](m map[string][]V) map[string][]V {
 }
 
 // inRootKeys returns the collections of group by inRootKey, the keys parts
-// of one string (see arena).
+// of one string (see text).
 func inRootKeys(group []*Collection) map[string]*Collection {
 	keys := make([]string, len(group))
-	var a arena
+	size := 0
 	for i, c := range group {
 		keys[i] = inRootKey(c)
-		a.str(&keys[i])
+		size += len(keys[i])
 	}
-	a.seal()
+	var t text
+	t.b.Grow(size)
 	keyed := make(map[string]*Collection, len(group))
 	for i, c := range group {
-		keyed[keys[i]] = c
+		keyed[t.keep(keys[i])] = c
 	}
 	return keyed
 }

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"unsafe"
 )
 
 // TestSetKeysAndListsInOneObject: the keys NewSet orders a root's
@@ -28,7 +27,7 @@ func TestSetKeysAndListsInOneObject(t *testing.T) {
 	}
 	lo, hi, size := uintptr(math.MaxUint64), uintptr(0), 0
 	for k := range keyed {
-		p := uintptr(unsafe.Pointer(unsafe.StringData(k)))
+		p := reflect.ValueOf(k).Pointer()
 		lo, hi, size = min(lo, p), max(hi, p+uintptr(len(k))), size+len(k)
 	}
 	if hi-lo != uintptr(size) {
@@ -45,14 +44,15 @@ func TestSetKeysAndListsInOneObject(t *testing.T) {
 		t.Fatalf("lists %v, want %v", lists, wantLists)
 	}
 	lo, hi, n := uintptr(math.MaxUint64), uintptr(0), 0
+	ptr := reflect.TypeFor[*Collection]().Size()
 	for _, l := range lists {
-		p := uintptr(unsafe.Pointer(unsafe.SliceData(l)))
-		lo, hi, n = min(lo, p), max(hi, p+uintptr(len(l))*unsafe.Sizeof(a)), n+len(l)
+		p := reflect.ValueOf(l).Pointer()
+		lo, hi, n = min(lo, p), max(hi, p+uintptr(len(l))*ptr), n+len(l)
 		if cap(l) != len(l) {
 			t.Errorf("a list of %d has room for %d: an append would write over the next", len(l), cap(l))
 		}
 	}
-	if hi-lo != uintptr(n)*unsafe.Sizeof(a) {
-		t.Errorf("the lists span %d bytes, want the %d of one slice", hi-lo, uintptr(n)*unsafe.Sizeof(a))
+	if hi-lo != uintptr(n)*ptr {
+		t.Errorf("the lists span %d bytes, want the %d of one slice", hi-lo, uintptr(n)*ptr)
 	}
 }

@@ -3,8 +3,8 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
-	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -38,7 +38,7 @@ func TestRootKeysShareTheCollectionsDir(t *testing.T) {
 				continue
 			}
 			found++
-			if key != e.c.Dir || unsafe.StringData(key) != unsafe.StringData(e.c.Dir) {
+			if key != e.c.Dir || reflect.ValueOf(key).Pointer() != reflect.ValueOf(e.c.Dir).Pointer() {
 				t.Errorf("the root keeps %q under a copy of its path %q", e.c.Dir, key)
 			}
 		}

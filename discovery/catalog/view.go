@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
@@ -244,22 +243,30 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 // empty.
 func packNames(lists [][]string) {
 	n, size := 0, 0
-	offsets := map[string]int{}
+	seen := map[string]bool{}
 	for _, l := range lists {
 		n += len(l)
 		for _, name := range l {
-			if _, ok := offsets[name]; !ok {
-				offsets[name] = size
+			if !seen[name] {
+				seen[name] = true
 				size += len(name)
 			}
 		}
 	}
-	buf := make([]byte, size)
-	for name, off := range offsets {
-		copy(buf[off:], name)
+	// Each name is written once, into one string, and every list's copy
+	// of it is that part.
+	var text strings.Builder
+	text.Grow(size)
+	parts := make(map[string]string, len(seen))
+	for _, l := range lists {
+		for _, name := range l {
+			if _, ok := parts[name]; !ok {
+				start := text.Len()
+				text.WriteString(name)
+				parts[name] = text.String()[start:]
+			}
+		}
 	}
-	// buf is complete and never written again.
-	text := unsafe.String(unsafe.SliceData(buf), len(buf))
 	all := make([]string, 0, n)
 	for i, l := range lists {
 		if l == nil {
@@ -267,8 +274,7 @@ func packNames(lists [][]string) {
 		}
 		start := len(all)
 		for _, name := range l {
-			off := offsets[name]
-			all = append(all, text[off:off+len(name)])
+			all = append(all, parts[name])
 		}
 		lists[i] = all[start:len(all):len(all)]
 	}

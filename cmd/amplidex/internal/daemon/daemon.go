@@ -146,9 +146,6 @@ type Daemon struct {
 	// spare the first scan checking again what did not change (see
 	// checks.go); nil after it.
 	prior atomic.Pointer[map[string]*catalog.Checks]
-	// slab gives the collections the first scan keeps their memory (see
-	// discovery.Slab); nil after it.
-	slab atomic.Pointer[discovery.Slab]
 	// gc keeps the collector's target (Options.GCPercent).
 	gc gcTarget
 	// listings are the listings of the first scan's roots that the
@@ -434,7 +431,6 @@ func (d *Daemon) open() error {
 	// the index until it ends); the writer starts now.
 	d.persist.cache.writeDirect(true, d.persist.kick)
 	d.persist.start()
-	d.slab.Store(&discovery.Slab{})
 	d.progress.setPhase(phaseReading)
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(cfg.schema), Home: d.opts.Home, Bundled: cfg.bundled,
 		Version: d.persist.store.Tick(), Prior: d.priorChecks})
@@ -476,7 +472,6 @@ func (d *Daemon) open() error {
 		return err
 	}
 	d.persist.cache.writeDirect(false, nil)
-	d.slab.Store(nil)
 	d.persist.scanDone(d.cat.State().Version, gone)
 	for _, dir := range cfg.bundles.watchDirs() {
 		if err := d.w.AddRoot(dir); err != nil {
@@ -512,7 +507,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
 	cache := d.persist.cache.forSchema(schema)
 	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir, RealPath: d.realPath,
-		Details: cache.details, Mentions: cache.mentions, Slab: d.slab.Load}
+		Details: cache.details, Mentions: cache.mentions}
 }
 
 // readDir lists dir for discovery: from the watcher's listing while the
