@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -34,20 +33,11 @@ type checkSummary struct {
 	Baselined int `json:"baselined,omitempty"`
 }
 
-// checkGCPercent is the garbage collector's target for check, unless GOGC
-// says otherwise: at 2,000 collections it halves the collector's CPU time
-// for 20 MB more of peak memory.
-const checkGCPercent = 400
-
 func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	// A check reads and parses every file, keeps little of it, and exits:
-	// collect garbage less often than a long-lived process would.
-	if a.Getenv("GOGC") == "" {
-		debug.SetGCPercent(checkGCPercent)
-	}
+	a.checkMemory().Set()
 	a.isolated = opts.isolated
 	ws, err := a.workspace()
 	if err != nil {

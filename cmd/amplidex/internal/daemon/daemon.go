@@ -90,16 +90,10 @@ type Options struct {
 	// shutdown request. Zero: never (a daemon in the foreground, or the
 	// service manager's). A reload may change it.
 	IdleExit time.Duration
-	// GCPercent, when not 0, is the collector's target (as GOGC) once the
-	// first scan is done: a daemon idles most of its life, and a low
-	// target keeps its heap small. A registration of a new project runs at
-	// Go's default meanwhile (see gcTarget).
-	GCPercent int
-	// TrimEvery, when positive, is how often the daemon looks whether a
-	// burst of work ended, to give the memory it freed back to the system
-	// at once (see trimmer); DefaultTrimEvery is the command's. Zero:
-	// never, the memory goes back at the runtime's pace.
-	TrimEvery time.Duration
+	// Memory is the process's memory policy (see Memory): the zero value
+	// leaves the runtime's settings alone, and gives memory back only when
+	// the daemon ends a piece of work it knows to be large.
+	Memory Memory
 }
 
 // config is the part of the options a reload changes, with the bundles
@@ -146,8 +140,8 @@ type Daemon struct {
 	// spare the first scan checking again what did not change (see
 	// checks.go); nil after it.
 	prior atomic.Pointer[map[string]*catalog.Checks]
-	// gc keeps the collector's target (Options.GCPercent).
-	gc gcTarget
+	// mem keeps the memory policy (Options.Memory) in force.
+	mem *memory
 	// listings are the listings of the first scan's roots that the
 	// watcher's walks made, for the first scan's loader (see listings);
 	// nil once the first scan has ended.
@@ -158,9 +152,6 @@ type Daemon struct {
 	stopOnce sync.Once
 	// pruner forgets projects that are gone or unused.
 	pruner *pruner
-	// trim gives memory back once a burst of work ends; nil without
-	// Options.TrimEvery.
-	trim *trimmer
 	// idle asks the daemon to stop once it has had no client for
 	// Options.IdleExit; nil without a socket.
 	idle *idler
@@ -196,6 +187,11 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d.start = d.now()
 	d.progress = newProgress(d.now)
 	d.warnings = &warnings{now: d.now}
+	d.mem = newMemory(opts.Memory, func() {
+		began := time.Now()
+		debug.FreeOSMemory()
+		d.log.Debug("a burst of work ended: memory given back", "took", time.Since(began).Round(time.Microsecond))
+	})
 	if opts.MaxProjects <= 0 {
 		opts.MaxProjects = DefaultMaxProjects
 		d.opts.MaxProjects = DefaultMaxProjects
@@ -219,6 +215,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.persist = newPersister(store, d.log, d.warnings.add)
+	d.persist.ended = d.mem.ended
 	d.cfg.Store(&config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: newBundles(opts.Prepare, opts.Manifests, d.log, d.now)})
 	d.early.Store(d.loadSummary())
@@ -245,22 +242,16 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	// of RssAnon after a restart).
 	d.early.Store(nil)
 	d.prior.Store(nil)
-	debug.FreeOSMemory()
+	d.mem.ended()
 	d.restoreLastUsed()
-	d.gc.settle(d.opts.GCPercent)
+	d.mem.settle()
 	close(d.ready)
 	if d.idle != nil {
 		d.idle.start()
 	}
 	d.pruner = d.startPruner()
-	if opts.TrimEvery > 0 {
-		d.trim = newTrimmer()
-		d.trim.free = func() {
-			began := time.Now()
-			debug.FreeOSMemory()
-			d.log.Debug("quiet after a burst of work: memory given back", "took", time.Since(began).Round(time.Microsecond))
-		}
-		d.trim.every(opts.TrimEvery)
+	if opts.Memory.TrimEvery > 0 {
+		d.mem.every(opts.Memory.TrimEvery)
 	}
 	d.log.Info("daemon ready", "socket", d.socketPath(), "index", opts.Paths.Index,
 		"files", files(d.cat.State()), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
@@ -360,7 +351,7 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
 		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
-		homeDir: d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
+		homeDir: d.opts.Home, progress: d.progress, mem: d.mem, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
 		intents: map[string]int{}}
@@ -635,7 +626,7 @@ func (d *Daemon) Done() <-chan struct{} { return d.closed }
 
 // Close stops the daemon, in order: reloads (a running one ends first,
 // and none starts after), the pruner (and the projects' last use saved),
-// the trimmer (a trim under way ends first), the socket server (no new queries, the socket file removed unless it was
+// the memory policy's looks (a trim under way ends first), the socket server (no new queries, the socket file removed unless it was
 // handed over, every subscription ended), the watcher (no new batches),
 // the bundles' builds (cancelled, and waited for to their end), the
 // persister (a last write, then the index closed), and last the pid file.
@@ -649,8 +640,8 @@ func (d *Daemon) Close() error {
 			d.pruner.close()
 			d.saveLastUsed()
 		}
-		if d.trim != nil {
-			d.trim.close()
+		if d.mem != nil {
+			d.mem.close()
 		}
 		if d.idle != nil {
 			d.idle.close()

@@ -32,7 +32,7 @@ const DefaultMaxProjects = 64
 // what changed to the subscriptions.
 type ingest struct {
 	cat      *catalog.Catalog
-	gc       *gcTarget // raised while a registration reads
+	mem      *memory // the reading target while a registration reads
 	w        *watcher.Watcher
 	persist  *persister
 	subs     *subscriptions
@@ -710,7 +710,7 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	}
 	unlock := in.lockProject(project)
 	defer unlock()
-	defer in.gc.read()()
+	defer in.mem.read()()
 	// Status shows how far a project's registration got (the daemon's
 	// own roots, key "", are the first scan's).
 	watch := in.rootsToWatch(project)

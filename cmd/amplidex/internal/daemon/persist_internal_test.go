@@ -15,7 +15,7 @@ func TestScanEndGivesMemoryBack(t *testing.T) {
 	p := newPersister(store, fc.log, func(string) {})
 	p.cache = fc
 	frees := 0
-	p.free = func() { frees++ }
+	p.ended = func() { frees++ }
 	analyze := func() *discovery.Facts {
 		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
 	}

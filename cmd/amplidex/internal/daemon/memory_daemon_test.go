@@ -10,13 +10,13 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 )
 
-// TestDaemonGivesMemoryBackWhenQuiet: a daemon with TrimEvery gives the
+// TestDaemonGivesMemoryBackWhenQuiet: a daemon that looks every TrimEvery gives the
 // memory of a burst back once it is quiet, and says so in its log.
 func TestDaemonGivesMemoryBackWhenQuiet(t *testing.T) {
 	e := newEnv(t)
 	var log logBuffer
 	e.startWith(func(o *daemon.Options) {
-		o.TrimEvery = 20 * time.Millisecond
+		o.Memory = daemon.Memory{TrimEvery: 20 * time.Millisecond}
 		o.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	// A burst: the counter the daemon reads is the process's.
