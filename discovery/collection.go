@@ -241,10 +241,6 @@ type Loader struct {
 	// last analyzed, and whether it knows them: what the cross-reference
 	// checks ask of every file with mentions, for less than Details costs.
 	Mentions func(path string) ([]Mention, bool)
-	// NoCompact leaves a collection of brief Facts as loaded, its values
-	// in as many objects as it has files (see Collection.keepBrief); tests
-	// compare the two.
-	NoCompact bool
 	// NamesOnly reads each collection's pyproject.toml files and lists its
 	// resources, but reads no document: enough to tell which collection
 	// wins a name and to describe it (name, version, description, layout,
@@ -484,10 +480,6 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	}
 	for i := range c.Diagnostics {
 		c.Diagnostics[i].Collection = c.Name
-	}
-	if l.Details != nil && !l.NoCompact {
-		// Kept for the daemon's life: in a few objects, not hundreds.
-		c = c.keepBrief()
 	}
 	return c
 }

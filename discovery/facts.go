@@ -39,14 +39,14 @@ type Facts struct {
 	// The fields below are sized and ordered for the tens of thousands of
 	// brief Facts a daemon keeps.
 
-	// counts and mentions stand, in brief Facts, for the dropped
-	// Diagnostics and Mentions.
-	counts   briefCounts
-	mentions int32
 	// blocks is, for a brief profile, the binary form of its front
-	// matter's session and exclude blocks (see ProfileBlocks); nil when it
+	// matter's session and exclude blocks (see ProfileBlocks); "" when it
 	// has neither or no front matter.
-	blocks []byte
+	blocks string
+	// counts and mentions stand, in brief Facts, for the dropped
+	// Diagnostics and Mentions: mentions is set when the file makes any.
+	counts   briefCounts
+	mentions bool
 	// brief is set on Facts that hold only what answers need at once (see
 	// Brief).
 	brief bool
@@ -109,7 +109,7 @@ func (f *Facts) Counts() DiagnosticCounts {
 // Facts, which do not hold them).
 func (f *Facts) HasMentions() bool {
 	if f.brief {
-		return f.mentions > 0
+		return f.mentions
 	}
 	return len(f.Mentions) > 0
 }
@@ -128,7 +128,7 @@ func (f *Facts) Brief() *Facts {
 	// file's whole text, which a kept brief must not hold on to.
 	b := &Facts{Kind: f.Kind, Name: strings.Clone(f.Name), Description: strings.Clone(f.Description),
 		AgentsMode: strings.Clone(f.AgentsMode), Metadata: f.Metadata.clone(),
-		brief: true, counts: countsOf(f.Counts()), mentions: int32(min(len(f.Mentions), 1)),
+		brief: true, counts: countsOf(f.Counts()), mentions: len(f.Mentions) > 0,
 		blocks: profileBlocks(f.Front), front: f.Front != nil, transient: f.transient,
 		Suppressions: f.Suppressions}
 	if f.Extends != nil {
@@ -221,9 +221,9 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 
 // profileBlocks returns the binary form of the session and exclude blocks
 // of front matter: what checking a child profile's inherited session
-// needs of each profile of its chain. It returns nil when there is
+// needs of each profile of its chain. It returns "" when there is
 // neither.
-func profileBlocks(front *Map) []byte {
+func profileBlocks(front *Map) string {
 	blocks := &Map{}
 	for _, k := range []string{"session", "exclude"} {
 		if v, ok := front.Get(k); ok {
@@ -231,11 +231,11 @@ func profileBlocks(front *Map) []byte {
 		}
 	}
 	if blocks.Len() == 0 {
-		return nil
+		return ""
 	}
 	var e encoder
 	e.value(blocks)
-	return e.b
+	return string(e.b)
 }
 
 // HasFront reports whether the file has usable front matter decoded
@@ -261,10 +261,10 @@ func (f *Facts) ProfileBlocks() (session any, exclude *Map, ok bool) {
 	if !f.front {
 		return nil, nil, false
 	}
-	if f.blocks == nil {
+	if f.blocks == "" {
 		return nil, nil, true
 	}
-	v, err := decodeValue(f.blocks)
+	v, err := decodeValue([]byte(f.blocks))
 	if err != nil {
 		return nil, nil, false
 	}

@@ -67,17 +67,20 @@ func (f *Facts) AppendBinary(dst []byte) []byte {
 	mentions := len(f.Mentions)
 	blocks, front := profileBlocks(f.Front), f.Front != nil
 	if f.brief {
-		mentions, blocks, front = int(f.mentions), f.blocks, f.front
+		mentions, blocks, front = 0, f.blocks, f.front
+		if f.mentions {
+			mentions = 1
+		}
 	}
 	e.uint(uint64(mentions))
 	switch {
 	case !front:
 		e.b = append(e.b, 0)
-	case blocks == nil:
+	case blocks == "":
 		e.b = append(e.b, 1)
 	default:
 		e.b = append(e.b, 2)
-		e.str(string(blocks))
+		e.str(blocks)
 	}
 	e.uint(uint64(len(f.Suppressions)))
 	for _, sup := range f.Suppressions {
@@ -190,7 +193,7 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 		f.front = true
 	case 2:
 		f.front = true
-		f.blocks = []byte(d.str())
+		f.blocks = d.str()
 	default:
 		d.fail("bad front matter flag")
 	}
@@ -217,11 +220,11 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	restLen := d.count()
 	if mode != decodeBrief {
-		f.blocks, f.front = nil, false
+		f.blocks, f.front = "", false
 	}
 	if mode == decodeBrief {
 		f.brief = true
-		f.mentions = int32(min(mentions, 1))
+		f.mentions = mentions > 0
 		return f, nil
 	}
 	end := d.i + restLen

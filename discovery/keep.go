@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -9,12 +10,12 @@ import (
 // brief Facts, its strings (names, descriptions, references), a Resource
 // and its path; loaded one file at a time among the garbage of parsing,
 // these would end up as hundreds of small objects scattered over memory
-// that the scan mostly freed. keep gives what one collection keeps a few
+// that the scan mostly freed. Keep gives what one collection keeps a few
 // objects of its own, sized to fit: one slice of its brief Facts, one of
-// their agent references, one string holding all their text and paths
-// and the collection's own name, version and directories (every kept
-// string is a part of it), and one byte slice for the blocks of its
-// profiles. What was kept before becomes garbage at once.
+// their agent references, and one string holding all their text, paths
+// and blocks (see Facts.ProfileBlocks) and the collection's own name,
+// version and directories (every kept string is a part of it). What was
+// kept before becomes garbage at once.
 //
 // # Invariants
 //
@@ -43,20 +44,37 @@ func (t *text) keep(s string) string {
 	return t.b.String()[start:]
 }
 
-// keepBrief moves what c keeps into a few objects (see above) and returns
-// c. The Loader calls it for collections of brief Facts, once they are
-// loaded whole, before any other code sees them.
-func (c *Collection) keepBrief() *Collection {
-	own := []*string{&c.Name, &c.Version, &c.Description, &c.Problem, &c.Degraded}
-	dirs := []*string{&c.Pyproject, &c.Base, &c.Dir, &c.RealDir}
-	var n, refs, blocks, size int
-	for _, p := range slices.Concat(own, dirs) {
-		size += len(*p)
+// Keep returns a copy of c, a collection loaded with brief Facts (see
+// Loader.Details) that no other code has seen yet, whose values are moved
+// into a few objects of its own (see above); c is garbage afterwards. A
+// reader of many collections at once keeps them once it has read them
+// all, so that what they keep for their life is made together, not among
+// the garbage of reading them.
+func (c *Collection) Keep() *Collection {
+	d := &Collection{}
+	c.copyTo(d)
+	own := [...]*string{&d.Name, &d.Version, &d.Description, &d.Problem, &d.Degraded}
+	dirs := [...]*string{&d.Pyproject, &d.Base, &d.Dir, &d.RealDir}
+	// The collection's name, version and description are most often its
+	// metadata's: the same strings are kept once.
+	shared := func(int, string) bool { return false }
+	if pf := c.Facts[c.Pyproject]; c.Metadata != nil && pf != nil && pf.brief && pf.Metadata == c.Metadata {
+		m := c.Metadata
+		shared = func(i int, s string) bool { return i < 3 && s == [...]string{m.Name, m.Version, m.Description}[i] }
 	}
-	paths := make(map[string]bool, len(c.Resources)+1)
-	paths[c.Pyproject] = true
+	// The size of the text, to the byte: each string as it will be kept.
+	var n, refs, size int
+	for i, p := range own {
+		if !shared(i, *p) {
+			size += len(*p)
+		}
+	}
+	for i, p := range dirs {
+		if !isPrefix(*p, dirs[:i]) {
+			size += len(*p)
+		}
+	}
 	for _, r := range c.Resources {
-		paths[r.Path] = true
 		size += len(r.Path)
 		if !strings.Contains(r.Path, r.Name) {
 			size += len(r.Name)
@@ -66,8 +84,8 @@ func (c *Collection) keepBrief() *Collection {
 		}
 	}
 	for p, f := range c.Facts {
-		if !paths[p] {
-			size += len(p)
+		if p != c.Pyproject && !c.isResource(p) {
+			size += len(p) // a package's copy of pyproject.toml
 		}
 		if f != nil && f.brief {
 			n++
@@ -80,7 +98,7 @@ func (c *Collection) keepBrief() *Collection {
 				refs++
 				size += len(f.Extends.Value)
 			}
-			blocks += len(f.blocks)
+			size += len(f.blocks)
 			size += f.Metadata.size()
 		}
 	}
@@ -91,15 +109,10 @@ func (c *Collection) keepBrief() *Collection {
 	if refs > 0 {
 		agents = make([]Ref, 0, refs)
 	}
-	var blockBuf []byte
-	if blocks > 0 {
-		blockBuf = make([]byte, 0, blocks)
-	}
-	moved := make(map[string]*Facts, len(c.Facts))
-	for p, f := range c.Facts {
+	d.Facts = make(map[string]*Facts, len(c.Facts))
+	move := func(f *Facts) *Facts {
 		if f == nil || !f.brief {
-			moved[p] = f
-			continue
+			return f
 		}
 		facts = append(facts, *f)
 		g := &facts[len(facts)-1]
@@ -116,50 +129,46 @@ func (c *Collection) keepBrief() *Collection {
 			}
 			g.Agents = agents[start:len(agents):len(agents)]
 		}
-		if f.blocks != nil {
-			start := len(blockBuf)
-			blockBuf = append(blockBuf, f.blocks...)
-			g.blocks = blockBuf[start:len(blockBuf):len(blockBuf)]
-		}
+		g.blocks = t.keep(f.blocks)
 		if f.Metadata != nil {
 			m := f.Metadata.keep(&t)
 			if c.Metadata == f.Metadata {
-				c.Metadata = m
+				d.Metadata = m
 			}
 			g.Metadata = m
 		}
-		moved[p] = g
-	}
-	// The collection's own strings: its name and version are its
-	// metadata's, decoded or parsed each in an object of its own.
-	for _, p := range own {
-		*p = t.keep(*p)
+		return g
 	}
 	// Its paths, joined one by one, are most often prefixes of one another:
 	// its pyproject.toml's, the resources' base, the directory and its real
 	// path. Each is a part of one kept before when it can be.
-	var anchors []string
-	for _, p := range dirs {
+	for i, p := range dirs {
 		if *p == "" {
 			continue
 		}
-		if i := slices.IndexFunc(anchors, func(a string) bool { return strings.HasPrefix(a, *p) }); i >= 0 {
-			*p = anchors[i][:len(*p)]
+		if j := slices.IndexFunc(dirs[:i], func(a *string) bool { return strings.HasPrefix(*a, *p) }); j >= 0 {
+			*p = (*dirs[j])[:len(*p)]
 			continue
 		}
 		*p = t.keep(*p)
-		anchors = append(anchors, *p)
+	}
+	// The collection's own strings, its metadata's when they are the same.
+	if f, ok := c.Facts[c.Pyproject]; ok {
+		d.Facts[d.Pyproject] = move(f)
+	}
+	for i, p := range own {
+		if shared(i, *p) {
+			*p = [...]string{d.Metadata.Name, d.Metadata.Version, d.Metadata.Description}[i]
+			continue
+		}
+		*p = t.keep(*p)
 	}
 	// The resources, in a slice of their own size (the loader's grew by
 	// appending), and their paths, each once: a resource's Name and Rel
 	// are parts of its Path, and a file's key in Facts is its path.
-	c.Resources = slices.Clip(slices.Clone(c.Resources))
-	keys := make(map[string]string, len(c.Facts))
-	if c.Pyproject != "" {
-		keys[c.Pyproject] = c.Pyproject
-	}
-	for i := range c.Resources {
-		r := &c.Resources[i]
+	d.Resources = slices.Clip(slices.Clone(c.Resources))
+	for i := range d.Resources {
+		r := &d.Resources[i]
 		path := t.keep(r.Path)
 		if i := strings.LastIndex(path, r.Name); r.Name != "" && i >= 0 {
 			r.Name = path[i : i+len(r.Name)]
@@ -172,18 +181,30 @@ func (c *Collection) keepBrief() *Collection {
 			r.Rel = t.keep(r.Rel)
 		}
 		r.Path = path
-		keys[path] = path
-	}
-	kept := make(map[string]*Facts, len(moved))
-	for p, f := range moved {
-		key, ok := keys[p]
-		if !ok {
-			key = t.keep(p)
+		if f, ok := c.Facts[path]; ok {
+			d.Facts[path] = move(f)
 		}
-		kept[key] = f
 	}
-	c.Facts = kept
-	return c
+	for p, f := range c.Facts {
+		if _, ok := d.Facts[p]; !ok {
+			d.Facts[t.keep(p)] = move(f)
+		}
+	}
+	return d
+}
+
+// isResource reports whether p is the path of one of c's resources.
+func (c *Collection) isResource(p string) bool {
+	if len(p) <= len(c.Base) || p[:len(c.Base)] != c.Base || p[len(c.Base)] != filepath.Separator {
+		return false
+	}
+	r, ok := c.resourceAt(filepath.ToSlash(p[len(c.Base)+1:]))
+	return ok && r.Path == p
+}
+
+// isPrefix reports whether s is a prefix of one of the strings of ps.
+func isPrefix(s string, ps []*string) bool {
+	return slices.ContainsFunc(ps, func(p *string) bool { return strings.HasPrefix(*p, s) })
 }
 
 // size returns how many bytes of text m holds; 0 for nil.

@@ -1,20 +1,21 @@
 package discovery_test
 
 import (
-	"math"
+	"cmp"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
 )
 
-// TestKeepBriefKeepsValues loads a collection as a daemon does (brief
-// Facts, details on demand), and compares every value of it with a load
-// whose values are left where loading put them: keeping moves what a
+// TestKeepKeepsValues loads a collection as a daemon does (brief Facts,
+// details on demand), keeps it, and compares every value of it with a
+// load whose values are left where loading put them: keeping moves what a
 // collection keeps, and changes none of it.
-func TestKeepBriefKeepsValues(t *testing.T) {
+func TestKeepKeepsValues(t *testing.T) {
 	dir := t.TempDir()
 	coll := filepath.Join(dir, "root", "team")
 	files := map[string]string{
@@ -38,9 +39,9 @@ func TestKeepBriefKeepsValues(t *testing.T) {
 	}
 	root := discovery.Root{Kind: discovery.RootUser, Path: filepath.Dir(coll)}
 	details := func(string) *discovery.Facts { return nil }
-	kept := (&discovery.Loader{Details: details}).Load(root, coll)
-	plain := (&discovery.Loader{Details: details, NoCompact: true}).Load(root, coll)
-	compare(t, kept, plain)
+	plain := (&discovery.Loader{Details: details}).Load(root, coll)
+	kept := plain.Keep()
+	compare(t, kept, (&discovery.Loader{Details: details}).Load(root, coll))
 	// Every file has Facts of its own: no two files share one value, so
 	// that none can be changed through another.
 	seen := map[*discovery.Facts]string{}
@@ -50,7 +51,7 @@ func TestKeepBriefKeepsValues(t *testing.T) {
 		}
 		seen[f] = p
 	}
-	other := (&discovery.Loader{Details: details}).Load(root, coll)
+	other := (&discovery.Loader{Details: details}).Load(root, coll).Keep()
 	for p, f := range other.Facts {
 		if kept.Facts[p] == f {
 			t.Errorf("two loads of %s share one Facts value", p)
@@ -87,48 +88,55 @@ func compare(t *testing.T, compacted, plain *discovery.Collection) {
 	if got, want := own(compacted), own(plain); !reflect.DeepEqual(got, want) {
 		t.Errorf("the collection's own strings: compacted %q, not %q", got, want)
 	}
-	// They are parts of the one string that holds its files' names and
-	// its resources' paths: none keeps an object of its own alive.
-	lo, hi := uintptr(math.MaxUint64), uintptr(0)
-	span := func(s string) {
-		start := addr(s)
-		lo, hi = min(lo, start), max(hi, start+uintptr(len(s)))
-	}
-	for _, r := range compacted.Resources {
-		span(r.Path)
-	}
-	span(compacted.Pyproject)
-	for _, f := range compacted.Facts {
-		if f.Name != "" {
-			span(f.Name)
-		}
-	}
-	if m := compacted.Metadata; m != nil && len(m.Requires) > 0 {
-		span(m.Name)
-		span(m.Requires[len(m.Requires)-1].Constraint)
-	}
 	// Its directories are parts of its pyproject.toml's path, not copies.
 	for _, d := range []string{compacted.Dir, compacted.RealDir, compacted.Base} {
 		if addr(d) != addr(compacted.Pyproject) {
 			t.Errorf("the directory %q is not a part of %q", d, compacted.Pyproject)
 		}
 	}
+	// Every string it keeps is a part of one string, written once with no
+	// room to spare: together they cover one span of memory without a gap,
+	// and none keeps an object of its own alive.
 	kept := own(compacted)
-	for k, v := range compacted.Metadata.URLs {
-		kept = append(kept, k, v)
+	kept = append(kept, compacted.Pyproject)
+	for _, r := range compacted.Resources {
+		kept = append(kept, r.Path, r.Name, r.Rel)
 	}
-	for _, f := range compacted.Facts {
+	for p, f := range compacted.Facts {
+		kept = append(kept, p, f.Name, f.Description, discovery.Blocks(f))
 		if f.Extends != nil {
 			kept = append(kept, f.Extends.Value)
 		}
-	}
-	if len(kept) < 10 {
-		t.Fatalf("only %d strings to look at: %q", len(kept), kept)
-	}
-	for _, s := range kept {
-		if p := addr(s); s != "" && (p < lo || p+uintptr(len(s)) > hi) {
-			t.Errorf("the kept string %q is not in the string of the collection's files", s)
+		for _, a := range f.Agents {
+			kept = append(kept, a.Value)
 		}
+	}
+	m := compacted.Metadata
+	kept = append(kept, m.Name, m.Version, m.Description, m.Author)
+	kept = append(kept, m.Capabilities...)
+	for k, v := range m.URLs {
+		kept = append(kept, k, v)
+	}
+	for _, r := range m.Requires {
+		kept = append(kept, r.Name, r.Constraint)
+	}
+	type span struct{ lo, hi uintptr }
+	var spans []span
+	for _, s := range kept {
+		if s != "" {
+			spans = append(spans, span{addr(s), addr(s) + uintptr(len(s))})
+		}
+	}
+	if len(spans) < 20 {
+		t.Fatalf("only %d strings to look at: %q", len(spans), kept)
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	end := spans[0].hi
+	for _, sp := range spans[1:] {
+		if sp.lo > end {
+			t.Errorf("the strings a collection keeps are not one: a gap of %d bytes", sp.lo-end)
+		}
+		end = max(end, sp.hi)
 	}
 }
 
