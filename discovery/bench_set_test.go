@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // writeSyntheticRoot writes n collections of about twelve files each: a
@@ -63,12 +64,12 @@ func BenchmarkPublish(b *testing.B) {
 	b.Run(fmt.Sprintf("collections=%d", n), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
-			var ds []discovery.Diagnostic
+			var ds []diag.Diagnostic
 			for _, c := range set.Collections() {
 				ds = append(ds, c.Diagnostics...)
 			}
 			ds = append(ds, set.Check()...)
-			discovery.SortDiagnostics(ds)
+			diag.Sort(ds)
 		}
 	})
 }
@@ -101,14 +102,14 @@ func BenchmarkColdScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
-		var ds []discovery.Diagnostic
+		var ds []diag.Diagnostic
 		files = 0
 		for _, c := range set.Collections() {
 			files += len(c.Facts)
 			ds = append(ds, c.OwnDiagnostics()...)
 		}
 		ds = append(ds, set.Check()...)
-		discovery.SortDiagnostics(ds)
+		diag.Sort(ds)
 		diags = len(ds)
 	}
 	b.ReportMetric(float64(files), "files/op")

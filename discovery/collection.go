@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Collection is one collection directory found in a root.
@@ -51,7 +53,7 @@ type Collection struct {
 	// Diagnostics are the collection's problems that belong to no file's
 	// Facts: missing metadata, unreadable directories, layout. The files'
 	// own diagnostics are in their Facts; OwnDiagnostics gathers both.
-	Diagnostics []Diagnostic `json:"-"`
+	Diagnostics []diag.Diagnostic `json:"-"`
 	// details returns the full Facts of a file whose Facts are brief;
 	// mentions, when set, only their mentions.
 	details  func(path string) *Facts
@@ -102,7 +104,7 @@ func (c *Collection) FullFacts(path string) *Facts {
 // OwnDiagnostics returns every problem of the collection that is not a
 // cross-reference: its own (Diagnostics), then its pyproject.toml's and
 // each profile's, agent's and context file's, in that order.
-func (c *Collection) OwnDiagnostics() []Diagnostic {
+func (c *Collection) OwnDiagnostics() []diag.Diagnostic {
 	out := slices.Clone(c.Diagnostics)
 	add := func(p string) {
 		f := c.Facts[p]
@@ -284,14 +286,14 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 // fileProblem returns Facts holding only the warning that says why the
 // file at p was not read.
 func fileProblem(p string, k Kind, err error) *Facts {
-	code, msg := CodeUnreadable, "cannot read file: "+errText(err)
+	code, msg := diag.CodeUnreadable, "cannot read file: "+errText(err)
 	switch {
 	case errors.Is(err, ErrNotRegular):
-		code, msg = CodeNotRegular, "not read: "+errText(err)
+		code, msg = diag.CodeNotRegular, "not read: "+errText(err)
 	case errors.Is(err, ErrTooLarge):
-		code, msg = CodeFileTooLarge, "not read: "+errText(err)
+		code, msg = diag.CodeFileTooLarge, "not read: "+errText(err)
 	}
-	return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: code, Severity: SeverityWarning, Path: p, Message: msg}},
+	return &Facts{Kind: k, Diagnostics: []diag.Diagnostic{{Code: code, Severity: diag.SeverityWarning, Path: p, Message: msg}},
 		transient: IsTransient(err)}
 }
 
@@ -415,7 +417,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	if err != nil {
 		return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: dir, Base: dir,
 			Layout: LayoutNone, Problem: "cannot read directory: " + errText(err), Degraded: "cannot read directory " + dir + ": " + errText(err),
-			Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning, Path: dir,
+			Diagnostics: []diag.Diagnostic{{Code: diag.CodeUnreadable, Severity: diag.SeverityWarning, Path: dir,
 				Message: "cannot read directory: " + errText(err)}}}
 	}
 	if !shape.IsCollection() && !shape.HasResources() {
@@ -426,7 +428,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	if !shape.IsCollection() {
 		c.Problem = "Missing pyproject.toml"
 		// The directory is what is wrong, not a file that is not there.
-		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: CodeMissingPyproject, Severity: SeverityError,
+		c.Diagnostics = append(c.Diagnostics, diag.Diagnostic{Code: diag.CodeMissingPyproject, Severity: diag.SeverityError,
 			Path: dir, Message: "Missing pyproject.toml"})
 	} else {
 		c.Pyproject = shape.Pyproject
@@ -516,14 +518,14 @@ func (l *Loader) analyzeAgain(p string, k Kind) *Facts {
 
 // checkPackageCopy warns when the package's pyproject.toml names another
 // collection than the root one.
-func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
+func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []diag.Diagnostic {
 	f := c.noteUnread(l.analyze(shape.PackagePyproject, ""))
 	c.Facts[shape.PackagePyproject] = l.keep(f)
 	md := f.Metadata
 	if md == nil || md.Name == "" || c.Metadata == nil || md.Name == c.Metadata.Name {
 		return nil
 	}
-	return []Diagnostic{{Code: CodeNestedNameMismatch, Severity: SeverityWarning, Path: shape.PackagePyproject,
+	return []diag.Diagnostic{{Code: diag.CodeNestedNameMismatch, Severity: diag.SeverityWarning, Path: shape.PackagePyproject,
 		Message: fmt.Sprintf("package copy names the collection %q, but %s names it %q; the root pyproject.toml wins",
 			md.Name, shape.Pyproject, c.Metadata.Name)}}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // corpusDir returns $AMPLIDEX_CORPUS or skips the test.
@@ -108,14 +109,14 @@ func TestCorpusNestedNames(t *testing.T) {
 	warned := map[string]bool{}
 	for _, c := range set.Collections() {
 		for _, d := range c.Diagnostics {
-			if d.Code == discovery.CodeNestedNameMismatch {
+			if d.Code == diag.CodeNestedNameMismatch {
 				warned[filepath.Base(c.Dir)] = true
 			}
 		}
 	}
 	for _, dir := range []string{"Joi__amplifier-collection-switchboard", "payneio__amplifier-collection-issues"} {
 		if !warned[dir] {
-			t.Errorf("%s: no %s warning for its differing package name", dir, discovery.CodeNestedNameMismatch)
+			t.Errorf("%s: no %s warning for its differing package name", dir, diag.CodeNestedNameMismatch)
 		}
 	}
 	if len(warned) != 2 {
@@ -161,18 +162,18 @@ func TestCorpusCrossReferences(t *testing.T) {
 		}
 		return false
 	}
-	if !has(discovery.CodeExtendsUnresolved, "max_payne_collection/profiles/issue-aware.md", `"base"`) {
+	if !has(diag.CodeExtendsUnresolved, "max_payne_collection/profiles/issue-aware.md", `"base"`) {
 		t.Error("payneio's bare extends: base is not reported")
 	}
-	if !has(discovery.CodeDepNotInstalled, "ramparte__amplifier-collection-metacognition/pyproject.toml", "amplifier-core") {
+	if !has(diag.CodeDepNotInstalled, "ramparte__amplifier-collection-metacognition/pyproject.toml", "amplifier-core") {
 		t.Error("metacognition's amplifier-core requirement is not reported not installed")
 	}
-	if has(discovery.CodeDepUnsatisfied, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") ||
-		has(discovery.CodeDepNotInstalled, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") {
+	if has(diag.CodeDepUnsatisfied, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") ||
+		has(diag.CodeDepNotInstalled, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") {
 		t.Error("design-intelligence's foundation ^1.0.0 is reported unmet; bundled foundation 1.0.0 meets it")
 	}
 	for _, d := range diags {
-		if d.Code == discovery.CodeExtendsUnresolved && strings.Contains(d.Message, "foundation:") {
+		if d.Code == diag.CodeExtendsUnresolved && strings.Contains(d.Message, "foundation:") {
 			t.Errorf("extends into foundation does not resolve: %s", d)
 		}
 	}
@@ -204,9 +205,9 @@ func TestCorpusWithoutBundled(t *testing.T) {
 				continue
 			}
 			switch {
-			case d.Code == discovery.CodeDepNotInstalled && d.Path == c.Pyproject && strings.Contains(d.Message, "foundation"):
+			case d.Code == diag.CodeDepNotInstalled && d.Path == c.Pyproject && strings.Contains(d.Message, "foundation"):
 				warned++
-				if d.Severity != discovery.SeverityWarning {
+				if d.Severity != diag.SeverityWarning {
 					t.Errorf("%s: %s is not a warning", c.Name, d)
 				}
 			case strings.HasPrefix(d.Code, "ref/") && strings.Contains(d.Message, "foundation"):
@@ -222,7 +223,7 @@ func TestCorpusWithoutBundled(t *testing.T) {
 	}
 	sb := false
 	for _, d := range diags {
-		if d.Code == discovery.CodeExtendsUnresolved && strings.Contains(d.Message, `"foundation:base"`) && strings.Contains(d.Path, "switchboard") {
+		if d.Code == diag.CodeExtendsUnresolved && strings.Contains(d.Message, `"foundation:base"`) && strings.Contains(d.Path, "switchboard") {
 			sb = true
 		}
 	}

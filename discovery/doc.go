@@ -32,7 +32,7 @@
 //     oversize files and YAML alias expansion are cut off with a diagnostic.
 //   - Diagnostics are bounded per file: each producer (a parser, the
 //     cross-reference check of a collection, the lock check) makes at most
-//     MaxDiagnosticsPerArea of one area for one file, in a fixed order, and
+//     diag.MaxPerArea of one area for one file, in a fixed order, and
 //     then one CodeTooManyDiagnostics that counts the rest without making
 //     them.
 //   - One mistake, one diagnostic, at its root cause: a collection whose

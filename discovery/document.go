@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/amplidex/amplidex/discovery/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -35,12 +36,12 @@ type Document struct {
 	// delimiter, or at 0 when there is no front matter.
 	BodyStart int
 	// Diagnostics is everything wrong with this one file, cross-references
-	// aside: at most MaxDiagnosticsPerArea of an area, and then one
+	// aside: at most diag.MaxPerArea of an area, and then one
 	// CodeTooManyDiagnostics.
-	Diagnostics []Diagnostic
+	Diagnostics []diag.Diagnostic
 
 	text  *yamlText
-	limit fileLimit
+	limit diag.Limit
 }
 
 // ParseDocument splits src into front matter and body, parses the front
@@ -57,11 +58,11 @@ func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *D
 // before slab is reset.
 func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, slab *yamlSlab) *Document {
 	d := &Document{Path: path, Kind: kind, Src: src, Lines: NewLineIndex(src)}
-	defer func() { d.Diagnostics = append(d.Diagnostics, d.limit.summaries(d.Path, "")...) }()
+	defer func() { d.Diagnostics = append(d.Diagnostics, d.limit.Summaries(d.Path, "")...) }()
 	fm, err := SplitFrontMatter(src)
 	d.Open = fm.Open
 	if bad := firstInvalidUTF8(src); bad >= 0 {
-		d.report(CodeFrontMatterEncoding, SeverityError, d.Lines.Range(bad, bad+1),
+		d.report(diag.CodeFrontMatterEncoding, diag.SeverityError, d.Lines.Range(bad, bad+1),
 			"the file is not valid UTF-8: byte 0x%02X at offset %d", src[bad], bad)
 		if err == nil && bad < fm.End {
 			// The YAML cannot be read; say nothing more about it.
@@ -74,11 +75,11 @@ func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, sl
 		d.missing()
 		return d
 	case errors.Is(err, ErrUnterminated):
-		d.report(CodeFrontMatterUnterminated, SeverityError, d.openRange(),
+		d.report(diag.CodeFrontMatterUnterminated, diag.SeverityError, d.openRange(),
 			"front matter is not terminated: no closing --- line")
 		return d
 	case errors.Is(err, ErrFrontMatterTooLarge):
-		d.report(CodeFrontMatterTooLarge, SeverityError, d.openRange(),
+		d.report(diag.CodeFrontMatterTooLarge, diag.SeverityError, d.openRange(),
 			"front matter is larger than %d bytes", MaxFrontMatter)
 		return d
 	}
@@ -94,11 +95,11 @@ func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, sl
 		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}
 	}
 	if le := checkLimits(root); le != nil {
-		d.report(CodeFrontMatterTooLarge, SeverityError, d.NodeRange(le.node), "%s", le.msg)
+		d.report(diag.CodeFrontMatterTooLarge, diag.SeverityError, d.NodeRange(le.node), "%s", le.msg)
 		return d
 	}
 	if r := resolve(root); r.Kind != yaml.MappingNode {
-		d.report(CodeFrontMatterNotMapping, SeverityError, d.NodeRange(root),
+		d.report(diag.CodeFrontMatterNotMapping, diag.SeverityError, d.NodeRange(root),
 			"front matter must be a mapping of keys to values, got %s", describeNode(r))
 		return d
 	}
@@ -108,11 +109,11 @@ func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, sl
 	return d
 }
 
-func (d *Document) report(code string, sev Severity, r Range, format string, args ...any) {
-	if !d.limit.allow(code, sev, r) {
+func (d *Document) report(code string, sev diag.Severity, r diag.Range, format string, args ...any) {
+	if !d.limit.Allow(code, sev, r) {
 		return
 	}
-	d.Diagnostics = append(d.Diagnostics, Diagnostic{
+	d.Diagnostics = append(d.Diagnostics, diag.Diagnostic{
 		Code:     code,
 		Severity: sev,
 		Path:     d.Path,
@@ -123,7 +124,7 @@ func (d *Document) report(code string, sev Severity, r Range, format string, arg
 
 // openRange is the range of the opening delimiter line (or of the first
 // non-empty line when there is none).
-func (d *Document) openRange() Range {
+func (d *Document) openRange() diag.Range {
 	p := d.Lines.Position(d.Open)
 	return d.Lines.LineRange(p.Line)
 }
@@ -133,7 +134,7 @@ func (d *Document) openRange() Range {
 // otherwise.
 func (d *Document) missing() {
 	if fence, ok := d.fencedFrontMatter(); ok {
-		d.report(CodeFrontMatterInCodeFence, SeverityError, d.Lines.Range(fence.open, fence.openEnd),
+		d.report(diag.CodeFrontMatterInCodeFence, diag.SeverityError, d.Lines.Range(fence.open, fence.openEnd),
 			"front matter must open the file between --- lines, not sit in a code fence")
 		return
 	}
@@ -141,7 +142,7 @@ func (d *Document) missing() {
 	if d.Open >= len(d.Src) {
 		msg = "missing front matter: the file is empty"
 	}
-	d.report(CodeFrontMatterMissing, SeverityError, d.openRange(), "%s", msg)
+	d.report(diag.CodeFrontMatterMissing, diag.SeverityError, d.openRange(), "%s", msg)
 }
 
 // maxFenceYAML bounds the size of a code fence parsed in search of front
@@ -185,7 +186,7 @@ func (d *Document) syntaxError(e *yamlSyntaxError) {
 			name = strings.TrimSuffix(name, "' referenced")
 			if off := indexAlias(d.Src[y.start:y.end], name); off >= 0 {
 				start := y.start + off
-				d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start, start+1+len(name)),
+				d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start, start+1+len(name)),
 					"invalid YAML: %s", e.msg)
 				return
 			}
@@ -195,7 +196,7 @@ func (d *Document) syntaxError(e *yamlSyntaxError) {
 		// go-yaml names the line before the one with the tab.
 		if off := tabIndent(d.Src[y.offset(line, 1):y.end]); off >= 0 {
 			start := y.offset(line, 1) + off
-			d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start, start+1), "%s", tabMessage)
+			d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start, start+1), "%s", tabMessage)
 			return
 		}
 	}
@@ -205,7 +206,7 @@ func (d *Document) syntaxError(e *yamlSyntaxError) {
 		// A tab in the indentation of the line YAML refuses is why,
 		// whatever YAML calls it ("found character that cannot start any
 		// token").
-		d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start+off, start+off+1), "%s", tabMessage)
+		d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start+off, start+off+1), "%s", tabMessage)
 		return
 	}
 	for start < end && (d.Src[start] == ' ' || d.Src[start] == '\t') {
@@ -218,7 +219,7 @@ func (d *Document) syntaxError(e *yamlSyntaxError) {
 		}
 	}
 	end = start + len(trimRightSpace(d.Src[start:end]))
-	d.report(CodeFrontMatterSyntax, SeverityError, d.Lines.Range(start, end), "invalid YAML: %s", e.msg)
+	d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start, end), "invalid YAML: %s", e.msg)
 }
 
 // tabMessage names the YAML error of a tab in indentation in the user's
@@ -318,7 +319,7 @@ func (d *Document) checkName() {
 	}
 	stem := strings.TrimSuffix(filepath.Base(d.Path), filepath.Ext(d.Path))
 	if name != stem {
-		d.report(CodeNameMismatch, SeverityWarning, d.NodeRange(n),
+		d.report(diag.CodeNameMismatch, diag.SeverityWarning, d.NodeRange(n),
 			"%s name %s differs from the file name %s", kindWord(d.Kind), quoteValue(name), quoteValue(stem+filepath.Ext(d.Path)))
 	}
 }
@@ -355,13 +356,13 @@ func (d *Document) lookup(keys []string) (value, key *yaml.Node) {
 
 // KeyRange returns the range in the file of the last key of a Lookup path,
 // and whether it is present.
-func (d *Document) KeyRange(keys ...string) (Range, bool) {
+func (d *Document) KeyRange(keys ...string) (diag.Range, bool) {
 	if len(keys) == 0 {
-		return Range{}, false
+		return diag.Range{}, false
 	}
 	_, k := d.lookup(keys)
 	if k == nil {
-		return Range{}, false
+		return diag.Range{}, false
 	}
 	return d.NodeRange(k), true
 }
@@ -371,7 +372,7 @@ func (d *Document) KeyRange(keys ...string) (Range, bool) {
 // several), or the first line of a mapping or sequence from the node on.
 // A nil node, or any node of a document without front matter, gives the
 // range of the opening line.
-func (d *Document) NodeRange(n *yaml.Node) Range {
+func (d *Document) NodeRange(n *yaml.Node) diag.Range {
 	if n == nil || d.text == nil {
 		return d.openRange()
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // documentCorpus returns $AMPLIDEX_CORPUS or skips the test.
@@ -106,23 +107,23 @@ func TestCorpusFrontMatter(t *testing.T) {
 		}
 		n++
 		d := discovery.ParseDocument(doc.rel, doc.src, doc.kind, discovery.SchemaOptions{})
-		var fm []discovery.Diagnostic
+		var fm []diag.Diagnostic
 		for _, g := range d.Diagnostics {
 			if strings.HasPrefix(g.Code, "frontmatter/") {
 				fm = append(fm, g)
 			}
-			if g.Code == discovery.CodeNameMismatch {
+			if g.Code == diag.CodeNameMismatch {
 				t.Errorf("%s", g)
 			}
 		}
 		convergent := strings.HasPrefix(doc.rel, "collections/momuno__amplifier-collection-convergent-dev/agents/")
 		switch want, bad := badYAML[filepath.Base(doc.rel)]; {
 		case slices.Contains(noFrontMatter, doc.rel):
-			if len(fm) != 1 || fm[0].Code != discovery.CodeFrontMatterMissing && fm[0].Code != discovery.CodeFrontMatterInCodeFence {
+			if len(fm) != 1 || fm[0].Code != diag.CodeFrontMatterMissing && fm[0].Code != diag.CodeFrontMatterInCodeFence {
 				t.Errorf("%s: want no front matter, got %v", doc.rel, fm)
 			}
 		case convergent && bad:
-			if len(fm) != 1 || fm[0].Code != discovery.CodeFrontMatterSyntax {
+			if len(fm) != 1 || fm[0].Code != diag.CodeFrontMatterSyntax {
 				t.Errorf("%s: want a YAML syntax error, got %v", doc.rel, fm)
 				continue
 			}
@@ -147,7 +148,7 @@ func TestCorpusFrontMatter(t *testing.T) {
 		// PRODUCT.md's ruling and the reference model reject (agents is
 		// "all", "none" or a list of names).
 		if doc.rel == "bundled/foundation/profiles/test.md" {
-			if len(d.Diagnostics) != 1 || d.Diagnostics[0].Code != discovery.CodeWrongType || !strings.Contains(d.Diagnostics[0].Message, "`agents`") {
+			if len(d.Diagnostics) != 1 || d.Diagnostics[0].Code != diag.CodeWrongType || !strings.Contains(d.Diagnostics[0].Message, "`agents`") {
 				t.Errorf("%s: want only agents rejected as a mapping, got %v", doc.rel, d.Diagnostics)
 			}
 		} else if strings.HasPrefix(doc.rel, "bundled/") && len(d.Diagnostics) > 0 {
@@ -172,11 +173,11 @@ func TestCorpusBundles(t *testing.T) {
 			}
 		case doc.rel == "bundle/foundation-anchors/bundle.md":
 			seen++
-			want := discovery.Diagnostic{
-				Code:     discovery.CodeBundleLoadFailed,
-				Severity: discovery.SeverityError,
+			want := diag.Diagnostic{
+				Code:     diag.CodeBundleLoadFailed,
+				Severity: diag.SeverityError,
 				Path:     doc.rel,
-				Range:    discovery.Range{End: discovery.Position{Character: 3}},
+				Range:    diag.Range{End: diag.Position{Character: 3}},
 				Message:  "bundle.md needs a top-level default_provider string: add `default_provider: <provider>`, such as `default_provider: anthropic`, to its front matter",
 			}
 			if len(d.Diagnostics) != 1 || d.Diagnostics[0] != want {

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // A fixture in testdata/documents is a txtar archive. Its comment names
@@ -38,7 +39,7 @@ type fixture struct {
 type wantDiag struct {
 	line, col int
 	code      string
-	severity  discovery.Severity
+	severity  diag.Severity
 	contains  string
 }
 
@@ -64,7 +65,7 @@ func loadFixtures(t testing.TB) []fixture {
 				fx.kind = discovery.DocKind(v)
 			}
 			if v, ok := strings.CutPrefix(line, "unknown-key: "); ok {
-				fx.opts.UnknownKeySeverity = discovery.Severity(v)
+				fx.opts.UnknownKeySeverity = diag.Severity(v)
 			}
 		}
 		for _, f := range ar.Files {
@@ -102,7 +103,7 @@ func parseWant(t testing.TB, file, line string) wantDiag {
 	if _, err := fmt.Sscanf(head, "%d:%d %s %s", &w.line, &w.col, &w.code, &sev); err != nil {
 		t.Fatalf("%s: bad want line %q: %v", file, line, err)
 	}
-	w.severity = discovery.Severity(sev)
+	w.severity = diag.Severity(sev)
 	return w
 }
 
@@ -113,7 +114,7 @@ func TestDocumentFixtures(t *testing.T) {
 			got := slices.Clone(d.Diagnostics)
 			var missing []wantDiag
 			for _, w := range fx.want {
-				i := slices.IndexFunc(got, func(g discovery.Diagnostic) bool {
+				i := slices.IndexFunc(got, func(g diag.Diagnostic) bool {
 					return g.Range.Start.Line+1 == w.line && g.Range.Start.Character+1 == w.col &&
 						g.Code == w.code && g.Severity == w.severity && strings.Contains(g.Message, w.contains)
 				})
@@ -142,13 +143,13 @@ func TestDocumentFixtures(t *testing.T) {
 // emits has a fixture.
 func TestFixturesCoverEveryCode(t *testing.T) {
 	emitted := []string{
-		discovery.CodeFrontMatterMissing, discovery.CodeFrontMatterUnterminated,
-		discovery.CodeFrontMatterSyntax, discovery.CodeFrontMatterNotMapping,
-		discovery.CodeFrontMatterInCodeFence, discovery.CodeFrontMatterTooLarge,
-		discovery.CodeFrontMatterEncoding,
-		discovery.CodeUnknownKey, discovery.CodeRequiredKey, discovery.CodeWrongType,
-		discovery.CodeInvalidValue, discovery.CodeNameMismatch, discovery.CodeDuplicateKey,
-		discovery.CodeBundleLoadFailed,
+		diag.CodeFrontMatterMissing, diag.CodeFrontMatterUnterminated,
+		diag.CodeFrontMatterSyntax, diag.CodeFrontMatterNotMapping,
+		diag.CodeFrontMatterInCodeFence, diag.CodeFrontMatterTooLarge,
+		diag.CodeFrontMatterEncoding,
+		diag.CodeUnknownKey, diag.CodeRequiredKey, diag.CodeWrongType,
+		diag.CodeInvalidValue, diag.CodeNameMismatch, diag.CodeDuplicateKey,
+		diag.CodeBundleLoadFailed,
 	}
 	seen := map[string]bool{}
 	for _, fx := range loadFixtures(t) {
@@ -162,7 +163,7 @@ func TestFixturesCoverEveryCode(t *testing.T) {
 		}
 	}
 	for c := range seen {
-		if !slices.ContainsFunc(discovery.Codes, func(ci discovery.CodeInfo) bool { return ci.Code == c }) {
+		if !slices.ContainsFunc(diag.Codes, func(ci diag.CodeInfo) bool { return ci.Code == c }) {
 			t.Errorf("fixture code %s is not in discovery.Codes", c)
 		}
 	}
@@ -194,17 +195,17 @@ func TestYAMLColumnsCountRunes(t *testing.T) {
 func TestUTF16Ranges(t *testing.T) {
 	src := "---\nname: wide\ndescription: \"😀 日本語\"\nmodel: [😀]\n---\n"
 	d := discovery.ParseDocument("agents/wide.md", []byte(src), discovery.DocAgent, discovery.SchemaOptions{})
-	if r := d.NodeRange(d.Lookup("description")); r != (discovery.Range{
-		Start: discovery.Position{Line: 2, Character: 13},
-		End:   discovery.Position{Line: 2, Character: 13 + 1 + 2 + 1 + 3 + 1},
+	if r := d.NodeRange(d.Lookup("description")); r != (diag.Range{
+		Start: diag.Position{Line: 2, Character: 13},
+		End:   diag.Position{Line: 2, Character: 13 + 1 + 2 + 1 + 3 + 1},
 	}) {
 		t.Errorf("description range %+v", r)
 	}
 	if len(d.Diagnostics) != 1 {
 		t.Fatalf("diagnostics %v", d.Diagnostics)
 	}
-	want := discovery.Range{Start: discovery.Position{Line: 3, Character: 7}, End: discovery.Position{Line: 3, Character: 11}}
-	if g := d.Diagnostics[0]; g.Code != discovery.CodeWrongType || g.Range != want {
+	want := diag.Range{Start: diag.Position{Line: 3, Character: 7}, End: diag.Position{Line: 3, Character: 11}}
+	if g := d.Diagnostics[0]; g.Code != diag.CodeWrongType || g.Range != want {
 		t.Errorf("got %s %+v, want wrong-type at %+v", g, g.Range, want)
 	}
 }
@@ -232,14 +233,14 @@ func TestDocumentAccessors(t *testing.T) {
 	if d.Front == nil {
 		t.Fatalf("no front matter: %v", d.Diagnostics)
 	}
-	rng := func(l1, c1, l2, c2 int) discovery.Range {
-		return discovery.Range{Start: discovery.Position{Line: l1, Character: c1}, End: discovery.Position{Line: l2, Character: c2}}
+	rng := func(l1, c1, l2, c2 int) diag.Range {
+		return diag.Range{Start: diag.Position{Line: l1, Character: c1}, End: diag.Position{Line: l2, Character: c2}}
 	}
 	tests := []struct {
 		name string
 		keys []string
-		want discovery.Range // of the value
-		key  discovery.Range
+		want diag.Range // of the value
+		key  diag.Range
 	}{
 		{"double quoted", []string{"profile", "name"}, rng(4, 8, 4, 14), rng(4, 2, 4, 6)},
 		{"single quoted", []string{"profile", "version"}, rng(5, 11, 5, 18), rng(5, 2, 5, 9)},
@@ -304,7 +305,7 @@ func TestDocumentAccessors(t *testing.T) {
 		t.Errorf("keys %q, want %q", got, want)
 	}
 	// defaults is not a profile key.
-	if codes := diagCodes(d); !slices.Equal(codes, []string{discovery.CodeUnknownKey}) {
+	if codes := diagCodes(d); !slices.Equal(codes, []string{diag.CodeUnknownKey}) {
 		t.Errorf("diagnostics %v", d.Diagnostics)
 	}
 }
@@ -407,20 +408,20 @@ func TestBounds(t *testing.T) {
 		code     string
 		contains string
 	}{
-		{"billion laughs", laughs(10), discovery.CodeFrontMatterTooLarge, "once alias"},
+		{"billion laughs", laughs(10), diag.CodeFrontMatterTooLarge, "once alias"},
 		{"aliases within budget", laughs(3), "", ""},
-		{"10001 nested flow sequences", "---\nx: " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "\n---\n", discovery.CodeFrontMatterSyntax, "max depth"},
-		{"10000 nested flow sequences", "---\nname: d\ndescription: d\nconfig: " + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n---\n", discovery.CodeFrontMatterTooLarge, "deeper than"},
-		{"256 KiB of open brackets", "---\nx: " + strings.Repeat("[", discovery.MaxFrontMatter-10) + "\n---\n", discovery.CodeFrontMatterSyntax, "max depth"},
-		{"9000 nested flow mappings", "---\nname: d\ndescription: d\nconfig: " + strings.Repeat("{a: ", 9000) + "1" + strings.Repeat("}", 9000) + "\n---\n", discovery.CodeFrontMatterTooLarge, "deeper than"},
-		{"700 nested block mappings", nestedMaps(700), discovery.CodeFrontMatterTooLarge, "deeper than"},
-		{"9000 nested compact sequences", "---\nname: d\ndescription: d\nconfig:\n" + strings.Repeat("- ", 9000) + "x\n---\n", discovery.CodeFrontMatterTooLarge, "deeper than"},
-		{"many nodes", "---\nname: d\ndescription: d\nconfig: [" + strings.Repeat("1, ", 20000) + "1]\n---\n", discovery.CodeFrontMatterTooLarge, "more than 10000"},
-		{"256 KiB of nodes", "---\nname: d\ndescription: d\nconfig: [" + strings.Repeat("1,", discovery.MaxFrontMatter/2-20) + "1]\n---\n", discovery.CodeFrontMatterTooLarge, "more than 10000"},
-		{"front matter over the cap", "---\nname: d\ndescription: |\n" + strings.Repeat("  0123456789abcdef\n", discovery.MaxFrontMatter/16) + "---\n", discovery.CodeFrontMatterTooLarge, "larger than"},
-		{"unterminated 2 MiB", "---\n" + strings.Repeat("a: b\n", 2<<20/5), discovery.CodeFrontMatterTooLarge, "larger than"},
-		{"invalid UTF-8", "---\nname: \xff\xfe\ndescription: d\n---\n", discovery.CodeFrontMatterEncoding, "0xFF"},
-		{"NUL bytes", "---\nname: a\x00b\ndescription: d\n---\n", discovery.CodeFrontMatterSyntax, ""},
+		{"10001 nested flow sequences", "---\nx: " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "\n---\n", diag.CodeFrontMatterSyntax, "max depth"},
+		{"10000 nested flow sequences", "---\nname: d\ndescription: d\nconfig: " + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n---\n", diag.CodeFrontMatterTooLarge, "deeper than"},
+		{"256 KiB of open brackets", "---\nx: " + strings.Repeat("[", discovery.MaxFrontMatter-10) + "\n---\n", diag.CodeFrontMatterSyntax, "max depth"},
+		{"9000 nested flow mappings", "---\nname: d\ndescription: d\nconfig: " + strings.Repeat("{a: ", 9000) + "1" + strings.Repeat("}", 9000) + "\n---\n", diag.CodeFrontMatterTooLarge, "deeper than"},
+		{"700 nested block mappings", nestedMaps(700), diag.CodeFrontMatterTooLarge, "deeper than"},
+		{"9000 nested compact sequences", "---\nname: d\ndescription: d\nconfig:\n" + strings.Repeat("- ", 9000) + "x\n---\n", diag.CodeFrontMatterTooLarge, "deeper than"},
+		{"many nodes", "---\nname: d\ndescription: d\nconfig: [" + strings.Repeat("1, ", 20000) + "1]\n---\n", diag.CodeFrontMatterTooLarge, "more than 10000"},
+		{"256 KiB of nodes", "---\nname: d\ndescription: d\nconfig: [" + strings.Repeat("1,", discovery.MaxFrontMatter/2-20) + "1]\n---\n", diag.CodeFrontMatterTooLarge, "more than 10000"},
+		{"front matter over the cap", "---\nname: d\ndescription: |\n" + strings.Repeat("  0123456789abcdef\n", discovery.MaxFrontMatter/16) + "---\n", diag.CodeFrontMatterTooLarge, "larger than"},
+		{"unterminated 2 MiB", "---\n" + strings.Repeat("a: b\n", 2<<20/5), diag.CodeFrontMatterTooLarge, "larger than"},
+		{"invalid UTF-8", "---\nname: \xff\xfe\ndescription: d\n---\n", diag.CodeFrontMatterEncoding, "0xFF"},
+		{"NUL bytes", "---\nname: a\x00b\ndescription: d\n---\n", diag.CodeFrontMatterSyntax, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -435,12 +436,12 @@ func TestBounds(t *testing.T) {
 				}
 				return
 			}
-			if !slices.ContainsFunc(d.Diagnostics, func(g discovery.Diagnostic) bool {
+			if !slices.ContainsFunc(d.Diagnostics, func(g diag.Diagnostic) bool {
 				return g.Code == tc.code && strings.Contains(g.Message, tc.contains)
 			}) {
 				t.Errorf("want %s %q, got %v", tc.code, tc.contains, d.Diagnostics)
 			}
-			if d.Front != nil && tc.code != discovery.CodeFrontMatterEncoding {
+			if d.Front != nil && tc.code != diag.CodeFrontMatterEncoding {
 				if _, err := d.Decode(); err != nil {
 					t.Errorf("Decode: %v", err)
 				}
@@ -510,7 +511,7 @@ func FuzzParseDocument(f *testing.F) {
 		d := discovery.ParseDocument("agents/x.md", src, kind, discovery.SchemaOptions{})
 		lines := d.Lines.Lines()
 		for _, g := range d.Diagnostics {
-			if !slices.ContainsFunc(discovery.Codes, func(c discovery.CodeInfo) bool { return c.Code == g.Code }) {
+			if !slices.ContainsFunc(diag.Codes, func(c diag.CodeInfo) bool { return c.Code == g.Code }) {
 				t.Errorf("unknown code %q", g.Code)
 			}
 			r := g.Range

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/amplidex/amplidex/discovery/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,7 +31,7 @@ type Facts struct {
 	// Metadata is set for pyproject.toml files.
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Diagnostics are the file's own problems.
-	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics,omitempty"`
 	// Suppressions are the file's suppression comments (see
 	// ParseSuppressions); brief Facts keep them, for every View applies
 	// them (see Collection.Suppress).
@@ -75,11 +76,11 @@ type DiagnosticCounts struct {
 }
 
 // Add counts one more diagnostic of severity s.
-func (c *DiagnosticCounts) Add(s Severity) {
+func (c *DiagnosticCounts) Add(s diag.Severity) {
 	switch s {
-	case SeverityError:
+	case diag.SeverityError:
 		c.Errors++
-	case SeverityWarning:
+	case diag.SeverityWarning:
 		c.Warnings++
 	default:
 		c.Infos++

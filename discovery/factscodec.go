@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/big"
 	"sort"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // The binary form of Facts: what the daemon keeps in its index for every
@@ -33,7 +35,7 @@ import (
 // factsVersion is the version of the binary form and of what it holds:
 // Facts of another version are analyzed again. Version 1 kept mappings in
 // sorted key order and floats as float64; version 2 kept every diagnostic
-// of a file, before MaxDiagnosticsPerArea; version 3 had no suppression
+// of a file, before diag.MaxPerArea; version 3 had no suppression
 // comments.
 const factsVersion = 4
 
@@ -249,9 +251,9 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 		f.Front = m
 	}
 	if n := d.count(); n > 0 {
-		f.Diagnostics = make([]Diagnostic, n)
+		f.Diagnostics = make([]diag.Diagnostic, n)
 		for i := range f.Diagnostics {
-			f.Diagnostics[i] = Diagnostic{Code: d.str(), Severity: Severity(d.str()), Path: d.str(),
+			f.Diagnostics[i] = diag.Diagnostic{Code: d.str(), Severity: diag.Severity(d.str()), Path: d.str(),
 				Range: d.rng(), Message: d.str(), Collection: d.str()}
 		}
 	}
@@ -270,7 +272,7 @@ func (e *encoder) str(s string) {
 	e.b = append(e.b, s...)
 }
 
-func (e *encoder) rng(r Range) {
+func (e *encoder) rng(r diag.Range) {
 	e.uint(uint64(r.Start.Line))
 	e.uint(uint64(r.Start.Character))
 	e.uint(uint64(r.End.Line))
@@ -434,8 +436,8 @@ func (d *decoder) str() string {
 	return s
 }
 
-func (d *decoder) rng() Range {
-	return Range{Start: Position{Line: d.int(), Character: d.int()}, End: Position{Line: d.int(), Character: d.int()}}
+func (d *decoder) rng() diag.Range {
+	return diag.Range{Start: diag.Position{Line: d.int(), Character: d.int()}, End: diag.Position{Line: d.int(), Character: d.int()}}
 }
 
 func (d *decoder) ref() Ref { return Ref{Value: d.str(), Range: d.rng()} }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // resourceDirs are the directory names that make a directory hold resources.
@@ -250,7 +252,7 @@ func isReadme(name string) bool { return strings.EqualFold(name, "README.md") }
 // component-wise by path. Problems met on the way (unreadable directories,
 // looping links, scenario tools without pyproject.toml) come back as
 // diagnostics; nothing is read but directory listings and stats.
-func ListResources(base string) ([]Resource, []Diagnostic) {
+func ListResources(base string) ([]Resource, []diag.Diagnostic) {
 	res, diags, _ := listResources(base, ^resourceSet(0), os.ReadDir)
 	return res, diags
 }
@@ -258,12 +260,12 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 // listResources is ListResources, trying to read only the resource
 // directories named in dirs (those that base may hold), listing them with
 // list. degraded says why, when a directory could not be listed.
-func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEntry, error)) (out []Resource, diags []Diagnostic, degraded string) {
+func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEntry, error)) (out []Resource, diags []diag.Diagnostic, degraded string) {
 	// Every path below is base's and an entry's name joined: base is
 	// cleaned once, not each of them.
 	base = filepath.Clean(base)
 	warn := func(code, path, msg string) {
-		diags = append(diags, Diagnostic{Code: code, Severity: SeverityWarning, Path: path, Message: msg})
+		diags = append(diags, diag.Diagnostic{Code: code, Severity: diag.SeverityWarning, Path: path, Message: msg})
 	}
 	// readDir lists a resource directory; one that is absent holds nothing,
 	// one that cannot be read is warned about.
@@ -273,7 +275,7 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 		}
 		entries, err := list(dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
+			warn(diag.CodeUnreadable, dir, "cannot read directory: "+errText(err))
 		}
 		if listingFailed(err) {
 			if degraded == "" {
@@ -293,9 +295,9 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 				continue
 			}
 			p := joinName(dir, name)
-			if ok, diag := regularFile(p, e); !ok {
-				if diag != nil {
-					diags = append(diags, *diag)
+			if ok, problem := regularFile(p, e); !ok {
+				if problem != nil {
+					diags = append(diags, *problem)
 				}
 				continue
 			}
@@ -322,7 +324,7 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 			switch k {
 			case KindTool:
 				if !isFile(filepath.Join(p, "pyproject.toml")) {
-					warn(CodeToolNoPyproject, p, "scenario tool "+name+" has no pyproject.toml")
+					warn(diag.CodeToolNoPyproject, p, "scenario tool "+name+" has no pyproject.toml")
 				}
 				add(k, name, p)
 			case KindModule:
@@ -339,7 +341,7 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 // listing subdirectories with list. Directory symlinks are not followed,
 // so a loop cannot form. degraded says why, when a directory could not be
 // listed. dir is clean.
-func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string), list func(string) ([]os.DirEntry, error)) (diags []Diagnostic, degraded string) {
+func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string), list func(string) ([]os.DirEntry, error)) (diags []diag.Diagnostic, degraded string) {
 	for _, e := range entries {
 		name := e.Name()
 		if IsEditorDropping(name) {
@@ -356,7 +358,7 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 			}
 			sub, err := list(p)
 			if err != nil {
-				diags = append(diags, Diagnostic{Code: CodeUnreadable, Severity: SeverityWarning, Path: p,
+				diags = append(diags, diag.Diagnostic{Code: diag.CodeUnreadable, Severity: diag.SeverityWarning, Path: p,
 					Message: "cannot read directory: " + errText(err)})
 				if listingFailed(err) && degraded == "" {
 					degraded = "cannot read directory " + p + ": " + errText(err)
@@ -373,9 +375,9 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 		if !strings.HasSuffix(name, ".md") {
 			continue
 		}
-		ok, diag := regularFile(p, e)
-		if diag != nil {
-			diags = append(diags, *diag)
+		ok, problem := regularFile(p, e)
+		if problem != nil {
+			diags = append(diags, *problem)
 		}
 		if ok {
 			add(KindContext, r, p)
@@ -399,7 +401,7 @@ func joinName(dir, name string) string {
 // quietly (such links are not followed inside a collection); a dangling or
 // looping link is skipped with a warning, and so is a FIFO, socket or
 // device, or a link to one, which is never opened.
-func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
+func regularFile(p string, e os.DirEntry) (bool, *diag.Diagnostic) {
 	mode := e.Type()
 	if mode.IsRegular() {
 		return true, nil
@@ -407,7 +409,7 @@ func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
 	if mode&fs.ModeSymlink != 0 {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return false, &Diagnostic{Code: CodeSymlinkLoop, Severity: SeverityWarning, Path: p,
+			return false, &diag.Diagnostic{Code: diag.CodeSymlinkLoop, Severity: diag.SeverityWarning, Path: p,
 				Message: "symbolic link skipped: " + errText(err)}
 		}
 		mode = fi.Mode()
@@ -415,7 +417,7 @@ func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
 	if mode.IsRegular() || mode.IsDir() {
 		return mode.IsRegular(), nil
 	}
-	return false, &Diagnostic{Code: CodeNotRegular, Severity: SeverityWarning, Path: p,
+	return false, &diag.Diagnostic{Code: diag.CodeNotRegular, Severity: diag.SeverityWarning, Path: p,
 		Message: "not read: " + modeName(mode)}
 }
 

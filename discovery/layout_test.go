@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -31,7 +32,7 @@ func unpackLayout(t *testing.T, dir string, ar *txtar.Archive) {
 
 func TestComparePaths(t *testing.T) {
 	paths := []string{"a.md", "a-b/x.md", "Z.md", "a/x.md", "a/b/c.md", "a/b.md"}
-	sort.Slice(paths, func(i, j int) bool { return discovery.ComparePaths(paths[i], paths[j]) < 0 })
+	sort.Slice(paths, func(i, j int) bool { return diag.ComparePaths(paths[i], paths[j]) < 0 })
 	want := []string{"Z.md", "a/b/c.md", "a/b.md", "a/x.md", "a-b/x.md", "a.md"}
 	if !reflect.DeepEqual(paths, want) {
 		t.Errorf("sorted = %q, want %q", paths, want)
@@ -170,7 +171,7 @@ func TestListResources(t *testing.T) {
 	for _, d := range diags {
 		codes = append(codes, d.Code+" "+filepath.Base(d.Path))
 	}
-	wantCodes := []string{discovery.CodeSymlinkLoop + " dangling.md", discovery.CodeToolNoPyproject + " no-meta"}
+	wantCodes := []string{diag.CodeSymlinkLoop + " dangling.md", diag.CodeToolNoPyproject + " no-meta"}
 	if !reflect.DeepEqual(codes, wantCodes) {
 		t.Errorf("diagnostics = %q, want %q", codes, wantCodes)
 	}

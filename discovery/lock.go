@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // LockVersion is the newest lock file format version, the one the
@@ -83,7 +85,7 @@ type LockCheckCollection struct {
 // regular file, is larger than DefaultMaxFileSize or cannot be read is not
 // parsed: the error comes with the diagnostic that reports it. See
 // ParseLock for the rest.
-func ReadLock(path string) (*Lock, []Diagnostic, error) {
+func ReadLock(path string) (*Lock, []diag.Diagnostic, error) {
 	src, err := ReadFile(path, DefaultMaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Lock{Version: LockVersion, Collections: map[string]LockEntry{}}, nil, nil
@@ -104,17 +106,17 @@ func ReadLock(path string) (*Lock, []Diagnostic, error) {
 // field or have one of the wrong type get lock/schema diagnostics (with the
 // entry's name as collection) but do not make the file corrupt; "modules"
 // is required from version 1.1 on.
-func ParseLock(path string, src []byte) (*Lock, []Diagnostic, error) {
+func ParseLock(path string, src []byte) (*Lock, []diag.Diagnostic, error) {
 	p := &lockParser{path: path, lines: NewLineIndex(src)}
 	l := p.parse(src)
 	if p.corrupt != nil {
 		d := *p.corrupt
 		err := fmt.Errorf("parse lock %s:%d:%d: %s: %w", path,
 			d.Range.Start.Line+1, d.Range.Start.Character+1, p.why, ErrLockCorrupt)
-		return nil, []Diagnostic{d}, err
+		return nil, []diag.Diagnostic{d}, err
 	}
-	p.diags = append(p.diags, p.limit.summaries(path, "")...)
-	SortDiagnostics(p.diags)
+	p.diags = append(p.diags, p.limit.Summaries(path, "")...)
+	diag.Sort(p.diags)
 	return l, p.diags, nil
 }
 
@@ -123,41 +125,41 @@ type lockParser struct {
 	path    string
 	lines   *LineIndex
 	spans   map[string]jsonSpan
-	diags   []Diagnostic
-	limit   fileLimit
-	corrupt *Diagnostic // set when the file is corrupt
-	why     string      // what makes it corrupt
+	diags   []diag.Diagnostic
+	limit   diag.Limit
+	corrupt *diag.Diagnostic // set when the file is corrupt
+	why     string           // what makes it corrupt
 }
 
-func (p *lockParser) fail(r Range, format string, args ...any) {
+func (p *lockParser) fail(r diag.Range, format string, args ...any) {
 	p.why = fmt.Sprintf(format, args...)
-	p.corrupt = &Diagnostic{Code: CodeLockCorrupt, Severity: SeverityError, Path: p.path, Range: r,
+	p.corrupt = &diag.Diagnostic{Code: diag.CodeLockCorrupt, Severity: diag.SeverityError, Path: p.path, Range: r,
 		Message: "Corrupt lock file: " + p.why}
 }
 
-func (p *lockParser) schema(collection string, r Range, format string, args ...any) {
-	if !p.limit.allow(CodeLockSchema, SeverityError, r) {
+func (p *lockParser) schema(collection string, r diag.Range, format string, args ...any) {
+	if !p.limit.Allow(diag.CodeLockSchema, diag.SeverityError, r) {
 		return
 	}
-	p.diags = append(p.diags, Diagnostic{Code: CodeLockSchema, Severity: SeverityError, Path: p.path, Range: r,
+	p.diags = append(p.diags, diag.Diagnostic{Code: diag.CodeLockSchema, Severity: diag.SeverityError, Path: p.path, Range: r,
 		Message: fmt.Sprintf(format, args...), Collection: collection})
 }
 
 // keyRange returns the Range of the key at path (see jsonPath), or of the
 // nearest enclosing key, or the start of the file.
-func (p *lockParser) keyRange(parts ...string) Range {
+func (p *lockParser) keyRange(parts ...string) diag.Range {
 	return jsonKeyRange(p.lines, p.spans, parts)
 }
 
 // rootRange returns the Range of the brace that opens the document.
-func (p *lockParser) rootRange() Range {
+func (p *lockParser) rootRange() diag.Range {
 	s := p.spans[jsonPath()]
 	return p.lines.Range(s.valStart, s.valStart+1)
 }
 
 // valueRange returns the Range of the value at path, falling back like
 // keyRange.
-func (p *lockParser) valueRange(parts ...string) Range {
+func (p *lockParser) valueRange(parts ...string) diag.Range {
 	if s, ok := p.spans[jsonPath(parts...)]; ok {
 		return p.lines.Range(s.valStart, s.valEnd)
 	}
@@ -367,17 +369,17 @@ func jsonTypeName(raw json.RawMessage) string {
 // Diagnostics point into the lock file (at the entry, the module path, or
 // the "collections" key) when l was read from it, and carry the
 // collection's name.
-func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diagnostic {
+func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []diag.Diagnostic {
 	if l == nil {
 		return nil
 	}
-	var diags []Diagnostic
-	var limit fileLimit
-	report := func(code string, sev Severity, r Range, coll, format string, args ...any) {
-		if !limit.allow(code, sev, r) {
+	var diags []diag.Diagnostic
+	var limit diag.Limit
+	report := func(code string, sev diag.Severity, r diag.Range, coll, format string, args ...any) {
+		if !limit.Allow(code, sev, r) {
 			return
 		}
-		diags = append(diags, Diagnostic{Code: code, Severity: sev, Path: lockPath, Range: r,
+		diags = append(diags, diag.Diagnostic{Code: code, Severity: sev, Path: lockPath, Range: r,
 			Message: fmt.Sprintf(format, args...), Collection: coll})
 	}
 	byName := map[string]bool{}
@@ -408,7 +410,7 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diag
 		if dir != "" {
 			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 				missing = true
-				report(CodeLockPathMissing, SeverityWarning, entryRange, name,
+				report(diag.CodeLockPathMissing, diag.SeverityWarning, entryRange, name,
 					"Path %s of locked collection %s no longer exists", e.Path, name)
 			}
 		}
@@ -425,15 +427,15 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diag
 			p := e.Modules[mod].Path
 			r := l.rangeOf(true, "collections", name, "modules", mod, "path")
 			if lockModuleEscapes(p) {
-				report(CodeLockModuleEscapes, SeverityError, r, name,
+				report(diag.CodeLockModuleEscapes, diag.SeverityError, r, name,
 					"Module %s of %s has path %q, which leaves the collection", mod, name, p)
 			} else if real, ok := linkedOutside(realDir, dir, p); ok {
-				report(CodeLockModuleEscapes, SeverityError, r, name,
+				report(diag.CodeLockModuleEscapes, diag.SeverityError, r, name,
 					"Module %s of %s has path %q, which leads through a symbolic link to %s, outside the collection", mod, name, p, real)
 			}
 		}
 		if !missing && !byName[name] && !(dir != "" && byDir[dir]) {
-			report(CodeLockNotInstalled, SeverityWarning, entryRange, name,
+			report(diag.CodeLockNotInstalled, diag.SeverityWarning, entryRange, name,
 				"Collection %s is locked but not installed in this root", name)
 		}
 	}
@@ -442,21 +444,21 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []Diag
 			if _, ok := l.Collections[c.Name]; ok || lockedDirs[filepath.Clean(c.Dir)] {
 				continue
 			}
-			report(CodeLockNotLocked, SeverityWarning, l.rangeOf(false, "collections"), c.Name,
+			report(diag.CodeLockNotLocked, diag.SeverityWarning, l.rangeOf(false, "collections"), c.Name,
 				"Collection %s is installed at %s but not in the lock file", c.Name, c.Dir)
 		}
 	}
-	diags = append(diags, limit.summaries(lockPath, "")...)
-	SortDiagnostics(diags)
+	diags = append(diags, limit.Summaries(lockPath, "")...)
+	diag.Sort(diags)
 	return diags
 }
 
 // rangeOf returns the Range of the key (or, with value set, the value) at
 // path in the file l was read from, falling back to enclosing keys and then
 // to the start of the file.
-func (l *Lock) rangeOf(value bool, parts ...string) Range {
+func (l *Lock) rangeOf(value bool, parts ...string) diag.Range {
 	if l.lines == nil {
-		return Range{}
+		return diag.Range{}
 	}
 	if s, ok := l.spans[jsonPath(parts...)]; ok && value {
 		return l.lines.Range(s.valStart, s.valEnd)
@@ -515,13 +517,13 @@ func jsonPath(parts ...string) string {
 
 // jsonKeyRange returns the Range of the key at path, or of the nearest
 // enclosing key, or the first byte of the text.
-func jsonKeyRange(lines *LineIndex, spans map[string]jsonSpan, parts []string) Range {
+func jsonKeyRange(lines *LineIndex, spans map[string]jsonSpan, parts []string) diag.Range {
 	for n := len(parts); n > 0; n-- {
 		if s, ok := spans[jsonPath(parts[:n]...)]; ok && s.keyEnd > s.keyStart {
 			return lines.Range(s.keyStart, s.keyEnd)
 		}
 	}
-	return Range{}
+	return diag.Range{}
 }
 
 // maxLockSpanDepth is how deep lockJSONSpans records members: a module

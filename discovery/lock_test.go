@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 var updateLock = flag.Bool("update-lock", false, "rewrite the want sections of testdata/lock/*.txtar")
@@ -56,7 +57,7 @@ func TestParseLock(t *testing.T) {
 	}
 }
 
-func renderLock(l *discovery.Lock, diags []discovery.Diagnostic, err error) string {
+func renderLock(l *discovery.Lock, diags []diag.Diagnostic, err error) string {
 	var b strings.Builder
 	if err != nil {
 		fmt.Fprintf(&b, "error: %v\n", err)
@@ -196,7 +197,7 @@ func TestCheckLockBuiltLock(t *testing.T) {
 		t.Fatalf("got %v, want path-missing and module-escapes", diags)
 	}
 	for _, d := range diags {
-		if d.Range != (discovery.Range{}) {
+		if d.Range != (diag.Range{}) {
 			t.Errorf("range %v, want zero", d.Range)
 		}
 	}
@@ -229,7 +230,7 @@ func TestModuleEscapes(t *testing.T) {
 				"c": {Name: "c", Modules: map[string]discovery.LockModule{"m": {Type: "tool", Path: tc.path}}},
 			}}
 			diags := discovery.CheckLock("collections.lock", l, []discovery.LockCheckCollection{{Name: "c"}})
-			got := len(diags) == 1 && diags[0].Code == discovery.CodeLockModuleEscapes
+			got := len(diags) == 1 && diags[0].Code == diag.CodeLockModuleEscapes
 			if got != tc.escapes || len(diags) > 1 {
 				t.Errorf("module path %q: diagnostics %v, want escape %v", tc.path, diags, tc.escapes)
 			}

@@ -3,20 +3,22 @@ package discovery
 import (
 	"bytes"
 	"strings"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Ref is a reference written in a file (an extends value, an agent name, an
 // @mention) and where it is written.
 type Ref struct {
-	Value string `json:"value"`
-	Range Range  `json:"range"`
+	Value string     `json:"value"`
+	Range diag.Range `json:"range"`
 }
 
 // Mention is an `@collection:path` reference found in Markdown text.
 type Mention struct {
-	Collection string `json:"collection"`
-	Path       string `json:"path"`
-	Range      Range  `json:"range"`
+	Collection string     `json:"collection"`
+	Path       string     `json:"path"`
+	Range      diag.Range `json:"range"`
 }
 
 // Text returns the mention as written, without the "@".

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // LineIndex maps byte offsets in a text to Positions. Lines end at "\n"; a
@@ -82,7 +84,7 @@ func (x *LineIndex) Line(n int) []byte {
 // An offset inside a multi-byte character counts the bytes of that
 // character before it as one character each, as UTF16Len of the line up to
 // the offset does.
-func (x *LineIndex) Position(off int) Position {
+func (x *LineIndex) Position(off int) diag.Position {
 	return x.position(off, nil)
 }
 
@@ -97,7 +99,7 @@ type lineCursor struct {
 
 // position converts off as Position does, starting from cur when it is on
 // the same line and not past off, and leaves cur at off (cur may be nil).
-func (x *LineIndex) position(off int, cur *lineCursor) Position {
+func (x *LineIndex) position(off int, cur *lineCursor) diag.Position {
 	off = min(max(off, 0), len(x.src))
 	var line int
 	if cur != nil && cur.ok && x.start[cur.line] <= off && (cur.line+1 == len(x.start) || off < x.start[cur.line+1]) {
@@ -119,7 +121,7 @@ func (x *LineIndex) position(off int, cur *lineCursor) Position {
 	if cur != nil {
 		*cur = lineCursor{line: line, at: last, ok: true}
 	}
-	return Position{Line: line, Character: units}
+	return diag.Position{Line: line, Character: units}
 }
 
 // lineOf returns the line that holds offset off (0 <= off <= len(src)).
@@ -138,19 +140,19 @@ func (x *LineIndex) lineOf(off int) int {
 }
 
 // Range converts a byte span into a Range.
-func (x *LineIndex) Range(start, end int) Range {
+func (x *LineIndex) Range(start, end int) diag.Range {
 	var cur lineCursor
 	return x.rangeAt(&cur, start, end)
 }
 
 // rangeAt converts a byte span into a Range with cur (see lineCursor), so
 // that a caller going through a line in order pays for each byte once.
-func (x *LineIndex) rangeAt(cur *lineCursor, start, end int) Range {
-	return Range{Start: x.position(start, cur), End: x.position(end, cur)}
+func (x *LineIndex) rangeAt(cur *lineCursor, start, end int) diag.Range {
+	return diag.Range{Start: x.position(start, cur), End: x.position(end, cur)}
 }
 
 // LineRange returns the Range covering the content of line n.
-func (x *LineIndex) LineRange(n int) Range {
+func (x *LineIndex) LineRange(n int) diag.Range {
 	return x.Range(x.LineStart(n), x.LineEnd(n))
 }
 
@@ -178,7 +180,7 @@ func (x *LineIndex) Offset(line, runeCol int) int {
 // line's content ends (before "\r\n"), and one inside a character (the
 // second half of a surrogate pair) is where that character starts. An
 // invalid byte counts as one character, as Position counts it.
-func (x *LineIndex) PositionOffset(p Position) int {
+func (x *LineIndex) PositionOffset(p diag.Position) int {
 	switch {
 	case p.Line < 0:
 		return 0

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // The reference implementations below compute positions the simple way,
@@ -40,10 +41,10 @@ func refUTF16Len(b []byte) int {
 	return n
 }
 
-func refPosition(src []byte, off int) discovery.Position {
+func refPosition(src []byte, off int) diag.Position {
 	off = min(max(off, 0), len(src))
 	line, start := refLineStart(src, off)
-	return discovery.Position{Line: line, Character: refUTF16Len(src[start:off])}
+	return diag.Position{Line: line, Character: refUTF16Len(src[start:off])}
 }
 
 // refOffset is LineIndex.Offset the simple way.
@@ -73,7 +74,7 @@ func refOffset(src []byte, line, runeCol int) int {
 }
 
 // refPositionOffset is LineIndex.PositionOffset the simple way.
-func refPositionOffset(src []byte, p discovery.Position) int {
+func refPositionOffset(src []byte, p diag.Position) int {
 	if p.Line < 0 {
 		return 0
 	}
@@ -189,7 +190,7 @@ func TestPositionMatchesReference(t *testing.T) {
 	for iter := 0; iter < 60; iter++ {
 		src := randomText(r, r.IntN(6*discovery.ColStep), iter%3 != 0)
 		x := discovery.NewLineIndex(src)
-		ref := make([]discovery.Position, len(src)+1)
+		ref := make([]diag.Position, len(src)+1)
 		for off := range ref {
 			ref[off] = refPosition(src, off)
 		}
@@ -227,7 +228,7 @@ func TestPositionMatchesReference(t *testing.T) {
 		}
 		for line := -1; line <= x.Lines()+1; line++ {
 			for _, ch := range []int{-1, 0, 1, 2, discovery.ColStep - 1, discovery.ColStep, discovery.ColStep + 1, r.IntN(6 * discovery.ColStep), 1 << 20} {
-				p := discovery.Position{Line: line, Character: ch}
+				p := diag.Position{Line: line, Character: ch}
 				if got, want := x.PositionOffset(p), refPositionOffset(src, p); got != want {
 					t.Fatalf("text %q: PositionOffset(%v) = %d, want %d", src, p, got, want)
 				}
@@ -254,7 +255,7 @@ func TestMentionRangesMatchReference(t *testing.T) {
 		src := randomText(r, r.IntN(8*discovery.ColStep), iter%2 == 0)
 		// Where each "@" is: an ASCII byte is a character of its own, so no
 		// two share a position.
-		at := map[discovery.Position]int{}
+		at := map[diag.Position]int{}
 		for off, c := range src {
 			if c == '@' {
 				at[refPosition(src, off)] = off
@@ -335,7 +336,7 @@ func FuzzLineIndex(f *testing.F) {
 		}
 		for line := -1; line <= x.Lines()+1; line++ {
 			for _, ch := range []int{0, 1, 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
-				p := discovery.Position{Line: line, Character: ch}
+				p := diag.Position{Line: line, Character: ch}
 				if got, want := x.PositionOffset(p), refPositionOffset(src, p); got != want {
 					t.Fatalf("PositionOffset(%v) = %d, want %d", p, got, want)
 				}
@@ -367,7 +368,7 @@ func FuzzLineIndex(f *testing.F) {
 func TestLineIndexConcurrent(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	src := randomText(r, 16*discovery.ColStep, false)
-	want := make([]discovery.Position, len(src)+1)
+	want := make([]diag.Position, len(src)+1)
 	for off := range want {
 		want[off] = refPosition(src, off)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // isPyprojectVersion reports whether v has the version format of the
@@ -79,12 +80,12 @@ func PyprojectProblem(f *Facts) string {
 	}
 	first := ""
 	for _, d := range f.Diagnostics {
-		if f.Metadata == nil || d.Code == CodeTOMLSyntax ||
-			d.Code == CodeMissingField && d.Message == missingFieldMessage("name") ||
-			d.Code == CodeMetadataType && (strings.HasPrefix(d.Message, wrongTypePrefix("project")) || strings.HasPrefix(d.Message, wrongTypePrefix("project.name"))) {
+		if f.Metadata == nil || d.Code == diag.CodeTOMLSyntax ||
+			d.Code == diag.CodeMissingField && d.Message == missingFieldMessage("name") ||
+			d.Code == diag.CodeMetadataType && (strings.HasPrefix(d.Message, wrongTypePrefix("project")) || strings.HasPrefix(d.Message, wrongTypePrefix("project.name"))) {
 			return d.Message
 		}
-		if first == "" && d.Severity == SeverityError {
+		if first == "" && d.Severity == diag.SeverityError {
 			first = d.Message
 		}
 	}
@@ -130,10 +131,10 @@ func PyprojectProblem(f *Facts) string {
 //     common modules, agents and dependencies.
 //
 // Diagnostics carry path but no collection name.
-func ParsePyproject(path string, src []byte) (*Metadata, []Diagnostic) {
+func ParsePyproject(path string, src []byte) (*Metadata, []diag.Diagnostic) {
 	p := &pyprojectParser{path: path, src: src, lines: NewLineIndex(src), meta: &Metadata{}}
 	p.parse()
-	return p.meta, append(p.diags, p.limit.summaries(path, "")...)
+	return p.meta, append(p.diags, p.limit.Summaries(path, "")...)
 }
 
 // pyprojectParser holds the state of one ParsePyproject call.
@@ -148,15 +149,15 @@ type pyprojectParser struct {
 	scanned bool
 	keys    []toml.Key // every key and table header, in the order of the file
 	meta    *Metadata
-	diags   []Diagnostic
-	limit   fileLimit
+	diags   []diag.Diagnostic
+	limit   diag.Limit
 }
 
-func (p *pyprojectParser) report(code string, sev Severity, r Range, format string, args ...any) {
-	if !p.limit.allow(code, sev, r) {
+func (p *pyprojectParser) report(code string, sev diag.Severity, r diag.Range, format string, args ...any) {
+	if !p.limit.Allow(code, sev, r) {
 		return
 	}
-	p.diags = append(p.diags, Diagnostic{
+	p.diags = append(p.diags, diag.Diagnostic{
 		Code:     code,
 		Severity: sev,
 		Path:     p.path,
@@ -174,7 +175,7 @@ func (p *pyprojectParser) parse() {
 		// of inline tables.
 		spans, deep := scanTOMLSpans(p.src)
 		if deep != nil {
-			p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
 			return
 		}
 		p.spans, p.scanned = spans, true
@@ -184,7 +185,7 @@ func (p *pyprojectParser) parse() {
 		)
 		doc, md, err = decodeTOML(p.src)
 		if err != nil {
-			p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
 			return
 		}
 		keys = md.Keys()
@@ -192,7 +193,7 @@ func (p *pyprojectParser) parse() {
 	p.keys = keys
 	p.checkProject(doc)
 	p.checkCollection(doc)
-	SortDiagnostics(p.diags)
+	diag.Sort(p.diags)
 }
 
 // decodeTOML decodes src into a generic document. A panic of the decoder
@@ -218,7 +219,7 @@ func tomlErrorMessage(err error) string {
 
 // errorRange converts the position of a TOML parse error into a Range. The
 // decoder counts byte offsets after a byte order mark, which it drops.
-func (p *pyprojectParser) errorRange(err error) Range {
+func (p *pyprojectParser) errorRange(err error) diag.Range {
 	pe, ok := err.(toml.ParseError)
 	if !ok {
 		return p.lines.LineRange(0)
@@ -277,7 +278,7 @@ func (p *pyprojectParser) span(path []string) (tomlSpan, bool) {
 
 // valueRange returns the Range of the value at path, falling back to the
 // nearest enclosing key or table that has a position, then to line 1.
-func (p *pyprojectParser) valueRange(path ...string) Range {
+func (p *pyprojectParser) valueRange(path ...string) diag.Range {
 	for n := len(path); n > 0; n-- {
 		if s, ok := p.span(path[:n]); ok {
 			if n == len(path) {
@@ -291,7 +292,7 @@ func (p *pyprojectParser) valueRange(path ...string) Range {
 
 // keyRange returns the Range of the key (or table header) at path, with
 // the same fallbacks as valueRange.
-func (p *pyprojectParser) keyRange(path ...string) Range {
+func (p *pyprojectParser) keyRange(path ...string) diag.Range {
 	for n := len(path); n > 0; n-- {
 		if s, ok := p.span(path[:n]); ok {
 			return p.lines.Range(s.keyStart, s.keyEnd)
@@ -302,7 +303,7 @@ func (p *pyprojectParser) keyRange(path ...string) Range {
 
 // tableRange returns the Range of the header that opens the table at path,
 // or of the first key that defines it, or line 1.
-func (p *pyprojectParser) tableRange(path ...string) Range {
+func (p *pyprojectParser) tableRange(path ...string) diag.Range {
 	if s, ok := p.span(path); ok {
 		return p.lines.Range(s.keyStart, s.keyEnd)
 	}
@@ -313,13 +314,13 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	raw, ok := doc["project"]
 	if !ok {
 		for _, f := range [...]string{"name", "version", "description"} {
-			p.report(CodeMissingField, SeverityError, p.lines.LineRange(0), "%s", missingFieldMessage(f))
+			p.report(diag.CodeMissingField, diag.SeverityError, p.lines.LineRange(0), "%s", missingFieldMessage(f))
 		}
 		return
 	}
 	project, ok := raw.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project"), "%s", wrongTypeMessage("project", raw, "a table"))
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project"), "%s", wrongTypeMessage("project", raw, "a table"))
 		return
 	}
 	p.meta.Name = p.requiredString(project, "name")
@@ -329,7 +330,7 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 			if fix := suggestCollectionName(p.meta.Name); fix != "" {
 				msg += fmt.Sprintf(", such as %q", fix)
 			}
-			p.report(CodeInvalidName, SeverityError, p.valueRange("project", "name"), "%s", msg)
+			p.report(diag.CodeInvalidName, diag.SeverityError, p.valueRange("project", "name"), "%s", msg)
 		}
 	}
 	p.meta.Version = p.requiredString(project, "version")
@@ -338,21 +339,21 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 		if fix := suggestPyprojectVersion(p.meta.Version); fix != "" {
 			msg += fmt.Sprintf(", such as %q", fix)
 		}
-		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "%s", msg)
+		p.report(diag.CodeInvalidVersion, diag.SeverityError, p.valueRange("project", "version"), "%s", msg)
 	}
 	p.meta.Description = p.requiredString(project, "description")
 
 	if raw, ok := project["urls"]; ok {
 		urls, ok := raw.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls"), "%s", wrongTypeMessage("project.urls", raw, "a table of strings"))
+			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project", "urls"), "%s", wrongTypeMessage("project.urls", raw, "a table of strings"))
 			return
 		}
 		p.meta.URLs = make(map[string]string, len(urls))
 		for k, v := range urls {
 			s, ok := v.(string)
 			if !ok {
-				p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls", k), "%s",
+				p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project", "urls", k), "%s",
 					wrongTypeMessage("project.urls."+tomlKeyString(k), v, "a string"))
 				continue
 			}
@@ -366,16 +367,16 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 func (p *pyprojectParser) requiredString(project map[string]any, field string) string {
 	raw, ok := project[field]
 	if !ok {
-		p.report(CodeMissingField, SeverityError, p.tableRange("project"), "%s", missingFieldMessage(field))
+		p.report(diag.CodeMissingField, diag.SeverityError, p.tableRange("project"), "%s", missingFieldMessage(field))
 		return ""
 	}
 	s, ok := raw.(string)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project", field), "%s", wrongTypeMessage("project."+field, raw, "a string"))
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project", field), "%s", wrongTypeMessage("project."+field, raw, "a string"))
 		return ""
 	}
 	if strings.TrimSpace(s) == "" {
-		p.report(CodeMissingField, SeverityError, p.valueRange("project", field), "%s", missingFieldMessage(field))
+		p.report(diag.CodeMissingField, diag.SeverityError, p.valueRange("project", field), "%s", missingFieldMessage(field))
 		return ""
 	}
 	return s
@@ -387,7 +388,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	for i, k := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(path[:i]...), "%s", wrongTypeMessage(strings.Join(path[:i], "."), cur, "a table"))
+			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(path[:i]...), "%s", wrongTypeMessage(strings.Join(path[:i], "."), cur, "a table"))
 			return
 		}
 		if cur, ok = m[k]; !ok {
@@ -396,7 +397,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	}
 	coll, ok := cur.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(path...), "%s", wrongTypeMessage("tool.amplifier.collection", cur, "a table"))
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(path...), "%s", wrongTypeMessage("tool.amplifier.collection", cur, "a table"))
 		return
 	}
 	for _, key := range p.childKeys(path, coll) {
@@ -407,7 +408,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 			if s, ok := v.(string); ok {
 				p.meta.Author = s
 			} else {
-				p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s", wrongTypeMessage("tool.amplifier.collection.author", v, "a string"))
+				p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(at...), "%s", wrongTypeMessage("tool.amplifier.collection.author", v, "a string"))
 			}
 		case "capabilities":
 			p.checkCapabilities(at, v)
@@ -418,10 +419,10 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 				continue
 			}
 			msg := fmt.Sprintf("Unknown key %q in [tool.amplifier.collection]", key)
-			if near := Suggest(key, collectionKeys[:]); near != "" {
+			if near := diag.Suggest(key, collectionKeys[:]); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
-			p.report(CodeMetadataUnknownKey, SeverityInfo, p.keyRange(at...), "%s", msg)
+			p.report(diag.CodeMetadataUnknownKey, diag.SeverityInfo, p.keyRange(at...), "%s", msg)
 		}
 	}
 }
@@ -455,7 +456,7 @@ func (p *pyprojectParser) childKeys(path []string, table map[string]any) []strin
 func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 	list, ok := v.([]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(at...), "%s",
 			wrongTypeMessage("tool.amplifier.collection.capabilities", v, "a list of strings"))
 		return
 	}
@@ -463,7 +464,7 @@ func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...), "%s",
+			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...), "%s",
 				wrongTypeMessage(fmt.Sprintf("tool.amplifier.collection.capabilities[%d]", i), item, "a string"))
 			continue
 		}
@@ -475,7 +476,7 @@ func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 func (p *pyprojectParser) checkRequires(at []string, v any) {
 	table, ok := v.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(at...), "%s",
 			wrongTypeMessage("tool.amplifier.collection.requires", v, "a table of version constraints"))
 		return
 	}
@@ -486,7 +487,7 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 		r := p.valueRange(entry...)
 		s, ok := raw.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, r, "%s",
+			p.report(diag.CodeMetadataType, diag.SeverityError, r, "%s",
 				wrongTypeMessage("requires."+tomlKeyString(name), raw, "a version constraint string"))
 			continue
 		}
@@ -497,9 +498,9 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 			}
 			if rest, ok := strings.CutPrefix(why, strconv.Quote(s)+" "); ok {
 				why = rest // "latest" is not a version: said once
-				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q %s", tomlKeyString(name), s, why)
+				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q %s", tomlKeyString(name), s, why)
 			} else {
-				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q: %s", tomlKeyString(name), s, why)
+				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q: %s", tomlKeyString(name), s, why)
 			}
 		}
 		p.meta.Requires = append(p.meta.Requires, Requirement{Name: name, Constraint: s, Range: r})

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 var updatePyproject = flag.Bool("update-pyproject", false, "rewrite the want sections of testdata/pyproject/*.txtar")
@@ -72,7 +73,7 @@ func setTxtarFile(ar *txtar.Archive, name, data string) {
 
 // renderPyproject prints what ParsePyproject returned in the format of the
 // want files.
-func renderPyproject(md *discovery.Metadata, diags []discovery.Diagnostic) string {
+func renderPyproject(md *discovery.Metadata, diags []diag.Diagnostic) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: %q\nversion: %q\ndescription: %q\n", md.Name, md.Version, md.Description)
 	if md.URLs != nil {
@@ -107,22 +108,22 @@ func renderPyproject(md *discovery.Metadata, diags []discovery.Diagnostic) strin
 }
 
 // rangeString prints r with 1-based lines and columns.
-func rangeString(r discovery.Range) string {
+func rangeString(r diag.Range) string {
 	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1)
 }
 
 // checkDefaultSeverities asserts that each diagnostic has the severity its
 // code is listed with.
-func checkDefaultSeverities(t *testing.T, diags []discovery.Diagnostic) {
+func checkDefaultSeverities(t *testing.T, diags []diag.Diagnostic) {
 	t.Helper()
 	for _, d := range diags {
-		i := slices.IndexFunc(discovery.Codes, func(c discovery.CodeInfo) bool { return c.Code == d.Code })
+		i := slices.IndexFunc(diag.Codes, func(c diag.CodeInfo) bool { return c.Code == d.Code })
 		if i < 0 {
 			t.Errorf("diagnostic %v has an unlisted code", d)
 			continue
 		}
-		if d.Severity != discovery.Codes[i].Severity {
-			t.Errorf("diagnostic %v: severity %s, Codes lists %s", d, d.Severity, discovery.Codes[i].Severity)
+		if d.Severity != diag.Codes[i].Severity {
+			t.Errorf("diagnostic %v: severity %s, Codes lists %s", d, d.Severity, diag.Codes[i].Severity)
 		}
 		if d.Path == "" {
 			t.Errorf("diagnostic %v has no path", d)
@@ -234,7 +235,7 @@ func TestParsePyprojectCorpus(t *testing.T) {
 }
 
 // lineText returns the text a one-line, ASCII-only Range covers.
-func lineText(src []byte, r discovery.Range) string {
+func lineText(src []byte, r diag.Range) string {
 	lines := strings.Split(string(src), "\n")
 	if r.Start.Line != r.End.Line || r.Start.Line >= len(lines) {
 		return "<multi-line>"
@@ -268,7 +269,7 @@ func FuzzParsePyproject(f *testing.F) {
 }
 
 // checkRangeInside fails unless r is ordered and lies inside the text.
-func checkRangeInside(t *testing.T, lines *discovery.LineIndex, r discovery.Range) {
+func checkRangeInside(t *testing.T, lines *discovery.LineIndex, r diag.Range) {
 	t.Helper()
 	if r.Start.Line < 0 || r.End.Line >= lines.Lines() || r.Start.Line > r.End.Line ||
 		r.Start.Line == r.End.Line && r.Start.Character > r.End.Character || r.Start.Character < 0 {

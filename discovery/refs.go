@@ -3,13 +3,12 @@ package discovery
 import (
 	"errors"
 	"fmt"
-	"iter"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // ProfileRef names a profile: its collection and its file.
@@ -122,7 +121,7 @@ func (s *Set) suggestRequired(name string, from *Collection) string {
 	if from == nil || from.Metadata == nil || len(from.Metadata.Requires) == 0 {
 		return near
 	}
-	return SuggestFrom(name, func(yield func(string) bool) {
+	return diag.SuggestFrom(name, func(yield func(string) bool) {
 		if near != "" && !yield(near) {
 			return
 		}
@@ -153,100 +152,20 @@ func (s *Set) skipped(name string) string {
 	return msg
 }
 
-// suggestions is a cache of suggestCollection's answers, for the winning
-// names of one Set or more (Sets that differ in no winning name share
-// it).
-type suggestions struct {
-	mu   sync.Mutex
-	near map[string]nearest
-}
-
-// maxSuggestMerge bounds the work after does for a Set that changed many
-// names: past it, the answers are found again when asked.
-const maxSuggestMerge = 1 << 16
-
-// after returns the cache for a Set whose winning names are this one's
-// changed: changed holds each name that won in one and not the other, and
-// whether it wins now. An answer stays good unless its name itself, or
-// the name it suggests, stopped winning (it is found again when asked);
-// a name that wins now is offered to each answer as the next in sorted
-// order would be, so that a batch of new collections costs no walk of
-// every name for each unresolved one, as a full rescan would.
-func (c *suggestions) after(changed map[string]bool) *suggestions {
-	t := &suggestions{near: map[string]nearest{}}
-	// The answers are copied out, and merged without the lock: the Set
-	// that holds c still answers while its successor is made.
-	c.mu.Lock()
-	answers := maps.Clone(c.near)
-	c.mu.Unlock()
-	if len(changed)*len(answers) > maxSuggestMerge {
-		return t
-	}
-	for key, near := range answers {
-		if _, ok := changed[key]; ok {
-			continue
-		}
-		s := newSuggester(key)
-		if s == nil {
-			t.near[key] = near
-			continue
-		}
-		s.near = near
-		kept := true
-		for name, wins := range changed {
-			if wins {
-				s.offer(name, true)
-			} else if name == near.name {
-				kept = false
-				break
-			}
-		}
-		if kept {
-			t.near[key] = s.near
-		}
-	}
-	return t
-}
-
 // suggestCollection returns the winning collection name that name most
 // likely misspells, or "".
 func (s *Set) suggestCollection(name string) string {
 	c := s.suggested
 	if c == nil {
-		c = &suggestions{} // a Set not made by NewSet or Apply
+		c = &diag.Suggestions{} // a Set not made by NewSet or Apply
 	}
-	return c.answer(name, func(yield func(string) bool) {
+	return c.Answer(name, func(yield func(string) bool) {
 		for n := range s.winner.All() {
 			if !yield(n) {
 				return
 			}
 		}
 	})
-}
-
-// answer returns the name of names, which come sorted, that key most
-// likely misspells, from the cache when it has the answer.
-func (c *suggestions) answer(key string, names iter.Seq[string]) string {
-	c.mu.Lock()
-	near, ok := c.near[key]
-	c.mu.Unlock()
-	if ok {
-		return near.name
-	}
-	near = none
-	if sg := newSuggester(key); sg != nil {
-		for n := range names {
-			sg.offer(n, false)
-		}
-		near = sg.near
-	}
-	c.mu.Lock()
-	if c.near == nil {
-		c.near = map[string]nearest{}
-	}
-	c.near[key] = near
-	c.mu.Unlock()
-	return near.name
 }
 
 // suggestResource returns the name (for a profile or agent whose rel is
@@ -263,7 +182,7 @@ func suggestResource(c *Collection, k Kind, rel string) string {
 	if byName {
 		key = name
 	}
-	return SuggestFrom(key, func(yield func(string) bool) {
+	return diag.SuggestFrom(key, func(yield func(string) bool) {
 		for _, r := range c.Resources {
 			if k != "" && r.Kind != k {
 				continue
@@ -333,7 +252,7 @@ func (s *Set) unknownAgent(name string, from *Collection) string {
 	msg := fmt.Sprintf("agent %q does not exist in %s or any collection", name, from.Name)
 	near := suggestResource(from, KindAgent, "agents/"+name+".md")
 	if near == "" {
-		near = SuggestFrom(name, func(yield func(string) bool) {
+		near = diag.SuggestFrom(name, func(yield func(string) bool) {
 			for a := range s.holders.All() {
 				if !yield(a) {
 					return
@@ -460,8 +379,8 @@ func (s *Set) exists(p string) bool {
 // Check returns the cross-reference diagnostics of every collection in the
 // set: extends that do not resolve or that cycle, unknown agent names,
 // unresolved or escaping @mentions, unmet requires, and shadowing.
-func (s *Set) Check() []Diagnostic {
-	var out []Diagnostic
+func (s *Set) Check() []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, c := range s.Collections() {
 		out = append(out, s.CheckCollection(c)...)
 	}
@@ -470,11 +389,11 @@ func (s *Set) Check() []Diagnostic {
 }
 
 // CheckCollection returns the cross-reference diagnostics of one
-// collection's files: of each file, at most MaxDiagnosticsPerArea of an
+// collection's files: of each file, at most diag.MaxPerArea of an
 // area, and then one CodeTooManyDiagnostics. What is past the limit is
 // counted, not made: a file of half a million mentions that do not
 // resolve costs their lookups, not their messages.
-func (s *Set) CheckCollection(c *Collection) []Diagnostic {
+func (s *Set) CheckCollection(c *Collection) []diag.Diagnostic {
 	ds, _ := s.CheckCollectionStat(c)
 	return ds
 }
@@ -484,14 +403,14 @@ func (s *Set) CheckCollection(c *Collection) []Diagnostic {
 // resource exists (a mention of a document outside the resource
 // directories), which only the file system says. Such an answer cannot be
 // kept across runs without asking again.
-func (s *Set) CheckCollectionStat(c *Collection) (_ []Diagnostic, statted bool) {
+func (s *Set) CheckCollectionStat(c *Collection) (_ []diag.Diagnostic, statted bool) {
 	return s.checkCollection(c, mentionsOf)
 }
 
 // CheckWithNames is CheckCollectionStat and RefNames at once: the mentions
 // of each file, read from the index when its Facts are brief, are read
 // once for both.
-func (s *Set) CheckWithNames(c *Collection) (diags []Diagnostic, names []string, statted bool) {
+func (s *Set) CheckWithNames(c *Collection) (diags []diag.Diagnostic, names []string, statted bool) {
 	read := map[string][]Mention{}
 	mentions := func(c *Collection, p string, f *Facts) []Mention {
 		ms, ok := read[p]
@@ -508,14 +427,14 @@ func (s *Set) CheckWithNames(c *Collection) (diags []Diagnostic, names []string,
 
 // checkCollection is CheckCollectionStat, with the mentions of c's files
 // from mentions.
-func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []Diagnostic, statted bool) {
-	var out []Diagnostic
-	var limit fileLimit
+func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []diag.Diagnostic, statted bool) {
+	var out []diag.Diagnostic
+	var limit diag.Limit
 	// add makes a diagnostic of the file at path unless it is past the
 	// limit; msg is called only when it is not.
-	add := func(code, path string, r Range, msg func() string) {
-		if limit.allow(code, SeverityError, r) {
-			out = append(out, Diagnostic{Code: code, Severity: SeverityError, Path: path, Range: r,
+	add := func(code, path string, r diag.Range, msg func() string) {
+		if limit.Allow(code, diag.SeverityError, r) {
+			out = append(out, diag.Diagnostic{Code: code, Severity: diag.SeverityError, Path: path, Range: r,
 				Message: msg(), Collection: c.Name})
 		}
 	}
@@ -524,28 +443,28 @@ func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []Diagnos
 		if f == nil {
 			continue
 		}
-		limit = fileLimit{}
+		limit = diag.Limit{}
 		if f.Extends != nil && !s.notInstalled(c, refCollection(f.Extends.Value)) {
 			ext := f.Extends
 			if _, err := s.ResolveProfile(ext.Value, c); err != nil {
-				add(CodeExtendsUnresolved, res.Path, ext.Range, func() string {
+				add(diag.CodeExtendsUnresolved, res.Path, ext.Range, func() string {
 					return fmt.Sprintf("extends %q does not resolve: %v", ext.Value, err)
 				})
 			} else if chain := s.Chain(ProfileRef{Collection: c, Path: res.Path}); s.cycle(chain) != "" {
-				add(CodeExtendsCycle, res.Path, ext.Range, func() string { return "inheritance cycle: " + s.cycle(chain) })
+				add(diag.CodeExtendsCycle, res.Path, ext.Range, func() string { return "inheritance cycle: " + s.cycle(chain) })
 			} else if s.tooDeep(chain) {
-				add(CodeExtendsTooDeep, res.Path, ext.Range, func() string {
+				add(diag.CodeExtendsTooDeep, res.Path, ext.Range, func() string {
 					return fmt.Sprintf("the extends chain is longer than %d profiles; it is not followed further", MaxExtendsDepth)
 				})
 			} else if missing, ids := s.mergedMissing(chain); missing != "" {
-				add(CodeRequiredKey, res.Path, ext.Range, func() string {
+				add(diag.CodeRequiredKey, res.Path, ext.Range, func() string {
 					return fmt.Sprintf("after its extends chain (%s) the profile has no %s", ids, missing)
 				})
 			}
 		}
 		for _, a := range f.Agents {
 			if _, _, ok := s.ResolveAgent(a.Value, c); !ok && !s.notInstalled(c, refCollection(a.Value)) {
-				add(CodeAgentUnknown, res.Path, a.Range, func() string { return s.unknownAgent(a.Value, c) })
+				add(diag.CodeAgentUnknown, res.Path, a.Range, func() string { return s.unknownAgent(a.Value, c) })
 			}
 		}
 		for _, m := range mentions(c, res.Path, f) {
@@ -553,17 +472,17 @@ func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []Diagnos
 			case miss == mentionResolves:
 			case miss == mentionNoCollection && s.notInstalled(c, m.Collection):
 			case miss == mentionEscapes:
-				add(CodeMentionEscapes, res.Path, m.Range, func() string {
+				add(diag.CodeMentionEscapes, res.Path, m.Range, func() string {
 					return fmt.Sprintf("@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)
 				})
 			default:
-				add(CodeMentionUnresolved, res.Path, m.Range, func() string {
+				add(diag.CodeMentionUnresolved, res.Path, m.Range, func() string {
 					_, err := s.resolveMentionFrom(m, c)
 					return fmt.Sprintf("@%s does not resolve: %v", m.Text(), err)
 				})
 			}
 		}
-		out = append(out, limit.summaries(res.Path, c.Name)...)
+		out = append(out, limit.Summaries(res.Path, c.Name)...)
 	}
 	if c.Valid && c.Metadata != nil {
 		out = append(out, s.checkRequires(c)...)
@@ -575,14 +494,14 @@ func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []Diagnos
 // resolves under its name: one that none does is not installed (a
 // warning, which says how to provide it); one that does must meet the
 // constraint.
-func (s *Set) checkRequires(c *Collection) []Diagnostic {
-	var out []Diagnostic
-	var limit fileLimit
+func (s *Set) checkRequires(c *Collection) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	var limit diag.Limit
 	for _, req := range c.Metadata.Requires {
 		dep := s.Lookup(req.Name)
 		if dep == nil {
-			if limit.allow(CodeDepNotInstalled, SeverityWarning, req.Range) {
-				out = append(out, Diagnostic{Code: CodeDepNotInstalled, Severity: SeverityWarning, Path: c.Pyproject,
+			if limit.Allow(diag.CodeDepNotInstalled, diag.SeverityWarning, req.Range) {
+				out = append(out, diag.Diagnostic{Code: diag.CodeDepNotInstalled, Severity: diag.SeverityWarning, Path: c.Pyproject,
 					Range: req.Range, Collection: c.Name, Message: s.notInstalledMessage(c, req)})
 			}
 			continue
@@ -596,13 +515,13 @@ func (s *Set) checkRequires(c *Collection) []Diagnostic {
 			// invalid; the constraint cannot be checked against it.
 			continue
 		}
-		if ok, err := con.Check(dep.Version); (err != nil || !ok) && limit.allow(CodeDepUnsatisfied, SeverityError, req.Range) {
-			out = append(out, Diagnostic{Code: CodeDepUnsatisfied, Severity: SeverityError, Path: c.Pyproject,
+		if ok, err := con.Check(dep.Version); (err != nil || !ok) && limit.Allow(diag.CodeDepUnsatisfied, diag.SeverityError, req.Range) {
+			out = append(out, diag.Diagnostic{Code: diag.CodeDepUnsatisfied, Severity: diag.SeverityError, Path: c.Pyproject,
 				Range: req.Range, Collection: c.Name,
 				Message: fmt.Sprintf("requires %s %s, but %s %s is installed at %s", req.Name, req.Constraint, req.Name, dep.Version, dep.Dir)})
 		}
 	}
-	return append(out, limit.summaries(c.Pyproject, c.Name)...)
+	return append(out, limit.Summaries(c.Pyproject, c.Name)...)
 }
 
 // notInstalledMessage is the message of CodeDepNotInstalled for the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -124,7 +125,7 @@ func TestSetFixtures(t *testing.T) {
 	}
 }
 
-func messages(ds []discovery.Diagnostic) string {
+func messages(ds []diag.Diagnostic) string {
 	var b strings.Builder
 	for _, d := range ds {
 		fmt.Fprintf(&b, "  %s\n", d)
@@ -157,7 +158,7 @@ func TestEveryCodeHasAFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		if !strings.Contains(all.String(), " "+c.Code+" ") {
 			t.Errorf("no fixture asserts %s", c.Code)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 )
 
@@ -51,7 +52,7 @@ type Set struct {
 	// suggested remembers the near name of each unresolved collection
 	// name asked about; Sets derived by Apply share it for as long as the
 	// names that have a winner stay the same.
-	suggested *suggestions
+	suggested *diag.Suggestions
 	// sessions remembers the effective session block of parent profiles
 	// (see effectiveSession), by ProfileRef.
 	sessions sync.Map
@@ -85,7 +86,7 @@ type SetDelta struct {
 // first; cols[i] are the collections of roots[i].
 func NewSet(roots []Root, cols [][]*Collection) *Set {
 	s := &Set{Roots: roots, rootIdx: make(map[Root]int, len(roots)), inRoot: make([]pmap.Map[string, *Collection], len(roots)),
-		suggested: &suggestions{}}
+		suggested: &diag.Suggestions{}}
 	for i, r := range roots {
 		if _, dup := s.rootIdx[r]; !dup {
 			s.rootIdx[r] = i
@@ -391,9 +392,9 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 	t.suggested = s.suggested
 	if len(changed) > 0 {
 		if s.suggested == nil {
-			t.suggested = &suggestions{}
+			t.suggested = &diag.Suggestions{}
 		} else {
-			t.suggested = s.suggested.after(changed)
+			t.suggested = s.suggested.After(changed)
 		}
 	}
 	if anyAgentChanged {
@@ -602,7 +603,7 @@ func within(p, dir string) bool {
 // ShadowDiagnostics reports c when it is valid and loses to another
 // collection of its name: information on its pyproject.toml, or a warning
 // when the winner is in the same root.
-func (s *Set) ShadowDiagnostics(c *Collection) []Diagnostic {
+func (s *Set) ShadowDiagnostics(c *Collection) []diag.Diagnostic {
 	if !c.Valid {
 		return nil
 	}
@@ -610,18 +611,18 @@ func (s *Set) ShadowDiagnostics(c *Collection) []Diagnostic {
 	if w == nil || w == c {
 		return nil
 	}
-	code, sev, msg := CodeShadowed, SeverityInfo, fmt.Sprintf("collection %s is shadowed by %s (%s root)", c.Name, w.Dir, w.Root.Kind)
+	code, sev, msg := diag.CodeShadowed, diag.SeverityInfo, fmt.Sprintf("collection %s is shadowed by %s (%s root)", c.Name, w.Dir, w.Root.Kind)
 	if w.Root == c.Root {
-		code, sev = CodeDuplicateName, SeverityWarning
+		code, sev = diag.CodeDuplicateName, diag.SeverityWarning
 		msg = fmt.Sprintf("collection %s is defined twice in the %s root; %s wins", c.Name, c.Root.Kind, w.Dir)
 	}
-	return []Diagnostic{{Code: code, Severity: sev, Path: c.Pyproject, Message: msg, Collection: c.Name}}
+	return []diag.Diagnostic{{Code: code, Severity: sev, Path: c.Pyproject, Message: msg, Collection: c.Name}}
 }
 
 // shadowDiagnostics reports every valid collection that loses to another
 // of its name.
-func (s *Set) shadowDiagnostics() []Diagnostic {
-	var out []Diagnostic
+func (s *Set) shadowDiagnostics() []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, c := range s.Collections() {
 		out = append(out, s.ShadowDiagnostics(c)...)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/amplidex/amplidex/discovery/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -31,7 +32,7 @@ var ErrUnknownDocKind = errors.New("discovery: unknown document kind")
 type SchemaOptions struct {
 	// UnknownKeySeverity is the severity of schema/unknown-key; the zero
 	// value means SeverityError.
-	UnknownKeySeverity Severity
+	UnknownKeySeverity diag.Severity
 }
 
 // valueKind is a set of YAML value types.
@@ -127,7 +128,7 @@ func schemaFor(kind DocKind) (*shape, bool) {
 type validator struct {
 	doc      *Document
 	root     *shape
-	severity Severity // of unknown keys
+	severity diag.Severity // of unknown keys
 	// extends is set when a profile names a parent, so that keys required
 	// only of a root profile are not required of it.
 	extends bool
@@ -144,7 +145,7 @@ func validate(d *Document, opts SchemaOptions) {
 	}
 	v := &validator{doc: d, root: s, severity: opts.UnknownKeySeverity}
 	if v.severity == "" {
-		v.severity = SeverityError
+		v.severity = diag.SeverityError
 	}
 	if d.Kind == DocProfile {
 		if n := d.Lookup("profile", "extends"); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
@@ -154,7 +155,7 @@ func validate(d *Document, opts SchemaOptions) {
 	v.mapping(d.Front, s, nil)
 }
 
-func (v *validator) report(code string, sev Severity, r Range, format string, args ...any) {
+func (v *validator) report(code string, sev diag.Severity, r diag.Range, format string, args ...any) {
 	v.doc.report(code, sev, r, format, args...)
 }
 
@@ -172,7 +173,7 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 	}
 	if s.kinds&t == 0 {
 		if f != nil && f.code != "" {
-			v.report(f.code, SeverityError, v.doc.NodeRange(n), "%s", f.message)
+			v.report(f.code, diag.SeverityError, v.doc.NodeRange(n), "%s", f.message)
 			return
 		}
 		msg := fmt.Sprintf("wrong type for %s: %s; want %s", quotePath(v.path()), describeValue(r), describeKinds(s))
@@ -183,13 +184,13 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 		if t == kNull && r.Value == "" {
 			where = v.doc.NodeRange(at) // an empty value has no text of its own: point at its key
 		}
-		v.report(CodeWrongType, SeverityError, where, "%s", msg)
+		v.report(diag.CodeWrongType, diag.SeverityError, where, "%s", msg)
 		return
 	}
 	switch t {
 	case kString:
 		if len(s.enum) > 0 && !slices.Contains(s.enum, r.Value) {
-			v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "invalid value for %s: %s; want %s",
+			v.report(diag.CodeInvalidValue, diag.SeverityError, v.doc.NodeRange(n), "invalid value for %s: %s; want %s",
 				quotePath(v.path()), quoteValue(r.Value), describeKinds(s))
 		}
 		if s.semver {
@@ -198,7 +199,7 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 				if fix := suggestPyprojectVersion(r.Value); fix != "" {
 					msg += fmt.Sprintf(", such as %q", fix)
 				}
-				v.report(CodeInvalidValue, SeverityError, v.doc.NodeRange(n), "%s", msg)
+				v.report(diag.CodeInvalidValue, diag.SeverityError, v.doc.NodeRange(n), "%s", msg)
 			}
 		}
 	case kList:
@@ -265,7 +266,7 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		count = len(m.Content) / 2
 	}
 	for _, b := range bad {
-		v.report(CodeWrongType, SeverityError, v.doc.NodeRange(b),
+		v.report(diag.CodeWrongType, diag.SeverityError, v.doc.NodeRange(b),
 			"wrong type for a merge (<<) in %s: %s; want a mapping", quotePathOrTop(v.path()), describeValue(resolve(b)))
 	}
 	// claimed holds the required keys that are missing because an unknown
@@ -320,14 +321,14 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		k := resolve(p.key)
 		if k.Kind != yaml.ScalarNode {
 			if s.extra == nil {
-				v.report(CodeWrongType, SeverityError, v.doc.NodeRange(p.key),
+				v.report(diag.CodeWrongType, diag.SeverityError, v.doc.NodeRange(p.key),
 					"wrong type for a key of %s: %s; want a string", quotePathOrTop(v.path()), describeValue(k))
 			}
 			continue
 		}
 		name := k.Value
 		if first := present.get(name); first != nil {
-			v.report(CodeDuplicateKey, SeverityError, v.doc.NodeRange(p.key),
+			v.report(diag.CodeDuplicateKey, diag.SeverityError, v.doc.NodeRange(p.key),
 				"key %s is repeated (first at line %d); the last one wins", quoteKey(name), v.doc.NodeRange(first).Start.Line+1)
 		}
 		present.set(name, p.key)
@@ -348,11 +349,11 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		switch {
 		case !v.needed(f, func(name string) bool { return present.get(name) != nil }):
 		case f.code != "":
-			v.report(f.code, SeverityError, v.doc.NodeRange(at), "%s", f.message)
+			v.report(f.code, diag.SeverityError, v.doc.NodeRange(at), "%s", f.message)
 		case v.path() == "":
-			v.report(CodeRequiredKey, SeverityError, v.doc.NodeRange(at), "missing required key %s", quoteKey(f.name))
+			v.report(diag.CodeRequiredKey, diag.SeverityError, v.doc.NodeRange(at), "missing required key %s", quoteKey(f.name))
 		default:
-			v.report(CodeRequiredKey, SeverityError, v.doc.NodeRange(at), "missing required key %s in %s", quoteKey(f.name), quotePath(v.path()))
+			v.report(diag.CodeRequiredKey, diag.SeverityError, v.doc.NodeRange(at), "missing required key %s in %s", quoteKey(f.name), quotePath(v.path()))
 		}
 	}
 }
@@ -411,16 +412,16 @@ func (v *validator) unknownKey(key *yaml.Node, name string, s *shape, misspells 
 		msg += " in " + quotePath(path)
 	}
 	sev := v.severity
-	if hint := Suggest(name, s.fieldNames()); hint != "" {
+	if hint := diag.Suggest(name, s.fieldNames()); hint != "" {
 		msg += "; did you mean " + quoteKey(hint) + "?"
 		if misspells(hint) {
 			msg += " " + quoteKey(hint) + " is required"
-			sev = SeverityError
+			sev = diag.SeverityError
 		}
 	} else if path != "" && v.root.field(name) != nil {
 		msg += "; " + quoteKey(name) + " is a top-level key"
 	}
-	v.report(CodeUnknownKey, sev, v.doc.NodeRange(key), "%s", msg)
+	v.report(diag.CodeUnknownKey, sev, v.doc.NodeRange(key), "%s", msg)
 }
 
 // maxQuoted bounds how much of a key or value a message repeats.

@@ -1,5 +1,9 @@
 package discovery
 
+import (
+	"github.com/amplidex/amplidex/discovery/diag"
+)
+
 // The schemas of profile, agent and bundle front matter, as data. The
 // validator and JSONSchema both read these tables; nothing writes them.
 //
@@ -153,7 +157,7 @@ var bundleSchema = &shape{kinds: kMap, fields: []*field{
 		{name: "version", shape: semverValue, doc: "Semantic version X.Y.Z."},
 		{name: "description", shape: stringValue, doc: "What the bundle is for."},
 	}}, required: true, doc: "Bundle metadata."},
-	{name: "default_provider", shape: stringValue, required: true, code: CodeBundleLoadFailed, message: BundleDefaultProviderMessage,
+	{name: "default_provider", shape: stringValue, required: true, code: diag.CodeBundleLoadFailed, message: BundleDefaultProviderMessage,
 		doc: "Provider selected when the host names none, such as anthropic."},
 	{name: "providers", shape: moduleList, doc: "Provider modules, installed when the bundle is prepared."},
 	{name: "session", shape: &shape{kinds: kMap, fields: []*field{

@@ -4,58 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
-
-// MatchCode reports whether pattern selects code: pattern is the code
-// itself ("ref/agent-unknown"), or an area ("schema/" or "schema") that
-// selects every code in it.
-func MatchCode(pattern, code string) bool {
-	if pattern == code {
-		return true
-	}
-	area := strings.TrimSuffix(pattern, "/")
-	return area != "" && !strings.Contains(area, "/") && strings.HasPrefix(code, area+"/")
-}
-
-// CheckCodePattern returns nil when pattern selects at least one code of
-// Codes, and otherwise an error that names the nearest code or area.
-func CheckCodePattern(pattern string) error {
-	for _, c := range Codes {
-		if MatchCode(pattern, c.Code) {
-			return nil
-		}
-	}
-	known := make([]string, 0, len(Codes)+10)
-	for _, c := range Codes {
-		area, _, _ := strings.Cut(c.Code, "/")
-		if !slices.Contains(known, area+"/") {
-			known = append(known, area+"/")
-		}
-		known = append(known, c.Code)
-	}
-	msg := fmt.Sprintf("%q is not a diagnostic code or area", pattern)
-	if now := renamedCode(pattern); now != "" {
-		msg += fmt.Sprintf(" (it was renamed); did you mean %q?", now)
-	} else if near := Suggest(pattern, known); near != "" {
-		msg += fmt.Sprintf("; did you mean %q?", near)
-	}
-	return fmt.Errorf("%s", msg)
-}
-
-// renamedCode returns the code that replaced a code no longer made, or
-// "": a suppression comment or a selection that names the old one is told
-// the new one.
-func renamedCode(code string) string {
-	switch code {
-	case "deps/missing":
-		// A required collection that is not installed is a warning now,
-		// and references into it are not checked.
-		return CodeDepNotInstalled
-	}
-	return ""
-}
 
 // Suppression is one suppression comment of a file:
 //
@@ -68,7 +20,7 @@ func renamedCode(code string) string {
 // every code on its line.
 type Suppression struct {
 	// Range is the comment, from its '#'.
-	Range Range
+	Range diag.Range
 	// File is set for ignore-file.
 	File bool
 	// Codes are the codes or areas named, with where each is written;
@@ -82,7 +34,7 @@ type Suppression struct {
 // SuppressedCode is one code named by a suppression comment.
 type SuppressedCode struct {
 	Code  string
-	Range Range
+	Range diag.Range
 }
 
 // suppressMarker opens a suppression comment, after its '#'.
@@ -243,17 +195,17 @@ func (s Suppressions) Add(path string, src []byte) {
 // comment that covers none, for each malformed comment, and for each code
 // that is not a diagnostic code. Diagnostics of files without comments
 // are kept as they are. ds is not modified; the result is sorted.
-func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
+func (s Suppressions) Apply(ds []diag.Diagnostic) []diag.Diagnostic {
 	type key struct {
 		path      string
 		sup, code int // code -1: a bare ignore
 	}
 	used := map[key]bool{}
-	out := make([]Diagnostic, 0, len(ds))
+	out := make([]diag.Diagnostic, 0, len(ds))
 	for _, d := range ds {
 		covered := false
 		for i, sup := range s[d.Path] {
-			if sup.Problem != "" || d.Code == CodeSuppressUnused {
+			if sup.Problem != "" || d.Code == diag.CodeSuppressUnused {
 				continue
 			}
 			if !sup.File && sup.Range.Start.Line != d.Range.Start.Line {
@@ -264,7 +216,7 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 				continue
 			}
 			for j, c := range sup.Codes {
-				if MatchCode(c.Code, d.Code) {
+				if diag.MatchCode(c.Code, d.Code) {
 					used[key{d.Path, i, j}], covered = true, true
 				}
 			}
@@ -274,13 +226,13 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 		}
 	}
 	for path, sups := range s {
-		var limit fileLimit
+		var limit diag.Limit
 		for i, sup := range sups {
-			report := func(r Range, format string, args ...any) {
-				if !limit.allow(CodeSuppressUnused, SeverityInfo, r) {
+			report := func(r diag.Range, format string, args ...any) {
+				if !limit.Allow(diag.CodeSuppressUnused, diag.SeverityInfo, r) {
 					return
 				}
-				out = append(out, Diagnostic{Code: CodeSuppressUnused, Severity: SeverityInfo, Path: path, Range: r,
+				out = append(out, diag.Diagnostic{Code: diag.CodeSuppressUnused, Severity: diag.SeverityInfo, Path: path, Range: r,
 					Message: fmt.Sprintf(format, args...)})
 			}
 			where := "on this line"
@@ -296,7 +248,7 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 				}
 			default:
 				for j, c := range sup.Codes {
-					if err := CheckCodePattern(c.Code); err != nil {
+					if err := diag.CheckCodePattern(c.Code); err != nil {
 						report(c.Range, "suppression of %v", err)
 					} else if !used[key{path, i, j}] {
 						report(c.Range, "suppression of %s suppresses nothing %s", c.Code, where)
@@ -304,9 +256,9 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 				}
 			}
 		}
-		out = append(out, limit.summaries(path, "")...)
+		out = append(out, limit.Summaries(path, "")...)
 	}
-	SortDiagnostics(out)
+	diag.Sort(out)
 	return out
 }
 
@@ -314,7 +266,7 @@ func (s Suppressions) Apply(ds []Diagnostic) []Diagnostic {
 // bytes are src, to ds, every diagnostic of that file (see
 // Suppressions.Apply): what a language server does for an unsaved buffer,
 // and a check for a file no collection holds.
-func SuppressFile(path string, src []byte, ds []Diagnostic) []Diagnostic {
+func SuppressFile(path string, src []byte, ds []diag.Diagnostic) []diag.Diagnostic {
 	sups := ParseSuppressions(path, src)
 	if len(sups) == 0 {
 		return ds
@@ -327,7 +279,7 @@ func SuppressFile(path string, src []byte, ds []Diagnostic) []Diagnostic {
 // Suppressions.Apply): the one place the comments of a collection are
 // applied, whatever asks. ds is returned as it is when no file of c has a
 // comment.
-func (c *Collection) Suppress(ds []Diagnostic) []Diagnostic {
+func (c *Collection) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
 	var s Suppressions
 	for p, f := range c.Facts {
 		if f != nil && len(f.Suppressions) > 0 {

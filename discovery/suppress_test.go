@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 func TestCheckCodePattern(t *testing.T) {
@@ -22,7 +23,7 @@ func TestCheckCodePattern(t *testing.T) {
 		{"nothing/like-it", "is not a diagnostic code or area"},
 	}
 	for _, tc := range tests {
-		err := discovery.CheckCodePattern(tc.pattern)
+		err := diag.CheckCodePattern(tc.pattern)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("CheckCodePattern(%q) = %v, want nil", tc.pattern, err)

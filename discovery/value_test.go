@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // mapOf builds a Map from keys and values, in order.
@@ -431,7 +432,7 @@ func FuzzMapJSON(f *testing.F) {
 			return
 		}
 		d := discovery.ParseDocument("profiles/p.md", append(append([]byte("---\n"), y...), "---\n"...), discovery.DocProfile, discovery.SchemaOptions{})
-		if slices.ContainsFunc(d.Diagnostics, func(g discovery.Diagnostic) bool { return strings.HasPrefix(g.Code, "frontmatter/") }) {
+		if slices.ContainsFunc(d.Diagnostics, func(g diag.Diagnostic) bool { return strings.HasPrefix(g.Code, "frontmatter/") }) {
 			return // nested deeper than front matter may be
 		}
 		fromYAML, err := d.Decode()

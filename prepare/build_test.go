@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -88,15 +89,15 @@ func TestManifestErrors(t *testing.T) {
 		code string
 		msg  string
 	}{
-		{"missing default_provider", "default_provider: anthropic\n", "", discovery.CodeBundleLoadFailed, discovery.BundleDefaultProviderMessage},
-		{"default_provider not a string", "default_provider: anthropic\n", "default_provider: [anthropic]\n", discovery.CodeBundleLoadFailed, discovery.BundleDefaultProviderMessage},
-		{"unsupported source", "./modules/context-simple", "https://example.com/context.git", discovery.CodeBundleSource, "unsupported scheme"},
-		{"source mapping", "source: ./modules/context-simple", "source: {path: ./x}", discovery.CodeBundleSource, "source must be a string"},
-		{"missing agent", "    - helper\n", "    - helper\n    - ghost\n", discovery.CodeBundleAgentMissing, "no agents/ghost.md"},
-		{"agent of another bundle", "    - helper\n", "    - helper\n    - other:ghost\n", discovery.CodeBundleAgentMissing, "names bundle other"},
-		{"unresolved mention", "@test-bundle:context/system.md", "@test-bundle:context/missing.md", discovery.CodeMentionUnresolved, "no context/missing.md"},
-		{"escaping mention", "@test-bundle:context/system.md", "@test-bundle:../x.md", discovery.CodeMentionEscapes, "leaves the bundle"},
-		{"unknown key", "default_provider: anthropic\n", "default_provider: anthropic\nfallback_provider: openai\n", discovery.CodeUnknownKey, "fallback_provider"},
+		{"missing default_provider", "default_provider: anthropic\n", "", diag.CodeBundleLoadFailed, discovery.BundleDefaultProviderMessage},
+		{"default_provider not a string", "default_provider: anthropic\n", "default_provider: [anthropic]\n", diag.CodeBundleLoadFailed, discovery.BundleDefaultProviderMessage},
+		{"unsupported source", "./modules/context-simple", "https://example.com/context.git", diag.CodeBundleSource, "unsupported scheme"},
+		{"source mapping", "source: ./modules/context-simple", "source: {path: ./x}", diag.CodeBundleSource, "source must be a string"},
+		{"missing agent", "    - helper\n", "    - helper\n    - ghost\n", diag.CodeBundleAgentMissing, "no agents/ghost.md"},
+		{"agent of another bundle", "    - helper\n", "    - helper\n    - other:ghost\n", diag.CodeBundleAgentMissing, "names bundle other"},
+		{"unresolved mention", "@test-bundle:context/system.md", "@test-bundle:context/missing.md", diag.CodeMentionUnresolved, "no context/missing.md"},
+		{"escaping mention", "@test-bundle:context/system.md", "@test-bundle:../x.md", diag.CodeMentionEscapes, "leaves the bundle"},
+		{"unknown key", "default_provider: anthropic\n", "default_provider: anthropic\nfallback_provider: openai\n", diag.CodeUnknownKey, "fallback_provider"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +124,7 @@ func TestManifestErrors(t *testing.T) {
 					t.Errorf("diagnostics %v, want %s with %q", me.Diagnostics, tc.code, tc.msg)
 				}
 			}
-			if tc.code == discovery.CodeBundleLoadFailed {
+			if tc.code == diag.CodeBundleLoadFailed {
 				var me *prepare.ManifestError
 				_, err := c.Ensure(context.Background(), f.manifest)
 				if errors.As(err, &me); me.Message() != discovery.BundleDefaultProviderMessage {

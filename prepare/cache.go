@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Options configure a Cache.
@@ -247,7 +248,7 @@ type DryRun struct {
 	// (URL@ref), sorted.
 	Fetch []string `json:"fetch"`
 	// Diagnostics are the warnings found.
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 // ModuleSource is one module entry with a source.
@@ -298,7 +299,7 @@ func (c *Cache) DryRun(path string) (*DryRun, error) {
 		d.Fetch = []string{}
 	}
 	if d.Diagnostics == nil {
-		d.Diagnostics = []discovery.Diagnostic{}
+		d.Diagnostics = []diag.Diagnostic{}
 	}
 	return d, nil
 }

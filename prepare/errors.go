@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // ErrInvalidVersion is returned when the application version is not a
@@ -41,8 +41,8 @@ const (
 // The diagnostic codes of prepare's own findings; discovery keeps the
 // registry of every code.
 const (
-	CodeModuleUnavailable   = discovery.CodeModuleUnavailable
-	CodeIncludesNotPrepared = discovery.CodeIncludesNotPrepared
+	CodeModuleUnavailable   = diag.CodeModuleUnavailable
+	CodeIncludesNotPrepared = diag.CodeIncludesNotPrepared
 )
 
 // ManifestError is returned when a manifest, or an agent it includes, does
@@ -52,7 +52,7 @@ type ManifestError struct {
 	// Path is the manifest.
 	Path string
 	// Diagnostics are every problem found, errors and warnings, sorted.
-	Diagnostics []discovery.Diagnostic
+	Diagnostics []diag.Diagnostic
 }
 
 // Code returns CodeBundleLoadFailed.
@@ -66,12 +66,12 @@ func (e *ManifestError) Classification() string { return ClassProtocol }
 // default_provider), else of the first error.
 func (e *ManifestError) Message() string {
 	for _, d := range e.Diagnostics {
-		if d.Code == discovery.CodeBundleLoadFailed && d.Severity == discovery.SeverityError {
+		if d.Code == diag.CodeBundleLoadFailed && d.Severity == diag.SeverityError {
 			return d.Message
 		}
 	}
 	for _, d := range e.Diagnostics {
-		if d.Severity == discovery.SeverityError {
+		if d.Severity == diag.SeverityError {
 			return d.Message
 		}
 	}
@@ -79,7 +79,7 @@ func (e *ManifestError) Message() string {
 }
 
 func (e *ManifestError) Error() string {
-	n := discovery.CountErrors(e.Diagnostics)
+	n := diag.CountErrors(e.Diagnostics)
 	if n > 1 {
 		return fmt.Sprintf("load bundle manifest %s: %s (and %d more errors)", e.Path, e.Message(), n-1)
 	}
@@ -99,7 +99,7 @@ type ModuleError struct {
 	Source  string
 	// Manifest and Range locate the declaration.
 	Manifest string
-	Range    discovery.Range
+	Range    diag.Range
 	Err      error
 }
 
@@ -114,10 +114,10 @@ func (e *ModuleError) Unwrap() error { return e.Err }
 func (e *ModuleError) Is(target error) bool { return target == ErrModuleUnavailable }
 
 // Diagnostic returns the error as a diagnostic at the module's declaration.
-func (e *ModuleError) Diagnostic() discovery.Diagnostic {
-	return discovery.Diagnostic{
+func (e *ModuleError) Diagnostic() diag.Diagnostic {
+	return diag.Diagnostic{
 		Code:     CodeModuleUnavailable,
-		Severity: discovery.SeverityError,
+		Severity: diag.SeverityError,
 		Path:     e.Manifest,
 		Range:    e.Range,
 		Message:  e.Error(),
@@ -202,8 +202,8 @@ func (e *ModuleError) cause() string {
 }
 
 // Diagnostics returns one diagnostic per failed module.
-func (e *BuildError) Diagnostics() []discovery.Diagnostic {
-	ds := make([]discovery.Diagnostic, len(e.Modules))
+func (e *BuildError) Diagnostics() []diag.Diagnostic {
+	ds := make([]diag.Diagnostic, len(e.Modules))
 	for i, m := range e.Modules {
 		ds[i] = m.Diagnostic()
 	}

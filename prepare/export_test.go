@@ -4,10 +4,11 @@ import (
 	"context"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // LoadManifest validates src as the manifest at path, for fuzzing.
-func LoadManifest(path string, src []byte) ([]discovery.Diagnostic, error) {
+func LoadManifest(path string, src []byte) ([]diag.Diagnostic, error) {
 	m, err := loadManifest(path, src, discovery.SchemaOptions{})
 	if err != nil {
 		return nil, err

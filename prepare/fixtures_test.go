@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -56,7 +57,7 @@ func TestBundleFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			diags := prepare.CheckManifest(manifest, src, discovery.SchemaOptions{})
-			if discovery.CountErrors(diags) == 0 {
+			if diag.CountErrors(diags) == 0 {
 				c, err := prepare.New(prepare.Options{Home: filepath.Join(dir, "home"), Version: "1.0.0"})
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -149,13 +150,13 @@ func TestHostileAgent(t *testing.T) {
 			}
 			// check wants the one diagnostic: bundle/agent-missing, an
 			// error at the include in the manifest, naming the file.
-			check := func(what string, ds []discovery.Diagnostic) {
+			check := func(what string, ds []diag.Diagnostic) {
 				t.Helper()
 				if len(ds) != 1 {
 					t.Fatalf("%s: %d diagnostics, want 1: %v", what, len(ds), ds)
 				}
 				d := ds[0]
-				if d.Code != discovery.CodeBundleAgentMissing || d.Severity != discovery.SeverityError ||
+				if d.Code != diag.CodeBundleAgentMissing || d.Severity != diag.SeverityError ||
 					d.Path != manifest || d.Range.Start.Line != 6 || !strings.Contains(d.Message, agent) {
 					t.Errorf("%s: %s, want a bundle/agent-missing error at %s:7 naming %s", what, d, manifest, agent)
 				}
@@ -172,7 +173,7 @@ func TestHostileAgent(t *testing.T) {
 				}
 				check(name, me.Diagnostics)
 			}
-			var ds []discovery.Diagnostic
+			var ds []diag.Diagnostic
 			within(t, "CheckManifest", func() {
 				ds = prepare.CheckManifest(manifest, []byte(agentManifest), discovery.SchemaOptions{})
 			})

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,7 +29,7 @@ type manifest struct {
 	agents          []agentSpec
 	mentions        []Mention
 	// warnings are the diagnostics that did not stop the load.
-	warnings []discovery.Diagnostic
+	warnings []diag.Diagnostic
 }
 
 // sessionSpec is a session block: module slots in the order written, and
@@ -48,7 +49,7 @@ type moduleSpec struct {
 	config  map[string]any
 	// file and rng locate the entry.
 	file string
-	rng  discovery.Range
+	rng  diag.Range
 }
 
 type agentSpec struct {
@@ -67,7 +68,7 @@ type loader struct {
 	dir    string // the manifest's directory
 	opts   discovery.SchemaOptions
 	bundle string // the bundle's name, the namespace of its mentions
-	diags  []discovery.Diagnostic
+	diags  []diag.Diagnostic
 	seen   map[string]bool // mentions already resolved
 	// included are the agent names of agents.include already loaded: a
 	// name repeated is loaded once, so that repeating the include of one
@@ -76,21 +77,21 @@ type loader struct {
 	m        *manifest
 }
 
-func (l *loader) report(code string, sev discovery.Severity, path string, r discovery.Range, format string, args ...any) {
-	l.diags = append(l.diags, discovery.Diagnostic{Code: code, Severity: sev, Path: path, Range: r, Message: fmt.Sprintf(format, args...)})
+func (l *loader) report(code string, sev diag.Severity, path string, r diag.Range, format string, args ...any) {
+	l.diags = append(l.diags, diag.Diagnostic{Code: code, Severity: sev, Path: path, Range: r, Message: fmt.Sprintf(format, args...)})
 }
 
 // CheckManifest validates the bundle manifest src read from path (absolute)
 // and the agents and mentions it refers to, fetching nothing, and returns
 // every diagnostic: errors and warnings.
-func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic {
+func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []diag.Diagnostic {
 	m, err := loadManifest(path, src, opts)
 	var me *ManifestError
 	switch {
 	case errors.As(err, &me):
 		return me.Diagnostics
 	case err != nil:
-		return []discovery.Diagnostic{{Code: discovery.CodeBundleLoadFailed, Severity: discovery.SeverityError,
+		return []diag.Diagnostic{{Code: diag.CodeBundleLoadFailed, Severity: diag.SeverityError,
 			Path: path, Message: err.Error()}}
 	}
 	return m.warnings
@@ -102,8 +103,8 @@ func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manif
 	doc := parseDoc(path, src, discovery.DocBundle, opts)
 	sum := sha256.Sum256(src)
 	m := &manifest{bundle: BundleInfo{Manifest: path, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}}
-	l := &loader{dir: m.bundle.Dir, opts: opts, diags: append([]discovery.Diagnostic(nil), doc.diags()...), seen: make(map[string]bool), included: make(map[string]bool), m: m}
-	if doc.root == nil || discovery.CountErrors(l.diags) > 0 {
+	l := &loader{dir: m.bundle.Dir, opts: opts, diags: append([]diag.Diagnostic(nil), doc.diags()...), seen: make(map[string]bool), included: make(map[string]bool), m: m}
+	if doc.root == nil || diag.CountErrors(l.diags) > 0 {
 		return nil, l.fail(path)
 	}
 	root := doc.root
@@ -121,7 +122,7 @@ func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manif
 	m.tools = l.modules(doc, lookup(root, "tools"), "tools")
 	m.hooks = l.modules(doc, lookup(root, "hooks"), "hooks")
 	if inc := lookup(root, "includes"); inc != nil {
-		l.report(CodeIncludesNotPrepared, discovery.SeverityWarning, path, doc.nodeRange(inc),
+		l.report(CodeIncludesNotPrepared, diag.SeverityWarning, path, doc.nodeRange(inc),
 			"includes are not prepared: declare every module inline so that it is in the mount plan")
 	}
 	l.configMentions(doc, root)
@@ -140,16 +141,16 @@ func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manif
 			}
 		}
 	}
-	if discovery.CountErrors(l.diags) > 0 {
+	if diag.CountErrors(l.diags) > 0 {
 		return nil, l.fail(path)
 	}
-	discovery.SortDiagnostics(l.diags)
+	diag.Sort(l.diags)
 	m.warnings = l.diags
 	return m, nil
 }
 
 func (l *loader) fail(path string) error {
-	discovery.SortDiagnostics(l.diags)
+	diag.Sort(l.diags)
 	return &ManifestError{Path: path, Diagnostics: l.diags}
 }
 
@@ -160,14 +161,14 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 	rng := doc.nodeRange(item)
 	if ns, bare, ok := strings.Cut(name, ":"); ok {
 		if ns != l.bundle {
-			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng,
+			l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng,
 				"agent %s names bundle %s; a bundle includes only its own agents (%s:…)", name, ns, l.bundle)
 			return
 		}
 		name = bare
 	}
 	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent name %q is not a file name", scalar(item))
+		l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng, "agent name %q is not a file name", scalar(item))
 		return
 	}
 	if l.included[name] {
@@ -181,15 +182,15 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: no agents/%s.md beside the manifest", name, name)
+			l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng, "agent %s: no agents/%s.md beside the manifest", name, name)
 		} else {
-			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: %v", name, err)
+			l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng, "agent %s: %v", name, err)
 		}
 		return
 	}
 	ad := parseDoc(path, src, discovery.DocBundleAgent, l.opts)
 	l.diags = append(l.diags, ad.diags()...)
-	if ad.root == nil || discovery.CountErrors(ad.diags()) > 0 {
+	if ad.root == nil || diag.CountErrors(ad.diags()) > 0 {
 		return
 	}
 	l.agent(ad, ad.root, name, path)
@@ -265,14 +266,14 @@ func (l *loader) module(doc *parsedDoc, n *yaml.Node, section string) (moduleSpe
 	spec := moduleSpec{section: section, module: scalar(idNode), file: doc.path, rng: doc.nodeRange(idNode)}
 	if src := lookup(n, "source"); src != nil && src.Tag != "!!null" {
 		if src.Kind != yaml.ScalarNode {
-			l.report(discovery.CodeBundleSource, discovery.SeverityError, doc.path, doc.nodeRange(src),
+			l.report(diag.CodeBundleSource, diag.SeverityError, doc.path, doc.nodeRange(src),
 				"module %s: source must be a string (git+URL@ref, file:// or a path)", spec.module)
 			return spec, false
 		}
 		spec.source = scalar(src)
 		parsed, err := ParseSource(spec.source)
 		if err != nil {
-			l.report(discovery.CodeBundleSource, discovery.SeverityError, doc.path, doc.nodeRange(src), "module %s: %v", spec.module, err)
+			l.report(diag.CodeBundleSource, diag.SeverityError, doc.path, doc.nodeRange(src), "module %s: %v", spec.module, err)
 			return spec, false
 		}
 		spec.parsed = parsed
@@ -302,18 +303,18 @@ func (l *loader) configMentions(doc *parsedDoc, root *yaml.Node) {
 func (l *loader) mention(path string, m discovery.Mention) {
 	text := "@" + m.Text()
 	if m.Collection != l.bundle {
-		l.report(discovery.CodeMentionUnresolved, discovery.SeverityWarning, path, m.Range,
+		l.report(diag.CodeMentionUnresolved, diag.SeverityWarning, path, m.Range,
 			"%s is not resolved: a bundle resolves only its own mentions (@%s:…)", text, l.bundle)
 		return
 	}
 	clean := pathpkg.Clean(m.Path)
 	if strings.HasPrefix(m.Path, "/") || clean == ".." || strings.HasPrefix(clean, "../") {
-		l.report(discovery.CodeMentionEscapes, discovery.SeverityError, path, m.Range, "%s leaves the bundle directory", text)
+		l.report(diag.CodeMentionEscapes, diag.SeverityError, path, m.Range, "%s leaves the bundle directory", text)
 		return
 	}
 	target := filepath.Join(l.dir, filepath.FromSlash(clean))
 	if _, err := os.Stat(target); err != nil {
-		l.report(discovery.CodeMentionUnresolved, discovery.SeverityError, path, m.Range, "%s: no %s in the bundle directory %s", text, m.Path, l.dir)
+		l.report(diag.CodeMentionUnresolved, diag.SeverityError, path, m.Range, "%s: no %s in the bundle directory %s", text, m.Path, l.dir)
 		return
 	}
 	if !l.seen[text] {

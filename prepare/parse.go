@@ -2,6 +2,7 @@ package prepare
 
 import (
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,7 +29,7 @@ func parseDoc(path string, src []byte, kind discovery.DocKind, opts discovery.Sc
 }
 
 // diags returns the document's own diagnostics.
-func (d *parsedDoc) diags() []discovery.Diagnostic { return d.doc.Diagnostics }
+func (d *parsedDoc) diags() []diag.Diagnostic { return d.doc.Diagnostics }
 
 // nodeRange returns where n is written in the file.
-func (d *parsedDoc) nodeRange(n *yaml.Node) discovery.Range { return d.doc.NodeRange(n) }
+func (d *parsedDoc) nodeRange(n *yaml.Node) diag.Range { return d.doc.NodeRange(n) }

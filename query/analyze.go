@@ -10,6 +10,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // The analyze method: the language server's one question per editor
@@ -57,14 +58,14 @@ type AnalyzeParams struct {
 	Overlay map[string]string `json:"overlay,omitempty"`
 	// Position is the cursor (complete, definition, hover, references,
 	// code_actions): UTF-16 characters, as every position of the protocol.
-	Position discovery.Position `json:"position"`
+	Position diag.Position `json:"position"`
 	// Range is the selection code_actions asks about; nil for Position.
-	Range *discovery.Range `json:"range,omitempty"`
+	Range *diag.Range `json:"range,omitempty"`
 	// IncludeDeclaration adds, to the references, the file referred to.
 	IncludeDeclaration bool `json:"include_declaration,omitempty"`
 	// UnknownKey is the severity of schema/unknown-key the buffers are
 	// checked with (the client's configuration); "" for error.
-	UnknownKey discovery.Severity `json:"unknown_key,omitempty"`
+	UnknownKey diag.Severity `json:"unknown_key,omitempty"`
 }
 
 // Check reports params an analyzer cannot answer: an unknown question, a
@@ -85,7 +86,7 @@ func (p AnalyzeParams) Check() error {
 		}
 	}
 	switch p.UnknownKey {
-	case "", discovery.SeverityError, discovery.SeverityWarning, discovery.SeverityInfo:
+	case "", diag.SeverityError, diag.SeverityWarning, diag.SeverityInfo:
 	default:
 		return Errorf(CodeInvalidParams, "analyze: unknown severity %q", p.UnknownKey)
 	}
@@ -96,7 +97,7 @@ func (p AnalyzeParams) Check() error {
 func (p AnalyzeParams) Schema() discovery.SchemaOptions {
 	sev := p.UnknownKey
 	if sev == "" {
-		sev = discovery.SeverityError
+		sev = diag.SeverityError
 	}
 	return discovery.SchemaOptions{UnknownKeySeverity: sev}
 }
@@ -104,9 +105,9 @@ func (p AnalyzeParams) Schema() discovery.SchemaOptions {
 // AnalyzeResult is the answer to an analyze question; only the field of
 // the question asked is set.
 type AnalyzeResult struct {
-	Diagnostics []discovery.Diagnostic `json:"diagnostics,omitempty"`
-	Items       []CompletionItem       `json:"items,omitempty"`
-	Locations   []Location             `json:"locations,omitempty"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics,omitempty"`
+	Items       []CompletionItem  `json:"items,omitempty"`
+	Locations   []Location        `json:"locations,omitempty"`
 	// Hover is Markdown; "" when there is nothing to say.
 	Hover   string       `json:"hover,omitempty"`
 	Actions []CodeAction `json:"actions,omitempty"`
@@ -129,7 +130,7 @@ type CodeAction struct {
 	// Kind is ActionQuickFix or ActionRewrite.
 	Kind string `json:"kind"`
 	// Diagnostic is the one the action fixes; nil for a rewrite.
-	Diagnostic *discovery.Diagnostic `json:"diagnostic,omitempty"`
+	Diagnostic *diag.Diagnostic `json:"diagnostic,omitempty"`
 	// Preferred marks the fix an editor may apply without asking which.
 	Preferred bool       `json:"preferred,omitempty"`
 	Edits     []TextEdit `json:"edits"`
@@ -139,9 +140,9 @@ type CodeAction struct {
 // UTF-16 characters of the text the question was asked about (the
 // buffer, for Path), and the edits of one action do not overlap.
 type TextEdit struct {
-	Path    string          `json:"path"`
-	Range   discovery.Range `json:"range"`
-	NewText string          `json:"new_text"`
+	Path    string     `json:"path"`
+	Range   diag.Range `json:"range"`
+	NewText string     `json:"new_text"`
 }
 
 // CompletionKind is the Language Server Protocol's CompletionItemKind: the
@@ -170,14 +171,14 @@ type CompletionItem struct {
 	Documentation string `json:"documentation,omitempty"`
 	// Replace is the span (UTF-16) the item replaces; nil lets the editor
 	// replace the word before the cursor.
-	Replace *discovery.Range `json:"replace,omitempty"`
+	Replace *diag.Range `json:"replace,omitempty"`
 }
 
 // Location is a span in a file, as definitions are reported.
 type Location struct {
 	// Path is absolute.
-	Path  string          `json:"path"`
-	Range discovery.Range `json:"range"`
+	Path  string     `json:"path"`
+	Range diag.Range `json:"range"`
 }
 
 // AnalyzeFunc answers an analyze question from v, the View of the

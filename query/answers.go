@@ -8,6 +8,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // The answers of the methods that a View answers (see the table in
@@ -238,7 +239,7 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 // the extends diagnostics (unresolved, cycle, too deep) of its profiles,
 // and the front matter problems of a profile in it that has no usable
 // front matter. It is empty for a complete chain.
-func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []discovery.Diagnostic {
+func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []diag.Diagnostic {
 	last := chain[len(chain)-1]
 	incomplete := false
 	if f := last.Collection.Facts[last.Path]; f != nil && f.Extends != nil {
@@ -252,8 +253,8 @@ func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []discovery.Di
 	if !incomplete {
 		return nil
 	}
-	out := []discovery.Diagnostic{}
-	seen := map[*discovery.Collection][]discovery.Diagnostic{}
+	out := []diag.Diagnostic{}
+	seen := map[*discovery.Collection][]diag.Diagnostic{}
 	for _, p := range chain {
 		ds, ok := seen[p.Collection]
 		if !ok {
@@ -265,14 +266,14 @@ func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []discovery.Di
 				continue
 			}
 			switch {
-			case d.Code == discovery.CodeExtendsUnresolved, d.Code == discovery.CodeExtendsCycle, d.Code == discovery.CodeExtendsTooDeep,
+			case d.Code == diag.CodeExtendsUnresolved, d.Code == diag.CodeExtendsCycle, d.Code == diag.CodeExtendsTooDeep,
 				strings.HasPrefix(d.Code, "frontmatter/"):
 				out = append(out, d)
 			}
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, discovery.Diagnostic{Code: discovery.CodeExtendsUnresolved, Severity: discovery.SeverityError,
+		out = append(out, diag.Diagnostic{Code: diag.CodeExtendsUnresolved, Severity: diag.SeverityError,
 			Path: last.Path, Collection: last.Collection.Name,
 			Message: fmt.Sprintf("the extends chain stops at %s", last.ID())})
 	}
@@ -310,23 +311,23 @@ func search(v *catalog.View, text string) []ResourceInfo {
 // reader holds nothing of its own. The slice is shared: nothing that
 // handles the answer may modify it.
 func diagnostics(v *catalog.View, path string) *DiagnosticsResult {
-	var all []discovery.Diagnostic
+	var all []diag.Diagnostic
 	if path == "" {
 		all = v.Diagnostics()
 	} else {
 		all = v.DiagnosticsUnder(filepath.Clean(path))
 	}
 	if all == nil {
-		all = []discovery.Diagnostic{}
+		all = []diag.Diagnostic{}
 	}
 	res := &DiagnosticsResult{Diagnostics: all}
 	files := map[string]bool{}
 	for _, d := range all {
 		files[d.Path] = true
 		switch d.Severity {
-		case discovery.SeverityError:
+		case diag.SeverityError:
 			res.Summary.Errors++
-		case discovery.SeverityWarning:
+		case diag.SeverityWarning:
 			res.Summary.Warnings++
 		default:
 			res.Summary.Infos++

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // The result types below are the JSON that `amplidex query … --json` prints
@@ -92,8 +93,8 @@ type ProfileResult struct {
 	// if any, is then only what resolved, not the effective profile.
 	Complete bool `json:"complete"`
 	// Problems say why the chain is incomplete.
-	Problems []discovery.Diagnostic `json:"problems,omitempty"`
-	Merged   *discovery.Map         `json:"merged,omitzero"`
+	Problems []diag.Diagnostic `json:"problems,omitempty"`
+	Merged   *discovery.Map    `json:"merged,omitzero"`
 }
 
 // AgentResult is what `query agent REF` prints.
@@ -130,8 +131,8 @@ type DepUser struct {
 
 // DiagnosticsResult is what `query diagnostics [PATH]` prints.
 type DiagnosticsResult struct {
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
-	Summary     Summary                `json:"summary"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
+	Summary     Summary           `json:"summary"`
 }
 
 // JSONFields streams the diagnostics to a client (see Object).
@@ -192,8 +193,8 @@ type Update struct {
 // FileDiagnostics is the diagnostics of one file, as a subscription sends
 // them whenever they change; an empty list means they cleared.
 type FileDiagnostics struct {
-	Path        string                 `json:"path"`
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+	Path        string            `json:"path"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 // Status is the answer to "status".

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -604,9 +605,9 @@ func (r *amplidexRun) socketQueries(ctx context.Context, c *query.Client) error 
 }
 
 // hasProbe reports whether ds holds the unknown-key diagnostic for key.
-func hasProbe(ds []discovery.Diagnostic, key string) bool {
+func hasProbe(ds []diag.Diagnostic, key string) bool {
 	for _, d := range ds {
-		if d.Code == discovery.CodeUnknownKey && strings.Contains(d.Message, key) {
+		if d.Code == diag.CodeUnknownKey && strings.Contains(d.Message, key) {
 			return true
 		}
 	}

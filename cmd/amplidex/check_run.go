@@ -13,14 +13,15 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 )
 
 // checkReport is what `check --json` prints.
 type checkReport struct {
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
-	Summary     checkSummary           `json:"summary"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
+	Summary     checkSummary      `json:"summary"`
 }
 
 type checkSummary struct {
@@ -93,11 +94,11 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if base != nil {
 		report.Diagnostics, report.Summary.Baselined = base.filter(diags, src)
 	}
-	discovery.SortDiagnostics(report.Diagnostics)
+	diag.Sort(report.Diagnostics)
 	report.Summary.Summary = summarize(report.Diagnostics)
 	report.Summary.FilesChecked = res.checked(report.Diagnostics)
 	if report.Diagnostics == nil {
-		report.Diagnostics = []discovery.Diagnostic{}
+		report.Diagnostics = []diag.Diagnostic{}
 	}
 	if opts.fix || opts.diff {
 		return a.checkFix(ctx, ws, pol, opts, res.view, report.Diagnostics)
@@ -123,7 +124,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 // (--fix) and checks again, its exit code counting what remains; or
 // prints them as a unified diff without writing (--diff), exiting 1 when
 // there is something to fix.
-func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []discovery.Diagnostic) error {
+func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []diag.Diagnostic) error {
 	fixes, err := a.fixFiles(ctx, ws, v, pol, ds)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -340,7 +341,7 @@ type checkResult struct {
 	// view is the View the diagnostics come from (with the collections
 	// named on the command line).
 	view        *catalog.View
-	diags       []discovery.Diagnostic
+	diags       []diag.Diagnostic
 	collections int
 	files       map[string]bool
 	all         bool
@@ -348,7 +349,7 @@ type checkResult struct {
 
 // checked counts the files checked: those in scope, and any other path a
 // diagnostic reported is about.
-func (r checkResult) checked(ds []discovery.Diagnostic) int {
+func (r checkResult) checked(ds []diag.Diagnostic) int {
 	n := len(r.files)
 	seen := map[string]bool{}
 	for _, d := range ds {
@@ -462,8 +463,8 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 		}
 	}
 	res := checkResult{view: view, files: make(map[string]bool, n)}
-	seenDiag := map[discovery.Diagnostic]bool{}
-	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
+	seenDiag := map[diag.Diagnostic]bool{}
+	add := func(ds []diag.Diagnostic, keep func(diag.Diagnostic) bool) {
 		for _, d := range ds {
 			if (keep == nil || keep(d)) && !seenDiag[d] {
 				seenDiag[d] = true
@@ -480,14 +481,14 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 			switch {
 			case t.file != "":
 				res.files[t.file] = true
-				add(ds, func(d discovery.Diagnostic) bool { return d.Path == t.file })
+				add(ds, func(d diag.Diagnostic) bool { return d.Path == t.file })
 			case t.under != "":
 				for f := range t.col.Facts {
 					if within(f, t.under) {
 						res.files[f] = true
 					}
 				}
-				add(ds, func(d discovery.Diagnostic) bool { return within(d.Path, t.under) })
+				add(ds, func(d diag.Diagnostic) bool { return within(d.Path, t.under) })
 			default:
 				for f := range t.col.Facts {
 					res.files[f] = true
@@ -724,7 +725,7 @@ func (p *planner) load(dir string) *discovery.Collection {
 // holds reports whether c holds path, and path as c spells it: a file c
 // read, or (isDir) c's directory or a directory with some of its files or
 // diagnostics below it.
-func holds(diags []discovery.Diagnostic, c *discovery.Collection, path string, isDir bool) (string, bool) {
+func holds(diags []diag.Diagnostic, c *discovery.Collection, path string, isDir bool) (string, bool) {
 	sp := respell(c, path)
 	if !isDir {
 		return sp, c.Facts[sp] != nil || c.Pyproject == sp
@@ -832,7 +833,7 @@ func isResourceDirName(name string) bool {
 }
 
 // checkLock checks a lock file that belongs to no root of the workspace.
-func checkLock(path string) ([]discovery.Diagnostic, error) {
+func checkLock(path string) ([]diag.Diagnostic, error) {
 	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
@@ -850,12 +851,12 @@ func checkLock(path string) ([]discovery.Diagnostic, error) {
 // A bundle manifest gets the checks prepare --dry-run and the language
 // server make: its schema, default_provider, the agents it includes, its
 // module sources and its mentions.
-func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
+func checkLoneFile(ws *workspace, path string) ([]diag.Diagnostic, error) {
 	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
-	var ds []discovery.Diagnostic
+	var ds []diag.Diagnostic
 	base, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
 	switch {
 	case base == "pyproject.toml":
@@ -887,15 +888,15 @@ func isDirAt(p string) bool {
 }
 
 // summarize counts diagnostics by severity and file.
-func summarize(ds []discovery.Diagnostic) query.Summary {
+func summarize(ds []diag.Diagnostic) query.Summary {
 	var s query.Summary
 	files := map[string]bool{}
 	for _, d := range ds {
 		files[d.Path] = true
 		switch d.Severity {
-		case discovery.SeverityError:
+		case diag.SeverityError:
 			s.Errors++
-		case discovery.SeverityWarning:
+		case diag.SeverityWarning:
 			s.Warnings++
 		default:
 			s.Infos++

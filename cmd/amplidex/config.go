@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Config is amplidex's configuration file. Every key is documented in the
@@ -231,7 +232,7 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 
 // configProblem is one problem of a configuration file, with where it is.
 type configProblem struct {
-	pos discovery.Position
+	pos diag.Position
 	msg string
 }
 
@@ -427,7 +428,7 @@ func unknownKeys(path string, src []byte, prefix []string, und []toml.Key) error
 	known := configKeys(reflect.TypeOf(Config{}), prefix)
 	type bad struct {
 		key string
-		pos discovery.Position
+		pos diag.Position
 		ok  bool
 	}
 	var bads []bad
@@ -452,7 +453,7 @@ func unknownKeys(path string, src []byte, prefix []string, und []toml.Key) error
 			where = fmt.Sprintf("%s:%d:%d", path, b.pos.Line+1, b.pos.Character+1)
 		}
 		lines[i] = fmt.Sprintf("%s: unknown configuration key %s", where, b.key)
-		if near := discovery.Suggest(b.key, known); near != "" {
+		if near := diag.Suggest(b.key, known); near != "" {
 			lines[i] += fmt.Sprintf("; did you mean %s?", near)
 		}
 	}

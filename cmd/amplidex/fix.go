@@ -12,6 +12,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
@@ -47,10 +48,10 @@ func (oneView) Changed(string) {}
 // that need no choice (lsp.Workspace.Fixes), in rounds, each round over
 // the text the one before left, its diagnostics decided as check decides
 // them (suppression comments, then the policy).
-func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []discovery.Diagnostic) ([]fileFix, error) {
+func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []diag.Diagnostic) ([]fileFix, error) {
 	w := lsp.NewWorkspace(oneView{v}, lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
 		CheckBundle: prepare.CheckManifest, Log: a.log})
-	byFile := map[string][]discovery.Diagnostic{}
+	byFile := map[string][]diag.Diagnostic{}
 	for _, d := range ds {
 		byFile[d.Path] = append(byFile[d.Path], d)
 	}

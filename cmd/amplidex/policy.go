@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // policy decides which diagnostics are reported, and how severe they are,
@@ -278,7 +279,7 @@ type rules struct {
 	minRank          int
 	perPath          []pathRule
 	// unknownKey is the severity of schema/unknown-key.
-	unknownKey discovery.Severity
+	unknownKey diag.Severity
 	// dropped remembers, by path and code, what the per-path rules drop.
 	dropped map[pathCode]bool
 }
@@ -313,7 +314,7 @@ func (p *policy) compile(s checkSettings) *rules {
 	r := &rules{
 		selects:    splitCodes(append(slices.Clone(s.Select), p.flags.selects...)),
 		ignores:    splitCodes(append(slices.Clone(s.Ignore), p.flags.ignores...)),
-		unknownKey: discovery.SeverityError,
+		unknownKey: diag.SeverityError,
 		dropped:    map[pathCode]bool{},
 	}
 	sev := s.Severity
@@ -322,7 +323,7 @@ func (p *policy) compile(s checkSettings) *rules {
 	}
 	r.minRank, _ = minRank(sev)
 	if s.UnknownKey == "warning" {
-		r.unknownKey = discovery.SeverityWarning
+		r.unknownKey = diag.SeverityWarning
 	}
 	for _, pattern := range slices.Sorted(maps.Keys(s.PerPath)) {
 		if g, err := parseGlob(pattern); err == nil {
@@ -334,8 +335,8 @@ func (p *policy) compile(s checkSettings) *rules {
 
 // apply returns d as reported (schema/unknown-key at its configured
 // severity), and whether it is reported at all.
-func (r *rules) apply(d discovery.Diagnostic) (discovery.Diagnostic, bool) {
-	if d.Code == discovery.CodeUnknownKey {
+func (r *rules) apply(d diag.Diagnostic) (diag.Diagnostic, bool) {
+	if d.Code == diag.CodeUnknownKey {
 		d.Severity = r.unknownKey
 	}
 	if rank(d.Severity) < r.minRank {
@@ -367,7 +368,7 @@ func (r *rules) apply(d discovery.Diagnostic) (discovery.Diagnostic, bool) {
 // filter returns the diagnostics of ds that are reported, as reported;
 // an error when a project's configuration cannot be read, or the
 // context's once it is cancelled.
-func (l *lookup) filter(ctx context.Context, ds []discovery.Diagnostic) ([]discovery.Diagnostic, error) {
+func (l *lookup) filter(ctx context.Context, ds []diag.Diagnostic) ([]diag.Diagnostic, error) {
 	out := ds[:0:0]
 	for i, d := range ds {
 		if i%1024 == 0 && ctx.Err() != nil {
@@ -388,7 +389,7 @@ func (l *lookup) filter(ctx context.Context, ds []discovery.Diagnostic) ([]disco
 // language server): the diagnostics of one file, with the configuration
 // as it is on disk now. A project's configuration that cannot be read is
 // said through warn, and the file then gets the user's settings.
-func (p *policy) filterFile(path string, ds []discovery.Diagnostic, warn func(error)) []discovery.Diagnostic {
+func (p *policy) filterFile(path string, ds []diag.Diagnostic, warn func(error)) []diag.Diagnostic {
 	if len(ds) == 0 {
 		return ds
 	}
@@ -398,7 +399,7 @@ func (p *policy) filterFile(path string, ds []discovery.Diagnostic, warn func(er
 		warn(err)
 		r = p.compile(p.settingsFrom(nil))
 	}
-	out := make([]discovery.Diagnostic, 0, len(ds))
+	out := make([]diag.Diagnostic, 0, len(ds))
 	for _, d := range ds {
 		if d, ok := r.apply(d); ok {
 			out = append(out, d)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -44,13 +44,13 @@ func newRuleCmd(a *App) *cobra.Command {
 
 // ruleDoc is what `amplidex rule --json` prints for a code.
 type ruleDoc struct {
-	Code     string             `json:"code"`
-	Area     string             `json:"area"`
-	Severity discovery.Severity `json:"severity"`
-	Summary  string             `json:"summary"`
-	Example  string             `json:"example"`
-	Fix      string             `json:"fix"`
-	Suppress ruleSuppress       `json:"suppress"`
+	Code     string        `json:"code"`
+	Area     string        `json:"area"`
+	Severity diag.Severity `json:"severity"`
+	Summary  string        `json:"summary"`
+	Example  string        `json:"example"`
+	Fix      string        `json:"fix"`
+	Suppress ruleSuppress  `json:"suppress"`
 }
 
 // ruleSuppress says how a code is kept out of the report.
@@ -65,7 +65,7 @@ type ruleSuppress struct {
 	Flag   string `json:"flag"`
 }
 
-func newRuleDoc(c discovery.CodeInfo) ruleDoc {
+func newRuleDoc(c diag.CodeInfo) ruleDoc {
 	area, _, _ := strings.Cut(c.Code, "/")
 	return ruleDoc{
 		Code: c.Code, Area: area, Severity: c.Severity, Summary: c.Summary, Example: c.Example(), Fix: c.Help,
@@ -84,7 +84,7 @@ func (a *App) runRule(opts *ruleOptions, args []string) error {
 	case opts.all && len(args) > 0:
 		return exitf(exitUsage, "rule: --all explains every code; it does not go with %s", args[0])
 	case opts.all:
-		for _, c := range discovery.Codes {
+		for _, c := range diag.Codes {
 			docs = append(docs, newRuleDoc(c))
 		}
 	case len(args) == 0:
@@ -93,8 +93,8 @@ func (a *App) runRule(opts *ruleOptions, args []string) error {
 		if err := checkCode(args[0]); err != nil {
 			return exitf(exitUsage, "rule: %v", err)
 		}
-		for _, c := range discovery.Codes {
-			if discovery.MatchCode(args[0], c.Code) {
+		for _, c := range diag.Codes {
+			if diag.MatchCode(args[0], c.Code) {
 				docs = append(docs, newRuleDoc(c))
 			}
 		}
@@ -176,7 +176,7 @@ to suppress it; ` + "`amplidex rule CODE`" + ` prints the same.
 
 `)
 	area := ""
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		d := newRuleDoc(c)
 		if d.Area != area {
 			area = d.Area

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // severities are the values of --severity and [check] severity, highest
@@ -15,11 +15,11 @@ import (
 var severities = []string{"error", "warning", "info"}
 
 // rank orders severities: info < warning < error.
-func rank(s discovery.Severity) int {
+func rank(s diag.Severity) int {
 	switch s {
-	case discovery.SeverityError:
+	case diag.SeverityError:
 		return 2
-	case discovery.SeverityWarning:
+	case diag.SeverityWarning:
 		return 1
 	}
 	return 0
@@ -77,7 +77,7 @@ func checkSelectors(sels []string) error {
 // or, when it finds none, the code whose beginning pattern misspells
 // ("schema/unknwn" → "schema/unknown-key").
 func checkCode(pattern string) error {
-	err := discovery.CheckCodePattern(pattern)
+	err := diag.CheckCodePattern(pattern)
 	if err == nil || strings.Contains(err.Error(), "did you mean") {
 		return err
 	}
@@ -92,7 +92,7 @@ func checkCode(pattern string) error {
 func suggestCode(pattern string) string {
 	var prefixes []string
 	owner := map[string]string{}
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		for n := len(pattern) - 1; n <= len(pattern)+1; n++ {
 			if n <= 0 || n > len(c.Code) {
 				continue
@@ -104,7 +104,7 @@ func suggestCode(pattern string) string {
 			}
 		}
 	}
-	if p := discovery.Suggest(pattern, prefixes); p != "" && strings.Contains(p, "/") {
+	if p := diag.Suggest(pattern, prefixes); p != "" && strings.Contains(p, "/") {
 		return owner[p]
 	}
 	return ""
@@ -121,7 +121,7 @@ func relPath(base, p string) string {
 
 func matchAny(patterns []string, code string) bool {
 	for _, p := range patterns {
-		if discovery.MatchCode(p, code) {
+		if diag.MatchCode(p, code) {
 			return true
 		}
 	}

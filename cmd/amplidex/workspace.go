@@ -9,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -138,9 +139,9 @@ func (ws *workspace) daemonProject() string {
 
 // schemaOptions turns the configuration into schema options.
 func (ws *workspace) schemaOptions() discovery.SchemaOptions {
-	opts := discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityError}
+	opts := discovery.SchemaOptions{UnknownKeySeverity: diag.SeverityError}
 	if ws.cfg.Schema.UnknownKey == "warning" {
-		opts.UnknownKeySeverity = discovery.SeverityWarning
+		opts.UnknownKeySeverity = diag.SeverityWarning
 	}
 	return opts
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 )
 
@@ -123,7 +124,7 @@ type entry struct {
 type lockState struct {
 	path  string
 	lock  *discovery.Lock // nil when unreadable or corrupt
-	diags []discovery.Diagnostic
+	diags []diag.Diagnostic
 }
 
 // lockEntry is the bookkeeping of one lock file: its last good read, the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // hangAfter is how long a test waits for something that never takes
@@ -349,12 +350,12 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 
 // crossOf returns the cross-reference and shadowing diagnostics a View
 // has for c: its CollectionDiagnostics without c's own.
-func crossOf(v *catalog.View, c *discovery.Collection) []discovery.Diagnostic {
+func crossOf(v *catalog.View, c *discovery.Collection) []diag.Diagnostic {
 	own := map[string]int{}
 	for _, d := range c.OwnDiagnostics() {
 		own[d.String()]++
 	}
-	var out []discovery.Diagnostic
+	var out []diag.Diagnostic
 	for _, d := range v.CollectionDiagnostics(c) {
 		if own[d.String()] > 0 {
 			own[d.String()]--
@@ -365,8 +366,8 @@ func crossOf(v *catalog.View, c *discovery.Collection) []discovery.Diagnostic {
 	return out
 }
 
-func sorted(ds []discovery.Diagnostic) []discovery.Diagnostic {
-	discovery.SortDiagnostics(ds)
+func sorted(ds []diag.Diagnostic) []diag.Diagnostic {
+	diag.Sort(ds)
 	return ds
 }
 

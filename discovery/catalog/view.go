@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 )
 
@@ -107,7 +108,7 @@ type View struct {
 	// its directory; deps what each collection's references go through
 	// (discovery.Set.RefNames), by its directory; refs the reverse: for
 	// each name, the directories of the collections that refer to it.
-	cross pmap.Map[string, []discovery.Diagnostic]
+	cross pmap.Map[string, []diag.Diagnostic]
 	deps  pmap.Map[string, []string]
 	refs  pmap.Map[string, pmap.Map[string, struct{}]]
 	locks []lockFile
@@ -117,7 +118,7 @@ type View struct {
 	volatile pmap.Map[string, struct{}]
 
 	diagOnce sync.Once
-	diags    []discovery.Diagnostic
+	diags    []diag.Diagnostic
 }
 
 // lockFile is the diagnostics of one lock file of a View: its own and the
@@ -126,7 +127,7 @@ type lockFile struct {
 	path  string
 	root  discovery.Root
 	state *lockState
-	diags []discovery.Diagnostic
+	diags []diag.Diagnostic
 }
 
 // buildView computes a project's View from what snap holds, checking the
@@ -149,7 +150,7 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 	// do, and their results are gathered in order.
 	all := set.Collections()
 	type checked struct {
-		diags   []discovery.Diagnostic
+		diags   []diag.Diagnostic
 		names   []string
 		statted bool
 	}
@@ -192,7 +193,7 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 	for i := range res {
 		res[i].names = names[i]
 	}
-	cross := map[string][]discovery.Diagnostic{}
+	cross := map[string][]diag.Diagnostic{}
 	deps := map[string][]string{}
 	refs := map[string][]string{}
 	volatile := map[string]struct{}{}
@@ -311,7 +312,7 @@ func checkLock(set *discovery.Set, r discovery.Root, lp string, ls *lockState) l
 		}
 		lf.diags = append(lf.diags, discovery.CheckLock(lp, ls.lock, installed)...)
 	}
-	discovery.SortDiagnostics(lf.diags)
+	diag.Sort(lf.diags)
 	return lf
 }
 
@@ -474,9 +475,9 @@ func (v *View) setDeps(dir string, names []string) {
 // is path or lies below it. It looks only at the collections that can hold
 // such files (see discovery.Set.Around), so that asking about one file
 // after a save costs the same with ten collections as with ten thousand.
-func (v *View) DiagnosticsUnder(path string) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
-	keep := func(ds []discovery.Diagnostic) {
+func (v *View) DiagnosticsUnder(path string) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	keep := func(ds []diag.Diagnostic) {
 		for _, d := range ds {
 			if under(d.Path, path) {
 				out = append(out, d)
@@ -489,14 +490,14 @@ func (v *View) DiagnosticsUnder(path string) []discovery.Diagnostic {
 	for _, lf := range v.locks {
 		keep(lf.diags)
 	}
-	discovery.SortDiagnostics(out)
+	diag.Sort(out)
 	return out
 }
 
 // collectionDiagnostics returns every diagnostic about col's files (its
 // own, its cross-references and its shadowing) with the suppression
 // comments of its files applied, in no promised order.
-func (v *View) collectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
+func (v *View) collectionDiagnostics(col *discovery.Collection) []diag.Diagnostic {
 	out := col.OwnDiagnostics()
 	out = append(out, v.cross.Value(col.Dir)...)
 	out = append(out, v.Set.ShadowDiagnostics(col)...)
@@ -514,15 +515,15 @@ func under(p, dir string) bool {
 // CollectionDiagnostics returns every diagnostic about col's files: its
 // own, its cross-references and its shadowing, with the suppression
 // comments of its files applied, sorted.
-func (v *View) CollectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
+func (v *View) CollectionDiagnostics(col *discovery.Collection) []diag.Diagnostic {
 	out := v.collectionDiagnostics(col)
-	discovery.SortDiagnostics(out)
+	diag.Sort(out)
 	return out
 }
 
 // LockDiagnostics returns the diagnostics of a lock file of the View's
 // roots, and whether it is one.
-func (v *View) LockDiagnostics(path string) ([]discovery.Diagnostic, bool) {
+func (v *View) LockDiagnostics(path string) ([]diag.Diagnostic, bool) {
 	for _, lf := range v.locks {
 		if lf.path == path {
 			return lf.diags, true
@@ -545,16 +546,16 @@ func (v *View) LockFiles() []string {
 // collection's own, cross-references, shadowing and lock files, with the
 // suppression comments of the files applied. The slice
 // is built once per View and shared: do not modify it.
-func (v *View) Diagnostics() []discovery.Diagnostic {
+func (v *View) Diagnostics() []diag.Diagnostic {
 	v.diagOnce.Do(func() {
-		var out []discovery.Diagnostic
+		var out []diag.Diagnostic
 		for _, col := range v.Set.Collections() {
 			out = append(out, v.collectionDiagnostics(col)...)
 		}
 		for _, lf := range v.locks {
 			out = append(out, lf.diags...)
 		}
-		discovery.SortDiagnostics(out)
+		diag.Sort(out)
 		v.diags = out
 	})
 	return v.diags
@@ -569,8 +570,8 @@ type Checks struct {
 	// Cross holds the cross-reference diagnostics of each collection,
 	// and Deps what its references go through (discovery.Set.RefNames),
 	// by directory.
-	Cross map[string][]discovery.Diagnostic `json:"cross,omitempty"`
-	Deps  map[string][]string               `json:"deps,omitempty"`
+	Cross map[string][]diag.Diagnostic `json:"cross,omitempty"`
+	Deps  map[string][]string          `json:"deps,omitempty"`
 	// Volatile are the directories of the collections whose results
 	// asked the file system: they are checked again.
 	Volatile []string `json:"volatile,omitempty"`
@@ -578,7 +579,7 @@ type Checks struct {
 
 // Checks returns v's cross-reference results, for a later run.
 func (v *View) Checks() *Checks {
-	c := &Checks{Inventory: Inventory(v.Set), Cross: map[string][]discovery.Diagnostic{}, Deps: map[string][]string{}}
+	c := &Checks{Inventory: Inventory(v.Set), Cross: map[string][]diag.Diagnostic{}, Deps: map[string][]string{}}
 	for dir, ds := range v.cross.All() {
 		c.Cross[dir] = ds
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -19,7 +20,7 @@ import (
 // "@" in the Markdown body, and in pyproject.toml the keys of
 // [tool.amplifier.collection] and the collections a requires table may
 // name.
-func (w *Workspace) complete(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+func (w *Workspace) complete(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
 	lines := discovery.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return nil
@@ -50,8 +51,8 @@ func (w *Workspace) complete(ctx context.Context, base *catalog.View, path strin
 		}
 		return schemaComplete(kind, lines, first, last, pos, before)
 	}
-	rng := discovery.Range{
-		Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:c.tokenStart])},
+	rng := diag.Range{
+		Start: diag.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:c.tokenStart])},
 		End:   pos,
 	}
 	v := w.layer(ctx, base, path, text, overlay)
@@ -282,7 +283,7 @@ func moduleIDs(front *discovery.Map) []string {
 
 // completeMention offers "@collection:" and then the files of that
 // collection, in Markdown text.
-func (w *Workspace) completeMention(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position, before []byte) []query.CompletionItem {
+func (w *Workspace) completeMention(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos diag.Position, before []byte) []query.CompletionItem {
 	at := bytes.LastIndexByte(before, '@')
 	if at < 0 {
 		return nil
@@ -291,7 +292,7 @@ func (w *Workspace) completeMention(ctx context.Context, base *catalog.View, pat
 	if bytes.ContainsAny(token, " \t`\"'()[]<>{}|*,") || at > 0 && isWordByte(before[at-1]) {
 		return nil
 	}
-	rng := discovery.Range{Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:at+1])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:at+1])}, End: pos}
 	v := w.layer(ctx, base, path, text, overlay)
 	var items []query.CompletionItem
 	coll, _, qualified := bytes.Cut(token, []byte(":"))

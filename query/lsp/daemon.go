@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -94,7 +94,7 @@ var (
 func (d *DaemonAnalyzer) Invalidate(path string) { d.local.Invalidate(path) }
 
 // Diagnose implements Analyzer.
-func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -105,7 +105,7 @@ func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte,
 }
 
 // Complete implements Analyzer.
-func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpComplete, Position: pos}, path, text, overlay); ok {
 		return res.Items
 	}
@@ -113,7 +113,7 @@ func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte,
 }
 
 // Definition implements Analyzer.
-func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpDefinition, Position: pos}, path, text, overlay); ok {
 		return res.Locations
 	}
@@ -121,7 +121,7 @@ func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byt
 }
 
 // Hover implements Analyzer.
-func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpHover, Position: pos}, path, text, overlay); ok {
 		return res.Hover, res.Hover != ""
 	}
@@ -129,7 +129,7 @@ func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, ov
 }
 
 // CodeActions implements Analyzer.
-func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []by
 }
 
 // References implements Analyzer.
-func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
 	p := query.AnalyzeParams{Op: query.OpReferences, Position: pos, IncludeDeclaration: includeDeclaration}
 	if res, ok := d.ask(ctx, p, path, text, overlay); ok {
 		return res.Locations

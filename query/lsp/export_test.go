@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Change is one content change of didChange: Text replaces Range, or the
@@ -24,12 +25,12 @@ func ApplyChangesRope(text []byte, changes []Change, utf8 bool, chunk int) ([]by
 }
 
 // OffsetOf converts a wire position into a byte offset.
-func OffsetOf(text []byte, p discovery.Position, utf8 bool) int {
+func OffsetOf(text []byte, p diag.Position, utf8 bool) int {
 	return offsetOf(discovery.NewLineIndex(text), p, utf8)
 }
 
 // ConvertPosition re-counts a UTF-16 position in bytes (toUTF8) or back.
-func ConvertPosition(text []byte, p discovery.Position, toUTF8 bool) discovery.Position {
+func ConvertPosition(text []byte, p diag.Position, toUTF8 bool) diag.Position {
 	return convertPosition(discovery.NewLineIndex(text), p, toUTF8)
 }
 
@@ -62,12 +63,12 @@ var (
 
 // ConvertRanges converts the ranges of diagnostics about text as the
 // server does before it publishes them.
-func ConvertRanges(text []byte, rs []discovery.Range, toUTF8 bool) []discovery.Range {
-	diags := make([]discovery.Diagnostic, len(rs))
+func ConvertRanges(text []byte, rs []diag.Range, toUTF8 bool) []diag.Range {
+	diags := make([]diag.Diagnostic, len(rs))
 	for i, r := range rs {
-		diags[i] = discovery.Diagnostic{Range: r}
+		diags[i] = diag.Diagnostic{Range: r}
 	}
-	out := make([]discovery.Range, len(rs))
+	out := make([]diag.Range, len(rs))
 	for i, d := range toLSP("", text, diags, toUTF8) {
 		out[i] = d.Range
 	}

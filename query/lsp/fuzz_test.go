@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -68,7 +69,7 @@ func FuzzApplyChanges(f *testing.F) {
 	f.Add("", 3, 3, 0, 0, "new", false)
 	f.Fuzz(func(t *testing.T, text string, l1, c1, l2, c2 int, insert string, utf8Enc bool) {
 		src := []byte(text)
-		r := discovery.Range{Start: discovery.Position{Line: l1, Character: c1}, End: discovery.Position{Line: l2, Character: c2}}
+		r := diag.Range{Start: diag.Position{Line: l1, Character: c1}, End: diag.Position{Line: l2, Character: c2}}
 		got, err := lsp.ApplyChanges(src, []lsp.Change{{Range: &r, Text: insert}}, utf8Enc)
 		a, b := lsp.OffsetOf(src, r.Start, utf8Enc), lsp.OffsetOf(src, r.End, utf8Enc)
 		if a < 0 || b < 0 || a > len(src) || b > len(src) {
@@ -141,9 +142,9 @@ func changeScript(script []byte, inserts string) []lsp.Change {
 			continue
 		}
 		num := func(b byte) int { return int(int8(b)) % 24 }
-		r := discovery.Range{
-			Start: discovery.Position{Line: num(script[i]) / 3, Character: num(script[i+1])},
-			End:   discovery.Position{Line: num(script[i+2]) / 3, Character: num(script[i+3])},
+		r := diag.Range{
+			Start: diag.Position{Line: num(script[i]) / 3, Character: num(script[i+1])},
+			End:   diag.Position{Line: num(script[i+2]) / 3, Character: num(script[i+3])},
 		}
 		changes = append(changes, lsp.Change{Range: &r, Text: text})
 	}

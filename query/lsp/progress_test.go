@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -224,7 +224,7 @@ func startSlowDaemon(t *testing.T, registering ...string) *slowDaemon {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return &query.AnalyzeResult{Diagnostics: []discovery.Diagnostic{{Code: "daemon/said", Severity: discovery.SeverityError,
+		return &query.AnalyzeResult{Diagnostics: []diag.Diagnostic{{Code: "daemon/said", Severity: diag.SeverityError,
 			Path: p.Path, Message: "from the daemon"}}}, nil
 	})
 	srv := query.NewServer(mux, nil)

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // rope is a valid UTF-8 text under edit: a treap of its chunks, in order,
@@ -288,7 +289,7 @@ func (r *rope) charAtUnit(u int) int {
 
 // offset converts p as offsetOf does on the text, with characters counted
 // in bytes when utf8Enc is set, else in UTF-16 units.
-func (r *rope) offset(p discovery.Position, utf8Enc bool) int {
+func (r *rope) offset(p diag.Position, utf8Enc bool) int {
 	size, lines := r.root.sizeOf(), r.root.lfOf()+1
 	switch {
 	case p.Line < 0:

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -63,7 +64,7 @@ func isKeyByte(c byte) bool {
 // schemaComplete offers, in front matter, the keys of the mapping the
 // cursor is in (those not written yet) or the values the key of the line
 // allows. before is line n up to the cursor at pos.
-func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, last int, pos discovery.Position, before []byte) []query.CompletionItem {
+func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, last int, pos diag.Position, before []byte) []query.CompletionItem {
 	n := pos.Line
 	y := parseYAMLLine(before)
 	if y.key != "" {
@@ -100,7 +101,7 @@ func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, l
 		return nil
 	}
 	present := siblingKeys(lines, first, last, n, col, item)
-	rng := discovery.Range{Start: discovery.Position{Line: n, Character: discovery.UTF16Len(before[:word])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: n, Character: discovery.UTF16Len(before[:word])}, End: pos}
 	var items []query.CompletionItem
 	for _, k := range keys {
 		if present[k.Name] {
@@ -121,7 +122,7 @@ func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, l
 
 // valueItems offers the values the key of line n allows (a fixed set of
 // strings, or true and false), once the cursor is past its colon.
-func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int, y yamlLine, pos discovery.Position, before []byte) []query.CompletionItem {
+func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int, y yamlLine, pos diag.Position, before []byte) []query.CompletionItem {
 	value := bytes.TrimLeft(y.rest, " \t")
 	quote := ""
 	if len(value) > 0 && (value[0] == '"' || value[0] == '\'') {
@@ -145,7 +146,7 @@ func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int
 		values = append(values[:len(values):len(values)], "true", "false")
 	}
 	start := len(before) - len(value)
-	rng := discovery.Range{Start: discovery.Position{Line: n, Character: discovery.UTF16Len(before[:start])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: n, Character: discovery.UTF16Len(before[:start])}, End: pos}
 	var items []query.CompletionItem
 	for _, v := range values {
 		items = append(items, query.CompletionItem{Label: v, Kind: query.CompletionEnumMember,
@@ -170,7 +171,7 @@ func keyDetail(k discovery.KeyInfo) string {
 
 // keyHover describes the key under the cursor: what it is for, what its
 // value may be, and whether it is required.
-func keyHover(path string, text []byte, pos discovery.Position) (string, bool) {
+func keyHover(path string, text []byte, pos diag.Position) (string, bool) {
 	lines := discovery.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return "", false
@@ -291,7 +292,7 @@ func tableKeys(lines *discovery.LineIndex, header int) map[string]bool {
 // [tool.amplifier.collection] and, in [tool.amplifier.collection.requires],
 // the collections of the roots (other than the file's own, own) with a
 // constraint on the version that resolves.
-func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discovery.LineIndex, pos discovery.Position, before []byte) []query.CompletionItem {
+func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discovery.LineIndex, pos diag.Position, before []byte) []query.CompletionItem {
 	word := len(before)
 	for word > 0 && isKeyByte(before[word-1]) {
 		word--
@@ -304,7 +305,7 @@ func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discove
 		return nil
 	}
 	present := tableKeys(lines, header)
-	rng := discovery.Range{Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:word])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:word])}, End: pos}
 	var items []query.CompletionItem
 	switch table {
 	case collectionTable:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -28,21 +29,21 @@ var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 type Analyzer interface {
 	// Diagnose checks one file given its unsaved text. Diagnostics for
 	// other paths than path are not published.
-	Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic
+	Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic
 	// Complete lists what may be typed at pos.
-	Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem
+	Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem
 	// Definition returns where the reference at pos points.
-	Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location
+	Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location
 	// Hover describes what is at pos in Markdown; ok is false when there is
 	// nothing to say.
-	Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (markdown string, ok bool)
+	Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (markdown string, ok bool)
 	// CodeActions lists the fixes of the diagnostics in rng and the
 	// rewrites of what is at its start. Their edits are of path alone, in
 	// the text given.
-	CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction
+	CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction
 	// References returns where what is at pos (or the file) is referred
 	// to from; with includeDeclaration, the file referred to too.
-	References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location
+	References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location
 }
 
 // Invalidator is implemented by Analyzers that cache what they read from
@@ -68,7 +69,7 @@ type Options struct {
 	// actions of the diagnostics it drops are not offered. The command
 	// line passes the policy check and watch apply, so that every surface
 	// reports alike. It is called from several goroutines at once.
-	Filter func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic
+	Filter func(path string, ds []diag.Diagnostic) []diag.Diagnostic
 	// ProgressDelay is how long a call of an Analyzer that is a Tasker
 	// waits before the server asks what it waits for (see Tasker); 300ms
 	// when zero. ProgressEvery is how often it asks again; 250ms when
@@ -547,7 +548,7 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 			ss.log.Error("lsp: diagnostics failed", "path", d.path, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
-	diags := func() []discovery.Diagnostic {
+	diags := func() []diag.Diagnostic {
 		defer ss.busy.begin()()
 		return ss.srv.analyzer.Diagnose(ctx, d.path, text, overlay)
 	}()
@@ -567,7 +568,7 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 // toLSP converts diagnostics about path into the wire form, with
 // characters counted in bytes when utf8 is set (the text is indexed once,
 // however many diagnostics there are), else in UTF-16 code units.
-func toLSP(path string, text []byte, diags []discovery.Diagnostic, utf8 bool) []lspDiagnostic {
+func toLSP(path string, text []byte, diags []diag.Diagnostic, utf8 bool) []lspDiagnostic {
 	var lines *discovery.LineIndex
 	if utf8 && len(diags) > 0 {
 		lines = discovery.NewLineIndex(text)
@@ -583,9 +584,9 @@ func toLSP(path string, text []byte, diags []discovery.Diagnostic, utf8 bool) []
 		}
 		sev := severityError
 		switch d.Severity {
-		case discovery.SeverityWarning:
+		case diag.SeverityWarning:
 			sev = severityWarning
-		case discovery.SeverityInfo:
+		case diag.SeverityInfo:
 			sev = severityInformation
 		}
 		out = append(out, lspDiagnostic{Range: r, Severity: sev, Code: d.Code, Source: "amplidex", Message: d.Message})
@@ -709,7 +710,7 @@ func emptyResult(method string) any {
 
 // answer runs one position request against the analyzer. A panic in the
 // analyzer becomes an internal error.
-func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos discovery.Position, rng discovery.Range, p requestParams) (result any, rerr *responseError) {
+func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos diag.Position, rng diag.Range, p requestParams) (result any, rerr *responseError) {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.log.Error("lsp: "+method+" failed", "path", snap.path, "panic", p, "stack", string(debug.Stack()))
@@ -787,7 +788,7 @@ func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only [
 		}
 		ca := lspCodeAction{Title: a.Title, Kind: a.Kind, IsPreferred: a.Preferred, Edit: workspaceEdit{Changes: map[string][]textEdit{}}}
 		if a.Diagnostic != nil {
-			ca.Diagnostics = toLSP(snap.path, snap.text, []discovery.Diagnostic{*a.Diagnostic}, ss.utf8)
+			ca.Diagnostics = toLSP(snap.path, snap.text, []diag.Diagnostic{*a.Diagnostic}, ss.utf8)
 		}
 		for _, e := range a.Edits {
 			if e.Path != snap.path {
@@ -809,18 +810,18 @@ func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only [
 // reported runs the Filter over the diagnostics of actions and returns
 // what it keeps, as it reports them, by the diagnostic without its
 // severity; nil when there is no Filter.
-func (ss *session) reported(path string, actions []query.CodeAction) map[discovery.Diagnostic]discovery.Diagnostic {
+func (ss *session) reported(path string, actions []query.CodeAction) map[diag.Diagnostic]diag.Diagnostic {
 	f := ss.srv.opts.Filter
 	if f == nil {
 		return nil
 	}
-	var ds []discovery.Diagnostic
+	var ds []diag.Diagnostic
 	for _, a := range actions {
 		if a.Diagnostic != nil {
 			ds = append(ds, *a.Diagnostic)
 		}
 	}
-	out := map[discovery.Diagnostic]discovery.Diagnostic{}
+	out := map[diag.Diagnostic]diag.Diagnostic{}
 	for _, d := range f(path, ds) {
 		out[unrated(d)] = d
 	}
@@ -828,7 +829,7 @@ func (ss *session) reported(path string, actions []query.CodeAction) map[discove
 }
 
 // unrated is d without its severity, which the Filter may change.
-func unrated(d discovery.Diagnostic) discovery.Diagnostic {
+func unrated(d diag.Diagnostic) diag.Diagnostic {
 	d.Severity = ""
 	return d
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -28,7 +29,7 @@ type Workspace struct {
 	schema  discovery.SchemaOptions
 	cache   *statCache
 	loader  *discovery.Loader // loads a buffer's collection when no root holds it
-	bundle  func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
+	bundle  func(path string, src []byte, opts discovery.SchemaOptions) []diag.Diagnostic
 	log     *slog.Logger
 
 	mu       sync.Mutex                       // guards fields below
@@ -65,7 +66,7 @@ type WorkspaceOptions struct {
 	// CheckBundle checks a bundle manifest; nil checks its front matter
 	// against the bundle schema only. The command line passes the prepare
 	// package's full check here.
-	CheckBundle func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
+	CheckBundle func(path string, src []byte, opts discovery.SchemaOptions) []diag.Diagnostic
 	// Log receives failures of the Views and refused projects; nil
 	// discards.
 	Log *slog.Logger
@@ -168,7 +169,7 @@ func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.Analyz
 	case query.OpHover:
 		res.Hover, _ = w.hover(ctx, v, path, text, overlay, p.Position)
 	case query.OpCodeActions:
-		rng := discovery.Range{Start: p.Position, End: p.Position}
+		rng := diag.Range{Start: p.Position, End: p.Position}
 		if p.Range != nil {
 			rng = *p.Range
 		}
@@ -183,7 +184,7 @@ func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.Analyz
 
 // Diagnose checks one file given its unsaved text: its own problems and its
 // cross-references, resolved over every open buffer.
-func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -195,7 +196,7 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 }
 
 // Complete implements Analyzer.
-func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -204,7 +205,7 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, over
 }
 
 // Definition implements Analyzer.
-func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -213,7 +214,7 @@ func (w *Workspace) Definition(ctx context.Context, path string, text []byte, ov
 }
 
 // Hover implements Analyzer.
-func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return "", false
@@ -222,7 +223,7 @@ func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay
 }
 
 // CodeActions implements Analyzer.
-func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -234,7 +235,7 @@ func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, o
 }
 
 // References implements Analyzer.
-func (w *Workspace) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+func (w *Workspace) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -486,7 +487,7 @@ func isBundleAgent(path string) bool {
 // agent or pyproject.toml of a collection gets what `check` reports about
 // it (the collection's own diagnostics of the file, its cross-references
 // and its shadowing), computed over the buffers.
-func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -499,9 +500,9 @@ func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, 
 
 // diagnoseIn checks one file given its unsaved text, with the buffers
 // laid over the View in l.
-func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery.Diagnostic {
+func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diagnostic {
 	kind := kindOf(path)
-	var out []discovery.Diagnostic
+	var out []diag.Diagnostic
 	switch {
 	case kind == fileBundle:
 		if w.bundle != nil {
@@ -547,7 +548,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery
 	// The suppression comments of the buffer as it is, unsaved: the rule
 	// every View applies to the files on disk (Collection.Suppress).
 	out = discovery.SuppressFile(path, text, out)
-	discovery.SortDiagnostics(out)
+	diag.Sort(out)
 	return out
 }
 
@@ -555,9 +556,9 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery
 // computed over the buffers: its collection's own diagnostics of it, its
 // cross-references and the collection's shadowing, in the order a
 // catalog.View gives them.
-func (l *layered) fileDiagnostics() []discovery.Diagnostic {
-	var out []discovery.Diagnostic
-	for _, ds := range [][]discovery.Diagnostic{l.own.OwnDiagnostics(), l.set.CheckCollection(l.own), l.set.ShadowDiagnostics(l.own)} {
+func (l *layered) fileDiagnostics() []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, ds := range [][]diag.Diagnostic{l.own.OwnDiagnostics(), l.set.CheckCollection(l.own), l.set.ShadowDiagnostics(l.own)} {
 		for _, d := range ds {
 			if d.Path == l.key {
 				out = append(out, d)
@@ -579,17 +580,17 @@ func looksLikeCollection(path string, text []byte) bool {
 
 // loneRefDiagnostics checks the references of a file no collection holds:
 // only qualified names can resolve.
-func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
+func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	if f.Extends != nil {
 		if _, err := set.ResolveProfile(f.Extends.Value, nil); err != nil {
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeExtendsUnresolved, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeExtendsUnresolved, Severity: diag.SeverityError,
 				Path: path, Range: f.Extends.Range, Message: fmt.Sprintf("extends %q does not resolve: %v", f.Extends.Value, err)})
 		}
 	}
 	for _, a := range f.Agents {
 		if _, _, ok := set.ResolveAgent(a.Value, nil); !ok {
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeAgentUnknown, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeAgentUnknown, Severity: diag.SeverityError,
 				Path: path, Range: a.Range, Message: fmt.Sprintf("agent %q does not exist in any collection", a.Value)})
 		}
 	}
@@ -597,17 +598,17 @@ func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []d
 }
 
 // mentionDiagnostics checks @collection:path mentions.
-func mentionDiagnostics(set *discovery.Set, path string, ms []discovery.Mention) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
+func mentionDiagnostics(set *discovery.Set, path string, ms []discovery.Mention) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, m := range ms {
 		_, err := set.ResolveMention(m)
 		switch {
 		case err == nil:
 		case escapesPath(m.Path):
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeMentionEscapes, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeMentionEscapes, Severity: diag.SeverityError,
 				Path: path, Range: m.Range, Message: fmt.Sprintf("@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)})
 		default:
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeMentionUnresolved, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeMentionUnresolved, Severity: diag.SeverityError,
 				Path: path, Range: m.Range, Message: fmt.Sprintf("@%s does not resolve: %v", m.Text(), err)})
 		}
 	}
@@ -623,7 +624,7 @@ func escapesPath(p string) bool {
 
 // lockDiagnostics compares a lock file with the root it belongs to, when it
 // belongs to one.
-func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []discovery.Diagnostic {
+func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []diag.Diagnostic {
 	for _, r := range set.Roots {
 		if discovery.LockPath(r) != path {
 			continue
@@ -641,19 +642,19 @@ func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []di
 type refAt struct {
 	kind  string // "extends", "agent", "mention" or "requires"
 	value string
-	rng   discovery.Range
+	rng   diag.Range
 	coll  string // the collection name the reference goes through ("" for a bare name)
 	m     discovery.Mention
 }
 
 // findRef returns the reference at pos in the file, if any.
-func (w *Workspace) findRef(v *layered, path string, text []byte, pos discovery.Position) (refAt, bool) {
+func (w *Workspace) findRef(v *layered, path string, text []byte, pos diag.Position) (refAt, bool) {
 	switch kindOf(path) {
 	case filePyproject:
 		md, _ := discovery.ParsePyproject(path, text)
 		for _, r := range md.Requires {
 			// The range covers the value; the name on its left counts too.
-			line := discovery.Range{Start: discovery.Position{Line: r.Range.Start.Line}, End: r.Range.End}
+			line := diag.Range{Start: diag.Position{Line: r.Range.Start.Line}, End: r.Range.End}
 			if contains(line, pos) {
 				return refAt{kind: "requires", value: r.Name, rng: r.Range, coll: r.Name}, true
 			}
@@ -708,8 +709,8 @@ func unquote(s string) string { return strings.Trim(s, `"'`) }
 
 // contains reports whether pos lies in r, its end included (a cursor just
 // after a word is on it).
-func contains(r discovery.Range, pos discovery.Position) bool {
-	before := func(a, b discovery.Position) bool {
+func contains(r diag.Range, pos diag.Position) bool {
+	before := func(a, b diag.Position) bool {
 		return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
 	}
 	return before(r.Start, pos) && before(pos, r.End)

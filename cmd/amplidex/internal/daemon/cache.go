@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/index"
 )
 
@@ -96,7 +97,7 @@ func (c *fileCache) forSchema(schema discovery.SchemaOptions) schemaCache {
 // schemaStamp is the byte that marks the payloads analyzed with the given
 // schema options.
 func schemaStamp(s discovery.SchemaOptions) byte {
-	if s.UnknownKeySeverity == discovery.SeverityWarning {
+	if s.UnknownKeySeverity == diag.SeverityWarning {
 		return 'w'
 	}
 	return 'e'

@@ -22,6 +22,7 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 	"github.com/amplidex/amplidex/watcher"
@@ -710,7 +711,7 @@ func (h *harness) analyze(r *rand.Rand, c *query.Client) {
 	path := filepath.Join(p, ".amplifier", "collections", fmt.Sprintf("d%d", r.IntN(5)), "profiles", fmt.Sprintf("p%d.md", r.IntN(3)))
 	ops := []query.AnalyzeOp{query.OpDiagnose, query.OpComplete, query.OpHover, query.OpDefinition}
 	params := query.AnalyzeParams{Common: query.Common{Project: p}, Op: ops[r.IntN(len(ops))], Path: path,
-		Text: profileText(r, r.IntN(3)), Position: discovery.Position{Line: r.IntN(8), Character: r.IntN(12)}}
+		Text: profileText(r, r.IntN(3)), Position: diag.Position{Line: r.IntN(8), Character: r.IntN(12)}}
 	h.callErr(c, "analyze", func(ctx context.Context) error {
 		_, _, err := query.Call(ctx, c, query.MethodAnalyze, params)
 		return err
@@ -909,7 +910,7 @@ func (h *harness) explain(project string, fresh *catalog.View) string {
 		now := append(dc.OwnDiagnostics(), v.Set.CheckCollection(dc)...)
 		now = append(now, v.Set.ShadowDiagnostics(dc)...)
 		now = dc.Suppress(now)
-		discovery.SortDiagnostics(now)
+		diag.Sort(now)
 		want := fmt.Sprint(fresh.CollectionDiagnostics(fc))
 		switch {
 		case kept != fmt.Sprint(now):

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -121,7 +121,7 @@ type follower struct {
 	paths []string // followed files and directories; none means all
 	// last holds, per group (a collection directory or a lock file), the
 	// diagnostics of each followed file that has any.
-	last map[string]map[string][]discovery.Diagnostic
+	last map[string]map[string][]diag.Diagnostic
 }
 
 // follows reports whether path is followed.
@@ -139,14 +139,14 @@ func (f *follower) follows(path string) bool {
 
 // group returns the diagnostics of the followed files of one group of v:
 // the collection at dir, or the lock file.
-func (f *follower) group(v *catalog.View, key string, lock bool) map[string][]discovery.Diagnostic {
-	var ds []discovery.Diagnostic
+func (f *follower) group(v *catalog.View, key string, lock bool) map[string][]diag.Diagnostic {
+	var ds []diag.Diagnostic
 	if lock {
 		ds, _ = v.LockDiagnostics(key)
 	} else if c := v.Set.At(key); c != nil {
 		ds = v.CollectionDiagnostics(c)
 	}
-	out := map[string][]discovery.Diagnostic{}
+	out := map[string][]diag.Diagnostic{}
 	for _, d := range ds {
 		if f.follows(d.Path) {
 			out[d.Path] = append(out[d.Path], d)
@@ -170,7 +170,7 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 		dirs = slices.DeleteFunc(dirs, func(d string) bool { return slices.Contains(locks, d) })
 	}
 	seen := map[string]bool{}
-	changed := map[string][]discovery.Diagnostic{}
+	changed := map[string][]diag.Diagnostic{}
 	update := func(key string, lock bool) {
 		if seen[key] {
 			return
@@ -186,7 +186,7 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 		for path := range old {
 			if _, ok := cur[path]; !ok && changed[path] == nil {
 				// Cleared, unless another group now has some.
-				changed[path] = []discovery.Diagnostic{}
+				changed[path] = []diag.Diagnostic{}
 			}
 		}
 		if len(cur) == 0 {
@@ -236,7 +236,7 @@ func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn 
 	}
 	sub := d.subs.add(project)
 	defer d.subs.remove(sub)
-	f := &follower{paths: paths, last: map[string]map[string][]discovery.Diagnostic{}}
+	f := &follower{paths: paths, last: map[string]map[string][]diag.Diagnostic{}}
 	for initial := true; ; initial = false {
 		dirs, locks, all, forgotten := sub.take()
 		st := d.cat.State()

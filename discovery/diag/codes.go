@@ -1,6 +1,11 @@
-package discovery
+package diag
 
-import "sync"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
 
 // Diagnostic codes. They are stable: tools match on them. Each is listed in
 // Codes with its default severity and a one-line description, and the README
@@ -357,3 +362,52 @@ name: helper   # amplidex: ignore[schema/unknown-key]   (nothing here to suppres
 ---`,
 	}
 })
+
+// MatchCode reports whether pattern selects code: pattern is the code
+// itself ("ref/agent-unknown"), or an area ("schema/" or "schema") that
+// selects every code in it.
+func MatchCode(pattern, code string) bool {
+	if pattern == code {
+		return true
+	}
+	area := strings.TrimSuffix(pattern, "/")
+	return area != "" && !strings.Contains(area, "/") && strings.HasPrefix(code, area+"/")
+}
+
+// CheckCodePattern returns nil when pattern selects at least one code of
+// Codes, and otherwise an error that names the nearest code or area.
+func CheckCodePattern(pattern string) error {
+	for _, c := range Codes {
+		if MatchCode(pattern, c.Code) {
+			return nil
+		}
+	}
+	known := make([]string, 0, len(Codes)+10)
+	for _, c := range Codes {
+		area, _, _ := strings.Cut(c.Code, "/")
+		if !slices.Contains(known, area+"/") {
+			known = append(known, area+"/")
+		}
+		known = append(known, c.Code)
+	}
+	msg := fmt.Sprintf("%q is not a diagnostic code or area", pattern)
+	if now := renamedCode(pattern); now != "" {
+		msg += fmt.Sprintf(" (it was renamed); did you mean %q?", now)
+	} else if near := Suggest(pattern, known); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// renamedCode returns the code that replaced a code no longer made, or
+// "": a suppression comment or a selection that names the old one is told
+// the new one.
+func renamedCode(code string) string {
+	switch code {
+	case "deps/missing":
+		// A required collection that is not installed is a warning now,
+		// and references into it are not checked.
+		return CodeDepNotInstalled
+	}
+	return ""
+}

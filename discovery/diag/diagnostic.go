@@ -1,4 +1,4 @@
-package discovery
+package diag
 
 import (
 	"fmt"
@@ -46,9 +46,9 @@ func (d Diagnostic) String() string {
 		d.Range.Start.Character+1, d.Severity, d.Message, d.Code)
 }
 
-// SortDiagnostics orders ds by path (component-wise), then position, then
+// Sort orders ds by path (component-wise), then position, then
 // code, so that output is stable.
-func SortDiagnostics(ds []Diagnostic) {
+func Sort(ds []Diagnostic) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		a, b := ds[i], ds[j]
 		if a.Path != b.Path {

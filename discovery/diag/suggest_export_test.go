@@ -1,4 +1,4 @@
-package discovery
+package diag
 
 import (
 	"slices"
@@ -6,20 +6,20 @@ import (
 )
 
 // SuggestionCache is the cache of a Set's "did you mean" answers.
-type SuggestionCache struct{ c *suggestions }
+type SuggestionCache struct{ c *Suggestions }
 
 // NewSuggestionCache returns an empty cache.
-func NewSuggestionCache() SuggestionCache { return SuggestionCache{&suggestions{}} }
+func NewSuggestionCache() SuggestionCache { return SuggestionCache{&Suggestions{}} }
 
 // Answer answers key over names, sorted, through the cache.
 func (c SuggestionCache) Answer(key string, names []string) string {
-	return c.c.answer(key, slices.Values(names))
+	return c.c.Answer(key, slices.Values(names))
 }
 
 // After is the cache for names changed as changed says (see
-// suggestions.after).
+// Suggestions.After).
 func (c SuggestionCache) After(changed map[string]bool) SuggestionCache {
-	return SuggestionCache{c.c.after(changed)}
+	return SuggestionCache{c.c.After(changed)}
 }
 
 // Cached returns the cached answer for key.

@@ -1,9 +1,11 @@
-package discovery
+package diag
 
 import (
 	"iter"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // maxSuggestDistance is the largest edit distance at which a known key is
@@ -216,4 +218,85 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
+}
+
+// Suggestions is a cache of "did you mean" answers over a set of names
+// that changes: a resolved Set's winning collection names, for one Set or
+// more (Sets that differ in no winning name share it). The zero value is
+// empty and ready to use; it is safe for concurrent use.
+type Suggestions struct {
+	mu   sync.Mutex         // guards fields below
+	near map[string]nearest // the answer for each key asked about
+}
+
+// maxSuggestMerge bounds the work After does for a Set that changed many
+// names: past it, the answers are found again when asked.
+const maxSuggestMerge = 1 << 16
+
+// After returns the cache for a Set whose winning names are this one's
+// changed: changed holds each name that won in one and not the other, and
+// whether it wins now. An answer stays good unless its name itself, or
+// the name it suggests, stopped winning (it is found again when asked);
+// a name that wins now is offered to each answer as the next in sorted
+// order would be, so that a batch of new collections costs no walk of
+// every name for each unresolved one, as a full rescan would.
+func (c *Suggestions) After(changed map[string]bool) *Suggestions {
+	t := &Suggestions{near: map[string]nearest{}}
+	// The answers are copied out, and merged without the lock: the Set
+	// that holds c still answers while its successor is made.
+	c.mu.Lock()
+	answers := maps.Clone(c.near)
+	c.mu.Unlock()
+	if len(changed)*len(answers) > maxSuggestMerge {
+		return t
+	}
+	for key, near := range answers {
+		if _, ok := changed[key]; ok {
+			continue
+		}
+		s := newSuggester(key)
+		if s == nil {
+			t.near[key] = near
+			continue
+		}
+		s.near = near
+		kept := true
+		for name, wins := range changed {
+			if wins {
+				s.offer(name, true)
+			} else if name == near.name {
+				kept = false
+				break
+			}
+		}
+		if kept {
+			t.near[key] = s.near
+		}
+	}
+	return t
+}
+
+// Answer returns the name of names, which come sorted, that key most
+// likely misspells, from the cache when it has the answer.
+func (c *Suggestions) Answer(key string, names iter.Seq[string]) string {
+	c.mu.Lock()
+	near, ok := c.near[key]
+	c.mu.Unlock()
+	if ok {
+		return near.name
+	}
+	near = none
+	if sg := newSuggester(key); sg != nil {
+		for n := range names {
+			sg.offer(n, false)
+		}
+		near = sg.near
+	}
+	c.mu.Lock()
+	if c.near == nil {
+		c.near = map[string]nearest{}
+	}
+	c.near[key] = near
+	c.mu.Unlock()
+	return near.name
 }

@@ -1,4 +1,4 @@
-package discovery_test
+package diag_test
 
 import (
 	"maps"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 func TestSuggest(t *testing.T) {
@@ -38,7 +38,7 @@ func TestSuggest(t *testing.T) {
 		{strings.Repeat("t", 100), ""},
 	}
 	for _, tc := range tests {
-		if got := discovery.Suggest(tc.key, keys); got != tc.want {
+		if got := diag.Suggest(tc.key, keys); got != tc.want {
 			t.Errorf("Suggest(%q) = %q, want %q", tc.key, got, tc.want)
 		}
 	}
@@ -67,7 +67,7 @@ func TestSuggestionsAfterChanges(t *testing.T) {
 		keys = append(keys, word())
 	}
 	sorted := func() []string { return slices.Sorted(maps.Keys(names)) }
-	cache := discovery.NewSuggestionCache()
+	cache := diag.NewSuggestionCache()
 	checked := 0
 	for step := range 400 {
 		all := sorted()
@@ -95,7 +95,7 @@ func TestSuggestionsAfterChanges(t *testing.T) {
 				continue
 			}
 			checked++
-			if want := discovery.SuggestFrom(k, slices.Values(all)); got != want {
+			if want := diag.SuggestFrom(k, slices.Values(all)); got != want {
 				t.Fatalf("step %d: after %v the cache suggests %q for %q, a walk of the names %q", step, changed, got, k, want)
 			}
 		}
@@ -134,7 +134,7 @@ func TestBagDistance(t *testing.T) {
 		for _, n := range counts {
 			want += max(n, -n)
 		}
-		if got := discovery.BagDistance(key, s); got != want {
+		if got := diag.BagDistance(key, s); got != want {
 			t.Fatalf("BagDistance(%q, %q) = %d, want %d", key, s, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package discovery
+package diag
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// MaxDiagnosticsPerArea is the most diagnostics of one code area
+// MaxPerArea is the most diagnostics of one code area
 // (metadata/, schema/, ref/, …) that one check of one file makes. The
 // others are counted, not made, and one CodeTooManyDiagnostics says how
 // many there were, as compilers stop after so many errors (-fmax-errors).
@@ -16,15 +16,15 @@ import (
 // one area in one file); while a file of mentions just under the document
 // limit would otherwise make half a million diagnostics, which every
 // answer, index record and editor that holds them pays for.
-const MaxDiagnosticsPerArea = 100
+const MaxPerArea = 100
 
-// fileLimit keeps MaxDiagnosticsPerArea for the diagnostics of one file
+// Limit keeps MaxPerArea for the diagnostics of one file
 // that one producer makes: it is asked before each diagnostic is made, so
 // that one past the limit costs no message. Production is in a fixed
 // order (the file's order, or the order of its checks), so the same file
 // keeps the same diagnostics and the same count every time. The zero
-// value is ready to use; one fileLimit serves one file.
-type fileLimit struct {
+// value is ready to use; one Limit serves one file.
+type Limit struct {
 	areas []areaLimit
 }
 
@@ -38,9 +38,9 @@ type areaLimit struct {
 	codes []string // their codes, in the order first met
 }
 
-// allow reports whether a diagnostic of code, severity sev at r may be
+// Allow reports whether a diagnostic of code, severity sev at r may be
 // made; when it may not, it is counted instead.
-func (l *fileLimit) allow(code string, sev Severity, r Range) bool {
+func (l *Limit) Allow(code string, sev Severity, r Range) bool {
 	area := codeArea(code)
 	i := slices.IndexFunc(l.areas, func(a areaLimit) bool { return a.area == area })
 	if i < 0 {
@@ -48,7 +48,7 @@ func (l *fileLimit) allow(code string, sev Severity, r Range) bool {
 		i = len(l.areas) - 1
 	}
 	a := &l.areas[i]
-	if a.made < MaxDiagnosticsPerArea {
+	if a.made < MaxPerArea {
 		a.made++
 		return true
 	}
@@ -64,11 +64,11 @@ func (l *fileLimit) allow(code string, sev Severity, r Range) bool {
 	return false
 }
 
-// summaries returns one CodeTooManyDiagnostics for each area of the file
+// Summaries returns one CodeTooManyDiagnostics for each area of the file
 // at path that had more diagnostics than it made, in the order the areas
 // were first met: at the first diagnostic not made, as severe as the
 // worst of them.
-func (l *fileLimit) summaries(path, collection string) []Diagnostic {
+func (l *Limit) Summaries(path, collection string) []Diagnostic {
 	var out []Diagnostic
 	for _, a := range l.areas {
 		if a.over == 0 {
@@ -77,7 +77,7 @@ func (l *fileLimit) summaries(path, collection string) []Diagnostic {
 		out = append(out, Diagnostic{Code: CodeTooManyDiagnostics, Severity: a.worst, Path: path, Range: a.first,
 			Collection: collection,
 			Message: fmt.Sprintf("%s more %s %s in this file not reported (%s): only the first %d of an area are",
-				thousands(a.over), a.area, plural(a.over, "diagnostic"), strings.Join(a.codes, ", "), MaxDiagnosticsPerArea)})
+				thousands(a.over), a.area, plural(a.over, "diagnostic"), strings.Join(a.codes, ", "), MaxPerArea)})
 	}
 	return out
 }
