@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -50,7 +51,7 @@ See @foundation:context/x.md
 	reads := map[string]int{}
 	loader := &discovery.Loader{
 		Details: func(string) *discovery.Facts { return nil },
-		Mentions: func(p string) ([]discovery.Mention, bool) {
+		Mentions: func(p string) ([]syntax.Mention, bool) {
 			reads[p]++
 			src, err := os.ReadFile(p)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Collection is one collection directory found in a root.
@@ -57,7 +58,7 @@ type Collection struct {
 	// details returns the full Facts of a file whose Facts are brief;
 	// mentions, when set, only their mentions.
 	details  func(path string) *Facts
-	mentions func(path string) ([]Mention, bool)
+	mentions func(path string) ([]syntax.Mention, bool)
 
 	relsOnce sync.Once
 	rels     map[string]int // Rel → index in Resources of every resource
@@ -204,9 +205,6 @@ type FileCache interface {
 	Analyze(path string, fi fs.FileInfo, src []byte, k Kind, analyze func() *Facts) *Facts
 }
 
-// DefaultMaxFileSize is the largest document a Loader reads.
-const DefaultMaxFileSize = 8 << 20
-
 // Loader reads collections from disk.
 type Loader struct {
 	Schema SchemaOptions
@@ -242,14 +240,14 @@ type Loader struct {
 	// Mentions, when set beside Details, returns the mentions of a file as
 	// last analyzed, and whether it knows them: what the cross-reference
 	// checks ask of every file with mentions, for less than Details costs.
-	Mentions func(path string) ([]Mention, bool)
+	Mentions func(path string) ([]syntax.Mention, bool)
 	// NamesOnly reads each collection's pyproject.toml files and lists its
 	// resources, but reads no document: enough to tell which collection
 	// wins a name and to describe it (name, version, description, layout,
 	// validity, resource counts), not to check it. Its collections hold
 	// no Facts but their pyproject.toml files'.
 	NamesOnly bool
-	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
+	// slabs holds *syntax.Nodes and bufs *[]byte: node memory and file
 	// buffers reused from file to file.
 	slabs, bufs sync.Pool
 }
@@ -260,7 +258,7 @@ const maxPooledBuffer = 1 << 20
 
 func (l *Loader) maxFileSize() int64 {
 	if l.MaxFileSize <= 0 {
-		return DefaultMaxFileSize
+		return syntax.DefaultMaxFileSize
 	}
 	return l.MaxFileSize
 }
@@ -276,7 +274,7 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 	if l.ReadFile != nil {
 		return l.ReadFile(p)
 	}
-	src, err := ReadFile(p, l.maxFileSize())
+	src, err := syntax.ReadFile(p, l.maxFileSize())
 	if err == nil && l.OnRead != nil {
 		l.OnRead(p, src)
 	}
@@ -288,9 +286,9 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 func fileProblem(p string, k Kind, err error) *Facts {
 	code, msg := diag.CodeUnreadable, "cannot read file: "+errText(err)
 	switch {
-	case errors.Is(err, ErrNotRegular):
+	case errors.Is(err, syntax.ErrNotRegular):
 		code, msg = diag.CodeNotRegular, "not read: "+errText(err)
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, syntax.ErrTooLarge):
 		code, msg = diag.CodeFileTooLarge, "not read: "+errText(err)
 	}
 	return &Facts{Kind: k, Diagnostics: []diag.Diagnostic{{Code: code, Severity: diag.SeverityWarning, Path: p, Message: msg}},
@@ -312,7 +310,7 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 		if buf == nil {
 			buf = new([]byte)
 		}
-		src, err := readFile(p, l.maxFileSize(), *buf)
+		src, err := syntax.ReadFileInto(p, l.maxFileSize(), *buf)
 		if err != nil {
 			l.bufs.Put(buf)
 			return l.unread(p, k, err)
@@ -344,11 +342,11 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 	switch {
 	case !fi.Mode().IsRegular():
 		analyze = func() *Facts {
-			return fileProblem(p, k, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode())))
+			return fileProblem(p, k, fmt.Errorf("%w (%s)", syntax.ErrNotRegular, syntax.ModeName(fi.Mode())))
 		}
 	case fi.Size() > max:
 		analyze = func() *Facts {
-			return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, fi.Size(), max))
+			return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", syntax.ErrTooLarge, fi.Size(), max))
 		}
 	default:
 		if src, err = l.readFile(p); err != nil {
@@ -366,12 +364,12 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 // front matter into a node slab of the Loader's, reset afterwards for the
 // next file.
 func (l *Loader) analyzeFile(p string, src []byte, k Kind) *Facts {
-	slab, _ := l.slabs.Get().(*yamlSlab)
+	slab, _ := l.slabs.Get().(*syntax.Nodes)
 	if slab == nil {
-		slab = &yamlSlab{}
+		slab = &syntax.Nodes{}
 	}
 	f := analyzeFile(p, src, k, l.Schema, slab)
-	slab.reset()
+	slab.Reset()
 	l.slabs.Put(slab)
 	return f
 }
@@ -380,7 +378,7 @@ func (l *Loader) analyzeFile(p string, src []byte, k Kind) *Facts {
 // being why: the warning analyze gives after a stat, which says why
 // more precisely than the open can (a socket cannot be opened at all).
 func (l *Loader) unread(p string, k Kind, err error) *Facts {
-	if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) {
+	if errors.Is(err, syntax.ErrNotRegular) || errors.Is(err, syntax.ErrTooLarge) {
 		return fileProblem(p, k, err)
 	}
 	fi, serr := os.Stat(p)
@@ -388,9 +386,9 @@ func (l *Loader) unread(p string, k Kind, err error) *Facts {
 	case serr != nil:
 		return fileProblem(p, k, serr)
 	case !fi.Mode().IsRegular():
-		return fileProblem(p, k, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode())))
+		return fileProblem(p, k, fmt.Errorf("%w (%s)", syntax.ErrNotRegular, syntax.ModeName(fi.Mode())))
 	case fi.Size() > max:
-		return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, fi.Size(), max))
+		return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", syntax.ErrTooLarge, fi.Size(), max))
 	}
 	return fileProblem(p, k, err)
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -19,7 +20,7 @@ type Document struct {
 	Kind DocKind
 	// Src is the whole file as read; Lines indexes it.
 	Src   []byte
-	Lines *LineIndex
+	Lines *syntax.LineIndex
 	// Front is the front matter's top-level mapping, or nil when the front
 	// matter is missing, unterminated, not YAML, not a mapping, or too
 	// large. Line and column numbers in its nodes count from the start of
@@ -40,7 +41,7 @@ type Document struct {
 	// CodeTooManyDiagnostics.
 	Diagnostics []diag.Diagnostic
 
-	text  *yamlText
+	text  *syntax.YAMLText
 	limit diag.Limit
 }
 
@@ -56,10 +57,10 @@ func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *D
 // parseDocument is ParseDocument taking the nodes of Front from slab
 // (nil for new ones) where it can: the Document must then be dropped
 // before slab is reset.
-func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, slab *yamlSlab) *Document {
-	d := &Document{Path: path, Kind: kind, Src: src, Lines: NewLineIndex(src)}
+func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, slab *syntax.Nodes) *Document {
+	d := &Document{Path: path, Kind: kind, Src: src, Lines: syntax.NewLineIndex(src)}
 	defer func() { d.Diagnostics = append(d.Diagnostics, d.limit.Summaries(d.Path, "")...) }()
-	fm, err := SplitFrontMatter(src)
+	fm, err := syntax.SplitFrontMatter(src)
 	d.Open = fm.Open
 	if bad := firstInvalidUTF8(src); bad >= 0 {
 		d.report(diag.CodeFrontMatterEncoding, diag.SeverityError, d.Lines.Range(bad, bad+1),
@@ -71,21 +72,21 @@ func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, sl
 		}
 	}
 	switch {
-	case errors.Is(err, ErrNoFrontMatter):
+	case errors.Is(err, syntax.ErrNoFrontMatter):
 		d.missing()
 		return d
-	case errors.Is(err, ErrUnterminated):
+	case errors.Is(err, syntax.ErrUnterminated):
 		d.report(diag.CodeFrontMatterUnterminated, diag.SeverityError, d.openRange(),
 			"front matter is not terminated: no closing --- line")
 		return d
-	case errors.Is(err, ErrFrontMatterTooLarge):
+	case errors.Is(err, syntax.ErrFrontMatterTooLarge):
 		d.report(diag.CodeFrontMatterTooLarge, diag.SeverityError, d.openRange(),
-			"front matter is larger than %d bytes", MaxFrontMatter)
+			"front matter is larger than %d bytes", syntax.MaxFrontMatter)
 		return d
 	}
 	d.FrontStart, d.FrontEnd, d.BodyStart = fm.Start, fm.End, fm.BodyStart
-	d.text = newYAMLText(src, fm.Start, fm.End)
-	root, serr := parseYAMLIn(src[fm.Start:fm.End], slab)
+	d.text = syntax.NewYAMLText(src, fm.Start, fm.End)
+	root, serr := syntax.ParseYAMLIn(src[fm.Start:fm.End], slab)
 	if serr != nil {
 		d.syntaxError(serr)
 		return d
@@ -94,16 +95,16 @@ func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, sl
 		// An empty block is an empty mapping.
 		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}
 	}
-	if le := checkLimits(root); le != nil {
-		d.report(diag.CodeFrontMatterTooLarge, diag.SeverityError, d.NodeRange(le.node), "%s", le.msg)
+	if le := syntax.CheckLimits(root); le != nil {
+		d.report(diag.CodeFrontMatterTooLarge, diag.SeverityError, d.NodeRange(le.Node), "%s", le.Msg)
 		return d
 	}
-	if r := resolve(root); r.Kind != yaml.MappingNode {
+	if r := syntax.Unalias(root); r.Kind != yaml.MappingNode {
 		d.report(diag.CodeFrontMatterNotMapping, diag.SeverityError, d.NodeRange(root),
 			"front matter must be a mapping of keys to values, got %s", describeNode(r))
 		return d
 	}
-	d.Front = resolve(root)
+	d.Front = syntax.Unalias(root)
 	validate(d, opts)
 	d.checkName()
 	return d
@@ -134,7 +135,7 @@ func (d *Document) openRange() diag.Range {
 // otherwise.
 func (d *Document) missing() {
 	if fence, ok := d.fencedFrontMatter(); ok {
-		d.report(diag.CodeFrontMatterInCodeFence, diag.SeverityError, d.Lines.Range(fence.open, fence.openEnd),
+		d.report(diag.CodeFrontMatterInCodeFence, diag.SeverityError, d.Lines.Range(fence.Open, fence.OpenEnd),
 			"front matter must open the file between --- lines, not sit in a code fence")
 		return
 	}
@@ -152,14 +153,14 @@ const maxFenceYAML = 64 << 10
 // fencedFrontMatter finds the first yaml (or unlabelled) code fence whose
 // content is a mapping with a key the document's schema knows (any key,
 // for a kind without a schema).
-func (d *Document) fencedFrontMatter() (fencedBlock, bool) {
+func (d *Document) fencedFrontMatter() (syntax.FencedBlock, bool) {
 	s, hasSchema := schemaFor(d.Kind)
-	for _, f := range codeFences(d.Src, d.Open) {
-		if !isYAMLFence(f.info) || f.end-f.start > maxFenceYAML || !utf8.Valid(d.Src[f.start:f.end]) {
+	for _, f := range syntax.CodeFences(d.Src, d.Open) {
+		if !syntax.IsYAMLFence(f.Info) || f.End-f.Start > maxFenceYAML || !utf8.Valid(d.Src[f.Start:f.End]) {
 			continue
 		}
-		root, err := parseYAML(d.Src[f.start:f.end])
-		if err != nil || root == nil || root.Kind != yaml.MappingNode || checkLimits(root) != nil {
+		root, err := syntax.ParseYAML(d.Src[f.Start:f.End])
+		if err != nil || root == nil || root.Kind != yaml.MappingNode || syntax.CheckLimits(root) != nil {
 			continue
 		}
 		for i := 0; i+1 < len(root.Content); i += 2 {
@@ -169,39 +170,39 @@ func (d *Document) fencedFrontMatter() (fencedBlock, bool) {
 			}
 		}
 	}
-	return fencedBlock{}, false
+	return syntax.FencedBlock{}, false
 }
 
 // syntaxError reports a YAML error at the line go-yaml names. go-yaml
 // reports no column; for "mapping values are not allowed" the offending
 // colon is found on the line, elsewhere the line's first non-blank.
-func (d *Document) syntaxError(e *yamlSyntaxError) {
+func (d *Document) syntaxError(e *syntax.SyntaxError) {
 	y := d.text
-	line := e.line
+	line := e.Line
 	if line == 0 {
 		// go-yaml leaves the line out when it is the first, and for
 		// anchors it cannot find.
 		line = 1
-		if name, ok := strings.CutPrefix(e.msg, "unknown anchor '"); ok {
+		if name, ok := strings.CutPrefix(e.Msg, "unknown anchor '"); ok {
 			name = strings.TrimSuffix(name, "' referenced")
-			if off := indexAlias(d.Src[y.start:y.end], name); off >= 0 {
-				start := y.start + off
+			if off := indexAlias(d.Src[y.Start:y.End], name); off >= 0 {
+				start := y.Start + off
 				d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start, start+1+len(name)),
-					"invalid YAML: %s", e.msg)
+					"invalid YAML: %s", e.Msg)
 				return
 			}
 		}
 	}
-	if strings.HasPrefix(e.msg, "found a tab character") {
+	if strings.HasPrefix(e.Msg, "found a tab character") {
 		// go-yaml names the line before the one with the tab.
-		if off := tabIndent(d.Src[y.offset(line, 1):y.end]); off >= 0 {
-			start := y.offset(line, 1) + off
+		if off := tabIndent(d.Src[y.Offset(line, 1):y.End]); off >= 0 {
+			start := y.Offset(line, 1) + off
 			d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start, start+1), "%s", tabMessage)
 			return
 		}
 	}
-	start := y.offset(line, 1)
-	end := y.lineEnd(start)
+	start := y.Offset(line, 1)
+	end := y.LineEnd(start)
 	if off := tabIndent(d.Src[start:end]); off >= 0 {
 		// A tab in the indentation of the line YAML refuses is why,
 		// whatever YAML calls it ("found character that cannot start any
@@ -212,14 +213,14 @@ func (d *Document) syntaxError(e *yamlSyntaxError) {
 	for start < end && (d.Src[start] == ' ' || d.Src[start] == '\t') {
 		start++
 	}
-	if strings.HasPrefix(e.msg, "mapping values are not allowed") {
+	if strings.HasPrefix(e.Msg, "mapping values are not allowed") {
 		if c := misplacedColon(d.Src[start:end]); c >= 0 {
 			start += c
 			end = start + 1
 		}
 	}
-	end = start + len(trimRightSpace(d.Src[start:end]))
-	d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start, end), "invalid YAML: %s", e.msg)
+	end = start + len(syntax.TrimRightSpace(d.Src[start:end]))
+	d.report(diag.CodeFrontMatterSyntax, diag.SeverityError, d.Lines.Range(start, end), "invalid YAML: %s", e.Msg)
 }
 
 // tabMessage names the YAML error of a tab in indentation in the user's
@@ -230,7 +231,7 @@ const tabMessage = "invalid YAML: a tab character indents this line; YAML indent
 // line, or -1.
 func tabIndent(text []byte) int {
 	for i := 0; i < len(text); {
-		line, next := nextLine(text, i)
+		line, next := syntax.NextLine(text, i)
 		for j, c := range line {
 			if c == '\t' {
 				return i + j
@@ -313,7 +314,7 @@ func (d *Document) checkName() {
 	default:
 		return
 	}
-	name, ok := scalarText(n)
+	name, ok := syntax.ScalarText(n)
 	if !ok || name == "" {
 		return
 	}
@@ -345,11 +346,11 @@ func (d *Document) lookup(keys []string) (value, key *yaml.Node) {
 		if n == nil || n.Kind != yaml.MappingNode {
 			return nil, nil
 		}
-		p, ok := lookupKey(n, k)
+		p, ok := syntax.LookupKey(n, k)
 		if !ok {
 			return nil, nil
 		}
-		n, key = resolve(p.value), p.key
+		n, key = syntax.Unalias(p.Value), p.Key
 	}
 	return n, key
 }
@@ -377,8 +378,8 @@ func (d *Document) NodeRange(n *yaml.Node) diag.Range {
 		return d.openRange()
 	}
 	y := d.text
-	start := y.offset(n.Line, n.Column)
-	lineEnd := y.lineEnd(start)
+	start := y.Offset(n.Line, n.Column)
+	lineEnd := y.LineEnd(start)
 	end := lineEnd
 	text := d.Src[start:lineEnd]
 	switch n.Kind {
@@ -391,14 +392,14 @@ func (d *Document) NodeRange(n *yaml.Node) diag.Range {
 		case n.Style&yaml.SingleQuotedStyle != 0:
 			end = start + quotedLen(text, '\'')
 		case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-			end = start + len(trimRightSpace(text))
+			end = start + len(syntax.TrimRightSpace(text))
 		case len(text) >= len(n.Value) && string(text[:len(n.Value)]) == n.Value:
 			end = start + len(n.Value)
 		default:
-			end = start + len(trimRightSpace(text))
+			end = start + len(syntax.TrimRightSpace(text))
 		}
 	default:
-		end = start + len(trimRightSpace(text))
+		end = start + len(syntax.TrimRightSpace(text))
 	}
 	return d.Lines.Range(start, end)
 }
@@ -432,11 +433,11 @@ func (d *Document) Body() []byte {
 // nil ("yes" is true, "010" is 8, "10.0" is a Float). Entries with keys
 // that are not scalars are left out. It returns ErrNoFrontMatter when
 // Front is nil, and never fails otherwise. Each call builds a new value.
-func (d *Document) Decode() (*Map, error) {
+func (d *Document) Decode() (*syntax.Map, error) {
 	if d.Front == nil {
-		return nil, fmt.Errorf("decode front matter %s: %w", d.Path, ErrNoFrontMatter)
+		return nil, fmt.Errorf("decode front matter %s: %w", d.Path, syntax.ErrNoFrontMatter)
 	}
-	m, _ := decodeNode(d.Front).(*Map)
+	m, _ := syntax.DecodeNode(d.Front).(*syntax.Map)
 	return m, nil
 }
 
@@ -465,7 +466,7 @@ func (d *Document) metaString(key string) string {
 			n = d.Lookup(key)
 		}
 	}
-	s, _ := scalarText(n)
+	s, _ := syntax.ScalarText(n)
 	return s
 }
 

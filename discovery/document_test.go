@@ -18,6 +18,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // A fixture in testdata/documents is a txtar archive. Its comment names
@@ -292,7 +293,7 @@ func TestDocumentAccessors(t *testing.T) {
 	}
 	// The merged entries take the place of the merge key; an explicit
 	// key overrides a merged one in its place.
-	config := mapOf("n", 1, "f", discovery.Float(1.5), "b", true, "z", nil, "s", "1")
+	config := mapOf("n", 1, "f", syntax.Float(1.5), "b", true, "z", nil, "s", "1")
 	defaults := mapOf("module", "tool-web", "config", config)
 	bash := mapOf("module", "tool-bash", "config", config)
 	if !reflect.DeepEqual(m.Value("tools"), []any{defaults, bash}) {
@@ -342,7 +343,7 @@ func TestNameAndDescription(t *testing.T) {
 
 func TestDecodeWithoutFrontMatter(t *testing.T) {
 	d := discovery.ParseDocument("x.md", []byte("# Title\n"), discovery.DocAgent, discovery.SchemaOptions{})
-	if _, err := d.Decode(); !errors.Is(err, discovery.ErrNoFrontMatter) {
+	if _, err := d.Decode(); !errors.Is(err, syntax.ErrNoFrontMatter) {
 		t.Errorf("Decode error %v, want ErrNoFrontMatter", err)
 	}
 	if d.Front != nil || d.BodyStart != 0 || string(d.Body()) != "# Title\n" {
@@ -412,13 +413,13 @@ func TestBounds(t *testing.T) {
 		{"aliases within budget", laughs(3), "", ""},
 		{"10001 nested flow sequences", "---\nx: " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "\n---\n", diag.CodeFrontMatterSyntax, "max depth"},
 		{"10000 nested flow sequences", "---\nname: d\ndescription: d\nconfig: " + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n---\n", diag.CodeFrontMatterTooLarge, "deeper than"},
-		{"256 KiB of open brackets", "---\nx: " + strings.Repeat("[", discovery.MaxFrontMatter-10) + "\n---\n", diag.CodeFrontMatterSyntax, "max depth"},
+		{"256 KiB of open brackets", "---\nx: " + strings.Repeat("[", syntax.MaxFrontMatter-10) + "\n---\n", diag.CodeFrontMatterSyntax, "max depth"},
 		{"9000 nested flow mappings", "---\nname: d\ndescription: d\nconfig: " + strings.Repeat("{a: ", 9000) + "1" + strings.Repeat("}", 9000) + "\n---\n", diag.CodeFrontMatterTooLarge, "deeper than"},
 		{"700 nested block mappings", nestedMaps(700), diag.CodeFrontMatterTooLarge, "deeper than"},
 		{"9000 nested compact sequences", "---\nname: d\ndescription: d\nconfig:\n" + strings.Repeat("- ", 9000) + "x\n---\n", diag.CodeFrontMatterTooLarge, "deeper than"},
 		{"many nodes", "---\nname: d\ndescription: d\nconfig: [" + strings.Repeat("1, ", 20000) + "1]\n---\n", diag.CodeFrontMatterTooLarge, "more than 10000"},
-		{"256 KiB of nodes", "---\nname: d\ndescription: d\nconfig: [" + strings.Repeat("1,", discovery.MaxFrontMatter/2-20) + "1]\n---\n", diag.CodeFrontMatterTooLarge, "more than 10000"},
-		{"front matter over the cap", "---\nname: d\ndescription: |\n" + strings.Repeat("  0123456789abcdef\n", discovery.MaxFrontMatter/16) + "---\n", diag.CodeFrontMatterTooLarge, "larger than"},
+		{"256 KiB of nodes", "---\nname: d\ndescription: d\nconfig: [" + strings.Repeat("1,", syntax.MaxFrontMatter/2-20) + "1]\n---\n", diag.CodeFrontMatterTooLarge, "more than 10000"},
+		{"front matter over the cap", "---\nname: d\ndescription: |\n" + strings.Repeat("  0123456789abcdef\n", syntax.MaxFrontMatter/16) + "---\n", diag.CodeFrontMatterTooLarge, "larger than"},
 		{"unterminated 2 MiB", "---\n" + strings.Repeat("a: b\n", 2<<20/5), diag.CodeFrontMatterTooLarge, "larger than"},
 		{"invalid UTF-8", "---\nname: \xff\xfe\ndescription: d\n---\n", diag.CodeFrontMatterEncoding, "0xFF"},
 		{"NUL bytes", "---\nname: a\x00b\ndescription: d\n---\n", diag.CodeFrontMatterSyntax, ""},
@@ -535,7 +536,7 @@ func FuzzParseDocument(f *testing.F) {
 		// Every node has a range inside the file.
 		var walk func(n *yaml.Node, depth int)
 		walk = func(n *yaml.Node, depth int) {
-			if depth > discovery.MaxFrontMatterDepth+1 {
+			if depth > syntax.MaxFrontMatterDepth+1 {
 				t.Fatalf("tree deeper than the limit")
 			}
 			r := d.NodeRange(n)
@@ -588,8 +589,8 @@ config:
 	}
 	want := mapOf(
 		"on", true, "off_", false, "octal", 8, "hex", 31, "binary", 5, "sexagesimal", 90,
-		"under", 1000, "big", bigInt("123456789012345678901234567890"), "float", discovery.Float(1500), "sexafloat", discovery.Float(90.5),
-		"inf", discovery.Float(math.Inf(-1)), "exp_no_dot", "1e3", "quoted", "yes", "tagged", "12", "tagged_int", 12,
+		"under", 1000, "big", bigInt("123456789012345678901234567890"), "float", syntax.Float(1500), "sexafloat", syntax.Float(90.5),
+		"inf", syntax.Float(math.Inf(-1)), "exp_no_dot", "1e3", "quoted", "yes", "tagged", "12", "tagged_int", 12,
 		"null_", nil, "empty", nil, "date", "2024-01-02",
 	)
 	if got := m.Value("config"); !reflect.DeepEqual(got, want) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -18,16 +19,16 @@ type Facts struct {
 	Name        string `json:"name,omitempty"`
 	Description string `json:"description,omitempty"`
 	// Extends is a profile's parent reference.
-	Extends *Ref `json:"extends,omitempty"`
+	Extends *syntax.Ref `json:"extends,omitempty"`
 	// AgentsMode is "all", "none", "list" or "inline" for a profile's agents
 	// key; "" when absent. Agents holds the names of a list.
-	AgentsMode string `json:"agents_mode,omitempty"`
-	Agents     []Ref  `json:"agents,omitempty"`
+	AgentsMode string       `json:"agents_mode,omitempty"`
+	Agents     []syntax.Ref `json:"agents,omitempty"`
 	// Mentions are the @collection:path references of the body.
-	Mentions []Mention `json:"mentions,omitempty"`
+	Mentions []syntax.Mention `json:"mentions,omitempty"`
 	// Front is a profile's decoded front matter, for merging, in the
 	// author's key order.
-	Front *Map `json:"front,omitzero"`
+	Front *syntax.Map `json:"front,omitzero"`
 	// Metadata is set for pyproject.toml files.
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Diagnostics are the file's own problems.
@@ -133,12 +134,12 @@ func (f *Facts) Brief() *Facts {
 		blocks: profileBlocks(f.Front), front: f.Front != nil, transient: f.transient,
 		Suppressions: f.Suppressions}
 	if f.Extends != nil {
-		b.Extends = &Ref{Value: strings.Clone(f.Extends.Value), Range: f.Extends.Range}
+		b.Extends = &syntax.Ref{Value: strings.Clone(f.Extends.Value), Range: f.Extends.Range}
 	}
 	if f.Agents != nil {
-		b.Agents = make([]Ref, len(f.Agents))
+		b.Agents = make([]syntax.Ref, len(f.Agents))
 		for i, a := range f.Agents {
-			b.Agents[i] = Ref{Value: strings.Clone(a.Value), Range: a.Range}
+			b.Agents[i] = syntax.Ref{Value: strings.Clone(a.Value), Range: a.Range}
 		}
 	}
 	return b
@@ -164,7 +165,7 @@ func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
 // analyzeFile is AnalyzeFile parsing front matter into the nodes of slab
 // (nil for new ones) where it can. The Facts hold no node: slab may be
 // reset once it returns.
-func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yamlSlab) *Facts {
+func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *syntax.Nodes) *Facts {
 	f := &Facts{Kind: k, Suppressions: ParseSuppressions(path, src)}
 	if k == "" && filepath.Base(path) == "pyproject.toml" {
 		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
@@ -175,7 +176,7 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 		// Context files: only their mentions matter, and a file without an
 		// "@" has none.
 		if bytes.IndexByte(src, '@') >= 0 {
-			f.Mentions = FindMentions(src, 0, NewLineIndex(src))
+			f.Mentions = syntax.FindMentions(src, 0, syntax.NewLineIndex(src))
 		}
 		return f
 	}
@@ -183,12 +184,12 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 	f.Diagnostics = doc.Diagnostics
 	f.Name = doc.Name()
 	f.Description = doc.Description()
-	f.Mentions = FindMentions(doc.Src, doc.BodyStart, doc.Lines)
+	f.Mentions = syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines)
 	if k != KindProfile || doc.Front == nil {
 		return f
 	}
 	if n := doc.Lookup("profile", "extends"); n != nil && n.Kind == yaml.ScalarNode && n.Value != "" {
-		f.Extends = &Ref{Value: n.Value, Range: doc.NodeRange(n)}
+		f.Extends = &syntax.Ref{Value: n.Value, Range: doc.NodeRange(n)}
 	}
 	if n := doc.Lookup("agents"); n != nil {
 		switch n.Kind {
@@ -198,7 +199,7 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 			f.AgentsMode = "list"
 			for _, item := range n.Content {
 				if item.Kind == yaml.ScalarNode && item.Value != "" {
-					f.Agents = append(f.Agents, Ref{Value: item.Value, Range: doc.NodeRange(item)})
+					f.Agents = append(f.Agents, syntax.Ref{Value: item.Value, Range: doc.NodeRange(item)})
 				}
 			}
 		case yaml.MappingNode:
@@ -208,7 +209,7 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 			if inc := doc.Lookup("agents", "include"); inc != nil && inc.Kind == yaml.SequenceNode {
 				for _, item := range inc.Content {
 					if item.Kind == yaml.ScalarNode && item.Value != "" {
-						f.Agents = append(f.Agents, Ref{Value: item.Value, Range: doc.NodeRange(item)})
+						f.Agents = append(f.Agents, syntax.Ref{Value: item.Value, Range: doc.NodeRange(item)})
 					}
 				}
 			}
@@ -224,8 +225,8 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 // of front matter: what checking a child profile's inherited session
 // needs of each profile of its chain. It returns "" when there is
 // neither.
-func profileBlocks(front *Map) string {
-	blocks := &Map{}
+func profileBlocks(front *syntax.Map) string {
+	blocks := &syntax.Map{}
 	for _, k := range []string{"session", "exclude"} {
 		if v, ok := front.Get(k); ok {
 			blocks.Set(k, v)
@@ -251,12 +252,12 @@ func (f *Facts) HasFront() bool {
 // ProfileBlocks returns the session and exclude blocks of a profile's
 // front matter, as Front holds them (also for brief Facts, which keep
 // them), and false when the file has no usable front matter.
-func (f *Facts) ProfileBlocks() (session any, exclude *Map, ok bool) {
+func (f *Facts) ProfileBlocks() (session any, exclude *syntax.Map, ok bool) {
 	if !f.brief {
 		if f.Front == nil {
 			return nil, nil, false
 		}
-		ex, _ := f.Front.Value("exclude").(*Map)
+		ex, _ := f.Front.Value("exclude").(*syntax.Map)
 		return f.Front.Value("session"), ex, true
 	}
 	if !f.front {
@@ -269,7 +270,7 @@ func (f *Facts) ProfileBlocks() (session any, exclude *Map, ok bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	m, _ := v.(*Map)
-	ex, _ := m.Value("exclude").(*Map)
+	m, _ := v.(*syntax.Map)
+	ex, _ := m.Value("exclude").(*syntax.Map)
 	return m.Value("session"), ex, true
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The binary form of Facts: what the daemon keeps in its index for every
@@ -141,7 +142,7 @@ func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
 // DecodeMentions decodes, of the binary form of Facts, what Brief keeps
 // and the mentions, which it returns, and not the front matter and
 // diagnostics that follow them. The error wraps ErrBadFacts.
-func DecodeMentions(b []byte) ([]Mention, error) {
+func DecodeMentions(b []byte) ([]syntax.Mention, error) {
 	f, err := decodeFacts(b, decodeMentions)
 	if err != nil {
 		return nil, err
@@ -181,7 +182,7 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	f.AgentsMode = d.str()
 	if n := d.count(); n > 0 {
-		f.Agents = make([]Ref, n)
+		f.Agents = make([]syntax.Ref, n)
 		for i := range f.Agents {
 			f.Agents[i] = d.ref()
 		}
@@ -231,9 +232,9 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	end := d.i + restLen
 	if n := d.count(); n > 0 {
-		f.Mentions = make([]Mention, n)
+		f.Mentions = make([]syntax.Mention, n)
 		for i := range f.Mentions {
-			f.Mentions[i] = Mention{Collection: d.str(), Path: d.str(), Range: d.rng()}
+			f.Mentions[i] = syntax.Mention{Collection: d.str(), Path: d.str(), Range: d.rng()}
 		}
 	}
 	if mode == decodeMentions {
@@ -244,7 +245,7 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	if d.byte() == 1 {
 		v := d.value(0)
-		m, ok := v.(*Map)
+		m, ok := v.(*syntax.Map)
 		if !ok {
 			d.fail("front matter is not a mapping")
 		}
@@ -279,7 +280,7 @@ func (e *encoder) rng(r diag.Range) {
 	e.uint(uint64(r.End.Character))
 }
 
-func (e *encoder) ref(r Ref) {
+func (e *encoder) ref(r syntax.Ref) {
 	e.str(r.Value)
 	e.rng(r.Range)
 }
@@ -350,7 +351,7 @@ func (e *encoder) value(v any) {
 	case float64:
 		e.b = append(e.b, tagFloat64)
 		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v))
-	case Float:
+	case syntax.Float:
 		e.b = append(e.b, tagFloat)
 		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(float64(v)))
 	case *big.Int:
@@ -365,7 +366,7 @@ func (e *encoder) value(v any) {
 		for _, x := range v {
 			e.value(x)
 		}
-	case *Map:
+	case *syntax.Map:
 		e.b = append(e.b, tagMap)
 		e.uint(uint64(v.Len()))
 		for k, x := range v.All() {
@@ -440,7 +441,7 @@ func (d *decoder) rng() diag.Range {
 	return diag.Range{Start: diag.Position{Line: d.int(), Character: d.int()}, End: diag.Position{Line: d.int(), Character: d.int()}}
 }
 
-func (d *decoder) ref() Ref { return Ref{Value: d.str(), Range: d.rng()} }
+func (d *decoder) ref() syntax.Ref { return syntax.Ref{Value: d.str(), Range: d.rng()} }
 
 func (d *decoder) metadata() *Metadata {
 	if d.byte() == 0 {
@@ -470,12 +471,8 @@ func (d *decoder) metadata() *Metadata {
 	return m
 }
 
-// maxValueDepth bounds the nesting of a decoded front matter value, as the
-// parser bounds the documents it reads.
-const maxValueDepth = 256
-
 func (d *decoder) value(depth int) any {
-	if depth > maxValueDepth {
+	if depth > syntax.MaxValueDepth {
 		d.fail("value nested too deep")
 	}
 	switch tag := d.byte(); tag {
@@ -502,7 +499,7 @@ func (d *decoder) value(depth int) any {
 		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.i:]))
 		d.i += 8
 		if tag == tagFloat {
-			return Float(v)
+			return syntax.Float(v)
 		}
 		return v
 	case tagBigInt:
@@ -522,7 +519,7 @@ func (d *decoder) value(depth int) any {
 		return out
 	case tagMap:
 		n := d.count()
-		out := NewMap(n)
+		out := syntax.NewMap(n)
 		for range n {
 			k := d.str()
 			out.Set(k, d.value(depth+1))

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // A collection that a daemon keeps for its whole life holds, per file, a
@@ -105,9 +107,9 @@ func (c *Collection) Keep() *Collection {
 	var t text
 	t.b.Grow(size)
 	facts := make([]Facts, 0, n)
-	var agents []Ref
+	var agents []syntax.Ref
 	if refs > 0 {
-		agents = make([]Ref, 0, refs)
+		agents = make([]syntax.Ref, 0, refs)
 	}
 	d.Facts = make(map[string]*Facts, len(c.Facts))
 	move := func(f *Facts) *Facts {
@@ -119,13 +121,13 @@ func (c *Collection) Keep() *Collection {
 		g.Name, g.Description = t.keep(f.Name), t.keep(f.Description)
 		g.Kind, g.AgentsMode = internKind(g.Kind), internMode(g.AgentsMode)
 		if f.Extends != nil {
-			agents = append(agents, Ref{Value: t.keep(f.Extends.Value), Range: f.Extends.Range})
+			agents = append(agents, syntax.Ref{Value: t.keep(f.Extends.Value), Range: f.Extends.Range})
 			g.Extends = &agents[len(agents)-1]
 		}
 		if f.Agents != nil {
 			start := len(agents)
 			for _, a := range f.Agents {
-				agents = append(agents, Ref{Value: t.keep(a.Value), Range: a.Range})
+				agents = append(agents, syntax.Ref{Value: t.keep(a.Value), Range: a.Range})
 			}
 			g.Agents = agents[start:len(agents):len(agents)]
 		}

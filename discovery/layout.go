@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // resourceDirs are the directory names that make a directory hold resources.
@@ -418,7 +419,7 @@ func regularFile(p string, e os.DirEntry) (bool, *diag.Diagnostic) {
 		return mode.IsRegular(), nil
 	}
 	return false, &diag.Diagnostic{Code: diag.CodeNotRegular, Severity: diag.SeverityWarning, Path: p,
-		Message: "not read: " + modeName(mode)}
+		Message: "not read: " + syntax.ModeName(mode)}
 }
 
 // errText is err's message without the path os errors repeat.

@@ -193,3 +193,30 @@ func FuzzJoinName(f *testing.F) {
 		}
 	})
 }
+
+func TestModuleType(t *testing.T) {
+	cases := []struct{ dir, want string }{
+		{"tool-custom", "tool"},
+		{"tool-issue", "tool"},
+		{"hooks-logger", "hook"},
+		{"hook-issue-auto-work", "hook"},
+		{"provider-anthropic", "provider"},
+		{"loop-streaming", "orchestrator"},
+		{"orchestrator-basic", "orchestrator"},
+		{"context-simple", "context"},
+		{"amplifier-module-loop-streaming", "orchestrator"},
+		{"Tool-Upper", "tool"},
+		{"issue-manager", "unknown"},
+		{"tool-", "unknown"},
+		{"tools", "unknown"},
+		{"", "unknown"},
+		{"anthropic-provider", "unknown"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.dir, func(t *testing.T) {
+			if got := discovery.ModuleType(tc.dir); got != tc.want {
+				t.Errorf("ModuleType(%q) = %q, want %q", tc.dir, got, tc.want)
+			}
+		})
+	}
+}

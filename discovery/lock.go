@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // LockVersion is the newest lock file format version, the one the
@@ -43,7 +44,7 @@ type Lock struct {
 	raw    map[string]json.RawMessage // entries as read
 	extra  map[string]json.RawMessage // top-level keys other than version and collections
 	exists bool                       // read from a file that exists
-	lines  *LineIndex                 // of the file read, for positions
+	lines  *syntax.LineIndex          // of the file read, for positions
 	spans  map[string]jsonSpan        // positions of keys and values in the file read
 }
 
@@ -86,7 +87,7 @@ type LockCheckCollection struct {
 // parsed: the error comes with the diagnostic that reports it. See
 // ParseLock for the rest.
 func ReadLock(path string) (*Lock, []diag.Diagnostic, error) {
-	src, err := ReadFile(path, DefaultMaxFileSize)
+	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Lock{Version: LockVersion, Collections: map[string]LockEntry{}}, nil, nil
 	}
@@ -107,7 +108,7 @@ func ReadLock(path string) (*Lock, []diag.Diagnostic, error) {
 // entry's name as collection) but do not make the file corrupt; "modules"
 // is required from version 1.1 on.
 func ParseLock(path string, src []byte) (*Lock, []diag.Diagnostic, error) {
-	p := &lockParser{path: path, lines: NewLineIndex(src)}
+	p := &lockParser{path: path, lines: syntax.NewLineIndex(src)}
 	l := p.parse(src)
 	if p.corrupt != nil {
 		d := *p.corrupt
@@ -123,7 +124,7 @@ func ParseLock(path string, src []byte) (*Lock, []diag.Diagnostic, error) {
 // lockParser holds the state of one ParseLock call.
 type lockParser struct {
 	path    string
-	lines   *LineIndex
+	lines   *syntax.LineIndex
 	spans   map[string]jsonSpan
 	diags   []diag.Diagnostic
 	limit   diag.Limit
@@ -171,7 +172,7 @@ func (p *lockParser) parse(src []byte) *Lock {
 	if err := json.Unmarshal(src, &top); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			off := runeBoundary(src, int(min(max(syn.Offset-1, 0), int64(len(src)))))
+			off := syntax.RuneBoundary(src, int(min(max(syn.Offset-1, 0), int64(len(src)))))
 			_, size := utf8.DecodeRune(src[off:])
 			end := off + size
 			if end > off && (src[off] == '\n' || src[off] == '\r') {
@@ -517,7 +518,7 @@ func jsonPath(parts ...string) string {
 
 // jsonKeyRange returns the Range of the key at path, or of the nearest
 // enclosing key, or the first byte of the text.
-func jsonKeyRange(lines *LineIndex, spans map[string]jsonSpan, parts []string) diag.Range {
+func jsonKeyRange(lines *syntax.LineIndex, spans map[string]jsonSpan, parts []string) diag.Range {
 	for n := len(parts); n > 0; n-- {
 		if s, ok := spans[jsonPath(parts[:n]...)]; ok && s.keyEnd > s.keyStart {
 			return lines.Range(s.keyStart, s.keyEnd)

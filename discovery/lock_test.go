@@ -15,6 +15,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 var updateLock = flag.Bool("update-lock", false, "rewrite the want sections of testdata/lock/*.txtar")
@@ -242,7 +243,7 @@ func FuzzParseLock(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzParseLock/, made from the fixtures.
 	f.Fuzz(func(t *testing.T, src []byte) {
 		l, diags, err := discovery.ParseLock("collections.lock", src)
-		lines := discovery.NewLineIndex(src)
+		lines := syntax.NewLineIndex(src)
 		for _, d := range diags {
 			checkRangeInside(t, lines, d.Range)
 		}

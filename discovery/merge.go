@@ -2,6 +2,8 @@ package discovery
 
 import (
 	"fmt"
+
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // moduleLists are the profile sections that hold module entries.
@@ -29,9 +31,9 @@ var moduleLists = []string{"providers", "tools", "hooks"}
 // removes with "all" and sets again goes last.
 //
 // It also returns the chain, child first.
-func (s *Set) Effective(ref ProfileRef) (*Map, []ProfileRef, error) {
+func (s *Set) Effective(ref ProfileRef) (*syntax.Map, []ProfileRef, error) {
 	chain := s.Chain(ref)
-	var merged *Map
+	var merged *syntax.Map
 	for i := len(chain) - 1; i >= 0; i-- {
 		p := chain[i]
 		f := p.Collection.FullFacts(p.Path)
@@ -58,7 +60,7 @@ func (s *Set) effectiveSession(chain []ProfileRef) (session any, ok bool) {
 	}
 	last := chain[len(chain)-1]
 	rooted := last.Collection.Facts[last.Path] != nil && last.Collection.Facts[last.Path].Extends == nil
-	out := &Map{}
+	out := &syntax.Map{}
 	from := len(chain) - 1
 	if rooted {
 		for i := 1; i < len(chain); i++ {
@@ -98,13 +100,13 @@ func (s *Set) effectiveSession(chain []ProfileRef) (session any, ok bool) {
 
 // MergeProfile overlays child on parent (nil for none) and returns a new
 // Map; neither argument is modified. Keys are ordered as Effective says.
-func MergeProfile(parent, child *Map) *Map {
-	out, _ := deepCopy(parent).(*Map)
+func MergeProfile(parent, child *syntax.Map) *syntax.Map {
+	out, _ := deepCopy(parent).(*syntax.Map)
 	if out == nil {
-		out = &Map{}
+		out = &syntax.Map{}
 	}
 	out.Delete("exclude")
-	if ex, ok := child.Value("exclude").(*Map); ok {
+	if ex, ok := child.Value("exclude").(*syntax.Map); ok {
 		applyExclude(out, ex)
 	}
 	for k, cv := range child.All() {
@@ -134,7 +136,7 @@ func isModuleList(k string) bool {
 }
 
 // applyExclude removes inherited entries named by a child's exclude block.
-func applyExclude(out *Map, ex *Map) {
+func applyExclude(out *syntax.Map, ex *syntax.Map) {
 	for section, what := range ex.All() {
 		if s, ok := what.(string); ok && s == "all" {
 			out.Delete(section)
@@ -168,7 +170,7 @@ func applyExclude(out *Map, ex *Map) {
 
 // moduleID returns the module id of a module entry, or "".
 func moduleID(v any) string {
-	m, ok := v.(*Map)
+	m, ok := v.(*syntax.Map)
 	if !ok {
 		return ""
 	}
@@ -211,15 +213,15 @@ func mergeModuleList(parent, child any) any {
 // mergeModuleEntry merges one module entry: config deep-merged, source
 // inherited when the child has none, other keys replaced.
 func mergeModuleEntry(parent, child any) any {
-	pm, ok1 := parent.(*Map)
-	cm, ok2 := child.(*Map)
+	pm, ok1 := parent.(*syntax.Map)
+	cm, ok2 := child.(*syntax.Map)
 	if !ok1 || !ok2 {
 		return deepCopy(child)
 	}
 	if cid, pid := moduleID(cm), moduleID(pm); cid != "" && cid != pid {
 		return deepCopy(child)
 	}
-	out := deepCopy(pm).(*Map)
+	out := deepCopy(pm).(*syntax.Map)
 	for k, v := range cm.All() {
 		if k == "config" {
 			out.Set(k, mergeValue(out.Value(k), v))
@@ -233,16 +235,16 @@ func mergeModuleEntry(parent, child any) any {
 // mergeSession merges the session block: orchestrator and context are
 // module entries, the rest is deep-merged.
 func mergeSession(parent, child any) any {
-	pm, ok1 := parent.(*Map)
-	cm, ok2 := child.(*Map)
+	pm, ok1 := parent.(*syntax.Map)
+	cm, ok2 := child.(*syntax.Map)
 	if !ok1 || !ok2 {
 		return deepCopy(child)
 	}
-	out := deepCopy(pm).(*Map)
+	out := deepCopy(pm).(*syntax.Map)
 	for k, v := range cm.All() {
 		switch k {
 		case "orchestrator", "context", "provider":
-			if _, isMap := v.(*Map); isMap {
+			if _, isMap := v.(*syntax.Map); isMap {
 				out.Set(k, mergeModuleEntry(out.Value(k), v))
 			} else {
 				out.Set(k, deepCopy(v))
@@ -256,12 +258,12 @@ func mergeSession(parent, child any) any {
 
 // mergeValue deep-merges mappings; anything else is replaced by child.
 func mergeValue(parent, child any) any {
-	pm, ok1 := parent.(*Map)
-	cm, ok2 := child.(*Map)
+	pm, ok1 := parent.(*syntax.Map)
+	cm, ok2 := child.(*syntax.Map)
 	if !ok1 || !ok2 {
 		return deepCopy(child)
 	}
-	out := deepCopy(pm).(*Map)
+	out := deepCopy(pm).(*syntax.Map)
 	for k, v := range cm.All() {
 		out.Set(k, mergeValue(out.Value(k), v))
 	}
@@ -272,11 +274,11 @@ func mergeValue(parent, child any) any {
 // the cached front matter.
 func deepCopy(v any) any {
 	switch t := v.(type) {
-	case *Map:
+	case *syntax.Map:
 		if t == nil {
 			return t
 		}
-		out := NewMap(t.Len())
+		out := syntax.NewMap(t.Len())
 		for k, e := range t.All() {
 			out.Set(k, deepCopy(e))
 		}

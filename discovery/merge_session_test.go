@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // randomFront returns front matter that exercises what the session block
 // merges and what can remove it: module entries with and without ids,
 // other session keys, excludes of "all" or of lists, a session that is not
 // a mapping, and module lists beside it.
-func randomFront(r *rand.Rand) *discovery.Map {
+func randomFront(r *rand.Rand) *syntax.Map {
 	entry := func() any {
 		switch r.IntN(4) {
 		case 0:
@@ -29,7 +30,7 @@ func randomFront(r *rand.Rand) *discovery.Map {
 	case 1:
 		front.Set("session", []any{"odd"})
 	default:
-		session := &discovery.Map{}
+		session := &syntax.Map{}
 		for _, k := range []string{"orchestrator", "context", "provider", "ui"} {
 			if r.IntN(2) == 0 {
 				session.Set(k, entry())
@@ -82,7 +83,7 @@ func TestEffectiveSessionMatchesEffective(t *testing.T) {
 				if spread && r.IntN(4) == 0 {
 					j = (i + 1 + r.IntN(n)) % n // may come later, may make a cycle
 				}
-				f.Extends = &discovery.Ref{Value: fmt.Sprintf("c%d:p%d", j, j)}
+				f.Extends = &syntax.Ref{Value: fmt.Sprintf("c%d:p%d", j, j)}
 				if !spread {
 					f.Extends.Value = fmt.Sprintf("c0:p%d", j)
 				}
@@ -122,7 +123,7 @@ func TestEffectiveSessionOfACycle(t *testing.T) {
 		c := &discovery.Collection{Name: fmt.Sprintf("c%d", i), Valid: true, Dir: dir, Base: dir,
 			Resources: []discovery.Resource{{Kind: discovery.KindProfile, Name: "p", Path: path, Rel: "profiles/p.md"}},
 			Facts: map[string]*discovery.Facts{path: {Kind: discovery.KindProfile,
-				Extends: &discovery.Ref{Value: fmt.Sprintf("c%d:p", (i+1)%3)},
+				Extends: &syntax.Ref{Value: fmt.Sprintf("c%d:p", (i+1)%3)},
 				Front:   mapOf("profile", mapOf("name", "p"), "session", mapOf("ui", mapOf(fmt.Sprint("k", i), i)))}}}
 		cols = append(cols, c)
 		refs = append(refs, discovery.ProfileRef{Collection: c, Path: path})

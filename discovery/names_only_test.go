@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -32,7 +33,7 @@ func TestNamesOnlyResolvesAlike(t *testing.T) {
 				if filepath.Base(p) != "pyproject.toml" {
 					reads++
 				}
-				return discovery.ReadFile(p, discovery.DefaultMaxFileSize)
+				return syntax.ReadFile(p, syntax.DefaultMaxFileSize)
 			}
 			full := scanSet(t, &discovery.Loader{}, roots)
 			names := scanSet(t, &discovery.Loader{NamesOnly: true, ReadFile: counted}, roots)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Sizes of the one-line inputs of BenchmarkPositionsOneLine: the time per
@@ -113,7 +114,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("random/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				x := discovery.NewLineIndex(src)
+				x := syntax.NewLineIndex(src)
 				for _, o := range offs {
 					if x.PositionOffset(x.Position(o)) != o {
 						b.Fatalf("position of %d does not come back", o)

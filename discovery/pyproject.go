@@ -2,17 +2,16 @@ package discovery
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // isPyprojectVersion reports whether v has the version format of the
@@ -109,9 +108,9 @@ func PyprojectProblem(f *Facts) string {
 // Diagnostics:
 //
 //   - metadata/toml-syntax: the file is not TOML, at the position the TOML
-//     parser reports, or it has a key of more than maxTOMLKeyParts dotted
+//     parser reports, or it has a key of more than syntax.MaxTOMLKeyParts dotted
 //     parts or arrays and inline tables nested deeper than
-//     maxTOMLScanDepth (not decoded: the decoder's time grows with their
+//     syntax.MaxTOMLScanDepth (not decoded: the decoder's time grows with their
 //     square); nothing else is checked.
 //   - metadata/missing-field: `Required field missing: <field>` for a
 //     missing or empty [project] name, version or description, on the
@@ -132,7 +131,7 @@ func PyprojectProblem(f *Facts) string {
 //
 // Diagnostics carry path but no collection name.
 func ParsePyproject(path string, src []byte) (*Metadata, []diag.Diagnostic) {
-	p := &pyprojectParser{path: path, src: src, lines: NewLineIndex(src), meta: &Metadata{}}
+	p := &pyprojectParser{path: path, src: src, lines: syntax.NewLineIndex(src), meta: &Metadata{}}
 	p.parse()
 	return p.meta, append(p.diags, p.limit.Summaries(path, "")...)
 }
@@ -141,11 +140,11 @@ func ParsePyproject(path string, src []byte) (*Metadata, []diag.Diagnostic) {
 type pyprojectParser struct {
 	path  string
 	src   []byte
-	lines *LineIndex
+	lines *syntax.LineIndex
 	// spans are the positions of the keys, scanned when one is first
 	// needed (see span), or before the decoder reads a text the fast
 	// path does not.
-	spans   tomlSpans
+	spans   syntax.TOMLSpans
 	scanned bool
 	keys    []toml.Key // every key and table header, in the order of the file
 	meta    *Metadata
@@ -168,14 +167,14 @@ func (p *pyprojectParser) report(code string, sev diag.Severity, r diag.Range, f
 
 func (p *pyprojectParser) parse() {
 	// The fast path reads only texts within the scanner's bounds.
-	doc, keys, ok := decodeTOMLFast(p.src)
+	doc, keys, ok := syntax.DecodeTOMLFast(p.src)
 	if !ok {
 		// The shape is bounded before the decoder sees the text: it takes
 		// time quadratic in the parts of a dotted key and in the nesting
 		// of inline tables.
-		spans, deep := scanTOMLSpans(p.src)
+		spans, deep := syntax.ScanTOMLSpans(p.src)
 		if deep != nil {
-			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.lines.Range(deep.Off, deep.Off+1), "TOML not read: %s", deep.Why)
 			return
 		}
 		p.spans, p.scanned = spans, true
@@ -183,9 +182,9 @@ func (p *pyprojectParser) parse() {
 			md  toml.MetaData
 			err error
 		)
-		doc, md, err = decodeTOML(p.src)
+		doc, md, err = syntax.DecodeTOML(p.src)
 		if err != nil {
-			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.errorRange(err), "Invalid TOML: %s", syntax.TOMLErrorMessage(err))
 			return
 		}
 		keys = md.Keys()
@@ -194,27 +193,6 @@ func (p *pyprojectParser) parse() {
 	p.checkProject(doc)
 	p.checkCollection(doc)
 	diag.Sort(p.diags)
-}
-
-// decodeTOML decodes src into a generic document. A panic of the decoder
-// is turned into an error so that no input can crash the caller.
-func decodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			// The panic's own text is the decoder's, not the user's.
-			doc, err = nil, errors.New("the TOML decoder failed on this file")
-		}
-	}()
-	md, err = toml.Decode(string(src), &doc)
-	return doc, md, err
-}
-
-// tomlErrorMessage returns the short message of a TOML error.
-func tomlErrorMessage(err error) string {
-	if pe, ok := err.(toml.ParseError); ok && pe.Message != "" {
-		return pe.Message
-	}
-	return err.Error()
 }
 
 // errorRange converts the position of a TOML parse error into a Range. The
@@ -238,7 +216,7 @@ func (p *pyprojectParser) errorRange(err error) diag.Range {
 		return p.lines.LineRange(line)
 	}
 	end := min(off+max(pe.Position.Len, 0), p.lines.LineEnd(line))
-	off, end = runeBoundary(p.src, off), runeBoundary(p.src, max(end, off))
+	off, end = syntax.RuneBoundary(p.src, off), syntax.RuneBoundary(p.src, max(end, off))
 	// The lexer's span may open with the blanks before the offending text.
 	for off+1 < end && (p.src[off] == ' ' || p.src[off] == '\t') {
 		off++
@@ -246,33 +224,14 @@ func (p *pyprojectParser) errorRange(err error) diag.Range {
 	return p.lines.Range(off, end)
 }
 
-// runeBoundary moves a byte offset of src back to the start of the
-// character it falls in, decoding from the start of its line as LineIndex
-// does (an invalid byte is a character of its own), so that a Range never
-// splits a character.
-func runeBoundary(src []byte, off int) int {
-	if off <= 0 || off >= len(src) {
-		return off
-	}
-	p := bytes.LastIndexByte(src[:off], '\n') + 1
-	for p < off {
-		_, size := utf8.DecodeRune(src[p:])
-		if p+size > off {
-			return p
-		}
-		p += size
-	}
-	return off
-}
-
 // span returns the span of the key at path, scanning the text the first
 // time one is asked for.
-func (p *pyprojectParser) span(path []string) (tomlSpan, bool) {
+func (p *pyprojectParser) span(path []string) (syntax.TOMLSpan, bool) {
 	if !p.scanned {
-		p.spans, _ = scanTOMLSpans(p.src)
+		p.spans, _ = syntax.ScanTOMLSpans(p.src)
 		p.scanned = true
 	}
-	s, ok := p.spans[tomlPath(path)]
+	s, ok := p.spans[syntax.TOMLPath(path)]
 	return s, ok
 }
 
@@ -282,9 +241,9 @@ func (p *pyprojectParser) valueRange(path ...string) diag.Range {
 	for n := len(path); n > 0; n-- {
 		if s, ok := p.span(path[:n]); ok {
 			if n == len(path) {
-				return p.lines.Range(s.valStart, s.valEnd)
+				return p.lines.Range(s.ValStart, s.ValEnd)
 			}
-			return p.lines.Range(s.keyStart, s.keyEnd)
+			return p.lines.Range(s.KeyStart, s.KeyEnd)
 		}
 	}
 	return p.lines.LineRange(0)
@@ -295,7 +254,7 @@ func (p *pyprojectParser) valueRange(path ...string) diag.Range {
 func (p *pyprojectParser) keyRange(path ...string) diag.Range {
 	for n := len(path); n > 0; n-- {
 		if s, ok := p.span(path[:n]); ok {
-			return p.lines.Range(s.keyStart, s.keyEnd)
+			return p.lines.Range(s.KeyStart, s.KeyEnd)
 		}
 	}
 	return p.lines.LineRange(0)
@@ -305,7 +264,7 @@ func (p *pyprojectParser) keyRange(path ...string) diag.Range {
 // or of the first key that defines it, or line 1.
 func (p *pyprojectParser) tableRange(path ...string) diag.Range {
 	if s, ok := p.span(path); ok {
-		return p.lines.Range(s.keyStart, s.keyEnd)
+		return p.lines.Range(s.KeyStart, s.KeyEnd)
 	}
 	return p.lines.LineRange(0)
 }
@@ -354,7 +313,7 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 			s, ok := v.(string)
 			if !ok {
 				p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project", "urls", k), "%s",
-					wrongTypeMessage("project.urls."+tomlKeyString(k), v, "a string"))
+					wrongTypeMessage("project.urls."+syntax.TOMLKey(k), v, "a string"))
 				continue
 			}
 			p.meta.URLs[k] = s
@@ -464,7 +423,7 @@ func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...), "%s",
+			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(append(at[:len(at):len(at)], syntax.TOMLIndex(i))...), "%s",
 				wrongTypeMessage(fmt.Sprintf("tool.amplifier.collection.capabilities[%d]", i), item, "a string"))
 			continue
 		}
@@ -488,19 +447,19 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 		s, ok := raw.(string)
 		if !ok {
 			p.report(diag.CodeMetadataType, diag.SeverityError, r, "%s",
-				wrongTypeMessage("requires."+tomlKeyString(name), raw, "a version constraint string"))
+				wrongTypeMessage("requires."+syntax.TOMLKey(name), raw, "a version constraint string"))
 			continue
 		}
-		if _, err := ParseConstraint(s); err != nil {
+		if _, err := syntax.ParseConstraint(s); err != nil {
 			why := err.Error()
-			if ce, ok := err.(*constraintError); ok {
-				why = ce.reason
+			if ce, ok := err.(*syntax.ConstraintError); ok {
+				why = ce.Reason
 			}
 			if rest, ok := strings.CutPrefix(why, strconv.Quote(s)+" "); ok {
 				why = rest // "latest" is not a version: said once
-				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q %s", tomlKeyString(name), s, why)
+				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q %s", syntax.TOMLKey(name), s, why)
 			} else {
-				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q: %s", tomlKeyString(name), s, why)
+				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q: %s", syntax.TOMLKey(name), s, why)
 			}
 		}
 		p.meta.Requires = append(p.meta.Requires, Requirement{Name: name, Constraint: s, Range: r})
@@ -635,441 +594,5 @@ func tomlTypeName(v any) string {
 	return "a value of another type"
 }
 
-// tomlKeyString writes a key as TOML would: bare when it can be, quoted
-// otherwise.
-func tomlKeyString(k string) string {
-	if k == "" {
-		return `""`
-	}
-	for i := 0; i < len(k); i++ {
-		if !isTOMLBareKeyByte(k[i]) {
-			return strconv.Quote(k)
-		}
-	}
-	return k
-}
-
-// A TOML position scanner. The TOML decoder does not say where keys and
-// values are, so this scanner walks the text once more and records, for
-// each key path, the byte spans of the key and of its value. It understands
-// table headers, dotted and quoted keys, strings of all four kinds, arrays
-// (element spans are recorded under tomlIndex(i)) and inline tables. It is
-// meant for text the decoder accepted; on anything else it gives up on the
-// current line and goes on, and it never fails.
-
-// tomlSpan is where a key and its value sit, as byte offsets. For a table
-// header, the key span is the whole header ("[a.b]") and so is the value
-// span.
-type tomlSpan struct {
-	keyStart, keyEnd int
-	valStart, valEnd int
-	// implicit is set on a span recorded for a table that is only the
-	// prefix of a longer key or header; a real definition replaces it.
-	implicit bool
-}
-
-// tomlSpans maps a key path (see tomlPath) to its span; the first
-// definition of a path wins.
-type tomlSpans map[string]tomlSpan
-
-// tomlPath joins key parts into a tomlSpans key.
-func tomlPath(parts []string) string { return strings.Join(parts, "\x00") }
-
-// tomlIndex names element i of an array in a key path.
-func tomlIndex(i int) string { return "\x01" + strconv.Itoa(i) }
-
-// Bounds on the shape of a pyproject.toml, far beyond what real ones use
-// (a handful of parts, a few levels). A file that exceeds one is not
-// decoded.
-const (
-	// maxTOMLScanDepth bounds the nesting of arrays and inline tables.
-	maxTOMLScanDepth = 32
-	// maxTOMLKeyParts bounds the parts of a dotted key or table header.
-	maxTOMLKeyParts = 32
-)
-
-// tomlTooDeep says where a TOML text exceeds a bound of its shape, and
-// which.
-type tomlTooDeep struct {
-	off int
-	why string
-}
-
-type tomlScanner struct {
-	src   []byte
-	pos   int
-	depth int
-	spans tomlSpans
-	deep  *tomlTooDeep // set when the text exceeds a bound; the scan stops
-}
-
-// tooDeep records that the text exceeds a bound at off, and ends the scan.
-func (s *tomlScanner) tooDeep(off int, why string) {
-	if s.deep == nil {
-		s.deep = &tomlTooDeep{off: off, why: why}
-	}
-	s.pos = len(s.src)
-}
-
-// scanTOMLSpans records the spans of every key and table in src, in time
-// linear in its size. It stops, and says where, at a key of more than
-// maxTOMLKeyParts parts or at arrays and inline tables nested deeper than
-// maxTOMLScanDepth.
-func scanTOMLSpans(src []byte) (tomlSpans, *tomlTooDeep) {
-	s := &tomlScanner{src: src, spans: tomlSpans{}}
-	if bytes.HasPrefix(src, []byte("\uFEFF")) {
-		s.pos = 3
-	}
-	var table []string
-	for {
-		s.skipBlank(true)
-		if s.pos >= len(s.src) {
-			break
-		}
-		start := s.pos
-		if s.src[s.pos] == '[' {
-			double := s.pos+1 < len(s.src) && s.src[s.pos+1] == '['
-			s.pos++
-			if double {
-				s.pos++
-			}
-			s.skipBlank(false)
-			key, ok := s.key()
-			s.skipBlank(false)
-			if ok && s.peek() == ']' && (!double || s.peekAt(1) == ']') {
-				s.pos++
-				if double {
-					s.pos++
-				}
-				table = key
-				s.record(key, tomlSpan{keyStart: start, keyEnd: s.pos, valStart: start, valEnd: s.pos}, true)
-			}
-			s.skipLine()
-			continue
-		}
-		key, ok := s.key()
-		keyEnd := s.pos
-		s.skipBlank(false)
-		if !ok || s.peek() != '=' {
-			s.skipLine()
-			continue
-		}
-		s.pos++
-		s.skipBlank(false)
-		full := append(table[:len(table):len(table)], key...)
-		valStart := s.pos
-		s.value(full)
-		if s.deep != nil {
-			break
-		}
-		s.record(full, tomlSpan{keyStart: start, keyEnd: keyEnd, valStart: valStart, valEnd: s.trimmedEnd(valStart)}, true)
-		s.skipLine()
-	}
-	return s.spans, s.deep
-}
-
-// record stores span under path and, when prefixes is set, under each
-// enclosing path that has no span yet (pointing at the same key).
-func (s *tomlScanner) record(path []string, span tomlSpan, prefixes bool) {
-	if len(path) == 0 {
-		return
-	}
-	full := tomlPath(path)
-	if old, ok := s.spans[full]; !ok || old.implicit {
-		s.spans[full] = span
-	}
-	if !prefixes {
-		return
-	}
-	// The path of each enclosing table is a prefix of full, up to the
-	// separator after its last part.
-	end := len(full)
-	for n := len(path) - 1; n > 0; n-- {
-		end -= len(path[n]) + 1
-		p := full[:end]
-		if _, ok := s.spans[p]; ok {
-			break
-		}
-		s.spans[p] = tomlSpan{keyStart: span.keyStart, keyEnd: span.keyEnd, valStart: span.keyStart, valEnd: span.keyEnd, implicit: true}
-	}
-}
-
-func (s *tomlScanner) peek() byte { return s.peekAt(0) }
-
-func (s *tomlScanner) peekAt(n int) byte {
-	if s.pos+n < len(s.src) {
-		return s.src[s.pos+n]
-	}
-	return 0
-}
-
-func (s *tomlScanner) hasPrefix(p string) bool {
-	return strings.HasPrefix(string(s.src[s.pos:min(s.pos+len(p), len(s.src))]), p)
-}
-
-// skipBlank skips spaces and tabs, and with newlines set also line ends
-// and comments.
-func (s *tomlScanner) skipBlank(newlines bool) {
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case ' ', '\t':
-			s.pos++
-		case '\r', '\n':
-			if !newlines {
-				return
-			}
-			s.pos++
-		case '#':
-			if !newlines {
-				return
-			}
-			s.skipLine()
-		default:
-			return
-		}
-	}
-}
-
-// skipLine moves past the next line end.
-func (s *tomlScanner) skipLine() {
-	for s.pos < len(s.src) && s.src[s.pos] != '\n' {
-		s.pos++
-	}
-	if s.pos < len(s.src) {
-		s.pos++
-	}
-}
-
-// trimmedEnd returns the current position with trailing blanks before it
-// removed, but not before start.
-func (s *tomlScanner) trimmedEnd(start int) int {
-	end := s.pos
-	for end > start && (s.src[end-1] == ' ' || s.src[end-1] == '\t' || s.src[end-1] == '\r' || s.src[end-1] == '\n') {
-		end--
-	}
-	return end
-}
-
-func isTOMLBareKeyByte(b byte) bool {
-	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '-'
-}
-
-// key reads a dotted key. It reports false when there is none, or when it
-// has too many parts.
-func (s *tomlScanner) key() ([]string, bool) {
-	start := s.pos
-	var parts []string
-	for {
-		part, ok := s.simpleKey()
-		if !ok {
-			return nil, false
-		}
-		if len(parts) == maxTOMLKeyParts {
-			s.tooDeep(start, fmt.Sprintf("a key or table name has more than %d dotted parts", maxTOMLKeyParts))
-			return nil, false
-		}
-		parts = append(parts, part)
-		save := s.pos
-		s.skipBlank(false)
-		if s.peek() != '.' {
-			s.pos = save
-			return parts, true
-		}
-		s.pos++
-		s.skipBlank(false)
-	}
-}
-
-// simpleKey reads one bare or quoted key.
-func (s *tomlScanner) simpleKey() (string, bool) {
-	start := s.pos
-	switch s.peek() {
-	case '"':
-		if s.hasPrefix(`"""`) {
-			return "", false
-		}
-		if !s.basicString() {
-			return "", false
-		}
-		raw := string(s.src[start:s.pos])
-		if k, err := strconv.Unquote(raw); err == nil {
-			return k, true
-		}
-		return raw[1 : len(raw)-1], true
-	case '\'':
-		if s.hasPrefix(`'''`) {
-			return "", false
-		}
-		if !s.literalString() {
-			return "", false
-		}
-		return string(s.src[start+1 : s.pos-1]), true
-	}
-	for s.pos < len(s.src) && isTOMLBareKeyByte(s.src[s.pos]) {
-		s.pos++
-	}
-	return string(s.src[start:s.pos]), s.pos > start
-}
-
-// basicString reads a one-line "…" string with escapes.
-func (s *tomlScanner) basicString() bool {
-	s.pos++
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case '\\':
-			s.pos += 2
-		case '"':
-			s.pos++
-			return true
-		case '\n':
-			return false
-		default:
-			s.pos++
-		}
-	}
-	s.pos = len(s.src)
-	return false
-}
-
-// literalString reads a one-line '…' string.
-func (s *tomlScanner) literalString() bool {
-	s.pos++
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case '\'':
-			s.pos++
-			return true
-		case '\n':
-			return false
-		}
-		s.pos++
-	}
-	return false
-}
-
-// multiline reads a """…""" or ”'…”' string; quote is its delimiter.
-func (s *tomlScanner) multiline(quote byte, escapes bool) {
-	delim := strings.Repeat(string(quote), 3)
-	s.pos += 3
-	for s.pos < len(s.src) {
-		switch {
-		case escapes && s.src[s.pos] == '\\':
-			s.pos += 2
-		case s.hasPrefix(delim):
-			s.pos += 3
-			// Up to two more quotes belong to the content.
-			for n := 0; n < 2 && s.peek() == quote; n++ {
-				s.pos++
-			}
-			return
-		default:
-			s.pos++
-		}
-	}
-	s.pos = min(s.pos, len(s.src))
-}
-
-// value reads one value and records the spans of what it contains under
-// path.
-func (s *tomlScanner) value(path []string) {
-	switch s.peek() {
-	case '"':
-		if s.hasPrefix(`"""`) {
-			s.multiline('"', true)
-		} else {
-			s.basicString()
-		}
-	case '\'':
-		if s.hasPrefix(`'''`) {
-			s.multiline('\'', false)
-		} else {
-			s.literalString()
-		}
-	case '[':
-		s.nested(path, s.array)
-	case '{':
-		s.nested(path, s.inlineTable)
-	default:
-		for s.pos < len(s.src) && strings.IndexByte(",]}#\r\n", s.src[s.pos]) < 0 {
-			s.pos++
-		}
-	}
-	s.pos = min(s.pos, len(s.src))
-}
-
-// nested runs read for an array or inline table unless nesting is too
-// deep, in which case the scan ends.
-func (s *tomlScanner) nested(path []string, read func([]string)) {
-	if s.depth >= maxTOMLScanDepth {
-		s.tooDeep(s.pos, fmt.Sprintf("arrays and inline tables nest more than %d deep", maxTOMLScanDepth))
-		return
-	}
-	s.depth++
-	read(path)
-	s.depth--
-}
-
-func (s *tomlScanner) array(path []string) {
-	s.pos++ // [
-	for i := 0; ; i++ {
-		s.skipBlank(true)
-		if s.pos >= len(s.src) {
-			return
-		}
-		if s.peek() == ']' {
-			s.pos++
-			return
-		}
-		start := s.pos
-		elem := append(path[:len(path):len(path)], tomlIndex(i))
-		s.value(elem)
-		s.record(elem, tomlSpan{keyStart: start, keyEnd: start, valStart: start, valEnd: s.trimmedEnd(start)}, false)
-		s.skipBlank(true)
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case ']':
-			s.pos++
-			return
-		default:
-			return
-		}
-	}
-}
-
-func (s *tomlScanner) inlineTable(path []string) {
-	s.pos++ // {
-	for {
-		s.skipBlank(true)
-		if s.pos >= len(s.src) {
-			return
-		}
-		if s.peek() == '}' {
-			s.pos++
-			return
-		}
-		start := s.pos
-		key, ok := s.key()
-		keyEnd := s.pos
-		s.skipBlank(false)
-		if !ok || s.peek() != '=' {
-			return
-		}
-		s.pos++
-		s.skipBlank(false)
-		full := append(path[:len(path):len(path)], key...)
-		valStart := s.pos
-		s.value(full)
-		s.record(full, tomlSpan{keyStart: start, keyEnd: keyEnd, valStart: valStart, valEnd: s.trimmedEnd(valStart)}, true)
-		s.skipBlank(true)
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return
-		default:
-			return
-		}
-	}
-}
+// isDigit reports whether c is an ASCII digit.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

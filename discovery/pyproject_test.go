@@ -3,16 +3,18 @@ package discovery_test
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 var updatePyproject = flag.Bool("update-pyproject", false, "rewrite the want sections of testdata/pyproject/*.txtar")
@@ -254,7 +256,7 @@ func FuzzParsePyproject(f *testing.F) {
 		if md == nil {
 			t.Fatal("nil metadata")
 		}
-		lines := discovery.NewLineIndex(src)
+		lines := syntax.NewLineIndex(src)
 		for _, d := range diags {
 			checkRangeInside(t, lines, d.Range)
 			if d.Message == "" || d.Code == "" {
@@ -264,12 +266,12 @@ func FuzzParsePyproject(f *testing.F) {
 		for _, r := range md.Requires {
 			checkRangeInside(t, lines, r.Range)
 		}
-		discovery.ScanTOMLSpans(src) // must not panic on any input
+		syntax.ScanTOMLSpans(src) // must not panic on any input
 	})
 }
 
 // checkRangeInside fails unless r is ordered and lies inside the text.
-func checkRangeInside(t *testing.T, lines *discovery.LineIndex, r diag.Range) {
+func checkRangeInside(t *testing.T, lines *syntax.LineIndex, r diag.Range) {
 	t.Helper()
 	if r.Start.Line < 0 || r.End.Line >= lines.Lines() || r.Start.Line > r.End.Line ||
 		r.Start.Line == r.End.Line && r.Start.Character > r.End.Character || r.Start.Character < 0 {
@@ -368,5 +370,26 @@ func TestUsable(t *testing.T) {
 	}
 	if discovery.Usable(nil) || discovery.PyprojectProblem(nil) == "" {
 		t.Error("no Facts are usable")
+	}
+}
+
+func TestPyprojectVersionMatcher(t *testing.T) {
+	re := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+	check := func(s string) {
+		if want, got := re.MatchString(s), discovery.IsPyprojectVersion(s); got != want {
+			t.Errorf("version matcher on %q = %v, the expression says %v", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "1", "1.2", "1.2.3", "01.002.0003", "1.2.3.4", "1.2.", ".1.2", "1..2", "1.2.3-rc1", "1.2.3\n", "v1.2.3", "1.2.x", "١.٢.٣"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 0, 10)
+	for range 50_000 {
+		buf = buf[:0]
+		for range rng.IntN(9) {
+			buf = append(buf, "0123456789..a-"[rng.IntN(14)])
+		}
+		check(string(buf))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // ProfileRef names a profile: its collection and its file.
@@ -267,12 +268,12 @@ func (s *Set) unknownAgent(name string, from *Collection) string {
 }
 
 // ResolveMention returns the file an @collection:path mention names.
-func (s *Set) ResolveMention(m Mention) (string, error) { return s.resolveMentionFrom(m, nil) }
+func (s *Set) ResolveMention(m syntax.Mention) (string, error) { return s.resolveMentionFrom(m, nil) }
 
 // resolveMentionFrom is ResolveMention for a mention written in
 // collection from (nil when there is none), whose requires the message
 // of a collection that does not resolve takes into account.
-func (s *Set) resolveMentionFrom(m Mention, from *Collection) (string, error) {
+func (s *Set) resolveMentionFrom(m syntax.Mention, from *Collection) (string, error) {
 	p, c, miss := s.resolveMention(m)
 	switch miss {
 	case mentionResolves:
@@ -301,14 +302,14 @@ const (
 
 // resolveMention resolves m without saying why it does not: the file and
 // its collection, or why not (the collection when it has no such file).
-func (s *Set) resolveMention(m Mention) (string, *Collection, mentionMiss) {
+func (s *Set) resolveMention(m syntax.Mention) (string, *Collection, mentionMiss) {
 	return s.resolveMentionStat(m, nil)
 }
 
 // resolveMentionStat is resolveMention, setting *statted (when not nil)
 // when the answer came from asking the file system whether a file that
 // is not a resource exists.
-func (s *Set) resolveMentionStat(m Mention, statted *bool) (string, *Collection, mentionMiss) {
+func (s *Set) resolveMentionStat(m syntax.Mention, statted *bool) (string, *Collection, mentionMiss) {
 	if escapes(m.Path) {
 		return "", nil, mentionEscapes
 	}
@@ -336,18 +337,18 @@ var errEscapes = errors.New("path leaves its collection")
 // constraint parses a version constraint, once per set. The set's lock
 // is held only to look the answer up and to keep it: two checks may parse
 // one text at once, and agree.
-func (s *Set) constraint(text string) (*Constraint, error) {
+func (s *Set) constraint(text string) (*syntax.Constraint, error) {
 	s.statMu.Lock()
 	c, ok := s.constraints[text]
 	s.statMu.Unlock()
 	if ok {
 		return c, nil
 	}
-	c, err := ParseConstraint(text)
+	c, err := syntax.ParseConstraint(text)
 	if err == nil {
 		s.statMu.Lock()
 		if s.constraints == nil {
-			s.constraints = map[string]*Constraint{}
+			s.constraints = map[string]*syntax.Constraint{}
 		}
 		s.constraints[text] = c
 		s.statMu.Unlock()
@@ -411,8 +412,8 @@ func (s *Set) CheckCollectionStat(c *Collection) (_ []diag.Diagnostic, statted b
 // of each file, read from the index when its Facts are brief, are read
 // once for both.
 func (s *Set) CheckWithNames(c *Collection) (diags []diag.Diagnostic, names []string, statted bool) {
-	read := map[string][]Mention{}
-	mentions := func(c *Collection, p string, f *Facts) []Mention {
+	read := map[string][]syntax.Mention{}
+	mentions := func(c *Collection, p string, f *Facts) []syntax.Mention {
 		ms, ok := read[p]
 		if !ok {
 			ms = mentionsOf(c, p, f)
@@ -554,9 +555,9 @@ func (s *Set) mergedMissing(chain []ProfileRef) (string, string) {
 	if !ok {
 		return "", ""
 	}
-	session, _ := merged.(*Map)
+	session, _ := merged.(*syntax.Map)
 	for _, slot := range []string{"orchestrator", "context"} {
-		entry, _ := session.Value(slot).(*Map)
+		entry, _ := session.Value(slot).(*syntax.Map)
 		if id, _ := entry.Value("module").(string); id == "" {
 			ids := make([]string, len(chain))
 			for i, p := range chain {
@@ -643,11 +644,11 @@ func refCollection(ref string) string {
 
 // mentionsFunc returns the mentions of the file at p of c, whose Facts
 // are f.
-type mentionsFunc func(c *Collection, p string, f *Facts) []Mention
+type mentionsFunc func(c *Collection, p string, f *Facts) []syntax.Mention
 
 // mentionsOf returns the mentions of the file at p of c, whose Facts are f:
 // from the full Facts when f is brief.
-func mentionsOf(c *Collection, p string, f *Facts) []Mention {
+func mentionsOf(c *Collection, p string, f *Facts) []syntax.Mention {
 	if !f.brief {
 		return f.Mentions
 	}

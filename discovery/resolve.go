@@ -10,6 +10,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Set is every collection of every root, resolved by name: project over
@@ -48,7 +49,7 @@ type Set struct {
 	// a resource exists (mentions of docs and the like).
 	statMu      sync.Mutex // guards stats and constraints; held only to read or write them
 	stats       map[string]bool
-	constraints map[string]*Constraint
+	constraints map[string]*syntax.Constraint
 	// suggested remembers the near name of each unresolved collection
 	// name asked about; Sets derived by Apply share it for as long as the
 	// names that have a winner stay the same.

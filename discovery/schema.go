@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -35,27 +36,11 @@ type SchemaOptions struct {
 	UnknownKeySeverity diag.Severity
 }
 
-// valueKind is a set of YAML value types.
-type valueKind uint8
-
-const (
-	kString valueKind = 1 << iota
-	kBool
-	kInt
-	kFloat
-	kList
-	kMap
-	kNull
-
-	kNumber = kInt | kFloat
-	kAny    = kString | kBool | kNumber | kList | kMap | kNull
-)
-
 // shape is what a YAML value may be. A shape that admits several types
 // describes each with its own part: enum and semver apply to strings,
 // items to lists, fields and extra to mappings.
 type shape struct {
-	kinds valueKind
+	kinds syntax.Type
 	// enum, when set, lists the strings allowed.
 	enum []string
 	// semver requires a string to be a semantic version X.Y.Z.
@@ -148,7 +133,7 @@ func validate(d *Document, opts SchemaOptions) {
 		v.severity = diag.SeverityError
 	}
 	if d.Kind == DocProfile {
-		if n := d.Lookup("profile", "extends"); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		if n := d.Lookup("profile", "extends"); n != nil && n.Kind == yaml.ScalarNode && !syntax.IsNull(n) {
 			v.extends = true
 		}
 	}
@@ -163,12 +148,12 @@ func (v *validator) report(code string, sev diag.Severity, r diag.Range, format 
 // items and extra keys); at is where a missing key inside n is reported:
 // n's key, or n itself for a list item (nil for the opening line).
 func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
-	r := resolve(n)
+	r := syntax.Unalias(n)
 	if r == nil || r.Kind == yaml.AliasNode {
 		return // an unresolvable alias; the limits check reported it
 	}
-	t := nodeType(r)
-	if t == kNull && f != nil && f.nullable {
+	t := syntax.NodeType(r)
+	if t == syntax.TypeNull && f != nil && f.nullable {
 		return
 	}
 	if s.kinds&t == 0 {
@@ -181,20 +166,20 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 			msg += " (" + s.hint + ")"
 		}
 		where := v.doc.NodeRange(n)
-		if t == kNull && r.Value == "" {
+		if t == syntax.TypeNull && r.Value == "" {
 			where = v.doc.NodeRange(at) // an empty value has no text of its own: point at its key
 		}
 		v.report(diag.CodeWrongType, diag.SeverityError, where, "%s", msg)
 		return
 	}
 	switch t {
-	case kString:
+	case syntax.TypeString:
 		if len(s.enum) > 0 && !slices.Contains(s.enum, r.Value) {
 			v.report(diag.CodeInvalidValue, diag.SeverityError, v.doc.NodeRange(n), "invalid value for %s: %s; want %s",
 				quotePath(v.path()), quoteValue(r.Value), describeKinds(s))
 		}
 		if s.semver {
-			if _, err := ParseVersion(r.Value); err != nil {
+			if _, err := syntax.ParseVersion(r.Value); err != nil {
 				msg := fmt.Sprintf("invalid version format for %s: %s; want MAJOR.MINOR.PATCH", quotePath(v.path()), quoteValue(r.Value))
 				if fix := suggestPyprojectVersion(r.Value); fix != "" {
 					msg += fmt.Sprintf(", such as %q", fix)
@@ -202,7 +187,7 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 				v.report(diag.CodeInvalidValue, diag.SeverityError, v.doc.NodeRange(n), "%s", msg)
 			}
 		}
-	case kList:
+	case syntax.TypeList:
 		if s.items == nil {
 			return
 		}
@@ -211,8 +196,8 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 			v.value(item, s.items, nil, item)
 			v.stack = v.stack[:len(v.stack)-1]
 		}
-	case kMap:
-		if len(s.fields) == 0 && s.extra != nil && s.extra.kinds == kAny {
+	case syntax.TypeMap:
+		if len(s.fields) == 0 && s.extra != nil && s.extra.kinds == syntax.TypeAny {
 			return // an open mapping: nothing to check
 		}
 		v.mapping(r, s, at)
@@ -254,12 +239,12 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 	// A mapping without merge keys is its own list of pairs: it is looked
 	// through without gathering them.
 	var (
-		ps  []yamlPair
+		ps  []syntax.Pair
 		bad []*yaml.Node
 	)
-	direct := m.Kind == yaml.MappingNode && !hasMergeKey(m)
+	direct := m.Kind == yaml.MappingNode && !syntax.HasMergeKey(m)
 	if !direct {
-		ps, bad = pairs(m)
+		ps, bad = syntax.Pairs(m)
 	}
 	count := len(ps)
 	if direct {
@@ -267,7 +252,7 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 	}
 	for _, b := range bad {
 		v.report(diag.CodeWrongType, diag.SeverityError, v.doc.NodeRange(b),
-			"wrong type for a merge (<<) in %s: %s; want a mapping", quotePathOrTop(v.path()), describeValue(resolve(b)))
+			"wrong type for a merge (<<) in %s: %s; want a mapping", quotePathOrTop(v.path()), describeValue(syntax.Unalias(b)))
 	}
 	// claimed holds the required keys that are missing because an unknown
 	// key misspells them: that key is their one diagnostic.
@@ -283,9 +268,9 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 				if direct {
 					k = m.Content[2*i]
 				} else {
-					k = ps[i].key
+					k = ps[i].Key
 				}
-				if k = resolve(k); k.Kind == yaml.ScalarNode {
+				if k = syntax.Unalias(k); k.Kind == yaml.ScalarNode {
 					names[k.Value] = true
 				}
 			}
@@ -312,34 +297,34 @@ func (v *validator) mapping(m *yaml.Node, s *shape, at *yaml.Node) {
 		present.list = make([]seenKey, 0, count)
 	}
 	for i := range count {
-		var p yamlPair
+		var p syntax.Pair
 		if direct {
-			p = yamlPair{m.Content[2*i], m.Content[2*i+1]}
+			p = syntax.Pair{Key: m.Content[2*i], Value: m.Content[2*i+1]}
 		} else {
 			p = ps[i]
 		}
-		k := resolve(p.key)
+		k := syntax.Unalias(p.Key)
 		if k.Kind != yaml.ScalarNode {
 			if s.extra == nil {
-				v.report(diag.CodeWrongType, diag.SeverityError, v.doc.NodeRange(p.key),
+				v.report(diag.CodeWrongType, diag.SeverityError, v.doc.NodeRange(p.Key),
 					"wrong type for a key of %s: %s; want a string", quotePathOrTop(v.path()), describeValue(k))
 			}
 			continue
 		}
 		name := k.Value
 		if first := present.get(name); first != nil {
-			v.report(diag.CodeDuplicateKey, diag.SeverityError, v.doc.NodeRange(p.key),
+			v.report(diag.CodeDuplicateKey, diag.SeverityError, v.doc.NodeRange(p.Key),
 				"key %s is repeated (first at line %d); the last one wins", quoteKey(name), v.doc.NodeRange(first).Start.Line+1)
 		}
-		present.set(name, p.key)
+		present.set(name, p.Key)
 		f := s.field(name)
 		switch {
 		case f != nil:
-			v.valueAt(name, p.value, f.shape, f, p.key)
+			v.valueAt(name, p.Value, f.shape, f, p.Key)
 		case s.extra != nil:
-			v.valueAt(name, p.value, s.extra, nil, p.key)
+			v.valueAt(name, p.Value, s.extra, nil, p.Key)
 		default:
-			v.unknownKey(p.key, name, s, misspells)
+			v.unknownKey(p.Key, name, s, misspells)
 		}
 	}
 	for _, f := range s.fields {
@@ -461,7 +446,7 @@ func quotePathOrTop(p string) string {
 // mapping`.
 func describeKinds(s *shape) string {
 	var parts []string
-	if s.kinds&kString != 0 {
+	if s.kinds&syntax.TypeString != 0 {
 		if len(s.enum) > 0 {
 			for _, e := range s.enum {
 				parts = append(parts, fmt.Sprintf("%q", e))
@@ -470,19 +455,19 @@ func describeKinds(s *shape) string {
 			parts = append(parts, "a string")
 		}
 	}
-	if s.kinds&kBool != 0 {
+	if s.kinds&syntax.TypeBool != 0 {
 		parts = append(parts, "a boolean")
 	}
-	switch s.kinds & kNumber {
-	case kNumber, kFloat:
+	switch s.kinds & syntax.TypeNumber {
+	case syntax.TypeNumber, syntax.TypeFloat:
 		parts = append(parts, "a number")
-	case kInt:
+	case syntax.TypeInt:
 		parts = append(parts, "an integer")
 	}
-	if s.kinds&kList != 0 {
+	if s.kinds&syntax.TypeList != 0 {
 		parts = append(parts, "a list")
 	}
-	if s.kinds&kMap != 0 {
+	if s.kinds&syntax.TypeMap != 0 {
 		parts = append(parts, "a mapping")
 	}
 	switch len(parts) {
@@ -498,10 +483,10 @@ func describeKinds(s *shape) string {
 // scalar: `a number (1.0)`, `a string ("x")`.
 func describeValue(n *yaml.Node) string {
 	what := describeNode(n)
-	switch t := nodeType(n); {
-	case t == kString:
+	switch t := syntax.NodeType(n); {
+	case t == syntax.TypeString:
 		what += " (" + quoteValue(n.Value) + ")"
-	case t&(kBool|kNumber) != 0 || t == kNull && n.Value != "":
+	case t&(syntax.TypeBool|syntax.TypeNumber) != 0 || t == syntax.TypeNull && n.Value != "":
 		what += " (" + clip(n.Value) + ")"
 	}
 	return what
@@ -509,18 +494,18 @@ func describeValue(n *yaml.Node) string {
 
 // describeNode says in words what n is.
 func describeNode(n *yaml.Node) string {
-	switch nodeType(n) {
-	case kString:
+	switch syntax.NodeType(n) {
+	case syntax.TypeString:
 		return "a string"
-	case kBool:
+	case syntax.TypeBool:
 		return "a boolean"
-	case kInt, kFloat:
+	case syntax.TypeInt, syntax.TypeFloat:
 		return "a number"
-	case kList:
+	case syntax.TypeList:
 		return "a list"
-	case kMap:
+	case syntax.TypeMap:
 		return "a mapping"
-	case kNull:
+	case syntax.TypeNull:
 		if n.Value == "" {
 			return "an empty value"
 		}
@@ -559,11 +544,11 @@ func JSONSchema(kind DocKind) ([]byte, error) {
 
 // jsonShape renders s as a JSON Schema object.
 func jsonShape(s *shape) map[string]any {
-	if s == nil || s.kinds == kAny {
+	if s == nil || s.kinds == syntax.TypeAny {
 		return map[string]any{}
 	}
 	var alts []map[string]any
-	if s.kinds&kString != 0 {
+	if s.kinds&syntax.TypeString != 0 {
 		a := map[string]any{"type": "string"}
 		if len(s.enum) > 0 {
 			a["enum"] = s.enum
@@ -573,22 +558,22 @@ func jsonShape(s *shape) map[string]any {
 		}
 		alts = append(alts, a)
 	}
-	if s.kinds&kBool != 0 {
+	if s.kinds&syntax.TypeBool != 0 {
 		alts = append(alts, map[string]any{"type": "boolean"})
 	}
-	switch s.kinds & kNumber {
-	case kNumber, kFloat:
+	switch s.kinds & syntax.TypeNumber {
+	case syntax.TypeNumber, syntax.TypeFloat:
 		alts = append(alts, map[string]any{"type": "number"})
-	case kInt:
+	case syntax.TypeInt:
 		alts = append(alts, map[string]any{"type": "integer"})
 	}
-	if s.kinds&kList != 0 {
+	if s.kinds&syntax.TypeList != 0 {
 		alts = append(alts, map[string]any{"type": "array", "items": jsonShape(s.items)})
 	}
-	if s.kinds&kMap != 0 {
+	if s.kinds&syntax.TypeMap != 0 {
 		alts = append(alts, jsonMapping(s))
 	}
-	if s.kinds&kNull != 0 {
+	if s.kinds&syntax.TypeNull != 0 {
 		alts = append(alts, map[string]any{"type": "null"})
 	}
 	if len(alts) == 1 {
@@ -604,7 +589,7 @@ func jsonMapping(s *shape) map[string]any {
 	unless := map[string][]string{}
 	for _, f := range s.fields {
 		p := jsonShape(f.shape)
-		if f.nullable && f.shape.kinds&kNull == 0 {
+		if f.nullable && f.shape.kinds&syntax.TypeNull == 0 {
 			if alts, ok := p["anyOf"].([]map[string]any); ok {
 				p["anyOf"] = append(alts, map[string]any{"type": "null"})
 			} else if len(p) > 0 {
@@ -637,7 +622,7 @@ func jsonMapping(s *shape) map[string]any {
 	}
 	if s.extra == nil {
 		obj["additionalProperties"] = false
-	} else if s.extra.kinds != kAny {
+	} else if s.extra.kinds != syntax.TypeAny {
 		obj["additionalProperties"] = jsonShape(s.extra)
 	}
 	return obj
@@ -646,7 +631,7 @@ func jsonMapping(s *shape) map[string]any {
 // rootOnlyOverlay returns the schema that adds the keys required only of
 // a root profile, or nil when s has none.
 func rootOnlyOverlay(s *shape) map[string]any {
-	if s == nil || s.kinds&kMap == 0 {
+	if s == nil || s.kinds&syntax.TypeMap == 0 {
 		return nil
 	}
 	var required []string

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The schemas of profile, agent and bundle front matter, as data. The
@@ -37,21 +38,21 @@ import (
 //     context holds include plus name → path entries; spawn is open.
 
 var (
-	anyValue     = &shape{kinds: kAny}
-	stringValue  = &shape{kinds: kString}
-	semverValue  = &shape{kinds: kString, semver: true}
-	stringList   = &shape{kinds: kList, items: stringValue}
-	boolValue    = &shape{kinds: kBool}
-	intValue     = &shape{kinds: kInt}
-	openMapping  = &shape{kinds: kMap, extra: anyValue}
-	moduleSource = &shape{kinds: kString | kMap, extra: anyValue}
+	anyValue     = &shape{kinds: syntax.TypeAny}
+	stringValue  = &shape{kinds: syntax.TypeString}
+	semverValue  = &shape{kinds: syntax.TypeString, semver: true}
+	stringList   = &shape{kinds: syntax.TypeList, items: stringValue}
+	boolValue    = &shape{kinds: syntax.TypeBool}
+	intValue     = &shape{kinds: syntax.TypeInt}
+	openMapping  = &shape{kinds: syntax.TypeMap, extra: anyValue}
+	moduleSource = &shape{kinds: syntax.TypeString | syntax.TypeMap, extra: anyValue}
 )
 
 // moduleHint explains the shape of a module entry in type errors.
 const moduleHint = "a module entry is a mapping such as {module: tool-web, source: git+https://…}"
 
 // moduleEntry is one module in providers, tools, hooks or a bundle session.
-var moduleEntry = &shape{kinds: kMap, hint: moduleHint, fields: []*field{
+var moduleEntry = &shape{kinds: syntax.TypeMap, hint: moduleHint, fields: []*field{
 	{name: "module", shape: stringValue, required: true, doc: "Module id, such as tool-web."},
 	{name: "source", shape: moduleSource, nullable: true, doc: "Where the module comes from: git+URL@ref[#subdirectory=…], a file:// URL, a local path, or a mapping."},
 	{name: "config", shape: openMapping, nullable: true, doc: "Module-specific configuration."},
@@ -59,16 +60,16 @@ var moduleEntry = &shape{kinds: kMap, hint: moduleHint, fields: []*field{
 
 // sessionModule is a profile's orchestrator or context: a module entry
 // whose id a profile that extends another may leave to its parent.
-var sessionModule = &shape{kinds: kMap, hint: moduleHint, fields: []*field{
+var sessionModule = &shape{kinds: syntax.TypeMap, hint: moduleHint, fields: []*field{
 	{name: "module", shape: stringValue, rootOnly: true, doc: "Module id, such as loop-streaming; required unless the profile extends another."},
 	{name: "source", shape: moduleSource, nullable: true, doc: "Where the module comes from: git+URL@ref[#subdirectory=…], a file:// URL, a local path, or a mapping."},
 	{name: "config", shape: openMapping, nullable: true, doc: "Module-specific configuration."},
 }}
 
-var moduleList = &shape{kinds: kList, items: moduleEntry}
+var moduleList = &shape{kinds: syntax.TypeList, items: moduleEntry}
 
 // agentRefs selects agents by name: "all", "none", or a list of names.
-var agentRefs = &shape{kinds: kString | kList, enum: []string{"all", "none"}, items: stringValue,
+var agentRefs = &shape{kinds: syntax.TypeString | syntax.TypeList, enum: []string{"all", "none"}, items: stringValue,
 	hint: "list the agents by name, or write all; the reference loader rejects a mapping such as {dirs: […]}"}
 
 // agentFields are the keys of an agent file, shared by collection agents,
@@ -80,8 +81,8 @@ func agentFields(extra ...*field) []*field {
 		{name: "description", shape: stringValue, unless: "meta", doc: "What the agent is for (when there is no meta)."},
 		{name: "model", shape: stringValue, nullable: true, doc: "Model to use; usually inherit."},
 		{name: "capabilities", shape: stringList, nullable: true, doc: "What the agent can do."},
-		{name: "keywords", shape: &shape{kinds: kString | kList, items: stringValue}, nullable: true, doc: "Words that select the agent: a list, or one comma-separated string."},
-		{name: "priority", shape: &shape{kinds: kString | kNumber}, nullable: true, doc: "Selection priority."},
+		{name: "keywords", shape: &shape{kinds: syntax.TypeString | syntax.TypeList, items: stringValue}, nullable: true, doc: "Words that select the agent: a list, or one comma-separated string."},
+		{name: "priority", shape: &shape{kinds: syntax.TypeString | syntax.TypeNumber}, nullable: true, doc: "Selection priority."},
 		{name: "config", shape: openMapping, nullable: true, doc: "Agent configuration."},
 		{name: "providers", shape: moduleList, doc: "Provider module overrides."},
 		{name: "tools", shape: moduleList, doc: "Tool module overrides."},
@@ -93,24 +94,24 @@ func agentFields(extra ...*field) []*field {
 	return append(fs, extra...)
 }
 
-var agentMeta = &shape{kinds: kMap, fields: []*field{
+var agentMeta = &shape{kinds: syntax.TypeMap, fields: []*field{
 	{name: "name", shape: stringValue, doc: "Agent name; matches the file name."},
 	{name: "description", shape: stringValue, required: true, doc: "What the agent is for, shown when choosing agents."},
 }}
 
-var systemConfig = &shape{kinds: kMap, fields: []*field{
+var systemConfig = &shape{kinds: syntax.TypeMap, fields: []*field{
 	{name: "instruction", shape: stringValue, required: true, doc: "System instruction text."},
 }}
 
 // agentSchema is the front matter of agents/*.md in a collection.
-var agentSchema = &shape{kinds: kMap, fields: agentFields()}
+var agentSchema = &shape{kinds: syntax.TypeMap, fields: agentFields()}
 
 // bundleAgentSchema is the front matter of an agent shipped in a bundle.
-var bundleAgentSchema = &shape{kinds: kMap, fields: agentFields(
-	&field{name: "model_role", shape: &shape{kinds: kString | kList, items: stringValue}, nullable: true, doc: "Model roles, in order of preference, such as [general, fast]."},
+var bundleAgentSchema = &shape{kinds: syntax.TypeMap, fields: agentFields(
+	&field{name: "model_role", shape: &shape{kinds: syntax.TypeString | syntax.TypeList, items: stringValue}, nullable: true, doc: "Model roles, in order of preference, such as [general, fast]."},
 )}
 
-var profileMeta = &shape{kinds: kMap, fields: []*field{
+var profileMeta = &shape{kinds: syntax.TypeMap, fields: []*field{
 	{name: "name", shape: stringValue, required: true, doc: "Profile name; matches the file name."},
 	{name: "version", shape: semverValue, required: true, doc: "Semantic version X.Y.Z."},
 	{name: "description", shape: stringValue, required: true, doc: "What the profile is for."},
@@ -118,28 +119,28 @@ var profileMeta = &shape{kinds: kMap, fields: []*field{
 	{name: "extends", shape: stringValue, nullable: true, doc: "Parent profile: collection:name, collection:profiles/name.md, or a name in the same collection."},
 }}
 
-var profileSession = &shape{kinds: kMap, fields: []*field{
+var profileSession = &shape{kinds: syntax.TypeMap, fields: []*field{
 	{name: "orchestrator", shape: sessionModule, rootOnly: true, doc: "Orchestrator module; required unless the profile extends another."},
 	{name: "context", shape: sessionModule, rootOnly: true, doc: "Context manager module; required unless the profile extends another."},
 	{name: "injection_budget_per_turn", shape: intValue, nullable: true, doc: "Most tokens hooks may inject per turn; null for no limit."},
 	{name: "injection_size_limit", shape: intValue, nullable: true, doc: "Largest single injection; null for no limit."},
 }}
 
-var profileSchema = &shape{kinds: kMap, fields: []*field{
+var profileSchema = &shape{kinds: syntax.TypeMap, fields: []*field{
 	{name: "profile", shape: profileMeta, required: true, doc: "Profile metadata."},
 	{name: "session", shape: profileSession, rootOnly: true, doc: "Session modules; required unless the profile extends another."},
 	{name: "providers", shape: moduleList, doc: "LLM provider modules."},
 	{name: "tools", shape: moduleList, doc: "Tool modules."},
 	{name: "hooks", shape: moduleList, doc: "Hook modules."},
 	{name: "agents", shape: agentRefs, nullable: true, doc: `Agents to load: "all", "none", or a list of names.`},
-	{name: "exclude", shape: &shape{kinds: kMap, extra: &shape{kinds: kString | kList | kMap, enum: []string{"all"}, items: stringValue, extra: anyValue}}, nullable: true,
+	{name: "exclude", shape: &shape{kinds: syntax.TypeMap, extra: &shape{kinds: syntax.TypeString | syntax.TypeList | syntax.TypeMap, enum: []string{"all"}, items: stringValue, extra: anyValue}}, nullable: true,
 		doc: `Parts of the parent to leave out: section: "all", a list of ids, or a nested mapping.`},
-	{name: "ui", shape: &shape{kinds: kMap, extra: anyValue, fields: []*field{
+	{name: "ui", shape: &shape{kinds: syntax.TypeMap, extra: anyValue, fields: []*field{
 		{name: "show_thinking_stream", shape: boolValue, doc: "Show the model's thinking as it streams."},
 		{name: "show_tool_lines", shape: intValue, doc: "How many lines of tool output to show."},
 		{name: "show_token_usage", shape: boolValue, doc: "Show token usage."},
 	}}, nullable: true, doc: "Display settings."},
-	{name: "task", shape: &shape{kinds: kMap, extra: anyValue, fields: []*field{
+	{name: "task", shape: &shape{kinds: syntax.TypeMap, extra: anyValue, fields: []*field{
 		{name: "max_recursion_depth", shape: intValue, doc: "How deep agents may delegate to agents."},
 	}}, nullable: true, doc: "Task delegation settings."},
 }}
@@ -151,8 +152,8 @@ var profileSchema = &shape{kinds: kMap, fields: []*field{
 // runtime, which fixes nothing of theirs.
 const BundleDefaultProviderMessage = "bundle.md needs a top-level default_provider string: add `default_provider: <provider>`, such as `default_provider: anthropic`, to its front matter"
 
-var bundleSchema = &shape{kinds: kMap, fields: []*field{
-	{name: "bundle", shape: &shape{kinds: kMap, fields: []*field{
+var bundleSchema = &shape{kinds: syntax.TypeMap, fields: []*field{
+	{name: "bundle", shape: &shape{kinds: syntax.TypeMap, fields: []*field{
 		{name: "name", shape: stringValue, required: true, doc: "Bundle name: the namespace of its @mentions and agents."},
 		{name: "version", shape: semverValue, doc: "Semantic version X.Y.Z."},
 		{name: "description", shape: stringValue, doc: "What the bundle is for."},
@@ -160,7 +161,7 @@ var bundleSchema = &shape{kinds: kMap, fields: []*field{
 	{name: "default_provider", shape: stringValue, required: true, code: diag.CodeBundleLoadFailed, message: BundleDefaultProviderMessage,
 		doc: "Provider selected when the host names none, such as anthropic."},
 	{name: "providers", shape: moduleList, doc: "Provider modules, installed when the bundle is prepared."},
-	{name: "session", shape: &shape{kinds: kMap, fields: []*field{
+	{name: "session", shape: &shape{kinds: syntax.TypeMap, fields: []*field{
 		{name: "orchestrator", shape: moduleEntry, doc: "Orchestrator module."},
 		{name: "context", shape: moduleEntry, doc: "Context manager module."},
 		{name: "provider", shape: moduleEntry, doc: "Default provider module mounted at session start."},
@@ -168,13 +169,13 @@ var bundleSchema = &shape{kinds: kMap, fields: []*field{
 	}}, doc: "Session modules."},
 	{name: "tools", shape: moduleList, doc: "Tool modules."},
 	{name: "hooks", shape: moduleList, doc: "Hook modules."},
-	{name: "agents", shape: &shape{kinds: kMap, extra: openMapping, fields: []*field{
+	{name: "agents", shape: &shape{kinds: syntax.TypeMap, extra: openMapping, fields: []*field{
 		{name: "include", shape: stringList, doc: "Names of the agents the bundle ships (agents/<name>.md) or includes (bundle:name)."},
 	}}, doc: "Agents: include lists names; other keys define agents inline."},
-	{name: "includes", shape: &shape{kinds: kList, items: &shape{kinds: kString | kMap, fields: []*field{
+	{name: "includes", shape: &shape{kinds: syntax.TypeList, items: &shape{kinds: syntax.TypeString | syntax.TypeMap, fields: []*field{
 		{name: "bundle", shape: stringValue, required: true, doc: "Bundle URI."},
 	}}}, doc: "Bundles composed into this one."},
-	{name: "context", shape: &shape{kinds: kMap, extra: stringValue, fields: []*field{
+	{name: "context", shape: &shape{kinds: syntax.TypeMap, extra: stringValue, fields: []*field{
 		{name: "include", shape: stringList, doc: "Context files to load."},
 	}}, doc: "Context files: include lists them; other keys map a name to a path."},
 	{name: "spawn", shape: openMapping, doc: "Settings for spawned sub-sessions, such as exclude_tools."},

@@ -2,6 +2,8 @@ package discovery
 
 import (
 	"strings"
+
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The schemas as an editor asks about them: which keys a mapping of the
@@ -43,7 +45,7 @@ type KeyInfo struct {
 // mapping open to any key (such as a module's config).
 func SchemaKeys(kind DocKind, path []string) (keys []KeyInfo, ok bool) {
 	s, ok := schemaAt(kind, path)
-	if !ok || s.kinds&kMap == 0 || len(s.fields) == 0 {
+	if !ok || s.kinds&syntax.TypeMap == 0 || len(s.fields) == 0 {
 		return nil, false
 	}
 	out := make([]KeyInfo, len(s.fields))
@@ -62,7 +64,7 @@ func SchemaKey(kind DocKind, path []string) (KeyInfo, bool) {
 		return KeyInfo{}, false
 	}
 	parent, ok := schemaAt(kind, path[:len(path)-1])
-	if !ok || parent.kinds&kMap == 0 {
+	if !ok || parent.kinds&syntax.TypeMap == 0 {
 		return KeyInfo{}, false
 	}
 	name := path[len(path)-1]
@@ -116,27 +118,27 @@ func writePlaceholder(b *strings.Builder, f *field, indent int, name string) {
 	}
 	var value string
 	switch {
-	case s.kinds&kMap != 0 && len(required) > 0:
+	case s.kinds&syntax.TypeMap != 0 && len(required) > 0:
 		b.WriteString(pad + f.name + ":\n")
 		for _, c := range required {
 			writePlaceholder(b, c, indent+2, name)
 		}
 		return
-	case s.kinds&kString != 0 && len(s.enum) > 0:
+	case s.kinds&syntax.TypeString != 0 && len(s.enum) > 0:
 		value = s.enum[0]
-	case s.kinds&kString != 0 && s.semver:
+	case s.kinds&syntax.TypeString != 0 && s.semver:
 		value = "1.0.0"
-	case s.kinds&kString != 0 && f.name == "name" && name != "" && plainScalar(name):
+	case s.kinds&syntax.TypeString != 0 && f.name == "name" && name != "" && plainScalar(name):
 		value = name
-	case s.kinds&kString != 0:
+	case s.kinds&syntax.TypeString != 0:
 		value = `""`
-	case s.kinds&kList != 0:
+	case s.kinds&syntax.TypeList != 0:
 		value = "[]"
-	case s.kinds&kMap != 0:
+	case s.kinds&syntax.TypeMap != 0:
 		value = "{}"
-	case s.kinds&kNumber != 0:
+	case s.kinds&syntax.TypeNumber != 0:
 		value = "0"
-	case s.kinds&kBool != 0:
+	case s.kinds&syntax.TypeBool != 0:
 		value = "false"
 	default:
 		value = `""`
@@ -165,11 +167,11 @@ func schemaAt(kind DocKind, path []string) (*shape, bool) {
 	for _, step := range path {
 		switch {
 		case step == ItemStep:
-			if s.kinds&kList == 0 || s.items == nil {
+			if s.kinds&syntax.TypeList == 0 || s.items == nil {
 				return nil, false
 			}
 			s = s.items
-		case s.kinds&kMap == 0:
+		case s.kinds&syntax.TypeMap == 0:
 			return nil, false
 		case s.field(step) != nil:
 			s = s.field(step).shape
@@ -185,16 +187,16 @@ func schemaAt(kind DocKind, path []string) (*shape, bool) {
 // keyInfo describes a key of shape s; f, when not nil, is its field.
 func keyInfo(name, doc string, s *shape, f *field) KeyInfo {
 	k := KeyInfo{Name: name, Doc: doc, Type: describeKinds(s), Values: s.enum,
-		Bool:    s.kinds&kBool != 0,
-		Scalar:  s.kinds&(kString|kBool|kNumber) != 0,
-		List:    s.kinds&kList != 0,
-		Mapping: s.kinds&kMap != 0,
+		Bool:    s.kinds&syntax.TypeBool != 0,
+		Scalar:  s.kinds&(syntax.TypeString|syntax.TypeBool|syntax.TypeNumber) != 0,
+		List:    s.kinds&syntax.TypeList != 0,
+		Mapping: s.kinds&syntax.TypeMap != 0,
 	}
-	if s.kinds == kAny {
+	if s.kinds == syntax.TypeAny {
 		k.Type = "anything"
 	}
 	if f != nil {
-		k.Required, k.RootOnly, k.Unless, k.Nullable = f.required, f.rootOnly, f.unless, f.nullable || s.kinds&kNull != 0
+		k.Required, k.RootOnly, k.Unless, k.Nullable = f.required, f.rootOnly, f.unless, f.nullable || s.kinds&syntax.TypeNull != 0
 	}
 	return k
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Suppression is one suppression comment of a file:
@@ -50,7 +51,7 @@ func ParseSuppressions(path string, src []byte) []Suppression {
 	from, to := 0, len(src)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".md":
-		fm, err := SplitFrontMatter(src)
+		fm, err := syntax.SplitFrontMatter(src)
 		if err != nil {
 			return nil
 		}
@@ -61,13 +62,13 @@ func ParseSuppressions(path string, src []byte) []Suppression {
 	}
 	var (
 		out   []Suppression
-		lines *LineIndex
+		lines *syntax.LineIndex
 	)
 	for i := from; i < to; {
-		line, next := nextLine(src[:to], i)
+		line, next := syntax.NextLine(src[:to], i)
 		if j := bytes.Index(line, []byte(suppressMarker)); j >= 0 {
 			if lines == nil {
-				lines = NewLineIndex(src)
+				lines = syntax.NewLineIndex(src)
 			}
 			if s, ok := parseSuppression(line, i, lines); ok {
 				out = append(out, s)
@@ -99,7 +100,7 @@ func hasSuppressMarker(src []byte) bool {
 
 // parseSuppression reads the suppression comment of one line, which
 // starts at byte off of the file.
-func parseSuppression(line []byte, off int, lines *LineIndex) (Suppression, bool) {
+func parseSuppression(line []byte, off int, lines *syntax.LineIndex) (Suppression, bool) {
 	const usage = "a suppression comment is `# amplidex: ignore[code, …]` or `# amplidex: ignore-file[code, …]`"
 	for from := 0; ; {
 		h := bytes.IndexByte(line[from:], '#')

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // TestCorpusFrontOrderAndNumbers: over every profile, agent and manifest
@@ -40,7 +41,7 @@ func sameShape(t *testing.T, where string, n *yaml.Node, v any) int {
 	floats := 0
 	switch n.Kind {
 	case yaml.MappingNode:
-		m, ok := v.(*discovery.Map)
+		m, ok := v.(*syntax.Map)
 		if !ok {
 			t.Errorf("%s: mapping decoded as %T", where, v)
 			return 0
@@ -73,7 +74,7 @@ func sameShape(t *testing.T, where string, n *yaml.Node, v any) int {
 		}
 	case yaml.ScalarNode:
 		if n.Tag == "!!float" && n.Style == 0 {
-			f, ok := v.(discovery.Float)
+			f, ok := v.(syntax.Float)
 			if !ok {
 				t.Errorf("%s: %s decoded as %#v", where, n.Value, v)
 				return 0

@@ -14,11 +14,12 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // mapOf builds a Map from keys and values, in order.
-func mapOf(kv ...any) *discovery.Map {
-	m := discovery.NewMap(len(kv) / 2)
+func mapOf(kv ...any) *syntax.Map {
+	m := syntax.NewMap(len(kv) / 2)
 	for i := 0; i+1 < len(kv); i += 2 {
 		m.Set(kv[i].(string), kv[i+1])
 	}
@@ -45,7 +46,7 @@ func jsonText(t *testing.T, v any) string {
 }
 
 // decodeFront decodes the front matter of a profile.
-func decodeFront(t *testing.T, yamlText string) *discovery.Map {
+func decodeFront(t *testing.T, yamlText string) *syntax.Map {
 	t.Helper()
 	d := discovery.ParseDocument("profiles/p.md", []byte("---\n"+yamlText+"---\n"), discovery.DocProfile, discovery.SchemaOptions{})
 	m, err := d.Decode()
@@ -56,7 +57,7 @@ func decodeFront(t *testing.T, yamlText string) *discovery.Map {
 }
 
 func TestMap(t *testing.T) {
-	var m discovery.Map
+	var m syntax.Map
 	m.Set("b", 1)
 	m.Set("a", 2)
 	m.Set("c", 3)
@@ -88,7 +89,7 @@ func TestMap(t *testing.T) {
 		t.Error("Keys shares the Map's slice")
 	}
 
-	var none *discovery.Map
+	var none *syntax.Map
 	if none.Len() != 0 || !none.IsZero() || none.Keys() != nil || none.Value("a") != nil {
 		t.Error("a nil Map does not read empty")
 	}
@@ -96,7 +97,7 @@ func TestMap(t *testing.T) {
 	for range none.All() {
 		t.Error("a nil Map yields keys")
 	}
-	if (&discovery.Map{}).IsZero() != true || m.IsZero() {
+	if (&syntax.Map{}).IsZero() != true || m.IsZero() {
 		t.Error("IsZero")
 	}
 }
@@ -106,7 +107,7 @@ func TestMap(t *testing.T) {
 // entries deeply equal however they were made.
 func TestMapMany(t *testing.T) {
 	const n = 40
-	m := discovery.NewMap(2)
+	m := syntax.NewMap(2)
 	var want []string
 	for i := range n {
 		k := strings.Repeat("k", i%7+1) + string(rune('a'+i%26)) + string(rune('A'+i/26))
@@ -136,7 +137,7 @@ func TestMapMany(t *testing.T) {
 				t.Fatalf("after deleting to %d keys, Get %s = %v, %v", i, w, v, ok)
 			}
 		}
-		built := discovery.NewMap(0)
+		built := syntax.NewMap(0)
 		for _, w := range want {
 			built.Set(w, m.Value(w))
 		}
@@ -171,7 +172,7 @@ func TestFloatText(t *testing.T) {
 		{math.NaN(), ".nan"},
 	}
 	for _, tc := range tests {
-		f := discovery.Float(tc.f)
+		f := syntax.Float(tc.f)
 		if got := f.String(); got != tc.want {
 			t.Errorf("%v: String %q, want %q", tc.f, got, tc.want)
 		}
@@ -184,7 +185,7 @@ func TestFloatText(t *testing.T) {
 			t.Errorf("%v: YAML %q", tc.f, y)
 		}
 		back := decodeFront(t, string(y)).Value("x")
-		if g, ok := back.(discovery.Float); !ok || !(g == f || math.IsNaN(tc.f) && math.IsNaN(float64(g))) ||
+		if g, ok := back.(syntax.Float); !ok || !(g == f || math.IsNaN(tc.f) && math.IsNaN(float64(g))) ||
 			math.Signbit(float64(g)) != math.Signbit(tc.f) {
 			t.Errorf("%v: YAML reads back as %#v", tc.f, back)
 		}
@@ -202,7 +203,7 @@ func TestFloatText(t *testing.T) {
 		if string(j) != tc.want {
 			t.Errorf("%v: JSON %s, want %s", tc.f, j, tc.want)
 		}
-		var m discovery.Map
+		var m syntax.Map
 		if err := json.Unmarshal([]byte(`{"x":`+string(j)+`}`), &m); err != nil || m.Value("x") != f {
 			t.Errorf("%v: JSON reads back as %#v, %v", tc.f, m.Value("x"), err)
 		}
@@ -238,7 +239,7 @@ dup: 2
 	if got := jsonText(t, front); got != wantJSON {
 		t.Errorf("JSON\n got %s\nwant %s", got, wantJSON)
 	}
-	var back discovery.Map
+	var back syntax.Map
 	if err := json.Unmarshal([]byte(wantJSON), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -346,13 +347,13 @@ func TestMapYAMLAsMaps(t *testing.T) {
 func TestMapUnmarshalJSONErrors(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, 300) + "1" + strings.Repeat("}", 300)
 	for _, in := range []string{`[1]`, `"x"`, `{"a":}`, deep} {
-		var m discovery.Map
+		var m syntax.Map
 		if err := json.Unmarshal([]byte(in), &m); err == nil {
 			t.Errorf("%.20s: no error", in)
 		}
 	}
 	var r struct {
-		M *discovery.Map `json:"m"`
+		M *syntax.Map `json:"m"`
 	}
 	if err := json.Unmarshal([]byte(`{"m":null}`), &r); err != nil || r.M != nil {
 		t.Errorf("null reads as %v, %v", r.M, err)
@@ -405,7 +406,7 @@ func FuzzMapJSON(f *testing.F) {
 	f.Add(`{"f":1E5,"g":-0,"h":1.5e-7,"dup":1,"dup":2}`)
 	f.Add(`{"s":"\u003c\u2028\ud800","":[]}`)
 	f.Fuzz(func(t *testing.T, in string) {
-		var m discovery.Map
+		var m syntax.Map
 		if err := json.Unmarshal([]byte(in), &m); err != nil {
 			return
 		}
@@ -413,7 +414,7 @@ func FuzzMapJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("marshal %s: %v", in, err)
 		}
-		var back discovery.Map
+		var back syntax.Map
 		if err := json.Unmarshal(once, &back); err != nil {
 			t.Fatalf("%s does not read back: %v", once, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Options configure a Cache.
@@ -315,7 +316,7 @@ func (c *Cache) open(path string) (Entry, []byte, error) {
 	if err != nil {
 		return Entry{}, nil, fmt.Errorf("prepare %s: %w", path, err)
 	}
-	src, err := discovery.ReadFile(abs, discovery.DefaultMaxFileSize)
+	src, err := syntax.ReadFile(abs, syntax.DefaultMaxFileSize)
 	if err != nil {
 		return Entry{Manifest: abs}, nil, fmt.Errorf("manifest: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -60,24 +61,24 @@ var hostileKinds = []struct {
 	// err is what discovery.ReadFile wraps for it.
 	err error
 }{
-	{"FIFO", func(t *testing.T, p string, _ int64) { mkfifo(t, p) }, discovery.ErrNotRegular},
+	{"FIFO", func(t *testing.T, p string, _ int64) { mkfifo(t, p) }, syntax.ErrNotRegular},
 	{"link to a FIFO", func(t *testing.T, p string, _ int64) {
 		mkfifo(t, p+".fifo")
 		symlink(t, p+".fifo", p)
-	}, discovery.ErrNotRegular},
+	}, syntax.ErrNotRegular},
 	{"link to the zero device", func(t *testing.T, p string, _ int64) {
 		if _, err := os.Stat("/dev/zero"); err != nil {
 			t.Skipf("no /dev/zero: %v", err)
 		}
 		symlink(t, "/dev/zero", p)
-	}, discovery.ErrNotRegular},
+	}, syntax.ErrNotRegular},
 	{"larger than the limit", func(t *testing.T, p string, size int64) {
 		// Sparse: the size is what counts, and it is never read.
 		write(t, p, nil)
 		if err := os.Truncate(p, size); err != nil {
 			t.Fatal(err)
 		}
-	}, discovery.ErrTooLarge},
+	}, syntax.ErrTooLarge},
 }
 
 func symlink(t *testing.T, target, link string) {
@@ -104,7 +105,7 @@ func TestHostileManifest(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			manifest := filepath.Join(dir, "bundle.md")
-			kind.make(t, manifest, discovery.DefaultMaxFileSize+1)
+			kind.make(t, manifest, syntax.DefaultMaxFileSize+1)
 			c, err := prepare.New(prepare.Options{Home: filepath.Join(dir, "home"), Version: testVersion, Git: "false"})
 			if err != nil {
 				t.Fatal(err)
@@ -143,7 +144,7 @@ func TestHostileAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			agent := filepath.Join(dir, "agents", "x.md")
-			kind.make(t, agent, discovery.DefaultMaxFileSize+1)
+			kind.make(t, agent, syntax.DefaultMaxFileSize+1)
 			c, err := prepare.New(prepare.Options{Home: filepath.Join(dir, "home"), Version: testVersion, Git: "false"})
 			if err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -179,7 +180,7 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 	// Only a regular file of at most the document limit is read: a FIFO,
 	// a device or a link to one is an agent the bundle cannot load, never
 	// a hang.
-	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng, "agent %s: no agents/%s.md beside the manifest", name, name)
@@ -293,14 +294,14 @@ func (l *loader) configMentions(doc *parsedDoc, root *yaml.Node) {
 		if !strings.HasPrefix(n.Value, "@") {
 			return
 		}
-		for _, m := range discovery.FindMentions([]byte(n.Value), 0, discovery.NewLineIndex([]byte(n.Value))) {
+		for _, m := range syntax.FindMentions([]byte(n.Value), 0, syntax.NewLineIndex([]byte(n.Value))) {
 			m.Range = doc.nodeRange(n)
 			l.mention(doc.path, m)
 		}
 	})
 }
 
-func (l *loader) mention(path string, m discovery.Mention) {
+func (l *loader) mention(path string, m syntax.Mention) {
 	text := "@" + m.Text()
 	if m.Collection != l.bundle {
 		l.report(diag.CodeMentionUnresolved, diag.SeverityWarning, path, m.Range,

@@ -3,6 +3,7 @@ package prepare
 import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -14,7 +15,7 @@ type parsedDoc struct {
 	// root is the front matter mapping; nil when there is none usable.
 	root *yaml.Node
 	// mentions are the @name:path mentions of the body.
-	mentions []discovery.Mention
+	mentions []syntax.Mention
 }
 
 // parseDoc parses src, read from path, as a document of kind.
@@ -24,7 +25,7 @@ func parseDoc(path string, src []byte, kind discovery.DocKind, opts discovery.Sc
 		path:     path,
 		doc:      doc,
 		root:     doc.Front,
-		mentions: discovery.FindMentions(doc.Src, doc.BodyStart, doc.Lines),
+		mentions: syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The answers of the methods that a View answers (see the table in
@@ -214,7 +215,7 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 		if f.Extends != nil {
 			res.Extends = f.Extends.Value
 		}
-		if p, ok := f.Front.Value("profile").(*discovery.Map); ok {
+		if p, ok := f.Front.Value("profile").(*syntax.Map); ok {
 			res.Version, _ = p.Value("version").(string)
 		}
 	}
@@ -365,7 +366,7 @@ func deps(v *catalog.View, name string) (*DepsResult, error) {
 
 func depStatus(v *catalog.View, req discovery.Requirement) DepStatus {
 	st := DepStatus{Name: req.Name, Constraint: req.Constraint}
-	con, err := discovery.ParseConstraint(req.Constraint)
+	con, err := syntax.ParseConstraint(req.Constraint)
 	if err != nil {
 		st.Status = "invalid"
 		return st

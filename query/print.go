@@ -15,8 +15,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The text printers of the methods (see the table in methods.go). Text
@@ -84,7 +84,7 @@ type DiagnosticPrinter struct {
 // Print writes ds.
 func (p DiagnosticPrinter) Print(w io.Writer, ds []diag.Diagnostic) {
 	last := ""
-	var lines *discovery.LineIndex
+	var lines *syntax.LineIndex
 	for _, d := range ds {
 		if d.Path != last {
 			if last != "" {
@@ -93,7 +93,7 @@ func (p DiagnosticPrinter) Print(w io.Writer, ds []diag.Diagnostic) {
 			lines = nil
 			if p.Source != nil {
 				if src := p.Source(d.Path); src != nil {
-					lines = discovery.NewLineIndex(src)
+					lines = syntax.NewLineIndex(src)
 				}
 			}
 		}
@@ -122,7 +122,7 @@ const snippetWidth = 120
 // Tabs show as four spaces, control characters escaped as Clean escapes
 // them; a long line is cut to a window around the range. It returns ""
 // when the line is not in the text.
-func Snippet(lines *discovery.LineIndex, r diag.Range, color bool) string {
+func Snippet(lines *syntax.LineIndex, r diag.Range, color bool) string {
 	n := r.Start.Line
 	if n < 0 || n >= lines.Lines() {
 		return ""

@@ -7,6 +7,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -44,14 +45,14 @@ func TestSnippet(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := query.Snippet(discovery.NewLineIndex([]byte(tc.src)), tc.r, false)
+			got := query.Snippet(syntax.NewLineIndex([]byte(tc.src)), tc.r, false)
 			if got != tc.want {
 				t.Errorf("Snippet =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
 	}
 	t.Run("long line", func(t *testing.T) {
-		got := query.Snippet(discovery.NewLineIndex([]byte(long)), rng(0, 300, 0, 306), false)
+		got := query.Snippet(syntax.NewLineIndex([]byte(long)), rng(0, 300, 0, 306), false)
 		lines := strings.Split(got, "\n")
 		if len(lines) != 4 {
 			t.Fatalf("Snippet = %q", got)

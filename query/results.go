@@ -6,6 +6,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The result types below are the JSON that `amplidex query … --json` prints
@@ -86,7 +87,7 @@ type ProfileResult struct {
 	// Front is the profile's own front matter; Merged the effective
 	// profile. Both keep the authors' key order (see
 	// discovery.Set.Effective) and a float stays a float (10.0).
-	Front *discovery.Map `json:"front,omitzero"`
+	Front *syntax.Map `json:"front,omitzero"`
 	// Complete is false when the extends chain does not reach a profile
 	// that extends none (a reference that does not resolve, a cycle, a
 	// chain too deep, a profile without usable front matter): Merged,
@@ -94,13 +95,13 @@ type ProfileResult struct {
 	Complete bool `json:"complete"`
 	// Problems say why the chain is incomplete.
 	Problems []diag.Diagnostic `json:"problems,omitempty"`
-	Merged   *discovery.Map    `json:"merged,omitzero"`
+	Merged   *syntax.Map       `json:"merged,omitzero"`
 }
 
 // AgentResult is what `query agent REF` prints.
 type AgentResult struct {
 	ResourceInfo
-	Front *discovery.Map `json:"front,omitzero"`
+	Front *syntax.Map `json:"front,omitzero"`
 }
 
 // DepStatus is one requires entry and how it is met.

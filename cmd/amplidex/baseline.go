@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // baselineVersion is the version of the baseline file format.
@@ -109,7 +109,7 @@ func readBaseline(path string) (*baseline, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := discovery.ReadFile(abs, discovery.DefaultMaxFileSize*8)
+	src, err := syntax.ReadFile(abs, syntax.DefaultMaxFileSize*8)
 	if err != nil {
 		return nil, fmt.Errorf("read baseline: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 )
@@ -834,7 +835,7 @@ func isResourceDirName(name string) bool {
 
 // checkLock checks a lock file that belongs to no root of the workspace.
 func checkLock(path string) ([]diag.Diagnostic, error) {
-	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
@@ -852,7 +853,7 @@ func checkLock(path string) ([]diag.Diagnostic, error) {
 // server make: its schema, default_provider, the agents it includes, its
 // module sources and its mentions.
 func checkLoneFile(ws *workspace, path string) ([]diag.Diagnostic, error) {
-	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}

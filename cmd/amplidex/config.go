@@ -16,8 +16,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Config is amplidex's configuration file. Every key is documented in the
@@ -301,7 +301,7 @@ func (c *configCheck) notForProject(table string, v any) {
 
 // problem records a problem of the key at keys.
 func (c *configCheck) problem(keys []string, format string, args ...any) {
-	r, _ := discovery.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...)
+	r, _ := syntax.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...)
 	c.problems = append(c.problems, configProblem{pos: r.Start, msg: fmt.Sprintf(format, args...)})
 }
 
@@ -313,7 +313,7 @@ func (c *configCheck) at(keys ...string) string {
 // value checks v, the value of the key at keys, against the type typ.
 func (c *configCheck) value(v any, typ reflect.Type, keys []string) {
 	key := strings.Join(keys, ".")
-	if r, ok := discovery.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...); ok {
+	if r, ok := syntax.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...); ok {
 		c.set[key] = r.Start.Line + 1
 	} else {
 		c.set[key] = 0
@@ -437,7 +437,7 @@ func unknownKeys(path string, src []byte, prefix []string, und []toml.Key) error
 		if slices.ContainsFunc(und, func(p toml.Key) bool { return len(p) < len(k) && slices.Equal(p, k[:len(p)]) }) {
 			continue
 		}
-		r, ok := discovery.TOMLKeyRange(src, k...)
+		r, ok := syntax.TOMLKeyRange(src, k...)
 		bads = append(bads, bad{key: k.String(), pos: r.Start, ok: ok})
 	}
 	sort.SliceStable(bads, func(i, j int) bool {
@@ -482,7 +482,7 @@ func configKeys(t reflect.Type, prefix []string) []string {
 // at names where the key at keyPath is written in the configuration file:
 // path:line:col, or the path alone when it cannot tell.
 func at(path string, src []byte, keyPath ...string) string {
-	if r, ok := discovery.TOMLKeyRange(src, keyPath...); ok {
+	if r, ok := syntax.TOMLKeyRange(src, keyPath...); ok {
 		return fmt.Sprintf("%s:%d:%d", path, r.Start.Line+1, r.Start.Character+1)
 	}
 	return path

@@ -13,6 +13,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
@@ -60,7 +61,7 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		old, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+		old, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 		if err != nil {
 			continue // a directory, or a file that cannot be read: nothing to fix in it
 		}

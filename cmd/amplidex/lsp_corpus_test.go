@@ -19,6 +19,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -242,7 +243,7 @@ func (s *lspSession) diagnose(path string, text []byte) []wireDiagnostic {
 // published is what the server publishes for check's diagnostics of a
 // file, characters counted in bytes when utf8 is set.
 func published(ds []diag.Diagnostic, text []byte, utf8 bool) []wireDiagnostic {
-	lines := discovery.NewLineIndex(text)
+	lines := syntax.NewLineIndex(text)
 	col := func(p diag.Position) diag.Position {
 		if !utf8 || p.Line >= lines.Lines() {
 			return p

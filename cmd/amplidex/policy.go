@@ -14,8 +14,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // policy decides which diagnostics are reported, and how severe they are,
@@ -168,7 +168,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 		if name == "pyproject.toml" && listed.plainPyproject(path) {
 			continue // read as the collection's metadata: no amplidex there
 		}
-		src, err := discovery.ReadFile(path, maxConfigSize)
+		src, err := syntax.ReadFile(path, maxConfigSize)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue

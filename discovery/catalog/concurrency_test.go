@@ -18,6 +18,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // hangAfter is how long a test waits for something that never takes
@@ -234,7 +235,7 @@ func TestBuildHoldsBackNoOtherProject(t *testing.T) {
 	var once sync.Once
 	loader := &discovery.Loader{}
 	loader.Details = func(string) *discovery.Facts { return nil }
-	loader.Mentions = func(p string) ([]discovery.Mention, bool) {
+	loader.Mentions = func(p string) ([]syntax.Mention, bool) {
 		if p == ctx {
 			once.Do(func() { close(held) })
 			<-release

@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -34,7 +35,7 @@ func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path st
 	if ctx.Err() != nil {
 		return nil
 	}
-	fx := &fixer{l: l, path: path, text: text, lines: discovery.NewLineIndex(text)}
+	fx := &fixer{l: l, path: path, text: text, lines: syntax.NewLineIndex(text)}
 	if kind, ok := docKindOf(path); ok {
 		fx.kind = kind
 		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
@@ -85,7 +86,7 @@ func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, tex
 	if ctx.Err() != nil {
 		return nil
 	}
-	fx := &fixer{l: l, path: path, text: text, lines: discovery.NewLineIndex(text)}
+	fx := &fixer{l: l, path: path, text: text, lines: syntax.NewLineIndex(text)}
 	if kind, ok := docKindOf(path); ok {
 		fx.kind = kind
 		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
@@ -131,7 +132,7 @@ func rewritesInPlace(a query.CodeAction) bool {
 // UTF-16 code units, as diagnostics do, and must be sorted and not
 // overlap.
 func ApplyEdits(text []byte, edits []query.TextEdit) ([]byte, error) {
-	lines := discovery.NewLineIndex(text)
+	lines := syntax.NewLineIndex(text)
 	var out bytes.Buffer
 	at := 0
 	for _, e := range edits {
@@ -162,7 +163,7 @@ type fixer struct {
 	l     *layered
 	path  string
 	text  []byte
-	lines *discovery.LineIndex
+	lines *syntax.LineIndex
 	kind  discovery.DocKind   // the schema of the front matter ("" for none)
 	doc   *discovery.Document // the front matter, parsed (nil for none)
 }
@@ -290,7 +291,7 @@ func (fx *fixer) findNode(r diag.Range) (hit keyHit, ok bool) {
 	}
 	var walk func(n *yaml.Node, path []string, depth int) bool
 	walk = func(n *yaml.Node, path []string, depth int) bool {
-		if n == nil || depth > discovery.MaxFrontMatterDepth {
+		if n == nil || depth > syntax.MaxFrontMatterDepth {
 			return false
 		}
 		switch n.Kind {
@@ -382,7 +383,7 @@ func (fx *fixer) lastLine(n *yaml.Node, from, col int) int {
 	last := from
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
-		if n == nil || depth > discovery.MaxFrontMatterDepth {
+		if n == nil || depth > syntax.MaxFrontMatterDepth {
 			return
 		}
 		if l := fx.doc.NodeRange(n).Start.Line; l > last {
@@ -691,7 +692,7 @@ func (fx *fixer) unresolvedMention(d diag.Diagnostic) []query.CodeAction {
 		return nil
 	}
 	if s := diag.Suggest(coll, fx.collectionNames()); s != "" {
-		if _, err := set.ResolveMention(discovery.Mention{Collection: s, Path: p}); err == nil {
+		if _, err := set.ResolveMention(syntax.Mention{Collection: s, Path: p}); err == nil {
 			return fx.replaceSpan(d.Range, prefix+s+":"+p)
 		}
 	}
@@ -736,8 +737,8 @@ func (fx *fixer) missingDep(d diag.Diagnostic) []query.CodeAction {
 	if i < 0 {
 		return nil
 	}
-	r := diag.Range{Start: diag.Position{Line: d.Range.Start.Line, Character: discovery.UTF16Len(line[:i])},
-		End: diag.Position{Line: d.Range.Start.Line, Character: discovery.UTF16Len(line[:i+len(name)])}}
+	r := diag.Range{Start: diag.Position{Line: d.Range.Start.Line, Character: syntax.UTF16Len(line[:i])},
+		End: diag.Position{Line: d.Range.Start.Line, Character: syntax.UTF16Len(line[:i+len(name)])}}
 	return []query.CodeAction{{Title: "Change `" + name + "` to `" + s + "`", Preferred: true,
 		Edits: []query.TextEdit{{Path: fx.path, Range: r, NewText: s}}}}
 }

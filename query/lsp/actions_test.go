@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -167,7 +167,7 @@ func TestCodeActions(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("%q not in the text", tc.at)
 			}
-			pos := discovery.NewLineIndex([]byte(tc.text)).Position(i)
+			pos := syntax.NewLineIndex([]byte(tc.text)).Position(i)
 			actions := w.CodeActions(ctx, path, []byte(tc.text), nil, diag.Range{Start: pos, End: pos})
 			var chosen *query.CodeAction
 			for i, a := range actions {
@@ -226,7 +226,7 @@ func TestNoCodeActions(t *testing.T) {
 	path := filepath.Join(dir, "project/.amplifier/collections/mine/profiles/dev.md")
 	ctx := context.Background()
 	at := func(text, marker string) diag.Range {
-		p := discovery.NewLineIndex([]byte(text)).Position(strings.Index(text, marker))
+		p := syntax.NewLineIndex([]byte(text)).Position(strings.Index(text, marker))
 		return diag.Range{Start: p, End: p}
 	}
 	if got := w.CodeActions(ctx, path, []byte(devText), nil, at(devText, "version")); len(got) != 0 {
@@ -304,7 +304,7 @@ func TestReferences(t *testing.T) {
 			}
 			var pos diag.Position
 			if tc.at != "" {
-				pos = discovery.NewLineIndex([]byte(text)).Position(strings.Index(text, tc.at) + 1)
+				pos = syntax.NewLineIndex([]byte(text)).Position(strings.Index(text, tc.at) + 1)
 			}
 			overlay := map[string][]byte{}
 			for p, s := range tc.overlay {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -120,7 +120,7 @@ func readTB(tb testing.TB, p string) string {
 func BenchmarkLongLinePositions(b *testing.B) {
 	unit := []byte("key: välue 😀 漢字, ")
 	text := bytes.Repeat(unit, (1<<20)/len(unit))
-	lines := discovery.NewLineIndex(text)
+	lines := syntax.NewLineIndex(text)
 	for _, n := range []int{10, 100, 1000, 10000} {
 		b.Run(fmt.Sprintf("diagnostics=%d", n), func(b *testing.B) {
 			rs := make([]diag.Range, n)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -312,7 +312,7 @@ func (f *fake) Diagnose(ctx context.Context, path string, text []byte, overlay m
 	if block != nil {
 		block(ctx, string(text))
 	}
-	li := discovery.NewLineIndex(text)
+	li := syntax.NewLineIndex(text)
 	var out []diag.Diagnostic
 	s := string(text)
 	for off := 0; ; {

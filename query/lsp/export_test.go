@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Change is one content change of didChange: Text replaces Range, or the
@@ -26,12 +26,12 @@ func ApplyChangesRope(text []byte, changes []Change, utf8 bool, chunk int) ([]by
 
 // OffsetOf converts a wire position into a byte offset.
 func OffsetOf(text []byte, p diag.Position, utf8 bool) int {
-	return offsetOf(discovery.NewLineIndex(text), p, utf8)
+	return offsetOf(syntax.NewLineIndex(text), p, utf8)
 }
 
 // ConvertPosition re-counts a UTF-16 position in bytes (toUTF8) or back.
 func ConvertPosition(text []byte, p diag.Position, toUTF8 bool) diag.Position {
-	return convertPosition(discovery.NewLineIndex(text), p, toUTF8)
+	return convertPosition(syntax.NewLineIndex(text), p, toUTF8)
 }
 
 // Checked reports whether the server computes diagnostics for path.

@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -86,7 +86,7 @@ func FuzzApplyChanges(f *testing.F) {
 		}
 		// Every rune boundary not inside a "\r\n" survives a round trip
 		// through a UTF-16 position.
-		lines := discovery.NewLineIndex(src)
+		lines := syntax.NewLineIndex(src)
 		for off := 0; off <= len(src); {
 			if !(off > 0 && off < len(src) && src[off-1] == '\r' && src[off] == '\n') {
 				p := lines.Position(off)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -249,7 +250,7 @@ func renderMerged(links []chainLink, problem string) *query.MergedProfile {
 		out.Complete = false
 		fmt.Fprintf(&head, "# INCOMPLETE: %s;\n# this merges only what resolved and is not the effective profile.\n", oneLine(problem))
 	}
-	fronts := make([]*discovery.Map, len(links))
+	fronts := make([]*syntax.Map, len(links))
 	for i, l := range links {
 		if l.facts == nil || l.facts.Front == nil {
 			out.Complete = false
@@ -262,7 +263,7 @@ func renderMerged(links []chainLink, problem string) *query.MergedProfile {
 		}
 		fronts[i] = l.facts.Front
 	}
-	var merged *discovery.Map
+	var merged *syntax.Map
 	for i := len(fronts) - 1; i >= 0; i-- {
 		merged = discovery.MergeProfile(merged, fronts[i])
 	}
@@ -310,7 +311,7 @@ type note struct {
 // annotate writes merged as YAML with a comment on each key naming the
 // profiles that set it, aligned in one column, and returns the sources
 // with their lines in that text.
-func annotate(merged *discovery.Map, fronts []*discovery.Map, ids []string) (string, []query.KeySource, error) {
+func annotate(merged *syntax.Map, fronts []*syntax.Map, ids []string) (string, []query.KeySource, error) {
 	root, err := merged.MarshalYAML()
 	if err != nil {
 		return "", nil, err
@@ -382,7 +383,7 @@ func encodeYAML(n *yaml.Node) (string, error) {
 // mapping notes the keys of the mapping m (node n) and returns the union
 // of their sources. fronts are the mappings at the same path in each
 // profile of the chain (nil where a profile has none).
-func (a *annotator) mapping(n *yaml.Node, m *discovery.Map, fronts []*discovery.Map, path []string, top bool) sourceSet {
+func (a *annotator) mapping(n *yaml.Node, m *syntax.Map, fronts []*syntax.Map, path []string, top bool) sourceSet {
 	var all sourceSet
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
@@ -405,11 +406,11 @@ func (a *annotator) mapping(n *yaml.Node, m *discovery.Map, fronts []*discovery.
 		a.notes = append(a.notes, note{})
 		var s sourceSet
 		switch v := val.(type) {
-		case *discovery.Map:
+		case *syntax.Map:
 			if v.Len() > 0 {
-				maps := make([]*discovery.Map, len(sub))
+				maps := make([]*syntax.Map, len(sub))
 				for j, e := range sub {
-					maps[j], _ = e.(*discovery.Map)
+					maps[j], _ = e.(*syntax.Map)
 				}
 				s = a.mapping(vn, v, maps, key, false)
 			}
@@ -444,15 +445,15 @@ func (a *annotator) moduleList(n *yaml.Node, items []any, fronts []any, path []s
 		}
 		var s sourceSet
 		id := moduleIDOf(item)
-		m, isMap := item.(*discovery.Map)
+		m, isMap := item.(*syntax.Map)
 		switch {
 		case id != "" && isMap:
-			entries := make([]*discovery.Map, len(fronts))
+			entries := make([]*syntax.Map, len(fronts))
 			for j, f := range fronts {
 				list, _ := f.([]any)
 				for _, e := range list {
 					if moduleIDOf(e) == id {
-						entries[j], _ = e.(*discovery.Map)
+						entries[j], _ = e.(*syntax.Map)
 						break
 					}
 				}
@@ -491,7 +492,7 @@ func isModuleSection(k string) bool { return k == "providers" || k == "tools" ||
 
 // moduleIDOf returns the module id of a module entry, or "".
 func moduleIDOf(v any) string {
-	m, ok := v.(*discovery.Map)
+	m, ok := v.(*syntax.Map)
 	if !ok {
 		return ""
 	}

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // rope is a valid UTF-8 text under edit: a treap of its chunks, in order,
@@ -80,7 +80,7 @@ func newRopeNode(text []byte) *ropeNode {
 func (t *ropeNode) setText(text []byte) {
 	t.text = text
 	t.textLF = bytes.Count(text, []byte{'\n'})
-	t.textUnits = discovery.UTF16Len(text)
+	t.textUnits = syntax.UTF16Len(text)
 	t.update()
 }
 
@@ -243,7 +243,7 @@ func (r *rope) unitsBefore(off int) int {
 		units += t.left.unitsOf()
 		off -= ls
 		if off <= len(t.text) {
-			return units + discovery.UTF16Len(t.text[:off])
+			return units + syntax.UTF16Len(t.text[:off])
 		}
 		units += t.textUnits
 		off -= len(t.text)

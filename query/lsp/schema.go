@@ -9,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -36,12 +37,12 @@ func docKindOf(path string) (discovery.DocKind, bool) {
 // frontLines returns the lines of the YAML between the front matter's
 // delimiters: from first up to last (excluded; the closing delimiter, or
 // the end of an unterminated block).
-func frontLines(text []byte, lines *discovery.LineIndex) (first, last int, ok bool) {
-	fm, err := discovery.SplitFrontMatter(text)
+func frontLines(text []byte, lines *syntax.LineIndex) (first, last int, ok bool) {
+	fm, err := syntax.SplitFrontMatter(text)
 	switch {
 	case err == nil:
 		return lines.Position(fm.Start).Line, lines.Position(fm.End).Line, true
-	case errors.Is(err, discovery.ErrUnterminated):
+	case errors.Is(err, syntax.ErrUnterminated):
 		return lines.Position(fm.Start).Line, lines.Lines(), true
 	}
 	return 0, 0, false
@@ -49,7 +50,7 @@ func frontLines(text []byte, lines *discovery.LineIndex) (first, last int, ok bo
 
 // linePath returns the schema path of the mapping that holds the key of
 // line n (y is that line, parsed).
-func linePath(lines *discovery.LineIndex, first, n int, y yamlLine) ([]string, bool) {
+func linePath(lines *syntax.LineIndex, first, n int, y yamlLine) ([]string, bool) {
 	if y.item {
 		return frontPath(lines, first, n, y.indent, true)
 	}
@@ -64,7 +65,7 @@ func isKeyByte(c byte) bool {
 // schemaComplete offers, in front matter, the keys of the mapping the
 // cursor is in (those not written yet) or the values the key of the line
 // allows. before is line n up to the cursor at pos.
-func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, last int, pos diag.Position, before []byte) []query.CompletionItem {
+func schemaComplete(kind discovery.DocKind, lines *syntax.LineIndex, first, last int, pos diag.Position, before []byte) []query.CompletionItem {
 	n := pos.Line
 	y := parseYAMLLine(before)
 	if y.key != "" {
@@ -101,7 +102,7 @@ func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, l
 		return nil
 	}
 	present := siblingKeys(lines, first, last, n, col, item)
-	rng := diag.Range{Start: diag.Position{Line: n, Character: discovery.UTF16Len(before[:word])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: n, Character: syntax.UTF16Len(before[:word])}, End: pos}
 	var items []query.CompletionItem
 	for _, k := range keys {
 		if present[k.Name] {
@@ -122,7 +123,7 @@ func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, l
 
 // valueItems offers the values the key of line n allows (a fixed set of
 // strings, or true and false), once the cursor is past its colon.
-func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int, y yamlLine, pos diag.Position, before []byte) []query.CompletionItem {
+func valueItems(kind discovery.DocKind, lines *syntax.LineIndex, first, n int, y yamlLine, pos diag.Position, before []byte) []query.CompletionItem {
 	value := bytes.TrimLeft(y.rest, " \t")
 	quote := ""
 	if len(value) > 0 && (value[0] == '"' || value[0] == '\'') {
@@ -146,7 +147,7 @@ func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int
 		values = append(values[:len(values):len(values)], "true", "false")
 	}
 	start := len(before) - len(value)
-	rng := diag.Range{Start: diag.Position{Line: n, Character: discovery.UTF16Len(before[:start])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: n, Character: syntax.UTF16Len(before[:start])}, End: pos}
 	var items []query.CompletionItem
 	for _, v := range values {
 		items = append(items, query.CompletionItem{Label: v, Kind: query.CompletionEnumMember,
@@ -172,7 +173,7 @@ func keyDetail(k discovery.KeyInfo) string {
 // keyHover describes the key under the cursor: what it is for, what its
 // value may be, and whether it is required.
 func keyHover(path string, text []byte, pos diag.Position) (string, bool) {
-	lines := discovery.NewLineIndex(text)
+	lines := syntax.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return "", false
 	}
@@ -247,7 +248,7 @@ const (
 
 // tableOf returns the name of the TOML table line n is in ("" before the
 // first header), and the line of its header (-1 for none).
-func tableOf(lines *discovery.LineIndex, n int) (string, int) {
+func tableOf(lines *syntax.LineIndex, n int) (string, int) {
 	for i := n; i >= 0; i-- {
 		t := bytes.TrimSpace(lines.Line(i))
 		if len(t) == 0 || t[0] != '[' {
@@ -274,7 +275,7 @@ func tableOf(lines *discovery.LineIndex, n int) (string, int) {
 
 // tableKeys returns the keys written in the table whose header is on
 // line header, up to the next header.
-func tableKeys(lines *discovery.LineIndex, header int) map[string]bool {
+func tableKeys(lines *syntax.LineIndex, header int) map[string]bool {
 	keys := map[string]bool{}
 	for i := header + 1; i < lines.Lines(); i++ {
 		t := bytes.TrimSpace(lines.Line(i))
@@ -292,7 +293,7 @@ func tableKeys(lines *discovery.LineIndex, header int) map[string]bool {
 // [tool.amplifier.collection] and, in [tool.amplifier.collection.requires],
 // the collections of the roots (other than the file's own, own) with a
 // constraint on the version that resolves.
-func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discovery.LineIndex, pos diag.Position, before []byte) []query.CompletionItem {
+func tableComplete(set *discovery.Set, own *discovery.Collection, lines *syntax.LineIndex, pos diag.Position, before []byte) []query.CompletionItem {
 	word := len(before)
 	for word > 0 && isKeyByte(before[word-1]) {
 		word--
@@ -305,7 +306,7 @@ func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discove
 		return nil
 	}
 	present := tableKeys(lines, header)
-	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:word])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: syntax.UTF16Len(before[:word])}, End: pos}
 	var items []query.CompletionItem
 	switch table {
 	case collectionTable:
@@ -335,7 +336,7 @@ func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discove
 }
 
 // tableKeyHover describes a key of [tool.amplifier.collection].
-func tableKeyHover(lines *discovery.LineIndex, n int, line []byte, cur int) (string, bool) {
+func tableKeyHover(lines *syntax.LineIndex, n int, line []byte, cur int) (string, bool) {
 	if table, _ := tableOf(lines, n); table != collectionTable {
 		return "", false
 	}

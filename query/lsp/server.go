@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -569,9 +569,9 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 // characters counted in bytes when utf8 is set (the text is indexed once,
 // however many diagnostics there are), else in UTF-16 code units.
 func toLSP(path string, text []byte, diags []diag.Diagnostic, utf8 bool) []lspDiagnostic {
-	var lines *discovery.LineIndex
+	var lines *syntax.LineIndex
 	if utf8 && len(diags) > 0 {
-		lines = discovery.NewLineIndex(text)
+		lines = syntax.NewLineIndex(text)
 	}
 	out := make([]lspDiagnostic, 0, len(diags))
 	for _, d := range diags {
@@ -655,7 +655,7 @@ func (ss *session) positionRequest(m *message) {
 	ss.inflight[key] = cancel
 	pos, rng := p.Position, p.Range
 	if ss.utf8 {
-		lines := discovery.NewLineIndex(d.text)
+		lines := syntax.NewLineIndex(d.text)
 		pos = convertPosition(lines, pos, false)
 		rng = convertRange(lines, rng, false)
 	}
@@ -722,9 +722,9 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	case "textDocument/completion":
 		items := a.Complete(ctx, snap.path, snap.text, snap.overlay, pos)
 		list := completionList{Items: make([]lspCompletionItem, 0, len(items))}
-		var lines *discovery.LineIndex
+		var lines *syntax.LineIndex
 		if ss.utf8 && len(items) > 0 {
-			lines = discovery.NewLineIndex(snap.text)
+			lines = syntax.NewLineIndex(snap.text)
 		}
 		for _, it := range items {
 			list.Items = append(list.Items, completionItem(lines, it))
@@ -749,13 +749,13 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 // in bytes when the session does (each file indexed once).
 func (ss *session) locations(locs []query.Location, snap snapshot) []location {
 	out := make([]location, 0, len(locs))
-	indexes := map[string]*discovery.LineIndex{}
+	indexes := map[string]*syntax.LineIndex{}
 	for _, l := range locs {
 		r := l.Range
 		if ss.utf8 {
 			lines := indexes[l.Path]
 			if lines == nil {
-				lines = discovery.NewLineIndex(ss.textOf(l.Path, snap))
+				lines = syntax.NewLineIndex(ss.textOf(l.Path, snap))
 				indexes[l.Path] = lines
 			}
 			r = convertRange(lines, r, true)
@@ -770,9 +770,9 @@ func (ss *session) locations(locs []query.Location, snap snapshot) []location {
 // buffer asked about.
 func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only []string) []lspCodeAction {
 	out := make([]lspCodeAction, 0, len(actions))
-	var lines *discovery.LineIndex
+	var lines *syntax.LineIndex
 	if ss.utf8 && len(actions) > 0 {
-		lines = discovery.NewLineIndex(snap.text)
+		lines = syntax.NewLineIndex(snap.text)
 	}
 	reported := ss.reported(snap.path, actions)
 	for _, a := range actions {
@@ -851,7 +851,7 @@ func kindAsked(kind string, only []string) bool {
 
 // completionItem converts an item into the wire form; lines, when not nil,
 // indexes the buffer to count its characters in bytes.
-func completionItem(lines *discovery.LineIndex, it query.CompletionItem) lspCompletionItem {
+func completionItem(lines *syntax.LineIndex, it query.CompletionItem) lspCompletionItem {
 	out := lspCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail}
 	if it.Documentation != "" {
 		out.Documentation = &markupContent{Kind: "markdown", Value: it.Documentation}

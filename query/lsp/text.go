@@ -11,6 +11,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // offsetOf converts a Position in the given encoding (UTF-16 code units,
@@ -18,7 +19,7 @@ import (
 // indexes. A line past the end is the end of the text; a character past the
 // end of its line is the end of the line, and one inside a character is
 // where that character starts.
-func offsetOf(lines *discovery.LineIndex, p diag.Position, utf8Enc bool) int {
+func offsetOf(lines *syntax.LineIndex, p diag.Position, utf8Enc bool) int {
 	switch {
 	case p.Line < 0:
 		return 0
@@ -57,7 +58,7 @@ func byteColumn(line []byte, char int) int {
 // convertPosition re-counts the character of p, given in UTF-16 code units,
 // in bytes (toUTF8) or the other way round, on the line of the text lines
 // indexes. A position on no line is returned as it is.
-func convertPosition(lines *discovery.LineIndex, p diag.Position, toUTF8 bool) diag.Position {
+func convertPosition(lines *syntax.LineIndex, p diag.Position, toUTF8 bool) diag.Position {
 	if p.Line < 0 || p.Line >= lines.Lines() {
 		return p
 	}
@@ -70,7 +71,7 @@ func convertPosition(lines *discovery.LineIndex, p diag.Position, toUTF8 bool) d
 }
 
 // convertRange converts both ends of r; see convertPosition.
-func convertRange(lines *discovery.LineIndex, r diag.Range, toUTF8 bool) diag.Range {
+func convertRange(lines *syntax.LineIndex, r diag.Range, toUTF8 bool) diag.Range {
 	return diag.Range{Start: convertPosition(lines, r.Start, toUTF8), End: convertPosition(lines, r.End, toUTF8)}
 }
 
@@ -134,7 +135,7 @@ func applyEach(text []byte, changes []contentChange, utf8Enc bool) ([]byte, erro
 			out = []byte(c.Text)
 			continue
 		}
-		lines := discovery.NewLineIndex(out)
+		lines := syntax.NewLineIndex(out)
 		start := offsetOf(lines, c.Range.Start, utf8Enc)
 		end := offsetOf(lines, c.Range.End, utf8Enc)
 		if end < start {

@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -512,7 +513,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 		}
 	case isBundleAgent(path):
 		doc := discovery.ParseDocument(path, text, discovery.DocBundleAgent, w.schema)
-		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, discovery.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
+		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
 	case kind == fileProfile || kind == fileAgent:
 		if l.own != nil && l.own.Facts[l.key] != nil {
 			out = l.fileDiagnostics()
@@ -598,7 +599,7 @@ func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []d
 }
 
 // mentionDiagnostics checks @collection:path mentions.
-func mentionDiagnostics(set *discovery.Set, path string, ms []discovery.Mention) []diag.Diagnostic {
+func mentionDiagnostics(set *discovery.Set, path string, ms []syntax.Mention) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, m := range ms {
 		_, err := set.ResolveMention(m)
@@ -644,7 +645,7 @@ type refAt struct {
 	value string
 	rng   diag.Range
 	coll  string // the collection name the reference goes through ("" for a bare name)
-	m     discovery.Mention
+	m     syntax.Mention
 }
 
 // findRef returns the reference at pos in the file, if any.
@@ -663,7 +664,7 @@ func (w *Workspace) findRef(v *layered, path string, text []byte, pos diag.Posit
 	case fileProfile, fileAgent, fileBundle:
 	default:
 		// Context files and others: mentions only.
-		for _, m := range discovery.FindMentions(text, 0, discovery.NewLineIndex(text)) {
+		for _, m := range syntax.FindMentions(text, 0, syntax.NewLineIndex(text)) {
 			if contains(m.Range, pos) {
 				return refAt{kind: "mention", value: m.Text(), rng: m.Range, coll: m.Collection, m: m}, true
 			}

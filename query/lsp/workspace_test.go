@@ -17,6 +17,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -157,7 +158,7 @@ func cursor(t *testing.T, text, marker string) diag.Position {
 	if i < 0 {
 		t.Fatalf("marker %q not in text", marker)
 	}
-	return discovery.NewLineIndex([]byte(text)).Position(i + len(marker))
+	return syntax.NewLineIndex([]byte(text)).Position(i + len(marker))
 }
 
 func labels(items []query.CompletionItem) []string {

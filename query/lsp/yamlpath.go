@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Where the cursor is in front matter that is being typed, and so is often
@@ -89,7 +90,7 @@ func splitKey(t []byte) (key string, end int, rest []byte, ok bool) {
 // With item set, line n opens a list item whose dash is at column col,
 // and the path is that of the list's items. ok is false when the lines
 // above do not lead to the top level.
-func frontPath(lines *discovery.LineIndex, first, n, col int, item bool) ([]string, bool) {
+func frontPath(lines *syntax.LineIndex, first, n, col int, item bool) ([]string, bool) {
 	var rev []string
 	want := col    // the column of the keys (or, with inList, the dashes) looked for
 	inList := item // looking for the key that owns a list whose dashes are at want
@@ -150,7 +151,7 @@ func frontPath(lines *discovery.LineIndex, first, n, col int, item bool) ([]stri
 // start at column col around line n (line n itself left out), between
 // the front matter's first line and its last (excluded). With item set,
 // line n opens a new list item, whose mapping has only the keys below it.
-func siblingKeys(lines *discovery.LineIndex, first, last, n, col int, item bool) map[string]bool {
+func siblingKeys(lines *syntax.LineIndex, first, last, n, col int, item bool) map[string]bool {
 	keys := map[string]bool{}
 	for i := n - 1; i >= first && !item; i-- {
 		y := parseYAMLLine(lines.Line(i))

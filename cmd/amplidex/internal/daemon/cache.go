@@ -10,6 +10,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/index"
 )
 
@@ -284,9 +285,9 @@ func (c schemaCache) details(path string) *discovery.Facts {
 
 // mentions is the discovery.Loader's Mentions: the mentions of a file,
 // from its record, without decoding its front matter.
-func (c schemaCache) mentions(path string) ([]discovery.Mention, bool) {
+func (c schemaCache) mentions(path string) ([]syntax.Mention, bool) {
 	var (
-		ms []discovery.Mention
+		ms []syntax.Mention
 		ok bool
 	)
 	c.peek(path, false, func(r index.File) {

@@ -23,6 +23,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 	"github.com/amplidex/amplidex/watcher"
@@ -1102,5 +1103,5 @@ func (f *faults) readFile(path string) ([]byte, error) {
 	if errno := f.failing(path); errno == syscall.EMFILE {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: errno}
 	}
-	return discovery.ReadFile(path, 0)
+	return syntax.ReadFile(path, 0)
 }

@@ -1,13 +1,13 @@
 //go:build unix
 
-package discovery
+package syntax
 
 import (
 	"io/fs"
 	"syscall"
 )
 
-// readFile is ReadFile with a positive limit, reading into buf when it is
+// ReadFileInto is ReadFile with a positive limit, reading into buf when it is
 // large enough (into new memory otherwise). It calls the system
 // directly: open, fstat, read, close. An os.File would also try to
 // register the descriptor with the network poller (a failing system call
@@ -20,7 +20,7 @@ import (
 // A file that grows, or holds more than fstat said, is read on to its end
 // (or past the limit), but when a read stops exactly at that size, as a
 // pseudo-file's might.
-func readFile(path string, limit int64, buf []byte) ([]byte, error) {
+func ReadFileInto(path string, limit int64, buf []byte) ([]byte, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)

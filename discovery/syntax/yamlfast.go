@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import (
 	"bytes"
@@ -34,10 +34,10 @@ type fastYAML struct {
 	curLine, curOff, curCol int
 }
 
-// yamlSlab is memory for the nodes of one front matter block at a time:
+// Nodes is memory for the nodes of one front matter block at a time:
 // a Loader hands one to each file it analyzes, and clears it for the
 // next once the file's Facts are made (they hold no node).
-type yamlSlab struct {
+type Nodes struct {
 	nodes []yaml.Node
 	ptrs  []*yaml.Node
 	used  bool // nodes were handed out since the last reset
@@ -45,7 +45,7 @@ type yamlSlab struct {
 
 // reset clears the nodes handed out, so that they keep nothing alive, for
 // the next block.
-func (s *yamlSlab) reset() {
+func (s *Nodes) Reset() {
 	if s.used {
 		clear(s.nodes)
 		clear(s.ptrs)
@@ -65,7 +65,7 @@ type fastLine struct {
 // parseYAMLFast parses text when it is in the subset the fast path reads.
 // It returns the document's content node (nil for a text of blank lines)
 // and true, or false when go-yaml must parse the text.
-func parseYAMLFast(text []byte, slab *yamlSlab) (*yaml.Node, bool) {
+func parseYAMLFast(text []byte, slab *Nodes) (*yaml.Node, bool) {
 	p := fastYAML{text: text, curLine: -1}
 	if !p.split() {
 		return nil, false

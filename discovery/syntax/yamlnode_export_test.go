@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import "go.yaml.in/yaml/v3"
 
@@ -11,7 +11,7 @@ var (
 	IsYAML11Null  = isYAML11Null
 )
 
-// ParseYAMLFast and ParseYAMLSlow are the two ways parseYAML reads a text,
+// ParseYAMLFast and ParseYAMLSlow are the two ways ParseYAML reads a text,
 // for the test that holds them to the same trees.
 func ParseYAMLFast(text []byte) (*yaml.Node, bool) { return parseYAMLFast(text, nil) }
 
@@ -30,10 +30,10 @@ var CutYAMLErrLine = cutYAMLErrLine
 // PlainTag is the fast path's tag of a plain scalar.
 var PlainTag = plainTag
 
-// YAMLTextTables returns the line starts and the breaks newYAMLText finds
+// YAMLTextTables returns the line starts and the breaks NewYAMLText finds
 // in src[start:end], by the way it takes for the text (fast) and by the
 // way for any text.
 func YAMLTextTables(src []byte, start, end int) (fast, any [2][]int) {
-	f, a := newYAMLText(src, start, end), newYAMLTextAnyBreaks(src, start, end)
+	f, a := NewYAMLText(src, start, end), newYAMLTextAnyBreaks(src, start, end)
 	return [2][]int{f.lines, f.breaks}, [2][]int{a.lines, a.breaks}
 }

@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import (
 	"bytes"
@@ -193,7 +193,7 @@ func (m *Map) UnmarshalJSON(b []byte) error {
 }
 
 // maxJSONDepth bounds the nesting UnmarshalJSON follows.
-const maxJSONDepth = maxValueDepth
+const maxJSONDepth = MaxValueDepth
 
 var errJSONDepth = errors.New("value nested too deep")
 
@@ -326,7 +326,7 @@ func yamlValue(v any) (*yaml.Node, error) {
 		return nil, err
 	}
 	if s, ok := v.(string); ok && n.Kind == yaml.ScalarNode && n.Style == 0 &&
-		scalarType(&yaml.Node{Kind: yaml.ScalarNode, Value: s}) != kString {
+		scalarType(&yaml.Node{Kind: yaml.ScalarNode, Value: s}) != TypeString {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return &n, nil
@@ -502,3 +502,7 @@ func appendJSONString(b []byte, s string) []byte {
 	_ = enc.Encode(s) // a string always encodes
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
+
+// MaxValueDepth bounds the nesting of a decoded front matter value, as the
+// parser bounds the documents it reads.
+const MaxValueDepth = 256

@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func SplitFrontMatter(src []byte) (FrontMatter, error) {
 	}
 	// Skip blank lines.
 	for i < len(src) {
-		line, next := nextLine(src, i)
+		line, next := NextLine(src, i)
 		if !isBlank(line) {
 			break
 		}
@@ -72,7 +72,7 @@ func SplitFrontMatter(src []byte) (FrontMatter, error) {
 	if i >= len(src) {
 		return fm, ErrNoFrontMatter
 	}
-	line, next := nextLine(src, i)
+	line, next := NextLine(src, i)
 	if !isDelimiter(line) {
 		return fm, ErrNoFrontMatter
 	}
@@ -81,7 +81,7 @@ func SplitFrontMatter(src []byte) (FrontMatter, error) {
 	// closing delimiter line itself.
 	window := src[:min(len(src), fm.Start+MaxFrontMatter+maxDelimiterLine)]
 	for i = next; i < len(window) && i-fm.Start <= MaxFrontMatter; {
-		line, next = nextLine(window, i)
+		line, next = NextLine(window, i)
 		cut := len(window) < len(src) && next == len(window) && window[next-1] != '\n'
 		if isDelimiter(line) && !cut {
 			fm.End, fm.BodyStart = i, next
@@ -99,9 +99,9 @@ func SplitFrontMatter(src []byte) (FrontMatter, error) {
 // blanks) recognized after a block of exactly MaxFrontMatter bytes.
 const maxDelimiterLine = 256
 
-// nextLine returns the line of src that starts at i, without its "\n",
+// NextLine returns the line of src that starts at i, without its "\n",
 // and the offset of the line after it.
-func nextLine(src []byte, i int) (line []byte, next int) {
+func NextLine(src []byte, i int) (line []byte, next int) {
 	j := bytes.IndexByte(src[i:], '\n')
 	if j < 0 {
 		return src[i:], len(src)
@@ -112,16 +112,16 @@ func nextLine(src []byte, i int) (line []byte, next int) {
 // isBlank reports whether line holds only spaces, tabs, carriage returns,
 // form feeds and vertical tabs.
 func isBlank(line []byte) bool {
-	return len(trimRightSpace(line)) == 0
+	return len(TrimRightSpace(line)) == 0
 }
 
 // isDelimiter reports whether line is "---" followed only by blanks.
 func isDelimiter(line []byte) bool {
-	return bytes.Equal(trimRightSpace(line), []byte("---"))
+	return bytes.Equal(TrimRightSpace(line), []byte("---"))
 }
 
-// trimRightSpace drops trailing ASCII blanks (including "\r") from b.
-func trimRightSpace(b []byte) []byte {
+// TrimRightSpace drops trailing ASCII blanks (including "\r") from b.
+func TrimRightSpace(b []byte) []byte {
 	for len(b) > 0 {
 		switch b[len(b)-1] {
 		case ' ', '\t', '\r', '\f', '\v':
@@ -133,13 +133,13 @@ func trimRightSpace(b []byte) []byte {
 	return b
 }
 
-// fencedBlock is a Markdown code fence: where its opening line starts, the
+// FencedBlock is a Markdown code fence: where its opening line starts, the
 // info string, and the content between the fences.
-type fencedBlock struct {
-	open       int
-	openEnd    int // end of the opening line's content
-	info       []byte
-	start, end int
+type FencedBlock struct {
+	Open       int
+	OpenEnd    int // end of the opening line's content
+	Info       []byte
+	Start, End int
 }
 
 // maxFenceScan bounds how much of a body is searched for code fences, and
@@ -149,16 +149,16 @@ const (
 	maxFences    = 64
 )
 
-// codeFences returns the fenced code blocks of src[from:], as CommonMark
+// CodeFences returns the fenced code blocks of src[from:], as CommonMark
 // draws them (up to three spaces of indentation, three or more backticks or
 // tildes, closed by a line of at least as many of the same character; an
 // unclosed fence runs to the end). It looks at no more than maxFenceScan
 // bytes and returns at most maxFences blocks.
-func codeFences(src []byte, from int) []fencedBlock {
+func CodeFences(src []byte, from int) []FencedBlock {
 	limit := min(len(src), from+maxFenceScan)
-	var out []fencedBlock
+	var out []FencedBlock
 	for i := from; i < limit && len(out) < maxFences; {
-		line, next := nextLine(src, i)
+		line, next := NextLine(src, i)
 		ch, n, indent := fenceOpen(line)
 		if n == 0 {
 			i = next
@@ -169,12 +169,12 @@ func codeFences(src []byte, from int) []fencedBlock {
 			i = next // not a fence: backticks in the info string
 			continue
 		}
-		b := fencedBlock{open: i, openEnd: i + len(trimRightSpace(line)), info: info, start: next, end: limit}
+		b := FencedBlock{Open: i, OpenEnd: i + len(TrimRightSpace(line)), Info: info, Start: next, End: limit}
 		j := next
 		for j < limit {
-			l, nj := nextLine(src, j)
-			if c, m, ind := fenceOpen(l); c == ch && m >= n && len(trimRightSpace(l[ind+m:])) == 0 {
-				b.end = j
+			l, nj := NextLine(src, j)
+			if c, m, ind := fenceOpen(l); c == ch && m >= n && len(TrimRightSpace(l[ind+m:])) == 0 {
+				b.End = j
 				j = nj
 				break
 			}
@@ -208,9 +208,9 @@ func fenceOpen(line []byte) (ch byte, n, indent int) {
 	return ch, n, indent
 }
 
-// isYAMLFence reports whether a fence's info string marks YAML, or marks
+// IsYAMLFence reports whether a fence's info string marks YAML, or marks
 // nothing at all.
-func isYAMLFence(info []byte) bool {
+func IsYAMLFence(info []byte) bool {
 	word := info
 	if i := bytes.IndexAny(word, " \t{"); i >= 0 {
 		word = word[:i]

@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import (
 	"bytes"
@@ -25,12 +25,12 @@ const (
 	MaxFrontMatterDepth = 100
 )
 
-// yamlText is a front matter block together with the tables that map the
+// YAMLText is a front matter block together with the tables that map the
 // line and column numbers go-yaml reports back to byte offsets in the
-// file. Built once by newYAMLText, it is never changed.
-type yamlText struct {
+// file. Built once by NewYAMLText, it is never changed.
+type YAMLText struct {
 	src        []byte // the whole file
-	start, end int    // the YAML text, src[start:end]
+	Start, End int    // the YAML text, src[start:end]
 	// lines holds the offset in src where each YAML line starts. go-yaml
 	// breaks lines at "\n", "\r\n", a lone "\r", NEL, LS and PS, so its
 	// line numbers can run ahead of the file's "\n" lines.
@@ -43,12 +43,12 @@ type yamlText struct {
 	breaks []int
 }
 
-func newYAMLText(src []byte, start, end int) *yamlText {
+func NewYAMLText(src []byte, start, end int) *YAMLText {
 	text := src[start:end]
 	if bytes.IndexByte(text, '\r') < 0 && bytes.IndexByte(text, 0xC2) < 0 && bytes.IndexByte(text, 0xE2) < 0 {
 		// The common case: "\n" is the only line break.
 		n := bytes.Count(text, []byte{'\n'})
-		y := &yamlText{src: src, start: start, end: end, lines: make([]int, 1, n+1), breaks: make([]int, 0, n)}
+		y := &YAMLText{src: src, Start: start, End: end, lines: make([]int, 1, n+1), breaks: make([]int, 0, n)}
 		y.lines[0] = start
 		for i := start; ; {
 			j := bytes.IndexByte(src[i:end], '\n')
@@ -66,9 +66,9 @@ func newYAMLText(src []byte, start, end int) *yamlText {
 	return newYAMLTextAnyBreaks(src, start, end)
 }
 
-// newYAMLTextAnyBreaks is newYAMLText for a text with any line breaks.
-func newYAMLTextAnyBreaks(src []byte, start, end int) *yamlText {
-	y := &yamlText{src: src, start: start, end: end, lines: []int{start}}
+// newYAMLTextAnyBreaks is NewYAMLText for a text with any line breaks.
+func newYAMLTextAnyBreaks(src []byte, start, end int) *YAMLText {
+	y := &YAMLText{src: src, Start: start, End: end, lines: []int{start}}
 	for i := start; i < end; {
 		c := src[i]
 		switch {
@@ -98,15 +98,15 @@ func newYAMLTextAnyBreaks(src []byte, start, end int) *yamlText {
 
 // offset converts a 1-based line and rune column, as go-yaml reports them,
 // into a byte offset in the file, clamped to the YAML text.
-func (y *yamlText) offset(line, col int) int {
+func (y *YAMLText) Offset(line, col int) int {
 	switch {
 	case line < 1:
-		return y.start
+		return y.Start
 	case line > len(y.lines):
-		return y.end
+		return y.End
 	}
 	off := y.lines[line-1]
-	end := y.end
+	end := y.End
 	if line < len(y.lines) {
 		end = y.lines[line]
 	}
@@ -115,51 +115,51 @@ func (y *yamlText) offset(line, col int) int {
 
 // lineEnd returns the offset where the content of the file line holding
 // off ends: before its line break, and never past the YAML text.
-func (y *yamlText) lineEnd(off int) int {
+func (y *YAMLText) LineEnd(off int) int {
 	if i := sort.SearchInts(y.breaks, off); i < len(y.breaks) {
 		return y.breaks[i]
 	}
-	return y.end
+	return y.End
 }
 
-// yamlSyntaxError is a YAML error with the line go-yaml names (0 when it
+// SyntaxError is a YAML error with the line go-yaml names (0 when it
 // names none).
-type yamlSyntaxError struct {
-	line int
-	msg  string
+type SyntaxError struct {
+	Line int
+	Msg  string
 }
 
-func (e *yamlSyntaxError) Error() string {
-	if e.line > 0 {
-		return fmt.Sprintf("line %d: %s", e.line, e.msg)
+func (e *SyntaxError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
-	return e.msg
+	return e.Msg
 }
 
-// parseYAML parses text into a node tree and returns the document's
+// ParseYAML parses text into a node tree and returns the document's
 // content node, or nil when the text holds no document at all (empty, or
 // only comments).
-func parseYAML(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
-	return parseYAMLIn(text, nil)
+func ParseYAML(text []byte) (root *yaml.Node, err *SyntaxError) {
+	return ParseYAMLIn(text, nil)
 }
 
-// parseYAMLIn is parseYAML taking the nodes from slab (nil for new ones)
+// ParseYAMLIn is ParseYAML taking the nodes from slab (nil for new ones)
 // where it can.
-func parseYAMLIn(text []byte, slab *yamlSlab) (root *yaml.Node, err *yamlSyntaxError) {
+func ParseYAMLIn(text []byte, slab *Nodes) (root *yaml.Node, err *SyntaxError) {
 	if root, ok := parseYAMLFast(text, slab); ok {
 		return root, nil
 	}
 	return parseYAMLSlow(text)
 }
 
-// parseYAMLSlow is parseYAML through go-yaml, for any text.
-func parseYAMLSlow(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
+// parseYAMLSlow is ParseYAML through go-yaml, for any text.
+func parseYAMLSlow(text []byte) (root *yaml.Node, err *SyntaxError) {
 	defer func() {
 		// go-yaml is not known to panic on any input; should it, the
 		// document gets a diagnostic instead of taking the process down.
 		if r := recover(); r != nil {
 			// The panic's own text is the parser's, not the user's.
-			root, err = nil, &yamlSyntaxError{msg: "the YAML parser failed on this front matter"}
+			root, err = nil, &SyntaxError{Msg: "the YAML parser failed on this front matter"}
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(text))
@@ -176,7 +176,7 @@ func parseYAMLSlow(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
 		if err != nil {
 			return nil, toSyntaxError(err)
 		}
-		return nil, &yamlSyntaxError{line: next.Line, msg: "front matter holds more than one YAML document"}
+		return nil, &SyntaxError{Line: next.Line, Msg: "front matter holds more than one YAML document"}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, nil
@@ -184,16 +184,16 @@ func parseYAMLSlow(text []byte) (root *yaml.Node, err *yamlSyntaxError) {
 	return doc.Content[0], nil
 }
 
-func toSyntaxError(err error) *yamlSyntaxError {
+func toSyntaxError(err error) *SyntaxError {
 	msg := err.Error()
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
 	if n, rest, ok := cutYAMLErrLine(msg); ok {
-		return &yamlSyntaxError{line: n, msg: rest}
+		return &SyntaxError{Line: n, Msg: rest}
 	}
-	return &yamlSyntaxError{msg: strings.TrimPrefix(msg, "yaml: ")}
+	return &SyntaxError{Msg: strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // cutYAMLErrLine reads go-yaml's message "yaml: line N: what" (the
@@ -213,23 +213,23 @@ func cutYAMLErrLine(msg string) (line int, rest string, ok bool) {
 	return line, rest, true
 }
 
-// resolve follows aliases to the node they name. It gives up (returning
+// Unalias follows aliases to the node they name. It gives up (returning
 // the alias) on a chain longer than MaxFrontMatterDepth, which only a
 // self-referencing document can build.
-func resolve(n *yaml.Node) *yaml.Node {
+func Unalias(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < MaxFrontMatterDepth; i++ {
 		n = n.Alias
 	}
 	return n
 }
 
-// yamlPair is one key and its value in a mapping.
-type yamlPair struct {
-	key, value *yaml.Node
+// Pair is one key and its value in a mapping.
+type Pair struct {
+	Key, Value *yaml.Node
 }
 
-// hasMergeKey reports whether mapping m has a "<<" merge key of its own.
-func hasMergeKey(m *yaml.Node) bool {
+// HasMergeKey reports whether mapping m has a "<<" merge key of its own.
+func HasMergeKey(m *yaml.Node) bool {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if isMergeKey(m.Content[i]) {
 			return true
@@ -243,17 +243,17 @@ func isMergeKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Tag == "!!merge"
 }
 
-// pairs returns the entries of mapping m as a YAML loader sees them: "<<"
+// Pairs returns the entries of mapping m as a YAML loader sees them: "<<"
 // merge keys are replaced by the entries of the mappings they name, each
 // of which is overridden by an explicit key of m or of an earlier merged
 // mapping. Explicit entries come first, in order, duplicates included.
 // Merge values that are not mappings are returned in bad.
-func pairs(m *yaml.Node) (out []yamlPair, bad []*yaml.Node) {
+func Pairs(m *yaml.Node) (out []Pair, bad []*yaml.Node) {
 	return appendPairs(nil, nil, m, 0)
 }
 
-func appendPairs(out []yamlPair, bad []*yaml.Node, m *yaml.Node, depth int) ([]yamlPair, []*yaml.Node) {
-	m = resolve(m)
+func appendPairs(out []Pair, bad []*yaml.Node, m *yaml.Node, depth int) ([]Pair, []*yaml.Node) {
+	m = Unalias(m)
 	if m == nil || m.Kind != yaml.MappingNode || depth > MaxFrontMatterDepth {
 		return out, bad
 	}
@@ -264,10 +264,10 @@ func appendPairs(out []yamlPair, bad []*yaml.Node, m *yaml.Node, depth int) ([]y
 			merges = append(merges, v)
 			continue
 		}
-		out = append(out, yamlPair{k, v})
+		out = append(out, Pair{k, v})
 	}
 	for _, v := range merges {
-		v = resolve(v)
+		v = Unalias(v)
 		var sources []*yaml.Node
 		switch v.Kind {
 		case yaml.MappingNode:
@@ -278,14 +278,14 @@ func appendPairs(out []yamlPair, bad []*yaml.Node, m *yaml.Node, depth int) ([]y
 			bad = append(bad, v)
 		}
 		for _, s := range sources {
-			if rs := resolve(s); rs.Kind != yaml.MappingNode {
+			if rs := Unalias(s); rs.Kind != yaml.MappingNode {
 				bad = append(bad, s)
 				continue
 			}
-			var merged []yamlPair
+			var merged []Pair
 			merged, bad = appendPairs(nil, bad, s, depth+1)
 			for _, p := range merged {
-				if !hasKey(out, p.key) {
+				if !hasKey(out, p.Key) {
 					out = append(out, p)
 				}
 			}
@@ -295,52 +295,52 @@ func appendPairs(out []yamlPair, bad []*yaml.Node, m *yaml.Node, depth int) ([]y
 }
 
 // hasKey reports whether ps holds a scalar key with the text of k.
-func hasKey(ps []yamlPair, k *yaml.Node) bool {
+func hasKey(ps []Pair, k *yaml.Node) bool {
 	if k.Kind != yaml.ScalarNode {
 		return false
 	}
 	for _, p := range ps {
-		if p.key.Kind == yaml.ScalarNode && p.key.Value == k.Value {
+		if p.Key.Kind == yaml.ScalarNode && p.Key.Value == k.Value {
 			return true
 		}
 	}
 	return false
 }
 
-// lookupKey returns the entry of mapping m with key name: the last one
+// LookupKey returns the entry of mapping m with key name: the last one
 // when the key is repeated, as YAML loaders keep the last.
-func lookupKey(m *yaml.Node, name string) (yamlPair, bool) {
-	m = resolve(m)
+func LookupKey(m *yaml.Node, name string) (Pair, bool) {
+	m = Unalias(m)
 	if m == nil || m.Kind != yaml.MappingNode {
-		return yamlPair{}, false
+		return Pair{}, false
 	}
-	if !hasMergeKey(m) {
+	if !HasMergeKey(m) {
 		// The entries are the explicit ones, in order: look through them
 		// without gathering them.
 		for i := len(m.Content)&^1 - 2; i >= 0; i -= 2 {
 			if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == name {
-				return yamlPair{k, m.Content[i+1]}, true
+				return Pair{k, m.Content[i+1]}, true
 			}
 		}
-		return yamlPair{}, false
+		return Pair{}, false
 	}
-	ps, _ := pairs(m)
+	ps, _ := Pairs(m)
 	for i := len(ps) - 1; i >= 0; i-- {
-		k := ps[i].key
+		k := ps[i].Key
 		if k.Kind == yaml.ScalarNode && k.Value == name && !isMergeKey(k) {
 			return ps[i], true
 		}
 	}
-	return yamlPair{}, false
+	return Pair{}, false
 }
 
-// yamlLimitError says how a node tree exceeds the bounds.
-type yamlLimitError struct {
-	node *yaml.Node // where to point
-	msg  string
+// LimitError says how a node tree exceeds the bounds.
+type LimitError struct {
+	Node *yaml.Node // where to point
+	Msg  string
 }
 
-func (e *yamlLimitError) Error() string { return e.msg }
+func (e *LimitError) Error() string { return e.Msg }
 
 // treeSize is the size of a subtree with aliases expanded: its node count
 // and its height.
@@ -353,19 +353,19 @@ type yamlBudget struct {
 	active map[*yaml.Node]bool // anchored nodes being measured
 }
 
-// checkLimits reports whether root, with its aliases expanded, has more
+// CheckLimits reports whether root, with its aliases expanded, has more
 // than MaxFrontMatterNodes nodes, nests deeper than MaxFrontMatterDepth, or
 // holds an alias to a node that contains it; nil when it does none of
 // these.
-func checkLimits(root *yaml.Node) *yamlLimitError {
+func CheckLimits(root *yaml.Node) *LimitError {
 	b := yamlBudget{}
 	_, err := b.measure(root, 1)
 	return err
 }
 
-func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *yamlLimitError) {
+func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *LimitError) {
 	if depth > MaxFrontMatterDepth {
-		return treeSize{}, &yamlLimitError{n, fmt.Sprintf("front matter nests deeper than %d levels", MaxFrontMatterDepth)}
+		return treeSize{}, &LimitError{n, fmt.Sprintf("front matter nests deeper than %d levels", MaxFrontMatterDepth)}
 	}
 	if n.Kind == yaml.AliasNode {
 		target := n.Alias
@@ -373,11 +373,11 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *yamlLimitError
 			return treeSize{1, 1}, nil
 		}
 		if b.active[target] {
-			return treeSize{}, &yamlLimitError{n, fmt.Sprintf("alias *%s refers to a node that contains it, so it expands without end", n.Value)}
+			return treeSize{}, &LimitError{n, fmt.Sprintf("alias *%s refers to a node that contains it, so it expands without end", n.Value)}
 		}
 		if s, ok := b.memo[target]; ok {
 			if depth+s.height-1 > MaxFrontMatterDepth {
-				return treeSize{}, &yamlLimitError{n, fmt.Sprintf("front matter nests deeper than %d levels once alias *%s is expanded", MaxFrontMatterDepth, n.Value)}
+				return treeSize{}, &LimitError{n, fmt.Sprintf("front matter nests deeper than %d levels once alias *%s is expanded", MaxFrontMatterDepth, n.Value)}
 			}
 			return s, nil
 		}
@@ -404,7 +404,7 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *yamlLimitError
 			if c.Kind == yaml.AliasNode {
 				what = "nodes once alias *" + c.Value + " is expanded"
 			}
-			return treeSize{}, &yamlLimitError{c, fmt.Sprintf("front matter has more than %d YAML %s", MaxFrontMatterNodes, what)}
+			return treeSize{}, &LimitError{c, fmt.Sprintf("front matter has more than %d YAML %s", MaxFrontMatterNodes, what)}
 		}
 	}
 	if n.Anchor != "" {
@@ -413,7 +413,7 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *yamlLimitError
 	return size, nil
 }
 
-// decodeNode converts a checked node tree into plain Go values: mappings
+// DecodeNode converts a checked node tree into plain Go values: mappings
 // become *Map, sequences []any, scalars string, int (*big.Int beyond
 // int), Float, bool or nil as scalarType resolves them. Entries
 // the schema check reports as malformed, keys that are not scalars and
@@ -423,36 +423,36 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *yamlLimitError
 // appears, the keys a "<<" merge brings in where the merge is, in their
 // own order. Values are a YAML loader's: an explicit key wins over a
 // merged one, the last of repeated keys wins (in the first one's place).
-func decodeNode(n *yaml.Node) any {
-	n = resolve(n)
+func DecodeNode(n *yaml.Node) any {
+	n = Unalias(n)
 	switch n.Kind {
 	case yaml.MappingNode:
-		if !hasMergeKey(n) {
+		if !HasMergeKey(n) {
 			// Without merges the keys come in the order of the pairs, and
 			// a repeated key takes the value of its last pair (Set keeps
 			// the first one's place). The values of repeated keys are
-			// decoded in vain, within the budget checkLimits counted them
+			// decoded in vain, within the budget CheckLimits counted them
 			// in.
 			m := NewMap(len(n.Content) / 2)
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				if k := resolve(n.Content[i]); k.Kind == yaml.ScalarNode {
-					m.Set(k.Value, decodeNode(n.Content[i+1]))
+				if k := Unalias(n.Content[i]); k.Kind == yaml.ScalarNode {
+					m.Set(k.Value, DecodeNode(n.Content[i+1]))
 				}
 			}
 			return m
 		}
-		ps, _ := pairs(n)
+		ps, _ := Pairs(n)
 		vals := make(map[string]*yaml.Node, len(ps))
 		for _, p := range ps {
-			if k := resolve(p.key); k.Kind == yaml.ScalarNode {
-				vals[k.Value] = p.value
+			if k := Unalias(p.Key); k.Kind == yaml.ScalarNode {
+				vals[k.Value] = p.Value
 			}
 		}
 		m := NewMap(len(vals))
 		mappingKeys(n, 0, func(k string) {
 			if v, ok := vals[k]; ok {
 				if _, done := m.Get(k); !done {
-					m.Set(k, decodeNode(v))
+					m.Set(k, DecodeNode(v))
 				}
 			}
 		})
@@ -460,7 +460,7 @@ func decodeNode(n *yaml.Node) any {
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			s = append(s, decodeNode(c))
+			s = append(s, DecodeNode(c))
 		}
 		return s
 	case yaml.ScalarNode:
@@ -473,19 +473,19 @@ func decodeNode(n *yaml.Node) any {
 // they appear, a "<<" merge standing for the keys of the mappings it
 // names, repeats included.
 func mappingKeys(m *yaml.Node, depth int, key func(string)) {
-	m = resolve(m)
+	m = Unalias(m)
 	if m == nil || m.Kind != yaml.MappingNode || depth > MaxFrontMatterDepth {
 		return
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if !isMergeKey(k) {
-			if k := resolve(k); k.Kind == yaml.ScalarNode {
+			if k := Unalias(k); k.Kind == yaml.ScalarNode {
 				key(k.Value)
 			}
 			continue
 		}
-		switch v = resolve(v); v.Kind {
+		switch v = Unalias(v); v.Kind {
 		case yaml.MappingNode:
 			mappingKeys(v, depth+1, key)
 		case yaml.SequenceNode:
@@ -496,13 +496,13 @@ func mappingKeys(m *yaml.Node, depth int, key func(string)) {
 	}
 }
 
-// nodeType returns the type of a resolved node.
-func nodeType(n *yaml.Node) valueKind {
+// NodeType returns the type of a resolved node.
+func NodeType(n *yaml.Node) Type {
 	switch n.Kind {
 	case yaml.MappingNode:
-		return kMap
+		return TypeMap
 	case yaml.SequenceNode:
-		return kList
+		return TypeList
 	case yaml.ScalarNode:
 		return scalarType(n)
 	}
@@ -683,58 +683,58 @@ func isHexDigitOrUnderscore(c byte) bool {
 // scalarType resolves the type of a scalar: by its explicit tag if it has
 // one, as a string if it is quoted or a block scalar, else by the YAML 1.1
 // rules. Timestamps count as strings.
-func scalarType(n *yaml.Node) valueKind {
+func scalarType(n *yaml.Node) Type {
 	if n.Style&yaml.TaggedStyle != 0 {
 		switch n.ShortTag() {
 		case "!!null":
-			return kNull
+			return TypeNull
 		case "!!bool":
-			return kBool
+			return TypeBool
 		case "!!int":
-			return kInt
+			return TypeInt
 		case "!!float":
-			return kFloat
+			return TypeFloat
 		}
-		return kString
+		return TypeString
 	}
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return kString
+		return TypeString
 	}
 	v := n.Value
 	if len(v) > 64 {
-		return kString // no number, boolean or null is this long
+		return TypeString // no number, boolean or null is this long
 	}
 	if v != "" {
 		switch c := v[0]; {
 		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == '~':
 		case strings.IndexByte("yYnNtTfFoO", c) >= 0:
 		default:
-			return kString // the common case: a word that starts no literal
+			return TypeString // the common case: a word that starts no literal
 		}
 	}
 	switch {
 	case isYAML11Null(v):
-		return kNull
+		return TypeNull
 	case isYAML11Bool(v):
-		return kBool
+		return TypeBool
 	case isYAML11Int(v):
-		return kInt
+		return TypeInt
 	case isYAML11Float(v):
-		return kFloat
+		return TypeFloat
 	}
-	return kString
+	return TypeString
 }
 
 // scalarValue converts a scalar to the Go value of its scalarType: a
 // float is a Float, so that 10.0 stays a float.
 func scalarValue(n *yaml.Node) any {
 	t := scalarType(n)
-	if n.Style&yaml.TaggedStyle != 0 && t != kString && t != kNull {
+	if n.Style&yaml.TaggedStyle != 0 && t != TypeString && t != TypeNull {
 		var v any
 		if err := n.Decode(&v); err == nil {
 			switch x := v.(type) {
 			case float64:
-				if t == kFloat {
+				if t == TypeFloat {
 					return Float(x)
 				}
 			case uint64:
@@ -745,9 +745,9 @@ func scalarValue(n *yaml.Node) any {
 		return n.Value
 	}
 	switch t {
-	case kNull:
+	case TypeNull:
 		return nil
-	case kBool:
+	case TypeBool:
 		switch n.Value[0] {
 		case 'y', 'Y', 't', 'T':
 			return true
@@ -755,9 +755,9 @@ func scalarValue(n *yaml.Node) any {
 			return len(n.Value) == 2
 		}
 		return false
-	case kInt:
+	case TypeInt:
 		return parseYAML11Int(n.Value)
-	case kFloat:
+	case TypeFloat:
 		return Float(parseYAML11Float(n.Value))
 	}
 	return n.Value
@@ -824,17 +824,36 @@ func parseYAML11Float(s string) float64 {
 	return f
 }
 
-// isNull reports whether n is a null scalar.
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && scalarType(n) == kNull
+// IsNull reports whether n is a null scalar.
+func IsNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && scalarType(n) == TypeNull
 }
 
-// scalarText returns the text of a string scalar, after aliases, and
+// ScalarText returns the text of a string scalar, after aliases, and
 // whether n is one.
-func scalarText(n *yaml.Node) (string, bool) {
-	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || scalarType(n) != kString {
+func ScalarText(n *yaml.Node) (string, bool) {
+	n = Unalias(n)
+	if n == nil || n.Kind != yaml.ScalarNode || scalarType(n) != TypeString {
 		return "", false
 	}
 	return n.Value, true
 }
+
+// Type is a set of YAML value types: NodeType gives the one of a node, and
+// a schema admits a set of them.
+type Type uint8
+
+// The YAML value types, each a bit of a Type, and the sets of them that
+// schemas use.
+const (
+	TypeString Type = 1 << iota
+	TypeBool
+	TypeInt
+	TypeFloat
+	TypeList
+	TypeMap
+	TypeNull
+
+	TypeNumber = TypeInt | TypeFloat
+	TypeAny    = TypeString | TypeBool | TypeNumber | TypeList | TypeMap | TypeNull
+)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package discovery_test
+package syntax_test
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 func TestReadFile(t *testing.T) {
@@ -40,11 +40,11 @@ func TestReadFile(t *testing.T) {
 	}{
 		{"regular", regular, 0, "hello", nil},
 		{"at the limit", regular, 5, "hello", nil},
-		{"over the limit", regular, 4, "", discovery.ErrTooLarge},
-		{"fifo", fifo, 0, "", discovery.ErrNotRegular},
-		{"link to a fifo", toFifo, 0, "", discovery.ErrNotRegular},
-		{"link to /dev/zero", zero, 0, "", discovery.ErrNotRegular},
-		{"directory", dir, 0, "", discovery.ErrNotRegular},
+		{"over the limit", regular, 4, "", syntax.ErrTooLarge},
+		{"fifo", fifo, 0, "", syntax.ErrNotRegular},
+		{"link to a fifo", toFifo, 0, "", syntax.ErrNotRegular},
+		{"link to /dev/zero", zero, 0, "", syntax.ErrNotRegular},
+		{"directory", dir, 0, "", syntax.ErrNotRegular},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestReadFile(t *testing.T) {
 			var err error
 			go func() {
 				defer close(done)
-				got, err = discovery.ReadFile(tc.path, tc.limit)
+				got, err = syntax.ReadFile(tc.path, tc.limit)
 			}()
 			select {
 			case <-done:

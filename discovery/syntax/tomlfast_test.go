@@ -1,4 +1,4 @@
-package discovery_test
+package syntax_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // checkFastTOML fails when the fast path decodes src and the TOML decoder
@@ -18,14 +18,14 @@ import (
 // whether the fast path decoded it.
 func checkFastTOML(t *testing.T, src string) bool {
 	t.Helper()
-	doc, keys, ok := discovery.DecodeTOMLFast([]byte(src))
+	doc, keys, ok := syntax.DecodeTOMLFast([]byte(src))
 	if !ok {
 		return false
 	}
-	if _, deep := discovery.ScanTOMLSpans([]byte(src)); deep {
+	if _, deep := syntax.ScanTOMLSpans([]byte(src)); deep != nil {
 		t.Errorf("the fast path decodes %q, which the scanner finds beyond its bounds", src)
 	}
-	want, wantKeys, err := discovery.DecodeTOMLSlow([]byte(src))
+	want, wantKeys, err := syntax.DecodeTOMLSlow([]byte(src))
 	if err != nil {
 		t.Errorf("the fast path decodes %q, the decoder says %v", src, err)
 		return true

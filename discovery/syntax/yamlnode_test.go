@@ -1,4 +1,4 @@
-package discovery_test
+package syntax_test
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The regular expressions of the YAML 1.1 resolver (PyYAML's), which the
@@ -16,10 +16,10 @@ var yaml11Ref = []struct {
 	re    *regexp.Regexp
 	match func(string) bool
 }{
-	{"bool", regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`), discovery.IsYAML11Bool},
-	{"int", regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$`), discovery.IsYAML11Int},
-	{"float", regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`), discovery.IsYAML11Float},
-	{"null", regexp.MustCompile(`^(?:~|null|Null|NULL|)$`), discovery.IsYAML11Null},
+	{"bool", regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`), syntax.IsYAML11Bool},
+	{"int", regexp.MustCompile(`^[-+]?(?:0b[01_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)$`), syntax.IsYAML11Int},
+	{"float", regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`), syntax.IsYAML11Float},
+	{"null", regexp.MustCompile(`^(?:~|null|Null|NULL|)$`), syntax.IsYAML11Null},
 }
 
 func checkYAML11Matchers(t *testing.T, s string) {
@@ -92,7 +92,7 @@ var yamlErrLineRef = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 func checkYAMLErrLine(t *testing.T, msg string) {
 	t.Helper()
-	line, rest, ok := discovery.CutYAMLErrLine(msg)
+	line, rest, ok := syntax.CutYAMLErrLine(msg)
 	m := yamlErrLineRef.FindStringSubmatch(msg)
 	if ok != (m != nil) {
 		t.Fatalf("CutYAMLErrLine(%q) ok = %v, the expression says %v", msg, ok, m != nil)
@@ -125,25 +125,4 @@ func FuzzYAMLErrLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		checkYAMLErrLine(t, s)
 	})
-}
-
-func TestPyprojectVersionMatcher(t *testing.T) {
-	re := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
-	check := func(s string) {
-		if want, got := re.MatchString(s), discovery.IsPyprojectVersion(s); got != want {
-			t.Errorf("version matcher on %q = %v, the expression says %v", s, got, want)
-		}
-	}
-	for _, s := range []string{"", "1", "1.2", "1.2.3", "01.002.0003", "1.2.3.4", "1.2.", ".1.2", "1..2", "1.2.3-rc1", "1.2.3\n", "v1.2.3", "1.2.x", "١.٢.٣"} {
-		check(s)
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	buf := make([]byte, 0, 10)
-	for range 50_000 {
-		buf = buf[:0]
-		for range rng.IntN(9) {
-			buf = append(buf, "0123456789..a-"[rng.IntN(14)])
-		}
-		check(string(buf))
-	}
 }

@@ -1,11 +1,11 @@
-package discovery_test
+package syntax_test
 
 import (
 	"fmt"
 	"reflect"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 func TestFindMentions(t *testing.T) {
@@ -16,8 +16,8 @@ func TestFindMentions(t *testing.T) {
 		"~~~~md\n@tilde:x.md\n```\nstill fenced @t2:y.md\n~~~~\n" +
 		"漢字 @cjk:context/c.md, 🎉 @emoji:d.md.\n" +
 		"@bad:../../etc/passwd @nocolon @Upper:x.md\n"
-	lines := discovery.NewLineIndex([]byte(src))
-	got := discovery.FindMentions([]byte(src), len("---\nname: x\n---\n"), lines)
+	lines := syntax.NewLineIndex([]byte(src))
+	got := syntax.FindMentions([]byte(src), len("---\nname: x\n---\n"), lines)
 	var s []string
 	for _, m := range got {
 		s = append(s, fmt.Sprintf("%d:%d-%d %s", m.Range.Start.Line, m.Range.Start.Character, m.Range.End.Character, m.Text()))

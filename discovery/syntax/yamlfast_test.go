@@ -1,4 +1,4 @@
-package discovery_test
+package syntax_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -47,11 +47,11 @@ func sameTree(a, b *yaml.Node, at string) string {
 // or reads it into another tree. It reports whether the fast path read it.
 func checkFastYAML(t *testing.T, text string) bool {
 	t.Helper()
-	fast, ok := discovery.ParseYAMLFast([]byte(text))
+	fast, ok := syntax.ParseYAMLFast([]byte(text))
 	if !ok {
 		return false
 	}
-	slow, err := discovery.ParseYAMLSlow([]byte(text))
+	slow, err := syntax.ParseYAMLSlow([]byte(text))
 	if err != nil {
 		t.Errorf("the fast path reads %q, go-yaml says %v", text, err)
 		return true
@@ -156,7 +156,7 @@ func TestParseYAMLFastCorpus(t *testing.T) {
 			if err != nil {
 				return nil
 			}
-			fm, err := discovery.SplitFrontMatter(src)
+			fm, err := syntax.SplitFrontMatter(src)
 			if err != nil {
 				return nil
 			}
@@ -288,7 +288,7 @@ func FuzzParseYAMLFast(f *testing.F) {
 func TestPlainTag(t *testing.T) {
 	check := func(s string) {
 		n := yaml.Node{Kind: yaml.ScalarNode, Value: s}
-		if got, want := discovery.PlainTag(s), n.ShortTag(); got != want {
+		if got, want := syntax.PlainTag(s), n.ShortTag(); got != want {
 			t.Errorf("tag of %q: %s, go-yaml says %s", s, got, want)
 		}
 	}
@@ -321,7 +321,7 @@ func TestYAMLTextTables(t *testing.T) {
 		}
 		start := rng.IntN(len(b) + 1)
 		end := start + rng.IntN(len(b)-start+1)
-		fast, any := discovery.YAMLTextTables(b, start, end)
+		fast, any := syntax.YAMLTextTables(b, start, end)
 		if fmt.Sprint(fast) != fmt.Sprint(any) {
 			t.Fatalf("tables of %q[%d:%d]: %v, the general scan finds %v", b, start, end, fast, any)
 		}

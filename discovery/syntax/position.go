@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import (
 	"bytes"
@@ -370,4 +370,23 @@ func advance(src []byte, from colMark, off int) (int, colMark) {
 		at.units += runeUnits(r)
 	}
 	return at.units + off - at.off, at
+}
+
+// RuneBoundary moves a byte offset of src back to the start of the
+// character it falls in, decoding from the start of its line as LineIndex
+// does (an invalid byte is a character of its own), so that a Range never
+// splits a character.
+func RuneBoundary(src []byte, off int) int {
+	if off <= 0 || off >= len(src) {
+		return off
+	}
+	p := bytes.LastIndexByte(src[:off], '\n') + 1
+	for p < off {
+		_, size := utf8.DecodeRune(src[p:])
+		if p+size > off {
+			return p
+		}
+		p += size
+	}
+	return off
 }

@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import (
 	"errors"
@@ -71,22 +71,22 @@ var constraintOps = [...]string{">=", "<=", "==", "!=", "^", "~", ">", "<"}
 // constraintOpChars are the bytes operators are made of.
 const constraintOpChars = "<>=!~^"
 
-// constraintError explains why a constraint string was rejected.
-type constraintError struct {
-	input, reason string
+// ConstraintError explains why a constraint string was rejected.
+type ConstraintError struct {
+	Input, Reason string
 }
 
-func (e *constraintError) Error() string {
-	return fmt.Sprintf("invalid constraint %q: %s", e.input, e.reason)
+func (e *ConstraintError) Error() string {
+	return fmt.Sprintf("invalid constraint %q: %s", e.Input, e.Reason)
 }
 
-func (e *constraintError) Is(target error) bool { return target == ErrInvalidConstraint }
+func (e *ConstraintError) Is(target error) bool { return target == ErrInvalidConstraint }
 
 // ParseConstraint parses a version constraint. The error, when not nil,
 // says what is wrong and matches ErrInvalidConstraint under errors.Is.
 func ParseConstraint(s string) (*Constraint, error) {
 	fail := func(format string, args ...any) (*Constraint, error) {
-		return nil, &constraintError{input: s, reason: fmt.Sprintf(format, args...)}
+		return nil, &ConstraintError{Input: s, Reason: fmt.Sprintf(format, args...)}
 	}
 	if len(s) > maxConstraintLen {
 		return fail("longer than %d bytes", maxConstraintLen)

@@ -1,4 +1,4 @@
-package discovery
+package syntax
 
 import (
 	"errors"
@@ -25,12 +25,12 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxFileSize
 	}
-	return readFile(path, limit, nil)
+	return ReadFileInto(path, limit, nil)
 }
 
 // notRegular is the error of ReadFile for a file of mode m.
 func notRegular(path string, m fs.FileMode) error {
-	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, modeName(m))}
+	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, ModeName(m))}
 }
 
 // tooLarge is the error of ReadFile for a file of size bytes, over limit.
@@ -44,8 +44,8 @@ func grewPast(path string, limit int64) error {
 	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than the %d read", ErrTooLarge, limit)}
 }
 
-// modeName says what kind of file a mode is, for messages.
-func modeName(m fs.FileMode) string {
+// ModeName says what kind of file a mode is, for messages.
+func ModeName(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -62,3 +62,6 @@ func modeName(m fs.FileMode) string {
 	}
 	return "not a regular file"
 }
+
+// DefaultMaxFileSize is the largest document a Loader reads.
+const DefaultMaxFileSize = 8 << 20

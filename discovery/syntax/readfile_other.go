@@ -1,6 +1,6 @@
 //go:build !unix
 
-package discovery
+package syntax
 
 import (
 	"io"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// readFile is ReadFile with a positive limit, through the os package,
+// ReadFileInto is ReadFile with a positive limit, through the os package,
 // reading into buf when it is large enough (into new memory otherwise).
-func readFile(path string, limit int64, buf []byte) ([]byte, error) {
+func ReadFileInto(path string, limit int64, buf []byte) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package discovery_test
+package syntax_test
 
 import (
 	"errors"
@@ -6,27 +6,27 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 func TestParseVersion(t *testing.T) {
 	cases := []struct {
 		in   string
-		want discovery.Version
+		want syntax.Version
 	}{
-		{"0.0.0", discovery.Version{}},
-		{"1.2.3", discovery.Version{Major: 1, Minor: 2, Patch: 3}},
-		{"10.20.30", discovery.Version{Major: 10, Minor: 20, Patch: 30}},
-		{"1.0.0-rc.1", discovery.Version{Major: 1, Pre: "rc.1"}},
-		{"1.0.0-0.3.7", discovery.Version{Major: 1, Pre: "0.3.7"}},
-		{"1.0.0-x-y.0a.-", discovery.Version{Major: 1, Pre: "x-y.0a.-"}},
-		{"1.0.0+001.sha-5114f85", discovery.Version{Major: 1, Build: "001.sha-5114f85"}},
-		{"1.0.0-beta+exp.sha.5114f85", discovery.Version{Major: 1, Pre: "beta", Build: "exp.sha.5114f85"}},
-		{"18446744073709551615.0.0", discovery.Version{Major: 1<<64 - 1}},
+		{"0.0.0", syntax.Version{}},
+		{"1.2.3", syntax.Version{Major: 1, Minor: 2, Patch: 3}},
+		{"10.20.30", syntax.Version{Major: 10, Minor: 20, Patch: 30}},
+		{"1.0.0-rc.1", syntax.Version{Major: 1, Pre: "rc.1"}},
+		{"1.0.0-0.3.7", syntax.Version{Major: 1, Pre: "0.3.7"}},
+		{"1.0.0-x-y.0a.-", syntax.Version{Major: 1, Pre: "x-y.0a.-"}},
+		{"1.0.0+001.sha-5114f85", syntax.Version{Major: 1, Build: "001.sha-5114f85"}},
+		{"1.0.0-beta+exp.sha.5114f85", syntax.Version{Major: 1, Pre: "beta", Build: "exp.sha.5114f85"}},
+		{"18446744073709551615.0.0", syntax.Version{Major: 1<<64 - 1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := discovery.ParseVersion(tc.in)
+			got, err := syntax.ParseVersion(tc.in)
 			if err != nil || got != tc.want {
 				t.Fatalf("ParseVersion(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
 			}
@@ -62,11 +62,11 @@ func TestParseVersionErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			v, err := discovery.ParseVersion(tc.in)
+			v, err := syntax.ParseVersion(tc.in)
 			if err == nil {
 				t.Fatalf("ParseVersion(%q) = %v, want an error", tc.in, v)
 			}
-			if !errors.Is(err, discovery.ErrInvalidVersion) {
+			if !errors.Is(err, syntax.ErrInvalidVersion) {
 				t.Errorf("error %v does not match ErrInvalidVersion", err)
 			}
 			if !strings.HasSuffix(err.Error(), tc.want) {
@@ -85,8 +85,8 @@ func TestVersionCompare(t *testing.T) {
 	}
 	for i, a := range order {
 		for j, b := range order {
-			va, _ := discovery.ParseVersion(a)
-			vb, err := discovery.ParseVersion(b + "+build.7")
+			va, _ := syntax.ParseVersion(a)
+			vb, err := syntax.ParseVersion(b + "+build.7")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,8 +102,8 @@ func TestVersionCompare(t *testing.T) {
 		}
 	}
 	// Numbers compare by value, beyond 64 bits too.
-	a, _ := discovery.ParseVersion("1.0.0-99999999999999999999")
-	b, _ := discovery.ParseVersion("1.0.0-100000000000000000000")
+	a, _ := syntax.ParseVersion("1.0.0-99999999999999999999")
+	b, _ := syntax.ParseVersion("1.0.0-100000000000000000000")
 	if a.Compare(b) != -1 {
 		t.Errorf("%s.Compare(%s) = %d, want -1", a, b, a.Compare(b))
 	}
@@ -115,13 +115,13 @@ func TestVersionCompare(t *testing.T) {
 func FuzzParseVersion(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzParseVersion/.
 	f.Fuzz(func(t *testing.T, a, b string) {
-		va, err := discovery.ParseVersion(a)
+		va, err := syntax.ParseVersion(a)
 		sa, serr := semver.StrictNewVersion(a)
 		if (err == nil) != (serr == nil) {
 			t.Fatalf("ParseVersion(%q): %v; semver: %v", a, err, serr)
 		}
 		if err != nil {
-			if !errors.Is(err, discovery.ErrInvalidVersion) || strings.ContainsAny(err.Error(), "\n\r") {
+			if !errors.Is(err, syntax.ErrInvalidVersion) || strings.ContainsAny(err.Error(), "\n\r") {
 				t.Fatalf("ParseVersion(%q): error %q", a, err)
 			}
 			return
@@ -132,7 +132,7 @@ func FuzzParseVersion(f *testing.F) {
 		if va.String() != a {
 			t.Fatalf("ParseVersion(%q).String() = %q", a, va.String())
 		}
-		vb, err := discovery.ParseVersion(b)
+		vb, err := syntax.ParseVersion(b)
 		sb, serr := semver.StrictNewVersion(b)
 		if err != nil || serr != nil {
 			return

@@ -1,4 +1,4 @@
-package discovery_test
+package syntax_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 func TestConstraintCheck(t *testing.T) {
@@ -67,7 +67,7 @@ func TestConstraintCheck(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.constraint, func(t *testing.T) {
-			c, err := discovery.ParseConstraint(tc.constraint)
+			c, err := syntax.ParseConstraint(tc.constraint)
 			if err != nil {
 				t.Fatalf("ParseConstraint: %v", err)
 			}
@@ -108,7 +108,7 @@ func TestConstraintAgainstSemver(t *testing.T) {
 		"18446744073709551616.0.0", " 1.2.3",
 	}
 	for _, cs := range constraints {
-		c, err := discovery.ParseConstraint(cs)
+		c, err := syntax.ParseConstraint(cs)
 		if err != nil {
 			t.Errorf("ParseConstraint(%q): %v", cs, err)
 			continue
@@ -120,7 +120,7 @@ func TestConstraintAgainstSemver(t *testing.T) {
 }
 
 // compareWithSemver checks c.Check(version) against semver's answer.
-func compareWithSemver(t *testing.T, c *discovery.Constraint, version string) {
+func compareWithSemver(t *testing.T, c *syntax.Constraint, version string) {
 	t.Helper()
 	got, gotErr := c.Check(version)
 	want, skip, wantErr := semverOracle(c.String(), version)
@@ -245,11 +245,11 @@ func TestParseConstraintErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			c, err := discovery.ParseConstraint(tc.in)
+			c, err := syntax.ParseConstraint(tc.in)
 			if err == nil {
 				t.Fatalf("ParseConstraint(%q) = %v, want an error", tc.in, c)
 			}
-			if !errors.Is(err, discovery.ErrInvalidConstraint) {
+			if !errors.Is(err, syntax.ErrInvalidConstraint) {
 				t.Errorf("error %v does not match ErrInvalidConstraint", err)
 			}
 			if !strings.HasSuffix(err.Error(), tc.want) {
@@ -260,7 +260,7 @@ func TestParseConstraintErrors(t *testing.T) {
 }
 
 func TestConstraintCheckInvalidVersion(t *testing.T) {
-	c, err := discovery.ParseConstraint("^1.0.0")
+	c, err := syntax.ParseConstraint("^1.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,39 +271,12 @@ func TestConstraintCheckInvalidVersion(t *testing.T) {
 	}
 }
 
-func TestModuleType(t *testing.T) {
-	cases := []struct{ dir, want string }{
-		{"tool-custom", "tool"},
-		{"tool-issue", "tool"},
-		{"hooks-logger", "hook"},
-		{"hook-issue-auto-work", "hook"},
-		{"provider-anthropic", "provider"},
-		{"loop-streaming", "orchestrator"},
-		{"orchestrator-basic", "orchestrator"},
-		{"context-simple", "context"},
-		{"amplifier-module-loop-streaming", "orchestrator"},
-		{"Tool-Upper", "tool"},
-		{"issue-manager", "unknown"},
-		{"tool-", "unknown"},
-		{"tools", "unknown"},
-		{"", "unknown"},
-		{"anthropic-provider", "unknown"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.dir, func(t *testing.T) {
-			if got := discovery.ModuleType(tc.dir); got != tc.want {
-				t.Errorf("ModuleType(%q) = %q, want %q", tc.dir, got, tc.want)
-			}
-		})
-	}
-}
-
 func FuzzParseConstraint(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzParseConstraint/.
 	f.Fuzz(func(t *testing.T, s, version string) {
-		c, err := discovery.ParseConstraint(s)
+		c, err := syntax.ParseConstraint(s)
 		if err != nil {
-			if !errors.Is(err, discovery.ErrInvalidConstraint) {
+			if !errors.Is(err, syntax.ErrInvalidConstraint) {
 				t.Fatalf("error %v does not match ErrInvalidConstraint", err)
 			}
 			msg := err.Error()
@@ -314,14 +287,14 @@ func FuzzParseConstraint(f *testing.F) {
 			if _, near, ok := strings.Cut(msg, "did you mean "); ok && strings.Contains(near, ",") {
 				if q, err := strconv.Unquote(strings.TrimSuffix(near, "?")); err != nil {
 					t.Fatalf("suggestion in %q: %v", msg, err)
-				} else if _, err := discovery.ParseConstraint(q); err != nil {
+				} else if _, err := syntax.ParseConstraint(q); err != nil {
 					t.Fatalf("suggestion %q of %q does not parse: %v", q, s, err)
 				}
 			}
 			return
 		}
 		// The canonical form parses to the same canonical form.
-		c2, err := discovery.ParseConstraint(c.String())
+		c2, err := syntax.ParseConstraint(c.String())
 		if err != nil {
 			t.Fatalf("canonical %q of %q does not parse: %v", c.String(), s, err)
 		}
@@ -341,14 +314,14 @@ func FuzzParseConstraint(f *testing.F) {
 func BenchmarkParseConstraint(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := discovery.ParseConstraint(">=1.0,<2.0"); err != nil {
+		if _, err := syntax.ParseConstraint(">=1.0,<2.0"); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkConstraintCheck(b *testing.B) {
-	c, err := discovery.ParseConstraint("^1.2.3")
+	c, err := syntax.ParseConstraint("^1.2.3")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package discovery_test
+package syntax_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 func TestSplitFrontMatter(t *testing.T) {
@@ -27,19 +27,19 @@ func TestSplitFrontMatter(t *testing.T) {
 		{"dashes inside", "---\na: ----\nb: -- -\n---\n", nil, 0, "a: ----\nb: -- -\n", ""},
 		{"second block is body", "---\na: 1\n---\n---\nb: 2\n---\n", nil, 0, "a: 1\n", "---\nb: 2\n---\n"},
 		{"four dashes do not close", "---\na: 1\n----\n---\n", nil, 0, "a: 1\n----\n", ""},
-		{"heading", "# Title\n---\na: 1\n---\n", discovery.ErrNoFrontMatter, 0, "", ""},
-		{"indented delimiter", " ---\na: 1\n---\n", discovery.ErrNoFrontMatter, 0, "", ""},
-		{"delimiter with text", "--- a\na: 1\n---\n", discovery.ErrNoFrontMatter, 0, "", ""},
-		{"empty", "", discovery.ErrNoFrontMatter, 0, "", ""},
-		{"only blanks", "\n\n  \n", discovery.ErrNoFrontMatter, 5, "", ""},
-		{"BOM only", "\xEF\xBB\xBF", discovery.ErrNoFrontMatter, 3, "", ""},
-		{"unterminated", "\n---\na: 1\n", discovery.ErrUnterminated, 1, "", ""},
-		{"opening only", "---", discovery.ErrUnterminated, 0, "", ""},
-		{"too large", "---\n" + strings.Repeat("a: b\n", discovery.MaxFrontMatter/5+1) + "---\n", discovery.ErrFrontMatterTooLarge, 0, "", ""},
+		{"heading", "# Title\n---\na: 1\n---\n", syntax.ErrNoFrontMatter, 0, "", ""},
+		{"indented delimiter", " ---\na: 1\n---\n", syntax.ErrNoFrontMatter, 0, "", ""},
+		{"delimiter with text", "--- a\na: 1\n---\n", syntax.ErrNoFrontMatter, 0, "", ""},
+		{"empty", "", syntax.ErrNoFrontMatter, 0, "", ""},
+		{"only blanks", "\n\n  \n", syntax.ErrNoFrontMatter, 5, "", ""},
+		{"BOM only", "\xEF\xBB\xBF", syntax.ErrNoFrontMatter, 3, "", ""},
+		{"unterminated", "\n---\na: 1\n", syntax.ErrUnterminated, 1, "", ""},
+		{"opening only", "---", syntax.ErrUnterminated, 0, "", ""},
+		{"too large", "---\n" + strings.Repeat("a: b\n", syntax.MaxFrontMatter/5+1) + "---\n", syntax.ErrFrontMatterTooLarge, 0, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fm, err := discovery.SplitFrontMatter([]byte(tc.src))
+			fm, err := syntax.SplitFrontMatter([]byte(tc.src))
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("error %v, want %v", err, tc.err)
 			}
@@ -71,11 +71,11 @@ func TestSplitFrontMatterAtTheCap(t *testing.T) {
 		size int
 		err  error
 	}{
-		{discovery.MaxFrontMatter, nil},
-		{discovery.MaxFrontMatter + 1, discovery.ErrFrontMatterTooLarge},
+		{syntax.MaxFrontMatter, nil},
+		{syntax.MaxFrontMatter + 1, syntax.ErrFrontMatterTooLarge},
 	} {
 		src := "---\n" + block(tc.size) + "---\n" + strings.Repeat("body\n", 1000)
-		fm, err := discovery.SplitFrontMatter([]byte(src))
+		fm, err := syntax.SplitFrontMatter([]byte(src))
 		if !errors.Is(err, tc.err) {
 			t.Errorf("block of %d bytes: error %v, want %v", tc.size, err, tc.err)
 		}
@@ -91,7 +91,7 @@ func BenchmarkSplitFrontMatter(b *testing.B) {
 	src := []byte("---\nname: big\ndescription: A big agent\n---\n" + strings.Repeat("Lorem ipsum dolor sit amet.\n", 50<<20/28))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := discovery.SplitFrontMatter(src); err != nil {
+		if _, err := syntax.SplitFrontMatter(src); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -102,13 +102,13 @@ func FuzzSplitFrontMatter(f *testing.F) {
 	f.Add([]byte("\xEF\xBB\xBF\r\n---  \r\na: 1\r\n---\r\n"))
 	f.Add([]byte("# no front matter\n---\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		fm, err := discovery.SplitFrontMatter(src)
+		fm, err := syntax.SplitFrontMatter(src)
 		if fm.Open < 0 || fm.Open > len(src) {
 			t.Fatalf("Open %d out of %d bytes", fm.Open, len(src))
 		}
 		if err != nil {
-			if !errors.Is(err, discovery.ErrNoFrontMatter) && !errors.Is(err, discovery.ErrUnterminated) &&
-				!errors.Is(err, discovery.ErrFrontMatterTooLarge) {
+			if !errors.Is(err, syntax.ErrNoFrontMatter) && !errors.Is(err, syntax.ErrUnterminated) &&
+				!errors.Is(err, syntax.ErrFrontMatterTooLarge) {
 				t.Fatalf("unexpected error %v", err)
 			}
 			return
@@ -116,7 +116,7 @@ func FuzzSplitFrontMatter(f *testing.F) {
 		if !(fm.Open < fm.Start && fm.Start <= fm.End && fm.End < fm.BodyStart && fm.BodyStart <= len(src)) {
 			t.Fatalf("offsets out of order: %+v in %d bytes", fm, len(src))
 		}
-		if fm.End-fm.Start > discovery.MaxFrontMatter {
+		if fm.End-fm.Start > syntax.MaxFrontMatter {
 			t.Fatalf("block of %d bytes accepted", fm.End-fm.Start)
 		}
 		for _, delim := range []string{string(src[fm.Open:fm.Start]), string(src[fm.End:fm.BodyStart])} {

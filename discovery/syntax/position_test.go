@@ -1,4 +1,4 @@
-package discovery_test
+package syntax_test
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The reference implementations below compute positions the simple way,
@@ -171,7 +171,7 @@ func randomText(r *rand.Rand, n int, breaks bool) []byte {
 	pieces := []string{"a", "b ", "é", "中", "😀", "\U0010FFFF", "\xff", "\x80", "\xe4\xb8", "\xf0\x9f\x98", "\xed\xa0\x80",
 		"@c:p.md ", "@x-1:dir/é.md, ", " @z:😀.md.", "\u0085", "\u2028"}
 	lineBreaks := []string{"\n", "\r\n", "\r"}
-	every := []int{4, 40, discovery.ColStep, 4 * discovery.ColStep}[r.IntN(4)]
+	every := []int{4, 40, syntax.ColStep, 4 * syntax.ColStep}[r.IntN(4)]
 	var b strings.Builder
 	for b.Len() < n {
 		if breaks && r.IntN(every) == 0 {
@@ -188,8 +188,8 @@ func randomText(r *rand.Rand, n int, breaks bool) []byte {
 func TestPositionMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := 0; iter < 60; iter++ {
-		src := randomText(r, r.IntN(6*discovery.ColStep), iter%3 != 0)
-		x := discovery.NewLineIndex(src)
+		src := randomText(r, r.IntN(6*syntax.ColStep), iter%3 != 0)
+		x := syntax.NewLineIndex(src)
 		ref := make([]diag.Position, len(src)+1)
 		for off := range ref {
 			ref[off] = refPosition(src, off)
@@ -220,14 +220,14 @@ func TestPositionMatchesReference(t *testing.T) {
 			}
 		}
 		for line := 0; line <= x.Lines()+1; line++ {
-			for _, col := range []int{-1, 0, 1, 2, 3, discovery.ColStep - 1, discovery.ColStep, discovery.ColStep + 1, 2*discovery.ColStep + 7, r.IntN(6 * discovery.ColStep), 1 << 20} {
+			for _, col := range []int{-1, 0, 1, 2, 3, syntax.ColStep - 1, syntax.ColStep, syntax.ColStep + 1, 2*syntax.ColStep + 7, r.IntN(6 * syntax.ColStep), 1 << 20} {
 				if got, want := x.Offset(line, col), refOffset(src, line, col); got != want {
 					t.Fatalf("text %q: Offset(%d, %d) = %d, want %d", src, line, col, got, want)
 				}
 			}
 		}
 		for line := -1; line <= x.Lines()+1; line++ {
-			for _, ch := range []int{-1, 0, 1, 2, discovery.ColStep - 1, discovery.ColStep, discovery.ColStep + 1, r.IntN(6 * discovery.ColStep), 1 << 20} {
+			for _, ch := range []int{-1, 0, 1, 2, syntax.ColStep - 1, syntax.ColStep, syntax.ColStep + 1, r.IntN(6 * syntax.ColStep), 1 << 20} {
 				p := diag.Position{Line: line, Character: ch}
 				if got, want := x.PositionOffset(p), refPositionOffset(src, p); got != want {
 					t.Fatalf("text %q: PositionOffset(%v) = %d, want %d", src, p, got, want)
@@ -241,7 +241,7 @@ func TestPositionMatchesReference(t *testing.T) {
 				t.Fatalf("text %q: PositionOffset(Position(%d)) = %d, want %d", src, off, back, refPositionOffset(src, p))
 			}
 		}
-		if got, want := discovery.UTF16Len(src), refUTF16Len(src); got != want {
+		if got, want := syntax.UTF16Len(src), refUTF16Len(src); got != want {
 			t.Fatalf("text %q: UTF16Len = %d, want %d", src, got, want)
 		}
 	}
@@ -252,7 +252,7 @@ func TestPositionMatchesReference(t *testing.T) {
 func TestMentionRangesMatchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for iter := 0; iter < 40; iter++ {
-		src := randomText(r, r.IntN(8*discovery.ColStep), iter%2 == 0)
+		src := randomText(r, r.IntN(8*syntax.ColStep), iter%2 == 0)
 		// Where each "@" is: an ASCII byte is a character of its own, so no
 		// two share a position.
 		at := map[diag.Position]int{}
@@ -261,7 +261,7 @@ func TestMentionRangesMatchReference(t *testing.T) {
 				at[refPosition(src, off)] = off
 			}
 		}
-		ms := discovery.FindMentions(src, 0, discovery.NewLineIndex(src))
+		ms := syntax.FindMentions(src, 0, syntax.NewLineIndex(src))
 		if len(ms) == 0 {
 			t.Fatalf("text %q: no mentions", src)
 		}
@@ -280,7 +280,7 @@ func TestMentionRangesMatchReference(t *testing.T) {
 func TestYAMLTextMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for iter := 0; iter < 60; iter++ {
-		src := randomText(r, r.IntN(6*discovery.ColStep), iter%3 != 0)
+		src := randomText(r, r.IntN(6*syntax.ColStep), iter%3 != 0)
 		start := r.IntN(len(src)/4 + 1)
 		for start > 0 && start < len(src) && !utf8.RuneStart(src[start]) {
 			start-- // the YAML text starts on a line of its own
@@ -289,13 +289,13 @@ func TestYAMLTextMatchesReference(t *testing.T) {
 		if end < start {
 			end = start
 		}
-		offset, lineEnd, n := discovery.YAMLText(src, start, end)
+		offset, lineEnd, n := syntax.YAMLTextOf(src, start, end)
 		lines := refYAMLLines(src, start, end)
 		if n != len(lines) {
 			t.Fatalf("text %q [%d:%d]: %d lines, want %d", src, start, end, n, len(lines))
 		}
 		for line := 0; line <= len(lines)+1; line++ {
-			for _, col := range []int{-1, 0, 1, 2, discovery.ColStep, discovery.ColStep + 1, r.IntN(6 * discovery.ColStep), 1 << 20} {
+			for _, col := range []int{-1, 0, 1, 2, syntax.ColStep, syntax.ColStep + 1, r.IntN(6 * syntax.ColStep), 1 << 20} {
 				if got, want := offset(line, col), refYAMLOffset(src, start, end, lines, line, col); got != want {
 					t.Fatalf("text %q [%d:%d]: offset(%d, %d) = %d, want %d", src, start, end, line, col, got, want)
 				}
@@ -314,41 +314,41 @@ func TestYAMLTextMatchesReference(t *testing.T) {
 func FuzzLineIndex(f *testing.F) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := 0; i < 8; i++ {
-		f.Add(randomText(r, 3*discovery.ColStep, i%2 == 0))
+		f.Add(randomText(r, 3*syntax.ColStep, i%2 == 0))
 	}
 	f.Add([]byte("a\r\nb\rc\u0085d\u2028e\xff\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		if len(src) > 8*discovery.ColStep {
-			src = src[:8*discovery.ColStep] // the reference is quadratic
+		if len(src) > 8*syntax.ColStep {
+			src = src[:8*syntax.ColStep] // the reference is quadratic
 		}
-		x := discovery.NewLineIndex(src)
+		x := syntax.NewLineIndex(src)
 		for off := -1; off <= len(src)+1; off++ {
 			if got, want := x.Position(off), refPosition(src, off); got != want {
 				t.Fatalf("Position(%d) = %v, want %v", off, got, want)
 			}
 		}
 		for line := 0; line <= x.Lines()+1; line++ {
-			for _, col := range []int{0, 1, 2, discovery.ColStep / 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
+			for _, col := range []int{0, 1, 2, syntax.ColStep / 2, syntax.ColStep + 1, 3 * syntax.ColStep} {
 				if got, want := x.Offset(line, col), refOffset(src, line, col); got != want {
 					t.Fatalf("Offset(%d, %d) = %d, want %d", line, col, got, want)
 				}
 			}
 		}
 		for line := -1; line <= x.Lines()+1; line++ {
-			for _, ch := range []int{0, 1, 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
+			for _, ch := range []int{0, 1, 2, syntax.ColStep + 1, 3 * syntax.ColStep} {
 				p := diag.Position{Line: line, Character: ch}
 				if got, want := x.PositionOffset(p), refPositionOffset(src, p); got != want {
 					t.Fatalf("PositionOffset(%v) = %d, want %d", p, got, want)
 				}
 			}
 		}
-		offset, lineEnd, n := discovery.YAMLText(src, 0, len(src))
+		offset, lineEnd, n := syntax.YAMLTextOf(src, 0, len(src))
 		lines := refYAMLLines(src, 0, len(src))
 		if n != len(lines) {
 			t.Fatalf("%d YAML lines, want %d", n, len(lines))
 		}
 		for line := 0; line <= n+1; line++ {
-			for _, col := range []int{0, 1, 2, discovery.ColStep + 1, 3 * discovery.ColStep} {
+			for _, col := range []int{0, 1, 2, syntax.ColStep + 1, 3 * syntax.ColStep} {
 				if got, want := offset(line, col), refYAMLOffset(src, 0, len(src), lines, line, col); got != want {
 					t.Fatalf("YAML offset(%d, %d) = %d, want %d", line, col, got, want)
 				}
@@ -367,12 +367,12 @@ func FuzzLineIndex(f *testing.F) {
 // detector sees no race).
 func TestLineIndexConcurrent(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	src := randomText(r, 16*discovery.ColStep, false)
+	src := randomText(r, 16*syntax.ColStep, false)
 	want := make([]diag.Position, len(src)+1)
 	for off := range want {
 		want[off] = refPosition(src, off)
 	}
-	x := discovery.NewLineIndex(src)
+	x := syntax.NewLineIndex(src)
 	errs := make(chan error, 4)
 	for g := 0; g < 4; g++ {
 		go func(seed uint64) {

@@ -1,6 +1,7 @@
-package discovery
+package syntax
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // A fast path for pyproject.toml. Most of these files are tables of keys
 // whose values are strings, integers, booleans, arrays and inline tables
-// of the same. decodeTOMLFast reads that subset into the document and the
+// of the same. DecodeTOMLFast reads that subset into the document and the
 // key order the TOML decoder gives for it, with far fewer allocations; on
 // anything else (dotted keys, arrays of tables, floats, dates, multi-line
 // strings, escapes beyond the common ones, a table defined twice or
@@ -19,13 +20,13 @@ import (
 // errors of any kind) it gives up, and the decoder reads the text. A fuzz
 // test holds the two to the same results.
 //
-// It also gives up on a text beyond the bounds scanTOMLSpans sets (a
-// header of more than maxTOMLKeyParts parts, arrays and inline tables
-// nested more than maxTOMLScanDepth deep), so that a text it reads is one
+// It also gives up on a text beyond the bounds ScanTOMLSpans sets (a
+// header of more than MaxTOMLKeyParts parts, arrays and inline tables
+// nested more than MaxTOMLScanDepth deep), so that a text it reads is one
 // the scanner reads whole: ParsePyproject need not scan a text it reads
 // unless it reports a position in it.
 
-// tomlFast is the state of one decodeTOMLFast call.
+// tomlFast is the state of one DecodeTOMLFast call.
 type tomlFast struct {
 	src   string
 	pos   int
@@ -36,8 +37,8 @@ type tomlFast struct {
 	tables []string
 }
 
-// decodeTOMLFast decodes src when it is in the subset the fast path reads.
-func decodeTOMLFast(src []byte) (map[string]any, []toml.Key, bool) {
+// DecodeTOMLFast decodes src when it is in the subset the fast path reads.
+func DecodeTOMLFast(src []byte) (map[string]any, []toml.Key, bool) {
 	if !utf8.Valid(src) {
 		return nil, nil, false
 	}
@@ -157,7 +158,7 @@ func (t *tomlFast) header(doc map[string]any) (map[string]any, []string, bool) {
 		if !ok {
 			return nil, nil, false
 		}
-		if parts = append(parts, k); len(parts) > maxTOMLKeyParts {
+		if parts = append(parts, k); len(parts) > MaxTOMLKeyParts {
 			return nil, nil, false
 		}
 		t.skipSpace(false)
@@ -255,7 +256,7 @@ func (t *tomlFast) value(path []string) (any, bool) {
 		t.pos += end + 2
 		return s, true
 	case c == '[' || c == '{':
-		if t.depth >= maxTOMLScanDepth {
+		if t.depth >= MaxTOMLScanDepth {
 			return nil, false
 		}
 		t.depth++
@@ -453,4 +454,25 @@ func (t *tomlFast) inlineTable(path []string) (any, bool) {
 			return nil, false
 		}
 	}
+}
+
+// DecodeTOML decodes src into a generic document. A panic of the decoder
+// is turned into an error so that no input can crash the caller.
+func DecodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			// The panic's own text is the decoder's, not the user's.
+			doc, err = nil, errors.New("the TOML decoder failed on this file")
+		}
+	}()
+	md, err = toml.Decode(string(src), &doc)
+	return doc, md, err
+}
+
+// TOMLErrorMessage returns the short message of a TOML error.
+func TOMLErrorMessage(err error) string {
+	if pe, ok := err.(toml.ParseError); ok && pe.Message != "" {
+		return pe.Message
+	}
+	return err.Error()
 }

@@ -1,0 +1,15 @@
+package syntax
+
+import (
+	"github.com/BurntSushi/toml"
+)
+
+// DecodeTOMLSlow is the way ParsePyproject decodes a text the fast path
+// does not read, for the test that holds the two to the same results.
+func DecodeTOMLSlow(src []byte) (map[string]any, []toml.Key, error) {
+	doc, md, err := DecodeTOML(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, md.Keys(), nil
+}
