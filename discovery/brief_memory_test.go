@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // TestBriefHoldsNoFileText keeps the brief Facts of many profiles whose
@@ -22,7 +23,7 @@ func TestBriefHoldsNoFileText(t *testing.T) {
 	kept := make([]*discovery.Facts, files)
 	for i := range kept {
 		src := fmt.Sprintf("---\nprofile:\n  name: p%d\n  version: 1.0.0\n  description: Profile %d\n  extends: base:root\nagents: [a, b]\nnotes: %s\n---\nBody\n", i, i, filler)
-		kept[i] = discovery.AnalyzeFile("/c/profiles/p.md", []byte(src), discovery.KindProfile, discovery.SchemaOptions{}).Brief()
+		kept[i] = discovery.AnalyzeFile("/c/profiles/p.md", []byte(src), discovery.KindProfile, schema.Options{}).Brief()
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -57,7 +58,7 @@ See @foundation:context/x.md
 			if err != nil {
 				return nil, false
 			}
-			return discovery.AnalyzeFile(p, src, discovery.KindContext, discovery.SchemaOptions{}).Mentions, true
+			return discovery.AnalyzeFile(p, src, discovery.KindContext, schema.Options{}).Mentions, true
 		},
 	}
 	r := discovery.Root{Kind: discovery.RootUser, Path: root}

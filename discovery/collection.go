@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -207,7 +208,7 @@ type FileCache interface {
 
 // Loader reads collections from disk.
 type Loader struct {
-	Schema SchemaOptions
+	Schema schema.Options
 	// Cache, when set, supplies and receives per-file Facts.
 	Cache FileCache
 	// ReadFile reads a file; when nil, ReadFile of this package with

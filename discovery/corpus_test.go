@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"go.yaml.in/yaml/v3"
 )
 
 // corpusDir returns $AMPLIDEX_CORPUS or skips the test.
@@ -229,5 +231,39 @@ func TestCorpusWithoutBundled(t *testing.T) {
 	}
 	if !sb {
 		t.Error("switchboard extends foundation:base without requiring it, and is not told")
+	}
+}
+
+// TestCorpusMergedNumbers: the effective developer-expertise:full keeps
+// budget_limit: 10.0 a float, and its parent's key order.
+func TestCorpusMergedNumbers(t *testing.T) {
+	set := corpusSet(t)
+	ref, err := set.ResolveProfile("developer-expertise:full", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, chain, err := set.Effective(ref)
+	if err != nil || len(chain) < 2 {
+		t.Fatalf("Effective: %v, chain %v", err, chain)
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"budget_limit":10.0`, `"warn_threshold":0.8`, `"compact_threshold":0.9`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("merged profile lacks %s: %s", want, b)
+		}
+	}
+	root := chain[len(chain)-1].Collection.FullFacts(chain[len(chain)-1].Path).Front
+	if got, want := merged.Keys()[:root.Len()], root.Keys(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("merged keys start %q, the root profile has %q", got, want)
+	}
+	y, err := yaml.Marshal(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "budget_limit: 10.0\n") {
+		t.Errorf("YAML of the merged profile lacks budget_limit: 10.0:\n%s", y)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
@@ -146,26 +147,26 @@ func (f *Facts) Brief() *Facts {
 }
 
 // docKind maps a resource kind to the document schema it is checked with.
-func docKind(k Kind) (DocKind, bool) {
+func docKind(k Kind) (schema.DocKind, bool) {
 	switch k {
 	case KindProfile:
-		return DocProfile, true
+		return schema.DocProfile, true
 	case KindAgent:
-		return DocAgent, true
+		return schema.DocAgent, true
 	}
 	return "", false
 }
 
 // AnalyzeFile computes the Facts of one file of kind k from its bytes.
 // Pyproject files are analyzed with kind "" and name pyproject.toml.
-func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
+func AnalyzeFile(path string, src []byte, k Kind, opts schema.Options) *Facts {
 	return analyzeFile(path, src, k, opts, nil)
 }
 
 // analyzeFile is AnalyzeFile parsing front matter into the nodes of slab
 // (nil for new ones) where it can. The Facts hold no node: slab may be
 // reset once it returns.
-func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *syntax.Nodes) *Facts {
+func analyzeFile(path string, src []byte, k Kind, opts schema.Options, slab *syntax.Nodes) *Facts {
 	f := &Facts{Kind: k, Suppressions: ParseSuppressions(path, src)}
 	if k == "" && filepath.Base(path) == "pyproject.toml" {
 		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
@@ -180,7 +181,7 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *synt
 		}
 		return f
 	}
-	doc := parseDocument(path, src, dk, opts, slab)
+	doc := schema.ParseDocumentWith(path, src, dk, opts, slab)
 	f.Diagnostics = doc.Diagnostics
 	f.Name = doc.Name()
 	f.Description = doc.Description()

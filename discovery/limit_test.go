@@ -10,6 +10,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // capped checks that ds holds at most diag.MaxPerArea diagnostics of
@@ -125,7 +126,7 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 			fmt.Fprintf(&fm, "unknown%d: 1\n", i)
 		}
 		fm.WriteString("---\nbody\n")
-		doc := discovery.ParseDocument("/c/agents/a.md", []byte(fm.String()), discovery.DocAgent, discovery.SchemaOptions{})
+		doc := schema.ParseDocument("/c/agents/a.md", []byte(fm.String()), schema.DocAgent, schema.Options{})
 		capped(t, doc.Diagnostics, diag.CodeUnknownKey, over, diag.SeverityError)
 	})
 	t.Run("pyproject", func(t *testing.T) {

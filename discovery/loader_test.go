@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -56,7 +57,7 @@ func TestLoaderFactsOwnTheirMemory(t *testing.T) {
 					continue
 				}
 				files++
-				if want := discovery.AnalyzeFile(p, src, got.Kind, discovery.SchemaOptions{}); !reflect.DeepEqual(got, want) {
+				if want := discovery.AnalyzeFile(p, src, got.Kind, schema.Options{}); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: the Facts loaded are\n%+v\nthe file gives\n%+v", p, got, want)
 				}
 			}

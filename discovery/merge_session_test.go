@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -136,4 +137,23 @@ func TestEffectiveSessionOfACycle(t *testing.T) {
 			t.Fatalf("%s: session %s (%v), Effective gives %s (%v)", ref.ID(), jsonText(t, got), ok, jsonText(t, merged.Value("session")), err)
 		}
 	}
+}
+
+// jsonText is v as JSON, for messages.
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal %#v: %v", v, err)
+	}
+	return string(b)
+}
+
+// mapOf builds a Map from keys and values, in order.
+func mapOf(kv ...any) *syntax.Map {
+	m := syntax.NewMap(len(kv) / 2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m.Set(kv[i].(string), kv[i+1])
+	}
+	return m
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -92,7 +93,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("context/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				f := discovery.AnalyzeFile("/c/context/x.md", src, discovery.KindContext, discovery.SchemaOptions{})
+				f := discovery.AnalyzeFile("/c/context/x.md", src, discovery.KindContext, schema.Options{})
 				if len(f.Mentions) == 0 {
 					b.Fatal("no mentions")
 				}
@@ -146,7 +147,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("frontmatter/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				f := discovery.AnalyzeFile("/c/profiles/p.md", src, discovery.KindProfile, discovery.SchemaOptions{})
+				f := discovery.AnalyzeFile("/c/profiles/p.md", src, discovery.KindProfile, schema.Options{})
 				if len(f.Diagnostics) < 100 {
 					b.Fatalf("%d diagnostics: %v", len(f.Diagnostics), f.Diagnostics)
 				}
@@ -158,7 +159,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("body/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				f := discovery.AnalyzeFile("/c/agents/p.md", src, discovery.KindAgent, discovery.SchemaOptions{})
+				f := discovery.AnalyzeFile("/c/agents/p.md", src, discovery.KindAgent, schema.Options{})
 				if len(f.Mentions) == 0 {
 					b.Fatal("no mentions")
 				}

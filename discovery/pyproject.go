@@ -7,51 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/BurntSushi/toml"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
-
-// isPyprojectVersion reports whether v has the version format of the
-// collection format, ^[0-9]+\.[0-9]+\.[0-9]+$: X.Y.Z, ASCII digits only.
-// Pre-release and build suffixes are not accepted.
-func isPyprojectVersion(v string) bool {
-	for part := 0; part < 3; part++ {
-		n := 0
-		for n < len(v) && isDigit(v[n]) {
-			n++
-		}
-		if n == 0 {
-			return false
-		}
-		v = v[n:]
-		if part < 2 {
-			if v == "" || v[0] != '.' {
-				return false
-			}
-			v = v[1:]
-		}
-	}
-	return v == ""
-}
-
-// isCollectionExtraKey reports whether key is one of the keys of
-// [tool.amplifier.collection] that the format does not document but that
-// real collections use (module and agent registrations, a list of
-// dependency names). They are accepted without a diagnostic and not
-// checked.
-func isCollectionExtraKey(key string) bool {
-	switch key {
-	case "modules", "agents", "dependencies":
-		return true
-	}
-	return false
-}
-
-// collectionKeys are the documented keys of [tool.amplifier.collection].
-var collectionKeys = [...]string{"author", "capabilities", "requires"}
 
 // Usable reports whether a collection whose pyproject.toml has the Facts
 // f can be used: resolved by its name and checked. Only what keeps the
@@ -284,18 +245,18 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	}
 	p.meta.Name = p.requiredString(project, "name")
 	if p.meta.Name != "" {
-		if why := collectionNameProblem(p.meta.Name); why != "" {
+		if why := schema.CollectionNameProblem(p.meta.Name); why != "" {
 			msg := fmt.Sprintf("Invalid name format: %q %s; want lowercase letters, digits and single hyphens", p.meta.Name, why)
-			if fix := suggestCollectionName(p.meta.Name); fix != "" {
+			if fix := schema.SuggestCollectionName(p.meta.Name); fix != "" {
 				msg += fmt.Sprintf(", such as %q", fix)
 			}
 			p.report(diag.CodeInvalidName, diag.SeverityError, p.valueRange("project", "name"), "%s", msg)
 		}
 	}
 	p.meta.Version = p.requiredString(project, "version")
-	if p.meta.Version != "" && !isPyprojectVersion(p.meta.Version) {
+	if p.meta.Version != "" && !schema.IsCollectionVersion(p.meta.Version) {
 		msg := fmt.Sprintf("Invalid version format: %q; want MAJOR.MINOR.PATCH", p.meta.Version)
-		if fix := suggestPyprojectVersion(p.meta.Version); fix != "" {
+		if fix := schema.SuggestCollectionVersion(p.meta.Version); fix != "" {
 			msg += fmt.Sprintf(", such as %q", fix)
 		}
 		p.report(diag.CodeInvalidVersion, diag.SeverityError, p.valueRange("project", "version"), "%s", msg)
@@ -374,11 +335,11 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 		case "requires":
 			p.checkRequires(at, v)
 		default:
-			if isCollectionExtraKey(key) {
+			if schema.IsExtraCollectionKey(key) {
 				continue
 			}
 			msg := fmt.Sprintf("Unknown key %q in [tool.amplifier.collection]", key)
-			if near := diag.Suggest(key, collectionKeys[:]); near != "" {
+			if near := diag.Suggest(key, schema.DocumentedCollectionKeys()); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
 			p.report(diag.CodeMetadataUnknownKey, diag.SeverityInfo, p.keyRange(at...), "%s", msg)
@@ -466,49 +427,6 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 	}
 }
 
-// collectionNameProblem says what keeps name from matching
-// ^[a-z0-9]+(-[a-z0-9]+)*$, or returns "".
-func collectionNameProblem(name string) string {
-	switch {
-	case strings.HasPrefix(name, "-"):
-		return "starts with a hyphen"
-	case strings.HasSuffix(name, "-"):
-		return "ends with a hyphen"
-	case strings.Contains(name, "--"):
-		return "has consecutive hyphens"
-	}
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
-		case r >= 'A' && r <= 'Z':
-			return fmt.Sprintf("has an uppercase letter %q", r)
-		case r == '_':
-			return "has an underscore"
-		case r == ' ' || r == '\t':
-			return "has whitespace"
-		default:
-			return fmt.Sprintf("has the character %q", r)
-		}
-	}
-	return ""
-}
-
-// suggestCollectionName returns name lowercased, with underscores, dots
-// and spaces turned into hyphens, when that makes a valid name; or "".
-func suggestCollectionName(name string) string {
-	fix := strings.Map(func(r rune) rune {
-		switch r {
-		case '_', '.', ' ':
-			return '-'
-		}
-		return unicode.ToLower(r)
-	}, name)
-	if fix == name || collectionNameProblem(fix) != "" {
-		return ""
-	}
-	return fix
-}
-
 // missingFieldMessage is the message of a [project] field that is
 // missing or empty: the spec's words.
 func missingFieldMessage(field string) string { return "Required field missing: " + field }
@@ -532,7 +450,7 @@ func wrongTypePrefix(key string) string { return "Wrong type for " + key + ": " 
 func tomlScalarText(v any) string {
 	switch v := v.(type) {
 	case string:
-		return quoteValue(v)
+		return schema.QuoteValue(v)
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case float64:
@@ -547,28 +465,6 @@ func tomlScalarText(v any) string {
 		return v.Format(time.RFC3339)
 	}
 	return ""
-}
-
-// suggestPyprojectVersion returns the version X.Y.Z that v most likely
-// means (a leading v dropped, missing parts zero, a suffix dropped), or ""
-// when there is none.
-func suggestPyprojectVersion(v string) string {
-	core := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
-	if i := strings.IndexAny(core, "-+"); i >= 0 {
-		core = core[:i]
-	}
-	parts := strings.Split(core, ".")
-	if len(parts) > 3 {
-		return ""
-	}
-	for len(parts) < 3 {
-		parts = append(parts, "0")
-	}
-	fix := strings.Join(parts, ".")
-	if fix == v || !isPyprojectVersion(fix) {
-		return ""
-	}
-	return fix
 }
 
 // tomlTypeName names the TOML type of a decoded value, with an article.
@@ -593,6 +489,3 @@ func tomlTypeName(v any) string {
 	}
 	return "a value of another type"
 }
-
-// isDigit reports whether c is an ASCII digit.
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -355,7 +356,7 @@ func TestUsable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := discovery.AnalyzeFile("pyproject.toml", []byte(tc.src), "", discovery.SchemaOptions{})
+			f := discovery.AnalyzeFile("pyproject.toml", []byte(tc.src), "", schema.Options{})
 			usable, problem := discovery.Usable(f), discovery.PyprojectProblem(f)
 			if usable != (tc.problem == ok) || (problem == "") != usable {
 				t.Fatalf("Usable = %v, PyprojectProblem = %q; want usable %v", usable, problem, tc.problem == ok)
@@ -376,7 +377,7 @@ func TestUsable(t *testing.T) {
 func TestPyprojectVersionMatcher(t *testing.T) {
 	re := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 	check := func(s string) {
-		if want, got := re.MatchString(s), discovery.IsPyprojectVersion(s); got != want {
+		if want, got := re.MatchString(s), schema.IsCollectionVersion(s); got != want {
 			t.Errorf("version matcher on %q = %v, the expression says %v", s, got, want)
 		}
 	}

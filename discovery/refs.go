@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -511,7 +512,7 @@ func (s *Set) checkRequires(c *Collection) []diag.Diagnostic {
 		if err != nil {
 			continue // reported with the metadata
 		}
-		if !isPyprojectVersion(dep.Version) {
+		if !schema.IsCollectionVersion(dep.Version) {
 			// The dependency's own pyproject.toml says its version is
 			// invalid; the constraint cannot be checked against it.
 			continue

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -89,8 +89,8 @@ func TestManifestErrors(t *testing.T) {
 		code string
 		msg  string
 	}{
-		{"missing default_provider", "default_provider: anthropic\n", "", diag.CodeBundleLoadFailed, discovery.BundleDefaultProviderMessage},
-		{"default_provider not a string", "default_provider: anthropic\n", "default_provider: [anthropic]\n", diag.CodeBundleLoadFailed, discovery.BundleDefaultProviderMessage},
+		{"missing default_provider", "default_provider: anthropic\n", "", diag.CodeBundleLoadFailed, schema.BundleDefaultProviderMessage},
+		{"default_provider not a string", "default_provider: anthropic\n", "default_provider: [anthropic]\n", diag.CodeBundleLoadFailed, schema.BundleDefaultProviderMessage},
 		{"unsupported source", "./modules/context-simple", "https://example.com/context.git", diag.CodeBundleSource, "unsupported scheme"},
 		{"source mapping", "source: ./modules/context-simple", "source: {path: ./x}", diag.CodeBundleSource, "source must be a string"},
 		{"missing agent", "    - helper\n", "    - helper\n    - ghost\n", diag.CodeBundleAgentMissing, "no agents/ghost.md"},
@@ -127,7 +127,7 @@ func TestManifestErrors(t *testing.T) {
 			if tc.code == diag.CodeBundleLoadFailed {
 				var me *prepare.ManifestError
 				_, err := c.Ensure(context.Background(), f.manifest)
-				if errors.As(err, &me); me.Message() != discovery.BundleDefaultProviderMessage {
+				if errors.As(err, &me); me.Message() != schema.BundleDefaultProviderMessage {
 					t.Errorf("message %q", me.Message())
 				}
 			}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -31,7 +31,7 @@ type Options struct {
 	// and the directory is appended when no word holds "{path}".
 	InstallCommand string
 	// Schema tunes manifest and agent validation.
-	Schema discovery.SchemaOptions
+	Schema schema.Options
 	// Logger receives warnings (corrupt entries) and progress; discarded
 	// when nil.
 	Logger *slog.Logger
@@ -55,7 +55,7 @@ type Cache struct {
 	git        string
 	gitEnv     []string // the environment git runs in
 	installCmd []string
-	schema     discovery.SchemaOptions
+	schema     schema.Options
 	log        *slog.Logger
 	jobs       int
 	fetched    func(done, total int, repo string)

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 )
@@ -176,7 +176,7 @@ func TestHostileAgent(t *testing.T) {
 			}
 			var ds []diag.Diagnostic
 			within(t, "CheckManifest", func() {
-				ds = prepare.CheckManifest(manifest, []byte(agentManifest), discovery.SchemaOptions{})
+				ds = prepare.CheckManifest(manifest, []byte(agentManifest), schema.Options{})
 			})
 			check("CheckManifest", ds)
 		})

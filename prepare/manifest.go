@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
@@ -67,7 +67,7 @@ type agentSpec struct {
 // loader collects what loading a manifest finds wrong.
 type loader struct {
 	dir    string // the manifest's directory
-	opts   discovery.SchemaOptions
+	opts   schema.Options
 	bundle string // the bundle's name, the namespace of its mentions
 	diags  []diag.Diagnostic
 	seen   map[string]bool // mentions already resolved
@@ -85,7 +85,7 @@ func (l *loader) report(code string, sev diag.Severity, path string, r diag.Rang
 // CheckManifest validates the bundle manifest src read from path (absolute)
 // and the agents and mentions it refers to, fetching nothing, and returns
 // every diagnostic: errors and warnings.
-func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []diag.Diagnostic {
+func CheckManifest(path string, src []byte, opts schema.Options) []diag.Diagnostic {
 	m, err := loadManifest(path, src, opts)
 	var me *ManifestError
 	switch {
@@ -100,8 +100,8 @@ func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []diag
 
 // loadManifest validates the manifest src read from path (absolute) and
 // everything it refers to inside the bundle directory. It fetches nothing.
-func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manifest, error) {
-	doc := parseDoc(path, src, discovery.DocBundle, opts)
+func loadManifest(path string, src []byte, opts schema.Options) (*manifest, error) {
+	doc := parseDoc(path, src, schema.DocBundle, opts)
 	sum := sha256.Sum256(src)
 	m := &manifest{bundle: BundleInfo{Manifest: path, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}}
 	l := &loader{dir: m.bundle.Dir, opts: opts, diags: append([]diag.Diagnostic(nil), doc.diags()...), seen: make(map[string]bool), included: make(map[string]bool), m: m}
@@ -189,7 +189,7 @@ func (l *loader) agentFile(manifestPath string, doc *parsedDoc, item *yaml.Node)
 		}
 		return
 	}
-	ad := parseDoc(path, src, discovery.DocBundleAgent, l.opts)
+	ad := parseDoc(path, src, schema.DocBundleAgent, l.opts)
 	l.diags = append(l.diags, ad.diags()...)
 	if ad.root == nil || diag.CountErrors(ad.diags()) > 0 {
 		return

@@ -1,8 +1,8 @@
 package prepare
 
 import (
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
@@ -11,7 +11,7 @@ import (
 // schema by package discovery.
 type parsedDoc struct {
 	path string
-	doc  *discovery.Document
+	doc  *schema.Document
 	// root is the front matter mapping; nil when there is none usable.
 	root *yaml.Node
 	// mentions are the @name:path mentions of the body.
@@ -19,8 +19,8 @@ type parsedDoc struct {
 }
 
 // parseDoc parses src, read from path, as a document of kind.
-func parseDoc(path string, src []byte, kind discovery.DocKind, opts discovery.SchemaOptions) *parsedDoc {
-	doc := discovery.ParseDocument(path, src, kind, opts)
+func parseDoc(path string, src []byte, kind schema.DocKind, opts schema.Options) *parsedDoc {
+	doc := schema.ParseDocument(path, src, kind, opts)
 	return &parsedDoc{
 		path:     path,
 		doc:      doc,

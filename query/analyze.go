@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // The analyze method: the language server's one question per editor
@@ -94,12 +94,12 @@ func (p AnalyzeParams) Check() error {
 }
 
 // Schema returns the schema options the buffers are checked with.
-func (p AnalyzeParams) Schema() discovery.SchemaOptions {
+func (p AnalyzeParams) Schema() schema.Options {
 	sev := p.UnknownKey
 	if sev == "" {
 		sev = diag.SeverityError
 	}
-	return discovery.SchemaOptions{UnknownKeySeverity: sev}
+	return schema.Options{UnknownKeySeverity: sev}
 }
 
 // AnalyzeResult is the answer to an analyze question; only the field of

@@ -14,6 +14,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
@@ -865,13 +866,13 @@ func checkLoneFile(ws *workspace, path string) ([]diag.Diagnostic, error) {
 	case base == "bundle.md":
 		ds = prepare.CheckManifest(path, src, ws.schemaOptions())
 	case dir == "profiles":
-		ds = discovery.ParseDocument(path, src, discovery.DocProfile, ws.schemaOptions()).Diagnostics
+		ds = schema.ParseDocument(path, src, schema.DocProfile, ws.schemaOptions()).Diagnostics
 	default: // agents/*.md
-		kind := discovery.DocAgent
+		kind := schema.DocAgent
 		if isFileAt(filepath.Join(filepath.Dir(filepath.Dir(path)), "bundle.md")) {
-			kind = discovery.DocBundleAgent
+			kind = schema.DocBundleAgent
 		}
-		ds = discovery.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics
+		ds = schema.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics
 	}
 	// A file no collection holds has its comments applied here, by the
 	// rule a View applies to a collection's.

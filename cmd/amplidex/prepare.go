@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
@@ -110,7 +110,7 @@ func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema := discovery.SchemaOptions{UnknownKeySeverity: diag.SeverityError}
+	schema := schema.Options{UnknownKeySeverity: diag.SeverityError}
 	if cfg.Schema.UnknownKey == "warning" {
 		schema.UnknownKeySeverity = diag.SeverityWarning
 	}

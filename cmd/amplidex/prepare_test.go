@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -174,7 +174,7 @@ func TestPrepareMissingDefaultProvider(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d, want 2", code)
 	}
-	want := "amplidex: bundle_load_failed (protocol): " + discovery.BundleDefaultProviderMessage + "\n"
+	want := "amplidex: bundle_load_failed (protocol): " + schema.BundleDefaultProviderMessage + "\n"
 	if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "[bundle/load-failed]") || stdout != "" {
 		t.Errorf("stdout %q, stderr:\n%s\nwant it to start with %q", stdout, stderr, want)
 	}
@@ -184,7 +184,7 @@ func TestPrepareMissingDefaultProvider(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitUsage {
 		t.Fatalf("prepare --json: exit %d, %q: %v", code, stdout, err)
 	}
-	if out.Code != "bundle_load_failed" || out.Classification != "protocol" || out.Message != discovery.BundleDefaultProviderMessage || len(out.Diagnostics) == 0 {
+	if out.Code != "bundle_load_failed" || out.Classification != "protocol" || out.Message != schema.BundleDefaultProviderMessage || len(out.Diagnostics) == 0 {
 		t.Errorf("prepare --json = %+v", out)
 	}
 	if _, err := os.Stat(filepath.Join(p.home, "cache", "prepared")); !os.IsNotExist(err) {
@@ -270,7 +270,7 @@ func TestPostInstall(t *testing.T) {
 	}{
 		{"cold", args, "primed "},
 		{"warm", args, "already primed: "},
-		{"failure", []string{"post-install", "--manifest", filepath.Join(p.bundle, "no-provider.md"), "--app-version", "1.0.0"}, discovery.BundleDefaultProviderMessage},
+		{"failure", []string{"post-install", "--manifest", filepath.Join(p.bundle, "no-provider.md"), "--app-version", "1.0.0"}, schema.BundleDefaultProviderMessage},
 		{"no version", []string{"post-install", "--manifest", p.manifest}, "not primed: no application version"},
 		{"unknown flag", append([]string{"post-install", "--from-installer"}, args[1:]...), "already primed: "},
 	}
@@ -300,7 +300,7 @@ func TestPrepareCorpus(t *testing.T) {
 		t.Errorf("dry run: %d agents, %d module sources; want 6 and 30", len(d.Agents), len(d.Modules))
 	}
 	code, _, stderr = p.run(t, "prepare", "--manifest", filepath.Join(corpus, "bundle", "foundation-anchors", "bundle.md"), "--app-version", "0.14.1")
-	if code != exitUsage || !strings.Contains(stderr, "amplidex: bundle_load_failed (protocol): "+discovery.BundleDefaultProviderMessage) {
+	if code != exitUsage || !strings.Contains(stderr, "amplidex: bundle_load_failed (protocol): "+schema.BundleDefaultProviderMessage) {
 		t.Errorf("foundation-anchors: exit %d\n%s", code, stderr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -138,8 +139,8 @@ func (ws *workspace) daemonProject() string {
 }
 
 // schemaOptions turns the configuration into schema options.
-func (ws *workspace) schemaOptions() discovery.SchemaOptions {
-	opts := discovery.SchemaOptions{UnknownKeySeverity: diag.SeverityError}
+func (ws *workspace) schemaOptions() schema.Options {
+	opts := schema.Options{UnknownKeySeverity: diag.SeverityError}
 	if ws.cfg.Schema.UnknownKey == "warning" {
 		opts.UnknownKeySeverity = diag.SeverityWarning
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // TestProjectsRootsAndViews registers and removes projects and checks
@@ -134,7 +135,7 @@ func TestReconfigure(t *testing.T) {
 	if !slices.ContainsFunc(st.Roots(), func(ri catalog.RootInfo) bool { return ri.Root.Path == bundled }) {
 		t.Fatal("the bundled root is not held")
 	}
-	strict := &discovery.Loader{Schema: discovery.SchemaOptions{UnknownKeySeverity: diag.SeverityWarning}}
+	strict := &discovery.Loader{Schema: schema.Options{UnknownKeySeverity: diag.SeverityWarning}}
 	cat.Reconfigure([]string{bundled}, strict)
 	check("loader changed", []string{bundled}, strict)
 	_, d = cat.Reconfigure(nil, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
@@ -38,7 +39,7 @@ func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path st
 	fx := &fixer{l: l, path: path, text: text, lines: syntax.NewLineIndex(text)}
 	if kind, ok := docKindOf(path); ok {
 		fx.kind = kind
-		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
+		fx.doc = schema.ParseDocument(path, text, kind, w.schema)
 	}
 	var out []query.CodeAction
 	for _, d := range w.diagnoseIn(l, path, text) {
@@ -89,7 +90,7 @@ func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, tex
 	fx := &fixer{l: l, path: path, text: text, lines: syntax.NewLineIndex(text)}
 	if kind, ok := docKindOf(path); ok {
 		fx.kind = kind
-		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
+		fx.doc = schema.ParseDocument(path, text, kind, w.schema)
 	}
 	var edits []query.TextEdit
 	for _, d := range ds {
@@ -164,8 +165,8 @@ type fixer struct {
 	path  string
 	text  []byte
 	lines *syntax.LineIndex
-	kind  discovery.DocKind   // the schema of the front matter ("" for none)
-	doc   *discovery.Document // the front matter, parsed (nil for none)
+	kind  schema.DocKind   // the schema of the front matter ("" for none)
+	doc   *schema.Document // the front matter, parsed (nil for none)
 }
 
 // fixes returns the fixes of d, the preferred one first.
@@ -178,7 +179,7 @@ func (fx *fixer) fixes(d diag.Diagnostic) []query.CodeAction {
 	case diag.CodeRequiredKey:
 		return fx.missingKey(d)
 	case diag.CodeBundleLoadFailed:
-		if d.Message == discovery.BundleDefaultProviderMessage && fx.doc != nil && fx.doc.Front != nil && fx.doc.Lookup("default_provider") == nil {
+		if d.Message == schema.BundleDefaultProviderMessage && fx.doc != nil && fx.doc.Front != nil && fx.doc.Lookup("default_provider") == nil {
 			return fx.addKey(d, fx.doc.Front, nil, "default_provider")
 		}
 	case diag.CodeMissingField:
@@ -187,7 +188,7 @@ func (fx *fixer) fixes(d diag.Diagnostic) []query.CodeAction {
 		stem := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
 		return []query.CodeAction{fx.replaceValue(d.Range, stem, "Rename to `%s`, as the file is named")}
 	case diag.CodeInvalidName:
-		if fix := discovery.SuggestCollectionName(fx.unquoted(d.Range)); fix != "" {
+		if fix := schema.SuggestCollectionName(fx.unquoted(d.Range)); fix != "" {
 			return []query.CodeAction{fx.replaceValue(d.Range, fix, "Change to `%s`")}
 		}
 	case diag.CodeAgentUnknown:
@@ -312,7 +313,7 @@ func (fx *fixer) findNode(r diag.Range) (hit keyHit, ok bool) {
 			}
 		case yaml.SequenceNode:
 			for _, item := range n.Content {
-				at := append(slices.Clip(path), discovery.ItemStep)
+				at := append(slices.Clip(path), schema.ItemStep)
 				if item.Kind == yaml.MappingNode && fx.doc.NodeRange(item) == r {
 					hit = keyHit{value: item, path: at}
 					return true
@@ -336,7 +337,7 @@ func (fx *fixer) unknownKey(d diag.Diagnostic) []query.CodeAction {
 		return nil
 	}
 	var out []query.CodeAction
-	if keys, ok := discovery.SchemaKeys(fx.kind, hit.path); ok {
+	if keys, ok := schema.Keys(fx.kind, hit.path); ok {
 		names := make([]string, len(keys))
 		for i, k := range keys {
 			names[i] = k.Name
@@ -458,7 +459,7 @@ func (fx *fixer) addKey(d diag.Diagnostic, m *yaml.Node, path []string, name str
 		return nil
 	}
 	stem := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
-	text, ok := discovery.SchemaPlaceholder(fx.kind, append(slices.Clip(path), name), indent, stem)
+	text, ok := schema.Placeholder(fx.kind, append(slices.Clip(path), name), indent, stem)
 	if !ok {
 		return nil
 	}
@@ -471,7 +472,7 @@ func (fx *fixer) addKey(d diag.Diagnostic, m *yaml.Node, path []string, name str
 func (fx *fixer) unknownTableKey(d diag.Diagnostic) []query.CodeAction {
 	key := fx.unquoted(d.Range)
 	var out []query.CodeAction
-	if s := diag.Suggest(key, discovery.DocumentedCollectionKeys()); s != "" {
+	if s := diag.Suggest(key, schema.DocumentedCollectionKeys()); s != "" {
 		out = append(out, fx.replaceValue(d.Range, s, "Change `"+key+"` to `%s`"))
 	}
 	line := fx.lines.Line(d.Range.Start.Line)
@@ -523,7 +524,7 @@ func (fx *fixer) missingField(d diag.Diagnostic) []query.CodeAction {
 	}
 	dir := filepath.Base(filepath.Dir(fx.path))
 	name := dir
-	if fix := discovery.SuggestCollectionName(dir); fix != "" {
+	if fix := schema.SuggestCollectionName(dir); fix != "" {
 		name = fix
 	}
 	placeholder := map[string]string{"name": name, "version": "0.1.0", "description": "TODO: what the collection is for"}

@@ -16,6 +16,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -293,7 +294,7 @@ func TestDaemonAnalyzerSendsTheBuffers(t *testing.T) {
 	defer c.Close()
 	project := filepath.Join(dir, "project")
 	w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{}), lsp.WorkspaceOptions{Project: project,
-		Schema: discovery.SchemaOptions{UnknownKeySeverity: diag.SeverityWarning}})
+		Schema: schema.Options{UnknownKeySeverity: diag.SeverityWarning}})
 	d := lsp.NewDaemonAnalyzer(c, w, nil)
 	path := filepath.Join(dir, devProfile)
 	other := filepath.Join(dir, "work/mine/agents/helper.md")

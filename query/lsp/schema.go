@@ -9,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
@@ -19,17 +20,17 @@ import (
 // of pyproject.toml.
 
 // docKindOf returns the schema of a file's front matter.
-func docKindOf(path string) (discovery.DocKind, bool) {
+func docKindOf(path string) (schema.DocKind, bool) {
 	switch kindOf(path) {
 	case fileProfile:
-		return discovery.DocProfile, true
+		return schema.DocProfile, true
 	case fileAgent:
 		if isBundleAgent(path) {
-			return discovery.DocBundleAgent, true
+			return schema.DocBundleAgent, true
 		}
-		return discovery.DocAgent, true
+		return schema.DocAgent, true
 	case fileBundle:
-		return discovery.DocBundle, true
+		return schema.DocBundle, true
 	}
 	return "", false
 }
@@ -65,7 +66,7 @@ func isKeyByte(c byte) bool {
 // schemaComplete offers, in front matter, the keys of the mapping the
 // cursor is in (those not written yet) or the values the key of the line
 // allows. before is line n up to the cursor at pos.
-func schemaComplete(kind discovery.DocKind, lines *syntax.LineIndex, first, last int, pos diag.Position, before []byte) []query.CompletionItem {
+func schemaComplete(kind schema.DocKind, lines *syntax.LineIndex, first, last int, pos diag.Position, before []byte) []query.CompletionItem {
 	n := pos.Line
 	y := parseYAMLLine(before)
 	if y.key != "" {
@@ -97,7 +98,7 @@ func schemaComplete(kind discovery.DocKind, lines *syntax.LineIndex, first, last
 	if !ok {
 		return nil
 	}
-	keys, ok := discovery.SchemaKeys(kind, path)
+	keys, ok := schema.Keys(kind, path)
 	if !ok {
 		return nil
 	}
@@ -123,7 +124,7 @@ func schemaComplete(kind discovery.DocKind, lines *syntax.LineIndex, first, last
 
 // valueItems offers the values the key of line n allows (a fixed set of
 // strings, or true and false), once the cursor is past its colon.
-func valueItems(kind discovery.DocKind, lines *syntax.LineIndex, first, n int, y yamlLine, pos diag.Position, before []byte) []query.CompletionItem {
+func valueItems(kind schema.DocKind, lines *syntax.LineIndex, first, n int, y yamlLine, pos diag.Position, before []byte) []query.CompletionItem {
 	value := bytes.TrimLeft(y.rest, " \t")
 	quote := ""
 	if len(value) > 0 && (value[0] == '"' || value[0] == '\'') {
@@ -138,7 +139,7 @@ func valueItems(kind discovery.DocKind, lines *syntax.LineIndex, first, n int, y
 	if !ok {
 		return nil
 	}
-	k, ok := discovery.SchemaKey(kind, append(path, y.key))
+	k, ok := schema.Key(kind, append(path, y.key))
 	if !ok {
 		return nil
 	}
@@ -158,7 +159,7 @@ func valueItems(kind discovery.DocKind, lines *syntax.LineIndex, first, n int, y
 
 // keyDetail is the one-line note of a key: its type, and whether it is
 // required.
-func keyDetail(k discovery.KeyInfo) string {
+func keyDetail(k schema.KeyInfo) string {
 	switch {
 	case k.Required:
 		return k.Type + " (required)"
@@ -199,7 +200,7 @@ func keyHover(path string, text []byte, pos diag.Position) (string, bool) {
 		return "", false
 	}
 	at = append(at, y.key)
-	k, ok := discovery.SchemaKey(kind, at)
+	k, ok := schema.Key(kind, at)
 	if !ok {
 		return "", false
 	}
@@ -211,7 +212,7 @@ func dotted(path []string) string {
 	var b strings.Builder
 	for i, s := range path {
 		switch {
-		case s == discovery.ItemStep:
+		case s == schema.ItemStep:
 			b.WriteString("[]")
 		case i > 0:
 			b.WriteString("." + s)
@@ -223,7 +224,7 @@ func dotted(path []string) string {
 }
 
 // describeKey is the hover text of a key, in Markdown.
-func describeKey(name string, k discovery.KeyInfo) string {
+func describeKey(name string, k schema.KeyInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**`%s`**: %s\n", name, k.Type)
 	if k.Doc != "" {
@@ -310,8 +311,8 @@ func tableComplete(set *discovery.Set, own *discovery.Collection, lines *syntax.
 	var items []query.CompletionItem
 	switch table {
 	case collectionTable:
-		documented := discovery.DocumentedCollectionKeys()
-		for _, k := range discovery.CollectionKeys() {
+		documented := schema.DocumentedCollectionKeys()
+		for _, k := range schema.CollectionKeys() {
 			if present[k.Name] || !slices.Contains(documented, k.Name) {
 				continue
 			}
@@ -348,7 +349,7 @@ func tableKeyHover(lines *syntax.LineIndex, n int, line []byte, cur int) (string
 		return "", false
 	}
 	key = strings.Trim(key, `"'`)
-	for _, info := range discovery.CollectionKeys() {
+	for _, info := range schema.CollectionKeys() {
 		if info.Name == key {
 			return describeKey("tool.amplifier.collection."+key, info), true
 		}

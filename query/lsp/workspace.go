@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
@@ -27,10 +28,10 @@ import (
 type Workspace struct {
 	views   Views
 	project string
-	schema  discovery.SchemaOptions
+	schema  schema.Options
 	cache   *statCache
 	loader  *discovery.Loader // loads a buffer's collection when no root holds it
-	bundle  func(path string, src []byte, opts discovery.SchemaOptions) []diag.Diagnostic
+	bundle  func(path string, src []byte, opts schema.Options) []diag.Diagnostic
 	log     *slog.Logger
 
 	mu       sync.Mutex                       // guards fields below
@@ -63,11 +64,11 @@ type WorkspaceOptions struct {
 	Project string
 	// Schema tunes front matter validation of the buffers and of working
 	// copies; it should be what the Views' catalog loads with.
-	Schema discovery.SchemaOptions
+	Schema schema.Options
 	// CheckBundle checks a bundle manifest; nil checks its front matter
 	// against the bundle schema only. The command line passes the prepare
 	// package's full check here.
-	CheckBundle func(path string, src []byte, opts discovery.SchemaOptions) []diag.Diagnostic
+	CheckBundle func(path string, src []byte, opts schema.Options) []diag.Diagnostic
 	// Log receives failures of the Views and refused projects; nil
 	// discards.
 	Log *slog.Logger
@@ -509,10 +510,10 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 		if w.bundle != nil {
 			out = w.bundle(path, text, w.schema)
 		} else {
-			out = discovery.ParseDocument(path, text, discovery.DocBundle, w.schema).Diagnostics
+			out = schema.ParseDocument(path, text, schema.DocBundle, w.schema).Diagnostics
 		}
 	case isBundleAgent(path):
-		doc := discovery.ParseDocument(path, text, discovery.DocBundleAgent, w.schema)
+		doc := schema.ParseDocument(path, text, schema.DocBundleAgent, w.schema)
 		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
 	case kind == fileProfile || kind == fileAgent:
 		if l.own != nil && l.own.Facts[l.key] != nil {

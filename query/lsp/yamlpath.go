@@ -3,7 +3,7 @@ package lsp
 import (
 	"bytes"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -95,7 +95,7 @@ func frontPath(lines *syntax.LineIndex, first, n, col int, item bool) ([]string,
 	want := col    // the column of the keys (or, with inList, the dashes) looked for
 	inList := item // looking for the key that owns a list whose dashes are at want
 	if item {
-		rev = append(rev, discovery.ItemStep)
+		rev = append(rev, schema.ItemStep)
 	}
 	for i := n - 1; i >= first && (want > 0 || inList); i-- {
 		y := parseYAMLLine(lines.Line(i))
@@ -113,21 +113,21 @@ func frontPath(lines *syntax.LineIndex, first, n, col int, item bool) ([]string,
 			rev = append(rev, y.key)
 			if y.item {
 				// "- key:": the key is in an item of another list.
-				rev = append(rev, discovery.ItemStep)
+				rev = append(rev, schema.ItemStep)
 				want = y.indent
 			} else {
 				want, inList = y.col, false
 			}
 		case y.item && y.col == want:
 			// The first key of the item whose mapping this is.
-			rev = append(rev, discovery.ItemStep)
+			rev = append(rev, schema.ItemStep)
 			want, inList = y.indent, true
 		case y.item && y.col < want:
 			// "- key:" whose value holds the mapping.
 			if y.key == "" {
 				return nil, false
 			}
-			rev = append(rev, y.key, discovery.ItemStep)
+			rev = append(rev, y.key, schema.ItemStep)
 			want, inList = y.indent, true
 		case !y.item && y.indent < want:
 			if y.key == "" {

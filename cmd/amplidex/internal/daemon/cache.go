@@ -10,6 +10,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/index"
 )
@@ -91,13 +92,13 @@ type schemaCache struct {
 }
 
 // forSchema returns the cache of the loader of schema.
-func (c *fileCache) forSchema(schema discovery.SchemaOptions) schemaCache {
+func (c *fileCache) forSchema(schema schema.Options) schemaCache {
 	return schemaCache{c, schemaStamp(schema)}
 }
 
 // schemaStamp is the byte that marks the payloads analyzed with the given
 // schema options.
-func schemaStamp(s discovery.SchemaOptions) byte {
+func schemaStamp(s schema.Options) byte {
 	if s.UnknownKeySeverity == diag.SeverityWarning {
 		return 'w'
 	}

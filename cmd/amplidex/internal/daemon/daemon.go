@@ -19,6 +19,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/index"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
@@ -42,7 +43,7 @@ type Options struct {
 	// Bundled are the bundled roots, lowest precedence.
 	Bundled []string
 	// Schema is passed to the discovery loader.
-	Schema discovery.SchemaOptions
+	Schema schema.Options
 	// Watch configures the watcher.
 	Watch watcher.Options
 	// Logger receives the daemon's log; nil discards it.
@@ -102,7 +103,7 @@ type Options struct {
 // uses that one throughout.
 type config struct {
 	bundled   []string
-	schema    discovery.SchemaOptions
+	schema    schema.Options
 	manifests []string
 	prepare   *prepare.Cache
 	// bundles keep the manifests warm; a reload that changes the manifests
@@ -495,7 +496,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 
 // loader returns the catalog's loader for the schema options: it trusts,
 // and makes, only the records of those options.
-func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
+func (d *Daemon) loader(schema schema.Options) *discovery.Loader {
 	cache := d.persist.cache.forSchema(schema)
 	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir, RealPath: d.realPath,
 		Details: cache.details, Mentions: cache.mentions}

@@ -1,4 +1,4 @@
-package discovery_test
+package schema_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 var updateSchema = flag.Bool("update-schema", false, "rewrite testdata/schema/*.json from JSONSchema")
@@ -18,9 +18,9 @@ var updateSchema = flag.Bool("update-schema", false, "rewrite testdata/schema/*.
 // TestJSONSchemaGolden keeps the JSON Schemas that `amplidex schema`
 // prints in testdata/schema, so that a change to the tables shows in review.
 func TestJSONSchemaGolden(t *testing.T) {
-	for _, kind := range []discovery.DocKind{discovery.DocProfile, discovery.DocAgent, discovery.DocBundle, discovery.DocBundleAgent} {
+	for _, kind := range []schema.DocKind{schema.DocProfile, schema.DocAgent, schema.DocBundle, schema.DocBundleAgent} {
 		t.Run(string(kind), func(t *testing.T) {
-			got, err := discovery.JSONSchema(kind)
+			got, err := schema.JSON(kind)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestJSONSchemaGolden(t *testing.T) {
 }
 
 func TestJSONSchemaShape(t *testing.T) {
-	type schema struct {
+	type jsonSchema struct {
 		Schema     string                     `json:"$schema"`
 		Type       string                     `json:"type"`
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -57,13 +57,13 @@ func TestJSONSchemaShape(t *testing.T) {
 		If         json.RawMessage `json:"if"`
 		Else       json.RawMessage `json:"else"`
 	}
-	load := func(kind discovery.DocKind) schema {
+	load := func(kind schema.DocKind) jsonSchema {
 		t.Helper()
-		b, err := discovery.JSONSchema(kind)
+		b, err := schema.JSON(kind)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s schema
+		var s jsonSchema
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -73,7 +73,7 @@ func TestJSONSchemaShape(t *testing.T) {
 		}
 		return s
 	}
-	keys := func(s schema) []string {
+	keys := func(s jsonSchema) []string {
 		var out []string
 		for k := range s.Properties {
 			out = append(out, k)
@@ -82,7 +82,7 @@ func TestJSONSchemaShape(t *testing.T) {
 		return out
 	}
 
-	p := load(discovery.DocProfile)
+	p := load(schema.DocProfile)
 	if want := []string{"agents", "exclude", "hooks", "profile", "providers", "session", "task", "tools", "ui"}; !slices.Equal(keys(p), want) {
 		t.Errorf("profile keys %v, want %v", keys(p), want)
 	}
@@ -90,7 +90,7 @@ func TestJSONSchemaShape(t *testing.T) {
 		t.Errorf("profile: required %v, if/else %s %s", p.Required, p.If, p.Else)
 	}
 
-	a := load(discovery.DocAgent)
+	a := load(schema.DocAgent)
 	if len(a.AnyOf) != 2 || !slices.Equal(a.AnyOf[0].Required, []string{"meta"}) ||
 		!slices.Equal(a.AnyOf[1].Required, []string{"name", "description"}) {
 		t.Errorf("agent: anyOf %+v", a.AnyOf)
@@ -98,16 +98,16 @@ func TestJSONSchemaShape(t *testing.T) {
 	if _, ok := a.Properties["model_role"]; ok {
 		t.Error("agent schema has model_role")
 	}
-	if _, ok := load(discovery.DocBundleAgent).Properties["model_role"]; !ok {
+	if _, ok := load(schema.DocBundleAgent).Properties["model_role"]; !ok {
 		t.Error("bundle agent schema lacks model_role")
 	}
 
-	b := load(discovery.DocBundle)
+	b := load(schema.DocBundle)
 	if !slices.Equal(b.Required, []string{"bundle", "default_provider"}) {
 		t.Errorf("bundle required %v", b.Required)
 	}
 
-	if _, err := discovery.JSONSchema("mode"); !errors.Is(err, discovery.ErrUnknownDocKind) {
+	if _, err := schema.JSON("mode"); !errors.Is(err, schema.ErrUnknownDocKind) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }

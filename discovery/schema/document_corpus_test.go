@@ -1,4 +1,4 @@
-package discovery_test
+package schema_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // documentCorpus returns $AMPLIDEX_CORPUS or skips the test.
@@ -25,7 +25,7 @@ func documentCorpus(t testing.TB) string {
 // corpusDocument is a profile, agent or bundle manifest of the corpus.
 type corpusDocument struct {
 	rel  string // slash-separated, relative to the corpus
-	kind discovery.DocKind
+	kind schema.DocKind
 	src  []byte
 }
 
@@ -42,18 +42,18 @@ func corpusDocuments(t testing.TB, dir string) []corpusDocument {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		parent := filepath.Base(filepath.Dir(p))
-		var kind discovery.DocKind
+		var kind schema.DocKind
 		switch {
 		case strings.HasPrefix(rel, "bundle/") && e.Name() == "bundle.md":
-			kind = discovery.DocBundle
+			kind = schema.DocBundle
 		case strings.HasPrefix(rel, "bundle/") && parent == "agents":
-			kind = discovery.DocBundleAgent
+			kind = schema.DocBundleAgent
 		case strings.HasPrefix(rel, "bundle/"):
 			return nil
 		case parent == "profiles":
-			kind = discovery.DocProfile
+			kind = schema.DocProfile
 		case parent == "agents":
-			kind = discovery.DocAgent
+			kind = schema.DocAgent
 		default:
 			return nil
 		}
@@ -102,11 +102,11 @@ func TestCorpusFrontMatter(t *testing.T) {
 	}
 	n := 0
 	for _, doc := range corpusDocuments(t, dir) {
-		if doc.kind != discovery.DocProfile && doc.kind != discovery.DocAgent {
+		if doc.kind != schema.DocProfile && doc.kind != schema.DocAgent {
 			continue
 		}
 		n++
-		d := discovery.ParseDocument(doc.rel, doc.src, doc.kind, discovery.SchemaOptions{})
+		d := schema.ParseDocument(doc.rel, doc.src, doc.kind, schema.Options{})
 		var fm []diag.Diagnostic
 		for _, g := range d.Diagnostics {
 			if strings.HasPrefix(g.Code, "frontmatter/") {
@@ -164,7 +164,7 @@ func TestCorpusBundles(t *testing.T) {
 	dir := documentCorpus(t)
 	seen := 0
 	for _, doc := range corpusDocuments(t, dir) {
-		d := discovery.ParseDocument(doc.rel, doc.src, doc.kind, discovery.SchemaOptions{})
+		d := schema.ParseDocument(doc.rel, doc.src, doc.kind, schema.Options{})
 		switch {
 		case strings.HasPrefix(doc.rel, "bundle/amplifier-agent/"):
 			seen++
@@ -202,7 +202,7 @@ func BenchmarkParseCorpus(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, doc := range docs {
-			discovery.ParseDocument(doc.rel, doc.src, doc.kind, discovery.SchemaOptions{})
+			schema.ParseDocument(doc.rel, doc.src, doc.kind, schema.Options{})
 		}
 	}
 	b.ReportMetric(float64(len(docs)), "docs/op")

@@ -1,4 +1,4 @@
-package discovery
+package schema
 
 import (
 	"encoding/json"
@@ -29,8 +29,8 @@ const (
 // ErrUnknownDocKind is returned when a DocKind has no schema.
 var ErrUnknownDocKind = errors.New("discovery: unknown document kind")
 
-// SchemaOptions tune front matter validation.
-type SchemaOptions struct {
+// Options tune front matter validation.
+type Options struct {
 	// UnknownKeySeverity is the severity of schema/unknown-key; the zero
 	// value means SeverityError.
 	UnknownKeySeverity diag.Severity
@@ -123,7 +123,7 @@ type validator struct {
 
 // validate appends to d.Diagnostics what is wrong with d.Front under the
 // schema of d.Kind.
-func validate(d *Document, opts SchemaOptions) {
+func validate(d *Document, opts Options) {
 	s, ok := schemaFor(d.Kind)
 	if !ok || d.Front == nil {
 		return
@@ -176,12 +176,12 @@ func (v *validator) value(n *yaml.Node, s *shape, f *field, at *yaml.Node) {
 	case syntax.TypeString:
 		if len(s.enum) > 0 && !slices.Contains(s.enum, r.Value) {
 			v.report(diag.CodeInvalidValue, diag.SeverityError, v.doc.NodeRange(n), "invalid value for %s: %s; want %s",
-				quotePath(v.path()), quoteValue(r.Value), describeKinds(s))
+				quotePath(v.path()), QuoteValue(r.Value), describeKinds(s))
 		}
 		if s.semver {
 			if _, err := syntax.ParseVersion(r.Value); err != nil {
-				msg := fmt.Sprintf("invalid version format for %s: %s; want MAJOR.MINOR.PATCH", quotePath(v.path()), quoteValue(r.Value))
-				if fix := suggestPyprojectVersion(r.Value); fix != "" {
+				msg := fmt.Sprintf("invalid version format for %s: %s; want MAJOR.MINOR.PATCH", quotePath(v.path()), QuoteValue(r.Value))
+				if fix := SuggestCollectionVersion(r.Value); fix != "" {
 					msg += fmt.Sprintf(", such as %q", fix)
 				}
 				v.report(diag.CodeInvalidValue, diag.SeverityError, v.doc.NodeRange(n), "%s", msg)
@@ -427,7 +427,7 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func quoteKey(k string) string   { return "`" + clip(k) + "`" }
 func quotePath(p string) string  { return "`" + clip(p) + "`" }
-func quoteValue(s string) string { return fmt.Sprintf("%q", clip(s)) }
+func QuoteValue(s string) string { return fmt.Sprintf("%q", clip(s)) }
 func joinPath(p, k string) string {
 	if p == "" {
 		return k
@@ -485,7 +485,7 @@ func describeValue(n *yaml.Node) string {
 	what := describeNode(n)
 	switch t := syntax.NodeType(n); {
 	case t == syntax.TypeString:
-		what += " (" + quoteValue(n.Value) + ")"
+		what += " (" + QuoteValue(n.Value) + ")"
 	case t&(syntax.TypeBool|syntax.TypeNumber) != 0 || t == syntax.TypeNull && n.Value != "":
 		what += " (" + clip(n.Value) + ")"
 	}
@@ -514,11 +514,11 @@ func describeNode(n *yaml.Node) string {
 	return "an alias"
 }
 
-// JSONSchema returns a draft-07 JSON Schema of the front matter of a
+// JSON returns a draft-07 JSON Schema of the front matter of a
 // document kind, built from the same tables the validator uses. Keys
 // required only of a profile that extends no other are expressed with
 // if/else.
-func JSONSchema(kind DocKind) ([]byte, error) {
+func JSON(kind DocKind) ([]byte, error) {
 	s, ok := schemaFor(kind)
 	if !ok {
 		return nil, fmt.Errorf("json schema %q: %w", kind, ErrUnknownDocKind)

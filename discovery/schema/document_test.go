@@ -1,4 +1,4 @@
-package discovery_test
+package schema_test
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -31,8 +31,8 @@ import (
 // with 1-based line and column, the column counted in UTF-16 code units.
 type fixture struct {
 	name string
-	kind discovery.DocKind
-	opts discovery.SchemaOptions
+	kind schema.DocKind
+	opts schema.Options
 	file txtar.File
 	want []wantDiag
 }
@@ -63,7 +63,7 @@ func loadFixtures(t testing.TB) []fixture {
 		fx := fixture{name: strings.TrimSuffix(filepath.Base(file), ".txtar")}
 		for _, line := range strings.Split(string(ar.Comment), "\n") {
 			if v, ok := strings.CutPrefix(line, "kind: "); ok {
-				fx.kind = discovery.DocKind(v)
+				fx.kind = schema.DocKind(v)
 			}
 			if v, ok := strings.CutPrefix(line, "unknown-key: "); ok {
 				fx.opts.UnknownKeySeverity = diag.Severity(v)
@@ -111,7 +111,7 @@ func parseWant(t testing.TB, file, line string) wantDiag {
 func TestDocumentFixtures(t *testing.T) {
 	for _, fx := range loadFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			d := discovery.ParseDocument(fx.file.Name, fx.file.Data, fx.kind, fx.opts)
+			d := schema.ParseDocument(fx.file.Name, fx.file.Data, fx.kind, fx.opts)
 			got := slices.Clone(d.Diagnostics)
 			var missing []wantDiag
 			for _, w := range fx.want {
@@ -195,7 +195,7 @@ func TestYAMLColumnsCountRunes(t *testing.T) {
 
 func TestUTF16Ranges(t *testing.T) {
 	src := "---\nname: wide\ndescription: \"😀 日本語\"\nmodel: [😀]\n---\n"
-	d := discovery.ParseDocument("agents/wide.md", []byte(src), discovery.DocAgent, discovery.SchemaOptions{})
+	d := schema.ParseDocument("agents/wide.md", []byte(src), schema.DocAgent, schema.Options{})
 	if r := d.NodeRange(d.Lookup("description")); r != (diag.Range{
 		Start: diag.Position{Line: 2, Character: 13},
 		End:   diag.Position{Line: 2, Character: 13 + 1 + 2 + 1 + 3 + 1},
@@ -230,7 +230,7 @@ agents: [a, b]
 
 func TestDocumentAccessors(t *testing.T) {
 	src := []byte(lookupDoc)
-	d := discovery.ParseDocument("profiles/base.md", src, discovery.DocProfile, discovery.SchemaOptions{})
+	d := schema.ParseDocument("profiles/base.md", src, schema.DocProfile, schema.Options{})
 	if d.Front == nil {
 		t.Fatalf("no front matter: %v", d.Diagnostics)
 	}
@@ -311,7 +311,7 @@ func TestDocumentAccessors(t *testing.T) {
 	}
 }
 
-func diagCodes(d *discovery.Document) []string {
+func diagCodes(d *schema.Document) []string {
 	var out []string
 	for _, g := range d.Diagnostics {
 		out = append(out, g.Code)
@@ -321,20 +321,20 @@ func diagCodes(d *discovery.Document) []string {
 
 func TestNameAndDescription(t *testing.T) {
 	tests := []struct {
-		kind       discovery.DocKind
+		kind       schema.DocKind
 		src        string
 		name, desc string
 	}{
-		{discovery.DocProfile, "---\nprofile: {name: p, description: d}\n---\n", "p", "d"},
-		{discovery.DocAgent, "---\nmeta: {name: m, description: d}\nname: top\n---\n", "m", "d"},
-		{discovery.DocAgent, "---\nname: n\ndescription: d\n---\n", "n", "d"},
-		{discovery.DocBundleAgent, "---\nmeta: {description: d}\n---\n", "", "d"},
-		{discovery.DocBundle, "---\nbundle: {name: b, description: d}\n---\n", "b", "d"},
-		{discovery.DocAgent, "---\nname: [not, a, string]\n---\n", "", ""},
-		{discovery.DocAgent, "no front matter", "", ""},
+		{schema.DocProfile, "---\nprofile: {name: p, description: d}\n---\n", "p", "d"},
+		{schema.DocAgent, "---\nmeta: {name: m, description: d}\nname: top\n---\n", "m", "d"},
+		{schema.DocAgent, "---\nname: n\ndescription: d\n---\n", "n", "d"},
+		{schema.DocBundleAgent, "---\nmeta: {description: d}\n---\n", "", "d"},
+		{schema.DocBundle, "---\nbundle: {name: b, description: d}\n---\n", "b", "d"},
+		{schema.DocAgent, "---\nname: [not, a, string]\n---\n", "", ""},
+		{schema.DocAgent, "no front matter", "", ""},
 	}
 	for _, tc := range tests {
-		d := discovery.ParseDocument("x.md", []byte(tc.src), tc.kind, discovery.SchemaOptions{})
+		d := schema.ParseDocument("x.md", []byte(tc.src), tc.kind, schema.Options{})
 		if d.Name() != tc.name || d.Description() != tc.desc {
 			t.Errorf("%s %q: Name %q Description %q, want %q %q", tc.kind, tc.src, d.Name(), d.Description(), tc.name, tc.desc)
 		}
@@ -342,7 +342,7 @@ func TestNameAndDescription(t *testing.T) {
 }
 
 func TestDecodeWithoutFrontMatter(t *testing.T) {
-	d := discovery.ParseDocument("x.md", []byte("# Title\n"), discovery.DocAgent, discovery.SchemaOptions{})
+	d := schema.ParseDocument("x.md", []byte("# Title\n"), schema.DocAgent, schema.Options{})
 	if _, err := d.Decode(); !errors.Is(err, syntax.ErrNoFrontMatter) {
 		t.Errorf("Decode error %v, want ErrNoFrontMatter", err)
 	}
@@ -356,7 +356,7 @@ func TestDecodeWithoutFrontMatter(t *testing.T) {
 }
 
 func TestUnknownKindChecksOnlyFrontMatter(t *testing.T) {
-	d := discovery.ParseDocument("modes/plan.md", []byte("---\nmode: {name: plan}\n---\n"), "mode", discovery.SchemaOptions{})
+	d := schema.ParseDocument("modes/plan.md", []byte("---\nmode: {name: plan}\n---\n"), "mode", schema.Options{})
 	if len(d.Diagnostics) != 0 || d.Front == nil {
 		t.Errorf("diagnostics %v", d.Diagnostics)
 	}
@@ -426,9 +426,9 @@ func TestBounds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var d *discovery.Document
+			var d *schema.Document
 			alloc := memUse(func() {
-				d = discovery.ParseDocument("agents/d.md", []byte(tc.src), discovery.DocAgent, discovery.SchemaOptions{})
+				d = schema.ParseDocument("agents/d.md", []byte(tc.src), schema.DocAgent, schema.Options{})
 			})
 			t.Logf("%d bytes of input, %d KiB allocated", len(tc.src), alloc>>10)
 			if tc.code == "" {
@@ -463,9 +463,9 @@ func TestHugeBody(t *testing.T) {
 	for len(src)+len(line) <= cap(src) {
 		src = append(src, line...)
 	}
-	var d *discovery.Document
+	var d *schema.Document
 	alloc := memUse(func() {
-		d = discovery.ParseDocument("agents/big.md", src, discovery.DocAgent, discovery.SchemaOptions{})
+		d = schema.ParseDocument("agents/big.md", src, schema.DocAgent, schema.Options{})
 	})
 	// The line index over the file is the one allocation that grows with
 	// the body (8 bytes per line, plus the growth of its slice); a copy of
@@ -484,7 +484,7 @@ func TestHugeBody(t *testing.T) {
 
 func TestCRLFAndBOM(t *testing.T) {
 	src := []byte("\xEF\xBB\xBF\r\n---\r\nmeta:\r\n  name: crlf\r\n  description: \"x\"\r\n---  \r\nBody\r\n")
-	d := discovery.ParseDocument("agents/crlf.md", src, discovery.DocAgent, discovery.SchemaOptions{})
+	d := schema.ParseDocument("agents/crlf.md", src, schema.DocAgent, schema.Options{})
 	if len(d.Diagnostics) != 0 {
 		t.Fatalf("diagnostics %v", d.Diagnostics)
 	}
@@ -502,14 +502,14 @@ func TestCRLFAndBOM(t *testing.T) {
 
 // fuzzKinds are the document kinds FuzzParseDocument picks from; "" has no
 // schema.
-var fuzzKinds = []discovery.DocKind{discovery.DocProfile, discovery.DocAgent, discovery.DocBundle, discovery.DocBundleAgent, ""}
+var fuzzKinds = []schema.DocKind{schema.DocProfile, schema.DocAgent, schema.DocBundle, schema.DocBundleAgent, ""}
 
 func FuzzParseDocument(f *testing.F) {
 	f.Add([]byte("---\nprofile: {name: x, version: 1.0.0, description: d}\n---\n"), uint8(0))
 	f.Add([]byte("---\nmeta: {name: x, description: d}\nmodel_role: [a]\n---\n"), uint8(3))
 	f.Fuzz(func(t *testing.T, src []byte, k uint8) {
 		kind := fuzzKinds[int(k)%len(fuzzKinds)]
-		d := discovery.ParseDocument("agents/x.md", src, kind, discovery.SchemaOptions{})
+		d := schema.ParseDocument("agents/x.md", src, kind, schema.Options{})
 		lines := d.Lines.Lines()
 		for _, g := range d.Diagnostics {
 			if !slices.ContainsFunc(diag.Codes, func(c diag.CodeInfo) bool { return c.Code == g.Code }) {
@@ -548,7 +548,7 @@ func FuzzParseDocument(f *testing.F) {
 			}
 		}
 		walk(d.Front, 0)
-		again := discovery.ParseDocument("agents/x.md", src, kind, discovery.SchemaOptions{})
+		again := schema.ParseDocument("agents/x.md", src, kind, schema.Options{})
 		if !reflect.DeepEqual(again.Diagnostics, d.Diagnostics) {
 			t.Errorf("not deterministic: %v then %v", d.Diagnostics, again.Diagnostics)
 		}
@@ -582,7 +582,7 @@ config:
   : dropped
 ---
 `
-	d := discovery.ParseDocument("agents/x.md", []byte(src), "", discovery.SchemaOptions{})
+	d := schema.ParseDocument("agents/x.md", []byte(src), "", schema.Options{})
 	m, err := d.Decode()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,9 @@
-package discovery
+package schema
 
 import (
+	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
@@ -38,12 +40,12 @@ type KeyInfo struct {
 	Scalar, List, Mapping, Nullable bool
 }
 
-// SchemaKeys returns the keys the schema of kind knows in the mapping at
+// Keys returns the keys the schema of kind knows in the mapping at
 // path (keys from the top, ItemStep into a list's items), in the order
 // the schema documents them. ok is false when the schema has no mapping
 // with known keys there: an unknown path, a value that is no mapping, or a
 // mapping open to any key (such as a module's config).
-func SchemaKeys(kind DocKind, path []string) (keys []KeyInfo, ok bool) {
+func Keys(kind DocKind, path []string) (keys []KeyInfo, ok bool) {
 	s, ok := schemaAt(kind, path)
 	if !ok || s.kinds&syntax.TypeMap == 0 || len(s.fields) == 0 {
 		return nil, false
@@ -55,11 +57,11 @@ func SchemaKeys(kind DocKind, path []string) (keys []KeyInfo, ok bool) {
 	return out, true
 }
 
-// SchemaKey describes the key at path, its last element. A key a mapping
+// Key describes the key at path, its last element. A key a mapping
 // admits without knowing it (a name in a profile's agents.inline) is
 // described by the shape of its value and the description of the mapping. ok is false when the schema
 // does not admit the key there.
-func SchemaKey(kind DocKind, path []string) (KeyInfo, bool) {
+func Key(kind DocKind, path []string) (KeyInfo, bool) {
 	if len(path) == 0 || path[len(path)-1] == ItemStep {
 		return KeyInfo{}, false
 	}
@@ -75,7 +77,7 @@ func SchemaKey(kind DocKind, path []string) (KeyInfo, bool) {
 		// Described by what the mapping is for.
 		doc := ""
 		if len(path) > 1 {
-			if owner, ok := SchemaKey(kind, path[:len(path)-1]); ok {
+			if owner, ok := Key(kind, path[:len(path)-1]); ok {
 				doc = owner.Doc
 			}
 		}
@@ -84,13 +86,13 @@ func SchemaKey(kind DocKind, path []string) (KeyInfo, bool) {
 	return KeyInfo{}, false
 }
 
-// SchemaPlaceholder returns YAML that adds the key at path with a value to
+// Placeholder returns YAML that adds the key at path with a value to
 // fill in, indented by indent spaces and ending in a newline: the first
 // allowed string, 1.0.0 for a version, name for a key called name, "" for
 // other strings, an empty list or mapping, 0 or false; a mapping with
 // required keys gets them, nested the same way. ok is false when the
 // schema does not know the key.
-func SchemaPlaceholder(kind DocKind, path []string, indent int, name string) (string, bool) {
+func Placeholder(kind DocKind, path []string, indent int, name string) (string, bool) {
 	if len(path) == 0 {
 		return "", false
 	}
@@ -222,7 +224,111 @@ func CollectionKeys() []KeyInfo {
 // the format documents, for "did you mean" hints and completion.
 func DocumentedCollectionKeys() []string { return collectionKeys[:] }
 
+// The rules of the collection format that pyproject.toml follows.
+
+// IsCollectionVersion reports whether v has the version format of the
+// collection format, ^[0-9]+\.[0-9]+\.[0-9]+$: X.Y.Z, ASCII digits only.
+// Pre-release and build suffixes are not accepted.
+func IsCollectionVersion(v string) bool {
+	for part := 0; part < 3; part++ {
+		n := 0
+		for n < len(v) && isDigit(v[n]) {
+			n++
+		}
+		if n == 0 {
+			return false
+		}
+		v = v[n:]
+		if part < 2 {
+			if v == "" || v[0] != '.' {
+				return false
+			}
+			v = v[1:]
+		}
+	}
+	return v == ""
+}
+
+// IsExtraCollectionKey reports whether key is one of the keys of
+// [tool.amplifier.collection] that the format does not document but that
+// real collections use (module and agent registrations, a list of
+// dependency names). They are accepted without a diagnostic and not
+// checked.
+func IsExtraCollectionKey(key string) bool {
+	switch key {
+	case "modules", "agents", "dependencies":
+		return true
+	}
+	return false
+}
+
+// collectionKeys are the documented keys of [tool.amplifier.collection].
+var collectionKeys = [...]string{"author", "capabilities", "requires"}
+
+// CollectionNameProblem says what keeps name from matching
+// ^[a-z0-9]+(-[a-z0-9]+)*$, or returns "".
+func CollectionNameProblem(name string) string {
+	switch {
+	case strings.HasPrefix(name, "-"):
+		return "starts with a hyphen"
+	case strings.HasSuffix(name, "-"):
+		return "ends with a hyphen"
+	case strings.Contains(name, "--"):
+		return "has consecutive hyphens"
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+		case r >= 'A' && r <= 'Z':
+			return fmt.Sprintf("has an uppercase letter %q", r)
+		case r == '_':
+			return "has an underscore"
+		case r == ' ' || r == '\t':
+			return "has whitespace"
+		default:
+			return fmt.Sprintf("has the character %q", r)
+		}
+	}
+	return ""
+}
+
 // SuggestCollectionName returns name lowercased, with underscores, dots
-// and spaces turned into hyphens, when that makes a valid collection
-// name; or "".
-func SuggestCollectionName(name string) string { return suggestCollectionName(name) }
+// and spaces turned into hyphens, when that makes a valid name; or "".
+func SuggestCollectionName(name string) string {
+	fix := strings.Map(func(r rune) rune {
+		switch r {
+		case '_', '.', ' ':
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, name)
+	if fix == name || CollectionNameProblem(fix) != "" {
+		return ""
+	}
+	return fix
+}
+
+// SuggestCollectionVersion returns the version X.Y.Z that v most likely
+// means (a leading v dropped, missing parts zero, a suffix dropped), or ""
+// when there is none.
+func SuggestCollectionVersion(v string) string {
+	core := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
+	if i := strings.IndexAny(core, "-+"); i >= 0 {
+		core = core[:i]
+	}
+	parts := strings.Split(core, ".")
+	if len(parts) > 3 {
+		return ""
+	}
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	fix := strings.Join(parts, ".")
+	if fix == v || !IsCollectionVersion(fix) {
+		return ""
+	}
+	return fix
+}
+
+// isDigit reports whether c is an ASCII digit.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

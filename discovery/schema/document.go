@@ -1,4 +1,4 @@
-package discovery
+package schema
 
 import (
 	"bytes"
@@ -48,16 +48,17 @@ type Document struct {
 // ParseDocument splits src into front matter and body, parses the front
 // matter and checks it against the schema of kind (no schema check for a
 // kind without one). It never panics, and its time and memory are bounded
-// by MaxFrontMatter, MaxFrontMatterNodes and MaxFrontMatterDepth whatever
+// by syntax.MaxFrontMatter, syntax.MaxFrontMatterNodes and
+// syntax.MaxFrontMatterDepth whatever
 // src holds; the body is not parsed.
-func ParseDocument(path string, src []byte, kind DocKind, opts SchemaOptions) *Document {
-	return parseDocument(path, src, kind, opts, nil)
+func ParseDocument(path string, src []byte, kind DocKind, opts Options) *Document {
+	return ParseDocumentWith(path, src, kind, opts, nil)
 }
 
-// parseDocument is ParseDocument taking the nodes of Front from slab
+// ParseDocumentWith is ParseDocument taking the nodes of Front from slab
 // (nil for new ones) where it can: the Document must then be dropped
 // before slab is reset.
-func parseDocument(path string, src []byte, kind DocKind, opts SchemaOptions, slab *syntax.Nodes) *Document {
+func ParseDocumentWith(path string, src []byte, kind DocKind, opts Options, slab *syntax.Nodes) *Document {
 	d := &Document{Path: path, Kind: kind, Src: src, Lines: syntax.NewLineIndex(src)}
 	defer func() { d.Diagnostics = append(d.Diagnostics, d.limit.Summaries(d.Path, "")...) }()
 	fm, err := syntax.SplitFrontMatter(src)
@@ -321,7 +322,7 @@ func (d *Document) checkName() {
 	stem := strings.TrimSuffix(filepath.Base(d.Path), filepath.Ext(d.Path))
 	if name != stem {
 		d.report(diag.CodeNameMismatch, diag.SeverityWarning, d.NodeRange(n),
-			"%s name %s differs from the file name %s", kindWord(d.Kind), quoteValue(name), quoteValue(stem+filepath.Ext(d.Path)))
+			"%s name %s differs from the file name %s", kindWord(d.Kind), QuoteValue(name), QuoteValue(stem+filepath.Ext(d.Path)))
 	}
 }
 

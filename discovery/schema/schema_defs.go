@@ -1,4 +1,4 @@
-package discovery
+package schema
 
 import (
 	"github.com/amplidex/amplidex/discovery/diag"
@@ -6,7 +6,7 @@ import (
 )
 
 // The schemas of profile, agent and bundle front matter, as data. The
-// validator and JSONSchema both read these tables; nothing writes them.
+// validator and JSON both read these tables; nothing writes them.
 //
 // Where the collection format spec, the reference loader and real files
 // differ, the tables decide as follows:

@@ -1,4 +1,4 @@
-package discovery_test
+package schema_test
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -48,7 +49,7 @@ func jsonText(t *testing.T, v any) string {
 // decodeFront decodes the front matter of a profile.
 func decodeFront(t *testing.T, yamlText string) *syntax.Map {
 	t.Helper()
-	d := discovery.ParseDocument("profiles/p.md", []byte("---\n"+yamlText+"---\n"), discovery.DocProfile, discovery.SchemaOptions{})
+	d := schema.ParseDocument("profiles/p.md", []byte("---\n"+yamlText+"---\n"), schema.DocProfile, schema.Options{})
 	m, err := d.Decode()
 	if err != nil {
 		t.Fatalf("decode: %v", err)
@@ -432,7 +433,7 @@ func FuzzMapJSON(f *testing.F) {
 		if !utf8.Valid(once) || strings.Contains(string(once), `"<<"`) || len(y) > 1<<16 {
 			return
 		}
-		d := discovery.ParseDocument("profiles/p.md", append(append([]byte("---\n"), y...), "---\n"...), discovery.DocProfile, discovery.SchemaOptions{})
+		d := schema.ParseDocument("profiles/p.md", append(append([]byte("---\n"), y...), "---\n"...), schema.DocProfile, schema.Options{})
 		if slices.ContainsFunc(d.Diagnostics, func(g diag.Diagnostic) bool { return strings.HasPrefix(g.Code, "frontmatter/") }) {
 			return // nested deeper than front matter may be
 		}
