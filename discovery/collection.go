@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -604,4 +605,25 @@ func (c *Collection) Files() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Suppress applies the suppression comments of c's files, as its Facts
+// hold them, to ds, every diagnostic of c's files (see
+// suppress.Files.Apply): the one place the comments of a collection are
+// applied, whatever asks. ds is returned as it is when no file of c has a
+// comment.
+func (c *Collection) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
+	var s suppress.Files
+	for p, f := range c.Facts {
+		if f != nil && len(f.Suppressions) > 0 {
+			if s == nil {
+				s = suppress.Files{}
+			}
+			s[p] = f.Suppressions
+		}
+	}
+	if s == nil {
+		return ds
+	}
+	return s.Apply(ds)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"go.yaml.in/yaml/v3"
 )
@@ -35,9 +36,9 @@ type Facts struct {
 	// Diagnostics are the file's own problems.
 	Diagnostics []diag.Diagnostic `json:"diagnostics,omitempty"`
 	// Suppressions are the file's suppression comments (see
-	// ParseSuppressions); brief Facts keep them, for every View applies
+	// suppress.Parse); brief Facts keep them, for every View applies
 	// them (see Collection.Suppress).
-	Suppressions []Suppression `json:"suppressions,omitempty"`
+	Suppressions []suppress.Comment `json:"suppressions,omitempty"`
 
 	// The fields below are sized and ordered for the tens of thousands of
 	// brief Facts a daemon keeps.
@@ -167,7 +168,7 @@ func AnalyzeFile(path string, src []byte, k Kind, opts schema.Options) *Facts {
 // (nil for new ones) where it can. The Facts hold no node: slab may be
 // reset once it returns.
 func analyzeFile(path string, src []byte, k Kind, opts schema.Options, slab *syntax.Nodes) *Facts {
-	f := &Facts{Kind: k, Suppressions: ParseSuppressions(path, src)}
+	f := &Facts{Kind: k, Suppressions: suppress.Parse(path, src)}
 	if k == "" && filepath.Base(path) == "pyproject.toml" {
 		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
 		return f

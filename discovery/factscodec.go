@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -201,9 +202,9 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 		d.fail("bad front matter flag")
 	}
 	if n := d.count(); n > 0 {
-		f.Suppressions = make([]Suppression, n)
+		f.Suppressions = make([]suppress.Comment, n)
 		for i := range f.Suppressions {
-			sup := Suppression{Range: d.rng()}
+			sup := suppress.Comment{Range: d.rng()}
 			switch d.byte() {
 			case 0:
 			case 1:
@@ -213,9 +214,9 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 			}
 			sup.Problem = d.str()
 			if m := d.count(); m > 0 {
-				sup.Codes = make([]SuppressedCode, m)
+				sup.Codes = make([]suppress.Code, m)
 				for j := range sup.Codes {
-					sup.Codes[j] = SuppressedCode{Code: d.str(), Range: d.rng()}
+					sup.Codes[j] = suppress.Code{Code: d.str(), Range: d.rng()}
 				}
 			}
 			f.Suppressions[i] = sup

@@ -11,6 +11,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
 )
 
 // capped checks that ds holds at most diag.MaxPerArea diagnostics of
@@ -169,7 +170,7 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 		}
 		src.WriteString("---\n")
 		path := "/c/agents/a.md"
-		ds := discovery.SuppressFile(path, []byte(src.String()), nil)
+		ds := suppress.File(path, []byte(src.String()), nil)
 		capped(t, ds, diag.CodeSuppressUnused, over, diag.SeverityInfo)
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
@@ -876,7 +877,7 @@ func checkLoneFile(ws *workspace, path string) ([]diag.Diagnostic, error) {
 	}
 	// A file no collection holds has its comments applied here, by the
 	// rule a View applies to a collection's.
-	return discovery.SuppressFile(path, src, ds), nil
+	return suppress.File(path, src, ds), nil
 }
 
 func isFileAt(p string) bool {

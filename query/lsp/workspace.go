@@ -16,6 +16,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
@@ -549,7 +550,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 	}
 	// The suppression comments of the buffer as it is, unsaved: the rule
 	// every View applies to the files on disk (Collection.Suppress).
-	out = discovery.SuppressFile(path, text, out)
+	out = suppress.File(path, text, out)
 	diag.Sort(out)
 	return out
 }

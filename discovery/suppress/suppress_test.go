@@ -1,12 +1,12 @@
-package discovery_test
+package suppress_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/suppress"
 )
 
 func TestCheckCodePattern(t *testing.T) {
@@ -41,7 +41,7 @@ func FuzzHasSuppressMarker(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		if got, want := discovery.HasSuppressMarker(src), bytes.Contains(src, []byte("amplidex:")); got != want {
+		if got, want := suppress.HasSuppressMarker(src), bytes.Contains(src, []byte("amplidex:")); got != want {
 			t.Errorf("HasSuppressMarker(%q) = %v, want %v", src, got, want)
 		}
 	})

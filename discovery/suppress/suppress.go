@@ -1,4 +1,4 @@
-package discovery
+package suppress
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
-// Suppression is one suppression comment of a file:
+// Comment is one suppression comment of a file:
 //
 //	# amplidex: ignore[code, …]       on the line it ends
 //	# amplidex: ignore-file[code, …]  anywhere in the file
@@ -19,21 +19,21 @@ import (
 // (profiles, agents, bundle.md) or as a TOML comment in pyproject.toml.
 // A code may be an area ("schema/"); `ignore` without brackets covers
 // every code on its line.
-type Suppression struct {
+type Comment struct {
 	// Range is the comment, from its '#'.
 	Range diag.Range
 	// File is set for ignore-file.
 	File bool
 	// Codes are the codes or areas named, with where each is written;
 	// empty for a bare ignore.
-	Codes []SuppressedCode
+	Codes []Code
 	// Problem, when set, says why the comment is malformed; it then
 	// suppresses nothing and is reported.
 	Problem string
 }
 
-// SuppressedCode is one code named by a suppression comment.
-type SuppressedCode struct {
+// Code is one code named by a suppression comment.
+type Code struct {
 	Code  string
 	Range diag.Range
 }
@@ -41,10 +41,10 @@ type SuppressedCode struct {
 // suppressMarker opens a suppression comment, after its '#'.
 const suppressMarker = "amplidex:"
 
-// ParseSuppressions returns the suppression comments of the file at path,
+// Parse returns the suppression comments of the file at path,
 // whose bytes are src: those in the front matter of a Markdown file, and
 // those of a TOML file. Other files have none. It reads src once.
-func ParseSuppressions(path string, src []byte) []Suppression {
+func Parse(path string, src []byte) []Comment {
 	if !hasSuppressMarker(src) {
 		return nil
 	}
@@ -61,7 +61,7 @@ func ParseSuppressions(path string, src []byte) []Suppression {
 		return nil
 	}
 	var (
-		out   []Suppression
+		out   []Comment
 		lines *syntax.LineIndex
 	)
 	for i := from; i < to; {
@@ -100,12 +100,12 @@ func hasSuppressMarker(src []byte) bool {
 
 // parseSuppression reads the suppression comment of one line, which
 // starts at byte off of the file.
-func parseSuppression(line []byte, off int, lines *syntax.LineIndex) (Suppression, bool) {
+func parseSuppression(line []byte, off int, lines *syntax.LineIndex) (Comment, bool) {
 	const usage = "a suppression comment is `# amplidex: ignore[code, …]` or `# amplidex: ignore-file[code, …]`"
 	for from := 0; ; {
 		h := bytes.IndexByte(line[from:], '#')
 		if h < 0 {
-			return Suppression{}, false
+			return Comment{}, false
 		}
 		h += from
 		from = h + 1
@@ -126,7 +126,7 @@ func parseSuppression(line []byte, off int, lines *syntax.LineIndex) (Suppressio
 		pos += len(suppressMarker)
 		skip()
 		end := len(bytes.TrimRight(line, " \t\r\n"))
-		s := Suppression{Range: lines.Range(off+h, off+end)}
+		s := Comment{Range: lines.Range(off+h, off+end)}
 		switch {
 		case bytes.HasPrefix(line[pos:], []byte("ignore-file")):
 			s.File = true
@@ -169,7 +169,7 @@ func parseSuppression(line []byte, off int, lines *syntax.LineIndex) (Suppressio
 				b--
 			}
 			if a < b {
-				s.Codes = append(s.Codes, SuppressedCode{Code: string(line[a:b]), Range: lines.Range(off+a, off+b)})
+				s.Codes = append(s.Codes, Code{Code: string(line[a:b]), Range: lines.Range(off+a, off+b)})
 			}
 			i = j + 1
 		}
@@ -180,13 +180,13 @@ func parseSuppression(line []byte, off int, lines *syntax.LineIndex) (Suppressio
 	}
 }
 
-// Suppressions are the suppression comments of files, by path.
-type Suppressions map[string][]Suppression
+// Files are the suppression comments of files, by path.
+type Files map[string][]Comment
 
 // Add records the suppression comments of the file at path, whose bytes
 // are src.
-func (s Suppressions) Add(path string, src []byte) {
-	if sups := ParseSuppressions(path, src); len(sups) > 0 {
+func (s Files) Add(path string, src []byte) {
+	if sups := Parse(path, src); len(sups) > 0 {
 		s[path] = sups
 	}
 }
@@ -196,7 +196,7 @@ func (s Suppressions) Add(path string, src []byte) {
 // comment that covers none, for each malformed comment, and for each code
 // that is not a diagnostic code. Diagnostics of files without comments
 // are kept as they are. ds is not modified; the result is sorted.
-func (s Suppressions) Apply(ds []diag.Diagnostic) []diag.Diagnostic {
+func (s Files) Apply(ds []diag.Diagnostic) []diag.Diagnostic {
 	type key struct {
 		path      string
 		sup, code int // code -1: a bare ignore
@@ -263,35 +263,14 @@ func (s Suppressions) Apply(ds []diag.Diagnostic) []diag.Diagnostic {
 	return out
 }
 
-// SuppressFile applies the suppression comments of one file, whose
+// File applies the suppression comments of one file, whose
 // bytes are src, to ds, every diagnostic of that file (see
-// Suppressions.Apply): what a language server does for an unsaved buffer,
+// Files.Apply): what a language server does for an unsaved buffer,
 // and a check for a file no collection holds.
-func SuppressFile(path string, src []byte, ds []diag.Diagnostic) []diag.Diagnostic {
-	sups := ParseSuppressions(path, src)
+func File(path string, src []byte, ds []diag.Diagnostic) []diag.Diagnostic {
+	sups := Parse(path, src)
 	if len(sups) == 0 {
 		return ds
 	}
-	return Suppressions{path: sups}.Apply(ds)
-}
-
-// Suppress applies the suppression comments of c's files, as its Facts
-// hold them, to ds, every diagnostic of c's files (see
-// Suppressions.Apply): the one place the comments of a collection are
-// applied, whatever asks. ds is returned as it is when no file of c has a
-// comment.
-func (c *Collection) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
-	var s Suppressions
-	for p, f := range c.Facts {
-		if f != nil && len(f.Suppressions) > 0 {
-			if s == nil {
-				s = Suppressions{}
-			}
-			s[p] = f.Suppressions
-		}
-	}
-	if s == nil {
-		return ds
-	}
-	return s.Apply(ds)
+	return Files{path: sups}.Apply(ds)
 }
