@@ -286,15 +286,7 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 // fileProblem returns Facts holding only the warning that says why the
 // file at p was not read.
 func fileProblem(p string, k Kind, err error) *Facts {
-	code, msg := diag.CodeUnreadable, "cannot read file: "+errText(err)
-	switch {
-	case errors.Is(err, syntax.ErrNotRegular):
-		code, msg = diag.CodeNotRegular, "not read: "+errText(err)
-	case errors.Is(err, syntax.ErrTooLarge):
-		code, msg = diag.CodeFileTooLarge, "not read: "+errText(err)
-	}
-	return &Facts{Kind: k, Diagnostics: []diag.Diagnostic{{Code: code, Severity: diag.SeverityWarning, Path: p, Message: msg}},
-		transient: IsTransient(err)}
+	return &Facts{Kind: k, Diagnostics: []diag.Diagnostic{syntax.ReadProblem(p, err)}, transient: IsTransient(err)}
 }
 
 // analyze returns the Facts of the file at p, from the cache when it is

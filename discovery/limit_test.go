@@ -10,6 +10,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/suppress"
 )
@@ -149,7 +150,7 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 			fmt.Fprintf(&src, "\n  \"c%03d\": 1", i)
 		}
 		src.WriteString("\n}}\n")
-		_, ds, err := discovery.ParseLock("/c/collections.lock", []byte(src.String()))
+		_, ds, err := lock.Parse("/c/collections.lock", []byte(src.String()))
 		if err != nil {
 			t.Fatal(err)
 		}

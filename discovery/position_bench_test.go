@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
@@ -32,7 +33,7 @@ func oneLineMentions(n int) []byte {
 }
 
 // oneLineLock returns a minified lock file of about n bytes whose entries
-// all earn diagnostics from CheckLock: a path that does not exist, and a
+// all earn diagnostics from lock.Check: a path that does not exist, and a
 // module path that leaves the collection.
 func oneLineLock(n int) []byte {
 	var b bytes.Buffer
@@ -129,11 +130,11 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("lock/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				l, _, err := discovery.ParseLock("/p/.amplifier/collections.lock", src)
+				l, _, err := lock.Parse("/p/.amplifier/collections.lock", src)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if ds := discovery.CheckLock("/p/.amplifier/collections.lock", l, nil); len(ds) == 0 {
+				if ds := lock.Check("/p/.amplifier/collections.lock", l, nil); len(ds) == 0 {
 					b.Fatal("no diagnostics")
 				}
 			})

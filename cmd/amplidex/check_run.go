@@ -14,6 +14,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -841,7 +842,7 @@ func checkLock(path string) ([]diag.Diagnostic, error) {
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
-	_, ds, _ := discovery.ParseLock(path, src)
+	_, ds, _ := lock.Parse(path, src)
 	return ds, nil
 }
 

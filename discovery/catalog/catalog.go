@@ -12,6 +12,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
+	"github.com/amplidex/amplidex/discovery/lock"
 )
 
 // Options configure a Catalog.
@@ -123,7 +124,7 @@ type entry struct {
 // makes a new one.
 type lockState struct {
 	path  string
-	lock  *discovery.Lock // nil when unreadable or corrupt
+	lock  *lock.File // nil when unreadable or corrupt
 	diags []diag.Diagnostic
 }
 
@@ -360,7 +361,7 @@ func (c *Catalog) read(loader *discovery.Loader, kinds map[string]discovery.Root
 	})
 	var rl []readLock
 	for _, p := range locks {
-		l, diags, err := discovery.ReadLock(p)
+		l, diags, err := lock.Read(p)
 		if err != nil && discovery.IsTransient(err) {
 			rl = append(rl, readLock{path: p, failed: err.Error()})
 			continue

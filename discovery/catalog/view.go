@@ -14,6 +14,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
+	"github.com/amplidex/amplidex/discovery/lock"
 )
 
 // State is one published version of the catalog: a View for every
@@ -306,11 +307,11 @@ func checkLock(set *discovery.Set, r discovery.Root, lp string, ls *lockState) l
 	}
 	lf.diags = slices.Clone(ls.diags)
 	if ls.lock.Exists() {
-		var installed []discovery.LockCheckCollection
+		var installed []lock.Installed
 		for _, col := range set.InRoot(set.RootIndex(r)) {
-			installed = append(installed, discovery.LockCheckCollection{Name: col.Name, Dir: col.Dir})
+			installed = append(installed, lock.Installed{Name: col.Name, Dir: col.Dir})
 		}
-		lf.diags = append(lf.diags, discovery.CheckLock(lp, ls.lock, installed)...)
+		lf.diags = append(lf.diags, lock.Check(lp, ls.lock, installed)...)
 	}
 	diag.Sort(lf.diags)
 	return lf

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // ErrNotRegular is returned by ReadFile when the path names something
@@ -65,3 +67,26 @@ func ModeName(m fs.FileMode) string {
 
 // DefaultMaxFileSize is the largest document a Loader reads.
 const DefaultMaxFileSize = 8 << 20
+
+// ReadProblem is the warning that says why the file at path was not
+// read, err being the error of ReadFile (or of a stat before it): a file
+// that is not regular, one too large, or one that cannot be read.
+func ReadProblem(path string, err error) diag.Diagnostic {
+	code, msg := diag.CodeUnreadable, "cannot read file: "+errText(err)
+	switch {
+	case errors.Is(err, ErrNotRegular):
+		code, msg = diag.CodeNotRegular, "not read: "+errText(err)
+	case errors.Is(err, ErrTooLarge):
+		code, msg = diag.CodeFileTooLarge, "not read: "+errText(err)
+	}
+	return diag.Diagnostic{Code: code, Severity: diag.SeverityWarning, Path: path, Message: msg}
+}
+
+// errText is err's message without the path os errors repeat.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -537,7 +538,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 			_, out = discovery.ParsePyproject(path, text)
 		}
 	case kind == fileLock:
-		lock, ds, _ := discovery.ParseLock(path, text)
+		lock, ds, _ := lock.Parse(path, text)
 		out = ds
 		if lock != nil {
 			out = append(out, lockDiagnostics(l.set, path, lock)...)
@@ -627,16 +628,16 @@ func escapesPath(p string) bool {
 
 // lockDiagnostics compares a lock file with the root it belongs to, when it
 // belongs to one.
-func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []diag.Diagnostic {
+func lockDiagnostics(set *discovery.Set, path string, l *lock.File) []diag.Diagnostic {
 	for _, r := range set.Roots {
 		if discovery.LockPath(r) != path {
 			continue
 		}
-		var installed []discovery.LockCheckCollection
+		var installed []lock.Installed
 		for _, c := range set.InRoot(set.RootIndex(r)) {
-			installed = append(installed, discovery.LockCheckCollection{Name: c.Name, Dir: c.Dir})
+			installed = append(installed, lock.Installed{Name: c.Name, Dir: c.Dir})
 		}
-		return discovery.CheckLock(path, lock, installed)
+		return lock.Check(path, l, installed)
 	}
 	return nil
 }

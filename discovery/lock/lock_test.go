@@ -1,4 +1,4 @@
-package discovery_test
+package lock_test
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -35,7 +35,7 @@ func TestParseLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			src, want := txtarFile(t, ar, "collections.lock"), txtarFile(t, ar, "want")
-			l, diags, err := discovery.ParseLock("collections.lock", src)
+			l, diags, err := lock.Parse("collections.lock", src)
 			got := renderLock(l, diags, err)
 			if *updateLock {
 				setTxtarFile(ar, "want", got)
@@ -51,14 +51,14 @@ func TestParseLock(t *testing.T) {
 			if (l == nil) != (err != nil) {
 				t.Errorf("lock %v with error %v: want exactly one of them", l, err)
 			}
-			if err != nil && !errors.Is(err, discovery.ErrLockCorrupt) {
+			if err != nil && !errors.Is(err, lock.ErrCorrupt) {
 				t.Errorf("error %v does not match ErrLockCorrupt", err)
 			}
 		})
 	}
 }
 
-func renderLock(l *discovery.Lock, diags []diag.Diagnostic, err error) string {
+func renderLock(l *lock.File, diags []diag.Diagnostic, err error) string {
 	var b strings.Builder
 	if err != nil {
 		fmt.Fprintf(&b, "error: %v\n", err)
@@ -95,19 +95,19 @@ func renderLock(l *discovery.Lock, diags []diag.Diagnostic, err error) string {
 }
 
 func TestReadLockMissingFile(t *testing.T) {
-	l, diags, err := discovery.ReadLock(filepath.Join(t.TempDir(), "collections.lock"))
+	l, diags, err := lock.Read(filepath.Join(t.TempDir(), "collections.lock"))
 	if err != nil || len(diags) != 0 {
 		t.Fatalf("ReadLock of a missing file: %v, %v", diags, err)
 	}
-	if l.Version != discovery.LockVersion || l.Collections == nil || len(l.Collections) != 0 {
-		t.Errorf("got %+v, want an empty lock of version %s", l, discovery.LockVersion)
+	if l.Version != lock.Version || l.Collections == nil || len(l.Collections) != 0 {
+		t.Errorf("got %+v, want an empty lock of version %s", l, lock.Version)
 	}
 }
 
 func TestReadLockDirectory(t *testing.T) {
 	dir := t.TempDir()
-	_, _, err := discovery.ReadLock(dir)
-	if err == nil || errors.Is(err, discovery.ErrLockCorrupt) || !strings.Contains(err.Error(), dir) {
+	_, _, err := lock.Read(dir)
+	if err == nil || errors.Is(err, lock.ErrCorrupt) || !strings.Contains(err.Error(), dir) {
 		t.Errorf("ReadLock(directory) error = %v, want a read error naming the path", err)
 	}
 }
@@ -140,11 +140,11 @@ func TestCheckLock(t *testing.T) {
 	if err := os.WriteFile(lockPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, diags, err := discovery.ReadLock(lockPath)
+	l, diags, err := lock.Read(lockPath)
 	if err != nil || len(diags) != 0 {
 		t.Fatalf("ReadLock: %v %v", diags, err)
 	}
-	installed := []discovery.LockCheckCollection{
+	installed := []lock.Installed{
 		{Name: "ok", Dir: ok},
 		{Name: "other-name", Dir: renamed}, // locked by directory
 		{Name: "unlocked", Dir: unlocked},
@@ -152,7 +152,7 @@ func TestCheckLock(t *testing.T) {
 	}
 	// Each diagnostic is listed with the text its range covers.
 	var got []string
-	for _, d := range discovery.CheckLock(lockPath, l, installed) {
+	for _, d := range lock.Check(lockPath, l, installed) {
 		if d.Path != lockPath {
 			t.Errorf("diagnostic path %q, want %q", d.Path, lockPath)
 		}
@@ -175,25 +175,25 @@ func TestCheckLock(t *testing.T) {
 func TestCheckLockWithoutLockFile(t *testing.T) {
 	root := t.TempDir()
 	lockPath := filepath.Join(root, "collections.lock")
-	l, _, err := discovery.ReadLock(lockPath)
+	l, _, err := lock.Read(lockPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	diags := discovery.CheckLock(lockPath, l, []discovery.LockCheckCollection{{Name: "a", Dir: filepath.Join(root, "a")}})
+	diags := lock.Check(lockPath, l, []lock.Installed{{Name: "a", Dir: filepath.Join(root, "a")}})
 	if len(diags) != 0 {
 		t.Errorf("CheckLock without a lock file: %v, want nothing", diags)
 	}
-	if diags := discovery.CheckLock(lockPath, nil, nil); diags != nil {
+	if diags := lock.Check(lockPath, nil, nil); diags != nil {
 		t.Errorf("CheckLock(nil lock) = %v", diags)
 	}
 }
 
 func TestCheckLockBuiltLock(t *testing.T) {
-	// A Lock built in memory has no positions: diagnostics sit at 0:0.
-	l := &discovery.Lock{Version: "1.1", Collections: map[string]discovery.LockEntry{
-		"x": {Name: "x", Path: "/nonexistent/x", Modules: map[string]discovery.LockModule{"m": {Type: "tool", Path: "../m"}}},
+	// A File built in memory has no positions: diagnostics sit at 0:0.
+	l := &lock.File{Version: "1.1", Collections: map[string]lock.Entry{
+		"x": {Name: "x", Path: "/nonexistent/x", Modules: map[string]lock.Module{"m": {Type: "tool", Path: "../m"}}},
 	}}
-	diags := discovery.CheckLock("/l/collections.lock", l, nil)
+	diags := lock.Check("/l/collections.lock", l, nil)
 	if len(diags) != 2 {
 		t.Fatalf("got %v, want path-missing and module-escapes", diags)
 	}
@@ -227,10 +227,10 @@ func TestModuleEscapes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
-			l := &discovery.Lock{Version: "1.1", Collections: map[string]discovery.LockEntry{
-				"c": {Name: "c", Modules: map[string]discovery.LockModule{"m": {Type: "tool", Path: tc.path}}},
+			l := &lock.File{Version: "1.1", Collections: map[string]lock.Entry{
+				"c": {Name: "c", Modules: map[string]lock.Module{"m": {Type: "tool", Path: tc.path}}},
 			}}
-			diags := discovery.CheckLock("collections.lock", l, []discovery.LockCheckCollection{{Name: "c"}})
+			diags := lock.Check("collections.lock", l, []lock.Installed{{Name: "c"}})
 			got := len(diags) == 1 && diags[0].Code == diag.CodeLockModuleEscapes
 			if got != tc.escapes || len(diags) > 1 {
 				t.Errorf("module path %q: diagnostics %v, want escape %v", tc.path, diags, tc.escapes)
@@ -242,13 +242,13 @@ func TestModuleEscapes(t *testing.T) {
 func FuzzParseLock(f *testing.F) {
 	// Seeds: testdata/fuzz/FuzzParseLock/, made from the fixtures.
 	f.Fuzz(func(t *testing.T, src []byte) {
-		l, diags, err := discovery.ParseLock("collections.lock", src)
+		l, diags, err := lock.Parse("collections.lock", src)
 		lines := syntax.NewLineIndex(src)
 		for _, d := range diags {
 			checkRangeInside(t, lines, d.Range)
 		}
 		if err != nil {
-			if l != nil || !errors.Is(err, discovery.ErrLockCorrupt) || len(diags) != 1 {
+			if l != nil || !errors.Is(err, lock.ErrCorrupt) || len(diags) != 1 {
 				t.Fatalf("corrupt: lock %v, diags %v, err %v", l, diags, err)
 			}
 			return
@@ -256,7 +256,7 @@ func FuzzParseLock(f *testing.F) {
 		if l == nil || !json.Valid(src) {
 			t.Fatalf("accepted invalid input: lock %v", l)
 		}
-		discovery.CheckLock("collections.lock", l, nil)
+		lock.Check("collections.lock", l, nil)
 	})
 }
 
@@ -274,8 +274,77 @@ func BenchmarkParseLock(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		if _, _, err := discovery.ParseLock("collections.lock", src); err != nil {
+		if _, _, err := lock.Parse("collections.lock", src); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// txtarFile returns the file called name of ar.
+func txtarFile(t *testing.T, ar *txtar.Archive, name string) []byte {
+	t.Helper()
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	t.Fatalf("archive has no %s", name)
+	return nil
+}
+
+// setTxtarFile sets the file called name of ar to data.
+func setTxtarFile(ar *txtar.Archive, name, data string) {
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = []byte(data)
+			return
+		}
+	}
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
+}
+
+// checkDefaultSeverities asserts that each diagnostic has the severity its
+// code is listed with.
+func checkDefaultSeverities(t *testing.T, diags []diag.Diagnostic) {
+	t.Helper()
+	for _, d := range diags {
+		i := slices.IndexFunc(diag.Codes, func(c diag.CodeInfo) bool { return c.Code == d.Code })
+		if i < 0 {
+			t.Errorf("diagnostic %v has an unlisted code", d)
+			continue
+		}
+		if d.Severity != diag.Codes[i].Severity {
+			t.Errorf("diagnostic %v: severity %s, Codes lists %s", d, d.Severity, diag.Codes[i].Severity)
+		}
+		if d.Path == "" {
+			t.Errorf("diagnostic %v has no path", d)
+		}
+	}
+}
+
+// rangeString prints r with 1-based lines and columns.
+func rangeString(r diag.Range) string {
+	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1)
+}
+
+// lineText returns the text a one-line, ASCII-only Range covers.
+func lineText(src []byte, r diag.Range) string {
+	lines := strings.Split(string(src), "\n")
+	if r.Start.Line != r.End.Line || r.Start.Line >= len(lines) {
+		return "<multi-line>"
+	}
+	line := lines[r.Start.Line]
+	if r.End.Character > len(line) || r.Start.Character > r.End.Character {
+		return "<out of range>"
+	}
+	return line[r.Start.Character:r.End.Character]
+}
+
+// checkRangeInside fails unless r is ordered and lies inside the text.
+func checkRangeInside(t *testing.T, lines *syntax.LineIndex, r diag.Range) {
+	t.Helper()
+	if r.Start.Line < 0 || r.End.Line >= lines.Lines() || r.Start.Line > r.End.Line ||
+		r.Start.Line == r.End.Line && r.Start.Character > r.End.Character || r.Start.Character < 0 {
+		t.Errorf("range %+v outside the text (%d lines)", r, lines.Lines())
 	}
 }

@@ -1,4 +1,4 @@
-package discovery_test
+package lock_test
 
 import (
 	"bytes"
@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/rogpeppe/go-internal/txtar"
-
-	"github.com/amplidex/amplidex/discovery"
 )
 
 // refLockJSONSpans records the spans of a JSON text with the tokens of
@@ -32,7 +31,7 @@ func refLockJSONSpans(src []byte) map[string][4]int {
 	path := func(parts []string) string { return "$" + strings.Join(append([]string{""}, parts...), "\x00") }
 	spans := map[string][4]int{}
 	record := func(parts []string, s [4]int) {
-		if len(parts) <= discovery.MaxLockSpanDepth {
+		if len(parts) <= lock.MaxSpanDepth {
 			spans[path(parts)] = s
 		}
 	}
@@ -163,7 +162,7 @@ func TestLockJSONSpansMatchReference(t *testing.T) {
 			continue
 		}
 		compared++
-		got, want := discovery.LockJSONSpans(src), refLockJSONSpans(src)
+		got, want := lock.JSONSpans(src), refLockJSONSpans(src)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("spans of %q:\n%v\nwant:\n%v", src, got, want)
 		}
@@ -179,13 +178,13 @@ func TestLockDeepNesting(t *testing.T) {
 	const depth = 9000 // encoding/json refuses more than 10,000
 	src := `{"version":"1.1","collections":{},"x":` + strings.Repeat(`[{"k":`, depth/2) + "1" + strings.Repeat("}]", depth/2) + "}"
 	allocs := testing.AllocsPerRun(1, func() {
-		if _, _, err := discovery.ParseLock("collections.lock", []byte(src)); err != nil {
+		if _, _, err := lock.Parse("collections.lock", []byte(src)); err != nil {
 			t.Fatal(err)
 		}
 	})
 	// json.Unmarshal itself allocates per level; the spans must not add
 	// a path per level on top of that, let alone one per level per level.
-	if spans := discovery.LockJSONSpans([]byte(src)); len(spans) > 10 {
+	if spans := lock.JSONSpans([]byte(src)); len(spans) > 10 {
 		t.Errorf("%d spans recorded for a lock of three keys", len(spans))
 	}
 	if allocs > 20*depth {
@@ -199,7 +198,7 @@ func FuzzLockJSONSpans(f *testing.F) {
 	}
 	f.Add([]byte(`{"a":[1,{"b":[[[[[[[{"c":"\"}"}]]]]]]]}],"d":{}}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		got := discovery.LockJSONSpans(src) // must not panic or hang on anything
+		got := lock.JSONSpans(src) // must not panic or hang on anything
 		for k, s := range got {
 			if s[0] > s[1] || s[2] > s[3] || s[1] > len(src) || s[3] > len(src) {
 				t.Fatalf("span %q %v outside the text of %d bytes", k, s, len(src))

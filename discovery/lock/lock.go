@@ -1,4 +1,4 @@
-package discovery
+package lock
 
 import (
 	"bytes"
@@ -19,27 +19,27 @@ import (
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
-// LockVersion is the newest lock file format version, the one the
+// Version is the newest lock file format version, the one the
 // Amplifier CLI writes. Files of version "1.0" are read too, and upgraded
 // on the next write.
-const LockVersion = "1.1"
+const Version = "1.1"
 
-// lockVersions are the lock file versions ReadLock accepts.
+// lockVersions are the lock file versions Read accepts.
 var lockVersions = [...]string{"1.0", "1.1"}
 
-// ErrLockCorrupt is returned (wrapped) when a lock file is not JSON, is not
+// ErrCorrupt is returned (wrapped) when a lock file is not JSON, is not
 // shaped like a lock file, or has a version this package does not know.
 // Such a file is reported and never overwritten.
-var ErrLockCorrupt = errors.New("discovery: corrupt lock file")
+var ErrCorrupt = errors.New("discovery: corrupt lock file")
 
-// Lock is the content of a collections.lock file.
-type Lock struct {
+// File is the content of a collections.lock file.
+type File struct {
 	// Version is the format version of the file as read ("1.0" or "1.1"),
-	// or LockVersion for a lock file that does not exist yet.
+	// or Version for a lock file that does not exist yet.
 	Version string `json:"version"`
 	// Collections maps a collection name to its entry. An entry that lacks
 	// fields (and has a lock/schema diagnostic) holds those that parsed.
-	Collections map[string]LockEntry `json:"collections"`
+	Collections map[string]Entry `json:"collections"`
 
 	raw    map[string]json.RawMessage // entries as read
 	extra  map[string]json.RawMessage // top-level keys other than version and collections
@@ -48,8 +48,8 @@ type Lock struct {
 	spans  map[string]jsonSpan        // positions of keys and values in the file read
 }
 
-// LockEntry is one installed collection in a lock file.
-type LockEntry struct {
+// Entry is one installed collection in a lock file.
+type Entry struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
 	// Commit is the git commit SHA, or nil when the source is not git.
@@ -59,11 +59,11 @@ type LockEntry struct {
 	// InstalledAt is an ISO 8601 timestamp.
 	InstalledAt string `json:"installed_at"`
 	// Modules maps a module name to its registration.
-	Modules map[string]LockModule `json:"modules"`
+	Modules map[string]Module `json:"modules"`
 }
 
-// LockModule is one module registration of a lock entry.
-type LockModule struct {
+// Module is one module registration of a lock entry.
+type Module struct {
 	// Type is tool, hook, provider, orchestrator or context (see
 	// ModuleType).
 	Type string `json:"type"`
@@ -71,9 +71,9 @@ type LockModule struct {
 	Path string `json:"path"`
 }
 
-// LockCheckCollection is a collection found installed in the root a lock
-// file belongs to, as CheckLock compares them.
-type LockCheckCollection struct {
+// Installed is a collection found installed in the root a lock
+// file belongs to, as Check compares them.
+type Installed struct {
 	// Name is the collection's name (its metadata name, or its directory
 	// name when it has none).
 	Name string
@@ -81,39 +81,39 @@ type LockCheckCollection struct {
 	Dir string
 }
 
-// ReadLock reads the lock file at path. A file that does not exist is an
-// empty lock of version LockVersion and no error. A lock that is not a
+// Read reads the lock file at path. A file that does not exist is an
+// empty lock of version Version and no error. A lock that is not a
 // regular file, is larger than DefaultMaxFileSize or cannot be read is not
 // parsed: the error comes with the diagnostic that reports it. See
-// ParseLock for the rest.
-func ReadLock(path string) (*Lock, []diag.Diagnostic, error) {
+// Parse for the rest.
+func Read(path string) (*File, []diag.Diagnostic, error) {
 	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Lock{Version: LockVersion, Collections: map[string]LockEntry{}}, nil, nil
+		return &File{Version: Version, Collections: map[string]Entry{}}, nil, nil
 	}
 	if err != nil {
-		return nil, fileProblem(path, "", err).Diagnostics, fmt.Errorf("read lock %s: %w", path, err)
+		return nil, []diag.Diagnostic{syntax.ReadProblem(path, err)}, fmt.Errorf("read lock %s: %w", path, err)
 	}
-	return ParseLock(path, src)
+	return Parse(path, src)
 }
 
-// ParseLock parses the bytes of a lock file; path names it in diagnostics
+// Parse parses the bytes of a lock file; path names it in diagnostics
 // and errors.
 //
 // A file that is not JSON, is not an object with a string "version" of
-// "1.0" or "1.1" and an object "collections", yields a nil Lock, one
+// "1.0" or "1.1" and an object "collections", yields a nil File, one
 // lock/corrupt diagnostic at the offending position, and an error that
-// matches ErrLockCorrupt. Entries that are not objects, lack a required
+// matches ErrCorrupt. Entries that are not objects, lack a required
 // field or have one of the wrong type get lock/schema diagnostics (with the
 // entry's name as collection) but do not make the file corrupt; "modules"
 // is required from version 1.1 on.
-func ParseLock(path string, src []byte) (*Lock, []diag.Diagnostic, error) {
+func Parse(path string, src []byte) (*File, []diag.Diagnostic, error) {
 	p := &lockParser{path: path, lines: syntax.NewLineIndex(src)}
 	l := p.parse(src)
 	if p.corrupt != nil {
 		d := *p.corrupt
 		err := fmt.Errorf("parse lock %s:%d:%d: %s: %w", path,
-			d.Range.Start.Line+1, d.Range.Start.Character+1, p.why, ErrLockCorrupt)
+			d.Range.Start.Line+1, d.Range.Start.Character+1, p.why, ErrCorrupt)
 		return nil, []diag.Diagnostic{d}, err
 	}
 	p.diags = append(p.diags, p.limit.Summaries(path, "")...)
@@ -121,7 +121,7 @@ func ParseLock(path string, src []byte) (*Lock, []diag.Diagnostic, error) {
 	return l, p.diags, nil
 }
 
-// lockParser holds the state of one ParseLock call.
+// lockParser holds the state of one Parse call.
 type lockParser struct {
 	path    string
 	lines   *syntax.LineIndex
@@ -167,7 +167,7 @@ func (p *lockParser) valueRange(parts ...string) diag.Range {
 	return p.keyRange(parts...)
 }
 
-func (p *lockParser) parse(src []byte) *Lock {
+func (p *lockParser) parse(src []byte) *File {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(src, &top); err != nil {
 		var syn *json.SyntaxError
@@ -190,8 +190,8 @@ func (p *lockParser) parse(src []byte) *Lock {
 	}
 	p.spans = lockJSONSpans(src)
 
-	l := &Lock{
-		Collections: map[string]LockEntry{},
+	l := &File{
+		Collections: map[string]Entry{},
 		raw:         map[string]json.RawMessage{},
 		exists:      true,
 		lines:       p.lines,
@@ -243,8 +243,8 @@ func (p *lockParser) parse(src []byte) *Lock {
 
 // entry parses the lock entry called name. It reports false when the entry
 // is not an object at all.
-func (p *lockParser) entry(version, name string, raw json.RawMessage) (LockEntry, bool) {
-	var e LockEntry
+func (p *lockParser) entry(version, name string, raw json.RawMessage) (Entry, bool) {
+	var e Entry
 	var fields map[string]json.RawMessage
 	if jsonTypeName(raw) != "an object" || json.Unmarshal(raw, &fields) != nil {
 		p.schema(name, p.valueRange("collections", name),
@@ -283,7 +283,7 @@ func (p *lockParser) entry(version, name string, raw json.RawMessage) (LockEntry
 			"lock entry %q has name %q; the two must match", name, e.Name)
 	}
 
-	e.Modules = map[string]LockModule{}
+	e.Modules = map[string]Module{}
 	rawMods, ok := fields["modules"]
 	switch {
 	case !ok:
@@ -307,7 +307,7 @@ func (p *lockParser) entry(version, name string, raw json.RawMessage) (LockEntry
 				"module %q of lock entry %q must be an object, not %s", mod, name, jsonTypeName(rawMod))
 			continue
 		}
-		var m LockModule
+		var m Module
 		ok := true
 		for _, f := range [...]struct {
 			name string
@@ -353,7 +353,7 @@ func jsonTypeName(raw json.RawMessage) string {
 	return "a number"
 }
 
-// CheckLock compares the lock file at lockPath, as read into l, with the
+// Check compares the lock file at lockPath, as read into l, with the
 // file system and with the collections installed in its root:
 //
 //   - lock/path-missing (warning): an entry's path no longer exists (a
@@ -370,7 +370,7 @@ func jsonTypeName(raw json.RawMessage) string {
 // Diagnostics point into the lock file (at the entry, the module path, or
 // the "collections" key) when l was read from it, and carry the
 // collection's name.
-func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []diag.Diagnostic {
+func Check(lockPath string, l *File, installed []Installed) []diag.Diagnostic {
 	if l == nil {
 		return nil
 	}
@@ -457,7 +457,7 @@ func CheckLock(lockPath string, l *Lock, installed []LockCheckCollection) []diag
 // rangeOf returns the Range of the key (or, with value set, the value) at
 // path in the file l was read from, falling back to enclosing keys and then
 // to the start of the file.
-func (l *Lock) rangeOf(value bool, parts ...string) diag.Range {
+func (l *File) rangeOf(value bool, parts ...string) diag.Range {
 	if l.lines == nil {
 		return diag.Range{}
 	}
@@ -720,4 +720,10 @@ func jsonKey(raw []byte) string {
 
 // Exists reports whether the lock was read from a file; a lock file that
 // does not exist reads as an empty lock that does not.
-func (l *Lock) Exists() bool { return l != nil && l.exists }
+func (l *File) Exists() bool { return l != nil && l.exists }
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
