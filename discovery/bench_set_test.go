@@ -9,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // writeSyntheticRoot writes n collections of about twelve files each: a
@@ -63,7 +64,7 @@ func BenchmarkPublish(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("collections=%d", n), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
+			set := resolve.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
 			var ds []diag.Diagnostic
 			for _, c := range set.Collections() {
 				ds = append(ds, c.Diagnostics...)
@@ -101,7 +102,7 @@ func BenchmarkColdScan(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
+		set := resolve.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
 		var ds []diag.Diagnostic
 		files = 0
 		for _, c := range set.Collections() {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -63,7 +64,7 @@ See @foundation:context/x.md
 	}
 	r := discovery.Root{Kind: discovery.RootUser, Path: root}
 	c := loader.Load(r, coll)
-	set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{{c}})
+	set := resolve.NewSet([]discovery.Root{r}, [][]*discovery.Collection{{c}})
 
 	diags, names, statted := set.CheckWithNames(c)
 	once := maps.Clone(reads)

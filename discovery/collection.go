@@ -135,20 +135,20 @@ func (c *Collection) OwnDiagnostics() []diag.Diagnostic {
 // relative to the base), if there is one. Resources must not change once
 // it has been called.
 func (c *Collection) ResourcePath(rel string) (string, bool) {
-	if r, ok := c.resourceAt(rel); ok {
+	if r, ok := c.ResourceAt(rel); ok {
 		return r.Path, true
 	}
 	return "", false
 }
 
 // manyResources is how many resources a collection needs before
-// resourceAt builds a table rather than looking through them.
+// ResourceAt builds a table rather than looking through them.
 const manyResources = 64
 
-// resourceAt returns the resource at rel (the last of two at one rel, as
+// ResourceAt returns the resource at rel (the last of two at one rel, as
 // ResourcePath always had): looked through in a small collection, looked
 // up in a table built on the first call in a large one.
-func (c *Collection) resourceAt(rel string) (Resource, bool) {
+func (c *Collection) ResourceAt(rel string) (Resource, bool) {
 	if len(c.Resources) < manyResources {
 		for i := len(c.Resources) - 1; i >= 0; i-- {
 			if c.Resources[i].Rel == rel {
@@ -618,4 +618,46 @@ func (c *Collection) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
 		return ds
 	}
 	return s.Apply(ds)
+}
+
+// Requires reports whether c declares name in its requires; false for a
+// nil c.
+func (c *Collection) Requires(name string) bool {
+	if c == nil || c.Metadata == nil {
+		return false
+	}
+	for _, r := range c.Metadata.Requires {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// AnswersTo returns the names c is a candidate for in a Set: its metadata
+// name and, for an unusable directory, its directory name too.
+func (c *Collection) AnswersTo() []string {
+	if dn := filepath.Base(c.Dir); dn != c.Name && !c.Valid {
+		// The directory name is only a fast path: it finds skipped
+		// directories whose metadata could not name them.
+		return []string{c.Name, dn}
+	}
+	return []string{c.Name}
+}
+
+// MentionsOf returns the mentions of the file at p of c, whose Facts are
+// f: from the full Facts when f is brief (see Loader.Mentions).
+func (c *Collection) MentionsOf(p string, f *Facts) []syntax.Mention {
+	if !f.brief {
+		return f.Mentions
+	}
+	if !f.HasMentions() {
+		return nil
+	}
+	if c.mentions != nil {
+		if ms, ok := c.mentions(p); ok {
+			return ms
+		}
+	}
+	return c.FullFacts(p).Mentions
 }

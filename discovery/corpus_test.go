@@ -9,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -24,7 +25,7 @@ func corpusDir(t testing.TB) string {
 
 // corpusSet loads the corpus as the issue lays it out: user =
 // corpus/collections, bundled = corpus/bundled.
-func corpusSet(t testing.TB) *discovery.Set {
+func corpusSet(t testing.TB) *resolve.Set {
 	t.Helper()
 	dir := corpusDir(t)
 	roots := []discovery.Root{
@@ -40,7 +41,7 @@ func corpusSet(t testing.TB) *discovery.Set {
 		}
 		cols[i] = cs
 	}
-	return discovery.NewSet(roots, cols)
+	return resolve.NewSet(roots, cols)
 }
 
 // TestCorpusCollections compares every collection of the corpus with
@@ -193,7 +194,7 @@ func TestCorpusWithoutBundled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
+	set := resolve.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
 	diags := set.Check()
 	requirers := 0
 	for _, c := range set.Collections() {

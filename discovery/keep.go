@@ -200,7 +200,7 @@ func (c *Collection) isResource(p string) bool {
 	if len(p) <= len(c.Base) || p[:len(c.Base)] != c.Base || p[len(c.Base)] != filepath.Separator {
 		return false
 	}
-	r, ok := c.resourceAt(filepath.ToSlash(p[len(c.Base)+1:]))
+	r, ok := c.ResourceAt(filepath.ToSlash(p[len(c.Base)+1:]))
 	return ok && r.Path == p
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/suppress"
 )
@@ -76,7 +77,7 @@ func TestMentionDiagnosticsCapped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
+		set := resolve.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
 		return set.CheckCollection(cols[0])
 	}
 	ds := check()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
@@ -59,7 +60,7 @@ func TestNamesOnlyResolvesAlike(t *testing.T) {
 }
 
 // scanSet loads roots with l into a Set.
-func scanSet(t *testing.T, l *discovery.Loader, roots []discovery.Root) *discovery.Set {
+func scanSet(t *testing.T, l *discovery.Loader, roots []discovery.Root) *resolve.Set {
 	t.Helper()
 	cols := make([][]*discovery.Collection, len(roots))
 	for i, r := range roots {
@@ -69,5 +70,5 @@ func scanSet(t *testing.T, l *discovery.Loader, roots []discovery.Root) *discove
 		}
 		cols[i] = cs
 	}
-	return discovery.NewSet(roots, cols)
+	return resolve.NewSet(roots, cols)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -24,7 +25,7 @@ func info(v *catalog.View, c *discovery.Collection) CollectionInfo {
 
 // status is what c is in s: skipped (unusable), active (it wins its
 // name) or shadowed.
-func status(s *discovery.Set, c *discovery.Collection) string {
+func status(s *resolve.Set, c *discovery.Collection) string {
 	switch {
 	case !c.Valid:
 		return "skipped"
@@ -63,16 +64,18 @@ func infos(v *catalog.View, cs []*discovery.Collection) []CollectionInfo {
 
 func collections(v *catalog.View) []CollectionInfo { return infos(v, v.Set.Collections()) }
 
-func resolve(v *catalog.View, name string) *ResolveResult { return resolveIn(v.Set, name, Describe) }
+func resolveView(v *catalog.View, name string) *ResolveResult {
+	return resolveIn(v.Set, name, Describe)
+}
 
 // ResolveSet answers resolve for name in s, each collection described by
 // Describe: the answer a View of s gives.
-func ResolveSet(s *discovery.Set, name string) *ResolveResult { return resolveIn(s, name, Describe) }
+func ResolveSet(s *resolve.Set, name string) *ResolveResult { return resolveIn(s, name, Describe) }
 
 // resolveIn answers resolve for name in s, describing each collection with
 // describe: whatever the Set was built from, discovery.Set.Resolve alone
 // rules who wins.
-func resolveIn(s *discovery.Set, name string, describe func(*discovery.Collection) CollectionInfo) *ResolveResult {
+func resolveIn(s *resolve.Set, name string, describe func(*discovery.Collection) CollectionInfo) *ResolveResult {
 	in := func(c *discovery.Collection) CollectionInfo {
 		ci := describe(c)
 		ci.Status = status(s, c)
@@ -117,7 +120,7 @@ func ResolveAmong(name string, roots []discovery.Root, cols [][]CollectionInfo) 
 			set[i] = append(set[i], c)
 		}
 	}
-	return resolveIn(discovery.NewSet(roots, set), name, func(c *discovery.Collection) CollectionInfo { return described[c] })
+	return resolveIn(resolve.NewSet(roots, set), name, func(c *discovery.Collection) CollectionInfo { return described[c] })
 }
 
 func collection(v *catalog.View, name string) (*CollectionDetail, error) {
@@ -219,7 +222,7 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 			res.Version, _ = p.Value("version").(string)
 		}
 	}
-	pr := discovery.ProfileRef{Collection: c, Path: r.Path}
+	pr := resolve.ProfileRef{Collection: c, Path: r.Path}
 	chain := v.Set.Chain(pr)
 	for _, p := range chain {
 		res.Chain = append(res.Chain, p.ID())
@@ -240,7 +243,7 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 // the extends diagnostics (unresolved, cycle, too deep) of its profiles,
 // and the front matter problems of a profile in it that has no usable
 // front matter. It is empty for a complete chain.
-func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []diag.Diagnostic {
+func chainProblems(v *catalog.View, chain []resolve.ProfileRef) []diag.Diagnostic {
 	last := chain[len(chain)-1]
 	incomplete := false
 	if f := last.Collection.Facts[last.Path]; f != nil && f.Extends != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -312,7 +313,7 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 					}
 				}
 			}
-			want := discovery.NewSet(roots, cols)
+			want := resolve.NewSet(roots, cols)
 			var wb strings.Builder
 			for _, c := range want.Collections() {
 				fmt.Fprintf(&wb, "col %s %s %v\n", c.Dir, c.Name, c.Valid)

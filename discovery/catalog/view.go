@@ -15,6 +15,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // State is one published version of the catalog: a View for every
@@ -103,7 +104,7 @@ type View struct {
 	// Version is the State's version the View belongs to.
 	Version uint64
 	// Set is the collections of the project's roots, resolved.
-	Set *discovery.Set
+	Set *resolve.Set
 
 	// cross holds the cross-reference diagnostics of each collection, by
 	// its directory; deps what each collection's references go through
@@ -144,7 +145,7 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 			}
 		}
 	}
-	set := discovery.NewSet(snap.roots, cols)
+	set := resolve.NewSet(snap.roots, cols)
 	v := &View{Project: project, Set: set}
 	// Each collection is checked on its own against the set, which is safe
 	// for concurrent use: the checks run on as many goroutines as loads
@@ -300,7 +301,7 @@ func sortedEntries[V any](m map[string]V) func(func(string, V) bool) {
 // checkLock computes the diagnostics of the lock file lp of root r, read
 // as ls says (nil: not read yet). It stats the file system (the entries'
 // paths).
-func checkLock(set *discovery.Set, r discovery.Root, lp string, ls *lockState) lockFile {
+func checkLock(set *resolve.Set, r discovery.Root, lp string, ls *lockState) lockFile {
 	lf := lockFile{path: lp, root: r, state: ls}
 	if ls == nil {
 		return lf
@@ -367,7 +368,7 @@ func (v *View) apply(b *batch) (*View, ViewDelta) {
 // diagnostics or shadowing may have changed, sorted. Only the collections
 // added, and those whose references go through a name that changed, are
 // checked again. The new View shares v's lock files; v is left as it is.
-func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added []*discovery.Collection) (*View, []string) {
+func (v *View) derive(set *resolve.Set, sd resolve.Delta, removed, added []*discovery.Collection) (*View, []string) {
 	w := &View{Project: v.Project, Set: set, cross: v.cross, deps: v.deps, refs: v.refs, locks: v.locks, volatile: v.volatile}
 	changed := map[string]bool{}
 	touched := map[string]bool{}
@@ -382,7 +383,7 @@ func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added 
 		}
 	}
 	for _, a := range sd.Agents {
-		touched[discovery.AgentDep+a] = true
+		touched[resolve.AgentDep+a] = true
 	}
 	recheck := map[string]bool{}
 	for _, col := range added {
@@ -599,7 +600,7 @@ func (v *View) Checks() *Checks {
 // of their resources and files. Two Sets of one Inventory over files of
 // the same contents give the same results (but for what asks the file
 // system: see Checks.Volatile).
-func Inventory(set *discovery.Set) [32]byte {
+func Inventory(set *resolve.Set) [32]byte {
 	h := sha256.New()
 	// The fields go through a buffer: written one by one, each would be
 	// copied to the heap to be handed to the hash.

@@ -12,8 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
@@ -385,7 +385,7 @@ tools:
 providers: [{module: p2}]
 agents: all
 `)
-	merged := discovery.MergeProfile(parent, child)
+	merged := resolve.MergeProfile(parent, child)
 	want := `{"profile":{"name":"child","version":"2.0.0","description":"d","extends":"x:base"},` +
 		`"session":{"orchestrator":{"module":"loop","config":{"max":3,"ratio":1.0,"extra":1}},"context":{"module":"ctx"}},` +
 		`"tools":[{"module":"web","config":{"b":1,"a":4,"c":3}},{"module":"shell"}],` +

@@ -15,6 +15,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
@@ -192,7 +193,7 @@ func (w *Workspace) mergedProfile(ctx context.Context, v *catalog.View, path str
 	}
 	var links []chainLink
 	var problem string
-	add := func(chain []discovery.ProfileRef) {
+	add := func(chain []resolve.ProfileRef) {
 		for _, p := range chain {
 			links = append(links, chainLink{id: p.ID(), path: p.Path, facts: p.Collection.FullFacts(p.Path)})
 		}
@@ -202,7 +203,7 @@ func (w *Workspace) mergedProfile(ctx context.Context, v *catalog.View, path str
 		}
 	}
 	if l.own != nil && l.own.Facts[l.key] != nil {
-		add(l.set.Chain(discovery.ProfileRef{Collection: l.own, Path: l.key}))
+		add(l.set.Chain(resolve.ProfileRef{Collection: l.own, Path: l.key}))
 		links[0].path = path
 	} else {
 		f := discovery.AnalyzeFile(path, text, discovery.KindProfile, w.schema)
@@ -221,7 +222,7 @@ func (w *Workspace) mergedProfile(ctx context.Context, v *catalog.View, path str
 
 // chainEnd says why a chain stops at last, whose extends is value: it does
 // not resolve, it goes back into the chain, or the chain is too deep.
-func chainEnd(set *discovery.Set, last discovery.ProfileRef, value string, links []chainLink) string {
+func chainEnd(set *resolve.Set, last resolve.ProfileRef, value string, links []chainLink) string {
 	next, err := set.ResolveProfile(unquote(value), last.Collection)
 	if err != nil {
 		return fmt.Sprintf("extends %q of %s does not resolve: %v", value, last.ID(), err)
@@ -231,7 +232,7 @@ func chainEnd(set *discovery.Set, last discovery.ProfileRef, value string, links
 			return fmt.Sprintf("extends %q of %s makes a cycle", value, last.ID())
 		}
 	}
-	return fmt.Sprintf("the extends chain is longer than %d profiles", discovery.MaxExtendsDepth)
+	return fmt.Sprintf("the extends chain is longer than %d profiles", resolve.MaxExtendsDepth)
 }
 
 // renderMerged merges the chain (child first), root-most first, and
@@ -265,7 +266,7 @@ func renderMerged(links []chainLink, problem string) *query.MergedProfile {
 	}
 	var merged *syntax.Map
 	for i := len(fronts) - 1; i >= 0; i-- {
-		merged = discovery.MergeProfile(merged, fronts[i])
+		merged = resolve.MergeProfile(merged, fronts[i])
 	}
 	body, sources, err := annotate(merged, fronts, ids)
 	if err != nil {

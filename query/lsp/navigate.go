@@ -9,6 +9,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -88,7 +89,7 @@ func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, 
 	if ref.kind == "extends" && err == nil {
 		if pr, err := v.set.ResolveProfile(unquote(ref.value), v.own); err == nil {
 			if v.own != nil && v.own.Facts[v.key] != nil {
-				pr = discovery.ProfileRef{Collection: v.own, Path: v.key}
+				pr = resolve.ProfileRef{Collection: v.own, Path: v.key}
 			}
 			chain := v.set.Chain(pr)
 			if len(chain) > 1 {
@@ -105,7 +106,7 @@ func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, 
 
 // describeResolution writes where a collection name resolves and what it
 // shadows, as Markdown.
-func describeResolution(b *strings.Builder, r discovery.Resolution) {
+func describeResolution(b *strings.Builder, r resolve.Resolution) {
 	if r.Winner == nil {
 		fmt.Fprintf(b, "\nCollection `%s` resolves in no root.\n", r.Name)
 	} else {

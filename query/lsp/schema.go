@@ -9,6 +9,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
@@ -294,7 +295,7 @@ func tableKeys(lines *syntax.LineIndex, header int) map[string]bool {
 // [tool.amplifier.collection] and, in [tool.amplifier.collection.requires],
 // the collections of the roots (other than the file's own, own) with a
 // constraint on the version that resolves.
-func tableComplete(set *discovery.Set, own *discovery.Collection, lines *syntax.LineIndex, pos diag.Position, before []byte) []query.CompletionItem {
+func tableComplete(set *resolve.Set, own *discovery.Collection, lines *syntax.LineIndex, pos diag.Position, before []byte) []query.CompletionItem {
 	word := len(before)
 	for word > 0 && isKeyByte(before[word-1]) {
 		word--

@@ -16,6 +16,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -249,7 +250,7 @@ func (w *Workspace) References(ctx context.Context, path string, text []byte, ov
 
 // layered is the collections as the open buffers make them, for one file.
 type layered struct {
-	set *discovery.Set
+	set *resolve.Set
 	// own is the collection holding the file asked about (nil when none);
 	// key is that file's path as own names it (a linked collection names
 	// its files under the link, editors under the real path).
@@ -584,7 +585,7 @@ func looksLikeCollection(path string, text []byte) bool {
 
 // loneRefDiagnostics checks the references of a file no collection holds:
 // only qualified names can resolve.
-func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []diag.Diagnostic {
+func loneRefDiagnostics(set *resolve.Set, path string, f *discovery.Facts) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	if f.Extends != nil {
 		if _, err := set.ResolveProfile(f.Extends.Value, nil); err != nil {
@@ -602,7 +603,7 @@ func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []d
 }
 
 // mentionDiagnostics checks @collection:path mentions.
-func mentionDiagnostics(set *discovery.Set, path string, ms []syntax.Mention) []diag.Diagnostic {
+func mentionDiagnostics(set *resolve.Set, path string, ms []syntax.Mention) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, m := range ms {
 		_, err := set.ResolveMention(m)
@@ -628,7 +629,7 @@ func escapesPath(p string) bool {
 
 // lockDiagnostics compares a lock file with the root it belongs to, when it
 // belongs to one.
-func lockDiagnostics(set *discovery.Set, path string, l *lock.File) []diag.Diagnostic {
+func lockDiagnostics(set *resolve.Set, path string, l *lock.File) []diag.Diagnostic {
 	for _, r := range set.Roots {
 		if discovery.LockPath(r) != path {
 			continue

@@ -1,6 +1,10 @@
-package discovery
+package resolve
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/amplidex/amplidex/discovery"
+)
 
 // AgentDep prefixes a bare agent name among a collection's dependencies
 // (see RefNames).
@@ -12,11 +16,11 @@ const AgentDep = "agent:"
 const (
 	// NamesDep is the set of collection names that resolve: a
 	// collection with a collection reference that does not resolve
-	// depends on it. SetDelta.Names holds it when that set changed.
+	// depends on it. resolve.Delta.Names holds it when that set changed.
 	NamesDep = "\x00names"
 	// AnyAgentDep is the set of bare agent names that resolve: a
 	// collection with a bare agent name that does not resolve depends on
-	// it. SetDelta.Agents holds anyAgent when that set changed.
+	// it. resolve.Delta.Agents holds anyAgent when that set changed.
 	AnyAgentDep = AgentDep + anyAgent
 	anyAgent    = "\x00any"
 )
@@ -33,10 +37,10 @@ const (
 // references into it are checked at all, and whether the version of the
 // collection that does meets the constraint; both are questions about
 // names listed here, and c's own requires change only when c does.)
-func (s *Set) RefNames(c *Collection) []string { return s.refNames(c, mentionsOf) }
+func (s *Set) RefNames(c *discovery.Collection) []string { return s.refNames(c, mentionsOf) }
 
 // refNames is RefNames, with the mentions of c's files from mentions.
-func (s *Set) refNames(c *Collection, mentions mentionsFunc) []string {
+func (s *Set) refNames(c *discovery.Collection, mentions mentionsFunc) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(n string) {

@@ -1,4 +1,4 @@
-package discovery
+package resolve
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -15,7 +16,7 @@ import (
 
 // ProfileRef names a profile: its collection and its file.
 type ProfileRef struct {
-	Collection *Collection
+	Collection *discovery.Collection
 	Path       string
 }
 
@@ -27,7 +28,7 @@ func (p ProfileRef) ID() string {
 // ResolveProfile resolves a profile reference written in collection from
 // (nil when there is none): "coll:name", "coll:profiles/x.md", or a bare
 // name in from. It returns why when it does not resolve.
-func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
+func (s *Set) ResolveProfile(ref string, from *discovery.Collection) (ProfileRef, error) {
 	collName, rest, qualified := strings.Cut(ref, ":")
 	if !qualified {
 		rest = ref
@@ -53,7 +54,7 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 	} else {
 		rel = "profiles/" + rest + ".md"
 	}
-	if r, ok := c.resourceAt(rel); ok && r.Kind == KindProfile {
+	if r, ok := c.ResourceAt(rel); ok && r.Kind == discovery.KindProfile {
 		return ProfileRef{Collection: c, Path: r.Path}, nil
 	}
 	where := "collection " + c.Name
@@ -61,7 +62,7 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 		where = "its own collection (" + c.Name + "); a bare name is looked up there only"
 	}
 	msg := fmt.Sprintf("no profile %s in %s", rel, where)
-	if near := suggestResource(c, KindProfile, rel); near != "" {
+	if near := suggestResource(c, discovery.KindProfile, rel); near != "" {
 		if qualified {
 			near = c.Name + ":" + near
 		}
@@ -75,7 +76,7 @@ func (s *Set) ResolveProfile(ref string, from *Collection) (ProfileRef, error) {
 // is not installed; the directories that answer to it are skipped, and
 // why (no pyproject.toml, TOML that does not parse, …); else the nearest
 // name that resolves or that from requires.
-func (s *Set) unresolvedCollection(name string, from *Collection) string {
+func (s *Set) unresolvedCollection(name string, from *discovery.Collection) string {
 	msg := fmt.Sprintf("collection %q does not resolve", name)
 	if from.Requires(name) {
 		msg += fmt.Sprintf(": %s requires it, but it is not installed", from.Name)
@@ -92,33 +93,19 @@ func (s *Set) unresolvedCollection(name string, from *Collection) string {
 	return msg
 }
 
-// Requires reports whether c declares name in its requires; false for a
-// nil c.
-func (c *Collection) Requires(name string) bool {
-	if c == nil || c.Metadata == nil {
-		return false
-	}
-	for _, r := range c.Metadata.Requires {
-		if r.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // notInstalled reports whether c requires name and no collection resolves
 // under it. References of c into such a collection are not checked: one
 // CodeDepNotInstalled at the requires entry says so, instead of an error
 // per reference, so that the answer does not depend on what happens to
 // be installed beside the collection checked.
-func (s *Set) notInstalled(c *Collection, name string) bool {
+func (s *Set) notInstalled(c *discovery.Collection, name string) bool {
 	return c.Requires(name) && s.Lookup(name) == nil
 }
 
 // suggestRequired returns the name that name most likely misspells among
 // those that resolve and those from requires, or "". Of two as near, one
 // that resolves wins.
-func (s *Set) suggestRequired(name string, from *Collection) string {
+func (s *Set) suggestRequired(name string, from *discovery.Collection) string {
 	near := s.suggestCollection(name)
 	if from == nil || from.Metadata == nil || len(from.Metadata.Requires) == 0 {
 		return near
@@ -173,7 +160,7 @@ func (s *Set) suggestCollection(name string) string {
 // suggestResource returns the name (for a profile or agent whose rel is
 // kind's directory/name.md) or the path of the resource of c that rel
 // most likely misspells, or "".
-func suggestResource(c *Collection, k Kind, rel string) string {
+func suggestResource(c *discovery.Collection, k discovery.Kind, rel string) string {
 	dir := k.Dir() + "/"
 	name, byName := strings.CutPrefix(rel, dir)
 	if byName {
@@ -216,43 +203,43 @@ func escapes(p string) bool {
 // ResolveAgent resolves an agent name written in collection from: a bare
 // name is looked up in from first, then in every winning collection in name
 // order; "coll:name" in that collection only.
-func (s *Set) ResolveAgent(name string, from *Collection) (Resource, *Collection, bool) {
+func (s *Set) ResolveAgent(name string, from *discovery.Collection) (discovery.Resource, *discovery.Collection, bool) {
 	if coll, n, ok := strings.Cut(name, ":"); ok {
 		if c := s.Lookup(coll); c != nil {
-			if r, ok := c.Resource(KindAgent, n); ok {
+			if r, ok := c.Resource(discovery.KindAgent, n); ok {
 				return r, c, true
 			}
 		}
-		return Resource{}, nil, false
+		return discovery.Resource{}, nil, false
 	}
 	if from != nil {
-		if r, ok := from.Resource(KindAgent, name); ok {
+		if r, ok := from.Resource(discovery.KindAgent, name); ok {
 			return r, from, true
 		}
 	}
 	if c := s.agentCollection(name); c != nil {
-		r, _ := c.Resource(KindAgent, name)
+		r, _ := c.Resource(discovery.KindAgent, name)
 		return r, c, true
 	}
-	return Resource{}, nil, false
+	return discovery.Resource{}, nil, false
 }
 
 // unknownAgent says why the agent name written in collection from does
 // not resolve, with the nearest name that does.
-func (s *Set) unknownAgent(name string, from *Collection) string {
+func (s *Set) unknownAgent(name string, from *discovery.Collection) string {
 	if coll, n, ok := strings.Cut(name, ":"); ok {
 		c := s.Lookup(coll)
 		if c == nil {
 			return fmt.Sprintf("agent %q does not resolve: %s", name, s.unresolvedCollection(coll, from))
 		}
 		msg := fmt.Sprintf("agent %q does not exist: collection %s has no agents/%s.md", name, coll, n)
-		if near := suggestResource(c, KindAgent, "agents/"+n+".md"); near != "" {
+		if near := suggestResource(c, discovery.KindAgent, "agents/"+n+".md"); near != "" {
 			msg += fmt.Sprintf("; did you mean %q?", coll+":"+near)
 		}
 		return msg
 	}
 	msg := fmt.Sprintf("agent %q does not exist in %s or any collection", name, from.Name)
-	near := suggestResource(from, KindAgent, "agents/"+name+".md")
+	near := suggestResource(from, discovery.KindAgent, "agents/"+name+".md")
 	if near == "" {
 		near = diag.SuggestFrom(name, func(yield func(string) bool) {
 			for a := range s.holders.All() {
@@ -274,7 +261,7 @@ func (s *Set) ResolveMention(m syntax.Mention) (string, error) { return s.resolv
 // resolveMentionFrom is ResolveMention for a mention written in
 // collection from (nil when there is none), whose requires the message
 // of a collection that does not resolve takes into account.
-func (s *Set) resolveMentionFrom(m syntax.Mention, from *Collection) (string, error) {
+func (s *Set) resolveMentionFrom(m syntax.Mention, from *discovery.Collection) (string, error) {
 	p, c, miss := s.resolveMention(m)
 	switch miss {
 	case mentionResolves:
@@ -303,14 +290,14 @@ const (
 
 // resolveMention resolves m without saying why it does not: the file and
 // its collection, or why not (the collection when it has no such file).
-func (s *Set) resolveMention(m syntax.Mention) (string, *Collection, mentionMiss) {
+func (s *Set) resolveMention(m syntax.Mention) (string, *discovery.Collection, mentionMiss) {
 	return s.resolveMentionStat(m, nil)
 }
 
 // resolveMentionStat is resolveMention, setting *statted (when not nil)
 // when the answer came from asking the file system whether a file that
 // is not a resource exists.
-func (s *Set) resolveMentionStat(m syntax.Mention, statted *bool) (string, *Collection, mentionMiss) {
+func (s *Set) resolveMentionStat(m syntax.Mention, statted *bool) (string, *discovery.Collection, mentionMiss) {
 	if escapes(m.Path) {
 		return "", nil, mentionEscapes
 	}
@@ -395,7 +382,7 @@ func (s *Set) Check() []diag.Diagnostic {
 // area, and then one CodeTooManyDiagnostics. What is past the limit is
 // counted, not made: a file of half a million mentions that do not
 // resolve costs their lookups, not their messages.
-func (s *Set) CheckCollection(c *Collection) []diag.Diagnostic {
+func (s *Set) CheckCollection(c *discovery.Collection) []diag.Diagnostic {
 	ds, _ := s.CheckCollectionStat(c)
 	return ds
 }
@@ -405,16 +392,16 @@ func (s *Set) CheckCollection(c *Collection) []diag.Diagnostic {
 // resource exists (a mention of a document outside the resource
 // directories), which only the file system says. Such an answer cannot be
 // kept across runs without asking again.
-func (s *Set) CheckCollectionStat(c *Collection) (_ []diag.Diagnostic, statted bool) {
+func (s *Set) CheckCollectionStat(c *discovery.Collection) (_ []diag.Diagnostic, statted bool) {
 	return s.checkCollection(c, mentionsOf)
 }
 
 // CheckWithNames is CheckCollectionStat and RefNames at once: the mentions
 // of each file, read from the index when its Facts are brief, are read
 // once for both.
-func (s *Set) CheckWithNames(c *Collection) (diags []diag.Diagnostic, names []string, statted bool) {
+func (s *Set) CheckWithNames(c *discovery.Collection) (diags []diag.Diagnostic, names []string, statted bool) {
 	read := map[string][]syntax.Mention{}
-	mentions := func(c *Collection, p string, f *Facts) []syntax.Mention {
+	mentions := func(c *discovery.Collection, p string, f *discovery.Facts) []syntax.Mention {
 		ms, ok := read[p]
 		if !ok {
 			ms = mentionsOf(c, p, f)
@@ -429,7 +416,7 @@ func (s *Set) CheckWithNames(c *Collection) (diags []diag.Diagnostic, names []st
 
 // checkCollection is CheckCollectionStat, with the mentions of c's files
 // from mentions.
-func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []diag.Diagnostic, statted bool) {
+func (s *Set) checkCollection(c *discovery.Collection, mentions mentionsFunc) (_ []diag.Diagnostic, statted bool) {
 	var out []diag.Diagnostic
 	var limit diag.Limit
 	// add makes a diagnostic of the file at path unless it is past the
@@ -496,7 +483,7 @@ func (s *Set) checkCollection(c *Collection, mentions mentionsFunc) (_ []diag.Di
 // resolves under its name: one that none does is not installed (a
 // warning, which says how to provide it); one that does must meet the
 // constraint.
-func (s *Set) checkRequires(c *Collection) []diag.Diagnostic {
+func (s *Set) checkRequires(c *discovery.Collection) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	var limit diag.Limit
 	for _, req := range c.Metadata.Requires {
@@ -530,7 +517,7 @@ func (s *Set) checkRequires(c *Collection) []diag.Diagnostic {
 // requires entry req of c: what is not installed, why when a directory of
 // that name is skipped, the nearest name installed, and how to provide
 // it.
-func (s *Set) notInstalledMessage(c *Collection, req Requirement) string {
+func (s *Set) notInstalledMessage(c *discovery.Collection, req discovery.Requirement) string {
 	msg := fmt.Sprintf("requires %s %s, but no collection %s is installed", req.Name, req.Constraint, req.Name)
 	if why := s.skipped(req.Name); why != "" {
 		msg += ": " + why
@@ -645,21 +632,10 @@ func refCollection(ref string) string {
 
 // mentionsFunc returns the mentions of the file at p of c, whose Facts
 // are f.
-type mentionsFunc func(c *Collection, p string, f *Facts) []syntax.Mention
+type mentionsFunc func(c *discovery.Collection, p string, f *discovery.Facts) []syntax.Mention
 
-// mentionsOf returns the mentions of the file at p of c, whose Facts are f:
-// from the full Facts when f is brief.
-func mentionsOf(c *Collection, p string, f *Facts) []syntax.Mention {
-	if !f.brief {
-		return f.Mentions
-	}
-	if !f.HasMentions() {
-		return nil
-	}
-	if c.mentions != nil {
-		if ms, ok := c.mentions(p); ok {
-			return ms
-		}
-	}
-	return c.FullFacts(p).Mentions
+// mentionsOf returns the mentions of the file at p of c, whose Facts are f
+// (see Collection.MentionsOf).
+func mentionsOf(c *discovery.Collection, p string, f *discovery.Facts) []syntax.Mention {
+	return c.MentionsOf(p, f)
 }

@@ -1,4 +1,4 @@
-package discovery_test
+package resolve_test
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // describe renders everything a Set answers about names, agents and
 // owners, for comparing two sets.
-func describe(s *discovery.Set, names, agents, paths []string) string {
+func describe(s *resolve.Set, names, agents, paths []string) string {
 	var b []byte
 	dir := func(c *discovery.Collection) string {
 		if c == nil {
@@ -74,7 +75,7 @@ func TestSetApplyMatchesNewSet(t *testing.T) {
 		return c
 	}
 	cur := map[string]*discovery.Collection{} // by dir
-	set := discovery.NewSet(roots, nil)
+	set := resolve.NewSet(roots, nil)
 	var paths []string
 	var allNames []string
 	for _, root := range roots {
@@ -114,7 +115,7 @@ func TestSetApplyMatchesNewSet(t *testing.T) {
 				}
 			}
 		}
-		want := describe(discovery.NewSet(roots, cols), allNames, agents, paths)
+		want := describe(resolve.NewSet(roots, cols), allNames, agents, paths)
 		if got := describe(set, allNames, agents, paths); got != want {
 			t.Fatalf("step %d: Apply gives\n%s\nNewSet gives\n%s", step, got, want)
 		}
@@ -133,8 +134,8 @@ func TestSetApplyDelta(t *testing.T) {
 	}
 	a := mk("aa", "/u/aa", "helper")
 	b := mk("bb", "/u/bb", "helper", "solo")
-	set := discovery.NewSet([]discovery.Root{user}, [][]*discovery.Collection{{a, b}})
-	anyAgent := strings.TrimPrefix(discovery.AnyAgentDep, discovery.AgentDep)
+	set := resolve.NewSet([]discovery.Root{user}, [][]*discovery.Collection{{a, b}})
+	anyAgent := strings.TrimPrefix(resolve.AnyAgentDep, resolve.AgentDep)
 	// Replacing bb by a version without "solo" changes bb's candidates and
 	// the resolution of the bare agent "solo", which resolves nowhere now
 	// (the set of agent names that resolve changed), but not of "helper",
@@ -146,7 +147,7 @@ func TestSetApplyDelta(t *testing.T) {
 	}
 	// Removing aa moves "helper" to bb; the name aa resolves nowhere now.
 	_, d = set.Apply([]*discovery.Collection{a}, nil)
-	if !slices.Equal(d.Names, []string{discovery.NamesDep, "aa"}) || !slices.Equal(d.Agents, []string{"helper"}) {
+	if !slices.Equal(d.Names, []string{resolve.NamesDep, "aa"}) || !slices.Equal(d.Agents, []string{"helper"}) {
 		t.Fatalf("delta = %+v, want names [names aa] agents [helper]", d)
 	}
 	// aa read again, the same collection in a new value: "helper" still

@@ -1,4 +1,4 @@
-package discovery
+package resolve
 
 import (
 	"maps"
@@ -6,19 +6,21 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/amplidex/amplidex/discovery"
 )
 
 // TestSetKeysAndListsInOneObject: the keys NewSet orders a root's
 // collections by are parts of one string, and its lists by name parts of
 // one slice, with the values they had.
 func TestSetKeysAndListsInOneObject(t *testing.T) {
-	a := &Collection{Name: "a", Dir: "/r/a", Layout: LayoutFlat}
-	b := &Collection{Name: "b", Dir: "/r/b", Layout: LayoutNested}
-	c := &Collection{Name: "a", Dir: "/r/c/d", Layout: LayoutFlat}
-	group := []*Collection{a, b, c}
+	a := &discovery.Collection{Name: "a", Dir: "/r/a", Layout: discovery.LayoutFlat}
+	b := &discovery.Collection{Name: "b", Dir: "/r/b", Layout: discovery.LayoutNested}
+	c := &discovery.Collection{Name: "a", Dir: "/r/c/d", Layout: discovery.LayoutFlat}
+	group := []*discovery.Collection{a, b, c}
 
 	keyed := inRootKeys(group)
-	want := map[string]*Collection{}
+	want := map[string]*discovery.Collection{}
 	for _, col := range group {
 		want[inRootKey(col)] = col
 	}
@@ -34,7 +36,7 @@ func TestSetKeysAndListsInOneObject(t *testing.T) {
 		t.Errorf("the keys span %d bytes, want the %d of one string", hi-lo, size)
 	}
 
-	lists := map[string][]*Collection{}
+	lists := map[string][]*discovery.Collection{}
 	for _, col := range group {
 		lists[col.Name] = append(lists[col.Name], col)
 	}
@@ -44,7 +46,7 @@ func TestSetKeysAndListsInOneObject(t *testing.T) {
 		t.Fatalf("lists %v, want %v", lists, wantLists)
 	}
 	lo, hi, n := uintptr(math.MaxUint64), uintptr(0), 0
-	ptr := reflect.TypeFor[*Collection]().Size()
+	ptr := reflect.TypeFor[*discovery.Collection]().Size()
 	for _, l := range lists {
 		p := reflect.ValueOf(l).Pointer()
 		lo, hi, n = min(lo, p), max(hi, p+uintptr(len(l))*ptr), n+len(l)

@@ -1,4 +1,4 @@
-package discovery
+package resolve
 
 // EffectiveSession returns the session block the check computes for ref
 // without merging the rest of the profile.

@@ -1,4 +1,4 @@
-package discovery_test
+package resolve_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -72,7 +73,7 @@ func TestEffectiveSessionMatchesEffective(t *testing.T) {
 			}
 			return cols[i]
 		}
-		var refs []discovery.ProfileRef
+		var refs []resolve.ProfileRef
 		n := 1 + r.IntN(8)
 		for i := 0; i < n; i++ {
 			c := colOf(i)
@@ -93,14 +94,14 @@ func TestEffectiveSessionMatchesEffective(t *testing.T) {
 				f.Front = nil
 			}
 			c.Facts[path] = f
-			refs = append(refs, discovery.ProfileRef{Collection: c, Path: path})
+			refs = append(refs, resolve.ProfileRef{Collection: c, Path: path})
 		}
 		root := discovery.Root{Kind: discovery.RootUser, Path: "/"}
-		set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
+		set := resolve.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
 		for _, k := range r.Perm(len(refs)) {
 			ref := refs[k]
 			merged, _, err := set.Effective(ref)
-			got, ok := discovery.EffectiveSession(set, ref)
+			got, ok := resolve.EffectiveSession(set, ref)
 			if ok != (err == nil) {
 				t.Fatalf("%s: session ok %v, Effective error %v", ref.Path, ok, err)
 			}
@@ -117,7 +118,7 @@ func TestEffectiveSessionMatchesEffective(t *testing.T) {
 // the Set must not remember it.
 func TestEffectiveSessionOfACycle(t *testing.T) {
 	var cols []*discovery.Collection
-	var refs []discovery.ProfileRef
+	var refs []resolve.ProfileRef
 	for i := range 3 {
 		dir := fmt.Sprintf("/c%d", i)
 		path := dir + "/profiles/p.md"
@@ -127,12 +128,12 @@ func TestEffectiveSessionOfACycle(t *testing.T) {
 				Extends: &syntax.Ref{Value: fmt.Sprintf("c%d:p", (i+1)%3)},
 				Front:   mapOf("profile", mapOf("name", "p"), "session", mapOf("ui", mapOf(fmt.Sprint("k", i), i)))}}}
 		cols = append(cols, c)
-		refs = append(refs, discovery.ProfileRef{Collection: c, Path: path})
+		refs = append(refs, resolve.ProfileRef{Collection: c, Path: path})
 	}
-	set := discovery.NewSet([]discovery.Root{{Kind: discovery.RootUser, Path: "/"}}, [][]*discovery.Collection{cols})
+	set := resolve.NewSet([]discovery.Root{{Kind: discovery.RootUser, Path: "/"}}, [][]*discovery.Collection{cols})
 	for _, ref := range refs {
 		merged, _, err := set.Effective(ref)
-		got, ok := discovery.EffectiveSession(set, ref)
+		got, ok := resolve.EffectiveSession(set, ref)
 		if err != nil || !ok || !reflect.DeepEqual(got, merged.Value("session")) {
 			t.Fatalf("%s: session %s (%v), Effective gives %s (%v)", ref.ID(), jsonText(t, got), ok, jsonText(t, merged.Value("session")), err)
 		}

@@ -1,4 +1,4 @@
-package discovery
+package resolve
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -22,28 +23,28 @@ import (
 // stays valid, so a change costs what it changes, not what the Set holds.
 type Set struct {
 	// Roots are the roots in precedence order.
-	Roots []Root
+	Roots []discovery.Root
 	// rootIdx maps each root to its index in Roots; shared by every Set
 	// derived from one NewSet.
-	rootIdx map[Root]int
-	inRoot  []pmap.Map[string, *Collection] // by inRootKey, one map per root
+	rootIdx map[discovery.Root]int
+	inRoot  []pmap.Map[string, *discovery.Collection] // by inRootKey, one map per root
 	// byName holds, for each name, every collection that answers to it,
 	// in precedence order: valid ones by metadata name, unusable ones by
 	// directory name too.
-	byName pmap.Map[string, []*Collection]
-	winner pmap.Map[string, *Collection]
+	byName pmap.Map[string, []*discovery.Collection]
+	winner pmap.Map[string, *discovery.Collection]
 	// holders maps a bare agent name to the names of the winning
 	// collections that have it.
 	holders pmap.Map[string, pmap.Map[string, struct{}]]
 	// byDir maps a collection's directory, real directory and resource
 	// base to the collections there, in precedence order.
-	byDir pmap.Map[string, []*Collection]
+	byDir pmap.Map[string, []*discovery.Collection]
 
 	// Built when first asked for.
 	allOnce     sync.Once
-	all         []*Collection
+	all         []*discovery.Collection
 	winnersOnce sync.Once
-	winners     []*Collection
+	winners     []*discovery.Collection
 
 	// stats remembers, for the life of the set, whether a path that is not
 	// a resource exists (mentions of docs and the like).
@@ -63,14 +64,14 @@ type Set struct {
 type Resolution struct {
 	Name string `json:"name"`
 	// Winner is nil when the name resolves nowhere.
-	Winner *Collection `json:"winner"`
+	Winner *discovery.Collection `json:"winner"`
 	// Shadowed are valid collections of the same name that lose.
-	Shadowed []*Collection `json:"shadowed"`
+	Shadowed []*discovery.Collection `json:"shadowed"`
 	// Skipped are unusable directories that would have matched the name.
-	Skipped []*Collection `json:"skipped"`
+	Skipped []*discovery.Collection `json:"skipped"`
 }
 
-// SetDelta says what an Apply changed: the names whose candidates changed
+// resolve.Delta says what an Apply changed: the names whose candidates changed
 // (a collection of that name came, went or was replaced), and the bare
 // agent names that now resolve to another collection (not to the same one
 // read again). Names also holds
@@ -78,23 +79,23 @@ type Resolution struct {
 // agent of AnyAgentDep (without AgentDep) when a bare agent name did:
 // references that do not resolve suggest near names, so their messages
 // depend on those sets.
-type SetDelta struct {
+type Delta struct {
 	Names  []string
 	Agents []string
 }
 
 // NewSet resolves the collections found in roots, given highest precedence
 // first; cols[i] are the collections of roots[i].
-func NewSet(roots []Root, cols [][]*Collection) *Set {
-	s := &Set{Roots: roots, rootIdx: make(map[Root]int, len(roots)), inRoot: make([]pmap.Map[string, *Collection], len(roots)),
+func NewSet(roots []discovery.Root, cols [][]*discovery.Collection) *Set {
+	s := &Set{Roots: roots, rootIdx: make(map[discovery.Root]int, len(roots)), inRoot: make([]pmap.Map[string, *discovery.Collection], len(roots)),
 		suggested: &diag.Suggestions{}}
 	for i, r := range roots {
 		if _, dup := s.rootIdx[r]; !dup {
 			s.rootIdx[r] = i
 		}
 	}
-	byName := map[string][]*Collection{}
-	byDir := map[string][]*Collection{}
+	byName := map[string][]*discovery.Collection{}
+	byDir := map[string][]*discovery.Collection{}
 	for i := range roots {
 		if i >= len(cols) {
 			break
@@ -111,7 +112,7 @@ func NewSet(roots []Root, cols [][]*Collection) *Set {
 	}
 	s.byName = pmap.Build(sortedEntries(packLists(byName)))
 	s.byDir = pmap.Build(sortedEntries(packLists(byDir)))
-	winners := map[string]*Collection{}
+	winners := map[string]*discovery.Collection{}
 	holders := map[string][]string{}
 	for n, cs := range s.byName.All() {
 		if w := pickWinner(n, cs); w != nil {
@@ -173,19 +174,21 @@ func packLists[V any](m map[string][]V) map[string][]V {
 }
 
 // inRootKeys returns the collections of group by inRootKey, the keys parts
-// of one string (see text).
-func inRootKeys(group []*Collection) map[string]*Collection {
+// of one string.
+func inRootKeys(group []*discovery.Collection) map[string]*discovery.Collection {
 	keys := make([]string, len(group))
 	size := 0
 	for i, c := range group {
 		keys[i] = inRootKey(c)
 		size += len(keys[i])
 	}
-	var t text
-	t.b.Grow(size)
-	keyed := make(map[string]*Collection, len(group))
+	var text strings.Builder
+	text.Grow(size)
+	keyed := make(map[string]*discovery.Collection, len(group))
 	for i, c := range group {
-		keyed[t.keep(keys[i])] = c
+		start := text.Len()
+		text.WriteString(keys[i])
+		keyed[text.String()[start:]] = c
 	}
 	return keyed
 }
@@ -194,27 +197,16 @@ func inRootKeys(group []*Collection) map[string]*Collection {
 // flat (and hybrid) layouts before nested ones, then component-wise by
 // path. A path separator sorts before every other byte, so byte order of
 // the key is component order of the path.
-func inRootKey(c *Collection) string {
+func inRootKey(c *discovery.Collection) string {
 	flag := "0"
-	if c.Layout == LayoutNested {
+	if c.Layout == discovery.LayoutNested {
 		flag = "1"
 	}
 	return flag + strings.ReplaceAll(filepath.ToSlash(c.Dir), "/", "\x00")
 }
 
-// AnswersTo returns the names c is a candidate for in a Set: its metadata
-// name and, for an unusable directory, its directory name too.
-func (c *Collection) AnswersTo() []string {
-	if dn := filepath.Base(c.Dir); dn != c.Name && !c.Valid {
-		// The directory name is only a fast path: it finds skipped
-		// directories whose metadata could not name them.
-		return []string{c.Name, dn}
-	}
-	return []string{c.Name}
-}
-
 // dirsOf returns the directories that hold c's files, without repeats.
-func dirsOf(c *Collection) []string {
+func dirsOf(c *discovery.Collection) []string {
 	out := []string{c.Dir}
 	for _, d := range []string{c.RealDir, c.Base} {
 		if d != "" && !slices.Contains(out, d) {
@@ -225,7 +217,7 @@ func dirsOf(c *Collection) []string {
 }
 
 // pickWinner returns the first valid candidate whose metadata name is n.
-func pickWinner(n string, cs []*Collection) *Collection {
+func pickWinner(n string, cs []*discovery.Collection) *discovery.Collection {
 	for _, c := range cs {
 		if c.Valid && c.Name == n {
 			return c
@@ -234,10 +226,10 @@ func pickWinner(n string, cs []*Collection) *Collection {
 	return nil
 }
 
-func agentNames(c *Collection) []string {
+func agentNames(c *discovery.Collection) []string {
 	var out []string
 	for _, r := range c.Resources {
-		if r.Kind == KindAgent {
+		if r.Kind == discovery.KindAgent {
 			out = append(out, r.Name)
 		}
 	}
@@ -245,7 +237,7 @@ func agentNames(c *Collection) []string {
 }
 
 // RootIndex returns the index of r in s.Roots, or -1.
-func (s *Set) RootIndex(r Root) int {
+func (s *Set) RootIndex(r discovery.Root) int {
 	if i, ok := s.rootIdx[r]; ok {
 		return i
 	}
@@ -253,7 +245,7 @@ func (s *Set) RootIndex(r Root) int {
 }
 
 // precedes reports whether a comes before b in precedence order.
-func (s *Set) precedes(a, b *Collection) bool {
+func (s *Set) precedes(a, b *discovery.Collection) bool {
 	ia, ib := s.rootIdx[a.Root], s.rootIdx[b.Root]
 	if ia != ib {
 		return ia < ib
@@ -266,13 +258,13 @@ func (s *Set) precedes(a, b *Collection) bool {
 // checked before they are installed (see Apply to put them in). It
 // costs what the roots number, not what the Set holds; s is left as it
 // is.
-func (s *Set) WithFront(front []Root) *Set {
+func (s *Set) WithFront(front []discovery.Root) *Set {
 	if len(front) == 0 {
 		return s
 	}
 	roots := append(slices.Clone(front), s.Roots...)
-	t := &Set{Roots: roots, rootIdx: make(map[Root]int, len(roots)),
-		inRoot: append(make([]pmap.Map[string, *Collection], len(front)), s.inRoot...),
+	t := &Set{Roots: roots, rootIdx: make(map[discovery.Root]int, len(roots)),
+		inRoot: append(make([]pmap.Map[string, *discovery.Collection], len(front)), s.inRoot...),
 		byName: s.byName, winner: s.winner, holders: s.holders, byDir: s.byDir, suggested: s.suggested}
 	for i, r := range roots {
 		if _, dup := t.rootIdx[r]; !dup {
@@ -284,8 +276,8 @@ func (s *Set) WithFront(front []Root) *Set {
 
 // Holding returns the collections whose directory or real directory is
 // dir, in precedence order.
-func (s *Set) Holding(dir string) []*Collection {
-	var out []*Collection
+func (s *Set) Holding(dir string) []*discovery.Collection {
+	var out []*discovery.Collection
 	for _, c := range s.byDir.Value(dir) {
 		if c.Dir == dir || c.RealDir == dir {
 			out = append(out, c)
@@ -298,7 +290,7 @@ func (s *Set) Holding(dir string) []*Collection {
 // in added, and what changed. A collection read again is removed (its old
 // value) and added (its new one) in the same call. Collections of a root
 // the Set does not have are ignored.
-func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
+func (s *Set) Apply(removed, added []*discovery.Collection) (*Set, Delta) {
 	t := &Set{Roots: s.Roots, rootIdx: s.rootIdx, inRoot: slices.Clone(s.inRoot),
 		byName: s.byName, winner: s.winner, holders: s.holders, byDir: s.byDir}
 	touched := map[string]bool{}
@@ -323,7 +315,7 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 		}
 		if old := t.inRoot[i].Value(inRootKey(c)); old != nil {
 			// Added without removing the old value: replace it.
-			t, _ = t.Apply([]*Collection{old}, nil)
+			t, _ = t.Apply([]*discovery.Collection{old}, nil)
 			for _, n := range old.AnswersTo() {
 				touched[n] = true
 			}
@@ -337,7 +329,7 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 			t.byDir = t.with(t.byDir, d, c)
 		}
 	}
-	var delta SetDelta
+	var delta Delta
 	agents := map[string]bool{}
 	namesChanged := false
 	for n := range touched {
@@ -409,7 +401,7 @@ func (s *Set) Apply(removed, added []*Collection) (*Set, SetDelta) {
 // sameDir reports whether a and b are both nil or are the same directory
 // of the same root: a collection read again is another value, not another
 // collection.
-func sameDir(a, b *Collection) bool {
+func sameDir(a, b *discovery.Collection) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -417,7 +409,7 @@ func sameDir(a, b *Collection) bool {
 }
 
 // without returns m with c taken out of the list at key k.
-func without(m pmap.Map[string, []*Collection], k string, c *Collection) pmap.Map[string, []*Collection] {
+func without(m pmap.Map[string, []*discovery.Collection], k string, c *discovery.Collection) pmap.Map[string, []*discovery.Collection] {
 	cs := m.Value(k)
 	i := slices.Index(cs, c)
 	if i < 0 {
@@ -430,7 +422,7 @@ func without(m pmap.Map[string, []*Collection], k string, c *Collection) pmap.Ma
 }
 
 // with returns m with c put into the list at key k, in precedence order.
-func (s *Set) with(m pmap.Map[string, []*Collection], k string, c *Collection) pmap.Map[string, []*Collection] {
+func (s *Set) with(m pmap.Map[string, []*discovery.Collection], k string, c *discovery.Collection) pmap.Map[string, []*discovery.Collection] {
 	cs := m.Value(k)
 	if slices.Contains(cs, c) {
 		return m
@@ -445,13 +437,13 @@ func (s *Set) with(m pmap.Map[string, []*Collection], k string, c *Collection) p
 // Collections returns every collection, roots in precedence order and
 // each root's in resolution order. The slice is built once per Set and
 // shared: do not modify it.
-func (s *Set) Collections() []*Collection {
+func (s *Set) Collections() []*discovery.Collection {
 	s.allOnce.Do(func() {
 		n := 0
 		for _, m := range s.inRoot {
 			n += m.Len()
 		}
-		s.all = make([]*Collection, 0, n)
+		s.all = make([]*discovery.Collection, 0, n)
 		for _, m := range s.inRoot {
 			s.all = append(s.all, m.Values()...)
 		}
@@ -469,7 +461,7 @@ func (s *Set) Len() int {
 }
 
 // InRoot returns the collections of Roots[i] in resolution order.
-func (s *Set) InRoot(i int) []*Collection {
+func (s *Set) InRoot(i int) []*discovery.Collection {
 	if i < 0 || i >= len(s.inRoot) {
 		return nil
 	}
@@ -478,7 +470,7 @@ func (s *Set) InRoot(i int) []*Collection {
 
 // Collection returns the collection whose directory is dir in root r, or
 // nil.
-func (s *Set) Collection(r Root, dir string) *Collection {
+func (s *Set) Collection(r discovery.Root, dir string) *discovery.Collection {
 	for _, c := range s.byDir.Value(dir) {
 		if c.Root == r && c.Dir == dir {
 			return c
@@ -489,7 +481,7 @@ func (s *Set) Collection(r Root, dir string) *Collection {
 
 // At returns the collection whose directory is dir, in whichever root;
 // of two, the one of higher precedence. It returns nil when there is none.
-func (s *Set) At(dir string) *Collection {
+func (s *Set) At(dir string) *discovery.Collection {
 	for _, c := range s.byDir.Value(dir) {
 		if c.Dir == dir {
 			return c
@@ -503,10 +495,10 @@ func (s *Set) At(dir string) *Collection {
 // or lies below it: every collection that can hold a file at or under
 // path. Its cost grows with path's depth and with the number it returns,
 // not with the Set.
-func (s *Set) Around(path string) []*Collection {
-	var out []*Collection
-	seen := map[*Collection]bool{}
-	add := func(cs []*Collection) {
+func (s *Set) Around(path string) []*discovery.Collection {
+	var out []*discovery.Collection
+	seen := map[*discovery.Collection]bool{}
+	add := func(cs []*discovery.Collection) {
 		for _, c := range cs {
 			if !seen[c] {
 				seen[c] = true
@@ -537,7 +529,7 @@ func (s *Set) Around(path string) []*Collection {
 
 // Resolve returns what name resolves to.
 func (s *Set) Resolve(name string) Resolution {
-	r := Resolution{Name: name, Shadowed: []*Collection{}, Skipped: []*Collection{}}
+	r := Resolution{Name: name, Shadowed: []*discovery.Collection{}, Skipped: []*discovery.Collection{}}
 	for _, c := range s.byName.Value(name) {
 		switch {
 		case !c.Valid:
@@ -552,7 +544,7 @@ func (s *Set) Resolve(name string) Resolution {
 }
 
 // Lookup returns the winning collection of name, or nil.
-func (s *Set) Lookup(name string) *Collection { return s.winner.Value(name) }
+func (s *Set) Lookup(name string) *discovery.Collection { return s.winner.Value(name) }
 
 // Names returns every name some collection answers to, in order.
 func (s *Set) Names() []string {
@@ -565,14 +557,14 @@ func (s *Set) Names() []string {
 
 // Winners returns the winning collection of every name, in name order.
 // The slice is built once per Set and shared: do not modify it.
-func (s *Set) Winners() []*Collection {
+func (s *Set) Winners() []*discovery.Collection {
 	s.winnersOnce.Do(func() { s.winners = s.winner.Values() })
 	return s.winners
 }
 
 // agentCollection returns the first winning collection, in name order,
 // that has an agent of this bare name, or nil.
-func (s *Set) agentCollection(name string) *Collection {
+func (s *Set) agentCollection(name string) *discovery.Collection {
 	if n, _, ok := s.holders.Value(name).Min(); ok {
 		return s.winner.Value(n)
 	}
@@ -582,7 +574,7 @@ func (s *Set) agentCollection(name string) *Collection {
 // Owner returns the collection holding path, if any: the one whose
 // directory, real directory or base contains it (deepest first; of two
 // at the same depth, the one of higher precedence).
-func (s *Set) Owner(path string) *Collection {
+func (s *Set) Owner(path string) *discovery.Collection {
 	for p := filepath.Clean(path); ; {
 		if cs := s.byDir.Value(p); len(cs) > 0 {
 			return cs[0]
@@ -595,16 +587,10 @@ func (s *Set) Owner(path string) *Collection {
 	}
 }
 
-// within reports whether p is dir or below it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
 // ShadowDiagnostics reports c when it is valid and loses to another
 // collection of its name: information on its pyproject.toml, or a warning
 // when the winner is in the same root.
-func (s *Set) ShadowDiagnostics(c *Collection) []diag.Diagnostic {
+func (s *Set) ShadowDiagnostics(c *discovery.Collection) []diag.Diagnostic {
 	if !c.Valid {
 		return nil
 	}
