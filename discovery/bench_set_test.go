@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/resolve"
 )
@@ -69,7 +70,7 @@ func BenchmarkPublish(b *testing.B) {
 			for _, c := range set.Collections() {
 				ds = append(ds, c.Diagnostics...)
 			}
-			ds = append(ds, set.Check()...)
+			ds = append(ds, check.All(set)...)
 			diag.Sort(ds)
 		}
 	})
@@ -109,7 +110,7 @@ func BenchmarkColdScan(b *testing.B) {
 			files += len(c.Facts)
 			ds = append(ds, c.OwnDiagnostics()...)
 		}
-		ds = append(ds, set.Check()...)
+		ds = append(ds, check.All(set)...)
 		diag.Sort(ds)
 		diags = len(ds)
 	}

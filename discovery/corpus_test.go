@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/resolve"
 	"go.yaml.in/yaml/v3"
@@ -156,7 +157,7 @@ func TestCorpusResolution(t *testing.T) {
 // satisfied by bundled foundation, metacognition's amplifier-core missing.
 func TestCorpusCrossReferences(t *testing.T) {
 	set := corpusSet(t)
-	diags := set.Check()
+	diags := check.All(set)
 	has := func(code, pathSuffix, msgPart string) bool {
 		for _, d := range diags {
 			if d.Code == code && strings.HasSuffix(d.Path, pathSuffix) && strings.Contains(d.Message, msgPart) {
@@ -195,7 +196,7 @@ func TestCorpusWithoutBundled(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := resolve.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
-	diags := set.Check()
+	diags := check.All(set)
 	requirers := 0
 	for _, c := range set.Collections() {
 		if !c.Requires("foundation") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/resolve"
@@ -78,7 +79,7 @@ func TestMentionDiagnosticsCapped(t *testing.T) {
 			t.Fatal(err)
 		}
 		set := resolve.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
-		return set.CheckCollection(cols[0])
+		return check.Collection(set, cols[0])
 	}
 	ds := check()
 	if len(ds) != diag.MaxPerArea+1 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -323,7 +324,7 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 			}
 			var gotCross, wantCross strings.Builder
 			for _, c := range want.Collections() {
-				fmt.Fprintln(&wantCross, want.CheckCollection(c))
+				fmt.Fprintln(&wantCross, check.Collection(want, c))
 				fmt.Fprintln(&gotCross, got.CollectionDiagnostics(c)[len(c.OwnDiagnostics()):])
 			}
 			var gb strings.Builder
@@ -338,7 +339,7 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 			}
 			for _, c := range want.Collections() {
 				gotDs := fmt.Sprint(crossOf(got, c))
-				wantDs := fmt.Sprint(sorted(append(want.CheckCollection(c), want.ShadowDiagnostics(c)...)))
+				wantDs := fmt.Sprint(sorted(append(check.Collection(want, c), check.Shadowed(want, c)...)))
 				if gotDs != wantDs {
 					t.Fatalf("collection %s: WithArguments checks\n%s\nfrom scratch\n%s", c.Dir, gotDs, wantDs)
 				}

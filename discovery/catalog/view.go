@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 	"github.com/amplidex/amplidex/discovery/lock"
@@ -108,14 +109,14 @@ type View struct {
 
 	// cross holds the cross-reference diagnostics of each collection, by
 	// its directory; deps what each collection's references go through
-	// (discovery.Set.RefNames), by its directory; refs the reverse: for
+	// (check.RefNames), by its directory; refs the reverse: for
 	// each name, the directories of the collections that refer to it.
 	cross pmap.Map[string, []diag.Diagnostic]
 	deps  pmap.Map[string, []string]
 	refs  pmap.Map[string, pmap.Map[string, struct{}]]
 	locks []lockFile
 	// volatile holds the directories of the collections whose check asked
-	// the file system (discovery.Set.CheckCollectionStat): their results
+	// the file system (check.CollectionStat): their results
 	// are not kept across runs.
 	volatile pmap.Map[string, struct{}]
 
@@ -180,7 +181,7 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 					res[i] = checked{diags: prior.Cross[col.Dir], names: prior.Deps[col.Dir]}
 					continue
 				}
-				ds, names, statted := set.CheckWithNames(col)
+				ds, names, statted := check.WithNames(set, col)
 				sort.Strings(names)
 				res[i] = checked{ds, names, statted}
 			}
@@ -411,7 +412,7 @@ func (v *View) derive(set *resolve.Set, sd resolve.Delta, removed, added []*disc
 		if col == nil {
 			continue
 		}
-		ds, names, statted := set.CheckWithNames(col)
+		ds, names, statted := check.WithNames(set, col)
 		if statted {
 			w.volatile = w.volatile.Set(dir, struct{}{})
 		} else if w.volatile.Has(dir) {
@@ -502,7 +503,7 @@ func (v *View) DiagnosticsUnder(path string) []diag.Diagnostic {
 func (v *View) collectionDiagnostics(col *discovery.Collection) []diag.Diagnostic {
 	out := col.OwnDiagnostics()
 	out = append(out, v.cross.Value(col.Dir)...)
-	out = append(out, v.Set.ShadowDiagnostics(col)...)
+	out = append(out, check.Shadowed(v.Set, col)...)
 	return col.Suppress(out)
 }
 
@@ -570,7 +571,7 @@ type Checks struct {
 	// Inventory is the Inventory of the View's Set.
 	Inventory [32]byte `json:"inventory"`
 	// Cross holds the cross-reference diagnostics of each collection,
-	// and Deps what its references go through (discovery.Set.RefNames),
+	// and Deps what its references go through (check.RefNames),
 	// by directory.
 	Cross map[string][]diag.Diagnostic `json:"cross,omitempty"`
 	Deps  map[string][]string          `json:"deps,omitempty"`

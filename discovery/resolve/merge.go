@@ -45,7 +45,7 @@ func (s *Set) Effective(ref ProfileRef) (*syntax.Map, []ProfileRef, error) {
 	return merged, chain, nil
 }
 
-// effectiveSession returns the "session" block of the profile whose
+// EffectiveSession returns the "session" block of the profile whose
 // extends chain (child first) is chain, as Effective merges it, without
 // merging the other blocks, which may be large: nil when it has none. ok
 // is false where Effective fails.
@@ -54,7 +54,7 @@ func (s *Set) Effective(ref ProfileRef) (*syntax.Map, []ProfileRef, error) {
 // its first profile, and the Set remembers the session of each profile of
 // another collection than chain[0]'s: the parents many collections extend
 // (a foundation's) are merged once per Set, not once per child.
-func (s *Set) effectiveSession(chain []ProfileRef) (session any, ok bool) {
+func (s *Set) EffectiveSession(chain []ProfileRef) (session any, ok bool) {
 	if len(chain) == 0 {
 		return nil, true
 	}

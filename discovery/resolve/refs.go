@@ -10,7 +10,6 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -81,7 +80,7 @@ func (s *Set) unresolvedCollection(name string, from *discovery.Collection) stri
 	if from.Requires(name) {
 		msg += fmt.Sprintf(": %s requires it, but it is not installed", from.Name)
 	}
-	if why := s.skipped(name); why != "" {
+	if why := s.Skipped(name); why != "" {
 		return msg + ": " + why
 	}
 	if from.Requires(name) {
@@ -93,12 +92,12 @@ func (s *Set) unresolvedCollection(name string, from *discovery.Collection) stri
 	return msg
 }
 
-// notInstalled reports whether c requires name and no collection resolves
+// NotInstalled reports whether c requires name and no collection resolves
 // under it. References of c into such a collection are not checked: one
 // CodeDepNotInstalled at the requires entry says so, instead of an error
 // per reference, so that the answer does not depend on what happens to
 // be installed beside the collection checked.
-func (s *Set) notInstalled(c *discovery.Collection, name string) bool {
+func (s *Set) NotInstalled(c *discovery.Collection, name string) bool {
 	return c.Requires(name) && s.Lookup(name) == nil
 }
 
@@ -106,7 +105,7 @@ func (s *Set) notInstalled(c *discovery.Collection, name string) bool {
 // those that resolve and those from requires, or "". Of two as near, one
 // that resolves wins.
 func (s *Set) suggestRequired(name string, from *discovery.Collection) string {
-	near := s.suggestCollection(name)
+	near := s.SuggestCollection(name)
 	if from == nil || from.Metadata == nil || len(from.Metadata.Requires) == 0 {
 		return near
 	}
@@ -124,7 +123,7 @@ func (s *Set) suggestRequired(name string, from *discovery.Collection) string {
 
 // skipped says which directory that answers to name is skipped, and why;
 // "" when none is.
-func (s *Set) skipped(name string) string {
+func (s *Set) Skipped(name string) string {
 	r := s.Resolve(name)
 	if len(r.Skipped) == 0 {
 		return ""
@@ -143,7 +142,7 @@ func (s *Set) skipped(name string) string {
 
 // suggestCollection returns the winning collection name that name most
 // likely misspells, or "".
-func (s *Set) suggestCollection(name string) string {
+func (s *Set) SuggestCollection(name string) string {
 	c := s.suggested
 	if c == nil {
 		c = &diag.Suggestions{} // a Set not made by NewSet or Apply
@@ -224,9 +223,9 @@ func (s *Set) ResolveAgent(name string, from *discovery.Collection) (discovery.R
 	return discovery.Resource{}, nil, false
 }
 
-// unknownAgent says why the agent name written in collection from does
+// UnknownAgent says why the agent name written in collection from does
 // not resolve, with the nearest name that does.
-func (s *Set) unknownAgent(name string, from *discovery.Collection) string {
+func (s *Set) UnknownAgent(name string, from *discovery.Collection) string {
 	if coll, n, ok := strings.Cut(name, ":"); ok {
 		c := s.Lookup(coll)
 		if c == nil {
@@ -256,19 +255,19 @@ func (s *Set) unknownAgent(name string, from *discovery.Collection) string {
 }
 
 // ResolveMention returns the file an @collection:path mention names.
-func (s *Set) ResolveMention(m syntax.Mention) (string, error) { return s.resolveMentionFrom(m, nil) }
+func (s *Set) ResolveMention(m syntax.Mention) (string, error) { return s.ResolveMentionFrom(m, nil) }
 
-// resolveMentionFrom is ResolveMention for a mention written in
+// ResolveMentionFrom is ResolveMention for a mention written in
 // collection from (nil when there is none), whose requires the message
 // of a collection that does not resolve takes into account.
-func (s *Set) resolveMentionFrom(m syntax.Mention, from *discovery.Collection) (string, error) {
+func (s *Set) ResolveMentionFrom(m syntax.Mention, from *discovery.Collection) (string, error) {
 	p, c, miss := s.resolveMention(m)
 	switch miss {
-	case mentionResolves:
+	case MentionResolves:
 		return p, nil
-	case mentionEscapes:
+	case MentionEscapes:
 		return "", errEscapes
-	case mentionNoCollection:
+	case MentionNoCollection:
 		return "", errors.New(s.unresolvedCollection(m.Collection, from))
 	}
 	msg := fmt.Sprintf("no %s in collection %s (%s)", m.Path, c.Name, c.Base)
@@ -278,35 +277,35 @@ func (s *Set) resolveMentionFrom(m syntax.Mention, from *discovery.Collection) (
 	return "", errors.New(msg)
 }
 
-// mentionMiss is why a mention does not resolve.
-type mentionMiss int
+// MentionMiss is why a mention does not resolve.
+type MentionMiss int
 
 const (
-	mentionResolves     mentionMiss = iota
-	mentionEscapes                  // its path leaves the collection
-	mentionNoCollection             // no collection resolves under its name
-	mentionNoFile                   // the collection has no such file
+	MentionResolves     MentionMiss = iota
+	MentionEscapes                  // its path leaves the collection
+	MentionNoCollection             // no collection resolves under its name
+	MentionNoFile                   // the collection has no such file
 )
 
 // resolveMention resolves m without saying why it does not: the file and
 // its collection, or why not (the collection when it has no such file).
-func (s *Set) resolveMention(m syntax.Mention) (string, *discovery.Collection, mentionMiss) {
-	return s.resolveMentionStat(m, nil)
+func (s *Set) resolveMention(m syntax.Mention) (string, *discovery.Collection, MentionMiss) {
+	return s.ResolveMentionStat(m, nil)
 }
 
-// resolveMentionStat is resolveMention, setting *statted (when not nil)
+// ResolveMentionStat is resolveMention, setting *statted (when not nil)
 // when the answer came from asking the file system whether a file that
 // is not a resource exists.
-func (s *Set) resolveMentionStat(m syntax.Mention, statted *bool) (string, *discovery.Collection, mentionMiss) {
+func (s *Set) ResolveMentionStat(m syntax.Mention, statted *bool) (string, *discovery.Collection, MentionMiss) {
 	if escapes(m.Path) {
-		return "", nil, mentionEscapes
+		return "", nil, MentionEscapes
 	}
 	c := s.Lookup(m.Collection)
 	if c == nil {
-		return "", nil, mentionNoCollection
+		return "", nil, MentionNoCollection
 	}
 	if p, ok := c.ResourcePath(m.Path); ok {
-		return p, c, mentionResolves
+		return p, c, MentionResolves
 	}
 	if statted != nil {
 		*statted = true
@@ -314,10 +313,10 @@ func (s *Set) resolveMentionStat(m syntax.Mention, statted *bool) (string, *disc
 	for _, dir := range []string{c.Base, c.Dir} {
 		p := filepath.Join(dir, filepath.FromSlash(m.Path))
 		if s.exists(p) {
-			return p, c, mentionResolves
+			return p, c, MentionResolves
 		}
 	}
-	return "", c, mentionNoFile
+	return "", c, MentionNoFile
 }
 
 var errEscapes = errors.New("path leaves its collection")
@@ -325,7 +324,7 @@ var errEscapes = errors.New("path leaves its collection")
 // constraint parses a version constraint, once per set. The set's lock
 // is held only to look the answer up and to keep it: two checks may parse
 // one text at once, and agree.
-func (s *Set) constraint(text string) (*syntax.Constraint, error) {
+func (s *Set) Constraint(text string) (*syntax.Constraint, error) {
 	s.statMu.Lock()
 	c, ok := s.constraints[text]
 	s.statMu.Unlock()
@@ -365,198 +364,6 @@ func (s *Set) exists(p string) bool {
 	return ok
 }
 
-// Check returns the cross-reference diagnostics of every collection in the
-// set: extends that do not resolve or that cycle, unknown agent names,
-// unresolved or escaping @mentions, unmet requires, and shadowing.
-func (s *Set) Check() []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, c := range s.Collections() {
-		out = append(out, s.CheckCollection(c)...)
-	}
-	out = append(out, s.shadowDiagnostics()...)
-	return out
-}
-
-// CheckCollection returns the cross-reference diagnostics of one
-// collection's files: of each file, at most diag.MaxPerArea of an
-// area, and then one CodeTooManyDiagnostics. What is past the limit is
-// counted, not made: a file of half a million mentions that do not
-// resolve costs their lookups, not their messages.
-func (s *Set) CheckCollection(c *discovery.Collection) []diag.Diagnostic {
-	ds, _ := s.CheckCollectionStat(c)
-	return ds
-}
-
-// CheckCollectionStat is CheckCollection, and also reports whether its
-// answer depends on more than the Set: on whether a file that is not a
-// resource exists (a mention of a document outside the resource
-// directories), which only the file system says. Such an answer cannot be
-// kept across runs without asking again.
-func (s *Set) CheckCollectionStat(c *discovery.Collection) (_ []diag.Diagnostic, statted bool) {
-	return s.checkCollection(c, mentionsOf)
-}
-
-// CheckWithNames is CheckCollectionStat and RefNames at once: the mentions
-// of each file, read from the index when its Facts are brief, are read
-// once for both.
-func (s *Set) CheckWithNames(c *discovery.Collection) (diags []diag.Diagnostic, names []string, statted bool) {
-	read := map[string][]syntax.Mention{}
-	mentions := func(c *discovery.Collection, p string, f *discovery.Facts) []syntax.Mention {
-		ms, ok := read[p]
-		if !ok {
-			ms = mentionsOf(c, p, f)
-			read[p] = ms
-		}
-		return ms
-	}
-	names = s.refNames(c, mentions)
-	diags, statted = s.checkCollection(c, mentions)
-	return diags, names, statted
-}
-
-// checkCollection is CheckCollectionStat, with the mentions of c's files
-// from mentions.
-func (s *Set) checkCollection(c *discovery.Collection, mentions mentionsFunc) (_ []diag.Diagnostic, statted bool) {
-	var out []diag.Diagnostic
-	var limit diag.Limit
-	// add makes a diagnostic of the file at path unless it is past the
-	// limit; msg is called only when it is not.
-	add := func(code, path string, r diag.Range, msg func() string) {
-		if limit.Allow(code, diag.SeverityError, r) {
-			out = append(out, diag.Diagnostic{Code: code, Severity: diag.SeverityError, Path: path, Range: r,
-				Message: msg(), Collection: c.Name})
-		}
-	}
-	for _, res := range c.Resources {
-		f := c.Facts[res.Path]
-		if f == nil {
-			continue
-		}
-		limit = diag.Limit{}
-		if f.Extends != nil && !s.notInstalled(c, refCollection(f.Extends.Value)) {
-			ext := f.Extends
-			if _, err := s.ResolveProfile(ext.Value, c); err != nil {
-				add(diag.CodeExtendsUnresolved, res.Path, ext.Range, func() string {
-					return fmt.Sprintf("extends %q does not resolve: %v", ext.Value, err)
-				})
-			} else if chain := s.Chain(ProfileRef{Collection: c, Path: res.Path}); s.cycle(chain) != "" {
-				add(diag.CodeExtendsCycle, res.Path, ext.Range, func() string { return "inheritance cycle: " + s.cycle(chain) })
-			} else if s.tooDeep(chain) {
-				add(diag.CodeExtendsTooDeep, res.Path, ext.Range, func() string {
-					return fmt.Sprintf("the extends chain is longer than %d profiles; it is not followed further", MaxExtendsDepth)
-				})
-			} else if missing, ids := s.mergedMissing(chain); missing != "" {
-				add(diag.CodeRequiredKey, res.Path, ext.Range, func() string {
-					return fmt.Sprintf("after its extends chain (%s) the profile has no %s", ids, missing)
-				})
-			}
-		}
-		for _, a := range f.Agents {
-			if _, _, ok := s.ResolveAgent(a.Value, c); !ok && !s.notInstalled(c, refCollection(a.Value)) {
-				add(diag.CodeAgentUnknown, res.Path, a.Range, func() string { return s.unknownAgent(a.Value, c) })
-			}
-		}
-		for _, m := range mentions(c, res.Path, f) {
-			switch _, _, miss := s.resolveMentionStat(m, &statted); {
-			case miss == mentionResolves:
-			case miss == mentionNoCollection && s.notInstalled(c, m.Collection):
-			case miss == mentionEscapes:
-				add(diag.CodeMentionEscapes, res.Path, m.Range, func() string {
-					return fmt.Sprintf("@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)
-				})
-			default:
-				add(diag.CodeMentionUnresolved, res.Path, m.Range, func() string {
-					_, err := s.resolveMentionFrom(m, c)
-					return fmt.Sprintf("@%s does not resolve: %v", m.Text(), err)
-				})
-			}
-		}
-		out = append(out, limit.Summaries(res.Path, c.Name)...)
-	}
-	if c.Valid && c.Metadata != nil {
-		out = append(out, s.checkRequires(c)...)
-	}
-	return out, statted
-}
-
-// checkRequires checks each requires entry against the collection that
-// resolves under its name: one that none does is not installed (a
-// warning, which says how to provide it); one that does must meet the
-// constraint.
-func (s *Set) checkRequires(c *discovery.Collection) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	var limit diag.Limit
-	for _, req := range c.Metadata.Requires {
-		dep := s.Lookup(req.Name)
-		if dep == nil {
-			if limit.Allow(diag.CodeDepNotInstalled, diag.SeverityWarning, req.Range) {
-				out = append(out, diag.Diagnostic{Code: diag.CodeDepNotInstalled, Severity: diag.SeverityWarning, Path: c.Pyproject,
-					Range: req.Range, Collection: c.Name, Message: s.notInstalledMessage(c, req)})
-			}
-			continue
-		}
-		con, err := s.constraint(req.Constraint)
-		if err != nil {
-			continue // reported with the metadata
-		}
-		if !schema.IsCollectionVersion(dep.Version) {
-			// The dependency's own pyproject.toml says its version is
-			// invalid; the constraint cannot be checked against it.
-			continue
-		}
-		if ok, err := con.Check(dep.Version); (err != nil || !ok) && limit.Allow(diag.CodeDepUnsatisfied, diag.SeverityError, req.Range) {
-			out = append(out, diag.Diagnostic{Code: diag.CodeDepUnsatisfied, Severity: diag.SeverityError, Path: c.Pyproject,
-				Range: req.Range, Collection: c.Name,
-				Message: fmt.Sprintf("requires %s %s, but %s %s is installed at %s", req.Name, req.Constraint, req.Name, dep.Version, dep.Dir)})
-		}
-	}
-	return append(out, limit.Summaries(c.Pyproject, c.Name)...)
-}
-
-// notInstalledMessage is the message of CodeDepNotInstalled for the
-// requires entry req of c: what is not installed, why when a directory of
-// that name is skipped, the nearest name installed, and how to provide
-// it.
-func (s *Set) notInstalledMessage(c *discovery.Collection, req discovery.Requirement) string {
-	msg := fmt.Sprintf("requires %s %s, but no collection %s is installed", req.Name, req.Constraint, req.Name)
-	if why := s.skipped(req.Name); why != "" {
-		msg += ": " + why
-	} else if near := s.suggestCollection(req.Name); near != "" && !c.Requires(near) {
-		msg += fmt.Sprintf("; did you mean %q?", near)
-	}
-	return msg + "; references into it are not checked until it is: set AMPLIDEX_BUNDLED or [roots] bundled to a directory that holds it, install it in a collections root, or pass check --with DIR"
-}
-
-// mergedMissing checks the effective profile of a child profile whose
-// extends chain (see Chain) resolves to its root: it must have
-// session.orchestrator and session.context, each naming a module. It
-// returns the first missing key and the chain, or "".
-func (s *Set) mergedMissing(chain []ProfileRef) (string, string) {
-	if len(chain) < 2 {
-		return "", ""
-	}
-	last := chain[len(chain)-1]
-	if f := last.Collection.Facts[last.Path]; f == nil || f.Extends != nil {
-		return "", "" // the chain stops early: reported as unresolved
-	}
-	merged, ok := s.effectiveSession(chain)
-	if !ok {
-		return "", ""
-	}
-	session, _ := merged.(*syntax.Map)
-	for _, slot := range []string{"orchestrator", "context"} {
-		entry, _ := session.Value(slot).(*syntax.Map)
-		if id, _ := entry.Value("module").(string); id == "" {
-			ids := make([]string, len(chain))
-			for i, p := range chain {
-				ids[i] = p.ID()
-			}
-			return "session." + slot + ".module", strings.Join(ids, " → ")
-		}
-	}
-	return "", ""
-}
-
 // MaxExtendsDepth is the most profiles an extends chain is followed
 // through, the profile itself included. Real chains have a handful; the
 // bound keeps the work of checking a collection of chained profiles
@@ -586,7 +393,7 @@ func (s *Set) Chain(start ProfileRef) []ProfileRef {
 
 // tooDeep reports whether an extends chain (see Chain) goes on past
 // MaxExtendsDepth profiles without repeating.
-func (s *Set) tooDeep(chain []ProfileRef) bool {
+func (s *Set) TooDeep(chain []ProfileRef) bool {
 	if len(chain) < MaxExtendsDepth {
 		return false
 	}
@@ -602,7 +409,7 @@ func (s *Set) tooDeep(chain []ProfileRef) bool {
 // cycle returns the chain "a:x → b:y → a:x" when following the extends
 // chain (see Chain) from its start comes back to it, or "" when it does
 // not.
-func (s *Set) cycle(chain []ProfileRef) string {
+func (s *Set) Cycle(chain []ProfileRef) string {
 	start := chain[0]
 	last := chain[len(chain)-1]
 	f := last.Collection.Facts[last.Path]
@@ -618,24 +425,4 @@ func (s *Set) cycle(chain []ProfileRef) string {
 		ids = append(ids, p.ID())
 	}
 	return strings.Join(append(ids, start.ID()), " → ")
-}
-
-// refCollection returns the collection a reference "coll:rest" names, or
-// "" for a bare name.
-func refCollection(ref string) string {
-	coll, _, ok := strings.Cut(ref, ":")
-	if !ok {
-		return ""
-	}
-	return coll
-}
-
-// mentionsFunc returns the mentions of the file at p of c, whose Facts
-// are f.
-type mentionsFunc func(c *discovery.Collection, p string, f *discovery.Facts) []syntax.Mention
-
-// mentionsOf returns the mentions of the file at p of c, whose Facts are f
-// (see Collection.MentionsOf).
-func mentionsOf(c *discovery.Collection, p string, f *discovery.Facts) []syntax.Mention {
-	return c.MentionsOf(p, f)
 }

@@ -1,7 +1,6 @@
 package resolve
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -56,7 +55,7 @@ type Set struct {
 	// names that have a winner stay the same.
 	suggested *diag.Suggestions
 	// sessions remembers the effective session block of parent profiles
-	// (see effectiveSession), by ProfileRef.
+	// (see EffectiveSession), by ProfileRef.
 	sessions sync.Map
 }
 
@@ -83,6 +82,25 @@ type Delta struct {
 	Names  []string
 	Agents []string
 }
+
+// AgentDep prefixes a bare agent name among a collection's dependencies
+// (see check.RefNames).
+const AgentDep = "agent:"
+
+// Dependencies that no one name stands for (see check.RefNames). A reference
+// that does not resolve suggests the nearest name that does, so its
+// message changes when any name starts or stops resolving.
+const (
+	// NamesDep is the set of collection names that resolve: a
+	// collection with a collection reference that does not resolve
+	// depends on it. resolve.Delta.Names holds it when that set changed.
+	NamesDep = "\x00names"
+	// AnyAgentDep is the set of bare agent names that resolve: a
+	// collection with a bare agent name that does not resolve depends on
+	// it. resolve.Delta.Agents holds anyAgent when that set changed.
+	AnyAgentDep = AgentDep + anyAgent
+	anyAgent    = "\x00any"
+)
 
 // NewSet resolves the collections found in roots, given highest precedence
 // first; cols[i] are the collections of roots[i].
@@ -585,33 +603,4 @@ func (s *Set) Owner(path string) *discovery.Collection {
 		}
 		p = parent
 	}
-}
-
-// ShadowDiagnostics reports c when it is valid and loses to another
-// collection of its name: information on its pyproject.toml, or a warning
-// when the winner is in the same root.
-func (s *Set) ShadowDiagnostics(c *discovery.Collection) []diag.Diagnostic {
-	if !c.Valid {
-		return nil
-	}
-	w := s.Lookup(c.Name)
-	if w == nil || w == c {
-		return nil
-	}
-	code, sev, msg := diag.CodeShadowed, diag.SeverityInfo, fmt.Sprintf("collection %s is shadowed by %s (%s root)", c.Name, w.Dir, w.Root.Kind)
-	if w.Root == c.Root {
-		code, sev = diag.CodeDuplicateName, diag.SeverityWarning
-		msg = fmt.Sprintf("collection %s is defined twice in the %s root; %s wins", c.Name, c.Root.Kind, w.Dir)
-	}
-	return []diag.Diagnostic{{Code: code, Severity: sev, Path: c.Pyproject, Message: msg, Collection: c.Name}}
-}
-
-// shadowDiagnostics reports every valid collection that loses to another
-// of its name.
-func (s *Set) shadowDiagnostics() []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, c := range s.Collections() {
-		out = append(out, s.ShadowDiagnostics(c)...)
-	}
-	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/resolve"
@@ -563,7 +564,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 // catalog.View gives them.
 func (l *layered) fileDiagnostics() []diag.Diagnostic {
 	var out []diag.Diagnostic
-	for _, ds := range [][]diag.Diagnostic{l.own.OwnDiagnostics(), l.set.CheckCollection(l.own), l.set.ShadowDiagnostics(l.own)} {
+	for _, ds := range [][]diag.Diagnostic{l.own.OwnDiagnostics(), check.Collection(l.set, l.own), check.Shadowed(l.set, l.own)} {
 		for _, d := range ds {
 			if d.Path == l.key {
 				out = append(out, d)

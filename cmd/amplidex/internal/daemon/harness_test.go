@@ -22,6 +22,7 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	xref "github.com/amplidex/amplidex/discovery/check" // check is stress_test.go's helper
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
@@ -908,14 +909,14 @@ func (h *harness) explain(project string, fresh *catalog.View) string {
 	for _, fc := range fresh.Set.Collections() {
 		dc := v.Set.At(fc.Dir)
 		kept := fmt.Sprint(v.CollectionDiagnostics(dc))
-		now := append(dc.OwnDiagnostics(), v.Set.CheckCollection(dc)...)
-		now = append(now, v.Set.ShadowDiagnostics(dc)...)
+		now := append(dc.OwnDiagnostics(), xref.Collection(v.Set, dc)...)
+		now = append(now, xref.Shadowed(v.Set, dc)...)
 		now = dc.Suppress(now)
 		diag.Sort(now)
 		want := fmt.Sprint(fresh.CollectionDiagnostics(fc))
 		switch {
 		case kept != fmt.Sprint(now):
-			return fmt.Sprintf("\n%s: the daemon kept\n%s\nbut checking its own Set now gives\n%v\ndeps %v\n%s", fc.Dir, kept, now, v.Set.RefNames(dc),
+			return fmt.Sprintf("\n%s: the daemon kept\n%s\nbut checking its own Set now gives\n%v\ndeps %v\n%s", fc.Dir, kept, now, xref.RefNames(v.Set, dc),
 				h.journal.about(h.rel(fc.Dir)))
 		case kept != want:
 			var files []string

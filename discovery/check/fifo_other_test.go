@@ -1,6 +1,6 @@
 //go:build !unix
 
-package discovery_test
+package check_test
 
 import "errors"
 

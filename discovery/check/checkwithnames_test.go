@@ -1,4 +1,4 @@
-package discovery_test
+package check_test
 
 import (
 	"maps"
@@ -9,14 +9,15 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// TestCheckWithNamesReadsMentionsOnce: CheckWithNames answers what
-// CheckCollectionStat and RefNames answer, reading each file's mentions
+// TestCheckWithNamesReadsMentionsOnce: WithNames answers what
+// CollectionStat and RefNames answer, reading each file's mentions
 // once where the two read them twice.
 func TestCheckWithNamesReadsMentionsOnce(t *testing.T) {
 	root := t.TempDir()
@@ -66,16 +67,16 @@ See @foundation:context/x.md
 	c := loader.Load(r, coll)
 	set := resolve.NewSet([]discovery.Root{r}, [][]*discovery.Collection{{c}})
 
-	diags, names, statted := set.CheckWithNames(c)
+	diags, names, statted := check.WithNames(set, c)
 	once := maps.Clone(reads)
 	clear(reads)
-	wantDiags, wantStatted := set.CheckCollectionStat(c)
-	wantNames := set.RefNames(c)
+	wantDiags, wantStatted := check.CollectionStat(set, c)
+	wantNames := check.RefNames(set, c)
 	if !reflect.DeepEqual(diags, wantDiags) || statted != wantStatted {
-		t.Errorf("CheckWithNames: %v (statted %v), CheckCollectionStat: %v (%v)", diags, statted, wantDiags, wantStatted)
+		t.Errorf("WithNames: %v (statted %v), CollectionStat: %v (%v)", diags, statted, wantDiags, wantStatted)
 	}
 	if !slices.Equal(names, wantNames) {
-		t.Errorf("CheckWithNames: names %q, RefNames %q", names, wantNames)
+		t.Errorf("WithNames: names %q, RefNames %q", names, wantNames)
 	}
 	if len(wantDiags) == 0 || len(once) != 3 {
 		t.Fatalf("the fixture has %d diagnostics and %d files with mentions read; want some, and 3", len(wantDiags), len(once))

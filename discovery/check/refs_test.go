@@ -1,4 +1,4 @@
-package discovery_test
+package check_test
 
 import (
 	"fmt"
@@ -133,12 +133,13 @@ func messages(ds []diag.Diagnostic) string {
 	return b.String()
 }
 
-// TestEveryCodeHasAFixture makes sure each code in discovery.Codes is
+// TestEveryCodeHasAFixture makes sure each code in diag.Codes is
 // asserted by at least one fixture's want list, in any package's testdata.
 func TestEveryCodeHasAFixture(t *testing.T) {
 	var all strings.Builder
-	err := filepath.Walk("..", func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.IsDir() && strings.HasPrefix(fi.Name(), ".") && p != ".." {
+	const module = "../.." // the module's root
+	err := filepath.Walk(module, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() && strings.HasPrefix(fi.Name(), ".") && p != module {
 			return filepath.SkipDir
 		}
 		if err != nil || fi.IsDir() || !strings.HasSuffix(p, ".txtar") {
@@ -168,7 +169,7 @@ func TestEveryCodeHasAFixture(t *testing.T) {
 // TestNotInstalledIncremental installs, changes, breaks and removes a
 // collection that one collection requires and another refers to without
 // requiring it, and checks after each step that the catalog's incremental
-// answer is the fresh one (discovery.Set.RefNames covers what the
+// answer is the fresh one (check.RefNames covers what the
 // not-installed rule depends on) and what it says.
 func TestNotInstalledIncremental(t *testing.T) {
 	dir := t.TempDir()
