@@ -307,10 +307,10 @@ func (c *Cache) DryRun(path string) (*DryRun, error) {
 
 // open reads the manifest at path and fills in the entry's names. The
 // manifest must be a regular file (or a link to one) of at most
-// discovery.DefaultMaxFileSize bytes: a FIFO is never waited on and a
+// syntax.DefaultMaxFileSize bytes: a FIFO is never waited on and a
 // device never read. The error is then an *fs.PathError naming the
-// manifest's absolute path and wrapping discovery.ErrNotRegular or
-// discovery.ErrTooLarge.
+// manifest's absolute path and wrapping syntax.ErrNotRegular or
+// syntax.ErrTooLarge.
 func (c *Cache) open(path string) (Entry, []byte, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -26,7 +26,7 @@ type marker struct {
 }
 
 // The most an entry's files may hold. A plan is a few times its manifest
-// at most (discovery.DefaultMaxFileSize); the marker is two short strings.
+// at most (syntax.DefaultMaxFileSize); the marker is two short strings.
 // A larger file is corrupt.
 const (
 	maxArtifactSize = 64 << 20

@@ -62,7 +62,7 @@ func (e *ManifestError) Code() string { return CodeBundleLoadFailed }
 func (e *ManifestError) Classification() string { return ClassProtocol }
 
 // Message returns the headline: the message of the first
-// discovery.CodeBundleLoadFailed diagnostic (such as a missing
+// diag.CodeBundleLoadFailed diagnostic (such as a missing
 // default_provider), else of the first error.
 func (e *ManifestError) Message() string {
 	for _, d := range e.Diagnostics {

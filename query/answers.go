@@ -73,7 +73,7 @@ func resolveView(v *catalog.View, name string) *ResolveResult {
 func ResolveSet(s *resolve.Set, name string) *ResolveResult { return resolveIn(s, name, Describe) }
 
 // resolveIn answers resolve for name in s, describing each collection with
-// describe: whatever the Set was built from, discovery.Set.Resolve alone
+// describe: whatever the Set was built from, resolve.Set.Resolve alone
 // rules who wins.
 func resolveIn(s *resolve.Set, name string, describe func(*discovery.Collection) CollectionInfo) *ResolveResult {
 	in := func(c *discovery.Collection) CollectionInfo {
@@ -103,7 +103,7 @@ func resolveIn(s *resolve.Set, name string, describe func(*discovery.Collection)
 // descriptions (by Describe) of collections, as the View would: cols[i]
 // are collections of roots[i], and must include every one of that root
 // that answers to name (see discovery.Collection.AnswersTo); others do no
-// harm. It resolves them through a discovery.Set of them alone, so that
+// harm. It resolves them through a resolve.Set of them alone, so that
 // discovery's one resolution rules here too: order within a root by
 // layout and directory, precedence of roots, and who is skipped, shadowed
 // or wins. A daemon uses it to answer from a summary before its first scan

@@ -1,6 +1,6 @@
 // Package query answers questions about collections and carries them over
 // the socket: the Snapshot that answers every query method from a resolved
-// discovery.Set (the same code serves the daemon and the in-process scan, so
+// resolve.Set (the same code serves the daemon and the in-process scan, so
 // both print the same), the result types the command line prints as JSON,
 // the server the daemon runs, the client the command line and editors use,
 // the wire types they exchange, and the file locations both sides agree on

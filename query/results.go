@@ -86,7 +86,7 @@ type ProfileResult struct {
 	Chain   []string `json:"chain"`
 	// Front is the profile's own front matter; Merged the effective
 	// profile. Both keep the authors' key order (see
-	// discovery.Set.Effective) and a float stays a float (10.0).
+	// resolve.Set.Effective) and a float stays a float (10.0).
 	Front *syntax.Map `json:"front,omitzero"`
 	// Complete is false when the extends chain does not reach a profile
 	// that extends none (a reference that does not resolve, a cycle, a

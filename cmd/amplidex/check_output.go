@@ -123,7 +123,7 @@ func sarifLevel(s diag.Severity) string {
 	return "note"
 }
 
-// sarifRules describes every code as a SARIF rule, in discovery.Codes
+// sarifRules describes every code as a SARIF rule, in diag.Codes
 // order, and returns each code's index.
 func sarifRules() ([]sarifRule, map[string]int) {
 	rules := make([]sarifRule, len(diag.Codes))
@@ -266,7 +266,7 @@ func writeStatistics(w io.Writer, stats []codeCount) {
 	}
 }
 
-// codeInfo returns the entry of discovery.Codes for code.
+// codeInfo returns the entry of diag.Codes for code.
 func codeInfo(code string) (diag.CodeInfo, bool) {
 	for _, c := range diag.Codes {
 		if c.Code == code {

@@ -159,7 +159,7 @@ func indent(s, prefix string) string {
 	return b.String()
 }
 
-// diagnosticsDoc is docs/diagnostics.md: every code of discovery.Codes,
+// diagnosticsDoc is docs/diagnostics.md: every code of diag.Codes,
 // by area, as `amplidex rule` explains it.
 func diagnosticsDoc() []byte {
 	var b bytes.Buffer
@@ -171,7 +171,7 @@ whoever decides, in a project's configuration, which are reported. Each
 code says what it means, shows a file that earns it, how to fix it and how
 to suppress it; ` + "`amplidex rule CODE`" + ` prints the same.
 
-<!-- Made by amplidex from discovery.Codes; do not edit. To make it again:
+<!-- Made by amplidex from diag.Codes; do not edit. To make it again:
      go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs -->
 
 `)

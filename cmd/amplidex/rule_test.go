@@ -13,13 +13,13 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite docs/diagnostics.md from discovery.Codes")
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/diagnostics.md from diag.Codes")
 
 // docsPath is docs/diagnostics.md, from this package's directory.
 var docsPath = filepath.Join("..", "..", "docs", "diagnostics.md")
 
 // TestDiagnosticsDoc keeps docs/diagnostics.md what amplidex makes of
-// discovery.Codes; -update-docs rewrites it.
+// diag.Codes; -update-docs rewrites it.
 func TestDiagnosticsDoc(t *testing.T) {
 	want := append(diagnosticsDoc(), '\n')
 	if *updateDocs {
@@ -35,7 +35,7 @@ func TestDiagnosticsDoc(t *testing.T) {
 		t.Fatalf("%v (go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs makes it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what discovery.Codes makes; go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs rewrites it", docsPath)
+		t.Errorf("%s is not what diag.Codes makes; go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs rewrites it", docsPath)
 	}
 	for _, c := range diag.Codes {
 		if !bytes.Contains(got, []byte("### "+c.Code+"\n")) {

@@ -73,7 +73,7 @@ func checkSelectors(sels []string) error {
 }
 
 // checkCode returns nil when pattern selects a diagnostic code or area,
-// and otherwise an error naming the nearest: discovery.CheckCodePattern's,
+// and otherwise an error naming the nearest: diag.CheckCodePattern's,
 // or, when it finds none, the code whose beginning pattern misspells
 // ("schema/unknwn" → "schema/unknown-key").
 func checkCode(pattern string) error {

@@ -476,7 +476,7 @@ func (v *View) setDeps(dir string, names []string) {
 // DiagnosticsUnder returns the diagnostics of the file or directory at
 // path and of every file under it, sorted: those of Diagnostics whose path
 // is path or lies below it. It looks only at the collections that can hold
-// such files (see discovery.Set.Around), so that asking about one file
+// such files (see resolve.Set.Around), so that asking about one file
 // after a save costs the same with ten collections as with ten thousand.
 func (v *View) DiagnosticsUnder(path string) []diag.Diagnostic {
 	var out []diag.Diagnostic

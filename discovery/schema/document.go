@@ -49,8 +49,7 @@ type Document struct {
 // matter and checks it against the schema of kind (no schema check for a
 // kind without one). It never panics, and its time and memory are bounded
 // by syntax.MaxFrontMatter, syntax.MaxFrontMatterNodes and
-// syntax.MaxFrontMatterDepth whatever
-// src holds; the body is not parsed.
+// syntax.MaxFrontMatterDepth whatever src holds; the body is not parsed.
 func ParseDocument(path string, src []byte, kind DocKind, opts Options) *Document {
 	return ParseDocumentWith(path, src, kind, opts, nil)
 }

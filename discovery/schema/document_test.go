@@ -165,7 +165,7 @@ func TestFixturesCoverEveryCode(t *testing.T) {
 	}
 	for c := range seen {
 		if !slices.ContainsFunc(diag.Codes, func(ci diag.CodeInfo) bool { return ci.Code == c }) {
-			t.Errorf("fixture code %s is not in discovery.Codes", c)
+			t.Errorf("fixture code %s is not in diag.Codes", c)
 		}
 	}
 }

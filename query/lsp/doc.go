@@ -23,7 +23,7 @@
 // it asks an Analyzer. Workspace is the Analyzer of amplidex: it takes the
 // catalog.View of a file's project from a Views source and lays the open
 // buffers over it (the buffers' collections are cloned with what the
-// buffers say and put in place of the originals with discovery.Set.Apply,
+// buffers say and put in place of the originals with resolve.Set.Apply,
 // which costs what it changes). It builds no Set of its own: every Set it
 // answers from comes from a catalog.
 //
@@ -73,8 +73,8 @@
 //
 //   - Positions on the wire use the negotiated encoding: UTF-16 unless the
 //     client offers UTF-8 in general.positionEncodings. Analyzers always see
-//     and return UTF-16 positions (discovery.Position); the server converts
-//     them with one discovery.LineIndex per text, so converting the ranges
+//     and return UTF-16 positions (diag.Position); the server converts
+//     them with one syntax.LineIndex per text, so converting the ranges
 //     of a response costs the length of the text plus a bounded amount per
 //     range, however long its lines.
 //   - Lines end at "\n" (a "\r" before it is part of the line ending), as in

@@ -287,7 +287,7 @@ func renderMerged(links []chainLink, problem string) *query.MergedProfile {
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // sourceSet is a set of indices into the chain (at most
-// discovery.MaxExtendsDepth+1 of them), the profile asked about being 0.
+// resolve.MaxExtendsDepth+1 of them), the profile asked about being 0.
 type sourceSet uint64
 
 // childMost returns the set of the lowest index of s: of the profiles

@@ -22,7 +22,7 @@ import (
 var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 
 // Analyzer is the knowledge behind the server. Positions are UTF-16
-// (discovery.Position), whatever the client negotiated. Every method gets
+// (diag.Position), whatever the client negotiated. Every method gets
 // the buffer asked about (path and text) and overlay, every open buffer
 // (path → text), so that cross-references see unsaved edits. Methods are
 // called from several goroutines at once and must honour ctx.

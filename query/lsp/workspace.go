@@ -261,7 +261,7 @@ type layered struct {
 
 // layer lays the buffers (overlay, and text at path) over v: the
 // collections they belong to are cloned with what the buffers say and put
-// in place of the originals (discovery.Set.Apply, which costs what it
+// in place of the originals (resolve.Set.Apply, which costs what it
 // changes). A file whose collection is in no root (a working copy) brings
 // that collection along, ahead of every root.
 func (w *Workspace) layer(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) *layered {

@@ -84,7 +84,7 @@ func splitKey(t []byte) (key string, end int, rest []byte, ok bool) {
 	return "", 0, nil, false
 }
 
-// frontPath returns the schema path (keys, discovery.ItemStep for a list
+// frontPath returns the schema path (keys, schema.ItemStep for a list
 // item) of the mapping whose keys start at column col on line n, from
 // the lines above it down to first (the first line of the front matter).
 // With item set, line n opens a list item whose dash is at column col,
