@@ -402,6 +402,19 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 			realDir = real
 		}
 	}
+	if err == nil && realDir != dir && root.Kind != RootArgument {
+		if rootReal, rerr := l.realPath(root.Path); rerr != nil || joinName(rootReal, filepath.Base(dir)) != realDir {
+			// A link (not only a root reached through one): followed
+			// only as FollowLink says.
+			if ferr := FollowLink(root.Path, dir, realDir); ferr != nil {
+				msg := errText(ferr)
+				return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: realDir, Base: dir,
+					Layout: LayoutNone, Problem: msg,
+					Diagnostics: []diag.Diagnostic{{Code: diag.CodeSymlinkLoop, Severity: diag.SeverityWarning, Path: dir, Message: msg,
+						Collection: filepath.Base(dir)}}}
+			}
+		}
+	}
 	var shape Shape
 	if err == nil {
 		shape = detectShape(dir, realDir, "", entries)

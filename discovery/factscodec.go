@@ -38,8 +38,8 @@ import (
 // Facts of another version are analyzed again. Version 1 kept mappings in
 // sorted key order and floats as float64; version 2 kept every diagnostic
 // of a file, before diag.MaxPerArea; version 3 had no suppression
-// comments.
-const factsVersion = 4
+// comments; version 4 had none from a Markdown body.
+const factsVersion = 5
 
 // ErrBadFacts is returned by DecodeFacts when the bytes are not Facts
 // this version of the package encoded.

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -42,6 +43,75 @@ func (s Shape) IsCollection() bool { return s.Pyproject != "" }
 
 // HasResources reports whether any resource directory was found.
 func (s Shape) HasResources() bool { return s.Layout != LayoutNone }
+
+// Marked reports whether the directory of s, which no collections root
+// holds, is a collection's by its layout, as the spec's markers say:
+// resource directories (profiles/, agents/, context/, scenario-tools/,
+// modules/) at its top (a flat or hybrid layout, or resources without
+// metadata, which is an error to report), or a pyproject.toml at its top
+// with resource directories in its package directory (nested) or whose
+// text (pyproject) declares a [tool.amplifier…] table. A pyproject.toml
+// alone is an ordinary Python project's, not collection metadata; a
+// directory of collections is none either. Inside a collections root any
+// directory with metadata is a collection: the root says so, and this
+// test is not asked.
+func (s Shape) Marked(pyproject []byte) bool {
+	atTop := s.Pyproject != "" && filepath.Dir(s.Pyproject) == filepath.Clean(s.Dir)
+	switch s.Layout {
+	case LayoutFlat, LayoutHybrid:
+		return true
+	case LayoutNested:
+		return atTop
+	}
+	return atTop && DeclaresCollection(pyproject)
+}
+
+// IsMarked reports whether dir, which no collections root holds, is a
+// collection's by its layout (see Shape.Marked), reading its metadata
+// only when its directories do not tell.
+func IsMarked(dir string) bool {
+	s, err := DetectShape(dir, "")
+	if err != nil {
+		return false
+	}
+	if s.HasResources() || !s.IsCollection() {
+		return s.Marked(nil)
+	}
+	src, err := syntax.ReadFile(s.Pyproject, syntax.DefaultMaxFileSize)
+	return err == nil && s.Marked(src)
+}
+
+// DeclaresCollection reports whether the text of a pyproject.toml has a
+// [tool.amplifier] table or one below it ([tool.amplifier.collection]),
+// as a table header at the start of a line.
+func DeclaresCollection(pyproject []byte) bool { return HasTOMLTable(pyproject, "tool.amplifier") }
+
+// HasTOMLTable reports whether the TOML text src has a header of the
+// table name or of one below it ([name], [name.sub], [[name.sub]]) at the
+// start of a line. It reads lines, not TOML: it answers for text that
+// does not parse too.
+func HasTOMLTable(src []byte, name string) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		line = bytes.TrimLeft(line, " \t")
+		if bytes.HasPrefix(line, []byte("[[")) {
+			line = line[1:] // an array of tables
+		}
+		if len(line) < len(name)+2 || line[0] != '[' || string(line[1:1+len(name)]) != name {
+			continue
+		}
+		switch line[1+len(name)] {
+		case '.', ']', ' ', '\t':
+			return true
+		}
+	}
+	return false
+}
 
 // DetectShape looks at dir and decides its layout: flat when a resource
 // directory sits at its top, nested when resource directories sit only in

@@ -220,3 +220,37 @@ func TestModuleType(t *testing.T) {
 		})
 	}
 }
+
+// TestIsMarked: outside a collections root, a pyproject.toml is a
+// collection's only where the layout says so; an application's or a
+// library's is not.
+func TestIsMarked(t *testing.T) {
+	tests := []struct {
+		name  string
+		files string
+		want  bool
+	}{
+		{"flat", "-- pyproject.toml --\n-- profiles/a.md --\n", true},
+		{"nested", "-- pyproject.toml --\n-- my_coll/__init__.py --\n-- my_coll/agents/a.md --\n", true},
+		{"hybrid", "-- my_coll/__init__.py --\n-- my_coll/pyproject.toml --\n-- agents/a.md --\n", true},
+		{"resources without metadata", "-- agents/a.md --\n", true},
+		{"declared", "-- pyproject.toml --\n[project]\nname = \"x\"\n\n[tool.amplifier.collection]\nauthor = \"A\"\n", true},
+		{"declared, indented", "-- pyproject.toml --\n  [tool.amplifier]\n", true},
+		{"an application", "-- pyproject.toml --\n[project]\nname = \"app\"\nversion = \"0.1.0\"\n-- src/app/__init__.py --\n", false},
+		{"a library with a package", "-- pyproject.toml --\n[project]\nname = \"lib\"\n-- lib/__init__.py --\n-- lib/pyproject.toml --\n", false},
+		{"a comment is no table", "-- pyproject.toml --\n# see [tool.amplifier.collection]\nx = \"[tool.amplifier]\"\n", false},
+		{"another tool's table", "-- pyproject.toml --\n[tool.amplifierx]\n[tool.amplidex]\nseverity = \"error\"\n", false},
+		{"neither", "-- README.md --\n", false},
+		{"a directory of collections", "-- a/pyproject.toml --\n-- a/agents/x.md --\n-- b/pyproject.toml --\n-- b/context/c.md --\n", false},
+		{"a package's declared copy only", "-- pkg/__init__.py --\n-- pkg/pyproject.toml --\n[tool.amplifier.collection]\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			unpackLayout(t, dir, txtar.Parse([]byte(tc.files)))
+			if got := discovery.IsMarked(dir); got != tc.want {
+				t.Errorf("IsMarked = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -130,9 +131,15 @@ func (p *pyprojectParser) parse() {
 	// The fast path reads only texts within the scanner's bounds.
 	doc, keys, ok := syntax.DecodeTOMLFast(p.src)
 	if !ok {
-		// The shape is bounded before the decoder sees the text: it takes
-		// time quadratic in the parts of a dotted key and in the nesting
-		// of inline tables.
+		// The shape is bounded before the decoder sees the text (see
+		// syntax.CheckTOMLShape): it takes time quadratic in the parts of
+		// a dotted key and in the nesting of inline tables. The scanner
+		// holds to the same bounds.
+		var shape *syntax.TOMLShapeError
+		if errors.As(syntax.CheckTOMLShape(p.src), &shape) {
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, shape.Range, "TOML not read: %s", shape.Why)
+			return
+		}
 		spans, deep := syntax.ScanTOMLSpans(p.src)
 		if deep != nil {
 			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.lines.Range(deep.Off, deep.Off+1), "TOML not read: %s", deep.Why)
@@ -143,7 +150,7 @@ func (p *pyprojectParser) parse() {
 			md  toml.MetaData
 			err error
 		)
-		doc, md, err = syntax.DecodeTOML(p.src)
+		md, err = syntax.DecodeTOML(p.src, &doc)
 		if err != nil {
 			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.errorRange(err), "Invalid TOML: %s", syntax.TOMLErrorMessage(err))
 			return

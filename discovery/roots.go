@@ -54,7 +54,7 @@ func (s ProjectSearch) Warning() string {
 // passed through. Where the system keeps no owners (Windows), every
 // directory counts as the user's.
 func FindProject(wd string) ProjectSearch {
-	return projectFinder{uid: os.Geteuid(), owner: fileOwner}.find(wd)
+	return defaultFinder().find(wd)
 }
 
 // projectFinder is FindProject with the user and the way to tell owners
@@ -69,27 +69,15 @@ type projectFinder struct {
 func (f projectFinder) find(wd string) ProjectSearch {
 	wd = filepath.Clean(wd)
 	for dir := wd; ; {
-		// A directory that cannot be looked at (one that does not exist)
-		// holds nothing and is passed.
-		if fi, err := os.Stat(dir); err == nil {
-			dirOwner, foreign := f.foreign(dir, fi)
-			amp := filepath.Join(dir, ".amplifier")
-			if ai, err := os.Stat(amp); err == nil && ai.IsDir() {
-				owner, bad := f.foreign(amp, ai)
-				if li, err := os.Lstat(amp); err == nil && !bad {
-					owner, bad = f.foreign(amp, li)
-				}
-				if !bad && foreign {
-					owner, bad = dirOwner, true
-				}
-				if bad {
-					return ProjectSearch{Refused: amp, Owner: owner}
-				}
-				return ProjectSearch{Dir: dir, Owner: -1}
+		amp := filepath.Join(dir, ".amplifier")
+		if ai, err := os.Stat(amp); err == nil && ai.IsDir() {
+			if owner, bad := f.untrusted(amp); bad {
+				return ProjectSearch{Refused: amp, Owner: owner}
 			}
-			if foreign && fi.Mode().Perm()&0o002 != 0 {
-				break
-			}
+			return ProjectSearch{Dir: dir, Owner: -1}
+		}
+		if f.openToOthers(dir) {
+			break
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -98,6 +86,55 @@ func (f projectFinder) find(wd string) ProjectSearch {
 		dir = parent
 	}
 	return ProjectSearch{Dir: wd, Owner: -1}
+}
+
+// Untrusted applies FindProject's rule to another file a search going up
+// from a working directory finds (a project's configuration): it reports
+// whether the file at path, or the directory holding it, belongs to
+// another user than the effective one, and who owns it (the file: the
+// link, else the file it leads to; else the directory). It reports -1
+// and false when both are the user's, or where the system keeps no owners.
+func Untrusted(path string) (owner int, untrusted bool) {
+	return defaultFinder().untrusted(path)
+}
+
+// OpenToOthers reports whether dir belongs to another user and anyone may
+// write in it (such as /tmp): a search going up stops there, as
+// FindProject's does, for anyone could have put there what it would find
+// above or in it. A directory that cannot be looked at is not.
+func OpenToOthers(dir string) bool { return defaultFinder().openToOthers(dir) }
+
+// defaultFinder is the rule of trust for the effective user.
+func defaultFinder() projectFinder { return projectFinder{uid: os.Geteuid(), owner: fileOwner} }
+
+// untrusted is Untrusted for f's user. A file that cannot be looked at
+// is judged by its directory alone.
+func (f projectFinder) untrusted(path string) (int, bool) {
+	if fi, err := os.Stat(path); err == nil {
+		if owner, bad := f.foreign(path, fi); bad {
+			return owner, true
+		}
+	}
+	if li, err := os.Lstat(path); err == nil {
+		if owner, bad := f.foreign(path, li); bad {
+			return owner, true
+		}
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err == nil {
+		return f.foreign(dir, fi)
+	}
+	return -1, false
+}
+
+// openToOthers is OpenToOthers for f's user.
+func (f projectFinder) openToOthers(dir string) bool {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	_, foreign := f.foreign(dir, fi)
+	return foreign && fi.Mode().Perm()&0o002 != 0
 }
 
 // foreign reports whether the file at path belongs to another user than
@@ -145,9 +182,10 @@ func Roots(project, home string, bundled []string) []Root {
 
 // LockPath returns the lock file that belongs to a root: the
 // collections.lock beside the collections directory of the project and user
-// roots; bundled roots have none.
+// roots; bundled roots have none, nor do the collections named as
+// arguments.
 func LockPath(r Root) string {
-	if r.Kind == RootBundled {
+	if r.Kind == RootBundled || r.Kind == RootArgument {
 		return ""
 	}
 	return filepath.Join(filepath.Dir(r.Path), "collections.lock")

@@ -286,3 +286,73 @@ func TestRootsProjectInHome(t *testing.T) {
 		t.Errorf("Roots(project below home) = %v, want %v", got, want)
 	}
 }
+
+// TestUntrusted: a file another user controls (its own, the file its link
+// leads to, the link itself, or the directory holding it) is untrusted,
+// by FindProject's rule; and a directory of another user that anyone may
+// write in stops a search.
+func TestUntrusted(t *testing.T) {
+	top := t.TempDir()
+	for _, d := range []string{"mine", "theirs", "open"} {
+		if err := os.Mkdir(filepath.Join(top, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(top, "open"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"mine/a.toml", "mine/b.toml", "theirs/a.toml"} {
+		if err := os.WriteFile(filepath.Join(top, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"mine/to-b.toml": "b.toml", "mine/to-theirs.toml": "../theirs/a.toml", "mine/their-link.toml": "a.toml"}
+	for l, target := range links {
+		if err := os.Symlink(target, filepath.Join(top, l)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	// What is not mine: theirs/ (and so what it holds), mine/b.toml, the
+	// link mine/their-link.toml, open/.
+	// Files are known by identity, so that one reached through a link is
+	// still itself.
+	owner := func(path string, fi fs.FileInfo) int {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if filepath.Base(path) == "their-link.toml" {
+				return someone
+			}
+			return me
+		}
+		for _, p := range []string{"theirs", "open", "mine/b.toml", "theirs/a.toml"} {
+			if pi, err := os.Stat(filepath.Join(top, p)); err == nil && os.SameFile(fi, pi) {
+				return someone
+			}
+		}
+		return me
+	}
+	tests := []struct {
+		path  string
+		owner int
+		bad   bool
+	}{
+		{"mine/a.toml", -1, false},
+		{"mine/missing.toml", -1, false},
+		{"mine/b.toml", someone, true},
+		{"theirs/a.toml", someone, true},
+		{"theirs/missing.toml", someone, true},
+		{"mine/to-b.toml", someone, true},
+		{"mine/to-theirs.toml", someone, true},
+		{"mine/their-link.toml", someone, true},
+	}
+	for _, tc := range tests {
+		owner, bad := discovery.UntrustedAs(filepath.Join(top, tc.path), me, owner)
+		if bad != tc.bad || bad && owner != tc.owner {
+			t.Errorf("Untrusted(%s) = %d, %v; want %d, %v", tc.path, owner, bad, tc.owner, tc.bad)
+		}
+	}
+	for dir, want := range map[string]bool{"mine": false, "theirs": false, "open": true, "missing": false} {
+		if got := discovery.OpenToOthersAs(filepath.Join(top, dir), me, owner); got != want {
+			t.Errorf("OpenToOthers(%s) = %v, want %v", dir, got, want)
+		}
+	}
+}

@@ -127,7 +127,7 @@ func TestManifestErrors(t *testing.T) {
 			if tc.code == diag.CodeBundleLoadFailed {
 				var me *prepare.ManifestError
 				_, err := c.Ensure(context.Background(), f.manifest)
-				if errors.As(err, &me); me.Message() != schema.BundleDefaultProviderMessage {
+				if errors.As(err, &me); me.Message() != prepare.DefaultProviderMessage {
 					t.Errorf("message %q", me.Message())
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -78,7 +77,7 @@ func TestCorpusFoundationAnchors(t *testing.T) {
 			if !errors.As(err, &me) || !errors.Is(err, prepare.ErrBundleLoadFailed) {
 				t.Fatalf("err = %v, want a *ManifestError", err)
 			}
-			if me.Message() != schema.BundleDefaultProviderMessage || me.Code() != "bundle_load_failed" || me.Classification() != "protocol" {
+			if me.Message() != prepare.DefaultProviderMessage || me.Code() != "bundle_load_failed" || me.Classification() != "protocol" {
 				t.Errorf("%s (%s): %q", me.Code(), me.Classification(), me.Message())
 			}
 		})

@@ -52,7 +52,7 @@
 //     warning is logged, the entry is discarded and rebuilt. A corrupt entry
 //     is never a hard error.
 //   - Every file read (the manifest, its agents, the entry's files) goes
-//     through discovery.ReadFile: a FIFO, a device or a link to one is never
+//     through syntax.ReadFile: a FIFO, a device or a link to one is never
 //     opened for reading in a way that blocks, and nothing larger than
 //     syntax.DefaultMaxFileSize (64 MiB for prepared.json) is read. Such a
 //     manifest is an error naming it; such an agent is a bundle/agent-missing

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // ErrInvalidVersion is returned when the application version is not a
@@ -38,6 +39,14 @@ const (
 	ClassProtocol        = "protocol"
 )
 
+// DefaultProviderMessage is the agent runtime's message for a manifest
+// whose default_provider is missing or not a string, word for word as the
+// runtime prints it (the seed bundle-and-cache.md gives it): what prepare
+// says, as the runtime it stands in for does. The diagnostic that comes
+// with it speaks to the bundle's author, as check and the editor do
+// (schema.BundleDefaultProviderMessage).
+const DefaultProviderMessage = "bundle.md missing required default_provider: top-level field. This is a bundle integrity error; reinstall amplifier-agent."
+
 // The diagnostic codes of prepare's own findings; discovery keeps the
 // registry of every code.
 const (
@@ -61,12 +70,17 @@ func (e *ManifestError) Code() string { return CodeBundleLoadFailed }
 // Classification returns ClassProtocol.
 func (e *ManifestError) Classification() string { return ClassProtocol }
 
-// Message returns the headline: the message of the first
-// diag.CodeBundleLoadFailed diagnostic (such as a missing
-// default_provider), else of the first error.
+// Message returns the headline: the runtime's own message
+// (DefaultProviderMessage) when default_provider is missing or not a
+// string, else the message of the first diag.CodeBundleLoadFailed
+// diagnostic, else of the first error. The diagnostics say the rest, to
+// the bundle's author.
 func (e *ManifestError) Message() string {
 	for _, d := range e.Diagnostics {
 		if d.Code == diag.CodeBundleLoadFailed && d.Severity == diag.SeverityError {
+			if d.Message == schema.BundleDefaultProviderMessage {
+				return DefaultProviderMessage
+			}
 			return d.Message
 		}
 	}

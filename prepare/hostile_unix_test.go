@@ -58,7 +58,7 @@ func mkfifo(t *testing.T, path string) {
 var hostileKinds = []struct {
 	name string
 	make func(t *testing.T, path string, size int64)
-	// err is what discovery.ReadFile wraps for it.
+	// err is what syntax.ReadFile wraps for it.
 	err error
 }{
 	{"FIFO", func(t *testing.T, p string, _ int64) { mkfifo(t, p) }, syntax.ErrNotRegular},

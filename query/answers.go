@@ -93,6 +93,8 @@ func resolveIn(s *resolve.Set, name string, describe func(*discovery.Collection)
 	if r.Winner != nil {
 		w := in(r.Winner)
 		res.Winner = &w
+	} else if len(r.Skipped) == 0 && len(r.Shadowed) == 0 {
+		res.DidYouMean = s.SuggestCollection(name)
 	}
 	// A name that resolves nowhere is an answer too (found is false), so
 	// that scripts get the same object either way.
@@ -128,7 +130,7 @@ func collection(v *catalog.View, name string) (*CollectionDetail, error) {
 	c := r.Winner
 	if c == nil {
 		if len(r.Skipped) == 0 {
-			return nil, notFound("collection %q resolves nowhere", name)
+			return nil, notFound("collection %q resolves nowhere%s", name, didYouMean(v.Set.SuggestCollection(name)))
 		}
 		c = r.Skipped[0]
 	}
@@ -171,7 +173,7 @@ func find(v *catalog.View, k discovery.Kind, ref string) (*discovery.Collection,
 	if coll, name, ok := strings.Cut(ref, ":"); ok {
 		c := v.Set.Lookup(coll)
 		if c == nil {
-			return nil, discovery.Resource{}, notFound("collection %q resolves nowhere", coll)
+			return nil, discovery.Resource{}, notFound("collection %q resolves nowhere%s", coll, didYouMean(v.Set.SuggestResource(k, ref)))
 		}
 		rel := name
 		if !strings.Contains(name, "/") && !strings.HasSuffix(name, ".md") {
@@ -182,7 +184,7 @@ func find(v *catalog.View, k discovery.Kind, ref string) (*discovery.Collection,
 				return c, r, nil
 			}
 		}
-		return nil, discovery.Resource{}, notFound("no %s %q in collection %s", k, name, coll)
+		return nil, discovery.Resource{}, notFound("no %s %q in collection %s%s", k, name, coll, didYouMean(v.Set.SuggestResource(k, ref)))
 	}
 	var hits []ResourceInfo
 	var hc *discovery.Collection
@@ -195,7 +197,7 @@ func find(v *catalog.View, k discovery.Kind, ref string) (*discovery.Collection,
 	}
 	switch len(hits) {
 	case 0:
-		return nil, discovery.Resource{}, notFound("no %s named %q in any collection", k, ref)
+		return nil, discovery.Resource{}, notFound("no %s named %q in any collection%s", k, ref, didYouMean(v.Set.SuggestResource(k, ref)))
 	case 1:
 		return hc, hr, nil
 	}
@@ -344,7 +346,7 @@ func diagnostics(v *catalog.View, path string) *DiagnosticsResult {
 func deps(v *catalog.View, name string) (*DepsResult, error) {
 	c := v.Set.Lookup(name)
 	if c == nil {
-		return nil, notFound("collection %q resolves nowhere", name)
+		return nil, notFound("collection %q resolves nowhere%s", name, didYouMean(v.Set.SuggestCollection(name)))
 	}
 	res := &DepsResult{Name: c.Name, Version: c.Version, Requires: []DepStatus{}, RequiredBy: []DepUser{}}
 	if c.Metadata != nil {
@@ -395,4 +397,13 @@ func notFound(format string, args ...any) error {
 
 func invalidParams(format string, args ...any) error {
 	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// didYouMean is the end of a message that suggests near, or "" when
+// there is nothing to suggest.
+func didYouMean(near string) string {
+	if near == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", near)
 }

@@ -368,7 +368,9 @@ func TestAnswerProfile(t *testing.T) {
 			query.ProfileResult{ResourceInfo: a.resource(apps, discovery.KindProfile, "orphan", "profiles/orphan.md", "Extends nothing that exists"),
 				Version: "1.0.0", Extends: "nowhere:base", Chain: []string{"apps:orphan"}, Problems: []diag.Diagnostic{
 					diagAt(diag.CodeExtendsUnresolved, "apps/profiles/orphan.md",
-						`extends "nowhere:base" does not resolve: collection "nowhere" does not resolve`, 5, 11, 23)}},
+						`extends "nowhere:base" does not resolve: collection "nowhere" does not resolve: none is installed; `+
+							`declare it in requires ([tool.amplifier.collection.requires] in apps's pyproject.toml), `+
+							`install it in a collections root, or pass check --with DIR`, 5, 11, 23)}},
 			profileMeta("orphan", "Extends nothing that exists", "nowhere:base"), profileMeta("orphan", "Extends nothing that exists", "nowhere:base")},
 		// A profile without front matter stops the chain, and nothing
 		// merges.

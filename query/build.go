@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Build identifies a build of amplidex: what `amplidex version` prints and
@@ -94,6 +96,63 @@ func (b Build) Same(o Build) bool {
 		return b.Built.Equal(o.Built)
 	}
 	return true
+}
+
+// Newer reports whether b is a newer build than o, so that a client of
+// build b replaces a daemon of build o that a client started, and never
+// the other way round: two builds on one machine (an editor's, a
+// shell's) do not replace each other's daemon in turn. The rule:
+//
+//   - Two builds of a version (a release tag, or the pseudo-version Go
+//     gives a clean checkout, which sorts after the tag it follows): the
+//     higher version, then the later commit (vcs.time).
+//   - A build of a work tree ("(devel)", or a version ending in "+dirty")
+//     is newer than any build of a version: whoever built one from a work
+//     tree means to run it.
+//   - Two builds of work trees: the later commit, then the executable
+//     written later.
+//
+// Two builds it cannot order (the same version and commit, or nothing to
+// tell them apart by) are neither newer than the other.
+func (b Build) Newer(o Build) bool { return compareBuilds(b, o) > 0 }
+
+// compareBuilds orders two builds by the rule of Newer: -1, 0 or +1.
+func compareBuilds(b, o Build) int {
+	bTree, oTree := !b.released(), !o.released()
+	switch {
+	case bTree && !oTree:
+		return 1
+	case !bTree && oTree:
+		return -1
+	case !bTree:
+		bv, berr := syntax.ParseVersion(strings.TrimPrefix(b.Version, "v"))
+		ov, oerr := syntax.ParseVersion(strings.TrimPrefix(o.Version, "v"))
+		if berr != nil || oerr != nil {
+			return 0 // not semantic versions: nothing to order by
+		}
+		if c := bv.Compare(ov); c != 0 {
+			return c
+		}
+		return compareTimes(b.Time, o.Time)
+	}
+	if c := compareTimes(b.Time, o.Time); c != 0 {
+		return c
+	}
+	if b.Built.IsZero() || o.Built.IsZero() {
+		return 0
+	}
+	return b.Built.Compare(o.Built)
+}
+
+// compareTimes orders two commit times (vcs.time, RFC 3339); 0 when
+// either is missing or not a time.
+func compareTimes(a, b string) int {
+	ta, errA := time.Parse(time.RFC3339, a)
+	tb, errB := time.Parse(time.RFC3339, b)
+	if errA != nil || errB != nil {
+		return 0
+	}
+	return ta.Compare(tb)
 }
 
 // Key returns a string that two builds share exactly when Same says they

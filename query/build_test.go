@@ -52,6 +52,70 @@ func TestBuildKey(t *testing.T) {
 	}
 }
 
+// TestBuildNewer: of two builds, at most one is newer (so that two builds
+// on one machine never replace each other's daemon in turn), and one build
+// is never newer than itself; a release's higher version, a later
+// commit, a work tree over a release, a work tree written later.
+func TestBuildNewer(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	release := query.Build{Version: "v1.2.3", Revision: "abc", Time: "2026-05-01T10:00:00Z", GoVersion: "go1.26.8", Platform: "linux/amd64", Built: at}
+	b := func(f func(*query.Build)) query.Build {
+		x := release
+		f(&x)
+		return x
+	}
+	builds := map[string]query.Build{
+		"release":                  release,
+		"release, installed later": b(func(x *query.Build) { x.Built = at.Add(time.Hour) }),
+		"next patch":               b(func(x *query.Build) { x.Version, x.Revision = "v1.2.4", "abd" }),
+		"release candidate":        b(func(x *query.Build) { x.Version = "v1.2.4-rc.1" }),
+		"pseudo-version after": b(func(x *query.Build) {
+			x.Version, x.Time = "v1.2.4-0.20260601000000-abcdefabcdef", "2026-06-01T00:00:00Z"
+		}),
+		"same version, later": b(func(x *query.Build) { x.Revision, x.Time = "abe", "2026-05-02T10:00:00Z" }),
+		"another toolchain":   b(func(x *query.Build) { x.GoVersion = "go1.26.9" }),
+		"work tree":           b(func(x *query.Build) { x.Version, x.Revision, x.Time = "(devel)", "", "" }),
+		"work tree, later":    b(func(x *query.Build) { x.Version, x.Revision, x.Time, x.Built = "(devel)", "", "", at.Add(time.Minute) }),
+		"dirty":               b(func(x *query.Build) { x.Version = "v1.2.4-0.20260601000000-abcdefabcdef+dirty" }),
+		"dirty, later commit": b(func(x *query.Build) {
+			x.Version, x.Time = "v1.2.4-0.20260601000000-abcdefabcdef+dirty", "2026-06-01T00:00:00Z"
+		}),
+		"not semantic": b(func(x *query.Build) { x.Version = "vX" }),
+	}
+	for na, x := range builds {
+		if x.Newer(x) {
+			t.Errorf("%s is newer than itself", na)
+		}
+		for nb, y := range builds {
+			if x.Newer(y) && y.Newer(x) {
+				t.Errorf("%s and %s are each newer than the other", na, nb)
+			}
+		}
+	}
+	for _, tc := range []struct{ newer, older string }{
+		{"next patch", "release"},
+		{"release candidate", "release"},
+		{"next patch", "release candidate"},
+		{"pseudo-version after", "release"},
+		{"next patch", "pseudo-version after"},
+		{"same version, later", "release"},
+		{"work tree", "next patch"},
+		{"work tree, later", "work tree"},
+		{"dirty", "next patch"},
+		{"dirty, later commit", "dirty"},
+	} {
+		if !builds[tc.newer].Newer(builds[tc.older]) {
+			t.Errorf("%s is not newer than %s", tc.newer, tc.older)
+		}
+	}
+	// Builds with nothing to order them by: neither replaces the other.
+	for _, pair := range [][2]string{{"release", "release, installed later"}, {"release", "another toolchain"}, {"release", "not semantic"}} {
+		if x, y := builds[pair[0]], builds[pair[1]]; x.Newer(y) || y.Newer(x) {
+			t.Errorf("%s and %s: one is newer", pair[0], pair[1])
+		}
+	}
+}
+
 // otherBuild is a build no test binary is of.
 var otherBuild = query.Build{Version: "v0.0.1", Revision: "feed", GoVersion: "go1.0", Platform: "plan9/386"}
 

@@ -25,6 +25,9 @@ var ErrNoDaemon = errors.New("query: no daemon answers")
 const (
 	// dialTimeout bounds a connection attempt.
 	dialTimeout = time.Second
+	// queueFullWait bounds how long a dial tries again while the server's
+	// queue of connections is full.
+	queueFullWait = 10 * time.Second
 	// outboxSize is how many request lines may wait for the writer.
 	outboxSize = 64
 	// subscriptionBuffer is how many notifications wait for a slow reader
@@ -145,6 +148,19 @@ func dialChecked(ctx context.Context, path string, t trust) (*net.UnixConn, erro
 	}
 	d := net.Dialer{Timeout: dialTimeout}
 	nc, err := d.DialContext(ctx, "unix", path)
+	// A full queue is a server that has yet to accept the connections of
+	// others (a flood of them, say): busy, not gone. Try again, often
+	// enough to get a place among those who also try, for a while.
+	busy := time.Now().Add(queueFullWait)
+	for pause := 500 * time.Microsecond; err != nil && queueFull(err) && ctx.Err() == nil && time.Now().Before(busy); pause = min(2*pause, 5*time.Millisecond) {
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+		nc, err = d.DialContext(ctx, "unix", path)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("dial %s: %w", path, ctx.Err())

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net"
+	"os"
 	"reflect"
 	"runtime/debug"
 	"sync"
@@ -19,6 +21,8 @@ import (
 type conn struct {
 	srv *Server
 	nc  *net.UnixConn
+	// pid is the peer's process, 0 when not known.
+	pid int
 
 	// ctx is the context of every call on this connection: it ends when
 	// the server shuts down or the connection breaks. streamCtx, its child,
@@ -31,7 +35,10 @@ type conn struct {
 
 	wg sync.WaitGroup // requests being answered and streams running
 
-	wmu    sync.Mutex // guards fields below
+	wmu sync.Mutex // guards fields below
+	// bw is the writer of the answer being written, taken from the
+	// server's writers for that write and given back once it is flushed:
+	// a connection that waits holds no write buffer.
 	bw     *bufio.Writer
 	broken bool
 }
@@ -47,8 +54,17 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		streamCtx:    streamCtx,
 		streamCancel: streamCancel,
 	}
-	c.bw = bufio.NewWriterSize(deadlineWriter{nc: nc, timeout: s.writeTimeout}, writeBufferSize)
 	return c
+}
+
+// writer returns the connection's writer, taking one for this write when
+// it has none; c.wmu is held.
+func (c *conn) writer() *bufio.Writer {
+	if c.bw == nil {
+		c.bw = c.srv.writers.Get().(*bufio.Writer)
+		c.bw.Reset(deadlineWriter{nc: c.nc, timeout: c.srv.writeTimeout})
+	}
+	return c.bw
 }
 
 // deadlineWriter writes to a connection, giving each write its own
@@ -71,18 +87,21 @@ func (c *conn) stopReading() {
 }
 
 // serve reads requests until the peer stops sending, the connection breaks
-// or the server shuts down, then waits for its requests and streams.
+// or the server shuts down, then waits for its requests and streams. A
+// peer that hung up has its calls cancelled: nobody reads their answers.
 func (c *conn) serve() {
 	defer c.srv.wg.Done()
+	// The connection's place is given back last: once it is forgotten
+	// and its descriptor closed, so that what is open never exceeds the
+	// bound.
+	defer c.srv.load.leave(c.pid)
 	defer c.srv.forget(c)
 	defer c.nc.Close()
 	defer c.cancel()
 
-	if !c.allowed() {
-		return
-	}
 	lr := &lineReader{r: bufio.NewReaderSize(c.nc, readBufferSize), max: MaxLineSize, budget: c.srv.budget}
 	slots := make(chan struct{}, maxInFlight)
+	var stopped error // why reading stopped
 	for lineNo := 1; ; lineNo++ {
 		line, held, err := lr.next()
 		if errors.Is(err, ErrLineTooLong) {
@@ -90,12 +109,14 @@ func (c *conn) serve() {
 			continue
 		}
 		if errors.Is(err, errOverBudget) {
-			c.srv.log.Warn("request refused: the request budget is spent", "socket", c.srv.path, "budget", c.srv.budget.limit)
-			c.writeResponse(headID(lr.head), nil, Errorf(CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.limit), c.srv.clock())
+			e := Errorf(CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.limit)
+			c.srv.refuse("the request budget is spent", e)
+			c.writeResponse(headID(lr.head), nil, e, c.srv.clock())
 			continue
 		}
 		if err != nil {
-			break // the end of input, a broken connection or shutdown
+			stopped = err // the end of input, a broken connection or shutdown
+			break
 		}
 		if len(line) == 0 {
 			continue
@@ -115,7 +136,14 @@ func (c *conn) serve() {
 			c.writeResponse(req.ID, nil, Errorf(CodeOtherBuild, "the server is of another build: %s", c.srv.buildText), c.srv.clock())
 			continue
 		}
+		if e := c.srv.load.take(c.pid); e != nil {
+			c.srv.budget.release(held)
+			c.srv.refuse("too many requests", e)
+			c.writeResponse(req.ID, nil, e, c.srv.clock())
+			continue
+		}
 		if !c.acquire(slots) {
+			c.srv.load.give(c.pid)
 			c.srv.budget.release(held)
 			c.writeResponse(req.ID, nil, c.failure(c.ctx.Err()), c.srv.clock())
 			continue
@@ -123,8 +151,47 @@ func (c *conn) serve() {
 		c.wg.Add(1)
 		go c.handle(req, held, slots)
 	}
+	done := make(chan struct{})
+	var watch sync.WaitGroup
+	switch {
+	case c.srv.ctx.Err() != nil || errors.Is(stopped, os.ErrDeadlineExceeded):
+		// Shutdown: what was read is answered, or cancelled with the
+		// server's context.
+	case !errors.Is(stopped, io.EOF) || peerGone(c.nc):
+		c.cancel() // hung up, or the connection broke
+	default:
+		// The peer stopped sending and may still read: its calls go
+		// on until it hangs up.
+		watch.Go(func() { c.watchHangup(done) })
+	}
 	c.streamCancel()
 	c.wg.Wait()
+	close(done)
+	watch.Wait()
+}
+
+// hangupPoll is how often a connection whose peer stopped sending is
+// looked at, while its calls run, to tell whether the peer hung up.
+const hangupPoll = 50 * time.Millisecond
+
+// watchHangup cancels the connection's calls once its peer hangs up, and
+// returns then or once done is closed.
+func (c *conn) watchHangup(done <-chan struct{}) {
+	t := time.NewTicker(hangupPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+			if peerGone(c.nc) {
+				c.cancel()
+				return
+			}
+		}
+	}
 }
 
 // acquire takes one of the connection's request slots, waiting while all
@@ -141,22 +208,35 @@ func (c *conn) acquire(slots chan struct{}) bool {
 	}
 }
 
-// allowed checks the peer's uid, answering a stranger with a forbidden
-// error.
-func (c *conn) allowed() bool {
-	uid, err := c.srv.trust.peerUID(c.nc)
-	if err == nil && uid == c.srv.trust.euid {
-		return true
+// screen decides, as a connection is accepted, whether it is served: its
+// peer must be of the server's uid, and the server and the peer's process
+// must have room for one more connection (see Server.MaxConns). A
+// connection refused is answered with one error line (forbidden, or
+// overloaded) and is the caller's to close. Being done before the next
+// Accept, the refusal holds no descriptor beyond this one: a flood of
+// connections waits in the kernel's queue, not in the server.
+func (s *Server) screen(nc *net.UnixConn) (pid int, ok bool) {
+	refuse := func(e *Error) {
+		nc.SetWriteDeadline(time.Now().Add(time.Second))
+		nc.Write(appendResponse(nil, nil, nil, e, Clock{}))
 	}
-	msg := fmt.Sprintf("peer uid %d is not the server's uid %d", uid, c.srv.trust.euid)
-	if err != nil {
-		msg = fmt.Sprintf("cannot read the peer's credentials: %v", err)
+	uid, err := s.trust.peerUID(nc)
+	if err != nil || uid != s.trust.euid {
+		msg := fmt.Sprintf("peer uid %d is not the server's uid %d", uid, s.trust.euid)
+		if err != nil {
+			msg = fmt.Sprintf("cannot read the peer's credentials: %v", err)
+		}
+		s.log.Warn("connection refused", "socket", s.path, "reason", msg)
+		refuse(Errorf(CodeForbidden, "%s", msg))
+		return 0, false
 	}
-	c.srv.log.Warn("connection refused", "socket", c.srv.path, "reason", msg)
-	line := appendResponse(nil, nil, nil, Errorf(CodeForbidden, "%s", msg), Clock{})
-	c.nc.SetWriteDeadline(time.Now().Add(time.Second))
-	c.nc.Write(line)
-	return false
+	pid = s.trust.peerPID(nc)
+	if e := s.load.admit(pid); e != nil {
+		s.refuse("too many connections", e)
+		refuse(e)
+		return 0, false
+	}
+	return pid, true
 }
 
 // handle answers one request and, when it opens a subscription, runs it.
@@ -169,6 +249,7 @@ func (c *conn) handle(req Request, held int64, slots chan struct{}) {
 		if !done {
 			done = true
 			c.srv.budget.release(held)
+			c.srv.load.give(c.pid)
 			<-slots
 		}
 	}
@@ -188,6 +269,9 @@ func (c *conn) handle(req Request, held int64, slots chan struct{}) {
 		res = st.Result
 	}
 	if !c.writeResult(req, res, clk) || !isStream {
+		if isStream && st.Abandon != nil {
+			st.Abandon()
+		}
 		return
 	}
 	release()
@@ -301,7 +385,7 @@ func (c *conn) writeResult(req Request, res any, clk Clock) bool {
 	if c.broken {
 		return false
 	}
-	c.bw.Write(responseHead(req.ID, clk))
+	c.writer().Write(responseHead(req.ID, clk))
 	var encErr error
 	if isObject {
 		encErr = c.writeObject(req, obj)
@@ -342,6 +426,7 @@ func (c *conn) writeWhole(req Request, res any, clk Clock) bool {
 	if c.broken {
 		return false
 	}
+	c.writer()
 	data, err := json.Marshal(res)
 	if err != nil {
 		c.bw.Write(appendResponse(nil, req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err), clk))
@@ -350,11 +435,11 @@ func (c *conn) writeWhole(req Request, res any, clk Clock) bool {
 	if n := int64(len(data)); n > writeBufferSize {
 		if !c.srv.answers.reserveAlone(n) {
 			data = nil
-			c.srv.log.Warn("answer refused: the answer budget is spent", "socket", c.srv.path, "method", req.Method,
-				"bytes", n, "budget", c.srv.answers.limit)
-			c.bw.Write(appendResponse(nil, req.ID, nil, Errorf(CodeOverloaded,
+			e := Errorf(CodeOverloaded,
 				"%s: the server already holds nearly %d bytes of answers that are not read yet, its limit; try again later",
-				req.Method, c.srv.answers.limit), clk))
+				req.Method, c.srv.answers.limit)
+			c.srv.refuse("the answer budget is spent", e)
+			c.bw.Write(appendResponse(nil, req.ID, nil, e, clk))
 			return c.flushLocked()
 		}
 		defer c.srv.answers.release(n)
@@ -478,13 +563,18 @@ func (c *conn) writeLine(line []byte) bool {
 	if c.broken {
 		return false
 	}
-	c.bw.Write(line)
+	c.writer().Write(line)
 	return c.flushLocked()
 }
 
-// flushLocked sends what the writer holds; c.wmu is held.
+// flushLocked sends what the writer holds, and gives the writer back;
+// c.wmu is held.
 func (c *conn) flushLocked() bool {
-	if err := c.bw.Flush(); err != nil {
+	err := c.bw.Flush()
+	c.bw.Reset(io.Discard)
+	c.srv.writers.Put(c.bw)
+	c.bw = nil
+	if err != nil {
 		c.broken = true
 		c.cancel()
 		c.nc.Close()

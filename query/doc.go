@@ -22,7 +22,8 @@
 // # Concurrency
 //
 // A Server answers requests of one connection concurrently (up to 64 at a
-// time) and writes each response or notification as one whole line. A Client
+// time) and writes each response or notification as one whole line. The
+// calls of a peer that hung up are cancelled: nobody reads their answers. A Client
 // is safe for concurrent use: calls share one connection and are matched to
 // their answers by id; each subscription has a connection of its own, so a
 // slow subscriber never delays calls. A SyncClient asks one question at a
@@ -45,6 +46,27 @@
 //     budget cannot hold is discarded as it is read, without being kept, and
 //     answered with CodeOverloaded; small requests, on that connection and
 //     others, are still answered.
+//   - Connections and requests are bounded, over all peers and per peer
+//     process (as the kernel's peer credentials name it): MaxConns and
+//     MaxPeerConns (256 and 64), MaxRequests and MaxPeerRequests (256 and
+//     128 being answered). A connection beyond them gets one overloaded
+//     error line and is closed at once, before the next is accepted, so
+//     that a flood of connections waits in the kernel's queue and holds
+//     no descriptor of the server's; a request beyond them is answered
+//     overloaded, not run. Refusals are logged at most once per 10 seconds
+//     of each kind, with their number.
+//   - A server whose queue of connections not yet accepted is full (the
+//     kernel says EAGAIN: a flood of other clients) is busy, not gone:
+//     Dial tries again, every few milliseconds, for up to 10 seconds
+//     within its context, and only then reports ErrNoDaemon.
+//   - A peer that hung up (closed its end whole) has its calls cancelled
+//     as soon as the end of its input is read. One that only shut down
+//     its writing side still gets its answers, and is looked at every
+//     50 ms while they run: once it hangs up they are cancelled too. The
+//     difference is told by the socket's POLLHUP (unix); on Windows a
+//     call is cancelled only when its answer cannot be written.
+//   - A connection holds a write buffer (32 KiB) only while it writes an
+//     answer; one that waits holds its small read buffer alone.
 //   - Responses have no line limit. A result that is a slice or an
 //     iter.Seq[any] is written one element at a time straight into the
 //     connection's buffered writer, and an Object one field at a time, so

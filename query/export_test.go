@@ -141,3 +141,11 @@ func DecodeResponse(line []byte, method string, result any) (Clock, error) {
 // DecodedWithoutReflection reports whether an answer into result is
 // copied from interface values rather than decoded with reflection.
 func DecodedWithoutReflection(result any) bool { return valueTarget(result) != nil }
+
+// Load returns the connections s counts as open and the requests it
+// counts as being answered.
+func Load(s *Server) (conns, requests int) { return s.load.usage() }
+
+// SetPeerPID replaces how s learns the process at the other end of a
+// connection; call it before Listen.
+func SetPeerPID(s *Server, peerPID func(*net.UnixConn) int) { s.trust.peerPID = peerPID }

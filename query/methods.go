@@ -29,10 +29,14 @@ type Common struct {
 
 // Roots are a client's user and bundled roots: its home directory, whose
 // .amplifier/collections is the user root ("" for none), and its bundled
-// roots, lowest precedence.
+// roots, lowest precedence. Collection, when set, is the collection the
+// client stands in: a collection directory in no root (a clone of a
+// collection's repository), put ahead of every root, as `check` and the
+// language server put it; the daemon watches it as a root of its own.
 type Roots struct {
-	Home    string   `json:"home,omitempty"`
-	Bundled []string `json:"bundled,omitempty"`
+	Home       string   `json:"home,omitempty"`
+	Bundled    []string `json:"bundled,omitempty"`
+	Collection string   `json:"collection,omitempty"`
 }
 
 // MaxBundledRoots bounds the bundled roots a client may name.

@@ -27,3 +27,19 @@ func peerUID(nc *net.UnixConn) (int, error) {
 	}
 	return int(cred.Uid), nil
 }
+
+// peerPID returns the id of the process at the other end of nc, from the
+// kernel's LOCAL_PEERPID; 0 when it cannot be read.
+func peerPID(nc *net.UnixConn) int {
+	raw, err := nc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	raw.Control(func(fd uintptr) {
+		if n, err := unix.GetsockoptInt(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERPID); err == nil {
+			pid = n
+		}
+	})
+	return pid
+}

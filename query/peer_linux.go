@@ -27,3 +27,19 @@ func peerUID(nc *net.UnixConn) (int, error) {
 	}
 	return int(cred.Uid), nil
 }
+
+// peerPID returns the id of the process at the other end of nc, from the
+// kernel's SO_PEERCRED; 0 when it cannot be read.
+func peerPID(nc *net.UnixConn) int {
+	raw, err := nc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	raw.Control(func(fd uintptr) {
+		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			pid = int(cred.Pid)
+		}
+	})
+	return pid
+}

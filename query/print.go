@@ -397,8 +397,9 @@ func printAgent(w io.Writer, r *AgentResult, _ PrintOptions) error {
 
 func printDiagnostics(w io.Writer, d *DiagnosticsResult, o PrintOptions) error {
 	o.Diagnostics.Print(w, d.Diagnostics)
-	fmt.Fprintf(w, "%s, %s, %s in %s\n", Plural(d.Summary.Errors, "error"), Plural(d.Summary.Warnings, "warning"),
-		Plural(d.Summary.Infos, "note"), Plural(d.Summary.Files, "file"))
+	// Counted as check counts them: "info", as --severity names it.
+	fmt.Fprintf(w, "%s, %s, %d info in %s\n", Plural(d.Summary.Errors, "error"), Plural(d.Summary.Warnings, "warning"),
+		d.Summary.Infos, Plural(d.Summary.Files, "file"))
 	return nil
 }
 
@@ -500,7 +501,11 @@ func projectLabel(dir string, roots *Roots) string {
 		if dir == "" {
 			dir = "(no project)"
 		}
-		dir += " with the client's roots (home " + Clean(roots.Home) + ", bundled " + Clean(strings.Join(roots.Bundled, string(filepath.ListSeparator))) + ")"
+		dir += " with the client's roots (home " + Clean(roots.Home) + ", bundled " + Clean(strings.Join(roots.Bundled, string(filepath.ListSeparator)))
+		if roots.Collection != "" {
+			dir += ", the collection " + Clean(roots.Collection)
+		}
+		dir += ")"
 	}
 	return dir
 }

@@ -64,6 +64,9 @@ type ResolveResult struct {
 	// scan runs: it comes from the summary the last run left in the index
 	// when it stopped, not yet checked against the disk (see ResolveAmong).
 	Unverified bool `json:"unverified,omitempty"`
+	// DidYouMean is, when the name resolves nowhere, the winning name it
+	// most likely misspells.
+	DidYouMean string `json:"did_you_mean,omitempty"`
 }
 
 // ResourceInfo describes one resource.
@@ -325,7 +328,9 @@ type ForgetResult struct {
 }
 
 // RootStatus is one root in a "status" answer. State is how it is
-// watched: "watching", "polling" or "missing".
+// watched: "watching", "polling", "missing", or "too large" (neither
+// watched nor polled: it holds more directories than a root may), or
+// RootDegraded.
 type RootStatus struct {
 	Path        string             `json:"path"`
 	Kind        discovery.RootKind `json:"kind"`

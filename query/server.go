@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,6 +100,10 @@ type Stream struct {
 	// to say. send is safe for concurrent use and fails once the
 	// connection is gone.
 	Run func(ctx context.Context, send func(params any) error) error
+	// Abandon, when set, is called instead of Run when the subscription
+	// never starts (its answer could not be written: the client went
+	// away): it lets go of what the handler took for Run.
+	Abandon func()
 }
 
 // Server serves a Handler on a unix socket. Create it with NewServer, set
@@ -131,6 +136,19 @@ type Server struct {
 	// once, and call no method of the Server. A daemon that exits once it
 	// has had no client for a while counts its clients with it.
 	Activity func(open int)
+	// MaxConns bounds the connections open at once; one more is answered
+	// with a CodeOverloaded error line and closed. MaxPeerConns bounds
+	// those of one peer process (as the kernel names it), so that one
+	// process cannot take them all. Zero means DefaultMaxConns and
+	// DefaultMaxPeerConns.
+	MaxConns, MaxPeerConns int
+	// MaxRequests bounds the requests being answered at once over all
+	// connections, MaxPeerRequests those of one peer process; a request
+	// beyond either is answered with CodeOverloaded, not run. (One
+	// connection has at most 64 being answered; the server stops reading
+	// it while it has.) Zero means DefaultMaxRequests and
+	// DefaultMaxPeerRequests.
+	MaxRequests, MaxPeerRequests int
 	// Build is the build the server is of: a request that names another
 	// (Request.Build) is refused with CodeOtherBuild, not run. NewServer
 	// sets it to ReadBuild().
@@ -149,6 +167,13 @@ type Server struct {
 	budget       *budget
 	answers      *budget
 	activity     func(open int)
+	// load counts connections and requests against MaxConns,
+	// MaxPeerConns, MaxRequests and MaxPeerRequests; refused rate-limits
+	// the log of what they refuse.
+	load    *load
+	refused refusals
+	// writers are the write buffers of the connections writing now.
+	writers sync.Pool
 	// buildKey and buildText are Build's Key and String, as Listen found
 	// it.
 	buildKey, buildText string
@@ -196,6 +221,7 @@ func NewServer(h Handler, clock func() Clock) *Server {
 		cancel:  cancel,
 		stopped: make(chan struct{}),
 		conns:   make(map[*conn]struct{}),
+		writers: sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBufferSize) }},
 	}
 }
 
@@ -270,6 +296,7 @@ func (s *Server) setup() {
 	if s.answers.limit <= 0 {
 		s.answers.limit = DefaultAnswerBudget
 	}
+	s.load = newLoad(s.MaxConns, s.MaxPeerConns, s.MaxRequests, s.MaxPeerRequests)
 	s.buildKey, s.buildText = s.Build.Key(), s.Build.String()
 }
 
@@ -406,8 +433,14 @@ func (s *Server) acceptLoop(ln *net.UnixListener) {
 			continue
 		}
 		pause = 0
-		c := s.track(nc)
+		pid, ok := s.screen(nc)
+		if !ok {
+			nc.Close()
+			continue
+		}
+		c := s.track(nc, pid)
 		if c == nil {
+			s.load.leave(pid)
 			nc.Close()
 			return
 		}
@@ -417,13 +450,14 @@ func (s *Server) acceptLoop(ln *net.UnixListener) {
 
 // track registers a new connection, or returns nil when the server is
 // closing.
-func (s *Server) track(nc *net.UnixConn) *conn {
+func (s *Server) track(nc *net.UnixConn, pid int) *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
 		return nil
 	}
 	c := newConn(s, nc)
+	c.pid = pid
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	if s.activity != nil {
@@ -438,6 +472,15 @@ func (s *Server) forget(c *conn) {
 	delete(s.conns, c)
 	if s.activity != nil {
 		s.activity(len(s.conns))
+	}
+}
+
+// refuse logs a refusal of the given kind, at most once per refusalEvery
+// with the number since the last one logged: a flood of them does not
+// flood the log.
+func (s *Server) refuse(kind string, e *Error) {
+	if log, n := s.refused.note(kind, time.Now()); log {
+		s.log.Warn("refused: "+kind, "socket", s.path, "reason", e.Message, "refusals", n)
 	}
 }
 

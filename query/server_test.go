@@ -300,13 +300,14 @@ func TestSocketDirectory(t *testing.T) {
 		name    string
 		mode    fs.FileMode
 		wantErr error
+		wantMsg string // in the error, beside the directory
 	}{
-		{"private", 0o700, nil},
-		{"readable by others is tightened", 0o755, nil},
-		{"group readable is tightened", 0o750, nil},
-		{"writable by others is refused", 0o777, query.ErrUnsafeDir},
-		{"sticky and shared is refused", fs.ModeSticky | 0o777, query.ErrUnsafeDir},
-		{"group writable is refused", 0o770, query.ErrUnsafeDir},
+		{"private", 0o700, nil, ""},
+		{"readable by others is tightened", 0o755, nil, ""},
+		{"group readable is tightened", 0o750, nil, ""},
+		{"writable by others is refused", 0o777, query.ErrUnsafeDir, "mode 0777"},
+		{"sticky and shared is refused", fs.ModeSticky | 0o777, query.ErrUnsafeDir, "mode 01777"},
+		{"group writable is refused", 0o770, query.ErrUnsafeDir, "mode 0770"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -325,8 +326,8 @@ func TestSocketDirectory(t *testing.T) {
 				t.Fatalf("Listen = %v, want %v", err, tc.wantErr)
 			}
 			if err != nil {
-				if !strings.Contains(err.Error(), dir) {
-					t.Errorf("error %q should name the directory", err)
+				if !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), tc.wantMsg) {
+					t.Errorf("error %q should name the directory and say %q", err, tc.wantMsg)
 				}
 				assertMode(t, dir, tc.mode|fs.ModeDir) // left alone
 				return

@@ -45,10 +45,13 @@ type trust struct {
 	// peerUID returns the uid of the process at the other end of a
 	// connection.
 	peerUID func(*net.UnixConn) (int, error)
+	// peerPID returns the process at the other end of a connection, 0
+	// when the system does not say.
+	peerPID func(*net.UnixConn) int
 }
 
 func systemTrust() trust {
-	return trust{euid: os.Geteuid(), tmp: fallbackTmp(), owner: fileOwner, peerUID: peerUID}
+	return trust{euid: os.Geteuid(), tmp: fallbackTmp(), owner: fileOwner, peerUID: peerUID, peerPID: peerPID}
 }
 
 // describeUID names a uid for messages: "uid 1001 (mallory)", or "uid

@@ -99,6 +99,8 @@ func TestDialRefusesUnsafeDirectory(t *testing.T) {
 		{"readable by others", 0o755, false, "mode 0755"},
 		{"readable by the group", 0o750, false, "mode 0750"},
 		{"writable by others", 0o777, false, "mode 0777"},
+		{"writable by others, sticky", 0o777 | fs.ModeSticky, false, "mode 01777"},
+		{"set-group-id, readable by others", 0o755 | fs.ModeSetgid, false, "mode 02755"},
 		{"another user's", 0o700, true, name},
 	}
 	for _, tc := range tests {

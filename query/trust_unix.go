@@ -31,7 +31,7 @@ func mkdirPrivate(dir string) error { return os.Mkdir(dir, 0o700) }
 func makePrivate(dir string, fi fs.FileInfo, _ *slog.Logger) error {
 	perm := fi.Mode().Perm()
 	if perm&0o022 != 0 {
-		return fmt.Errorf("directory %s has mode %#o, writable by others (chmod 700 it, or use another directory): %w", dir, perm, ErrUnsafeDir)
+		return fmt.Errorf("directory %s has mode %s, writable by others (chmod 700 it, or use another directory): %w", dir, modeText(fi.Mode()), ErrUnsafeDir)
 	}
 	if perm != 0o700 {
 		if err := os.Chmod(dir, 0o700); err != nil {
@@ -45,7 +45,24 @@ func makePrivate(dir string, fi fs.FileInfo, _ *slog.Logger) error {
 // directory dir, described by fi, gives others any permission.
 func checkPrivate(dir string, fi fs.FileInfo) error {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("directory %s has mode %#o, open to other users (chmod 700 it): %w", dir, perm, ErrUnsafeDir)
+		return fmt.Errorf("directory %s has mode %s, open to other users (chmod 700 it): %w", dir, modeText(fi.Mode()), ErrUnsafeDir)
 	}
 	return nil
+}
+
+// modeText is a file mode as chmod and ls -l's numbers spell it: the
+// permission bits, with the set-user-id, set-group-id and sticky bits
+// ahead of them (01777 for /tmp, not 0777).
+func modeText(m fs.FileMode) string {
+	n := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		n |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		n |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		n |= 0o1000
+	}
+	return fmt.Sprintf("%#o", n)
 }

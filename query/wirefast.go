@@ -55,6 +55,9 @@ func (c Common) appendFields(b []byte) []byte {
 			}
 			b = append(b, "],"...)
 		}
+		if r.Collection != "" {
+			b = append(appendJSONString(append(b, `"collection":`...), r.Collection), ',')
+		}
 		if len(b) > n {
 			b = b[:len(b)-1] // the last comma
 		}
@@ -292,6 +295,7 @@ func (res *ResolveResult) fromValue(v any, at string) error {
 		r.nested(o, "shadowed", func(v any, at string) error { return collectionInfos(v, at, &res.Shadowed) })
 		r.nested(o, "skipped", func(v any, at string) error { return collectionInfos(v, at, &res.Skipped) })
 		r.boolean(o, "unverified", &res.Unverified)
+		r.str(o, "did_you_mean", &res.DidYouMean)
 	})
 }
 

@@ -61,6 +61,8 @@ func TestParamsWrittenAsJSONWrites(t *testing.T) {
 		{Roots: &query.Roots{Bundled: []string{}}},
 		{Roots: &query.Roots{Bundled: []string{"/b", "<&>\u2028\xff"}}},
 		{Project: "/p", Roots: &query.Roots{Home: "\"", Bundled: []string{"/b"}}},
+		{Roots: &query.Roots{Collection: "/c"}},
+		{Project: "/p", Roots: &query.Roots{Home: "/h", Bundled: []string{"/b"}, Collection: "/src/<spec-kit>"}},
 	} {
 		check(query.ListParams{Common: c})
 		check(query.NameParams{Common: c, Name: "n"})

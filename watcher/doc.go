@@ -107,6 +107,21 @@
 //     reported as ReasonPolling with ReasonWatchLimit or ReasonTooManyFiles,
 //     and the root's status warns, naming the limit to raise (for EMFILE,
 //     ulimit -n).
+//   - A polled root is walked again no sooner than PollInterval after its
+//     last walk, nor than 20 times what that walk took: polling a large
+//     tree costs at most a twentieth of a core, not a core walking it
+//     without a pause.
+//   - Roots are bounded in size (Options.MaxRootDirs): a root whose own
+//     tree holds more directories, when it is added, as it grows, or when
+//     a poll counts them, is given up: its watches go, it is not polled,
+//     its state is StateTooLarge and its warnings say why; AddRoot
+//     returns ErrTooLarge for it, and a root given up later gets one last
+//     Batch with Rescan and ReasonTooLarge. Nothing brings it back but
+//     RemoveRoot and AddRoot. A linked collection beyond
+//     Options.MaxLinkDirs, or one Options.FollowLink refuses, is not
+//     followed (a warning of its root's says why); the link itself is
+//     still seen to change, and judged again when it does. Polling
+//     follows no link FollowLink refuses either.
 //   - AddRoot does not deliver the root's current contents: the caller scans
 //     it after AddRoot returns, and the Watcher reports every change from
 //     then on.

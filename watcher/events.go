@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -62,7 +63,7 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 		for _, t := range m.guardedThrough(dir, filepath.Base(name)) {
 			if t.state == mountTree {
 				if err := w.checkMount(t, gone(op)); limitReached(err) {
-					w.startPolling(t.root, err, true)
+					w.limited(t, err, true)
 				}
 			}
 		}
@@ -78,8 +79,19 @@ func (w *Watcher) dispatch(m *mount, name, dir string, op fsnotify.Op) {
 		}
 	}
 	if err != nil && limitReached(err) {
-		w.startPolling(m.root, err, true)
+		w.limited(m, err, true)
 	}
+}
+
+// limited handles err, which limitReached accepted, met by mount m: a
+// linked collection too large is no longer followed; otherwise the root
+// is polled, or refused when it is the root that is too large.
+func (w *Watcher) limited(m *mount, err error, rescan bool) {
+	if m.link && errors.Is(err, ErrTooLarge) {
+		w.refuseLink(m, err)
+		return
+	}
+	w.startPolling(m.root, err, rescan)
 }
 
 // changed handles an event for name inside m's tree.
@@ -173,7 +185,7 @@ func (w *Watcher) handleError(err error) {
 	}
 	w.log.Warn("watcher: "+text+"; rescanning every root", "err", err)
 	for _, r := range w.order {
-		if r.polled {
+		if r.polled || r.refused != nil {
 			continue
 		}
 		w.warn(r, text+"; root rescanned")
@@ -195,7 +207,11 @@ func (w *Watcher) handleError(err error) {
 // With rescan set, and r watched before, the consumer is asked to rescan,
 // as changes may have been missed on the way.
 func (w *Watcher) startPolling(r *root, cause error, rescan bool) {
-	if r.polled {
+	if errors.Is(cause, ErrTooLarge) {
+		w.refuseRoot(r, cause, rescan)
+		return
+	}
+	if r.polled || r.refused != nil {
 		return
 	}
 	hadTree := r.main.state == mountTree
@@ -203,13 +219,51 @@ func (w *Watcher) startPolling(r *root, cause error, rescan bool) {
 	r.polled = true
 	r.dirty = true
 	w.log.Warn("watcher: no watch left", "root", r.path, "err", cause)
-	w.warn(r, fmt.Sprintf("%s; polling every %s", limitText(cause), w.opts.PollInterval))
-	r.snap = w.snapshot(r)
-	r.nextPoll = w.now().Add(w.opts.PollInterval)
+	w.warn(r, fmt.Sprintf("%s; polling every %s or more (a walk costs at most 1/%d of a core)", limitText(cause), w.opts.PollInterval, pollShare))
+	began := time.Now()
+	snap, dirs := w.snapshot(r)
+	if limit := w.opts.MaxRootDirs; limit > 0 && dirs > limit {
+		r.polled = false
+		w.refuseRoot(r, fmt.Errorf("poll %s: %w", r.path, ErrTooLarge), rescan && hadTree)
+		return
+	}
+	r.snap = snap
+	r.nextPoll = w.now().Add(pollDelay(w.opts.PollInterval, time.Since(began)))
 	if rescan && hadTree {
 		w.rescan(r, ReasonPolling|limitReason(cause))
 	}
 }
+
+// refuseRoot stops watching and polling r, which holds more directories
+// than it may (cause wraps ErrTooLarge). With rescan set, and r watched or
+// polled before, the consumer is asked to rescan, as changes may have been
+// missed on the way.
+func (w *Watcher) refuseRoot(r *root, cause error, rescan bool) {
+	if r.refused != nil {
+		return
+	}
+	had := r.main.state == mountTree || r.polled
+	w.detachRoot(r)
+	r.polled, r.snap, r.refused = false, nil, &tooLargeError{root: r.path, limit: w.opts.MaxRootDirs}
+	r.dirty = true
+	w.log.Warn("watcher: root too large; neither watched nor polled", "root", r.path, "err", cause)
+	w.warn(r, fmt.Sprintf("more than %d directories: neither watched nor polled, so changes in it are not seen (a root holds collections, not a whole tree)", w.opts.MaxRootDirs))
+	if rescan && had {
+		w.rescan(r, ReasonTooLarge)
+	}
+}
+
+// tooLargeError is why a root is neither watched nor polled.
+type tooLargeError struct {
+	root  string
+	limit int
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("root %s holds more than %d directories, more than a collections root holds", e.root, e.limit)
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // limitReason is the reason a root is polled after err, which
 // limitReached accepted.

@@ -1,5 +1,7 @@
 package watcher
 
+import "time"
+
 // NewGated is New with the goroutine that drains fsnotify held back until
 // gate is closed, so that a test can make the kernel queue overflow.
 func NewGated(opts Options, handle func(Batch), gate <-chan struct{}) (*Watcher, error) {
@@ -17,3 +19,7 @@ func NewWithAddWatch(opts Options, handle func(Batch), addWatch func(dir string)
 // InjectError hands err to the Watcher as if fsnotify had reported it, after
 // the events and errors the drain goroutine has queued so far.
 func (w *Watcher) InjectError(err error) { w.enqueue(item{err: err}) }
+
+// PollDelay is how long after a walk that took took a polled root is
+// walked again, its poll interval being interval.
+func PollDelay(interval, took time.Duration) time.Duration { return pollDelay(interval, took) }

@@ -1,9 +1,11 @@
 package watcher
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // fileState is what polling compares to tell that a path changed.
@@ -18,11 +20,29 @@ func stateOf(fi fs.FileInfo) fileState {
 	return fileState{size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: keyOf(fi).ino, mode: fi.Mode()}
 }
 
+// pollShare bounds the time polling takes: the next walk of a root comes
+// at least pollShare times as long as the last one took after it, so
+// that a large root polled costs at most 1/pollShare of a core, not a
+// core walking it without a pause.
+const pollShare = 20
+
+// pollDelay is how long after a walk that took took a polled root is
+// walked again: the poll interval, or pollShare times the walk.
+func pollDelay(interval, took time.Duration) time.Duration {
+	return max(interval, pollShare*took)
+}
+
 // poll walks a polled root and notes every path that is new, gone or
-// different since the last walk.
+// different since the last walk. A root found to hold more directories
+// than it may is polled no more.
 func (w *Watcher) poll(r *root) {
-	r.nextPoll = w.now().Add(w.opts.PollInterval)
-	snap := w.snapshot(r)
+	began := time.Now()
+	snap, dirs := w.snapshot(r)
+	r.nextPoll = w.now().Add(pollDelay(w.opts.PollInterval, time.Since(began)))
+	if limit := w.opts.MaxRootDirs; limit > 0 && dirs > limit {
+		w.refuseRoot(r, fmt.Errorf("poll %s: %w", r.path, ErrTooLarge), true)
+		return
+	}
 	switch {
 	case snap == nil && r.snap != nil:
 		w.rescan(r, ReasonRootVanished)
@@ -47,17 +67,21 @@ func (w *Watcher) poll(r *root) {
 }
 
 // snapshot records every path under r, following the directory symlinks
-// directly in r as watching does. It returns nil when r is not a directory.
-func (w *Watcher) snapshot(r *root) map[string]fileState {
+// directly in r as watching does, and counts the directories of r's own
+// tree. It returns nil when r is not a directory, and stops early once
+// the directories are more than Options.MaxRootDirs.
+func (w *Watcher) snapshot(r *root) (map[string]fileState, int) {
 	if fi, err := os.Stat(r.path); err != nil || !fi.IsDir() {
-		return nil
+		return nil, 0
 	}
 	snap := make(map[string]fileState, len(r.snap))
 	stack := []string{r.path}
+	dirs := 0
 	for len(stack) > 0 {
-		if w.stopped() {
+		if w.stopped() || (w.opts.MaxRootDirs > 0 && dirs > w.opts.MaxRootDirs) {
 			break
 		}
+		dirs++
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		entries, err := readDirUnsorted(dir)
@@ -80,13 +104,23 @@ func (w *Watcher) snapshot(r *root) map[string]fileState {
 					stack = append(stack, p)
 				}
 			case e.Type()&fs.ModeSymlink != 0 && dir == r.path:
-				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() && w.follows(p) {
 					stack = append(stack, p)
 				}
 			}
 		}
 	}
-	return snap
+	return snap, dirs
+}
+
+// follows reports whether the directory symlink link, directly in a
+// root, is followed (Options.FollowLink).
+func (w *Watcher) follows(link string) bool {
+	if w.opts.FollowLink == nil {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(link)
+	return err == nil && w.opts.FollowLink(link, real) == nil
 }
 
 func readDirUnsorted(dir string) ([]fs.DirEntry, error) {

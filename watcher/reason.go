@@ -37,6 +37,10 @@ const (
 	// ReasonPolling: the root switched from watching to polling, and
 	// changes may have been missed on the way.
 	ReasonPolling
+	// ReasonTooLarge: the root holds more directories than
+	// Options.MaxRootDirs; it is neither watched nor polled any more, and
+	// changes may have been missed on the way.
+	ReasonTooLarge
 
 	reasonEnd // one past the last reason
 )
@@ -51,6 +55,7 @@ var reasonText = [...]string{
 	"watch limit reached",
 	"too many open files",
 	"switched to polling",
+	"too large to watch",
 }
 
 // reasonText has one entry per reason, or this does not compile.

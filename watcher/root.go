@@ -20,6 +20,9 @@ type root struct {
 	polled   bool
 	snap     map[string]fileState // when polled; nil while the root is missing
 	nextPoll time.Time
+	// refused, when set, says why the root is neither watched nor polled:
+	// it holds too many directories (ErrTooLarge).
+	refused error
 
 	pend     pending
 	warnings []warning
@@ -49,6 +52,8 @@ func (r *root) mounts() []*mount {
 
 func (r *root) state() State {
 	switch {
+	case r.refused != nil:
+		return StateTooLarge
 	case r.polled && r.snap != nil:
 		return StatePolling
 	case !r.polled && r.main.state == mountTree:
@@ -137,10 +142,11 @@ func (w *Watcher) warn(r *root, msg string) {
 	r.warnings = append(r.warnings, warning{msg: msg, count: 1})
 }
 
-// addRoot starts watching a new root.
-func (w *Watcher) addRoot(path string) {
-	if _, ok := w.roots[path]; ok {
-		return
+// addRoot starts watching a new root, and returns why it does not when
+// the root is too large.
+func (w *Watcher) addRoot(path string) error {
+	if r, ok := w.roots[path]; ok {
+		return r.refused
 	}
 	r := newRoot(path)
 	w.roots[path] = r
@@ -156,6 +162,7 @@ func (w *Watcher) addRoot(path string) {
 		// would have reported.
 		w.startPolling(r, err, w.opts.OnListing != nil)
 	}
+	return r.refused
 }
 
 // removeRoot stops watching a root and forgets it.

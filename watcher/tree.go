@@ -14,8 +14,12 @@ import (
 // limitReached reports whether err means that a watch could not be added
 // for want of a resource that more watches would only use up further: the
 // kernel's watches (ENOSPC, as inotify says, or Options.MaxWatches), or file
-// descriptors (see tooManyFiles). The root that needed the watch is polled.
-func limitReached(err error) bool { return errors.Is(err, syscall.ENOSPC) || tooManyFiles(err) }
+// descriptors (see tooManyFiles); the root that needed the watch is
+// polled. Or the tree holds more directories than it may (ErrTooLarge):
+// the root, or the linked collection, is then neither watched nor polled.
+func limitReached(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || tooManyFiles(err) || errors.Is(err, ErrTooLarge)
+}
 
 // tooManyFiles reports whether err means the process (EMFILE) or the
 // system (ENFILE) is out of file descriptors. kqueue, which fsnotify uses on
@@ -50,6 +54,7 @@ const (
 	mountTree                       // real and every directory below it are watched
 	mountAncestor                   // real is missing; the nearest existing ancestor is watched
 	mountGuard                      // the ancestors of a watched root are watched
+	mountRefused                    // a link not followed (Options.FollowLink, or too large); real is where it leads
 )
 
 // A mount maps a real directory tree onto the paths reported for it: a
@@ -317,6 +322,12 @@ func (w *Watcher) attach(m *mount, report bool) error {
 			w.unwatchAncestor(m)
 			m.real = real
 			m.id = keyOf(fi)
+			if m.link && w.opts.FollowLink != nil {
+				if err := w.opts.FollowLink(m.logical, real); err != nil {
+					w.refuseLink(m, err)
+					return nil
+				}
+			}
 			m.state = mountTree
 			m.root.dirty = true
 			if err := w.watchTree(m, real, report); err != nil {
@@ -485,7 +496,22 @@ func (w *Watcher) syncLink(r *root, name string, report bool) error {
 	m := &mount{root: r, logical: logical, link: true}
 	r.links[name] = m
 	r.dirty = true
-	return w.attach(m, report)
+	err = w.attach(m, report)
+	if errors.Is(err, ErrTooLarge) {
+		w.refuseLink(m, err)
+		return nil
+	}
+	return err
+}
+
+// refuseLink stops following the linked collection m, for the reason err
+// gives: nothing below where it leads is watched. The link itself is
+// still seen to change, as an entry of the root.
+func (w *Watcher) refuseLink(m *mount, err error) {
+	w.detachMount(m)
+	m.state = mountRefused
+	m.root.dirty = true
+	w.warn(m.root, fmt.Sprintf("collection link %s → %s not followed: %v", filepath.Base(m.logical), m.real, unwrapPathError(err)))
 }
 
 // linkUnchanged reports whether the link mount m still matches its link.
@@ -495,7 +521,7 @@ func (w *Watcher) linkUnchanged(m *mount) bool {
 		return false
 	}
 	switch m.state {
-	case mountTree:
+	case mountTree, mountRefused:
 		real, fi, st := resolveDir(m.logical)
 		if st != dirOK || real != m.real {
 			return false

@@ -23,6 +23,11 @@ var ErrClosed = errors.New("watcher: closed")
 // ErrUnknownRoot is returned by RemoveRoot when the path was never added.
 var ErrUnknownRoot = errors.New("watcher: unknown root")
 
+// ErrTooLarge is wrapped by the error AddRoot returns for a root that
+// holds more directories than Options.MaxRootDirs: it is neither watched
+// nor polled.
+var ErrTooLarge = errors.New("watcher: too many directories")
+
 // Default option values, used when the matching Options field is zero.
 const (
 	DefaultDebounce     = 30 * time.Millisecond
@@ -45,6 +50,18 @@ type Options struct {
 	// together: adding one more fails as the kernel's ENOSPC does, and the
 	// root that needed it is polled instead.
 	MaxWatches int
+	// MaxRootDirs, when positive, bounds the directories of one root's own
+	// tree: a root that holds more, when it is added or as it grows, or
+	// once polled, is neither watched nor polled (StateTooLarge), and
+	// says so in its warnings. MaxLinkDirs bounds likewise each
+	// collection linked into a root: one that holds more is no longer
+	// followed, the root's own tree still is.
+	MaxRootDirs, MaxLinkDirs int
+	// FollowLink, when set, decides whether the directory symlink link,
+	// directly in a root, is followed to real, its resolved directory: an
+	// error says why not, in the root's warnings, and nothing below real
+	// is watched. It is called from the Watcher's own goroutine.
+	FollowLink func(link, real string) error
 	// SyncDir is the directory in which New creates the private directory
 	// Flush writes its cookie files to; Close removes it again. Empty means
 	// os.TempDir(). A directory on tmpfs (such as $XDG_RUNTIME_DIR) makes
@@ -111,9 +128,10 @@ type State string
 
 // The states of a root.
 const (
-	StateWatching State = "watching" // kernel watches on every directory
-	StatePolling  State = "polling"  // walked every PollInterval
-	StateMissing  State = "missing"  // does not exist; its nearest ancestor is watched (or polled)
+	StateWatching State = "watching"  // kernel watches on every directory
+	StatePolling  State = "polling"   // walked every PollInterval
+	StateMissing  State = "missing"   // does not exist; its nearest ancestor is watched (or polled)
+	StateTooLarge State = "too large" // holds more than Options.MaxRootDirs directories: neither watched nor polled
 )
 
 // RootStatus describes one root.
@@ -289,7 +307,10 @@ func newWatcher(opts Options, handle func(Batch), h hooks) (*Watcher, error) {
 // AddRoot starts watching path, which need not exist yet. It returns once
 // the root is watched (or polled, or waited for through its nearest existing
 // ancestor), so a scan the caller starts afterwards misses nothing the
-// Watcher will not report. Adding a root twice is a no-op.
+// Watcher will not report. Adding a root twice is a no-op. A root that
+// holds more than Options.MaxRootDirs directories is kept, neither watched
+// nor polled, and AddRoot returns an error wrapping ErrTooLarge, now and
+// when it is added again.
 func (w *Watcher) AddRoot(path string) error {
 	if path == "" {
 		return errors.New("add root: empty path")
@@ -490,9 +511,9 @@ const maxSpare = 4096
 func (w *Watcher) serve(req request) {
 	switch req.op {
 	case opAdd:
-		w.addRoot(req.path)
+		err := w.addRoot(req.path)
 		w.publish()
-		req.reply <- nil
+		req.reply <- err
 	case opRemove:
 		err := w.removeRoot(req.path)
 		w.publish()

@@ -155,6 +155,9 @@ func (ws *watches) release(n dirtree.Node) {
 // addWatch makes m an owner of the watch on dir, adding the kernel watch
 // when dir has none yet.
 func (w *Watcher) addWatch(m *mount, dir string) (dirtree.Node, error) {
+	if limit := w.dirLimit(m); limit > 0 && m.nodes >= limit && !w.ws.has(w.ws.watched(dir), m) {
+		return none, fmt.Errorf("watch %s: %s holds more than %d directories: %w", dir, m.logical, limit, ErrTooLarge)
+	}
 	n := w.ws.watched(dir)
 	if n == none {
 		var err error
@@ -168,6 +171,19 @@ func (w *Watcher) addWatch(m *mount, dir string) (dirtree.Node, error) {
 		m.root.dirty = true
 	}
 	return n, nil
+}
+
+// dirLimit is the most directories m may watch: Options.MaxRootDirs for a
+// root's own tree, Options.MaxLinkDirs for a linked collection, none (0)
+// for the watches on the way to a tree.
+func (w *Watcher) dirLimit(m *mount) int {
+	switch {
+	case m == m.root.main:
+		return w.opts.MaxRootDirs
+	case m.link:
+		return w.opts.MaxLinkDirs
+	}
+	return 0
 }
 
 // newNode adds the kernel watch for dir. A directory moved from one
@@ -247,13 +263,13 @@ func (w *Watcher) moved(n dirtree.Node) {
 			for _, t := range m.guardedThrough(path, "") {
 				if t.state == mountTree {
 					if err := w.checkMount(t, true); limitReached(err) {
-						w.startPolling(t.root, err, true)
+						w.limited(t, err, true)
 					}
 				}
 			}
 		}
 		if limitReached(err) {
-			w.startPolling(m.root, err, true)
+			w.limited(m, err, true)
 		}
 	}
 	for _, m := range owners {

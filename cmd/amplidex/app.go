@@ -76,13 +76,22 @@ type App struct {
 	// refusedOnce says once per run that a .amplifier directory of
 	// another user was ignored.
 	refusedOnce sync.Once
-	level       slog.Level
+	// warned holds the warnings said once per run (see warnOnce).
+	warned sync.Map
+	// olderOnce says once per run that the daemon, of another build that
+	// is not older, is asked as it is.
+	olderOnce sync.Once
+	level     slog.Level
 	// line is stderr as the logger writes it: a progress line on a
 	// terminal is cleared before a log line and shown again after.
 	line *statusLine
 	// rejoinLimit bounds how long watch looks for a daemon once its own
 	// went away; rejoinLimit (the constant) when zero. Tests shorten it.
 	rejoinLimit time.Duration
+	// fixOpened, when set, is called with a file's real path once check
+	// --fix has opened it to write it, before comparing its text (see
+	// writeFix). Tests edit the file there.
+	fixOpened func(path string)
 }
 
 // NewApp returns an App over the given streams and environment.

@@ -13,6 +13,7 @@ type checkOptions struct {
 	ignores       []string
 	severity      string
 	ignoreUnknown bool
+	whole         bool
 	baseline      string
 	writeBaseline string
 	allRoots      bool
@@ -23,6 +24,7 @@ type checkOptions struct {
 	outputFile    string
 	fix           bool
 	diff          bool
+	unsafeFixes   bool
 }
 
 // checkFormats are the values of --format.
@@ -50,6 +52,7 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.StringSliceVar(&opts.ignores, "ignore", nil, "do not report these codes or areas; repeat or separate with commas")
 	f.StringVar(&opts.severity, "severity", "", "report only diagnostics of this severity or above: error, warning (warn) or info (default: [check] severity, else info)")
 	f.BoolVar(&opts.ignoreUnknown, "ignore-unknown", false, "skip files of kinds amplidex does not check (for pre-commit) instead of failing")
+	f.BoolVar(&opts.whole, "whole", false, "check the whole collection of each PATH inside one, not just the files named: a rename is checked from the files that name it (for pre-commit)")
 	f.StringVar(&opts.baseline, "baseline", "", "report only diagnostics that are not in this baseline file")
 	f.StringVar(&opts.writeBaseline, "write-baseline", "", "record today's diagnostics in this file, report nothing, and exit 0")
 	f.BoolVar(&opts.allRoots, "all-roots", false, "report every root's collections: the project's, the user's and the bundled ones (default: the project's, else the collection here)")
@@ -60,6 +63,7 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.StringVar(&opts.outputFile, "output-file", "", "write the report to this file instead of stdout")
 	f.BoolVar(&opts.fix, "fix", false, "apply the fixes that need no choice (a misspelt key renamed, a reference with one close candidate corrected), then report what remains")
 	f.BoolVar(&opts.diff, "diff", false, "print the fixes --fix would make as a unified diff, writing nothing; exit 1 when there is one")
+	f.BoolVar(&opts.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff, make the unsafe fixes too: those that would write an item of a list twice or a key twice")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(checkFormats...))
 	_ = cmd.RegisterFlagCompletionFunc("severity", fixedCompletion("error", "warning", "info"))
 	_ = cmd.RegisterFlagCompletionFunc("select", completeCodes)

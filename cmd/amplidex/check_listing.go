@@ -85,7 +85,7 @@ func (l *listings) realPath(dir string) (string, error) {
 // cannot be: one that does not name amplidex, and that the policy could
 // read (a larger one is an error there).
 func (l *listings) onRead(path string, src []byte) {
-	if filepath.Base(path) != "pyproject.toml" || len(src) > maxConfigSize || bytes.Contains(src, []byte("amplidex")) {
+	if filepath.Base(path) != "pyproject.toml" || int64(len(src)) > configLimit("pyproject.toml") || bytes.Contains(src, []byte("amplidex")) {
 		return
 	}
 	l.mu.Lock()

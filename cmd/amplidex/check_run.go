@@ -125,11 +125,15 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 }
 
 // checkFix applies the fixes of what check reports that need no choice
-// (--fix) and checks again, its exit code counting what remains; or
+// (--fix) and checks again, its exit code counting what remains (and 1
+// at least when a file was left unfixed: one the user may not write, or
+// one that changed since it was read, each said on stderr); or
 // prints them as a unified diff without writing (--diff), exiting 1 when
-// there is something to fix.
+// there is something to fix. An unsafe fix (one that would make a
+// duplicate or break a file's structure) is said and left out, unless
+// --unsafe-fixes asks for it.
 func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, v *catalog.View, ds []diag.Diagnostic) error {
-	fixes, err := a.fixFiles(ctx, ws, v, pol, ds)
+	all, err := a.fixFiles(ctx, ws, v, pol, ds, opts.unsafeFixes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -137,9 +141,14 @@ func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *ch
 		return exitf(exitFailed, "check: %v", err)
 	}
 	n := 0
-	for _, f := range fixes {
+	var fixes []fileFix // the files that change
+	for _, f := range all {
 		n += f.fixed
+		if f.fixed > 0 {
+			fixes = append(fixes, f)
+		}
 	}
+	a.sayUnsafe(all)
 	if opts.diff {
 		out, done, err := a.checkOutput(opts)
 		if err != nil {
@@ -156,15 +165,42 @@ func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *ch
 		fmt.Fprintf(a.Stderr, "amplidex: would fix %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
 		return exitCode(exitFailed)
 	}
-	if err := writeFixes(fixes); err != nil {
-		return exitf(exitFailed, "check: %v", err)
+	written := writeFixes(fixes, a.fixOpened, func(err error) { fmt.Fprintf(a.Stderr, "amplidex: %v\n", err) })
+	n = 0
+	for _, f := range written {
+		n += f.fixed
 	}
 	if n > 0 {
-		fmt.Fprintf(a.Stderr, "amplidex: fixed %s in %s\n", query.Plural(n, "problem"), query.Plural(len(fixes), "file"))
+		fmt.Fprintf(a.Stderr, "amplidex: fixed %s in %s\n", query.Plural(n, "problem"), query.Plural(len(written), "file"))
 	}
 	again := *opts
-	again.fix = false
-	return a.runCheck(ctx, &again)
+	again.fix, again.unsafeFixes = false, false
+	err = a.runCheck(ctx, &again)
+	if err == nil && len(written) < len(fixes) {
+		return exitCode(exitFailed) // a file was left unfixed: said above
+	}
+	return err
+}
+
+// sayUnsafe says on stderr each fix left out as unsafe, where its
+// diagnostic is, what it would do and why it is not made.
+func (a *App) sayUnsafe(fixes []fileFix) {
+	wd, _ := os.Getwd()
+	n := 0
+	for _, f := range fixes {
+		for _, u := range f.unsafe {
+			d := u.Diagnostic
+			fmt.Fprintf(a.Stderr, "amplidex: %s:%d:%d: not fixed: %s: %s [%s]\n", query.DisplayPath(wd, d.Path),
+				d.Range.Start.Line+1, d.Range.Start.Character+1, u.Title, u.Why, d.Code)
+			n++
+		}
+	}
+	switch {
+	case n == 1:
+		fmt.Fprintln(a.Stderr, "amplidex: 1 fix left to the author as unsafe (--unsafe-fixes makes it)")
+	case n > 1:
+		fmt.Fprintf(a.Stderr, "amplidex: %d fixes left to the author as unsafe (--unsafe-fixes makes them)\n", n)
+	}
 }
 
 // checkOutput returns where check's report goes: stdout, or the file of
@@ -202,6 +238,9 @@ func (opts *checkOptions) validate() error {
 	}
 	if opts.diff && (opts.format != "text" || opts.statistics || opts.writeBaseline != "") {
 		return exitf(exitUsage, "check: --diff prints a diff; it does not go with --format %s, --statistics or --write-baseline", opts.format)
+	}
+	if opts.unsafeFixes && !opts.fix && !opts.diff {
+		return exitf(exitUsage, "check: --unsafe-fixes goes with --fix or --diff")
 	}
 	if opts.fix && opts.writeBaseline != "" {
 		return exitf(exitUsage, "check: --fix does not go with --write-baseline: fix first, then record what remains")
@@ -250,43 +289,53 @@ func (a *App) checkScope(ws *workspace, opts *checkOptions) (checkResult, error)
 	case opts.allRoots:
 		return a.checkAll(ws, opts.with)
 	case len(opts.paths) > 0:
-		return a.checkPaths(ws, opts.paths, opts.with, opts.ignoreUnknown)
+		return a.checkPaths(ws, opts)
 	}
 	return a.checkDefault(ws, opts.with)
 }
 
 // checkDefault is check without a path: the project's own collections and
-// lock file; without a project, the collection the working directory is
-// in (or, for a directory holding collections, those). The user and
-// bundled roots are resolved against, never reported: a check of a
-// repository reports the repository.
+// lock file, whatever else sits at the project's root (and the project
+// directory itself when it is a collection); without a project, the
+// collection the working directory is in (or, for a directory holding
+// collections, those). The user and bundled roots are resolved against,
+// never reported: a check of a repository reports the repository. Where
+// there is nothing to check (a plain Python repository), it says so on
+// stderr and passes, as ruff does on a tree without Python files.
 func (a *App) checkDefault(ws *workspace, with []string) (checkResult, error) {
+	v, cat := ws.view()
+	if err := unlistedRoots(cat); err != nil {
+		return checkResult{}, err
+	}
+	p := newPlanner(ws, v)
+	var none string
 	// The home directory's .amplifier holds the user root: it is no
 	// project to report.
 	if project := ws.daemonProject(); project != "" && !samePath(project, ws.home) {
-		res, err := a.checkPaths(ws, []string{project}, with, false)
-		if isNothingToCheck(err) {
-			return res, exitf(exitUsage, "check: nothing to check: the project %s has no collections and no collections.lock in .amplifier; "+
-				"name a PATH, or use --all-roots for the user and bundled roots", project)
+		p.dir(filepath.Join(project, ".amplifier"))
+		if discovery.IsMarked(project) {
+			if c := p.load(project); c != nil {
+				p.addArg(c)
+				p.targets = append(p.targets, target{col: c})
+			}
 		}
-		return res, err
+		none = fmt.Sprintf("the project %s has no collections and no collections.lock in .amplifier", project)
+	} else {
+		wd, err := os.Getwd()
+		if err != nil {
+			return checkResult{}, exitf(exitUsage, "working directory: %v", err)
+		}
+		target := wd
+		if c, _ := p.owner(wd, true); c != nil {
+			target = c.Dir
+		}
+		p.dir(target)
+		none = fmt.Sprintf("no project (.amplifier) above %s and no collection at or above it", wd)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return checkResult{}, exitf(exitUsage, "working directory: %v", err)
+	if len(p.targets) == 0 {
+		fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s; name a PATH, or use --all-roots for the user and bundled roots\n", none)
 	}
-	target := wd
-	v, _ := ws.view()
-	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
-	if c, _ := p.owner(wd, true); c != nil {
-		target = c.Dir
-	}
-	res, err := a.checkPaths(ws, []string{target}, with, false)
-	if isNothingToCheck(err) {
-		return res, exitf(exitUsage, "check: nothing to check: no project (.amplifier) above %s and no collection at or above it; "+
-			"name a PATH, or use --all-roots for the user and bundled roots", wd)
-	}
-	return res, err
+	return a.checkPlan(ws, cat, p, with, false)
 }
 
 // errNothingToCheck is returned by checkPaths when a directory holds
@@ -306,7 +355,7 @@ func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
 	if len(with) == 0 {
 		res.diags = slices.Clone(v.Diagnostics())
 	} else {
-		p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+		p := newPlanner(ws, v)
 		cols, err := p.withCollections(with)
 		if err != nil {
 			return checkResult{}, err
@@ -404,26 +453,36 @@ type planner struct {
 	view   *catalog.View
 	loader *discovery.Loader
 	loaded map[string]*discovery.Collection // argument collections by directory
-	shapes map[string]bool                  // looksLikeCollection by directory
+	shapes map[string]bool                  // isCollectionDir by directory
 	// args are the collections found outside the workspace's roots; they
 	// are checked ahead of every root (catalog.WithArguments).
-	args    []*discovery.Collection
+	args []*discovery.Collection
+	// whole makes a path inside a collection stand for all of it.
+	whole   bool
 	targets []target
 	unknown []string
+	// notMetadata are the pyproject.toml files named that are no
+	// collection's metadata.
+	notMetadata []string
 }
 
 // checkPaths checks what each path names: a file, a collection, a
 // directory inside one, a root, a project directory or its .amplifier.
 // Cross-references resolve against the collections named first, then the
 // workspace's roots.
-func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool) (checkResult, error) {
+//
+// With --whole, a file or directory inside a collection stands for the
+// whole collection: a rename in agents/ is checked from the profiles that
+// name it (the pre-commit hook names the staged files).
+func (a *App) checkPaths(ws *workspace, opts *checkOptions) (checkResult, error) {
 	v, cat := ws.view()
 	if err := unlistedRoots(cat); err != nil {
 		return checkResult{}, err
 	}
-	p := &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+	p := newPlanner(ws, v)
+	p.whole = opts.whole
 	seen := map[string]bool{}
-	for _, arg := range paths {
+	for _, arg := range opts.paths {
 		abs, err := filepath.Abs(arg)
 		if err != nil {
 			return checkResult{}, exitf(exitUsage, "check: %v", err)
@@ -448,9 +507,26 @@ func (a *App) checkPaths(ws *workspace, paths, with []string, ignoreUnknown bool
 		}
 		p.file(abs)
 	}
+	return a.checkPlan(ws, cat, p, opts.with, opts.ignoreUnknown)
+}
+
+// newPlanner returns a planner over the workspace's View v.
+func newPlanner(ws *workspace, v *catalog.View) *planner {
+	return &planner{view: v, loader: ws.loader(), loaded: map[string]*discovery.Collection{}, shapes: map[string]bool{}}
+}
+
+// checkPlan checks the targets p planned, the collections of --with
+// resolved against.
+func (a *App) checkPlan(ws *workspace, cat *catalog.Catalog, p *planner, with []string, ignoreUnknown bool) (checkResult, error) {
+	v := p.view
 	if len(p.unknown) > 0 && !ignoreUnknown {
 		return checkResult{}, exitf(exitUsage, "check: amplidex does not check %s: it checks profiles/*.md, agents/*.md, context/**/*.md, "+
 			"bundle.md, pyproject.toml and collections.lock (--ignore-unknown skips the others)", strings.Join(p.unknown, ", "))
+	}
+	if len(p.notMetadata) > 0 && !ignoreUnknown {
+		return checkResult{}, exitf(exitUsage, "check: %s: no collection's metadata: a pyproject.toml is a collection's with profiles/, agents/, "+
+			"context/, scenario-tools/ or modules/ beside it or in its package, a [tool.amplifier.collection] table, or in .amplifier/collections "+
+			"(--ignore-unknown skips it)", strings.Join(p.notMetadata, ", "))
 	}
 	withCols, err := p.withCollections(with)
 	if err != nil {
@@ -533,7 +609,7 @@ func (p *planner) dir(d string) bool {
 	}
 	// A collection, or a directory inside one.
 	if c, dir := p.owner(d, true); c != nil {
-		if dir == c.Dir {
+		if dir == c.Dir || p.whole {
 			p.targets = append(p.targets, target{col: c})
 		} else {
 			p.targets = append(p.targets, target{col: c, under: dir})
@@ -547,7 +623,7 @@ func (p *planner) dir(d string) bool {
 	// .amplifier: the collections root and the lock file beside it.
 	if filepath.Base(d) == ".amplifier" {
 		found := false
-		if lock := filepath.Join(d, "collections.lock"); isFileAt(lock) {
+		if lock := filepath.Join(d, "collections.lock"); existsAt(lock) {
 			p.targets = append(p.targets, target{lock: lock})
 			found = true
 		}
@@ -573,7 +649,7 @@ func (p *planner) root(dir string) bool {
 			p.targets = append(p.targets, target{col: c})
 			found = true
 		}
-		if lp := discovery.LockPath(r); lp != "" && isFileAt(lp) {
+		if lp := discovery.LockPath(r); lp != "" && existsAt(lp) {
 			p.targets = append(p.targets, target{lock: lp})
 		}
 		return found
@@ -582,9 +658,12 @@ func (p *planner) root(dir string) bool {
 	if err != nil {
 		return false
 	}
+	// Outside a collections root, a directory is a collection where its
+	// layout says so: a Python project's pyproject.toml is not metadata.
+	marked := !isCollectionsRoot(dir)
 	found := false
 	for _, d := range dirs {
-		if !isDirAt(d) {
+		if !isDirAt(d) || marked && !discovery.IsMarked(d) {
 			continue
 		}
 		if c := p.load(d); c != nil {
@@ -644,7 +723,11 @@ func (p *planner) addArg(c *discovery.Collection) {
 // kind amplidex does not check.
 func (p *planner) file(f string) {
 	if c, file := p.owner(f, false); c != nil {
-		p.targets = append(p.targets, target{col: c, file: file})
+		if p.whole {
+			p.targets = append(p.targets, target{col: c})
+		} else {
+			p.targets = append(p.targets, target{col: c, file: file})
+		}
 		return
 	}
 	for _, r := range p.view.Set.Roots {
@@ -660,7 +743,10 @@ func (p *planner) file(f string) {
 	case base == "bundle.md":
 		p.targets = append(p.targets, target{lone: f})
 	case base == "pyproject.toml" && !inToolOrModule(filepath.Dir(f)):
-		p.targets = append(p.targets, target{lone: f})
+		// No collection holds it (owner would have said): an ordinary
+		// Python project's.
+		wd, _ := os.Getwd()
+		p.notMetadata = append(p.notMetadata, query.DisplayPath(wd, f))
 	case (dir == "profiles" || dir == "agents") && strings.HasSuffix(base, ".md") &&
 		!discovery.IsEditorDropping(base) && !strings.EqualFold(base, "README.md"):
 		p.targets = append(p.targets, target{lone: f})
@@ -688,7 +774,7 @@ func (p *planner) owner(path string, isDir bool) (*discovery.Collection, string)
 		if d != path || isDir {
 			is, seen := p.shapes[d]
 			if !seen {
-				is = looksLikeCollection(d) && !inToolOrModule(d)
+				is = isCollectionDir(d) && !inToolOrModule(d)
 				p.shapes[d] = is
 			}
 			if is {
@@ -789,6 +875,23 @@ func inToolOrModule(dir string) bool {
 	return false
 }
 
+// isCollectionDir reports whether dir, met on the way up from a path
+// checked, is a collection: a directory its layout marks as one (see
+// discovery.Shape.Marked), or one with metadata in a collections root
+// (.amplifier/collections), which says so whatever it holds.
+func isCollectionDir(dir string) bool {
+	if isCollectionsRoot(filepath.Dir(dir)) {
+		return looksLikeCollection(dir)
+	}
+	return discovery.IsMarked(dir)
+}
+
+// isCollectionsRoot reports whether dir is a collections root by its
+// name: the collections directory of a .amplifier directory.
+func isCollectionsRoot(dir string) bool {
+	return filepath.Base(dir) == "collections" && filepath.Base(filepath.Dir(dir)) == ".amplifier"
+}
+
 // looksLikeCollection tells a collection directory from a root holding
 // collections: a collection has a pyproject.toml or a resource directory at
 // its top, or pip's metadata (a *.dist-info directory).
@@ -837,12 +940,13 @@ func isResourceDirName(name string) bool {
 }
 
 // checkLock checks a lock file that belongs to no root of the workspace.
+// One that is not a regular file (a link to /dev/zero, a FIFO) or cannot
+// be read is reported, not read.
 func checkLock(path string) ([]diag.Diagnostic, error) {
-	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
-	if err != nil {
+	_, ds, err := lock.Read(path)
+	if err != nil && len(ds) == 0 {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
-	_, ds, _ := lock.Parse(path, src)
 	return ds, nil
 }
 
@@ -863,8 +967,6 @@ func checkLoneFile(ws *workspace, path string) ([]diag.Diagnostic, error) {
 	var ds []diag.Diagnostic
 	base, dir := filepath.Base(path), filepath.Base(filepath.Dir(path))
 	switch {
-	case base == "pyproject.toml":
-		_, ds = discovery.ParsePyproject(path, src)
 	case base == "bundle.md":
 		ds = prepare.CheckManifest(path, src, ws.schemaOptions())
 	case dir == "profiles":
@@ -879,6 +981,14 @@ func checkLoneFile(ws *workspace, path string) ([]diag.Diagnostic, error) {
 	// A file no collection holds has its comments applied here, by the
 	// rule a View applies to a collection's.
 	return suppress.File(path, src, ds), nil
+}
+
+// existsAt reports whether there is anything at p, of any type, a
+// dangling link included: a lock file that is not a regular file is
+// reported, not passed over.
+func existsAt(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func isFileAt(p string) bool {
@@ -915,6 +1025,9 @@ func summarize(ds []diag.Diagnostic) query.Summary {
 // each severity (named as --severity names them) and of the files.
 func summaryLine(s checkSummary) string {
 	scope := fmt.Sprintf("%s in %s", query.Plural(s.FilesChecked, "file"), query.Plural(s.Collections, "collection"))
+	if s.Errors+s.Warnings+s.Infos == 0 && s.FilesChecked == 0 && s.Baselined == 0 {
+		return "Nothing checked: no files."
+	}
 	if s.Errors+s.Warnings+s.Infos == 0 {
 		line := "All checks passed: " + scope
 		if s.Baselined > 0 {

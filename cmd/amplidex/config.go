@@ -145,12 +145,18 @@ func loadConfig(path string, explicit bool) (*Config, error) {
 // amplidex does not know (with the nearest known one), a value of the
 // wrong type (with the type wanted), a code or glob that means nothing,
 // and, in a project's file, a table that belongs in the user's
-// configuration (userPath names that file).
+// configuration (userPath names that file). A text nested deeper, or
+// with longer dotted keys, than syntax.CheckTOMLShape allows is not
+// decoded: the error says where.
 func parseConfig(path string, src []byte, prefix []string, kind configKind, userPath string) (*Config, error) {
 	var raw map[string]any
-	if _, err := toml.Decode(string(src), &raw); err != nil {
+	if _, err := syntax.DecodeTOML(src, &raw); err != nil {
 		var perr toml.ParseError
-		if errors.As(err, &perr) {
+		var serr *syntax.TOMLShapeError
+		switch {
+		case errors.As(err, &serr):
+			return nil, fmt.Errorf("%s:%v", path, serr)
+		case errors.As(err, &perr):
 			return nil, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -185,7 +191,7 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 	cfg := &Config{}
 	var err error
 	if prefix == nil {
-		_, err = toml.Decode(string(src), cfg)
+		_, err = syntax.DecodeTOML(src, cfg)
 	} else {
 		var pp struct {
 			Tool struct {
@@ -193,7 +199,7 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 			} `toml:"tool"`
 		}
 		pp.Tool.Amplidex = cfg
-		_, err = toml.Decode(string(src), &pp)
+		_, err = syntax.DecodeTOML(src, &pp)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

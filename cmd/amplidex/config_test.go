@@ -69,6 +69,16 @@ func TestParseConfig(t *testing.T) {
 		{"pyproject unknown key", "[tool.amplidex.check]\nselct = []\n", []string{"tool", "amplidex"}, projectConfig,
 			[]string{"f.toml:2:1: unknown configuration key tool.amplidex.check.selct; did you mean tool.amplidex.check.select?"}},
 		{"syntax", "[check\n", nil, userConfig, []string{"f.toml:", "to end table name"}},
+		// Nesting the decoder must not see is refused where it starts,
+		// in every kind of file, before a byte is decoded.
+		{"project file nested deep", "[check]\nignore = " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n", nil, projectConfig,
+			[]string{"f.toml:2:42: TOML not read: arrays and inline tables nest more than 32 deep"}},
+		{"user file nested deep", "[check]\nper-path = " + strings.Repeat("{a=", 40) + "1" + strings.Repeat("}", 40) + "\n", nil, userConfig,
+			[]string{"f.toml:2:108: TOML not read: arrays and inline tables nest more than 32 deep"}},
+		{"pyproject nested deep", "[project]\nname = \"x\"\n[tool.amplidex.check]\nignore = " + strings.Repeat("[", 50) + strings.Repeat("]", 50) + "\n",
+			[]string{"tool", "amplidex"}, projectConfig, []string{"f.toml:4:42: TOML not read: arrays and inline tables nest more than 32 deep"}},
+		{"key of many parts", "[check]\n" + strings.Repeat("a.", 40) + "a = 1\n", nil, projectConfig,
+			[]string{"f.toml:2:1: TOML not read: a key or table name has more than 32 dotted parts"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

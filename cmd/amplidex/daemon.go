@@ -165,6 +165,14 @@ func syncDir(getenv func(string) string, state string) string {
 }
 
 func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
+	// Every handler is in place before the socket is bound: a reload
+	// (`systemctl --user reload`, a client's) may come as soon as the
+	// socket answers, and SIGHUP's default action ends the process. One
+	// that comes during the start is taken once the daemon runs.
+	// (SIGINT and SIGTERM are main's, from the first instruction on.)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	ws, err := a.workspace()
 	if err != nil {
 		return err
@@ -216,9 +224,6 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 	if err != nil {
 		return exitf(exitUsage, "daemon: %v", err)
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	for {
 		select {
 		case <-ctx.Done():

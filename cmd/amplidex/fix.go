@@ -30,6 +30,9 @@ type fileFix struct {
 	old, new []byte
 	// fixed counts the edits made.
 	fixed int
+	// unsafe are the fixes left out of new: they would make a duplicate
+	// or break the file's structure (without --unsafe-fixes).
+	unsafe []lsp.UnsafeFix
 }
 
 // oneView is the lsp.Views of a check: the View it checked, for every
@@ -48,8 +51,9 @@ func (oneView) Changed(string) {}
 // check reports over the View v: the language server's own quick fixes
 // that need no choice (lsp.Workspace.Fixes), in rounds, each round over
 // the text the one before left, its diagnostics decided as check decides
-// them (suppression comments, then the policy).
-func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []diag.Diagnostic) ([]fileFix, error) {
+// them (suppression comments, then the policy). The unsafe ones are left
+// out, and kept to be said, unless withUnsafe asks for them.
+func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []diag.Diagnostic, withUnsafe bool) ([]fileFix, error) {
 	w := lsp.NewWorkspace(oneView{v}, lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
 		CheckBundle: prepare.CheckManifest, Log: a.log})
 	byFile := map[string][]diag.Diagnostic{}
@@ -68,7 +72,8 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 		f := fileFix{path: path, old: old, new: old}
 		fileDs := byFile[path]
 		for range maxFixRounds {
-			edits := w.Fixes(ctx, v, path, f.new, fileDs)
+			edits, unsafe := w.Fixes(ctx, v, path, f.new, fileDs, withUnsafe)
+			f.unsafe = unsafe // what the last round left
 			if len(edits) == 0 {
 				break
 			}
@@ -80,41 +85,26 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 			// surface does.
 			fileDs = pol.filterFile(path, w.Diagnose(ctx, path, f.new, nil), func(error) {})
 		}
-		if f.fixed > 0 {
+		if f.fixed > 0 || len(f.unsafe) > 0 {
 			out = append(out, f)
 		}
 	}
 	return out, nil
 }
 
-// writeFixes writes the fixed files, each replaced whole (a file beside
-// it, renamed over it) and keeping its mode.
-func writeFixes(fixes []fileFix) error {
+// writeFixes writes the fixed files, each in place (see writeFix), and
+// returns those written. A file left as it is, with why, is said
+// through warn; the others are written still. opened is writeFix's.
+func writeFixes(fixes []fileFix, opened func(string), warn func(error)) []fileFix {
+	var written []fileFix
 	for _, f := range fixes {
-		fi, err := os.Stat(f.path)
-		if err != nil {
-			return fmt.Errorf("fix %s: %w", f.path, err)
+		if err := writeFix(f, opened); err != nil {
+			warn(err)
+			continue
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".amplidex-*")
-		if err != nil {
-			return fmt.Errorf("fix %s: %w", f.path, err)
-		}
-		_, err = tmp.Write(f.new)
-		if err == nil {
-			err = tmp.Chmod(fi.Mode().Perm())
-		}
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), f.path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return fmt.Errorf("fix %s: %w", f.path, err)
-		}
+		written = append(written, f)
 	}
-	return nil
+	return written
 }
 
 // diffContext is how many unchanged lines a hunk shows around a change.

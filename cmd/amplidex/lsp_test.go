@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,4 +120,43 @@ func TestSchema(t *testing.T) {
 			t.Fatalf("exit code %d, want %d", code, exitUsage)
 		}
 	})
+}
+
+// TestLSPDeepProjectConfig: a committed amplidex.toml nested deeper than
+// the bound is not decoded; the language server says so in its log,
+// naming the file and where, keeps answering, and diagnoses the file with
+// the user's settings.
+func TestLSPDeepProjectConfig(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"repo/.git/HEAD":           "ref: refs/heads/main\n",
+		"repo/amplidex.toml":       "[check]\nignore = " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n",
+		"repo/team/pyproject.toml": "[project]\nname = \"team\"\nversion = \"1.0.0\"\ndescription = \"Team\"\n",
+		"repo/team/agents/a.md":    "---\nmeta:\n  name: a\n---\nHi.\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := lspEnv(t)
+	env := map[string]string{}
+	for _, k := range []string{"HOME", "AMPLIDEX_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "NO_COLOR", noSpawnEnv} {
+		env[k] = get(k)
+	}
+	s := startLSP(t, env)
+	agent := filepath.Join(dir, "repo/team/agents/a.md")
+	ds := s.diagnose(agent, []byte(files["repo/team/agents/a.md"]))
+	if len(ds) == 0 || ds[0].Code != "schema/missing-key" {
+		t.Errorf("diagnostics %+v, want schema/missing-key (the user's settings)", ds)
+	}
+	want := filepath.Join(dir, "repo/amplidex.toml") + ":2:42: TOML not read: arrays and inline tables nest more than 32 deep"
+	if log := s.stderr.String(); !strings.Contains(log, want) {
+		t.Errorf("the log does not say %q:\n%.2000s", want, log)
+	}
+	s.call("shutdown", nil)
 }

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"amplidex":              main,
 		"amplidex-signal-probe": signalProbe,
+		"amplidex-flood":        floodProbe,
 	})
 }
 
@@ -75,8 +76,12 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"wait-status": waitStatus,
 		"hup-daemon":  hupDaemon,
 		"chown":       chown,
+		"filestat":    filestat,
 		"wait-grep":   waitGrep,
 		"exits":       exits,
+		"run-hook":    runHook,
+		"same-diags":  sameDiags,
+		"grow":        grow,
 	}
 	maps.Copy(cmds, agentCmds())
 	return cmds
@@ -176,6 +181,49 @@ func waitGrep(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// diagLine is a diagnostic as check and query diagnostics print it.
+var diagLine = regexp.MustCompile(`^\S+:\d+:\d+: (error|warning|info): .* \[[a-z]+/[a-z-]+\]$`)
+
+// sameDiags fails unless two files, the text outputs of two surfaces,
+// hold the same diagnostic lines (their summaries differ). Usage:
+// same-diags FILE1 FILE2.
+func sameDiags(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: same-diags FILE1 FILE2")
+	}
+	lines := func(name string) []string {
+		var out []string
+		for l := range strings.Lines(ts.ReadFile(name)) {
+			if l = strings.TrimRight(l, "\n"); diagLine.MatchString(l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	a, b := lines(args[0]), lines(args[1])
+	if len(a) == 0 {
+		ts.Fatalf("%s holds no diagnostic", args[0])
+	}
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		ts.Fatalf("%s:\n%s\n%s:\n%s", args[0], strings.Join(a, "\n"), args[1], strings.Join(b, "\n"))
+	}
+}
+
+// grow appends TOML comment lines to FILE until it holds at least BYTES
+// bytes. Usage: grow FILE BYTES.
+func grow(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: grow FILE BYTES")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	b := []byte(ts.ReadFile(args[0]))
+	for len(b) < n {
+		b = append(b, "# padding of a large pyproject.toml\n"...)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
 }
 
 // exits runs a command, keeping its stdout and stderr for the commands

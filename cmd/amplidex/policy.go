@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
@@ -44,6 +45,8 @@ type policy struct {
 	flags    checkFlags
 	// home is the home directory: never searched for a project's file.
 	home string
+	// warn, when set, says that a project's file was not trusted.
+	warn func(string)
 }
 
 // checkFlags are the flags of check that select what is reported.
@@ -72,7 +75,7 @@ func newPolicy(ws *workspace, flags checkFlags) (*policy, error) {
 		}
 	}
 	userFile := cmp.Or(userPath, ws.paths.Config)
-	return &policy{user: ws.cfg, userBase: ws.base(), userPath: userPath, userFile: userFile, flags: flags, home: ws.home}, nil
+	return &policy{user: ws.cfg, userBase: ws.base(), userPath: userPath, userFile: userFile, flags: flags, home: ws.home, warn: ws.warn}, nil
 }
 
 // projectFiles are the names of a project's configuration, in the order
@@ -83,6 +86,18 @@ var projectFiles = []string{"amplidex.toml", ".amplidex.toml", "pyproject.toml"}
 
 // maxConfigSize bounds a project's configuration file read.
 const maxConfigSize = 1 << 20
+
+// configLimit is how much of a project's file named name is read: a
+// pyproject.toml is a collection's metadata too, and is read up to the
+// document limit, as the Loader reads it, so that check and the daemon
+// take the same file alike; amplidex.toml and .amplidex.toml, which hold
+// configuration alone, up to maxConfigSize.
+func configLimit(name string) int64 {
+	if name == "pyproject.toml" {
+		return syntax.DefaultMaxFileSize
+	}
+	return maxConfigSize
+}
 
 // lookup finds and reads the project's configuration files for one
 // batch of diagnostics. It is not safe for concurrent use.
@@ -112,6 +127,13 @@ func (p *policy) lookup() *lookup {
 // holds .git or .amplifier, or the base directory (the project or working
 // directory); the home directory is never read. It returns nil when
 // there is none.
+//
+// Nothing another user controls is trusted, by the rule the search for
+// .amplifier follows (see discovery.FindProject): a file that belongs to
+// another user, or lies in a directory of another user, is not read,
+// and the search stops there with none (said once through the policy's
+// warn); nor does it go above a directory of another user that anyone
+// may write in (such as /tmp).
 func (l *lookup) projectConfig(dir string) (*Config, error) {
 	if c, ok := l.nearest[dir]; ok {
 		return c, nil // asked for with the clean path it was stored under
@@ -123,11 +145,14 @@ func (l *lookup) projectConfig(dir string) (*Config, error) {
 	var c *Config
 	if l.home == "" || dir != l.home {
 		may := l.listed.namesIn(dir)
-		var err error
-		if c, err = l.p.fileIn(dir, may, l.listed); err != nil {
+		var (
+			refused bool
+			err     error
+		)
+		if c, refused, err = l.p.fileIn(dir, may, l.listed); err != nil {
 			return nil, err
 		}
-		if parent := dirOf(dir); c == nil && parent != dir && !l.boundary(dir, may) {
+		if parent := dirOf(dir); c == nil && !refused && parent != dir && !l.boundary(dir, may) && !discovery.OpenToOthers(dir) {
 			if c, err = l.projectConfig(parent); err != nil {
 				return nil, err
 			}
@@ -158,8 +183,10 @@ func (l *lookup) boundary(dir string, may nameSet) bool {
 
 // fileIn reads the project configuration dir holds itself, or returns
 // nil. A name that dir cannot hold (may, see listings) is not tried, nor
-// a pyproject.toml that listed says does not name amplidex.
-func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, error) {
+// a pyproject.toml that listed says does not name amplidex. A file that
+// another user controls (see discovery.Untrusted) is not read: refused
+// is then set, and the refusal said through p.warn.
+func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, refused bool, err error) {
 	for _, name := range projectFiles {
 		if !may.has(name) {
 			continue
@@ -168,7 +195,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 		if name == "pyproject.toml" && listed.plainPyproject(path) {
 			continue // read as the collection's metadata: no amplidex there
 		}
-		src, err := syntax.ReadFile(path, maxConfigSize)
+		src, err := syntax.ReadFile(path, configLimit(name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -176,7 +203,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 			if !isFileAt(path) {
 				continue // a directory, or nothing that can be read as a file
 			}
-			return nil, fmt.Errorf("read %s: %w", path, err)
+			return nil, false, fmt.Errorf("read %s: %w", path, err)
 		}
 		if p.userPath != "" && samePath(path, p.userPath) {
 			continue // the user's own file, wherever it lies
@@ -187,22 +214,43 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (*Config, err
 				continue
 			}
 			// A pyproject.toml that is not TOML is the collection's
-			// metadata/toml-syntax to report, not a configuration error.
+			// metadata/toml-syntax to report, not a configuration error;
+			// unless it has a [tool.amplidex] table, which cannot be
+			// read: that is said, with where the file stops parsing,
+			// never passed over.
 			var probe map[string]any
-			if _, err := toml.Decode(string(src), &probe); err != nil {
-				continue
+			if _, err := syntax.DecodeTOML(src, &probe); err != nil {
+				if !discovery.HasTOMLTable(src, "tool.amplidex") {
+					continue
+				}
+				var perr toml.ParseError
+				if errors.As(err, &perr) {
+					return nil, false, fmt.Errorf("%s:%d:%d: the file does not parse as TOML (%s), so its [tool.amplidex] table is not read",
+						path, perr.Position.Line, perr.Position.Col, perr.Message)
+				}
+				return nil, false, fmt.Errorf("%s: the file does not parse as TOML (%v), so its [tool.amplidex] table is not read", path, err)
+			}
+			tool, ok := probe["tool"]
+			if table, isTable := tool.(map[string]any); !ok || isTable && table["amplidex"] == nil {
+				continue // no [tool.amplidex]: not a configuration
 			}
 			prefix = []string{"tool", "amplidex"}
 		}
+		if owner, bad := discovery.Untrusted(path); bad {
+			if p.warn != nil {
+				p.warn(fmt.Sprintf("ignoring %s: it belongs to user %d, not to you; its settings are not applied", path, owner))
+			}
+			return nil, true, nil
+		}
 		c, err := parseConfig(path, src, prefix, projectConfig, p.userFile)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if c != nil {
-			return c, nil
+			return c, false, nil
 		}
 	}
-	return nil, nil
+	return nil, false, nil
 }
 
 // origin says where a setting comes from, as `git config --show-origin`

@@ -174,8 +174,10 @@ func TestPrepareMissingDefaultProvider(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d, want 2", code)
 	}
-	want := "amplidex: bundle_load_failed (protocol): " + schema.BundleDefaultProviderMessage + "\n"
-	if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "[bundle/load-failed]") || stdout != "" {
+	// The runtime's message, word for word; then, for the bundle's author,
+	// the diagnostic that says what to write.
+	want := "amplidex: bundle_load_failed (protocol): " + prepare.DefaultProviderMessage + "\n"
+	if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, schema.BundleDefaultProviderMessage+" [bundle/load-failed]") || stdout != "" {
 		t.Errorf("stdout %q, stderr:\n%s\nwant it to start with %q", stdout, stderr, want)
 	}
 
@@ -184,7 +186,8 @@ func TestPrepareMissingDefaultProvider(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitUsage {
 		t.Fatalf("prepare --json: exit %d, %q: %v", code, stdout, err)
 	}
-	if out.Code != "bundle_load_failed" || out.Classification != "protocol" || out.Message != schema.BundleDefaultProviderMessage || len(out.Diagnostics) == 0 {
+	if out.Code != "bundle_load_failed" || out.Classification != "protocol" || out.Message != prepare.DefaultProviderMessage || len(out.Diagnostics) == 0 ||
+		out.Diagnostics[0].Message != schema.BundleDefaultProviderMessage {
 		t.Errorf("prepare --json = %+v", out)
 	}
 	if _, err := os.Stat(filepath.Join(p.home, "cache", "prepared")); !os.IsNotExist(err) {
@@ -270,7 +273,7 @@ func TestPostInstall(t *testing.T) {
 	}{
 		{"cold", args, "primed "},
 		{"warm", args, "already primed: "},
-		{"failure", []string{"post-install", "--manifest", filepath.Join(p.bundle, "no-provider.md"), "--app-version", "1.0.0"}, schema.BundleDefaultProviderMessage},
+		{"failure", []string{"post-install", "--manifest", filepath.Join(p.bundle, "no-provider.md"), "--app-version", "1.0.0"}, prepare.DefaultProviderMessage},
 		{"no version", []string{"post-install", "--manifest", p.manifest}, "not primed: no application version"},
 		{"unknown flag", append([]string{"post-install", "--from-installer"}, args[1:]...), "already primed: "},
 	}
@@ -300,7 +303,7 @@ func TestPrepareCorpus(t *testing.T) {
 		t.Errorf("dry run: %d agents, %d module sources; want 6 and 30", len(d.Agents), len(d.Modules))
 	}
 	code, _, stderr = p.run(t, "prepare", "--manifest", filepath.Join(corpus, "bundle", "foundation-anchors", "bundle.md"), "--app-version", "0.14.1")
-	if code != exitUsage || !strings.Contains(stderr, "amplidex: bundle_load_failed (protocol): "+schema.BundleDefaultProviderMessage) {
+	if code != exitUsage || !strings.Contains(stderr, "amplidex: bundle_load_failed (protocol): "+prepare.DefaultProviderMessage) {
 		t.Errorf("foundation-anchors: exit %d\n%s", code, stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -54,14 +55,15 @@ func newQueryCmd(a *App) *cobra.Command {
 		func(c query.Common, args []string) query.SearchParams {
 			return query.SearchParams{Common: c, Text: strings.Join(args, " ")}
 		}, nil)
-	addQuery(cmd, a, opts, query.MethodDiagnostics, "diagnostics [PATH]", existingPath(maxArgs("PATH")),
-		func(c query.Common, args []string) query.DiagnosticsParams {
-			p := query.DiagnosticsParams{Common: c}
-			if len(args) > 0 {
-				p.Path, _ = filepath.Abs(args[0])
-			}
-			return p
-		}, nil)
+	cmd.AddCommand(&cobra.Command{
+		Use:   "diagnostics [PATH]",
+		Short: "List what check reports, of the project (or the collection here) or below PATH",
+		Long: "diagnostics answers what check reports: below PATH, or without one what a plain check reports (the\n" +
+			"project's collections and collections.lock, or the collection the working directory is in), selected and\n" +
+			"ranked by the same configuration (the project's committed file nearest to each file, then the user's).",
+		Args: existingPath(maxArgs("PATH")),
+		RunE: func(c *cobra.Command, argv []string) error { return a.runDiagnostics(c.Context(), opts, argv) },
+	})
 	addQuery(cmd, a, opts, query.MethodDeps, "deps NAME", exactArgs("NAME"), name, completeNames)
 	var merged bool
 	profile := addQuery(cmd, a, opts, query.MethodProfile, "profile REF", exactArgs("REF"),
@@ -116,6 +118,80 @@ func existingPath(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
+// runDiagnostics answers `query diagnostics [PATH]` as check reports:
+// below PATH, or in check's default scope (see defaultScope), with the
+// policy applied (the project's committed configuration, then the
+// user's), its summary counted again.
+func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []string) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	var scope []string
+	if len(args) > 0 {
+		p, err := filepath.Abs(args[0])
+		if err != nil {
+			return exitf(exitUsage, "query diagnostics: %v", err)
+		}
+		scope = []string{p}
+	} else {
+		var none string
+		if scope, none, err = ws.defaultScope(); err != nil {
+			return err
+		}
+		if none != "" {
+			fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s\n", none)
+		}
+	}
+	pol, err := newPolicy(ws, checkFlags{})
+	if err != nil {
+		return err
+	}
+	lk := pol.lookup()
+	for _, p := range append([]string{ws.base()}, scope...) {
+		dir := p
+		if !isDirAt(p) {
+			dir = filepath.Dir(p)
+		}
+		if _, err := lk.rulesFor(dir); err != nil {
+			return configError(err)
+		}
+	}
+	params := func(c query.Common) query.DiagnosticsParams {
+		p := query.DiagnosticsParams{Common: c}
+		if len(scope) == 1 {
+			p.Path = scope[0]
+		}
+		return p
+	}
+	if len(scope) == 0 {
+		empty := &query.DiagnosticsResult{Diagnostics: []diag.Diagnostic{}}
+		if opts.json {
+			return query.PrintJSON(a.Stdout, empty)
+		}
+		return query.MethodDiagnostics.Print(a.Stdout, empty, a.printOptions())
+	}
+	return runQueryIn(ctx, a, ws, opts, query.MethodDiagnostics, params, func(r *query.DiagnosticsResult) (*query.DiagnosticsResult, error) {
+		var in []diag.Diagnostic
+		for _, d := range r.Diagnostics {
+			if len(scope) == 1 || inScope(d.Path, scope) {
+				in = append(in, d)
+			}
+		}
+		kept, err := lk.filter(ctx, in)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, configError(err)
+		}
+		if kept == nil {
+			kept = []diag.Diagnostic{}
+		}
+		return &query.DiagnosticsResult{Diagnostics: kept, Summary: summarize(kept)}, nil
+	})
+}
+
 // runQuery answers one query, from the daemon or in process, and prints
 // it.
 func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P) error {
@@ -123,6 +199,13 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if err != nil {
 		return err
 	}
+	return runQueryIn(ctx, a, ws, opts, m, params, nil)
+}
+
+// runQueryIn is runQuery in the workspace ws; adjust, when set, turns the
+// answer into what is printed.
+func runQueryIn[P, R any](ctx context.Context, a *App, ws *workspace, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P,
+	adjust func(R) (R, error)) error {
 	c, err := a.connectToAsk(ctx, ws)
 	if err != nil {
 		return err
@@ -145,7 +228,7 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 	if c == nil {
 		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
 		v, _ := ws.view()
-		result, err = m.Answer(v, params(query.Common{Project: ws.daemonProject()}))
+		result, err = m.Answer(ws.withStandIn(v), params(query.Common{Project: ws.daemonProject()}))
 	}
 	if err != nil {
 		var qe *query.Error
@@ -159,6 +242,11 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		}
 		return err
 	}
+	if adjust != nil {
+		if result, err = adjust(result); err != nil {
+			return err
+		}
+	}
 	r, isResolve := any(result).(*query.ResolveResult)
 	nowhere := isResolve && r != nil && !r.Found
 	switch {
@@ -168,7 +256,11 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 		}
 	case nowhere && r.Winner == nil && len(r.Skipped) == 0 && len(r.Shadowed) == 0:
 		// Nothing at all answers to the name: no table, a message.
-		return exitf(exitFailed, "collection %q resolves nowhere", r.Name)
+		msg := fmt.Sprintf("collection %q resolves nowhere", r.Name)
+		if r.DidYouMean != "" {
+			msg += fmt.Sprintf("; did you mean %q?", r.DidYouMean)
+		}
+		return exitf(exitFailed, "%s", msg)
 	default:
 		// One write for the whole answer, not one for each cell.
 		out := bufio.NewWriter(a.Stdout)

@@ -56,9 +56,13 @@ type ruleDoc struct {
 // ruleSuppress says how a code is kept out of the report.
 type ruleSuppress struct {
 	// Line and File are the comments that suppress it in the front
-	// matter of a profile, agent or bundle.md, or in pyproject.toml.
-	Line string `json:"line"`
-	File string `json:"file"`
+	// matter of a profile, agent or bundle.md, or in pyproject.toml;
+	// BodyLine and BodyFile in a Markdown body (a context file's, or
+	// below the front matter), where `#` opens a heading.
+	Line     string `json:"line"`
+	File     string `json:"file"`
+	BodyLine string `json:"body_line"`
+	BodyFile string `json:"body_file"`
 	// Config is the configuration that ignores it everywhere, Flag the
 	// flag of check.
 	Config string `json:"config"`
@@ -70,10 +74,12 @@ func newRuleDoc(c diag.CodeInfo) ruleDoc {
 	return ruleDoc{
 		Code: c.Code, Area: area, Severity: c.Severity, Summary: c.Summary, Example: c.Example(), Fix: c.Help,
 		Suppress: ruleSuppress{
-			Line:   fmt.Sprintf("# amplidex: ignore[%s]", c.Code),
-			File:   fmt.Sprintf("# amplidex: ignore-file[%s]", c.Code),
-			Config: fmt.Sprintf("[check] ignore = [%q]", c.Code),
-			Flag:   "--ignore " + c.Code,
+			Line:     fmt.Sprintf("# amplidex: ignore[%s]", c.Code),
+			File:     fmt.Sprintf("# amplidex: ignore-file[%s]", c.Code),
+			BodyLine: fmt.Sprintf("<!-- amplidex: ignore[%s] -->", c.Code),
+			BodyFile: fmt.Sprintf("<!-- amplidex: ignore-file[%s] -->", c.Code),
+			Config:   fmt.Sprintf("[check] ignore = [%q]", c.Code),
+			Flag:     "--ignore " + c.Code,
 		},
 	}
 }
@@ -131,9 +137,11 @@ func suppressText(d ruleDoc) string {
 	return fmt.Sprintf("on its line:   %s\n"+
 		"in its file:   %s\n"+
 		"               (comments are read in the front matter of profiles, agents and bundle.md, and in pyproject.toml)\n"+
+		"in Markdown:   %s on its line, %s in its file\n"+
+		"               (in the body of a context file, profile or agent, where # opens a heading)\n"+
 		"elsewhere:     [check.per-path] in the configuration, such as {\"vendor/**\" = [%q]}\n"+
 		"everywhere:    %s, or %s\n",
-		d.Suppress.Line, d.Suppress.File, d.Code, d.Suppress.Config, d.Suppress.Flag)
+		d.Suppress.Line, d.Suppress.File, d.Suppress.BodyLine, d.Suppress.BodyFile, d.Code, d.Suppress.Config, d.Suppress.Flag)
 }
 
 // sentence is a summary as a sentence: its first letter capitalised.
@@ -191,7 +199,9 @@ to suppress it; ` + "`amplidex rule CODE`" + ` prints the same.
 		fmt.Fprintf(&b, "How to fix it: %s\n\n", d.Fix)
 		fmt.Fprintf(&b, "How to suppress it: `%s` at the end of its line, or `%s` in its file "+
 			"(in the front matter of a profile, agent or bundle.md, or in pyproject.toml); "+
-			"`%s` in the configuration, or `%s`.\n\n", d.Suppress.Line, d.Suppress.File, d.Suppress.Config, d.Suppress.Flag)
+			"in a Markdown body (a context file's), `%s` on its line or `%s` in its file; "+
+			"`%s` in the configuration, or `%s`.\n\n", d.Suppress.Line, d.Suppress.File, d.Suppress.BodyLine, d.Suppress.BodyFile,
+			d.Suppress.Config, d.Suppress.Flag)
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
 }

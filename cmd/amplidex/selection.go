@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery/diag"
@@ -81,15 +82,38 @@ func checkCode(pattern string) error {
 	if err == nil || strings.Contains(err.Error(), "did you mean") {
 		return err
 	}
-	if near := suggestCode(pattern); near != "" {
-		return fmt.Errorf("%v; did you mean %q?", err, near)
+	if near := suggestCode(pattern); len(near) > 0 {
+		quoted := make([]string, len(near))
+		for i, n := range near {
+			quoted[i] = strconv.Quote(n)
+		}
+		return fmt.Errorf("%v; did you mean %s?", err, oneOf(quoted))
 	}
 	return err
 }
 
-// suggestCode returns the code that pattern most likely starts to spell,
-// or "".
-func suggestCode(pattern string) string {
+// suggestCode returns the codes that pattern most likely starts to
+// spell, or none: a code written without its area (unknown-key) is each
+// code of that name (metadata/unknown-key, schema/unknown-key), or of the
+// nearest such name; else one code.
+func suggestCode(pattern string) []string {
+	if !strings.Contains(pattern, "/") {
+		var names []string
+		codes := map[string][]string{}
+		for _, c := range diag.Codes {
+			_, name, _ := strings.Cut(c.Code, "/")
+			if _, seen := codes[name]; !seen {
+				names = append(names, name)
+			}
+			codes[name] = append(codes[name], c.Code)
+		}
+		if cs, ok := codes[pattern]; ok {
+			return cs
+		}
+		if near := diag.Suggest(pattern, names); near != "" {
+			return codes[near]
+		}
+	}
 	var prefixes []string
 	owner := map[string]string{}
 	for _, c := range diag.Codes {
@@ -105,9 +129,9 @@ func suggestCode(pattern string) string {
 		}
 	}
 	if p := diag.Suggest(pattern, prefixes); p != "" && strings.Contains(p, "/") {
-		return owner[p]
+		return []string{owner[p]}
 	}
-	return ""
+	return nil
 }
 
 // relPath is p relative to base, slash-separated; p itself when it lies

@@ -213,6 +213,11 @@ func (a *App) spawn(ctx context.Context, ws *workspace, auto bool) (*query.Clien
 	args := []string{"daemon", "--detached"}
 	if auto {
 		args = append(args, "--autostarted")
+	} else if a.logLevel != "" {
+		// Started on purpose (daemon --detach, daemon restart): the
+		// daemon logs at the level asked for. One a query, watch or lsp
+		// starts keeps its own default.
+		args = append(args, "--log-level", a.logLevel)
 	}
 	if a.configPath != "" {
 		cfg, err := filepath.Abs(a.configPath)
@@ -300,9 +305,13 @@ func (a *App) await(ctx context.Context, ws *workspace, exited <-chan error, log
 
 // checkBuild asks the daemon who it is. When it runs another build, it
 // says so in one line on stderr, and replaces a daemon a client started
-// (when auto-start is on); a service's or a foreground one is left alone
-// with a hint. It returns the client to use, and same when the daemon
-// said it is of this build.
+// (when auto-start is on) that is older than this build (see
+// query.Build.Newer); a service's or a foreground one is left alone with
+// a hint. A daemon that is not older (a newer build, or one no rule
+// orders) is never replaced: this client asks it, saying so once per run,
+// so that two builds on one machine (an editor's and a shell's) do not
+// replace each other's daemon in turn. It returns the client to use, and
+// same when the daemon said it is of this build.
 func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) (nc *query.Client, same bool) {
 	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
@@ -320,6 +329,16 @@ func (a *App) checkBuild(ctx context.Context, ws *workspace, c *query.Client) (n
 		return c, true
 	}
 	what := fmt.Sprintf("the daemon (pid %d) runs another build: %s; this is %s", info.PID, info.Build, mine)
+	if !mine.Newer(info.Build) {
+		why := "a newer one"
+		if !info.Build.Newer(mine) {
+			why = "one not older than this"
+		}
+		a.olderOnce.Do(func() {
+			fmt.Fprintf(a.Stderr, "amplidex: %s; it is %s, so it stays and answers (only an older daemon is replaced)\n", what, why)
+		})
+		return c, false
+	}
 	switch {
 	case info.Mode == query.ModeService:
 		fmt.Fprintf(a.Stderr, "amplidex: %s; the service manager runs it: %s\n", what, serviceRestartHint())

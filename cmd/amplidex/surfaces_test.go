@@ -19,8 +19,9 @@ import (
 
 // TestProjectConfigEverySurface: a team's committed configuration
 // (.amplidex.toml at the project's top, or [tool.amplidex] in a
-// collection's pyproject.toml) changes check, watch and the language
-// server alike: each reports the same diagnostics, as severe.
+// collection's pyproject.toml) changes check, query diagnostics, watch and
+// the language server alike: each reports the same diagnostics, as
+// severe.
 func TestProjectConfigEverySurface(t *testing.T) {
 	pyproject := "[project]\nname = \"team\"\nversion = \"1.0.0\"\ndescription = \"Team\"\n"
 	tests := []struct {
@@ -116,12 +117,7 @@ func TestProjectConfigEverySurface(t *testing.T) {
 					published = append(published, rel(path, d.Code, map[int]string{1: "error", 2: "warning", 3: "info"}[d.Severity]))
 				}
 			}
-			surfaces := map[string][]string{"check": checked, "watch": watched, "lsp": published}
-			if tc.name == "suppression comments" || tc.name == "no configuration" {
-				// query applies no [check] selection: it answers what is
-				// there; suppression comments it applies as the others do.
-				surfaces["query"] = queried
-			}
+			surfaces := map[string][]string{"check": checked, "query": queried, "watch": watched, "lsp": published}
 			for name, got := range surfaces {
 				want := tc.want
 				if name == "lsp" {

@@ -28,8 +28,9 @@ func newWatchCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch [PATH...]",
 		Short: "Stream diagnostics as files change: those that appear and those that clear (Ctrl-C ends)",
-		Long: "watch follows the diagnostics of every file below PATH (default: everything the project's roots hold).\n" +
-			"It subscribes to the daemon when one runs, and otherwise watches in process.",
+		Long: "watch follows the diagnostics of every file below PATH (default: what a plain check reports, the project's\n" +
+			"collections and collections.lock, or the collection the working directory is in). It subscribes to the daemon\n" +
+			"when one runs, and otherwise watches in process. Ctrl-C ends it (exit 130).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
 			return a.runWatch(cmd.Context(), opts)
@@ -61,6 +62,19 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 			return exitf(exitUsage, "watch: %v", err)
 		}
 		paths = append(paths, abs)
+	}
+	// Without a PATH, what a plain check reports: the project's own
+	// collections, not the user and bundled roots it resolves against.
+	if len(paths) == 0 {
+		scope, none, err := ws.defaultScope()
+		if err != nil {
+			return err
+		}
+		if none != "" {
+			fmt.Fprintf(a.Stderr, "amplidex: nothing to watch: %s; name a PATH\n", none)
+			return nil
+		}
+		paths = scope
 	}
 	// The project's configuration decides what is printed, as it does for
 	// check: one that cannot be read stops watch at the start, and later
@@ -94,10 +108,16 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 		return err
 	}
 	if c != nil {
-		return a.followDaemon(ctx, c, ws, paths, pr)
+		err = a.followDaemon(ctx, c, ws, paths, pr)
+	} else {
+		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; watching in process")
+		err = a.watchInProcess(ctx, ws, paths, pr)
 	}
-	fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; watching in process")
-	return a.watchInProcess(ctx, ws, paths, pr)
+	if ctx.Err() != nil {
+		// Ctrl-C or SIGTERM: the exit code of a command stopped so (130).
+		return ctx.Err()
+	}
+	return err
 }
 
 // watchDaemon prints the updates of a daemon subscription; subscribed,
@@ -163,7 +183,7 @@ func (a *App) watchInProcess(ctx context.Context, ws *workspace, paths []string,
 		return exitf(exitUsage, "watch: %v", err)
 	}
 	defer d.Close()
-	err = d.Follow(ctx, ws.daemonProject(), paths, pr.print)
+	err = d.FollowRoots(ctx, ws.common(false), paths, pr.print)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

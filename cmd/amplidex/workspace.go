@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
@@ -29,6 +30,13 @@ type workspace struct {
 	// tune, when set, adjusts every Loader the workspace makes (check
 	// remembers what they list and read).
 	tune func(*discovery.Loader)
+	// warn says a warning on stderr, once per run however often it is
+	// said (a project's file of another user, ignored).
+	warn func(string)
+	// here is the collection the working directory is in, in no root,
+	// found once (see standIn).
+	here     string
+	hereOnce sync.Once
 }
 
 // config loads the configuration file named by --config, else the default
@@ -70,7 +78,7 @@ func (a *App) workspace() (*workspace, error) {
 	} else if cfg, paths, err = a.config(); err != nil {
 		return nil, err
 	}
-	ws := &workspace{cfg: cfg, paths: paths, isolated: a.isolated}
+	ws := &workspace{cfg: cfg, paths: paths, isolated: a.isolated, warn: a.warnOnce}
 	if a.projectDir != "" {
 		ws.project, err = filepath.Abs(a.projectDir)
 		if err != nil {
@@ -177,9 +185,12 @@ func (ws *workspace) base() string {
 
 // common returns the parameters every question to the daemon carries:
 // the project, and this client's own roots, so that the daemon answers
-// over them whatever roots its own configuration names.
+// over them whatever roots its own configuration names, with the
+// collection the working directory is in (see standIn).
 func (ws *workspace) common(noSync bool) query.Common {
-	return query.Common{Project: ws.daemonProject(), NoSync: noSync, Roots: ws.clientRoots()}
+	roots := ws.clientRoots()
+	roots.Collection = ws.standIn()
+	return query.Common{Project: ws.daemonProject(), NoSync: noSync, Roots: roots}
 }
 
 // clientRoots returns this client's user and bundled roots, as the
@@ -207,4 +218,11 @@ func (ws *workspace) view() (*catalog.View, *catalog.Catalog) {
 	st, _ := cat.AddProject(project)
 	v, _ := st.View(cat.ProjectKey(project))
 	return v, cat
+}
+
+// warnOnce says msg on stderr, once per run.
+func (a *App) warnOnce(msg string) {
+	if _, dup := a.warned.LoadOrStore(msg, true); !dup {
+		fmt.Fprintf(a.Stderr, "amplidex: %s\n", msg)
+	}
 }

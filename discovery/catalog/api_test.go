@@ -656,3 +656,75 @@ func TestChangeDuringReadNotUndone(t *testing.T) {
 		t.Error("the read's other collection is missing")
 	}
 }
+
+// TestLabel: a key reads as words, never with the NUL bytes that join a
+// ScopeKey's parts.
+func TestLabel(t *testing.T) {
+	cat := catalog.New(catalog.Options{Home: "/h"})
+	key := cat.ScopeKey(catalog.Scope{Project: "/p", Home: "/o", Bundled: []string{"/b1", "/b2"}})
+	for _, tc := range []struct{ key, want string }{
+		{"", "no project"},
+		{"/p", "/p"},
+		{key, "/p with a client's roots (home /o, bundled /b1, /b2)"},
+		{cat.ScopeKey(catalog.Scope{}), "no project with a client's roots (home none, bundled none)"},
+	} {
+		if got := catalog.Label(tc.key); got != tc.want {
+			t.Errorf("Label(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}
+
+// TestScopeCollection: a Scope's collection, the one its client stands
+// in, is a root of its own ahead of every other: its name resolves to it
+// before the other roots' collection of that name, a change anywhere in
+// it reads it again whole, its lock file is none, and it goes away with
+// the directory.
+func TestScopeCollection(t *testing.T) {
+	base := t.TempDir()
+	tr := &tree{t: t, r: rand.New(rand.NewPCG(21, 21)), home: filepath.Join(base, "home")}
+	write := func(dir, name, version string) {
+		tr.write(filepath.Join(dir, "pyproject.toml"), fmt.Sprintf("[project]\nname = %q\nversion = %q\ndescription = \"d\"\n", name, version))
+		tr.write(filepath.Join(dir, "agents", "helper.md"), "---\nname: helper\ndescription: Helps\n---\n")
+	}
+	clone := filepath.Join(base, "src", "spec-kit")
+	write(clone, "spec-kit", "2.0.0")
+	write(filepath.Join(tr.home, ".amplifier", "collections", "spec-kit"), "spec-kit", "1.0.0")
+	cat := catalog.New(catalog.Options{Home: tr.home})
+	key := cat.ScopeKey(catalog.Scope{Home: tr.home, Collection: clone})
+	if s, ok := catalog.ParseScopeKey(key); !ok || s.Collection != clone || s.Home != tr.home || len(s.Bundled) != 0 {
+		t.Fatalf("ParseScopeKey(ScopeKey) = %+v", s)
+	}
+	if l := catalog.Label(key); !strings.Contains(l, "the collection "+clone) {
+		t.Errorf("Label = %q, want the collection named", l)
+	}
+	roots := cat.RootsOf(key)
+	if len(roots) != 2 || roots[0] != (discovery.Root{Kind: discovery.RootArgument, Path: clone}) {
+		t.Fatalf("RootsOf = %v, want the collection first, as a root of its own", roots)
+	}
+	st, _ := cat.AddProject(key)
+	v, _ := st.View(key)
+	if c := v.Set.Lookup("spec-kit"); c == nil || c.Dir != clone || c.Version != "2.0.0" {
+		t.Fatalf("spec-kit resolves to %+v, want the clone", c)
+	}
+	if len(v.LockFiles()) != 1 {
+		t.Errorf("lock files %v, want the user root's alone", v.LockFiles())
+	}
+	// A change below the collection, named as the daemon names it (the
+	// root and the first directory below it), reads it whole.
+	tr.write(filepath.Join(clone, "agents", "helper.md"), "---\nname: helper\ndescription: Helps\nbogus: 1\n---\n")
+	st, _ = cat.Update(catalog.Change{Root: clone, Dir: filepath.Join(clone, "agents")})
+	v, _ = st.View(key)
+	if ds := v.Diagnostics(); !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool {
+		return d.Code == diag.CodeUnknownKey && d.Path == filepath.Join(clone, "agents", "helper.md")
+	}) {
+		t.Fatalf("the error planted in the clone's agent is not reported: %v", ds)
+	}
+	if err := os.RemoveAll(clone); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = cat.Update(catalog.Change{Root: clone})
+	v, _ = st.View(key)
+	if c := v.Set.Lookup("spec-kit"); c == nil || c.Version != "1.0.0" {
+		t.Fatalf("with the clone gone, spec-kit resolves to %+v, want the user root's", c)
+	}
+}

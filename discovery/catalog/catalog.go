@@ -1,6 +1,10 @@
 package catalog
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -210,6 +214,11 @@ type Scope struct {
 	Project string
 	Home    string
 	Bundled []string
+	// Collection, when set, is a collection directory in no root that
+	// the client stands in: the View holds it ahead of every root, in a
+	// root of its own (kind discovery.RootArgument, whose path is the
+	// collection directory itself).
+	Collection string
 }
 
 // keySep joins the parts of a Scope's key; no path holds it.
@@ -217,10 +226,10 @@ const keySep = "\x00"
 
 // ScopeKey returns the key a View of s is registered under, and which
 // AddProject, RemoveProject, WithArguments and State.View take: the
-// project directory, home and bundled roots joined, so that it differs
-// from every ProjectKey and from the key of every other Scope.
+// project directory, home, collection and bundled roots joined, so that
+// it differs from every ProjectKey and from the key of every other Scope.
 func (c *Catalog) ScopeKey(s Scope) string {
-	return strings.Join(append([]string{projectDir(s.Project, s.Home), s.Home}, s.Bundled...), keySep)
+	return strings.Join(append([]string{projectDir(s.Project, s.Home), s.Home, s.Collection}, s.Bundled...), keySep)
 }
 
 // KeyScope returns the Scope of a key: the one ScopeKey encoded, or, for
@@ -244,7 +253,10 @@ func ParseScopeKey(key string) (Scope, bool) {
 	parts := strings.Split(key, keySep)
 	s := Scope{Project: parts[0], Home: parts[1]}
 	if len(parts) > 2 {
-		s.Bundled = parts[2:]
+		s.Collection = parts[2]
+	}
+	if len(parts) > 3 {
+		s.Bundled = parts[3:]
 	}
 	return s, true
 }
@@ -252,6 +264,49 @@ func ParseScopeKey(key string) (Scope, bool) {
 // IsScopeKey reports whether key was made by ScopeKey: its View does not
 // follow the catalog's own bundled roots.
 func IsScopeKey(key string) bool { return strings.Contains(key, keySep) }
+
+// Label returns a key as people read it, in logs and messages: the
+// project directory of a ProjectKey ("no project" for ""), and a Scope
+// as its String says. A key is never shown as it is: ScopeKey joins its
+// parts with NUL bytes.
+func Label(key string) string {
+	if s, ok := ParseScopeKey(key); ok {
+		return s.String()
+	}
+	if key == "" {
+		return "no project"
+	}
+	return key
+}
+
+// String describes s for people: the project (or "no project"), then the
+// home directory and the bundled roots a client named.
+func (s Scope) String() string {
+	var b strings.Builder
+	if s.Project == "" {
+		b.WriteString("no project")
+	} else {
+		b.WriteString(s.Project)
+	}
+	b.WriteString(" with a client's roots (home ")
+	if s.Home == "" {
+		b.WriteString("none")
+	} else {
+		b.WriteString(s.Home)
+	}
+	b.WriteString(", bundled ")
+	if len(s.Bundled) == 0 {
+		b.WriteString("none")
+	} else {
+		b.WriteString(strings.Join(s.Bundled, ", "))
+	}
+	if s.Collection != "" {
+		b.WriteString(", the collection ")
+		b.WriteString(s.Collection)
+	}
+	b.WriteString(")")
+	return b.String()
+}
 
 // RootsOf returns the roots of the View of key, in precedence order.
 func (c *Catalog) RootsOf(key string) []discovery.Root {
@@ -265,9 +320,19 @@ func (c *Catalog) RootsOf(key string) []discovery.Root {
 // ScopeKey's with its own. c.mu is held.
 func (c *Catalog) rootsOf(key string) []discovery.Root {
 	if s, ok := ParseScopeKey(key); ok {
-		return discovery.Roots(s.Project, s.Home, s.Bundled)
+		return s.Roots()
 	}
 	return discovery.Roots(key, c.home, c.bundled)
+}
+
+// Roots returns the roots of s in precedence order: the collection it
+// stands in, if any, then the project's, the user's and the bundled ones.
+func (s Scope) Roots() []discovery.Root {
+	roots := discovery.Roots(s.Project, s.Home, s.Bundled)
+	if s.Collection == "" {
+		return roots
+	}
+	return append([]discovery.Root{{Kind: discovery.RootArgument, Path: filepath.Clean(s.Collection)}}, roots...)
 }
 
 // lockPaths returns the lock files of the roots: the project's and the
@@ -280,6 +345,22 @@ func lockPaths(roots []discovery.Root) []string {
 		}
 	}
 	return out
+}
+
+// oneCollection returns the candidates of a root that is one collection
+// (kind discovery.RootArgument): the directory itself, when it is one; none
+// when it does not exist.
+func oneCollection(dir string) ([]string, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("scan collection %s: %w", dir, err)
+	case !fi.IsDir():
+		return nil, nil
+	}
+	return []string{dir}, nil
 }
 
 // loaded is the result of reading one collection directory.
@@ -311,6 +392,9 @@ func (c *Catalog) read(loader *discovery.Loader, kinds map[string]discovery.Root
 	scans := make([]scanned, 0, len(roots))
 	for _, r := range roots {
 		candidates, err := loader.CandidateDirs(r)
+		if kinds[r].Kind == discovery.RootArgument {
+			candidates, err = oneCollection(r)
+		}
 		s := scanned{root: r, dirs: make([]loaded, len(candidates))}
 		if err != nil {
 			s.failed = err.Error()
@@ -393,7 +477,8 @@ func (c *Catalog) Update(changes ...Change) (*State, *Delta) {
 				locks = append(locks, ch.Lock)
 			}
 		case c.roots[ch.Root] == nil:
-		case ch.Dir == "":
+		case ch.Dir == "" || c.roots[ch.Root].root.Kind == discovery.RootArgument:
+			// A collection that is a root of its own is read whole.
 			roots = append(roots, ch.Root)
 		default:
 			dirs = append(dirs, loaded{root: ch.Root, dir: ch.Dir})

@@ -74,7 +74,9 @@ func (s *Set) ResolveProfile(ref string, from *discovery.Collection) (ProfileRef
 // when there is none), resolves to no collection: from requires it but it
 // is not installed; the directories that answer to it are skipped, and
 // why (no pyproject.toml, TOML that does not parse, …); else the nearest
-// name that resolves or that from requires.
+// name that resolves or that from requires; else how to make it resolve,
+// as CodeDepNotInstalled says it (a check under --isolated reads no
+// installed collection: it is the usual case there).
 func (s *Set) unresolvedCollection(name string, from *discovery.Collection) string {
 	msg := fmt.Sprintf("collection %q does not resolve", name)
 	if from.Requires(name) {
@@ -87,9 +89,13 @@ func (s *Set) unresolvedCollection(name string, from *discovery.Collection) stri
 		return msg
 	}
 	if near := s.suggestRequired(name, from); near != "" {
-		msg += fmt.Sprintf("; did you mean %q?", near)
+		return msg + fmt.Sprintf("; did you mean %q?", near)
 	}
-	return msg
+	if from != nil && from.Pyproject != "" {
+		return msg + fmt.Sprintf(": none is installed; declare it in requires ([tool.amplifier.collection.requires] in %s's pyproject.toml), "+
+			"install it in a collections root, or pass check --with DIR", from.Name)
+	}
+	return msg + ": none is installed; install it in a collections root, or pass check --with DIR"
 }
 
 // NotInstalled reports whether c requires name and no collection resolves
@@ -121,7 +127,7 @@ func (s *Set) suggestRequired(name string, from *discovery.Collection) string {
 	})
 }
 
-// skipped says which directory that answers to name is skipped, and why;
+// Skipped says which directory that answers to name is skipped, and why;
 // "" when none is.
 func (s *Set) Skipped(name string) string {
 	r := s.Resolve(name)
@@ -140,8 +146,8 @@ func (s *Set) Skipped(name string) string {
 	return msg
 }
 
-// suggestCollection returns the winning collection name that name most
-// likely misspells, or "".
+// SuggestCollection returns the name of a winning collection that name
+// most likely misspells, or "", as the diagnostics of check suggest it.
 func (s *Set) SuggestCollection(name string) string {
 	c := s.suggested
 	if c == nil {
@@ -151,6 +157,40 @@ func (s *Set) SuggestCollection(name string) string {
 		for n := range s.winner.All() {
 			if !yield(n) {
 				return
+			}
+		}
+	})
+}
+
+// SuggestResource returns the reference to a resource of kind k that
+// ref, which resolves to none, most likely misspells, or "": for
+// "collection:name", the nearest name in that collection, or the same
+// name in the nearest collection when the collection resolves nowhere;
+// for a bare name, the nearest name among the winning collections'.
+func (s *Set) SuggestResource(k discovery.Kind, ref string) string {
+	if coll, name, ok := strings.Cut(ref, ":"); ok {
+		c := s.Lookup(coll)
+		if c == nil {
+			if near := s.SuggestCollection(coll); near != "" {
+				return near + ":" + name
+			}
+			return ""
+		}
+		rel := name
+		if !strings.Contains(name, "/") && !strings.HasSuffix(name, ".md") {
+			rel = k.Dir() + "/" + name + ".md"
+		}
+		if near := suggestResource(c, k, rel); near != "" {
+			return coll + ":" + near
+		}
+		return ""
+	}
+	return diag.SuggestFrom(ref, func(yield func(string) bool) {
+		for _, c := range s.Winners() {
+			for _, r := range c.Resources {
+				if r.Kind == k && !yield(r.Name) {
+					return
+				}
 			}
 		}
 	})

@@ -36,11 +36,16 @@ func corpusDocuments(t testing.TB, dir string) []corpusDocument {
 	t.Helper()
 	var docs []corpusDocument
 	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		// bundles/ holds repositories of today's bundle format, which
+		// EXPECTED.md does not count: package bundle reads them.
+		if err == nil && e.IsDir() && rel == "bundles" {
+			return filepath.SkipDir
+		}
 		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".md") {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
 		parent := filepath.Base(filepath.Dir(p))
 		var kind schema.DocKind
 		switch {

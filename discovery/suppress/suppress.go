@@ -16,11 +16,17 @@ import (
 //	# amplidex: ignore-file[code, …]  anywhere in the file
 //
 // written as a YAML comment in the front matter of a Markdown document
-// (profiles, agents, bundle.md) or as a TOML comment in pyproject.toml.
+// (profiles, agents, bundle.md) or as a TOML comment in pyproject.toml;
+// in the Markdown body of a document (a context file's, or below the
+// front matter), where `#` opens a heading, as an HTML comment on one
+// line:
+//
+//	<!-- amplidex: ignore[code, …] -->
+//
 // A code may be an area ("schema/"); `ignore` without brackets covers
 // every code on its line.
 type Comment struct {
-	// Range is the comment, from its '#'.
+	// Range is the comment, from its '#' (or its "<!--" to its "-->").
 	Range diag.Range
 	// File is set for ignore-file.
 	File bool
@@ -42,20 +48,23 @@ type Code struct {
 const suppressMarker = "amplidex:"
 
 // Parse returns the suppression comments of the file at path,
-// whose bytes are src: those in the front matter of a Markdown file, and
-// those of a TOML file. Other files have none. It reads src once.
+// whose bytes are src: those in the front matter of a Markdown file (YAML
+// comments) and in its body (HTML comments), and those of a TOML file.
+// Other files have none. It reads src once.
 func Parse(path string, src []byte) []Comment {
 	if !hasSuppressMarker(src) {
 		return nil
 	}
-	from, to := 0, len(src)
+	from, to, body := 0, len(src), len(src)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".md":
-		fm, err := syntax.SplitFrontMatter(src)
-		if err != nil {
-			return nil
+		if fm, err := syntax.SplitFrontMatter(src); err == nil {
+			from, to, body = fm.Start, fm.End, fm.BodyStart
+		} else {
+			// No front matter (a context file), or one that does not
+			// end: the whole file is Markdown.
+			from, to, body = 0, 0, 0
 		}
-		from, to = fm.Start, fm.End
 	case ".toml":
 	default:
 		return nil
@@ -64,18 +73,22 @@ func Parse(path string, src []byte) []Comment {
 		out   []Comment
 		lines *syntax.LineIndex
 	)
-	for i := from; i < to; {
-		line, next := syntax.NextLine(src[:to], i)
-		if j := bytes.Index(line, []byte(suppressMarker)); j >= 0 {
-			if lines == nil {
-				lines = syntax.NewLineIndex(src)
+	scan := func(from, to int, parse func(line []byte, off int, lines *syntax.LineIndex) (Comment, bool)) {
+		for i := from; i < to; {
+			line, next := syntax.NextLine(src[:to], i)
+			if j := bytes.Index(line, []byte(suppressMarker)); j >= 0 {
+				if lines == nil {
+					lines = syntax.NewLineIndex(src)
+				}
+				if s, ok := parse(line, i, lines); ok {
+					out = append(out, s)
+				}
 			}
-			if s, ok := parseSuppression(line, i, lines); ok {
-				out = append(out, s)
-			}
+			i = next
 		}
-		i = next
 	}
+	scan(from, to, parseSuppression)
+	scan(body, len(src), parseHTMLSuppression)
 	return out
 }
 
@@ -113,71 +126,106 @@ func parseSuppression(line []byte, off int, lines *syntax.LineIndex) (Comment, b
 		if h > 0 && line[h-1] != ' ' && line[h-1] != '\t' {
 			continue
 		}
-		pos := h + 1
-		skip := func() {
-			for pos < len(line) && (line[pos] == ' ' || line[pos] == '\t') {
-				pos++
-			}
-		}
-		skip()
+		pos := skipBlanks(line, h+1)
 		if !bytes.HasPrefix(line[pos:], []byte(suppressMarker)) {
 			continue
 		}
-		pos += len(suppressMarker)
-		skip()
 		end := len(bytes.TrimRight(line, " \t\r\n"))
 		s := Comment{Range: lines.Range(off+h, off+end)}
-		switch {
-		case bytes.HasPrefix(line[pos:], []byte("ignore-file")):
-			s.File = true
-			pos += len("ignore-file")
-		case bytes.HasPrefix(line[pos:], []byte("ignore")):
-			pos += len("ignore")
-		default:
-			s.Problem = usage
-			return s, true
+		return parseDirective(s, line, skipBlanks(line, pos+len(suppressMarker)), end, off, lines, usage), true
+	}
+}
+
+// parseHTMLSuppression reads the suppression comment of one line of a
+// Markdown body, an HTML comment, which starts at byte off of the file.
+func parseHTMLSuppression(line []byte, off int, lines *syntax.LineIndex) (Comment, bool) {
+	const usage = "a suppression comment in Markdown is `<!-- amplidex: ignore[code, …] -->` or `<!-- amplidex: ignore-file[code, …] -->`"
+	for from := 0; ; {
+		h := bytes.Index(line[from:], []byte("<!--"))
+		if h < 0 {
+			return Comment{}, false
 		}
-		switch {
-		case pos < end && line[pos] == '[':
-		case pos < end && line[pos] != ' ' && line[pos] != '\t':
-			s.Problem = usage
-			return s, true
-		case s.File:
-			s.Problem = "ignore-file needs the codes it ignores: `# amplidex: ignore-file[code, …]`"
-			return s, true
-		default:
-			return s, true // a bare ignore: every code on the line
+		h += from
+		from = h + len("<!--")
+		pos := skipBlanks(line, from)
+		if !bytes.HasPrefix(line[pos:], []byte(suppressMarker)) {
+			continue
 		}
-		closing := bytes.IndexByte(line[pos:end], ']')
+		closing := bytes.Index(line[pos:], []byte("-->"))
 		if closing < 0 {
-			s.Problem = "the list of codes has no closing `]`"
-			return s, true
+			end := len(bytes.TrimRight(line, " \t\r\n"))
+			return Comment{Range: lines.Range(off+h, off+end), Problem: "the comment does not end with `-->` on its line"}, true
 		}
 		closing += pos
-		for i := pos + 1; i < closing; {
-			j := bytes.IndexByte(line[i:closing], ',')
-			if j < 0 {
-				j = closing
-			} else {
-				j += i
-			}
-			a, b := i, j
-			for a < b && (line[a] == ' ' || line[a] == '\t') {
-				a++
-			}
-			for b > a && (line[b-1] == ' ' || line[b-1] == '\t') {
-				b--
-			}
-			if a < b {
-				s.Codes = append(s.Codes, Code{Code: string(line[a:b]), Range: lines.Range(off+a, off+b)})
-			}
-			i = j + 1
-		}
-		if len(s.Codes) == 0 {
-			s.Problem = "the list of codes is empty"
-		}
-		return s, true
+		s := Comment{Range: lines.Range(off+h, off+closing+len("-->"))}
+		end := len(bytes.TrimRight(line[:closing], " \t"))
+		return parseDirective(s, line, skipBlanks(line, pos+len(suppressMarker)), end, off, lines, usage), true
 	}
+}
+
+// skipBlanks returns the index of the first byte of line at or after pos
+// that is not a space or a tab.
+func skipBlanks(line []byte, pos int) int {
+	for pos < len(line) && (line[pos] == ' ' || line[pos] == '\t') {
+		pos++
+	}
+	return pos
+}
+
+// parseDirective reads what follows the marker of a suppression comment,
+// from pos to end (where the comment's text ends) of line, which starts
+// at byte off of the file, into s; usage says how one is written.
+func parseDirective(s Comment, line []byte, pos, end, off int, lines *syntax.LineIndex, usage string) Comment {
+	switch {
+	case bytes.HasPrefix(line[pos:], []byte("ignore-file")):
+		s.File = true
+		pos += len("ignore-file")
+	case bytes.HasPrefix(line[pos:], []byte("ignore")):
+		pos += len("ignore")
+	default:
+		s.Problem = usage
+		return s
+	}
+	switch {
+	case pos < end && line[pos] == '[':
+	case pos < end && line[pos] != ' ' && line[pos] != '\t':
+		s.Problem = usage
+		return s
+	case s.File:
+		s.Problem = "ignore-file needs the codes it ignores: `amplidex: ignore-file[code, …]`"
+		return s
+	default:
+		return s // a bare ignore: every code on the line
+	}
+	closing := bytes.IndexByte(line[pos:end], ']')
+	if closing < 0 {
+		s.Problem = "the list of codes has no closing `]`"
+		return s
+	}
+	closing += pos
+	for i := pos + 1; i < closing; {
+		j := bytes.IndexByte(line[i:closing], ',')
+		if j < 0 {
+			j = closing
+		} else {
+			j += i
+		}
+		a, b := i, j
+		for a < b && (line[a] == ' ' || line[a] == '\t') {
+			a++
+		}
+		for b > a && (line[b-1] == ' ' || line[b-1] == '\t') {
+			b--
+		}
+		if a < b {
+			s.Codes = append(s.Codes, Code{Code: string(line[a:b]), Range: lines.Range(off+a, off+b)})
+		}
+		i = j + 1
+	}
+	if len(s.Codes) == 0 {
+		s.Problem = "the list of codes is empty"
+	}
+	return s
 }
 
 // Files are the suppression comments of files, by path.

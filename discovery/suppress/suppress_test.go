@@ -7,6 +7,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 func TestCheckCodePattern(t *testing.T) {
@@ -45,4 +46,44 @@ func FuzzHasSuppressMarker(f *testing.F) {
 			t.Errorf("HasSuppressMarker(%q) = %v, want %v", src, got, want)
 		}
 	})
+}
+
+// FuzzParseSuppressions: any bytes, as a Markdown document (front matter
+// and body) or as TOML, parse without a panic into comments whose ranges
+// lie inside the file, each with codes or a problem or bare.
+func FuzzParseSuppressions(f *testing.F) {
+	for _, s := range []string{"", "---\nx: 1  # amplidex: ignore[schema/]\n---\nSee @a:b.md <!-- amplidex: ignore[ref/] -->\n",
+		"<!-- amplidex: ignore-file[ref/mention-unresolved] -->", "<!-- amplidex: ignore[x", "<!--amplidex:ignore-->", "<!-- amplidex: -->",
+		"# amplidex: ignore[a, , b]", "a <!-- amplidex: ignore[] --> <!-- amplidex: ignore-file -->", "---\n<!-- amplidex: ignore -->\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		lines := syntax.NewLineIndex(src)
+		end := lines.Range(len(src), len(src)).End
+		for _, path := range []string{"/c/context/a.md", "/c/pyproject.toml"} {
+			for _, s := range suppress.Parse(path, src) {
+				for _, r := range append([]diag.Range{s.Range}, rangesOf(s.Codes)...) {
+					if after(r.Start, r.End) || after(r.End, end) {
+						t.Fatalf("%s: range %v outside the file (ends %v) in %+v", path, r, end, s)
+					}
+				}
+				if s.Problem == "" && s.File && len(s.Codes) == 0 {
+					t.Fatalf("%s: ignore-file without codes and no problem: %+v", path, s)
+				}
+			}
+		}
+	})
+}
+
+func rangesOf(cs []suppress.Code) []diag.Range {
+	out := make([]diag.Range, len(cs))
+	for i, c := range cs {
+		out[i] = c.Range
+	}
+	return out
+}
+
+// after reports whether position a comes after b.
+func after(a, b diag.Position) bool {
+	return a.Line > b.Line || a.Line == b.Line && a.Character > b.Character
 }

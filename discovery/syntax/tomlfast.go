@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -454,19 +453,6 @@ func (t *tomlFast) inlineTable(path []string) (any, bool) {
 			return nil, false
 		}
 	}
-}
-
-// DecodeTOML decodes src into a generic document. A panic of the decoder
-// is turned into an error so that no input can crash the caller.
-func DecodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			// The panic's own text is the decoder's, not the user's.
-			doc, err = nil, errors.New("the TOML decoder failed on this file")
-		}
-	}()
-	md, err = toml.Decode(string(src), &doc)
-	return doc, md, err
 }
 
 // TOMLErrorMessage returns the short message of a TOML error.

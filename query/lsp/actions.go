@@ -79,20 +79,23 @@ func fixedWithoutAsking(code string) bool {
 // place. A choice between candidates, a removal or an addition of
 // placeholders is left to the author. The edits are of path, sorted,
 // and do not overlap (of two that would, the first is kept).
-func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, text []byte, ds []diag.Diagnostic) []query.TextEdit {
+//
+// A fix that is unsafe (see unsafe: it would make a duplicate, or leave a
+// file that no longer parses) is left out and returned in skipped, unless
+// withUnsafe asks for it too, as ruff's --unsafe-fixes does.
+func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, text []byte, ds []diag.Diagnostic, withUnsafe bool) (edits []query.TextEdit, skipped []UnsafeFix) {
 	if kindOf(path) == fileOther || len(ds) == 0 {
-		return nil
+		return nil, nil
 	}
 	l := w.layer(ctx, v, path, text, nil)
 	if ctx.Err() != nil {
-		return nil
+		return nil, nil
 	}
 	fx := &fixer{l: l, path: path, text: text, lines: syntax.NewLineIndex(text)}
 	if kind, ok := docKindOf(path); ok {
 		fx.kind = kind
 		fx.doc = schema.ParseDocument(path, text, kind, w.schema)
 	}
-	var edits []query.TextEdit
 	for _, d := range ds {
 		if !fixedWithoutAsking(d.Code) {
 			continue
@@ -103,9 +106,14 @@ func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, tex
 				rewrites = append(rewrites, a)
 			}
 		}
-		if len(rewrites) == 1 {
-			edits = append(edits, rewrites[0].Edits...)
+		if len(rewrites) != 1 {
+			continue
 		}
+		if why := fx.unsafe(rewrites[0]); why != "" && !withUnsafe {
+			skipped = append(skipped, UnsafeFix{Diagnostic: d, Title: rewrites[0].Title, Why: why})
+			continue
+		}
+		edits = append(edits, rewrites[0].Edits...)
 	}
 	sort.SliceStable(edits, func(i, j int) bool { return before(edits[i].Range.Start, edits[j].Range.Start) })
 	out := edits[:0]
@@ -115,7 +123,126 @@ func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, tex
 		}
 		out = append(out, e)
 	}
-	return out
+	return out, skipped
+}
+
+// UnsafeFix is a fix Fixes leaves to the author: the diagnostic it fixes,
+// what it would do (Title, as the code action says it) and why it is
+// unsafe.
+type UnsafeFix struct {
+	Diagnostic diag.Diagnostic
+	Title      string
+	Why        string
+}
+
+// unsafe says why the rewrite a must not be made without asking, or "":
+// it would make a duplicate (an item of a list written twice, such as
+// [helper, helpr] made [helper, helper], which changes what the list
+// says), or add a problem of structure to the file (YAML or TOML that
+// does not parse, a key written twice: a key renamed to one its table
+// holds already).
+func (fx *fixer) unsafe(a query.CodeAction) string {
+	for _, e := range a.Edits {
+		if dup := fx.duplicateItem(e.Range, e.NewText); dup != "" {
+			return fmt.Sprintf("it would write %s twice in the list", dup)
+		}
+	}
+	after, err := ApplyEdits(fx.text, a.Edits)
+	if err != nil {
+		return err.Error()
+	}
+	if fx.brokenIn(after) > fx.brokenIn(fx.text) {
+		return "the file would not parse after it, or would write a key twice"
+	}
+	return ""
+}
+
+// duplicateItem returns, when the text at r is an item of a list in the
+// front matter, the other item that value would repeat: the same text,
+// or, in a list of agents, a name that resolves to the same agent; else
+// "".
+func (fx *fixer) duplicateItem(r diag.Range, value string) string {
+	if fx.doc == nil || fx.doc.Front == nil {
+		return ""
+	}
+	value = strings.Trim(value, `"'`)
+	in := fx.inner(r)
+	var found string
+	var walk func(n *yaml.Node, agents bool, depth int) bool
+	walk = func(n *yaml.Node, agents bool, depth int) bool {
+		if n == nil || depth > syntax.MaxFrontMatterDepth {
+			return false
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if walk(n.Content[i+1], n.Content[i].Value == "agents" || n.Content[i].Value == "include", depth+1) {
+					return true
+				}
+			}
+		case yaml.SequenceNode:
+			at := -1
+			for i, item := range n.Content {
+				if item.Kind == yaml.ScalarNode {
+					if nr := fx.doc.NodeRange(item); nr == r || fx.inner(nr) == in {
+						at = i
+					}
+				}
+			}
+			if at >= 0 {
+				for i, item := range n.Content {
+					if i != at && item.Kind == yaml.ScalarNode && fx.sameItem(item.Value, value, agents) {
+						found = item.Value
+						return true
+					}
+				}
+				return true
+			}
+			for _, item := range n.Content {
+				if walk(item, false, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(fx.doc.Front, false, 0)
+	return found
+}
+
+// sameItem reports whether two items of a list say the same: the same
+// text, or, in a list of agents, names that resolve to one agent.
+func (fx *fixer) sameItem(a, b string, agents bool) bool {
+	if a == b {
+		return true
+	}
+	if !agents || fx.l == nil || fx.l.set == nil {
+		return false
+	}
+	ra, _, okA := fx.l.set.ResolveAgent(a, fx.l.own)
+	rb, _, okB := fx.l.set.ResolveAgent(b, fx.l.own)
+	return okA && okB && ra.Path == rb.Path
+}
+
+// brokenIn counts the problems of structure in text, the file at path of
+// document kind ("" for one that is not a document, such as
+// pyproject.toml): YAML or TOML that does not parse, a key written twice.
+func (fx *fixer) brokenIn(text []byte) int {
+	var ds []diag.Diagnostic
+	switch {
+	case fx.kind != "":
+		ds = schema.ParseDocument(fx.path, text, fx.kind, schema.Options{}).Diagnostics
+	case kindOf(fx.path) == filePyproject:
+		_, ds = discovery.ParsePyproject(fx.path, text)
+	}
+	n := 0
+	for _, d := range ds {
+		switch d.Code {
+		case diag.CodeFrontMatterSyntax, diag.CodeDuplicateKey, diag.CodeTOMLSyntax:
+			n++
+		}
+	}
+	return n
 }
 
 // rewritesInPlace reports whether every edit of a replaces text with

@@ -413,6 +413,69 @@ func TestCodeActionsThroughTheServer(t *testing.T) {
 	}
 }
 
+// TestUnsafeFixes: a fix that would make a duplicate ([helper, helpr]
+// made [helper, helper], explorr made explorer beside foundation:explorer)
+// or write a key twice is left out and said, unless asked for.
+func TestUnsafeFixes(t *testing.T) {
+	dir := unpack(t, "actions.txtar")
+	local := lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")})
+	project := filepath.Join(dir, "project")
+	w := lsp.NewWorkspace(local, lsp.WorkspaceOptions{Project: project})
+	ctx := context.Background()
+	v, err := local.View(ctx, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := "project/.amplifier/collections/mine/profiles/dev.md"
+	py := "project/.amplifier/collections/mine/pyproject.toml"
+	tests := []struct {
+		name, file, text string
+		want             string // the text after the safe fixes
+		why              string // "" when nothing is unsafe
+	}{
+		{"a duplicate item", dev, strings.Replace(devText, "  - helper\n", "  - helper\n  - helpr\n", 1),
+			"", "it would write helper twice in the list"},
+		{"the same agent, spelt otherwise", dev, strings.Replace(devText, "  - helper\n", "  - helper\n  - foundation:explorer\n  - explorr\n", 1),
+			"", "it would write foundation:explorer twice in the list"},
+		{"a key written twice", py, strings.Replace(pyText, `author = "me"`, "author = \"me\"\nautor = \"you\"", 1),
+			"", "the file would not parse after it"},
+		{"safe beside it", dev, strings.Replace(devText, "  - helper\n", "  - helpr\n", 1), devText, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.file)
+			text := []byte(tc.text)
+			ds := w.Diagnose(ctx, path, text, nil)
+			edits, skipped := w.Fixes(ctx, v, path, text, ds, false)
+			got, err := lsp.ApplyEdits(text, edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if want == "" {
+				want = tc.text
+			}
+			if string(got) != want {
+				t.Errorf("after the safe fixes:\n%s\nwant:\n%s", got, want)
+			}
+			if tc.why == "" {
+				if len(skipped) != 0 {
+					t.Errorf("skipped %+v, want none", skipped)
+				}
+				return
+			}
+			if len(skipped) != 1 || !strings.Contains(skipped[0].Why, tc.why) || skipped[0].Title == "" {
+				t.Fatalf("skipped %+v, want one saying %q", skipped, tc.why)
+			}
+			// Asked for, it is made.
+			all, rest := w.Fixes(ctx, v, path, text, ds, true)
+			if len(rest) != 0 || len(all) != len(edits)+1 {
+				t.Errorf("with unsafe fixes: %d edits, %d left; want %d and none", len(all), len(rest), len(edits)+1)
+			}
+		})
+	}
+}
+
 // TestFixes: the fixes applied without asking are the renames and the
 // corrections to one close candidate the code actions offer; removals,
 // placeholders and choices are left to the author. ApplyEdits applies
@@ -447,7 +510,7 @@ func TestFixes(t *testing.T) {
 			path := filepath.Join(dir, tc.file)
 			got := []byte(tc.text)
 			for range 3 {
-				edits := w.Fixes(ctx, v, path, got, w.Diagnose(ctx, path, got, nil))
+				edits, _ := w.Fixes(ctx, v, path, got, w.Diagnose(ctx, path, got, nil), false)
 				if len(edits) == 0 {
 					break
 				}
@@ -459,7 +522,7 @@ func TestFixes(t *testing.T) {
 			if string(got) != tc.want {
 				t.Errorf("after the fixes:\n%s\nwant:\n%s", got, tc.want)
 			}
-			if again := w.Fixes(ctx, v, path, got, w.Diagnose(ctx, path, got, nil)); len(again) != 0 {
+			if again, _ := w.Fixes(ctx, v, path, got, w.Diagnose(ctx, path, got, nil), false); len(again) != 0 {
 				t.Errorf("fixes left to make after fixing: %+v", again)
 			}
 		})

@@ -211,7 +211,10 @@ func (d *DaemonAnalyzer) ask(ctx context.Context, p query.AnalyzeParams, path st
 }
 
 // call asks c. It waits d.timeout, and as long again each time the daemon
-// says it works on what p waits for.
+// says it works on what p waits for, and once more after it said so last:
+// the work that ended as the daemon was asked has its answer on the way,
+// which may come after the daemon's word that it is done (or after a
+// question about its work that a busy machine kept past the timeout).
 func (d *DaemonAnalyzer) call(ctx context.Context, c *query.Client, p query.AnalyzeParams) (*query.AnalyzeResult, error) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -226,6 +229,7 @@ func (d *DaemonAnalyzer) call(ctx context.Context, c *query.Client, p query.Anal
 	}()
 	t := time.NewTimer(d.timeout)
 	defer t.Stop()
+	wasBusy := false
 	for {
 		select {
 		case a := <-done:
@@ -234,6 +238,11 @@ func (d *DaemonAnalyzer) call(ctx context.Context, c *query.Client, p query.Anal
 			sctx, scancel := context.WithTimeout(cctx, d.timeout)
 			busy := len(tasksOf(sctx, c, map[string]int{p.Project: 1})) > 0
 			scancel()
+			if !busy && wasBusy {
+				busy, wasBusy = true, false // once more: see above
+			} else {
+				wasBusy = busy
+			}
 			if !busy {
 				select {
 				case a := <-done:

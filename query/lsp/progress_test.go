@@ -1,8 +1,13 @@
 package lsp_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -250,24 +255,35 @@ func (s *slowDaemon) free() { s.once.Do(func() { close(s.release) }) }
 // work-done progress sees the daemon's first scan begin, go on and end
 // around the first diagnostics, which come from the daemon however long
 // the scan takes (the call waits past its timeout while the scan goes
-// on).
+// on, and once more as it ends: the answer may come after the status
+// that says the scan is over).
 func TestDaemonScanProgress(t *testing.T) {
 	dir := unpack(t, "workspace.txtar")
 	s := startSlowDaemon(t)
 	d := lsp.NewDaemonAnalyzer(s.client, newWorkspace(dir), nil)
-	lsp.SetTimeout(d, 20*time.Millisecond)
+	// The call's timeout is many times what a loaded machine takes to
+	// answer a status question, and the scan lasts many timeouts: the
+	// wait is timed by the reports, not by a clock.
+	const timeout = 100 * time.Millisecond
+	lsp.SetTimeout(d, timeout)
 	c := startServer(t, d, progressOpts())
 	c.initializeWith(map[string]any{"window": map[string]any{"workDoneProgress": true}})
 	uri := lsp.PathToURI(filepath.Join(dir, devProfile))
 	c.open(uri, read(t, filepath.Join(dir, devProfile)))
-	// Ten reports at 10ms make the wait many times the call's timeout.
-	events, _ := c.progressEvents(false, func(_ wire, ev []progressValue) bool { return len(ev) >= 11 })
+	began := time.Now()
+	events, _ := c.progressEvents(false, func(m wire, ev []progressValue) bool {
+		if m.Method == "textDocument/publishDiagnostics" {
+			t.Fatalf("diagnostics published while the scan goes on (the call gave up): %s", m.Params)
+		}
+		// Reports every 10ms, for at least three timeouts.
+		return len(ev) >= 2 && time.Since(began) > 3*timeout
+	})
 	if b := events[0].Value; b.Kind != "begin" || b.Title != "amplidex: first scan" || !strings.HasPrefix(b.Message, "reading roots: ") {
 		t.Fatalf("first progress: %+v", events[0])
 	}
 	s.free()
 	var diags published
-	events, _ = c.progressEvents(false, func(m wire, ev []progressValue) bool {
+	c.progressEvents(false, func(m wire, ev []progressValue) bool {
 		if m.Method == "textDocument/publishDiagnostics" {
 			if err := json.Unmarshal(m.Params, &diags); err != nil {
 				t.Fatal(err)
@@ -302,5 +318,126 @@ func TestDaemonRegistrationProgress(t *testing.T) {
 	})
 	if len(created) != 0 {
 		t.Errorf("another project's read was shown too: %q, %+v", created, events)
+	}
+}
+
+// TestDaemonAnswerAfterScanEnds: the daemon's word that its scan is over
+// comes before the answer to the question that waited for the scan (a
+// proxy holds that answer back until a moment after the word): the call
+// takes the answer, rather than give up on the daemon and answer in
+// process.
+func TestDaemonAnswerAfterScanEnds(t *testing.T) {
+	dir := unpack(t, "workspace.txtar")
+	var (
+		scanning atomic.Bool
+		probes   atomic.Int32 // status questions while the scan goes on
+	)
+	scanning.Store(true)
+	mux := query.NewMux()
+	query.Handle(mux, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) {
+		if scanning.Load() {
+			probes.Add(1)
+			return &query.Status{Scanning: true, Progress: &query.ScanProgress{Phase: "reading roots", Files: 1}}, nil
+		}
+		return &query.Status{}, nil
+	})
+	query.Handle(mux, query.MethodAnalyze, func(ctx context.Context, p query.AnalyzeParams) (*query.AnalyzeResult, error) {
+		for scanning.Load() {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+		return &query.AnalyzeResult{Diagnostics: []diag.Diagnostic{{Code: "daemon/said", Severity: diag.SeverityError,
+			Path: p.Path, Message: "from the daemon"}}}, nil
+	})
+	srv := query.NewServer(mux, nil)
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	if err := srv.Listen(sock); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	// The proxy passes every line on, but for the answer of analyze: it
+	// is sent a moment (a tenth of the call's timeout) after a status
+	// that says the scan is over, as an answer on its way would be.
+	const timeout = 200 * time.Millisecond
+	frontDir := t.TempDir()
+	if err := os.Chmod(frontDir, 0o700); err != nil { // as a client wants it
+		t.Fatal(err)
+	}
+	front := filepath.Join(frontDir, "p.sock")
+	ln, err := net.Listen("unix", front)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			cc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			sc, err := net.Dial("unix", sock)
+			if err != nil {
+				cc.Close()
+				return
+			}
+			go func() { io.Copy(sc, cc); sc.Close() }()
+			go func() {
+				defer cc.Close()
+				var mu sync.Mutex // guards writes to cc
+				write := func(b []byte) error {
+					mu.Lock()
+					defer mu.Unlock()
+					_, err := cc.Write(b)
+					return err
+				}
+				r := bufio.NewReader(sc)
+				var held []byte
+				for {
+					line, err := r.ReadBytes('\n')
+					if err != nil {
+						return
+					}
+					if bytes.Contains(line, []byte("from the daemon")) {
+						held = line
+						continue
+					}
+					if err := write(line); err != nil {
+						return
+					}
+					if held != nil && !bytes.Contains(line, []byte("reading roots")) {
+						answer := held
+						held = nil
+						time.AfterFunc(timeout/10, func() { write(answer) })
+					}
+				}
+			}()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	c, err := query.Dial(ctx, front)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	d := lsp.NewDaemonAnalyzer(c, newWorkspace(dir), nil)
+	lsp.SetTimeout(d, timeout)
+	path := filepath.Join(dir, devProfile)
+	got := make(chan []diag.Diagnostic, 1)
+	go func() { got <- d.Diagnose(ctx, path, []byte(read(t, path)), nil) }()
+	// The call waits past its timeout while the scan goes on; then the
+	// scan ends.
+	for deadline := time.Now().Add(waitFor); probes.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the call never asked whether the daemon was busy")
+		}
+	}
+	scanning.Store(false)
+	ds := <-got
+	if len(ds) != 1 || ds[0].Message != "from the daemon" {
+		t.Errorf("diagnostics %+v, want the daemon's", ds)
 	}
 }

@@ -167,7 +167,7 @@ func (l *Local) whole(key string) []catalog.Change {
 func (l *Local) WithArguments(ctx context.Context, project string, cols []*discovery.Collection) (*catalog.View, error) {
 	v, ok := l.cat.WithArguments(project, cols)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNoView, project)
+		return nil, fmt.Errorf("%w: %s", ErrNoView, catalog.Label(project))
 	}
 	return v, nil
 }

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -267,7 +266,7 @@ type layered struct {
 func (w *Workspace) layer(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) *layered {
 	set := v.Set
 	if set.Owner(path) == nil && kindOf(path) != fileBundle && !isBundleAgent(path) {
-		if wc := w.workingCopy(path); wc != nil {
+		if wc := w.workingCopy(path, text); wc != nil {
 			set = w.withCopy(ctx, v, wc).Set
 		}
 	}
@@ -305,11 +304,12 @@ func (w *Workspace) layer(ctx context.Context, v *catalog.View, path string, tex
 	return l
 }
 
-// workingCopy loads the collection holding path from disk, when it is a
-// collection in no root. An unchanged collection is the one loaded last
-// time, so that the View made with it is reused.
-func (w *Workspace) workingCopy(path string) *discovery.Collection {
-	c := w.loadOwner(path)
+// workingCopy loads the collection holding path (whose unsaved text is
+// text) from disk, when it is a collection in no root. An unchanged
+// collection is the one loaded last time, so that the View made with it
+// is reused.
+func (w *Workspace) workingCopy(path string, text []byte) *discovery.Collection {
+	c := w.loadOwner(path, text)
 	if c == nil {
 		return nil
 	}
@@ -373,8 +373,11 @@ func (w *Workspace) withCopy(ctx context.Context, v *catalog.View, wc *discovery
 // loadOwner loads the collection holding path from disk: the one whose
 // resource base holds profiles/x.md or agents/x.md (the collection
 // directory, or its package directory in a nested layout), or whose
-// metadata file path is. It returns nil when there is none.
-func (w *Workspace) loadOwner(path string) *discovery.Collection {
+// metadata file path is, when its layout marks it as a collection (see
+// discovery.Shape.Marked; text is path's unsaved text): an ordinary
+// Python project's pyproject.toml is not collection metadata. It returns
+// nil when there is none.
+func (w *Workspace) loadOwner(path string, text []byte) *discovery.Collection {
 	kind := kindOf(path)
 	var dirs []string
 	switch kind {
@@ -390,6 +393,17 @@ func (w *Workspace) loadOwner(path string) *discovery.Collection {
 		shape, err := discovery.DetectShape(dir, "")
 		if err != nil || !shape.IsCollection() {
 			continue
+		}
+		if !shape.HasResources() {
+			py := text
+			if shape.Pyproject != path {
+				if py, err = syntax.ReadFile(shape.Pyproject, syntax.DefaultMaxFileSize); err != nil {
+					continue
+				}
+			}
+			if !shape.Marked(py) {
+				continue
+			}
 		}
 		c := w.loader.Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(dir)}, dir)
 		switch {
@@ -575,13 +589,15 @@ func (l *layered) fileDiagnostics() []diag.Diagnostic {
 }
 
 // looksLikeCollection reports whether a pyproject.toml that no root holds
-// belongs to a collection: its directory holds resource directories, or it
-// has a [tool.amplifier…] table.
+// belongs to a collection, as its layout or its unsaved text says (see
+// discovery.Shape.Marked).
 func looksLikeCollection(path string, text []byte) bool {
-	if shape, err := discovery.DetectShape(filepath.Dir(path), ""); err == nil && shape.HasResources() {
-		return true
+	shape, err := discovery.DetectShape(filepath.Dir(path), "")
+	if err != nil {
+		return discovery.DeclaresCollection(text)
 	}
-	return bytes.Contains(text, []byte("[tool.amplifier"))
+	shape.Pyproject = path
+	return shape.Marked(text)
 }
 
 // loneRefDiagnostics checks the references of a file no collection holds:

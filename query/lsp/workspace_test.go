@@ -111,6 +111,8 @@ func TestWorkspaceDiagnose(t *testing.T) {
 			text: strings.Replace(dev, "agents:", "agents:  # amplidex: ignore[schema/unknown-key]", 1),
 			want: []string{"suppress/unused@6:28"}},
 		{name: "an ordinary Python project", file: "work/app/pyproject.toml", text: "[project]\nname = \"App\"\n"},
+		{name: "an ordinary Python project on disk", file: "work/pyapp/pyproject.toml"},
+		{name: "an ordinary Python library on disk", file: "work/pylib/pyproject.toml"},
 		{name: "a collection's pyproject not yet with resources", file: "work/new/pyproject.toml",
 			text: "[project]\nname = \"new\"\n[tool.amplifier.collection]\nauthor = \"me\"\n",
 			want: []string{"metadata/missing-field@0:0", "metadata/missing-field@0:0"}},

@@ -57,6 +57,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand('amplidex.showStatus', () => showStatus(statusOutput)),
 		vscode.commands.registerCommand('amplidex.check', () => checkWorkspace(checks)),
 		vscode.commands.registerCommand('amplidex.showMergedProfile', (uri?: vscode.Uri) => merged.show(uri)),
+		// Trusted, the workspace's own amplidex.path and amplidex.env
+		// apply (they are restricted settings until then).
+		vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+			await stopClient();
+			await startClient(output);
+			status.refresh();
+		}),
 		vscode.workspace.onDidChangeConfiguration(async (e) => {
 			if (e.affectsConfiguration('amplidex.path') || e.affectsConfiguration('amplidex.env')) {
 				await stopClient();
@@ -91,8 +98,14 @@ function environment(): NodeJS.ProcessEnv {
 }
 
 // findBinary resolves amplidex.path: a path is taken as it is (relative to
-// the first workspace folder), a bare name is looked up on PATH, then where
-// `go install` puts binaries. It returns undefined when there is none.
+// the first workspace folder once the workspace is trusted, else to the
+// home directory, so that an untrusted repository cannot hold the program
+// a relative path names), a bare name is looked up on PATH, then where `go
+// install` puts binaries. It returns undefined when there is none.
+//
+// In an untrusted workspace VS Code gives amplidex.path and amplidex.env
+// the user's values, never the workspace's: package.json lists them in
+// capabilities.untrustedWorkspaces.restrictedConfigurations.
 function findBinary(): string | undefined {
 	const configured = settings().path;
 	const env = environment();
@@ -106,7 +119,8 @@ function findBinary(): string | undefined {
 	};
 	const ext = process.platform === 'win32' ? ['.exe', ''] : [''];
 	if (configured.includes('/') || configured.includes('\\')) {
-		const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+		const folder = vscode.workspace.isTrusted ? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath : undefined;
+		const base = folder ?? os.homedir();
 		const p = path.resolve(base, configured.replace(/^~(?=[/\\])/, os.homedir()));
 		return ext.map((e) => p + e).find(executable);
 	}

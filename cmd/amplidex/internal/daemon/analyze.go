@@ -58,14 +58,14 @@ func (c catalogViews) View(_ context.Context, project string) (*catalog.View, er
 	if v, ok := c.cat.State().View(c.cat.ProjectKey(project)); ok {
 		return v, nil
 	}
-	return nil, fmt.Errorf("%w: %s", lsp.ErrNoView, project)
+	return nil, fmt.Errorf("%w: %s", lsp.ErrNoView, catalog.Label(project))
 }
 
 func (c catalogViews) WithArguments(_ context.Context, project string, cols []*discovery.Collection) (*catalog.View, error) {
 	if v, ok := c.cat.WithArguments(project, cols); ok {
 		return v, nil
 	}
-	return nil, fmt.Errorf("%w: %s", lsp.ErrNoView, project)
+	return nil, fmt.Errorf("%w: %s", lsp.ErrNoView, catalog.Label(project))
 }
 
 func (catalogViews) Changed(string) {}

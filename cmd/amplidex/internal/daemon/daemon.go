@@ -48,7 +48,7 @@ type Options struct {
 	Watch watcher.Options
 	// Logger receives the daemon's log; nil discards it.
 	Logger *slog.Logger
-	// ReadFile reads files for discovery; discovery.ReadFile when nil.
+	// ReadFile reads files for discovery; syntax.ReadFile when nil.
 	// Tests count reads with it.
 	ReadFile func(string) ([]byte, error)
 	// ReadDir lists directories for discovery; os.ReadDir when nil. Tests
@@ -69,6 +69,23 @@ type Options struct {
 	// MaxProjects bounds the registered projects; DefaultMaxProjects when
 	// zero.
 	MaxProjects int
+	// MaxRootSets bounds the sets of a client's own roots (the
+	// query.Common.Roots that differ from the daemon's) followed at once;
+	// DefaultMaxRootSets when zero. Beyond it, the set used least
+	// recently that no subscription follows is forgotten; when every one
+	// is followed, a question naming another is answered overloaded.
+	MaxRootSets int
+	// ForgetRootSetsAfter forgets a set of a client's roots that no
+	// client used for that long (no question named it, no subscription
+	// follows it); DefaultForgetRootSetsAfter when zero. Such sets are
+	// never remembered for the next run.
+	ForgetRootSetsAfter time.Duration
+	// MaxConns and MaxPeerConns bound the socket's connections, in all
+	// and per client process, MaxRequests and MaxPeerRequests the
+	// requests being answered (see query.Server); query's defaults when
+	// zero.
+	MaxConns, MaxPeerConns       int
+	MaxRequests, MaxPeerRequests int
 	// Listener, when set, is served instead of a socket made at
 	// Paths.Socket: the one systemd made and handed over (socket
 	// activation). The daemon closes it, and leaves the socket file.
@@ -197,6 +214,12 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		opts.MaxProjects = DefaultMaxProjects
 		d.opts.MaxProjects = DefaultMaxProjects
 	}
+	if d.opts.MaxRootSets <= 0 {
+		d.opts.MaxRootSets = DefaultMaxRootSets
+	}
+	if d.opts.ForgetRootSetsAfter <= 0 {
+		d.opts.ForgetRootSetsAfter = DefaultForgetRootSetsAfter
+	}
 	if d.opts.Mode == "" {
 		d.opts.Mode = query.ModeForeground
 	}
@@ -217,7 +240,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	d.persist = newPersister(store, d.log, d.warnings.add)
 	d.persist.ended = d.mem.ended
-	d.cfg.Store(&config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
+	d.cfg.Store(&config{bundled: d.ownBundled(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: newBundles(opts.Prepare, opts.Manifests, d.log, d.now)})
 	d.early.Store(d.loadSummary())
 	if !opts.NoSocket {
@@ -268,7 +291,12 @@ func (d *Daemon) serve() error {
 		d.requestStop("no client for " + after.String())
 	})
 	srv.Activity = d.idle.activity
+	srv.MaxConns, srv.MaxPeerConns = d.opts.MaxConns, d.opts.MaxPeerConns
+	srv.MaxRequests, srv.MaxPeerRequests = d.opts.MaxRequests, d.opts.MaxPeerRequests
 	srv.Build = d.opts.Build // the build "version" reports, which clients compare
+	// Set before the first question can come: status asks it where the
+	// socket is as soon as the socket answers.
+	d.srv = srv
 	var err error
 	if d.opts.Listener != nil {
 		err = srv.Serve(d.opts.Listener)
@@ -276,9 +304,9 @@ func (d *Daemon) serve() error {
 		err = srv.Listen(d.opts.Paths.Socket)
 	}
 	if err != nil {
+		d.srv = nil
 		return err
 	}
-	d.srv = srv
 	return nil
 }
 
@@ -350,12 +378,12 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 // index), drops the records of files that are gone, and starts the writer
 // and the bundles.
 func (d *Daemon) open() error {
-	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add,
-		now: d.now, max: d.opts.MaxProjects, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
+	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add, warnNew: d.warnings.addNew,
+		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
 		homeDir: d.opts.Home, progress: d.progress, mem: d.mem, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
-		intents: map[string]int{}}
+		intents: map[string]int{}, following: map[string]int{}}
 	d.ingest.drained = sync.NewCond(&d.ingest.mu)
 	// Nothing but verifyIndex touches the store or the cache until it is
 	// done: it may replace both.
@@ -385,20 +413,18 @@ func (d *Daemon) open() error {
 	var projects []string
 	var watch []discovery.Root
 	for _, p := range remembered {
-		dir, scope, scoped := p, catalog.Scope{}, false
-		if scope, scoped = catalog.ParseScopeKey(p); scoped {
-			dir = scope.Project // a client's own roots
+		if catalog.IsScopeKey(p) {
+			// A client's own roots, which an older run remembered: they
+			// are watched again when a client asks, not before.
+			d.log.Info("a client's roots from the last run not restored; a client that names them registers them again", "project", catalog.Label(p))
+			continue
 		}
-		if err := validProject(dir, os.Geteuid()); err != nil {
-			d.log.Warn("project from the last run not restored", "project", dir, "err", err)
+		if err := validProject(p, os.Geteuid()); err != nil {
+			d.log.Warn("project from the last run not restored", "project", p, "err", err)
 			continue
 		}
 		projects = append(projects, p)
-		if scoped {
-			watch = append(watch, discovery.Roots(scope.Project, scope.Home, scope.Bundled)...)
-		} else {
-			watch = append(watch, discovery.Roots(p, "", nil)...)
-		}
+		watch = append(watch, discovery.Roots(p, "", nil)...)
 	}
 	cfg := d.cfg.Load()
 	roots := append(discovery.Roots("", d.opts.Home, cfg.bundled), watch...)
@@ -408,7 +434,14 @@ func (d *Daemon) open() error {
 	go func() {
 		var werr error
 		for _, r := range roots {
-			if err := d.w.AddRoot(r.Path); err != nil && werr == nil {
+			err := d.w.AddRoot(r.Path)
+			if errors.Is(err, watcher.ErrTooLarge) {
+				// Read once, not watched: status says so.
+				d.log.Warn("root too large; not watched", "root", r.Path, "err", err)
+				d.warnings.addNew(fmt.Sprintf("%v: read once, not watched, so changes in it are not seen", err))
+				continue
+			}
+			if err != nil && werr == nil {
 				werr = fmt.Errorf("watch %s: %w", r.Path, err)
 			}
 		}
@@ -429,7 +462,7 @@ func (d *Daemon) open() error {
 	d.ingest.cat = d.cat
 	d.subs.current = d.cat.State
 	d.persist.cache.settle = d.ingest.settle
-	_, err = d.ingest.register("")
+	_, err = d.ingest.register(context.Background(), "")
 	if werr := <-walked; werr != nil {
 		return werr
 	}
@@ -437,8 +470,8 @@ func (d *Daemon) open() error {
 		return err
 	}
 	for _, p := range projects {
-		if _, err := d.ingest.register(p); err != nil {
-			d.log.Warn("project from the last run not restored", "project", p, "err", err)
+		if _, err := d.ingest.register(context.Background(), p); err != nil {
+			d.log.Warn("project from the last run not restored", "project", catalog.Label(p), "err", err)
 		}
 	}
 	// Batches wait until now, so that each change made after a listing the
@@ -490,6 +523,15 @@ func (d *Daemon) watchOptions() watcher.Options {
 	}
 	if w.SyncDir == "" {
 		w.SyncDir = d.opts.Paths.StateDir
+	}
+	if w.MaxRootDirs == 0 {
+		w.MaxRootDirs = DefaultMaxRootDirs
+	}
+	if w.MaxLinkDirs == 0 {
+		w.MaxLinkDirs = DefaultMaxLinkDirs
+	}
+	if w.FollowLink == nil {
+		w.FollowLink = followLink
 	}
 	return w
 }
@@ -714,7 +756,7 @@ func (d *Daemon) Reload(opts Options) error {
 	}
 
 	old := d.cfg.Load()
-	next := &config{bundled: slices.Clone(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
+	next := &config{bundled: d.ownBundled(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: old.bundles}
 	rebuild := !slices.Equal(opts.Manifests, old.manifests) || opts.Prepare != old.prepare
 	if rebuild {
@@ -806,6 +848,10 @@ func (d *Daemon) watchAll(cfg *config, withBundles bool) error {
 			continue
 		}
 		err := d.ingest.addWatch(p, d.watch)
+		if errors.Is(err, watcher.ErrTooLarge) {
+			d.warnings.addNew(fmt.Sprintf("%v: read once, not watched, so changes in it are not seen", err))
+			err = nil
+		}
 		if err != nil {
 			for _, a := range added {
 				d.ingest.dropWatch(a)
@@ -841,6 +887,20 @@ type warnings struct {
 }
 
 const maxWarnings = 100
+
+// addNew records a warning unless one with the same text is held: what
+// many questions run into is said once.
+func (w *warnings) addNew(msg string) {
+	w.mu.Lock()
+	for _, m := range w.msgs {
+		if _, text, _ := strings.Cut(m, ": "); text == msg {
+			w.mu.Unlock()
+			return
+		}
+	}
+	w.mu.Unlock()
+	w.add(msg)
+}
 
 // add records a warning, stamped with the time.
 func (w *warnings) add(msg string) {

@@ -85,8 +85,10 @@
 // needs is held.
 //
 //   - ingest.mu: the registered projects and their last use, the
-//     registrations in progress, the lock files' stats and the roots'
-//     queues; drained, its condition, says a worker applied its queue.
+//     registrations in progress (and the questions waiting for each), the
+//     subscriptions following each project, the lock files' stats and the
+//     roots' queues; drained, its condition, says a worker applied its
+//     queue.
 //   - persister.mu: the deletions and versions committed and written, and
 //     whether writes fail; wrote, its condition, says written moved.
 //   - fileCache.mu: the records the loads made that are not in the index
@@ -136,6 +138,30 @@
 //     when their stat changed.
 //   - The registry of projects is bounded (Options.MaxProjects): beyond it,
 //     the project asked about least recently is forgotten.
+//   - The sets of a client's own roots (query.Common.Roots that differ
+//     from the daemon's) are bounded apart (Options.MaxRootSets): beyond
+//     it, the set used least recently that no subscription follows is
+//     forgotten, and when every set is followed the question is answered
+//     overloaded. A set unused for Options.ForgetRootSetsAfter is
+//     forgotten (the pruner looks four times per that time), and none is
+//     remembered for the next run.
+//   - Roots are bounded in size (roots.go): one that is / or holds a home
+//     directory is never watched nor read (a client naming one is
+//     answered invalid-params, the daemon's own configuration is taken
+//     without it); one beyond DefaultMaxRootDirs directories is given up
+//     by the watcher (a client's is refused, the daemon's own is read once
+//     and shown "too large"); a collection link is followed only as
+//     discovery.FollowLink allows, and not beyond DefaultMaxLinkDirs. Each
+//     is a warning of status, said once.
+//   - The collection a client stands in (query.Roots.Collection) is a
+//     root of its own in the client's set of roots, watched and read as
+//     one collection.
+//   - A registration is the asking client's work: when its client goes
+//     away (the socket server cancels the calls of a client that hung
+//     up), it stops at its next step (before each root is watched, before
+//     the roots are read) and takes back the watches it added; a question
+//     that waited for it runs one of its own. A root's walk and a read
+//     under way are not interrupted.
 //   - "shutdown" only asks the owner to stop (StopRequested); asked during
 //     the first scan, the daemon stops once the scan ends, since a read of
 //     the roots is not interrupted. So does the idler; its time runs

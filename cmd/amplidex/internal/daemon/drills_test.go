@@ -544,7 +544,10 @@ func TestDrillManyClients(t *testing.T) {
 	}
 	moving := filepath.Join(e.projectRoot(), "moving")
 	e.collection(moving, "moving", "1.0.0")
-	e.start()
+	// The clients stand for as many processes: this one may hold them all.
+	e.startWith(func(o *daemon.Options) {
+		o.MaxPeerConns, o.MaxPeerRequests = clients+8, clients+8
+	})
 	warm := dialDrill(t, e)
 	e.resolve(warm, "moving") // registers the project
 	check(t, warm.Close())

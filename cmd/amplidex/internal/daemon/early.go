@@ -294,6 +294,16 @@ func (d *Daemon) saveSummary() {
 
 // earlyResolve answers a no_sync resolve from the summary while the first
 // scan runs; any other call goes on to next.
+// earlyRoots are the roots a question is answered over, in precedence
+// order: the daemon's own (home and bundled), or the client's own and the
+// collection it stands in.
+func earlyRoots(c query.Common, home string, bundled []string) []discovery.Root {
+	if r := c.Roots; r != nil {
+		return catalog.Scope{Project: c.Project, Home: r.Home, Bundled: r.Bundled, Collection: r.Collection}.Roots()
+	}
+	return discovery.Roots(c.Project, home, bundled)
+}
+
 func (d *Daemon) earlyResolve(next query.MethodFunc) query.MethodFunc {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		s := d.early.Load()
@@ -304,11 +314,7 @@ func (d *Daemon) earlyResolve(next query.MethodFunc) query.MethodFunc {
 		if err != nil || !p.NoSync || validProject(p.Project, os.Geteuid()) != nil {
 			return next(ctx, raw)
 		}
-		home, bundled := d.opts.Home, d.cfg.Load().bundled
-		if p.Roots != nil {
-			home, bundled = p.Roots.Home, p.Roots.Bundled // the client's own
-		}
-		res, ok := s.resolve(discovery.Roots(p.Project, home, bundled), p.Name)
+		res, ok := s.resolve(earlyRoots(p.Common, d.opts.Home, d.cfg.Load().bundled), p.Name)
 		if !ok {
 			return next(ctx, raw)
 		}

@@ -97,3 +97,18 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestEarlyRootsStandIn: an early answer is over the roots the question
+// names: the client's own, with the collection it stands in first, not
+// the daemon's alone.
+func TestEarlyRootsStandIn(t *testing.T) {
+	own := earlyRoots(query.Common{Project: "/p"}, "/h", []string{"/b"})
+	if want := discovery.Roots("/p", "/h", []string{"/b"}); !slices.Equal(own, want) {
+		t.Errorf("the daemon's own roots: %v, want %v", own, want)
+	}
+	got := earlyRoots(query.Common{Project: "/p", Roots: &query.Roots{Home: "/o", Bundled: []string{"/c"}, Collection: "/src/spec-kit"}}, "/h", []string{"/b"})
+	want := append([]discovery.Root{{Kind: discovery.RootArgument, Path: "/src/spec-kit"}}, discovery.Roots("/p", "/o", []string{"/c"})...)
+	if !slices.Equal(got, want) {
+		t.Errorf("a client's roots: %v, want %v", got, want)
+	}
+}

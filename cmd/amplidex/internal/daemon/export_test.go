@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
 
@@ -81,4 +82,38 @@ func (d *Daemon) FailWatch(path string, err error) {
 		}
 		return nil
 	}
+}
+
+// ViewWithin returns the View of the question scope asks, registering it
+// on the first question as a client's question does, with ctx as the
+// client's life.
+func (d *Daemon) ViewWithin(ctx context.Context, scope query.Common) (*catalog.View, error) {
+	v, _, err := d.viewFor(ctx, scope)
+	return v, err
+}
+
+// Registered returns the keys of the registered projects and sets of a
+// client's roots, as status lists them.
+func (d *Daemon) Registered() map[string]time.Time { return d.ingest.registered() }
+
+// Waiting returns how many questions waited for another's registration.
+func (d *Daemon) Waiting() int {
+	in := d.ingest
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	n := 0
+	for _, r := range in.registering {
+		n += r.waiters
+	}
+	return n
+}
+
+// Watches returns the kernel watches the daemon's watcher holds, over
+// every root (a watch two roots share counts twice).
+func (d *Daemon) Watches() int {
+	n := 0
+	for _, s := range d.w.Status() {
+		n += s.Watches
+	}
+	return n
 }

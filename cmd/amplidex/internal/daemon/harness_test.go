@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,6 +34,9 @@ import (
 
 // The harness drives one daemon with random operations from several
 // goroutines at once: projects registered, asked about and forgotten;
+// questions over a client's own roots, new sets of them among more than
+// the daemon keeps (so that sets are forgotten and expire); clients that
+// hang up at once, or after they stopped sending;
 // collections and files created, edited (in place and by atomic save),
 // renamed and deleted; lock files rewritten; the configuration reloaded;
 // editor buffers analyzed; listings made to fail (EMFILE, EACCES, EIO)
@@ -73,8 +78,8 @@ func TestHarness(t *testing.T) {
 	h := newHarness(t, seed)
 	h.run(budget)
 	h.stop()
-	t.Logf("seed %d: %d operations in %d rounds (%d restarts, %d as if killed), %d quiet points checked",
-		seed, h.ops.Load(), h.rounds, h.restarts, h.crashes, h.checks)
+	t.Logf("seed %d: %d operations in %d rounds (%d restarts, %d as if killed, %d clients hung up), %d quiet points checked",
+		seed, h.ops.Load(), h.rounds, h.restarts, h.crashes, h.hangups.Load(), h.checks)
 	h.leaks(goroutines, fds)
 }
 
@@ -92,6 +97,10 @@ type harness struct {
 	log      logBuffer
 
 	rounds, restarts, crashes, checks int
+	hangups                           atomic.Int64
+	// extra are bundled roots that sets of a client's roots name, more
+	// of them than the daemon keeps sets (maxSets).
+	extra []string
 
 	mu sync.Mutex // guards fields below
 	// names holds, by collection directory, every name a collection
@@ -138,9 +147,23 @@ func newHarness(t *testing.T, seed uint64) *harness {
 			h.writeCollection(h.r, filepath.Join(root, fmt.Sprintf("d%d", i)))
 		}
 	}
+	for i := range 2 * maxSets {
+		root := filepath.Join(e.dir, fmt.Sprintf("extra%d", i))
+		h.extra = append(h.extra, root)
+		h.writeAnchor(root)
+		h.writeCollection(h.r, filepath.Join(root, "d0"))
+	}
 	h.start()
 	return h
 }
+
+// maxSets is the daemon's bound of sets of a client's roots in the
+// harness, and expireSets how soon one nobody uses is forgotten: small,
+// so that both happen during a run.
+const (
+	maxSets    = 3
+	expireSets = 300 * time.Millisecond
+)
 
 // allRoots returns every root the harness writes in: the projects', the
 // user's and both bundled ones.
@@ -172,6 +195,7 @@ func (h *harness) bundledOf(config int) []string {
 // options are the daemon's options with config's bundled roots.
 func (h *harness) options(config int) daemon.Options {
 	return daemon.Options{Paths: h.e.paths, Home: h.e.home, Bundled: h.bundledOf(config), NoSync: true,
+		MaxRootSets: maxSets, ForgetRootSetsAfter: expireSets,
 		Logger:   slog.New(slog.NewTextHandler(&h.log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Watch:    watcher.Options{Debounce: 5 * time.Millisecond, PollInterval: 20 * time.Millisecond},
 		ReadDir:  h.faults.readDir,
@@ -296,6 +320,10 @@ func (h *harness) fail(format string, args ...any) {
 func (h *harness) op(r *rand.Rand, c *query.Client) {
 	h.dmu.RLock()
 	defer h.dmu.RUnlock()
+	if r.IntN(16) == 0 {
+		h.hangUp(r)
+		return
+	}
 	roots := h.allRoots()
 	root := roots[r.IntN(len(roots))]
 	dir := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5)))
@@ -646,12 +674,57 @@ func (h *harness) otherRoots() *query.Roots {
 }
 
 // clientRoots picks the roots a question is sent with: none (the daemon's
-// own), or another client's.
+// own), another client's, or a set among more than the daemon keeps.
 func (h *harness) clientRoots(r *rand.Rand) *query.Roots {
-	if r.IntN(4) == 0 {
+	switch r.IntN(8) {
+	case 0, 1:
 		return h.otherRoots()
+	case 2:
+		return h.extraRoots(r)
 	}
 	return nil
+}
+
+// extraRoots are the roots of a client whose bundled root is one of the
+// extra ones.
+func (h *harness) extraRoots(r *rand.Rand) *query.Roots {
+	return &query.Roots{Home: h.e.home, Bundled: []string{h.extra[r.IntN(len(h.extra))]}}
+}
+
+// hangUp is a client that sends one question and hangs up: at once, or
+// after it stopped sending and read the answer's first line (which may be
+// an overloaded refusal). Nothing of it may stay in the daemon: the leak
+// check at the end of the run counts goroutines and descriptors.
+func (h *harness) hangUp(r *rand.Rand) {
+	nc, err := net.Dial("unix", h.e.paths.Socket)
+	if err != nil {
+		return // the queue is full: the daemon is busy
+	}
+	defer nc.Close()
+	h.hangups.Add(1)
+	common := query.Common{Project: h.project(r), NoSync: r.IntN(2) == 0, Roots: h.clientRoots(r)}
+	var params any = query.ListParams{Common: common}
+	method := []string{"collections", "resolve", "diagnostics", "subscribe"}[r.IntN(4)]
+	switch method {
+	case "resolve":
+		params = query.NameParams{Common: common, Name: fmt.Sprintf("c%d", r.IntN(6))}
+	case "subscribe":
+		params = query.SubscribeParams{Common: common}
+	}
+	line, err := json.Marshal(map[string]any{"id": 1, "method": method, "params": params})
+	if err != nil {
+		h.fail("encode a request: %v", err)
+		return
+	}
+	h.journal.add("a client asks %s and hangs up", method)
+	if _, err := nc.Write(append(line, '\n')); err != nil || r.IntN(2) == 0 {
+		return
+	}
+	nc.(*net.UnixConn).CloseWrite()
+	nc.SetReadDeadline(time.Now().Add(callDeadline))
+	if _, err := bufio.NewReader(nc).ReadString('\n'); err != nil {
+		h.fail("a client that stopped sending got no answer to %s: %v", method, err)
+	}
 }
 
 // checkCollections checks an answer given during the run: every
@@ -751,7 +824,7 @@ func (h *harness) quiet(when string) {
 // compare returns how the daemon's answers for every project differ from
 // a fresh in-process scan's ("" when they agree).
 func (h *harness) compare(c *query.Client) string {
-	for _, roots := range []*query.Roots{nil, h.otherRoots()} {
+	for _, roots := range []*query.Roots{nil, h.otherRoots(), h.extraRoots(h.r)} {
 		if diff := h.compareWith(c, roots); diff != "" {
 			return diff
 		}

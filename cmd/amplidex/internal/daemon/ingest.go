@@ -25,21 +25,34 @@ import (
 // Options.MaxProjects is zero.
 const DefaultMaxProjects = 64
 
+// DefaultMaxRootSets bounds the sets of a client's own roots (see
+// query.Common.Roots) followed at once, when Options.MaxRootSets is zero.
+const DefaultMaxRootSets = 16
+
+// errAbandoned is what a registration returns to those who waited for it
+// when the client that ran it went away before it was done: they run one
+// of their own.
+var errAbandoned = errors.New("daemon: registration abandoned by the client that asked for it")
+
 // ingest feeds the catalog: it turns the watcher's batches into catalog
 // changes, registers projects on their first question (and forgets the
 // least recently asked beyond the bound), and notices edited lock files.
 // After each change it hands what the catalog read to the persister and
 // what changed to the subscriptions.
 type ingest struct {
-	cat      *catalog.Catalog
-	mem      *memory // the reading target while a registration reads
-	w        *watcher.Watcher
-	persist  *persister
-	subs     *subscriptions
-	log      *slog.Logger
-	warn     func(string)
-	now      func() time.Time
-	max      int
+	cat     *catalog.Catalog
+	mem     *memory // the reading target while a registration reads
+	w       *watcher.Watcher
+	persist *persister
+	subs    *subscriptions
+	log     *slog.Logger
+	warn    func(string)
+	warnNew func(string) // warn, unless the same is said already
+	now     func() time.Time
+	max     int
+	// maxSets bounds the registered sets of a client's own roots (keys
+	// made by catalog.ScopeKey), apart from max.
+	maxSets  int
 	isRoot   func(string) bool // reports a root the bundles or the catalog need
 	ownerUID int
 	homeDir  string
@@ -59,6 +72,9 @@ type ingest struct {
 	// about; registering holds the registrations in progress.
 	projects    map[string]time.Time
 	registering map[string]*registration
+	// following counts, by key, the subscriptions that follow its View:
+	// a set of a client's roots in use is never evicted nor expired.
+	following map[string]int
 	// locks holds the stat of each lock file as last read.
 	locks map[string]index.File
 	// queues holds each root's pending work; stopped ends every wait.
@@ -181,11 +197,14 @@ const (
 )
 
 // registration is one project being registered; done is closed when err
-// and st are set.
+// and st are set. abandoned says the client that ran it went away first;
+// waiters counts the questions that waited for it (guarded by in.mu).
 type registration struct {
-	done chan struct{}
-	st   *catalog.State
-	err  error
+	done      chan struct{}
+	st        *catalog.State
+	err       error
+	abandoned bool
+	waiters   int
 }
 
 // applied hands the result of a catalog change on: the records to the
@@ -561,10 +580,50 @@ func (in *ingest) checkScope(c query.Common, bundled []string) (string, error) {
 			return "", query.Errorf(query.CodeInvalidParams, "roots: %q is not an absolute, clean path", p)
 		}
 	}
-	if r.Home == in.homeDir && slices.Equal(r.Bundled, bundled) {
+	for _, b := range r.Bundled {
+		if why := rootRefusal(b, in.homeDir, r.Home); why != "" {
+			in.warnNew(fmt.Sprintf("a client's bundled root %s not watched: %s", b, why))
+			return "", query.Errorf(query.CodeInvalidParams, "roots: bundled root %s is not watched: %s; a root holds collections, not the tree around them", b, why)
+		}
+	}
+	if err := in.checkCollection(r.Collection, r.Home); err != nil {
+		return "", err
+	}
+	if r.Home == in.homeDir && slices.Equal(r.Bundled, bundled) && r.Collection == "" {
 		return key, nil
 	}
-	return in.cat.ScopeKey(catalog.Scope{Project: c.Project, Home: r.Home, Bundled: r.Bundled}), nil
+	return in.cat.ScopeKey(catalog.Scope{Project: c.Project, Home: r.Home, Bundled: r.Bundled, Collection: r.Collection}), nil
+}
+
+// checkCollection validates the collection a client stands in (see
+// query.Roots.Collection): "", or an absolute, clean path of an existing
+// directory of the daemon's user, that holds no home directory.
+func (in *ingest) checkCollection(dir, home string) error {
+	if dir == "" {
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return query.Errorf(query.CodeInvalidParams, "roots: collection %q: "+format, append([]any{dir}, args...)...)
+	}
+	switch {
+	case strings.ContainsRune(dir, 0):
+		return bad("holds a NUL byte")
+	case !filepath.IsAbs(dir) || filepath.Clean(dir) != dir:
+		return bad("is not an absolute, clean path")
+	}
+	if why := rootRefusal(dir, in.homeDir, home); why != "" {
+		return bad("not watched: %s", why)
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return bad("%v", errText(err))
+	case !fi.IsDir():
+		return bad("is not a directory")
+	case !ownedBy(fi, in.ownerUID):
+		return bad("belongs to another user; amplidex does not trust it")
+	}
+	return nil
 }
 
 // checkProject validates a project directory named by a client and
@@ -622,7 +681,8 @@ func errText(err error) string {
 // view returns the View of a project (registered on its first question,
 // checked with checkProject before) and the version of the State it
 // belongs to. Unless noSync is set, it first waits until every change
-// made before it was called is handled.
+// made before it was called is handled. A client that goes away (ctx
+// ends) before the project is registered leaves it unregistered.
 func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catalog.View, uint64, error) {
 	if !noSync {
 		if err := in.w.Flush(ctx); err != nil {
@@ -639,7 +699,9 @@ func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catal
 	v, ok := st.View(project)
 	if !ok {
 		var err error
-		if st, err = in.register(project); err != nil {
+		for st, err = in.register(ctx, project); errors.Is(err, errAbandoned); st, err = in.register(ctx, project) {
+		}
+		if err != nil {
 			return nil, 0, err
 		}
 		if !noSync {
@@ -652,7 +714,7 @@ func (in *ingest) view(ctx context.Context, project string, noSync bool) (*catal
 		if v, ok = st.View(project); !ok {
 			// Forgotten while it was registered (a forget raced this
 			// question): say so rather than answer for no project.
-			return nil, 0, query.Errorf(query.CodeNotFound, "project %s was forgotten while it was registered; ask again", project)
+			return nil, 0, query.Errorf(query.CodeNotFound, "project %s was forgotten while it was registered; ask again", catalog.Label(project))
 		}
 	}
 	in.mu.Lock()
@@ -684,19 +746,53 @@ func unknownRoots(st *catalog.State, v *catalog.View) error {
 // catalog reads it, and it is remembered for the next run. Two
 // registrations of one project share the work; a project beyond the bound
 // forgets the one asked about least recently.
-func (in *ingest) register(project string) (*catalog.State, error) {
+//
+// A set of a client's own roots (a key of catalog.ScopeKey) is bounded
+// apart (maxSets), and is not remembered for the next run: beyond the
+// bound the set used least recently that no subscription follows is
+// forgotten, and when every one is followed the registration is refused
+// with CodeOverloaded.
+//
+// The work is the asking client's: once ctx ends, what it did is taken
+// back at the next step (before each root is watched, before the roots
+// are read), and register returns ctx's error; those who waited for it
+// get errAbandoned, and run one of their own.
+func (in *ingest) register(ctx context.Context, project string) (*catalog.State, error) {
 	in.mu.Lock()
 	if r := in.registering[project]; r != nil {
+		r.waiters++
 		in.mu.Unlock()
-		<-r.done
-		return r.st, r.err
+		select {
+		case <-r.done:
+			if r.abandoned {
+				return nil, errAbandoned
+			}
+			return r.st, r.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		in.mu.Unlock()
+		return nil, err
+	}
+	var evict string
+	if _, known := in.projects[project]; !known {
+		switch {
+		case catalog.IsScopeKey(project):
+			if in.countSets() >= in.maxSets {
+				if evict = in.idlestSet(); evict == "" {
+					in.mu.Unlock()
+					return nil, query.Errorf(query.CodeOverloaded,
+						"the daemon already follows %d sets of a client's roots, each in use, its limit; try again later", in.maxSets)
+				}
+			}
+		case project != "" && in.countProjects() >= in.max:
+			evict = in.oldest()
+		}
 	}
 	r := &registration{done: make(chan struct{})}
 	in.registering[project] = r
-	var evict string
-	if _, known := in.projects[project]; !known && project != "" && len(in.projects) >= in.max+1 {
-		evict = in.oldest()
-	}
 	in.mu.Unlock()
 	defer func() {
 		in.mu.Lock()
@@ -705,12 +801,27 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 		close(r.done)
 	}()
 	if evict != "" {
-		in.log.Info("forgetting the project asked about least recently", "project", evict, "bound", in.max)
+		if catalog.IsScopeKey(evict) {
+			in.log.Info("forgetting the client's roots used least recently", "project", catalog.Label(evict), "bound", in.maxSets)
+		} else {
+			in.log.Info("forgetting the project asked about least recently", "project", catalog.Label(evict), "bound", in.max)
+		}
 		in.forget(evict)
 	}
 	unlock := in.lockProject(project)
 	defer unlock()
 	defer in.mem.read()()
+	// abandon takes back what the registration did once its client went
+	// away: the watches it added that nothing else needs.
+	var added []string
+	abandon := func(done func()) (*catalog.State, error) {
+		done()
+		for _, p := range added {
+			in.dropWatch(p)
+		}
+		r.abandoned, r.err = true, ctx.Err()
+		return nil, r.err
+	}
 	// Status shows how far a project's registration got (the daemon's
 	// own roots, key "", are the first scan's).
 	watch := in.rootsToWatch(project)
@@ -718,17 +829,30 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	if len(watch) > 0 && in.progress != nil {
 		dir, scope := project, (*query.Roots)(nil)
 		if sc, ok := catalog.ParseScopeKey(project); ok {
-			dir, scope = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
+			dir, scope = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled, Collection: sc.Collection}
 		}
 		rp = in.progress.begin(dir, scope, watch)
 		defer in.progress.end(rp)
 	}
-	defer in.intend(watch)()
+	intended := sync.OnceFunc(in.intend(watch))
+	defer intended()
 	for _, root := range watch {
+		if ctx.Err() != nil {
+			return abandon(intended)
+		}
 		if err := in.addWatch(root.Path, in.w.AddRoot); err != nil {
-			r.err = fmt.Errorf("watch %s: %w", root.Path, err)
+			added = append(added, root.Path)
+			intended()
+			for _, p := range added {
+				in.dropWatch(p)
+			}
+			r.err = in.tooLarge(root.Path, err)
 			return nil, r.err
 		}
+		added = append(added, root.Path)
+	}
+	if ctx.Err() != nil {
+		return abandon(intended)
 	}
 	if rp != nil {
 		rp.phase.Store(regReading)
@@ -756,8 +880,10 @@ func (in *ingest) register(project string) (*catalog.State, error) {
 	}
 	list := in.projectList()
 	in.mu.Unlock()
-	if err := in.persist.saveProjects(list); err != nil {
-		in.log.Warn("registered projects not saved for the next run", "err", err)
+	if !catalog.IsScopeKey(project) {
+		if err := in.persist.saveProjects(list); err != nil {
+			in.log.Warn("registered projects not saved for the next run", "err", err)
+		}
 	}
 	return r.st, nil
 }
@@ -777,24 +903,101 @@ func (in *ingest) rootsToWatch(key string) []discovery.Root {
 }
 
 // oldest returns the registered project asked about least recently (never
-// the no-project view). in.mu is held.
+// the no-project view, nor a set of a client's roots). in.mu is held.
 func (in *ingest) oldest() string {
 	var best string
 	var at time.Time
 	for p, t := range in.projects {
-		if p != "" && (best == "" || t.Before(at)) {
+		if p != "" && !catalog.IsScopeKey(p) && (best == "" || t.Before(at)) {
 			best, at = p, t
 		}
 	}
 	return best
 }
 
-// projectList returns the registered projects, sorted, without "". in.mu
-// is held.
+// countProjects counts the registered projects, but for the no-project
+// view and the sets of a client's roots. in.mu is held.
+func (in *ingest) countProjects() int {
+	n := 0
+	for p := range in.projects {
+		if p != "" && !catalog.IsScopeKey(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// countSets counts the sets of a client's roots registered or being
+// registered. in.mu is held.
+func (in *ingest) countSets() int {
+	n := 0
+	for p := range in.projects {
+		if catalog.IsScopeKey(p) {
+			n++
+		}
+	}
+	for p := range in.registering {
+		if _, known := in.projects[p]; !known && catalog.IsScopeKey(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// idlestSet returns the set of a client's roots used least recently that
+// no subscription follows and no registration holds, or "" when there is
+// none. in.mu is held.
+func (in *ingest) idlestSet() string {
+	var best string
+	var at time.Time
+	for p, t := range in.projects {
+		if catalog.IsScopeKey(p) && in.following[p] == 0 && in.registering[p] == nil && (best == "" || t.Before(at)) {
+			best, at = p, t
+		}
+	}
+	return best
+}
+
+// follow counts a subscription of key's View, and returns the function
+// that uncounts it; from then on key's time without use runs.
+func (in *ingest) follow(key string) (unfollow func()) {
+	in.mu.Lock()
+	in.following[key]++
+	in.mu.Unlock()
+	return func() {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		if in.following[key]--; in.following[key] <= 0 {
+			delete(in.following, key)
+		}
+		if _, ok := in.projects[key]; ok {
+			in.projects[key] = in.now()
+		}
+	}
+}
+
+// idleSets returns the sets of a client's roots that no subscription
+// follows, no registration holds, and nobody asked about since before.
+func (in *ingest) idleSets(before time.Time) []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var out []string
+	for p, t := range in.projects {
+		if catalog.IsScopeKey(p) && in.following[p] == 0 && in.registering[p] == nil && t.Before(before) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// projectList returns the registered projects to remember for the next
+// run, sorted: neither "" nor the sets of a client's roots, which a
+// client registers again when it asks. in.mu is held.
 func (in *ingest) projectList() []string {
 	out := make([]string, 0, len(in.projects))
 	for p := range in.projects {
-		if p != "" {
+		if p != "" && !catalog.IsScopeKey(p) {
 			out = append(out, p)
 		}
 	}
@@ -822,8 +1025,10 @@ func (in *ingest) forget(project string) {
 	}
 	list := in.projectList()
 	in.mu.Unlock()
-	if err := in.persist.saveProjects(list); err != nil {
-		in.log.Warn("registered projects not saved for the next run", "err", err)
+	if !catalog.IsScopeKey(project) {
+		if err := in.persist.saveProjects(list); err != nil {
+			in.log.Warn("registered projects not saved for the next run", "err", err)
+		}
 	}
 }
 
@@ -851,8 +1056,8 @@ func (in *ingest) registerSoon(project string) {
 	in.workers.Add(1)
 	go func() {
 		defer in.workers.Done()
-		if _, err := in.register(project); err != nil {
-			in.log.Warn("project not registered after its first answer", "project", project, "err", err)
+		if _, err := in.register(context.Background(), project); err != nil {
+			in.log.Warn("project not registered after its first answer", "project", catalog.Label(project), "err", err)
 		}
 	}()
 }

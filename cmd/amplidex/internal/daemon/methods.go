@@ -55,14 +55,25 @@ func (d *Daemon) Info() *query.DaemonInfo {
 
 // viewFor is the query.ViewFunc of the daemon.
 func (d *Daemon) viewFor(ctx context.Context, scope query.Common) (*catalog.View, query.Clock, error) {
-	if err := d.waitReady(ctx); err != nil {
-		return nil, query.Clock{}, err
-	}
-	key, err := d.ingest.checkScope(scope, d.cfg.Load().bundled)
+	key, err := d.keyFor(ctx, scope)
 	if err != nil {
 		return nil, query.Clock{}, err
 	}
-	v, version, err := d.ingest.view(ctx, key, scope.NoSync)
+	return d.viewOf(ctx, key, scope.NoSync)
+}
+
+// keyFor returns the key of the View a question is about, once the first
+// scan is done.
+func (d *Daemon) keyFor(ctx context.Context, scope query.Common) (string, error) {
+	if err := d.waitReady(ctx); err != nil {
+		return "", err
+	}
+	return d.ingest.checkScope(scope, d.cfg.Load().bundled)
+}
+
+// viewOf returns the View of key, registered on its first question.
+func (d *Daemon) viewOf(ctx context.Context, key string, noSync bool) (*catalog.View, query.Clock, error) {
+	v, version, err := d.ingest.view(ctx, key, noSync)
 	if err != nil {
 		return nil, query.Clock{}, err
 	}
@@ -124,15 +135,25 @@ func (d *Daemon) subscribe(ctx context.Context, p query.SubscribeParams) (*query
 			return nil, query.Errorf(query.CodeInvalidParams, "path %q is not absolute", path)
 		}
 	}
-	v, clock, err := d.viewFor(ctx, p.Common)
+	key, err := d.keyFor(ctx, p.Common)
 	if err != nil {
+		return nil, err
+	}
+	// Followed from now on: a set of a client's roots is not forgotten
+	// between its registration and the subscription's start.
+	unfollow := d.ingest.follow(key)
+	v, clock, err := d.viewOf(ctx, key, p.NoSync)
+	if err != nil {
+		unfollow()
 		return nil, err
 	}
 	project := v.Project
 	return &query.Stream{
-		Result: &query.SubscribeResult{Clock: clock},
+		Result:  &query.SubscribeResult{Clock: clock},
+		Abandon: unfollow,
 		Run: func(ctx context.Context, send func(any) error) error {
-			// Registered by viewFor: should it have been forgotten since,
+			defer unfollow()
+			// Registered by viewOf: should it have been forgotten since,
 			// the subscription ends rather than registering it again.
 			return d.follow(ctx, project, p.Paths, func(u query.Update) error { return send(u) })
 		},
@@ -195,7 +216,7 @@ func (d *Daemon) Status() *query.Status {
 		}
 		out.Roots = append(out.Roots, rs)
 	}
-	order := map[discovery.RootKind]int{discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
+	order := map[discovery.RootKind]int{discovery.RootArgument: -1, discovery.RootProject: 0, discovery.RootUser: 1, discovery.RootBundled: 2}
 	sort.SliceStable(out.Roots, func(i, j int) bool {
 		a, b := out.Roots[i], out.Roots[j]
 		if order[a.Kind] != order[b.Kind] {
@@ -208,7 +229,7 @@ func (d *Daemon) Status() *query.Status {
 		if catalog.IsScopeKey(p) {
 			// A client's other roots: the project, and those roots.
 			sc := d.cat.KeyScope(p)
-			ps.Dir, ps.Roots = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled}
+			ps.Dir, ps.Roots = sc.Project, &query.Roots{Home: sc.Home, Bundled: sc.Bundled, Collection: sc.Collection}
 		}
 		out.Projects = append(out.Projects, ps)
 	}

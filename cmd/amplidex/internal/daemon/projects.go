@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,6 +27,13 @@ const DefaultForgetAfter = 30 * 24 * time.Hour
 // Options.PruneEvery is zero.
 const DefaultPruneEvery = time.Hour
 
+// DefaultForgetRootSetsAfter is how long a set of a client's roots that
+// no client uses stays registered when Options.ForgetRootSetsAfter is
+// zero: long enough for the commands of a shell session with another
+// AMPLIDEX_BUNDLED, short enough that a root named once is not watched
+// for days.
+const DefaultForgetRootSetsAfter = 10 * time.Minute
+
 // lastUsedKey is the index meta key of the projects' last use, kept
 // beside the list of projects so that a restart does not make every
 // project look fresh.
@@ -39,7 +47,8 @@ type pruner struct {
 	wg   sync.WaitGroup
 }
 
-// startPruner checks the projects now and then every PruneEvery.
+// startPruner checks the projects now and then every PruneEvery, and the
+// sets of a client's roots four times per ForgetRootSetsAfter.
 func (d *Daemon) startPruner() *pruner {
 	every := d.opts.PruneEvery
 	if every <= 0 {
@@ -51,16 +60,31 @@ func (d *Daemon) startPruner() *pruner {
 		defer p.wg.Done()
 		t := time.NewTicker(every)
 		defer t.Stop()
+		sets := time.NewTicker(max(d.opts.ForgetRootSetsAfter/4, time.Millisecond))
+		defer sets.Stop()
+		d.prune()
 		for {
-			d.prune()
 			select {
 			case <-t.C:
+				d.prune()
+			case <-sets.C:
+				d.expireSets()
 			case <-p.stop:
 				return
 			}
 		}
 	}()
 	return p
+}
+
+// expireSets forgets the sets of a client's roots that no client used for
+// ForgetRootSetsAfter: their watches go, and their roots are read no more.
+func (d *Daemon) expireSets() {
+	after := d.opts.ForgetRootSetsAfter
+	for _, key := range d.ingest.idleSets(d.now().Add(-after)) {
+		d.log.Info("forgetting a client's roots", "project", catalog.Label(key), "reason", fmt.Sprintf("no client used them for %s", after))
+		d.ingest.forget(key)
+	}
 }
 
 // close stops the pruner and waits for it.
@@ -87,7 +111,7 @@ func (d *Daemon) prune() {
 			reason = fmt.Sprintf("nobody asked about it for %s", now.Sub(last).Round(time.Minute))
 		}
 		if reason != "" {
-			d.log.Info("forgetting a project", "project", p, "reason", reason, "last_used", last.Format(time.RFC3339))
+			d.log.Info("forgetting a project", "project", catalog.Label(p), "reason", reason, "last_used", last.Format(time.RFC3339))
 			d.ingest.forget(p)
 		}
 	}
@@ -122,16 +146,19 @@ func (d *Daemon) forget(ctx context.Context, p query.ForgetParams) (*query.Forge
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
-		d.log.Info("forgetting a project", "project", dir, "key", key, "reason", "a client asked")
+		d.log.Info("forgetting a project", "project", catalog.Label(key), "reason", "a client asked")
 		d.ingest.forget(key)
 	}
 	d.saveLastUsed()
 	return &query.ForgetResult{Dir: dir, Forgotten: true}, nil
 }
 
-// saveLastUsed stores when each registered project was last asked about.
+// saveLastUsed stores when each registered project was last asked about;
+// the sets of a client's roots are not remembered.
 func (d *Daemon) saveLastUsed() {
-	b, err := json.Marshal(d.ingest.registered())
+	used := d.ingest.registered()
+	maps.DeleteFunc(used, func(key string, _ time.Time) bool { return catalog.IsScopeKey(key) })
+	b, err := json.Marshal(used)
 	if err == nil {
 		err = d.persist.store.SetMeta(lastUsedKey, b)
 	}

@@ -217,10 +217,17 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 // forgotten (see forgottenError): it ends then, even should the project be
 // registered again.
 func (d *Daemon) Follow(ctx context.Context, project string, paths []string, fn func(query.Update) error) error {
-	project, err := d.ingest.checkProject(project)
+	return d.FollowRoots(ctx, query.Common{Project: project}, paths, fn)
+}
+
+// FollowRoots is Follow of the View a question with scope's parameters is
+// about: a client's own roots, and the collection it stands in.
+func (d *Daemon) FollowRoots(ctx context.Context, scope query.Common, paths []string, fn func(query.Update) error) error {
+	project, err := d.ingest.checkScope(scope, d.cfg.Load().bundled)
 	if err != nil {
 		return err
 	}
+	defer d.ingest.follow(project)()
 	if _, _, err := d.ingest.view(ctx, project, false); err != nil {
 		return err
 	}
@@ -262,5 +269,5 @@ func (d *Daemon) follow(ctx context.Context, project string, paths []string, fn 
 // forgottenError ends the subscriptions of a forgotten project.
 func forgottenError(project string) error {
 	return query.Errorf(query.CodeNotFound,
-		"project %s was forgotten (by forget, or as gone or unused): its diagnostics are no longer followed", project)
+		"project %s was forgotten (by forget, or as gone or unused): its diagnostics are no longer followed", catalog.Label(project))
 }

@@ -81,3 +81,53 @@ func TestSubscriptionOfForgottenProjectEnds(t *testing.T) {
 		t.Error("Follow still follows the forgotten project")
 	}
 }
+
+// TestClientRootsReadable: the key a client's own roots are registered
+// under (project, home and bundled roots joined by NUL bytes) reaches
+// neither a message nor the log: a subscription over them, ended by a
+// forget, says which project and which roots in words, and so does the
+// log of the forget.
+func TestClientRootsReadable(t *testing.T) {
+	e := newEnv(t)
+	e.collection(filepath.Join(e.projectRoot(), "tools"), "tools", "1.0.0")
+	other := filepath.Join(e.dir, "other-bundled")
+	e.collection(filepath.Join(other, "extra"), "extra", "1.0.0")
+	var log logBuffer
+	e.startLogged(&log, true)
+	c := e.client()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	roots := &query.Roots{Home: e.home, Bundled: []string{other}}
+	ch, err := query.Subscribe(ctx, c, query.MethodSubscribe, query.SubscribeParams{Common: query.Common{Project: e.project, Roots: roots}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := <-ch; !ok || n.End {
+		t.Fatalf("no first update: %+v", n)
+	}
+	if _, _, err := query.Call(ctx, c, query.MethodForget, query.ForgetParams{Dir: e.project}); err != nil {
+		t.Fatal(err)
+	}
+	var end *query.Notification
+	for n := range ch {
+		if n.End {
+			end = &n
+			break
+		}
+	}
+	if end == nil || end.Error == nil {
+		t.Fatalf("the subscription ended without an error: %+v", end)
+	}
+	msg := end.Error.Message
+	if strings.ContainsRune(msg, 0) || !strings.Contains(msg, e.project) || !strings.Contains(msg, other) {
+		t.Errorf("the end of the subscription says %q: want the project and the client's bundled root, and no NUL", msg)
+	}
+	text := log.String()
+	if !strings.Contains(text, "forgetting a project") {
+		t.Fatalf("the forget is not logged:\n%s", text)
+	}
+	if strings.ContainsRune(text, 0) || strings.Contains(text, `\x00`) {
+		t.Errorf("the log shows a NUL-separated key:\n%s", text)
+	}
+}
