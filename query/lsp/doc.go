@@ -4,7 +4,7 @@
 // actions for the files collection authors write — profiles, agents,
 // bundle manifests, pyproject.toml and collections.lock.
 //
-// It knows the schemas itself (package discovery's tables): completion
+// It knows the schemas itself (package discovery/schema's tables): completion
 // offers the keys of the mapping at the cursor, read from the indentation
 // of the lines above so that it works on front matter that does not parse
 // yet, and the values of keys with a fixed set; hover on a key shows its
@@ -18,9 +18,10 @@
 // unsaved buffers, as YAML with a comment on each key naming the profiles
 // that set it (Merger; both Analyzers implement it).
 //
-// The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing, the
-// document store, debounced diagnostics) knows nothing about collections:
-// it asks an Analyzer. Workspace is the Analyzer of amplidex: it takes the
+// The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing,
+// which package query/lsp/jsonrpc reads and writes, the document store,
+// debounced diagnostics) knows nothing about collections: it asks an
+// Analyzer. Workspace is the Analyzer of amplidex: it takes the
 // catalog.View of a file's project from a Views source and lays the open
 // buffers over it (the buffers' collections are cloned with what the
 // buffers say and put in place of the originals with resolve.Set.Apply,
@@ -78,7 +79,7 @@
 //     of a response costs the length of the text plus a bounded amount per
 //     range, however long its lines.
 //   - Lines end at "\n" (a "\r" before it is part of the line ending), as in
-//     package discovery; a lone "\r" does not end a line.
+//     package discovery/syntax; a lone "\r" does not end a line.
 //   - A published result is never stale: a diagnostics run whose document
 //     changed, closed or was superseded in the meantime is dropped, not
 //     published.

@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"errors"
-	"io"
 	"time"
 
 	"github.com/amplidex/amplidex/discovery/diag"
@@ -36,24 +34,6 @@ func ConvertPosition(text []byte, p diag.Position, toUTF8 bool) diag.Position {
 
 // Checked reports whether the server computes diagnostics for path.
 func Checked(path string) bool { return kindOf(path) != fileOther }
-
-// ReadFrames reads framed messages from r until it ends, returning the
-// bodies, the per-message errors and the error that ended the stream.
-func ReadFrames(r io.Reader, max int64) (bodies [][]byte, skipped []error, end error) {
-	rd := newReader(r, max)
-	for {
-		body, err := rd.read()
-		var fe *frameError
-		switch {
-		case err == nil:
-			bodies = append(bodies, body)
-		case errors.As(err, &fe):
-			skipped = append(skipped, err)
-		default:
-			return bodies, skipped, err
-		}
-	}
-}
 
 // URIToPath and PathToURI convert between file URIs and paths.
 var (

@@ -15,27 +15,6 @@ import (
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
-// FuzzReader feeds arbitrary bytes to the message reader: it must never
-// panic, hang or return a body above the limit.
-func FuzzReader(f *testing.F) {
-	f.Add([]byte("Content-Length: 2\r\n\r\n{}"))
-	f.Add([]byte("Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}Content-Length: 1\r\n\r\nx"))
-	f.Add([]byte("Content-Length: 99999999999999999999\r\n\r\n"))
-	f.Add([]byte("{}Content-Length: 2\r\n\r\n{}"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		const max = 1 << 10
-		bodies, _, end := lsp.ReadFrames(bytes.NewReader(data), max)
-		if end == nil {
-			t.Fatal("the stream ended without an error")
-		}
-		for _, b := range bodies {
-			if len(b) > max {
-				t.Fatalf("body of %d bytes above the limit %d", len(b), max)
-			}
-		}
-	})
-}
-
 // FuzzServe runs a whole session over arbitrary input: Serve must return
 // once the input ends, with nil, ErrNoShutdown or a read error, and never
 // panic.

@@ -18,6 +18,8 @@ import (
 	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
+
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 // MethodMergedProfile is amplidex's own request: the effective profile of
@@ -71,15 +73,15 @@ type mergedParams struct {
 // mergedProfile answers MethodMergedProfile on its own goroutine,
 // cancellable by $/cancelRequest. A document that is not open is read
 // from disk.
-func (ss *session) mergedProfile(m *message) {
+func (ss *session) mergedProfile(m *jsonrpc.Message) {
 	var p mergedParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
 	}
 	merger, ok := ss.srv.analyzer.(Merger)
 	if !ok {
-		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m.Method})
 		return
 	}
 	path, err := uriToPath(p.TextDocument.URI)
@@ -87,12 +89,12 @@ func (ss *session) mergedProfile(m *message) {
 		err = fmt.Errorf("%s is not a profile (profiles/*.md of a collection)", path)
 	}
 	if err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
 	}
 	key := string(m.ID)
 	if _, dup := ss.inflight[key]; dup {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: m.Method + ": id already in use"})
 		return
 	}
 	var text []byte
@@ -110,7 +112,7 @@ func (ss *session) mergedProfile(m *message) {
 		result, rerr := ss.merged(ctx, merger, p.TextDocument.URI, path, text, overlay)
 		end()
 		if ctx.Err() != nil && rerr == nil {
-			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}
 		ss.reply(m.ID, result, rerr)
 		select {
@@ -121,17 +123,17 @@ func (ss *session) mergedProfile(m *message) {
 }
 
 // merged asks the Merger; a panic becomes an internal error.
-func (ss *session) merged(ctx context.Context, merger Merger, uri, path string, text []byte, overlay map[string][]byte) (result *MergedProfileResult, rerr *responseError) {
+func (ss *session) merged(ctx context.Context, merger Merger, uri, path string, text []byte, overlay map[string][]byte) (result *MergedProfileResult, rerr *jsonrpc.Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.log.Error("lsp: "+MethodMergedProfile+" failed", "path", path, "panic", p, "stack", string(debug.Stack()))
-			result, rerr = nil, &responseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", MethodMergedProfile, p)}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", MethodMergedProfile, p)}
 		}
 	}()
 	if text == nil {
 		b, err := readFileLimited(path, 16<<20)
 		if err != nil {
-			return nil, &responseError{Code: CodeInvalidParams, Message: MethodMergedProfile + ": " + err.Error()}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: MethodMergedProfile + ": " + err.Error()}
 		}
 		text = b
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
+
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 // ErrNoShutdown is returned by Serve when the client sends exit, or the
@@ -116,7 +118,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ss := &session{
 		srv:      s,
 		log:      s.opts.Log,
-		out:      &writer{w: w},
+		out:      jsonrpc.NewWriter(w),
 		base:     base,
 		stop:     make(chan struct{}),
 		docs:     make(map[string]*document),
@@ -136,19 +138,19 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}()
 
 	msgs := make(chan frame)
-	rd := newReader(r, s.opts.MaxMessage)
+	rd := jsonrpc.NewReader(r, s.opts.MaxMessage)
 	// The reader goroutine ends with the stream or, once Serve has
 	// returned, at its next message; it is the one goroutine Serve does not
 	// wait for, since a blocked Read cannot be interrupted.
 	go func() {
 		for {
-			body, err := rd.read()
+			body, err := rd.Read()
 			select {
 			case msgs <- frame{body, err}:
 			case <-ss.stop:
 				return
 			}
-			var fe *frameError
+			var fe *jsonrpc.FrameError
 			if err != nil && !errors.As(err, &fe) {
 				return
 			}
@@ -177,7 +179,7 @@ const (
 type session struct {
 	srv  *Server
 	log  *slog.Logger
-	out  *writer
+	out  *jsonrpc.Writer
 	base context.Context // parent of every run and request; cancelled when Serve returns
 	stop chan struct{}   // closed when Serve returns
 	wg   sync.WaitGroup  // diagnostics runs, request handlers and the progress reporter
@@ -227,10 +229,10 @@ func (ss *session) loop(ctx context.Context, msgs <-chan frame) error {
 			return ctx.Err()
 		case f := <-msgs:
 			if f.err != nil {
-				var fe *frameError
+				var fe *jsonrpc.FrameError
 				switch {
 				case errors.As(f.err, &fe):
-					ss.log.Error("lsp: skipped a message", "err", fe.msg)
+					ss.log.Error("lsp: skipped a message", "err", fe.Error())
 					continue
 				case errors.Is(f.err, io.EOF) || errors.Is(f.err, io.ErrUnexpectedEOF):
 					if ss.state == stateShutdown {
@@ -257,7 +259,7 @@ func (ss *session) loop(ctx context.Context, msgs <-chan frame) error {
 // handle processes one message body. done reports that the session is over
 // (an exit notification), with what Serve returns.
 func (ss *session) handle(body []byte) (done bool, err error) {
-	m, rerr := decode(body)
+	m, rerr := jsonrpc.Decode(body)
 	if rerr != nil {
 		ss.log.Error("lsp: bad message", "err", rerr.Message)
 		// Errors go back to requests; a body that is not even JSON may
@@ -281,7 +283,7 @@ func (ss *session) handle(body []byte) (done bool, err error) {
 		}
 		return true, ErrNoShutdown
 	}
-	if !m.isRequest() {
+	if !m.IsRequest() {
 		ss.notification(m)
 		return false, nil
 	}
@@ -289,19 +291,19 @@ func (ss *session) handle(body []byte) (done bool, err error) {
 	return false, nil
 }
 
-func (ss *session) reply(id json.RawMessage, result any, rerr *responseError) {
-	if err := ss.out.respond(id, result, rerr); err != nil {
+func (ss *session) reply(id json.RawMessage, result any, rerr *jsonrpc.Error) {
+	if err := ss.out.Respond(id, result, rerr); err != nil {
 		ss.log.Error("lsp: cannot respond", "err", err)
 	}
 }
 
-func (ss *session) request(m *message) {
+func (ss *session) request(m *jsonrpc.Message) {
 	switch {
 	case ss.state == stateShutdown:
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": the server is shut down"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: m.Method + ": the server is shut down"})
 		return
 	case ss.state == stateNew && m.Method != "initialize":
-		ss.reply(m.ID, nil, &responseError{Code: CodeServerNotInitialized, Message: m.Method + ": initialize first"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeServerNotInitialized, Message: m.Method + ": initialize first"})
 		return
 	}
 	switch m.Method {
@@ -319,18 +321,18 @@ func (ss *session) request(m *message) {
 	case MethodMergedProfile:
 		ss.mergedProfile(m)
 	default:
-		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m.Method})
 	}
 }
 
-func (ss *session) initialize(m *message) {
+func (ss *session) initialize(m *jsonrpc.Message) {
 	if ss.state != stateNew {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: "initialize: already initialized"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "initialize: already initialized"})
 		return
 	}
 	var p initializeParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: "initialize: " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "initialize: " + err.Error()})
 		return
 	}
 	enc := encodingUTF16
@@ -368,7 +370,7 @@ func unmarshalParams(raw json.RawMessage, v any) error {
 	return json.Unmarshal(raw, v)
 }
 
-func (ss *session) notification(m *message) {
+func (ss *session) notification(m *jsonrpc.Message) {
 	if ss.state != stateRunning {
 		return // dropped before initialize and after shutdown, as the protocol says
 	}
@@ -611,7 +613,7 @@ func (ss *session) publishResult(res runResult) {
 }
 
 func (ss *session) publish(uri string, version *int32, diags []lspDiagnostic) {
-	err := ss.out.notify("textDocument/publishDiagnostics",
+	err := ss.out.Notify("textDocument/publishDiagnostics",
 		publishDiagnosticsParams{URI: uri, Version: version, Diagnostics: diags})
 	if err != nil {
 		ss.log.Error("lsp: cannot publish diagnostics", "uri", uri, "err", err)
@@ -632,10 +634,10 @@ func equalDiagnostics(a, b []lspDiagnostic) bool {
 
 // positionRequest answers completion, definition and hover on their own
 // goroutine, cancellable by $/cancelRequest.
-func (ss *session) positionRequest(m *message) {
+func (ss *session) positionRequest(m *jsonrpc.Message) {
 	var p requestParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
 	}
 	if m.Method == "textDocument/codeAction" {
@@ -648,7 +650,7 @@ func (ss *session) positionRequest(m *message) {
 	}
 	key := string(m.ID)
 	if _, dup := ss.inflight[key]; dup {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: m.Method + ": id already in use"})
 		return
 	}
 	ctx, cancel := context.WithCancel(ss.base)
@@ -668,7 +670,7 @@ func (ss *session) positionRequest(m *message) {
 		result, rerr := ss.answer(ctx, m.Method, snap, pos, rng, p)
 		end()
 		if ctx.Err() != nil && rerr == nil {
-			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}
 		ss.reply(m.ID, result, rerr)
 		select {
@@ -710,11 +712,11 @@ func emptyResult(method string) any {
 
 // answer runs one position request against the analyzer. A panic in the
 // analyzer becomes an internal error.
-func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos diag.Position, rng diag.Range, p requestParams) (result any, rerr *responseError) {
+func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos diag.Position, rng diag.Range, p requestParams) (result any, rerr *jsonrpc.Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.log.Error("lsp: "+method+" failed", "path", snap.path, "panic", p, "stack", string(debug.Stack()))
-			result, rerr = nil, &responseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", method, p)}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", method, p)}
 		}
 	}()
 	a := ss.srv.analyzer

@@ -14,6 +14,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 const agentURI = "file:///work/coll/agents/helper.md"
@@ -28,8 +29,8 @@ func TestLifecycle(t *testing.T) {
 	t.Run("requests before initialize", func(t *testing.T) {
 		c := startServer(t, &fake{}, fastOpts())
 		r := c.call("textDocument/hover", map[string]any{})
-		if r.Error == nil || r.Error.Code != lsp.CodeServerNotInitialized {
-			t.Fatalf("hover before initialize: got %+v, want error %d", r.Error, lsp.CodeServerNotInitialized)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeServerNotInitialized {
+			t.Fatalf("hover before initialize: got %+v, want error %d", r.Error, jsonrpc.CodeServerNotInitialized)
 		}
 	})
 	t.Run("shutdown then exit", func(t *testing.T) {
@@ -40,8 +41,8 @@ func TestLifecycle(t *testing.T) {
 			t.Fatalf("shutdown: result %s error %+v, want null", r.Result, r.Error)
 		}
 		r = c.call("textDocument/hover", map[string]any{})
-		if r.Error == nil || r.Error.Code != lsp.CodeInvalidRequest {
-			t.Fatalf("request after shutdown: got %+v, want error %d", r.Error, lsp.CodeInvalidRequest)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Fatalf("request after shutdown: got %+v, want error %d", r.Error, jsonrpc.CodeInvalidRequest)
 		}
 		c.notify("exit", nil)
 		if err := c.serveResult(); err != nil {
@@ -77,8 +78,8 @@ func TestLifecycle(t *testing.T) {
 		c := startServer(t, &fake{}, fastOpts())
 		c.initialize()
 		r := c.call("initialize", map[string]any{"capabilities": map[string]any{}})
-		if r.Error == nil || r.Error.Code != lsp.CodeInvalidRequest {
-			t.Fatalf("second initialize: got %+v, want error %d", r.Error, lsp.CodeInvalidRequest)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Fatalf("second initialize: got %+v, want error %d", r.Error, jsonrpc.CodeInvalidRequest)
 		}
 	})
 }
@@ -119,9 +120,9 @@ func TestRequestErrors(t *testing.T) {
 		params any
 		code   int
 	}{
-		{"unknown method", "workspace/symbol", map[string]any{"query": ""}, lsp.CodeMethodNotFound},
-		{"params of the wrong shape", "textDocument/completion", []int{1, 2}, lsp.CodeInvalidParams},
-		{"missing params", "textDocument/definition", nil, lsp.CodeInvalidParams},
+		{"unknown method", "workspace/symbol", map[string]any{"query": ""}, jsonrpc.CodeMethodNotFound},
+		{"params of the wrong shape", "textDocument/completion", []int{1, 2}, jsonrpc.CodeInvalidParams},
+		{"missing params", "textDocument/definition", nil, jsonrpc.CodeInvalidParams},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -370,8 +371,8 @@ func TestCancelRequest(t *testing.T) {
 	}
 	c.notify("$/cancelRequest", map[string]any{"id": id})
 	r := c.response(id)
-	if r.Error == nil || r.Error.Code != lsp.CodeRequestCancelled {
-		t.Fatalf("cancelled completion: got %+v, want error %d", r.Error, lsp.CodeRequestCancelled)
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+		t.Fatalf("cancelled completion: got %+v, want error %d", r.Error, jsonrpc.CodeRequestCancelled)
 	}
 }
 
@@ -460,7 +461,7 @@ func TestAnalyzerPanicIsAnInternalError(t *testing.T) {
 	c.initialize()
 	c.open(agentURI, "x")
 	r := c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": agentURI}, "position": diag.Position{}})
-	if r.Error == nil || r.Error.Code != lsp.CodeInternalError {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError {
 		t.Fatalf("got %+v, want an internal error", r.Error)
 	}
 	// The session survives.

@@ -1,4 +1,4 @@
-package lsp
+package jsonrpc
 
 import (
 	"bufio"
@@ -25,27 +25,27 @@ const (
 // maxHeaderLine bounds one header line; LSP headers are short.
 const maxHeaderLine = 4096
 
-// responseError is the error member of a JSON-RPC response.
-type responseError struct {
+// Error is the error member of a JSON-RPC response.
+type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
-func (e *responseError) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
+func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
 
-// message is any JSON-RPC 2.0 message: a request (ID and Method), a
+// Message is any JSON-RPC 2.0 message: a request (ID and Method), a
 // notification (Method only) or a response (ID and Result or Error).
-type message struct {
+type Message struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *responseError  `json:"error,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
 }
 
-// isRequest reports whether m expects a response.
-func (m *message) isRequest() bool { return m.ID != nil && m.Method != "" }
+// IsRequest reports whether m expects a response.
+func (m *Message) IsRequest() bool { return m.ID != nil && m.Method != "" }
 
 // validID reports whether id is a JSON-RPC id: a number, a string or null.
 func validID(id json.RawMessage) bool {
@@ -65,26 +65,28 @@ func validID(id json.RawMessage) bool {
 	}
 }
 
-// frameError is a problem with one message that the stream survives: a
+// FrameError is a problem with one message that the stream survives: a
 // malformed header, a refused length, a body that is not JSON.
-type frameError struct{ msg string }
+type FrameError struct{ msg string }
 
-func (e *frameError) Error() string { return e.msg }
+func (e *FrameError) Error() string { return e.msg }
 
-// reader reads Content-Length framed messages.
-type reader struct {
+// Reader reads Content-Length framed messages.
+type Reader struct {
 	br  *bufio.Reader
 	max int64
 }
 
-func newReader(r io.Reader, max int64) *reader {
-	return &reader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+// NewReader reads messages from r, refusing a body of more than max
+// bytes (the message is skipped, with a *FrameError).
+func NewReader(r io.Reader, max int64) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
-// read returns the body of the next message. A *frameError means this
+// Read returns the body of the next message. A *FrameError means this
 // message was skipped and the next read may succeed; any other error
 // (io.EOF included) ends the stream.
-func (r *reader) read() ([]byte, error) {
+func (r *Reader) Read() ([]byte, error) {
 	length := int64(-1)
 	var problem string
 	lines := 0
@@ -136,13 +138,13 @@ func (r *reader) read() ([]byte, error) {
 		if problem == "" {
 			problem = "header block without Content-Length"
 		}
-		return nil, &frameError{problem}
+		return nil, &FrameError{problem}
 	}
 	if length > r.max {
 		if _, err := io.CopyN(io.Discard, r.br, length); err != nil {
 			return nil, io.ErrUnexpectedEOF
 		}
-		return nil, &frameError{fmt.Sprintf("refused a message of %d bytes (limit %d)", length, r.max)}
+		return nil, &FrameError{fmt.Sprintf("refused a message of %d bytes (limit %d)", length, r.max)}
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(r.br, body); err != nil {
@@ -153,7 +155,7 @@ func (r *reader) read() ([]byte, error) {
 
 // readLine returns one line without its "\r\n" or "\n". A line longer than
 // maxHeaderLine is consumed and returned as nil with no error.
-func (r *reader) readLine() ([]byte, error) {
+func (r *Reader) readLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) || (err == nil && len(line) > maxHeaderLine) {
 		for errors.Is(err, bufio.ErrBufferFull) {
@@ -201,37 +203,37 @@ func truncate(b []byte, n int) string {
 	return string(b)
 }
 
-// decode parses a message body. A body that is not a JSON-RPC message gives
-// a *responseError to send back (with a null id).
-func decode(body []byte) (*message, *responseError) {
-	var m message
+// Decode parses a message body. A body that is not a JSON-RPC message gives
+// a *Error to send back (with a null id).
+func Decode(body []byte) (*Message, *Error) {
+	var m Message
 	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, &responseError{Code: CodeParseError, Message: "parse error: " + err.Error()}
+		return nil, &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}
 	}
 	if m.JSONRPC != "2.0" {
-		return &m, &responseError{Code: CodeInvalidRequest, Message: `jsonrpc must be "2.0"`}
+		return &m, &Error{Code: CodeInvalidRequest, Message: `jsonrpc must be "2.0"`}
 	}
 	if m.ID != nil && !validID(m.ID) {
 		m.ID = json.RawMessage("null")
-		return &m, &responseError{Code: CodeInvalidRequest, Message: "id must be a number, a string or null"}
+		return &m, &Error{Code: CodeInvalidRequest, Message: "id must be a number, a string or null"}
 	}
 	if m.Method == "" && m.ID == nil {
-		return &m, &responseError{Code: CodeInvalidRequest, Message: "neither a request, a notification nor a response"}
+		return &m, &Error{Code: CodeInvalidRequest, Message: "neither a request, a notification nor a response"}
 	}
 	return &m, nil
 }
 
-// writer writes Content-Length framed messages, one at a time.
-type writer struct {
+// Writer writes Content-Length framed messages, one at a time.
+type Writer struct {
 	mu  sync.Mutex // guards fields below
 	w   io.Writer
 	buf bytes.Buffer
 	err error // the first write error; later writes are dropped
 }
 
-// write frames v and writes it. After the first failure every write fails
+// Send frames v and writes it. After the first failure every write fails
 // with the same error.
-func (w *writer) write(v any) error {
+func (w *Writer) Send(v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
@@ -251,12 +253,15 @@ func (w *writer) write(v any) error {
 	return nil
 }
 
-// respond sends the result (or the error) for the request with id.
-func (w *writer) respond(id json.RawMessage, result any, rerr *responseError) error {
+// NewWriter writes messages to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Respond sends the result (or the error) for the request with id.
+func (w *Writer) Respond(id json.RawMessage, result any, rerr *Error) error {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	m := message{JSONRPC: "2.0", ID: id, Error: rerr}
+	m := Message{JSONRPC: "2.0", ID: id, Error: rerr}
 	if rerr == nil {
 		raw, err := json.Marshal(result)
 		if err != nil {
@@ -264,14 +269,14 @@ func (w *writer) respond(id json.RawMessage, result any, rerr *responseError) er
 		}
 		m.Result = raw
 	}
-	return w.write(&m)
+	return w.Send(&m)
 }
 
-// notify sends a notification.
-func (w *writer) notify(method string, params any) error {
+// Notify sends a notification.
+func (w *Writer) Notify(method string, params any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", method, err)
 	}
-	return w.write(&message{JSONRPC: "2.0", Method: method, Params: raw})
+	return w.Send(&Message{JSONRPC: "2.0", Method: method, Params: raw})
 }
