@@ -1,4 +1,4 @@
-package query
+package sockos
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 // Windows keeps other users out of the socket's directory with its access
 // list (DACL), not with mode bits. What follows decides about a DACL in
 // terms that need no Windows API, so that it is tested on every system;
-// trust_windows.go reads and writes the real ones.
+// dir_windows.go reads and writes the real ones.
 
 // Well-known security identifiers.
 const (
@@ -19,7 +19,7 @@ const (
 
 // privateDirSDDL returns, in the Security Descriptor Definition Language,
 // the security descriptor a socket directory of the user whose SID is user
-// is created with (and whose DACL Listen puts on one that lacks it):
+// is created with (and whose DACL query.Listen puts on one that lacks it):
 //
 //   - O:user: owned by the user, even when an elevated process, whose
 //     default owner is the Administrators group, creates it;
@@ -37,26 +37,26 @@ func privateDirSDDL(user string) string {
 	return "O:" + user + "D:P(A;OICI;FA;;;" + user + ")(A;OICI;FA;;;SY)"
 }
 
-// ace is one entry of a DACL, as Windows gives it.
-type ace struct {
-	// typ is the ACE type: aceAllowed, aceDenied or another.
-	typ uint8
-	// flags are the ACE flags (aceInheritOnly and others).
-	flags uint8
-	// mask is the access mask.
-	mask uint32
-	// sid is the trustee, "S-1-…"; empty when typ has no plain SID.
-	sid string
-	// name is the trustee's account name, for messages; looked up only
+// ACE is one entry of a DACL, as Windows gives it.
+type ACE struct {
+	// Type is the ACE type: ACEAllowed, ACEDenied or another.
+	Type uint8
+	// Flags are the ACE flags (ACEInheritOnly and others).
+	Flags uint8
+	// Mask is the access mask.
+	Mask uint32
+	// SID is the trustee, "S-1-…"; empty when Type has no plain SID.
+	SID string
+	// Name is the trustee's account name, for messages; looked up only
 	// for those (a domain account's lookup may ask the network).
-	name string
+	Name string
 }
 
 // ACE types and flags, as in winnt.h.
 const (
-	aceAllowed     = 0 // ACCESS_ALLOWED_ACE_TYPE
-	aceDenied      = 1 // ACCESS_DENIED_ACE_TYPE
-	aceInheritOnly = 0x8
+	ACEAllowed     = 0 // ACCESS_ALLOWED_ACE_TYPE
+	ACEDenied      = 1 // ACCESS_DENIED_ACE_TYPE
+	ACEInheritOnly = 0x8
 )
 
 // writeRights are the rights of a directory's access mask that let their
@@ -67,15 +67,15 @@ const writeRights = 0x2 | 0x4 | 0x40 | 0x10000 | 0x40000 | 0x80000 | 0x10000000 
 
 // nullDACL stands for the DACL of a directory without one, or with a NULL
 // one: everyone has full control.
-func nullDACL() []ace {
-	return []ace{{typ: aceAllowed, mask: 0x10000000, sid: sidEveryone, name: "Everyone"}}
+func nullDACL() []ACE {
+	return []ACE{{Type: ACEAllowed, Mask: 0x10000000, SID: sidEveryone, Name: "Everyone"}}
 }
 
 // dirACL is what a directory's DACL lets others do.
 type dirACL struct {
 	// others are the entries that grant access to the directory itself to
 	// someone other than the user, SYSTEM or the Administrators group.
-	others []ace
+	others []ACE
 	// othersWrite is set when one of them grants writeRights.
 	othersWrite bool
 	// tighten is set when the DACL should be replaced by privateDirSDDL's:
@@ -90,18 +90,18 @@ type dirACL struct {
 // not the directory's; entries that deny only take away. An entry of
 // another type (an object or a conditional one) counts as a grant to
 // someone else, as its rights cannot be told here.
-func judgeDACL(aces []ace, protected bool, user string) dirACL {
+func judgeDACL(aces []ACE, protected bool, user string) dirACL {
 	var d dirACL
 	for _, a := range aces {
 		switch {
-		case a.typ == aceDenied, a.flags&aceInheritOnly != 0:
+		case a.Type == ACEDenied, a.Flags&ACEInheritOnly != 0:
 			continue
-		case a.typ != aceAllowed:
+		case a.Type != ACEAllowed:
 			d.othersWrite = true
-		case a.mask == 0, a.sid == user, a.sid == sidSystem, a.sid == sidAdministrators:
+		case a.Mask == 0, a.SID == user, a.SID == sidSystem, a.SID == sidAdministrators:
 			continue
 		default:
-			d.othersWrite = d.othersWrite || a.mask&writeRights != 0
+			d.othersWrite = d.othersWrite || a.Mask&writeRights != 0
 		}
 		d.others = append(d.others, a)
 	}
@@ -118,14 +118,14 @@ func (d dirACL) String() string {
 			b.WriteString(", ")
 		}
 		switch {
-		case a.typ != aceAllowed:
-			fmt.Fprintf(&b, "an entry of type %d", a.typ)
-		case a.name != "":
-			fmt.Fprintf(&b, "%s (%s)", a.name, a.sid)
+		case a.Type != ACEAllowed:
+			fmt.Fprintf(&b, "an entry of type %d", a.Type)
+		case a.Name != "":
+			fmt.Fprintf(&b, "%s (%s)", a.Name, a.SID)
 		default:
-			b.WriteString(a.sid)
+			b.WriteString(a.SID)
 		}
-		fmt.Fprintf(&b, ": %#x", a.mask)
+		fmt.Fprintf(&b, ": %#x", a.Mask)
 	}
 	return b.String()
 }

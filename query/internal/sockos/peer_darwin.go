@@ -1,4 +1,4 @@
-package query
+package sockos
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the uid of the process at the other end of nc, from the
+// PeerUID returns the uid of the process at the other end of nc, from the
 // kernel's LOCAL_PEERCRED.
-func peerUID(nc *net.UnixConn) (int, error) {
+func PeerUID(nc *net.UnixConn) (int, error) {
 	raw, err := nc.SyscallConn()
 	if err != nil {
 		return -1, fmt.Errorf("peer credentials: %w", err)
@@ -28,9 +28,9 @@ func peerUID(nc *net.UnixConn) (int, error) {
 	return int(cred.Uid), nil
 }
 
-// peerPID returns the id of the process at the other end of nc, from the
+// PeerPID returns the id of the process at the other end of nc, from the
 // kernel's LOCAL_PEERPID; 0 when it cannot be read.
-func peerPID(nc *net.UnixConn) int {
+func PeerPID(nc *net.UnixConn) int {
 	raw, err := nc.SyscallConn()
 	if err != nil {
 		return 0

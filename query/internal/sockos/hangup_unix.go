@@ -1,6 +1,6 @@
 //go:build unix
 
-package query
+package sockos
 
 import (
 	"net"
@@ -8,11 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerGone reports whether the peer of nc has closed its end whole, not
+// PeerGone reports whether the peer of nc has closed its end whole, not
 // only stopped sending: a peer that shut down its writing side alone
 // (shutdown(SHUT_WR), as `nc -N` does after its request) still reads
 // the answers, and the socket then polls readable and not hung up.
-func peerGone(nc *net.UnixConn) bool {
+func PeerGone(nc *net.UnixConn) bool {
 	raw, err := nc.SyscallConn()
 	if err != nil {
 		return true

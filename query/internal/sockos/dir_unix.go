@@ -1,6 +1,6 @@
 //go:build unix
 
-package query
+package sockos
 
 import (
 	"fmt"
@@ -10,25 +10,25 @@ import (
 	"syscall"
 )
 
-// fallbackTmp holds the socket directories DefaultPaths falls back to.
-func fallbackTmp() string { return "/tmp" }
+// FallbackTmp holds the socket directories query.DefaultPaths falls back to.
+func FallbackTmp() string { return "/tmp" }
 
-// fileOwner returns the uid in fi's stat, or -1 when it has none.
-func fileOwner(_ string, fi fs.FileInfo) int {
+// FileOwner returns the uid in fi's stat, or -1 when it has none.
+func FileOwner(_ string, fi fs.FileInfo) int {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return int(st.Uid)
 	}
 	return -1
 }
 
-// mkdirPrivate creates the directory dir with mode 0700; its parent must
+// MkdirPrivate creates the directory dir with mode 0700; its parent must
 // exist. An existing dir is an error wrapping fs.ErrExist.
-func mkdirPrivate(dir string) error { return os.Mkdir(dir, 0o700) }
+func MkdirPrivate(dir string) error { return os.Mkdir(dir, 0o700) }
 
-// makePrivate makes the user's directory dir, described by fi, mode 0700,
+// MakePrivate makes the user's directory dir, described by fi, mode 0700,
 // or refuses it with ErrUnsafeDir when it is writable by others: what they
 // may have put in it cannot be told.
-func makePrivate(dir string, fi fs.FileInfo, _ *slog.Logger) error {
+func MakePrivate(dir string, fi fs.FileInfo, _ *slog.Logger) error {
 	perm := fi.Mode().Perm()
 	if perm&0o022 != 0 {
 		return fmt.Errorf("directory %s has mode %s, writable by others (chmod 700 it, or use another directory): %w", dir, modeText(fi.Mode()), ErrUnsafeDir)
@@ -41,9 +41,9 @@ func makePrivate(dir string, fi fs.FileInfo, _ *slog.Logger) error {
 	return nil
 }
 
-// checkPrivate returns an error wrapping ErrUnsafeDir when the user's
+// CheckPrivate returns an error wrapping ErrUnsafeDir when the user's
 // directory dir, described by fi, gives others any permission.
-func checkPrivate(dir string, fi fs.FileInfo) error {
+func CheckPrivate(dir string, fi fs.FileInfo) error {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return fmt.Errorf("directory %s has mode %s, open to other users (chmod 700 it): %w", dir, modeText(fi.Mode()), ErrUnsafeDir)
 	}

@@ -1,10 +1,10 @@
-package query_test
+package sockos_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
 const testUser = "S-1-5-21-1004336348-1177238915-682003330-1001"
@@ -22,7 +22,7 @@ const (
 // parseSDDL reads the owner, whether the DACL is protected, and the entries
 // of a security descriptor in SDDL, as far as privateDirSDDL writes it:
 // allow entries, OI/CI flags, FA rights and SIDs or the SY alias.
-func parseSDDL(t *testing.T, sddl string) (owner string, protected bool, aces []query.ACE) {
+func parseSDDL(t *testing.T, sddl string) (owner string, protected bool, aces []sockos.ACE) {
 	t.Helper()
 	rest, ok := strings.CutPrefix(sddl, "O:")
 	owner, dacl, ok2 := strings.Cut(rest, "D:")
@@ -55,7 +55,7 @@ func parseSDDL(t *testing.T, sddl string) (owner string, protected bool, aces []
 		if sid == "SY" {
 			sid = sidSystem
 		}
-		aces = append(aces, query.NewACE(0, flags, fullControl, sid, ""))
+		aces = append(aces, sockos.NewACE(0, flags, fullControl, sid, ""))
 	}
 	return owner, protected, aces
 }
@@ -64,7 +64,7 @@ func parseSDDL(t *testing.T, sddl string) (owner string, protected bool, aces []
 // made with on Windows: the user's, protected, inherited by what it holds,
 // and judged private.
 func TestPrivateDirSDDL(t *testing.T) {
-	owner, protected, aces := parseSDDL(t, query.PrivateDirSDDL(testUser))
+	owner, protected, aces := parseSDDL(t, sockos.PrivateDirSDDL(testUser))
 	if owner != testUser {
 		t.Errorf("owner %s, want the user %s", owner, testUser)
 	}
@@ -73,24 +73,24 @@ func TestPrivateDirSDDL(t *testing.T) {
 	}
 	var sids []string
 	for _, a := range aces {
-		sids = append(sids, query.ACESID(a))
-		if query.ACEFlags(a) != objectInherit|containerInherit {
-			t.Errorf("entry for %s has flags %#x, want OI|CI", query.ACESID(a), query.ACEFlags(a))
+		sids = append(sids, a.SID)
+		if a.Flags != objectInherit|containerInherit {
+			t.Errorf("entry for %s has flags %#x, want OI|CI", a.SID, a.Flags)
 		}
 	}
 	if got := strings.Join(sids, " "); got != testUser+" "+sidSystem {
 		t.Errorf("entries for %s, want the user and SYSTEM alone", got)
 	}
-	if others, _, tighten := query.JudgeDACL(aces, protected, testUser); others != "" || tighten {
+	if others, _, tighten := sockos.JudgeDACL(aces, protected, testUser); others != "" || tighten {
 		t.Errorf("judged to let in %q (tighten %v), want private", others, tighten)
 	}
 }
 
 func TestJudgeDACL(t *testing.T) {
-	a := query.NewACE
+	a := sockos.NewACE
 	for _, tc := range []struct {
 		name        string
-		aces        []query.ACE
+		aces        []sockos.ACE
 		protected   bool
 		others      string
 		othersWrite bool
@@ -98,20 +98,20 @@ func TestJudgeDACL(t *testing.T) {
 	}{
 		{
 			name:      "private",
-			aces:      []query.ACE{a(0, 3, fullControl, testUser, ""), a(0, 3, fullControl, sidSystem, "")},
+			aces:      []sockos.ACE{a(0, 3, fullControl, testUser, ""), a(0, 3, fullControl, sidSystem, "")},
 			protected: true,
 		},
 		{
 			// %LOCALAPPDATA%\amplidex made by os.MkdirAll: the profile's entries.
 			name: "inherited from the profile",
-			aces: []query.ACE{a(0, 3|inherited, fullControl, sidSystem, ""), a(0, 3|inherited, fullControl, sidAdmins, ""),
+			aces: []sockos.ACE{a(0, 3|inherited, fullControl, sidSystem, ""), a(0, 3|inherited, fullControl, sidAdmins, ""),
 				a(0, 3|inherited, fullControl, testUser, "")},
 			tighten: true,
 		},
 		{
 			// A folder made under D:\ by os.MkdirAll.
 			name: "inherited from a drive's root",
-			aces: []query.ACE{a(0, 3|inherited, fullControl, sidAdmins, ""), a(0, 3|inherited, fullControl, sidSystem, ""),
+			aces: []sockos.ACE{a(0, 3|inherited, fullControl, sidAdmins, ""), a(0, 3|inherited, fullControl, sidSystem, ""),
 				a(0, 3|inherited, readExecute, sidUsers, `BUILTIN\Users`),
 				a(0, inherited, modify, sidAuthenticated, `NT AUTHORITY\Authenticated Users`),
 				a(0, 3|inheritOnly|inherited, 0xe0010000, sidAuthenticated, "")},
@@ -121,14 +121,14 @@ func TestJudgeDACL(t *testing.T) {
 		},
 		{
 			name:      "read only for others",
-			aces:      []query.ACE{a(0, 3, fullControl, testUser, ""), a(0, 0, readExecute, sidUsers, "")},
+			aces:      []sockos.ACE{a(0, 3, fullControl, testUser, ""), a(0, 0, readExecute, sidUsers, "")},
 			protected: true,
 			others:    sidUsers + ": 0x1200a9",
 			tighten:   true,
 		},
 		{
 			name:        "only the right to delete it",
-			aces:        []query.ACE{a(0, 0, 0x10000, sidAuthenticated, "")},
+			aces:        []sockos.ACE{a(0, 0, 0x10000, sidAuthenticated, "")},
 			protected:   true,
 			others:      sidAuthenticated + ": 0x10000",
 			othersWrite: true,
@@ -136,12 +136,12 @@ func TestJudgeDACL(t *testing.T) {
 		},
 		{
 			name:      "denials and entries for children only",
-			aces:      []query.ACE{a(1, 0, fullControl, sidEveryone, ""), a(0, 3|inheritOnly, fullControl, sidCreatorOwner, ""), a(0, 0, 0, sidEveryone, "")},
+			aces:      []sockos.ACE{a(1, 0, fullControl, sidEveryone, ""), a(0, 3|inheritOnly, fullControl, sidCreatorOwner, ""), a(0, 0, 0, sidEveryone, "")},
 			protected: true,
 		},
 		{
 			name:        "a conditional entry",
-			aces:        []query.ACE{a(9, 0, readExecute, "", "")},
+			aces:        []sockos.ACE{a(9, 0, readExecute, "", "")},
 			protected:   true,
 			others:      "an entry of type 9: 0x1200a9",
 			othersWrite: true,
@@ -149,7 +149,7 @@ func TestJudgeDACL(t *testing.T) {
 		},
 		{
 			name:        "no DACL",
-			aces:        query.NullDACL(),
+			aces:        sockos.NullDACL(),
 			protected:   true,
 			others:      "Everyone (S-1-1-0): 0x10000000",
 			othersWrite: true,
@@ -157,7 +157,7 @@ func TestJudgeDACL(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			others, write, tighten := query.JudgeDACL(tc.aces, tc.protected, testUser)
+			others, write, tighten := sockos.JudgeDACL(tc.aces, tc.protected, testUser)
 			if others != tc.others || write != tc.othersWrite || tighten != tc.tighten {
 				t.Errorf("got others %q, write %v, tighten %v; want %q, %v, %v", others, write, tighten, tc.others, tc.othersWrite, tc.tighten)
 			}

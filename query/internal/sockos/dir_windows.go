@@ -1,6 +1,6 @@
 //go:build windows
 
-package query
+package sockos
 
 import (
 	"errors"
@@ -13,12 +13,12 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// fallbackTmp holds the socket directories DefaultPaths falls back to:
+// FallbackTmp holds the socket directories query.DefaultPaths falls back to:
 // the user's temporary directory, under the user's profile.
-func fallbackTmp() string { return os.TempDir() }
+func FallbackTmp() string { return os.TempDir() }
 
-// userSID returns the SID of the user running the process.
-func userSID() (*windows.SID, error) {
+// UserSID returns the SID of the user running the process.
+func UserSID() (*windows.SID, error) {
 	u, err := windows.GetCurrentProcessToken().GetTokenUser()
 	if err != nil {
 		return nil, fmt.Errorf("read the process's user: %w", err)
@@ -26,30 +26,30 @@ func userSID() (*windows.SID, error) {
 	return u.User.Sid, nil
 }
 
-// fileOwner stands for the owner of the file at path with a uid: the
+// FileOwner stands for the owner of the file at path with a uid: the
 // process's own (os.Geteuid, -1 on Windows) when the owner is the user
-// running the process, and otherAccount for any other owner (the
+// running the process, and OtherAccount for any other owner (the
 // Administrators group, which owns what an elevated process creates,
 // included) or when the owner cannot be read.
-func fileOwner(path string, _ fs.FileInfo) int {
+func FileOwner(path string, _ fs.FileInfo) int {
 	sd, err := windows.GetNamedSecurityInfo(path, windows.SE_FILE_OBJECT, windows.OWNER_SECURITY_INFORMATION)
 	if err != nil {
-		return otherAccount
+		return OtherAccount
 	}
 	owner, _, err := sd.Owner()
 	if err != nil || owner == nil {
-		return otherAccount
+		return OtherAccount
 	}
-	if user, err := userSID(); err == nil && owner.Equals(user) {
+	if user, err := UserSID(); err == nil && owner.Equals(user) {
 		return os.Geteuid()
 	}
-	return otherAccount
+	return OtherAccount
 }
 
 // privateDescriptor returns the security descriptor of privateDirSDDL for
 // the user running the process, and the user's SID.
 func privateDescriptor() (*windows.SECURITY_DESCRIPTOR, string, error) {
-	user, err := userSID()
+	user, err := UserSID()
 	if err != nil {
 		return nil, "", err
 	}
@@ -60,10 +60,10 @@ func privateDescriptor() (*windows.SECURITY_DESCRIPTOR, string, error) {
 	return sd, user.String(), nil
 }
 
-// mkdirPrivate creates the directory dir owned by the user, with a
+// MkdirPrivate creates the directory dir owned by the user, with a
 // protected DACL that lets in only the user and SYSTEM (privateDirSDDL);
 // its parent must exist. An existing dir is an error wrapping fs.ErrExist.
-func mkdirPrivate(dir string) error {
+func MkdirPrivate(dir string) error {
 	sd, _, err := privateDescriptor()
 	if err != nil {
 		return &fs.PathError{Op: "mkdir", Path: dir, Err: err}
@@ -81,8 +81,8 @@ func mkdirPrivate(dir string) error {
 	return nil
 }
 
-// readDACL returns the entries of dir's DACL and whether it is protected.
-func readDACL(dir string) ([]ace, bool, error) {
+// ReadDACL returns the entries of dir's DACL and whether it is protected.
+func ReadDACL(dir string) ([]ACE, bool, error) {
 	sd, err := windows.GetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
 	if err != nil {
 		return nil, false, fmt.Errorf("read the access list of %s: %w", dir, err)
@@ -99,34 +99,34 @@ func readDACL(dir string) ([]ace, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("read the access list of %s: %w", dir, err)
 	}
-	aces := make([]ace, 0, dacl.AceCount)
+	aces := make([]ACE, 0, dacl.AceCount)
 	for i := range uint32(dacl.AceCount) {
 		var e *windows.ACCESS_ALLOWED_ACE
 		if err := windows.GetAce(dacl, i, &e); err != nil {
 			return nil, false, fmt.Errorf("read the access list of %s: entry %d: %w", dir, i, err)
 		}
-		a := ace{typ: e.Header.AceType, flags: e.Header.AceFlags, mask: uint32(e.Mask)}
-		if a.typ == aceAllowed || a.typ == aceDenied {
+		a := ACE{Type: e.Header.AceType, Flags: e.Header.AceFlags, Mask: uint32(e.Mask)}
+		if a.Type == ACEAllowed || a.Type == ACEDenied {
 			// Both types keep the SID where ACCESS_ALLOWED_ACE does.
-			a.sid = (*windows.SID)(unsafe.Pointer(&e.SidStart)).String()
+			a.SID = (*windows.SID)(unsafe.Pointer(&e.SidStart)).String()
 		}
 		aces = append(aces, a)
 	}
 	return aces, protected, nil
 }
 
-// makePrivate gives the user's directory dir the protected DACL of
+// MakePrivate gives the user's directory dir the protected DACL of
 // privateDirSDDL when its own lets others in or inherits from the parent,
 // as chmod 700 does elsewhere. A directory open to others is not refused,
 // as mode bits writable by others are elsewhere: the index, the pid file
 // and the log make it, inheriting its parent's entries, moments before
-// Listen comes to it. What others were let do is logged.
-func makePrivate(dir string, _ fs.FileInfo, log *slog.Logger) error {
+// query.Listen comes to it. What others were let do is logged.
+func MakePrivate(dir string, _ fs.FileInfo, log *slog.Logger) error {
 	sd, user, err := privateDescriptor()
 	if err != nil {
 		return err
 	}
-	aces, protected, err := readDACL(dir)
+	aces, protected, err := ReadDACL(dir)
 	if err != nil {
 		return err
 	}
@@ -151,15 +151,15 @@ func makePrivate(dir string, _ fs.FileInfo, log *slog.Logger) error {
 	return nil
 }
 
-// checkPrivate returns an error wrapping ErrUnsafeDir when the DACL of the
+// CheckPrivate returns an error wrapping ErrUnsafeDir when the DACL of the
 // user's directory dir lets in anyone but the user, SYSTEM and the
 // Administrators group.
-func checkPrivate(dir string, _ fs.FileInfo) error {
-	user, err := userSID()
+func CheckPrivate(dir string, _ fs.FileInfo) error {
+	user, err := UserSID()
 	if err != nil {
 		return err
 	}
-	aces, protected, err := readDACL(dir)
+	aces, protected, err := ReadDACL(dir)
 	if err != nil {
 		return err
 	}
@@ -175,17 +175,17 @@ func checkPrivate(dir string, _ fs.FileInfo) error {
 // message.
 func nameOthers(d *dirACL) {
 	for i, a := range d.others {
-		if a.sid == "" || a.name != "" {
+		if a.SID == "" || a.Name != "" {
 			continue
 		}
-		sid, err := windows.StringToSid(a.sid)
+		sid, err := windows.StringToSid(a.SID)
 		if err != nil {
 			continue
 		}
 		if account, domain, _, err := sid.LookupAccount(""); err == nil {
-			d.others[i].name = account
+			d.others[i].Name = account
 			if domain != "" {
-				d.others[i].name = domain + `\` + account
+				d.others[i].Name = domain + `\` + account
 			}
 		}
 	}
