@@ -25,11 +25,14 @@
 //	discovery/lock      a root's collections.lock and its check
 //	discovery/catalog   the one incremental model of the roots that every
 //	                    consumer drives
+//	discovery/bundle    bundle repositories: their files, compositions
+//	                    (bundle/compose) and checks (bundle/check)
 //
 // Dependencies go one way: diag imports nothing of the module; syntax
 // imports diag; schema, suppress and lock import diag and syntax; this
-// package imports those four; resolve imports this package; check imports
-// resolve; catalog imports them all.
+// package imports diag, syntax, schema and suppress; resolve imports this
+// package; check imports resolve; catalog imports them all. The bundle
+// packages import diag and syntax, and know no collection.
 //
 // It does not resolve names, check cross-references, watch files, store
 // anything, or talk to other processes: those are the jobs of resolve,
