@@ -533,15 +533,6 @@ func (r *amplidexRun) settle(ctx context.Context, c *query.Client, dir string) (
 	}
 }
 
-// registered reports whether the daemon lists dir among its projects.
-func registered(ctx context.Context, c *query.Client, dir string) (bool, error) {
-	st, err := statusOf(ctx, c)
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(st.Projects, func(p query.ProjectStatus) bool { return p.Dir == dir }), nil
-}
-
 // known reports whether the daemon behind c has registered dir or is
 // registering it: a first resolve is answered before the registration
 // ends, which goes on in the background.

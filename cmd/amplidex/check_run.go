@@ -342,8 +342,6 @@ func (a *App) checkDefault(ws *workspace, with []string) (checkResult, error) {
 // nothing check can check.
 var errNothingToCheck = errors.New("no collections")
 
-func isNothingToCheck(err error) bool { return errors.Is(err, errNothingToCheck) }
-
 // checkAll checks every collection of every root and their lock files,
 // as --all-roots asks.
 func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {

@@ -231,14 +231,6 @@ func parseDirective(s Comment, line []byte, pos, end, off int, lines *syntax.Lin
 // Files are the suppression comments of files, by path.
 type Files map[string][]Comment
 
-// Add records the suppression comments of the file at path, whose bytes
-// are src.
-func (s Files) Add(path string, src []byte) {
-	if sups := Parse(path, src); len(sups) > 0 {
-		s[path] = sups
-	}
-}
-
 // Apply drops the diagnostics that a suppression comment of their file
 // covers, and adds a suppress/unused diagnostic (info) for each code of a
 // comment that covers none, for each malformed comment, and for each code

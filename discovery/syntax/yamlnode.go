@@ -334,13 +334,11 @@ func LookupKey(m *yaml.Node, name string) (Pair, bool) {
 	return Pair{}, false
 }
 
-// LimitError says how a node tree exceeds the bounds.
-type LimitError struct {
+// Excess says where and how a node tree exceeds the bounds.
+type Excess struct {
 	Node *yaml.Node // where to point
 	Msg  string
 }
-
-func (e *LimitError) Error() string { return e.Msg }
 
 // treeSize is the size of a subtree with aliases expanded: its node count
 // and its height.
@@ -357,15 +355,15 @@ type yamlBudget struct {
 // than MaxFrontMatterNodes nodes, nests deeper than MaxFrontMatterDepth, or
 // holds an alias to a node that contains it; nil when it does none of
 // these.
-func CheckLimits(root *yaml.Node) *LimitError {
+func CheckLimits(root *yaml.Node) *Excess {
 	b := yamlBudget{}
 	_, err := b.measure(root, 1)
 	return err
 }
 
-func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *LimitError) {
+func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *Excess) {
 	if depth > MaxFrontMatterDepth {
-		return treeSize{}, &LimitError{n, fmt.Sprintf("front matter nests deeper than %d levels", MaxFrontMatterDepth)}
+		return treeSize{}, &Excess{n, fmt.Sprintf("front matter nests deeper than %d levels", MaxFrontMatterDepth)}
 	}
 	if n.Kind == yaml.AliasNode {
 		target := n.Alias
@@ -373,11 +371,11 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *LimitError) {
 			return treeSize{1, 1}, nil
 		}
 		if b.active[target] {
-			return treeSize{}, &LimitError{n, fmt.Sprintf("alias *%s refers to a node that contains it, so it expands without end", n.Value)}
+			return treeSize{}, &Excess{n, fmt.Sprintf("alias *%s refers to a node that contains it, so it expands without end", n.Value)}
 		}
 		if s, ok := b.memo[target]; ok {
 			if depth+s.height-1 > MaxFrontMatterDepth {
-				return treeSize{}, &LimitError{n, fmt.Sprintf("front matter nests deeper than %d levels once alias *%s is expanded", MaxFrontMatterDepth, n.Value)}
+				return treeSize{}, &Excess{n, fmt.Sprintf("front matter nests deeper than %d levels once alias *%s is expanded", MaxFrontMatterDepth, n.Value)}
 			}
 			return s, nil
 		}
@@ -404,7 +402,7 @@ func (b *yamlBudget) measure(n *yaml.Node, depth int) (treeSize, *LimitError) {
 			if c.Kind == yaml.AliasNode {
 				what = "nodes once alias *" + c.Value + " is expanded"
 			}
-			return treeSize{}, &LimitError{c, fmt.Sprintf("front matter has more than %d YAML %s", MaxFrontMatterNodes, what)}
+			return treeSize{}, &Excess{c, fmt.Sprintf("front matter has more than %d YAML %s", MaxFrontMatterNodes, what)}
 		}
 	}
 	if n.Anchor != "" {

@@ -1141,13 +1141,6 @@ func (f *faults) set(r *rand.Rand, root, dir string) string {
 	return at + " (" + errno.Error() + ")"
 }
 
-// on reports whether some listing is made to fail.
-func (f *faults) on() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.under) > 0
-}
-
 func (f *faults) clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
