@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // writeSyntheticRoot writes n collections of about twelve files each: a
@@ -62,13 +65,13 @@ func BenchmarkPublish(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("collections=%d", n), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
-			var ds []discovery.Diagnostic
+			set := resolve.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
+			var ds []diag.Diagnostic
 			for _, c := range set.Collections() {
 				ds = append(ds, c.Diagnostics...)
 			}
-			ds = append(ds, set.Check()...)
-			discovery.SortDiagnostics(ds)
+			ds = append(ds, check.All(set)...)
+			diag.Sort(ds)
 		}
 	})
 }
@@ -100,15 +103,15 @@ func BenchmarkColdScan(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		set := discovery.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
-		var ds []discovery.Diagnostic
+		set := resolve.NewSet([]discovery.Root{r}, [][]*discovery.Collection{cols})
+		var ds []diag.Diagnostic
 		files = 0
 		for _, c := range set.Collections() {
 			files += len(c.Facts)
 			ds = append(ds, c.OwnDiagnostics()...)
 		}
-		ds = append(ds, set.Check()...)
-		discovery.SortDiagnostics(ds)
+		ds = append(ds, check.All(set)...)
+		diag.Sort(ds)
 		diags = len(ds)
 	}
 	b.ReportMetric(float64(files), "files/op")

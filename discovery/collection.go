@@ -10,6 +10,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Collection is one collection directory found in a root.
@@ -51,11 +56,11 @@ type Collection struct {
 	// Diagnostics are the collection's problems that belong to no file's
 	// Facts: missing metadata, unreadable directories, layout. The files'
 	// own diagnostics are in their Facts; OwnDiagnostics gathers both.
-	Diagnostics []Diagnostic `json:"-"`
+	Diagnostics []diag.Diagnostic `json:"-"`
 	// details returns the full Facts of a file whose Facts are brief;
 	// mentions, when set, only their mentions.
 	details  func(path string) *Facts
-	mentions func(path string) ([]Mention, bool)
+	mentions func(path string) ([]syntax.Mention, bool)
 
 	relsOnce sync.Once
 	rels     map[string]int // Rel → index in Resources of every resource
@@ -102,7 +107,7 @@ func (c *Collection) FullFacts(path string) *Facts {
 // OwnDiagnostics returns every problem of the collection that is not a
 // cross-reference: its own (Diagnostics), then its pyproject.toml's and
 // each profile's, agent's and context file's, in that order.
-func (c *Collection) OwnDiagnostics() []Diagnostic {
+func (c *Collection) OwnDiagnostics() []diag.Diagnostic {
 	out := slices.Clone(c.Diagnostics)
 	add := func(p string) {
 		f := c.Facts[p]
@@ -130,20 +135,20 @@ func (c *Collection) OwnDiagnostics() []Diagnostic {
 // relative to the base), if there is one. Resources must not change once
 // it has been called.
 func (c *Collection) ResourcePath(rel string) (string, bool) {
-	if r, ok := c.resourceAt(rel); ok {
+	if r, ok := c.ResourceAt(rel); ok {
 		return r.Path, true
 	}
 	return "", false
 }
 
 // manyResources is how many resources a collection needs before
-// resourceAt builds a table rather than looking through them.
+// ResourceAt builds a table rather than looking through them.
 const manyResources = 64
 
-// resourceAt returns the resource at rel (the last of two at one rel, as
+// ResourceAt returns the resource at rel (the last of two at one rel, as
 // ResourcePath always had): looked through in a small collection, looked
 // up in a table built on the first call in a large one.
-func (c *Collection) resourceAt(rel string) (Resource, bool) {
+func (c *Collection) ResourceAt(rel string) (Resource, bool) {
 	if len(c.Resources) < manyResources {
 		for i := len(c.Resources) - 1; i >= 0; i-- {
 			if c.Resources[i].Rel == rel {
@@ -202,12 +207,9 @@ type FileCache interface {
 	Analyze(path string, fi fs.FileInfo, src []byte, k Kind, analyze func() *Facts) *Facts
 }
 
-// DefaultMaxFileSize is the largest document a Loader reads.
-const DefaultMaxFileSize = 8 << 20
-
 // Loader reads collections from disk.
 type Loader struct {
-	Schema SchemaOptions
+	Schema schema.Options
 	// Cache, when set, supplies and receives per-file Facts.
 	Cache FileCache
 	// ReadFile reads a file; when nil, ReadFile of this package with
@@ -240,24 +242,14 @@ type Loader struct {
 	// Mentions, when set beside Details, returns the mentions of a file as
 	// last analyzed, and whether it knows them: what the cross-reference
 	// checks ask of every file with mentions, for less than Details costs.
-	Mentions func(path string) ([]Mention, bool)
-	// NoCompact leaves a collection of brief Facts as loaded, its values
-	// in as many objects as it has files (see Collection.compact); tests
-	// compare the two.
-	NoCompact bool
+	Mentions func(path string) ([]syntax.Mention, bool)
 	// NamesOnly reads each collection's pyproject.toml files and lists its
 	// resources, but reads no document: enough to tell which collection
 	// wins a name and to describe it (name, version, description, layout,
 	// validity, resource counts), not to check it. Its collections hold
 	// no Facts but their pyproject.toml files'.
 	NamesOnly bool
-	// Slab, when set, returns the Slab that gives the compacted
-	// collections their memory, or nil for none (see Slab): a daemon
-	// gives one during its first scan. It is called from as many
-	// goroutines as load collections at once.
-	Slab func() *Slab
-
-	// slabs holds *yamlSlab and bufs *[]byte: node memory and file
+	// slabs holds *syntax.Nodes and bufs *[]byte: node memory and file
 	// buffers reused from file to file.
 	slabs, bufs sync.Pool
 }
@@ -268,7 +260,7 @@ const maxPooledBuffer = 1 << 20
 
 func (l *Loader) maxFileSize() int64 {
 	if l.MaxFileSize <= 0 {
-		return DefaultMaxFileSize
+		return syntax.DefaultMaxFileSize
 	}
 	return l.MaxFileSize
 }
@@ -284,7 +276,7 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 	if l.ReadFile != nil {
 		return l.ReadFile(p)
 	}
-	src, err := ReadFile(p, l.maxFileSize())
+	src, err := syntax.ReadFile(p, l.maxFileSize())
 	if err == nil && l.OnRead != nil {
 		l.OnRead(p, src)
 	}
@@ -294,15 +286,7 @@ func (l *Loader) readFile(p string) ([]byte, error) {
 // fileProblem returns Facts holding only the warning that says why the
 // file at p was not read.
 func fileProblem(p string, k Kind, err error) *Facts {
-	code, msg := CodeUnreadable, "cannot read file: "+errText(err)
-	switch {
-	case errors.Is(err, ErrNotRegular):
-		code, msg = CodeNotRegular, "not read: "+errText(err)
-	case errors.Is(err, ErrTooLarge):
-		code, msg = CodeFileTooLarge, "not read: "+errText(err)
-	}
-	return &Facts{Kind: k, Diagnostics: []Diagnostic{{Code: code, Severity: SeverityWarning, Path: p, Message: msg}},
-		transient: IsTransient(err)}
+	return &Facts{Kind: k, Diagnostics: []diag.Diagnostic{syntax.ReadProblem(p, err)}, transient: IsTransient(err)}
 }
 
 // analyze returns the Facts of the file at p, from the cache when it is
@@ -320,7 +304,7 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 		if buf == nil {
 			buf = new([]byte)
 		}
-		src, err := readFile(p, l.maxFileSize(), *buf)
+		src, err := syntax.ReadFileInto(p, l.maxFileSize(), *buf)
 		if err != nil {
 			l.bufs.Put(buf)
 			return l.unread(p, k, err)
@@ -352,11 +336,11 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 	switch {
 	case !fi.Mode().IsRegular():
 		analyze = func() *Facts {
-			return fileProblem(p, k, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode())))
+			return fileProblem(p, k, fmt.Errorf("%w (%s)", syntax.ErrNotRegular, syntax.ModeName(fi.Mode())))
 		}
 	case fi.Size() > max:
 		analyze = func() *Facts {
-			return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, fi.Size(), max))
+			return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", syntax.ErrTooLarge, fi.Size(), max))
 		}
 	default:
 		if src, err = l.readFile(p); err != nil {
@@ -374,12 +358,12 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 // front matter into a node slab of the Loader's, reset afterwards for the
 // next file.
 func (l *Loader) analyzeFile(p string, src []byte, k Kind) *Facts {
-	slab, _ := l.slabs.Get().(*yamlSlab)
+	slab, _ := l.slabs.Get().(*syntax.Nodes)
 	if slab == nil {
-		slab = &yamlSlab{}
+		slab = &syntax.Nodes{}
 	}
 	f := analyzeFile(p, src, k, l.Schema, slab)
-	slab.reset()
+	slab.Reset()
 	l.slabs.Put(slab)
 	return f
 }
@@ -388,7 +372,7 @@ func (l *Loader) analyzeFile(p string, src []byte, k Kind) *Facts {
 // being why: the warning analyze gives after a stat, which says why
 // more precisely than the open can (a socket cannot be opened at all).
 func (l *Loader) unread(p string, k Kind, err error) *Facts {
-	if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) {
+	if errors.Is(err, syntax.ErrNotRegular) || errors.Is(err, syntax.ErrTooLarge) {
 		return fileProblem(p, k, err)
 	}
 	fi, serr := os.Stat(p)
@@ -396,9 +380,9 @@ func (l *Loader) unread(p string, k Kind, err error) *Facts {
 	case serr != nil:
 		return fileProblem(p, k, serr)
 	case !fi.Mode().IsRegular():
-		return fileProblem(p, k, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode())))
+		return fileProblem(p, k, fmt.Errorf("%w (%s)", syntax.ErrNotRegular, syntax.ModeName(fi.Mode())))
 	case fi.Size() > max:
-		return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, fi.Size(), max))
+		return fileProblem(p, k, fmt.Errorf("%w: %d bytes, more than the %d read", syntax.ErrTooLarge, fi.Size(), max))
 	}
 	return fileProblem(p, k, err)
 }
@@ -426,7 +410,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 				msg := errText(ferr)
 				return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: realDir, Base: dir,
 					Layout: LayoutNone, Problem: msg,
-					Diagnostics: []Diagnostic{{Code: CodeSymlinkLoop, Severity: SeverityWarning, Path: dir, Message: msg,
+					Diagnostics: []diag.Diagnostic{{Code: diag.CodeSymlinkLoop, Severity: diag.SeverityWarning, Path: dir, Message: msg,
 						Collection: filepath.Base(dir)}}}
 			}
 		}
@@ -438,7 +422,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	if err != nil {
 		return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: dir, Base: dir,
 			Layout: LayoutNone, Problem: "cannot read directory: " + errText(err), Degraded: "cannot read directory " + dir + ": " + errText(err),
-			Diagnostics: []Diagnostic{{Code: CodeUnreadable, Severity: SeverityWarning, Path: dir,
+			Diagnostics: []diag.Diagnostic{{Code: diag.CodeUnreadable, Severity: diag.SeverityWarning, Path: dir,
 				Message: "cannot read directory: " + errText(err)}}}
 	}
 	if !shape.IsCollection() && !shape.HasResources() {
@@ -449,7 +433,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	if !shape.IsCollection() {
 		c.Problem = "Missing pyproject.toml"
 		// The directory is what is wrong, not a file that is not there.
-		c.Diagnostics = append(c.Diagnostics, Diagnostic{Code: CodeMissingPyproject, Severity: SeverityError,
+		c.Diagnostics = append(c.Diagnostics, diag.Diagnostic{Code: diag.CodeMissingPyproject, Severity: diag.SeverityError,
 			Path: dir, Message: "Missing pyproject.toml"})
 	} else {
 		c.Pyproject = shape.Pyproject
@@ -504,14 +488,6 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	for i := range c.Diagnostics {
 		c.Diagnostics[i].Collection = c.Name
 	}
-	if l.Details != nil && !l.NoCompact {
-		// Kept for the daemon's life: in a few objects, not hundreds.
-		var slab *Slab
-		if l.Slab != nil {
-			slab = l.Slab()
-		}
-		c = c.compact(slab)
-	}
 	return c
 }
 
@@ -547,14 +523,14 @@ func (l *Loader) analyzeAgain(p string, k Kind) *Facts {
 
 // checkPackageCopy warns when the package's pyproject.toml names another
 // collection than the root one.
-func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []Diagnostic {
+func (l *Loader) checkPackageCopy(c *Collection, shape Shape) []diag.Diagnostic {
 	f := c.noteUnread(l.analyze(shape.PackagePyproject, ""))
 	c.Facts[shape.PackagePyproject] = l.keep(f)
 	md := f.Metadata
 	if md == nil || md.Name == "" || c.Metadata == nil || md.Name == c.Metadata.Name {
 		return nil
 	}
-	return []Diagnostic{{Code: CodeNestedNameMismatch, Severity: SeverityWarning, Path: shape.PackagePyproject,
+	return []diag.Diagnostic{{Code: diag.CodeNestedNameMismatch, Severity: diag.SeverityWarning, Path: shape.PackagePyproject,
 		Message: fmt.Sprintf("package copy names the collection %q, but %s names it %q; the root pyproject.toml wins",
 			md.Name, shape.Pyproject, c.Metadata.Name)}}
 }
@@ -634,4 +610,67 @@ func (c *Collection) Files() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Suppress applies the suppression comments of c's files, as its Facts
+// hold them, to ds, every diagnostic of c's files (see
+// suppress.Files.Apply): the one place the comments of a collection are
+// applied, whatever asks. ds is returned as it is when no file of c has a
+// comment.
+func (c *Collection) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
+	var s suppress.Files
+	for p, f := range c.Facts {
+		if f != nil && len(f.Suppressions) > 0 {
+			if s == nil {
+				s = suppress.Files{}
+			}
+			s[p] = f.Suppressions
+		}
+	}
+	if s == nil {
+		return ds
+	}
+	return s.Apply(ds)
+}
+
+// Requires reports whether c declares name in its requires; false for a
+// nil c.
+func (c *Collection) Requires(name string) bool {
+	if c == nil || c.Metadata == nil {
+		return false
+	}
+	for _, r := range c.Metadata.Requires {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// AnswersTo returns the names c is a candidate for in a Set: its metadata
+// name and, for an unusable directory, its directory name too.
+func (c *Collection) AnswersTo() []string {
+	if dn := filepath.Base(c.Dir); dn != c.Name && !c.Valid {
+		// The directory name is only a fast path: it finds skipped
+		// directories whose metadata could not name them.
+		return []string{c.Name, dn}
+	}
+	return []string{c.Name}
+}
+
+// MentionsOf returns the mentions of the file at p of c, whose Facts are
+// f: from the full Facts when f is brief (see Loader.Mentions).
+func (c *Collection) MentionsOf(p string, f *Facts) []syntax.Mention {
+	if !f.brief {
+		return f.Mentions
+	}
+	if !f.HasMentions() {
+		return nil
+	}
+	if c.mentions != nil {
+		if ms, ok := c.mentions(p); ok {
+			return ms
+		}
+	}
+	return c.FullFacts(p).Mentions
 }

@@ -1,12 +1,18 @@
 package discovery_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // corpusDir returns $AMPLIDEX_CORPUS or skips the test.
@@ -21,7 +27,7 @@ func corpusDir(t testing.TB) string {
 
 // corpusSet loads the corpus as the issue lays it out: user =
 // corpus/collections, bundled = corpus/bundled.
-func corpusSet(t testing.TB) *discovery.Set {
+func corpusSet(t testing.TB) *resolve.Set {
 	t.Helper()
 	dir := corpusDir(t)
 	roots := []discovery.Root{
@@ -37,7 +43,7 @@ func corpusSet(t testing.TB) *discovery.Set {
 		}
 		cols[i] = cs
 	}
-	return discovery.NewSet(roots, cols)
+	return resolve.NewSet(roots, cols)
 }
 
 // TestCorpusCollections compares every collection of the corpus with
@@ -108,14 +114,14 @@ func TestCorpusNestedNames(t *testing.T) {
 	warned := map[string]bool{}
 	for _, c := range set.Collections() {
 		for _, d := range c.Diagnostics {
-			if d.Code == discovery.CodeNestedNameMismatch {
+			if d.Code == diag.CodeNestedNameMismatch {
 				warned[filepath.Base(c.Dir)] = true
 			}
 		}
 	}
 	for _, dir := range []string{"Joi__amplifier-collection-switchboard", "payneio__amplifier-collection-issues"} {
 		if !warned[dir] {
-			t.Errorf("%s: no %s warning for its differing package name", dir, discovery.CodeNestedNameMismatch)
+			t.Errorf("%s: no %s warning for its differing package name", dir, diag.CodeNestedNameMismatch)
 		}
 	}
 	if len(warned) != 2 {
@@ -152,7 +158,7 @@ func TestCorpusResolution(t *testing.T) {
 // satisfied by bundled foundation, metacognition's amplifier-core missing.
 func TestCorpusCrossReferences(t *testing.T) {
 	set := corpusSet(t)
-	diags := set.Check()
+	diags := check.All(set)
 	has := func(code, pathSuffix, msgPart string) bool {
 		for _, d := range diags {
 			if d.Code == code && strings.HasSuffix(d.Path, pathSuffix) && strings.Contains(d.Message, msgPart) {
@@ -161,18 +167,18 @@ func TestCorpusCrossReferences(t *testing.T) {
 		}
 		return false
 	}
-	if !has(discovery.CodeExtendsUnresolved, "max_payne_collection/profiles/issue-aware.md", `"base"`) {
+	if !has(diag.CodeExtendsUnresolved, "max_payne_collection/profiles/issue-aware.md", `"base"`) {
 		t.Error("payneio's bare extends: base is not reported")
 	}
-	if !has(discovery.CodeDepNotInstalled, "ramparte__amplifier-collection-metacognition/pyproject.toml", "amplifier-core") {
+	if !has(diag.CodeDepNotInstalled, "ramparte__amplifier-collection-metacognition/pyproject.toml", "amplifier-core") {
 		t.Error("metacognition's amplifier-core requirement is not reported not installed")
 	}
-	if has(discovery.CodeDepUnsatisfied, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") ||
-		has(discovery.CodeDepNotInstalled, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") {
+	if has(diag.CodeDepUnsatisfied, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") ||
+		has(diag.CodeDepNotInstalled, "microsoft__amplifier-collection-design-intelligence/pyproject.toml", "") {
 		t.Error("design-intelligence's foundation ^1.0.0 is reported unmet; bundled foundation 1.0.0 meets it")
 	}
 	for _, d := range diags {
-		if d.Code == discovery.CodeExtendsUnresolved && strings.Contains(d.Message, "foundation:") {
+		if d.Code == diag.CodeExtendsUnresolved && strings.Contains(d.Message, "foundation:") {
 			t.Errorf("extends into foundation does not resolve: %s", d)
 		}
 	}
@@ -190,8 +196,8 @@ func TestCorpusWithoutBundled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
-	diags := set.Check()
+	set := resolve.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
+	diags := check.All(set)
 	requirers := 0
 	for _, c := range set.Collections() {
 		if !c.Requires("foundation") {
@@ -204,9 +210,9 @@ func TestCorpusWithoutBundled(t *testing.T) {
 				continue
 			}
 			switch {
-			case d.Code == discovery.CodeDepNotInstalled && d.Path == c.Pyproject && strings.Contains(d.Message, "foundation"):
+			case d.Code == diag.CodeDepNotInstalled && d.Path == c.Pyproject && strings.Contains(d.Message, "foundation"):
 				warned++
-				if d.Severity != discovery.SeverityWarning {
+				if d.Severity != diag.SeverityWarning {
 					t.Errorf("%s: %s is not a warning", c.Name, d)
 				}
 			case strings.HasPrefix(d.Code, "ref/") && strings.Contains(d.Message, "foundation"):
@@ -222,11 +228,45 @@ func TestCorpusWithoutBundled(t *testing.T) {
 	}
 	sb := false
 	for _, d := range diags {
-		if d.Code == discovery.CodeExtendsUnresolved && strings.Contains(d.Message, `"foundation:base"`) && strings.Contains(d.Path, "switchboard") {
+		if d.Code == diag.CodeExtendsUnresolved && strings.Contains(d.Message, `"foundation:base"`) && strings.Contains(d.Path, "switchboard") {
 			sb = true
 		}
 	}
 	if !sb {
 		t.Error("switchboard extends foundation:base without requiring it, and is not told")
+	}
+}
+
+// TestCorpusMergedNumbers: the effective developer-expertise:full keeps
+// budget_limit: 10.0 a float, and its parent's key order.
+func TestCorpusMergedNumbers(t *testing.T) {
+	set := corpusSet(t)
+	ref, err := set.ResolveProfile("developer-expertise:full", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, chain, err := set.Effective(ref)
+	if err != nil || len(chain) < 2 {
+		t.Fatalf("Effective: %v, chain %v", err, chain)
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"budget_limit":10.0`, `"warn_threshold":0.8`, `"compact_threshold":0.9`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("merged profile lacks %s: %s", want, b)
+		}
+	}
+	root := chain[len(chain)-1].Collection.FullFacts(chain[len(chain)-1].Path).Front
+	if got, want := merged.Keys()[:root.Len()], root.Keys(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("merged keys start %q, the root profile has %q", got, want)
+	}
+	y, err := yaml.Marshal(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "budget_limit: 10.0\n") {
+		t.Errorf("YAML of the merged profile lacks budget_limit: 10.0:\n%s", y)
 	}
 }

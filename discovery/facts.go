@@ -6,6 +6,11 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Facts is what one file contributes to the index: the fields other files
@@ -17,36 +22,36 @@ type Facts struct {
 	Name        string `json:"name,omitempty"`
 	Description string `json:"description,omitempty"`
 	// Extends is a profile's parent reference.
-	Extends *Ref `json:"extends,omitempty"`
+	Extends *syntax.Ref `json:"extends,omitempty"`
 	// AgentsMode is "all", "none", "list" or "inline" for a profile's agents
 	// key; "" when absent. Agents holds the names of a list.
-	AgentsMode string `json:"agents_mode,omitempty"`
-	Agents     []Ref  `json:"agents,omitempty"`
+	AgentsMode string       `json:"agents_mode,omitempty"`
+	Agents     []syntax.Ref `json:"agents,omitempty"`
 	// Mentions are the @collection:path references of the body.
-	Mentions []Mention `json:"mentions,omitempty"`
+	Mentions []syntax.Mention `json:"mentions,omitempty"`
 	// Front is a profile's decoded front matter, for merging, in the
 	// author's key order.
-	Front *Map `json:"front,omitzero"`
+	Front *syntax.Map `json:"front,omitzero"`
 	// Metadata is set for pyproject.toml files.
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Diagnostics are the file's own problems.
-	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics,omitempty"`
 	// Suppressions are the file's suppression comments (see
-	// ParseSuppressions); brief Facts keep them, for every View applies
+	// suppress.Parse); brief Facts keep them, for every View applies
 	// them (see Collection.Suppress).
-	Suppressions []Suppression `json:"suppressions,omitempty"`
+	Suppressions []suppress.Comment `json:"suppressions,omitempty"`
 
 	// The fields below are sized and ordered for the tens of thousands of
 	// brief Facts a daemon keeps.
 
-	// counts and mentions stand, in brief Facts, for the dropped
-	// Diagnostics and Mentions.
-	counts   briefCounts
-	mentions int32
 	// blocks is, for a brief profile, the binary form of its front
-	// matter's session and exclude blocks (see ProfileBlocks); nil when it
+	// matter's session and exclude blocks (see ProfileBlocks); "" when it
 	// has neither or no front matter.
-	blocks []byte
+	blocks string
+	// counts and mentions stand, in brief Facts, for the dropped
+	// Diagnostics and Mentions: mentions is set when the file makes any.
+	counts   briefCounts
+	mentions bool
 	// brief is set on Facts that hold only what answers need at once (see
 	// Brief).
 	brief bool
@@ -75,11 +80,11 @@ type DiagnosticCounts struct {
 }
 
 // Add counts one more diagnostic of severity s.
-func (c *DiagnosticCounts) Add(s Severity) {
+func (c *DiagnosticCounts) Add(s diag.Severity) {
 	switch s {
-	case SeverityError:
+	case diag.SeverityError:
 		c.Errors++
-	case SeverityWarning:
+	case diag.SeverityWarning:
 		c.Warnings++
 	default:
 		c.Infos++
@@ -109,7 +114,7 @@ func (f *Facts) Counts() DiagnosticCounts {
 // Facts, which do not hold them).
 func (f *Facts) HasMentions() bool {
 	if f.brief {
-		return f.mentions > 0
+		return f.mentions
 	}
 	return len(f.Mentions) > 0
 }
@@ -128,74 +133,43 @@ func (f *Facts) Brief() *Facts {
 	// file's whole text, which a kept brief must not hold on to.
 	b := &Facts{Kind: f.Kind, Name: strings.Clone(f.Name), Description: strings.Clone(f.Description),
 		AgentsMode: strings.Clone(f.AgentsMode), Metadata: f.Metadata.clone(),
-		brief: true, counts: countsOf(f.Counts()), mentions: int32(min(len(f.Mentions), 1)),
+		brief: true, counts: countsOf(f.Counts()), mentions: len(f.Mentions) > 0,
 		blocks: profileBlocks(f.Front), front: f.Front != nil, transient: f.transient,
 		Suppressions: f.Suppressions}
 	if f.Extends != nil {
-		b.Extends = &Ref{Value: strings.Clone(f.Extends.Value), Range: f.Extends.Range}
+		b.Extends = &syntax.Ref{Value: strings.Clone(f.Extends.Value), Range: f.Extends.Range}
 	}
 	if f.Agents != nil {
-		b.Agents = make([]Ref, len(f.Agents))
+		b.Agents = make([]syntax.Ref, len(f.Agents))
 		for i, a := range f.Agents {
-			b.Agents[i] = Ref{Value: strings.Clone(a.Value), Range: a.Range}
+			b.Agents[i] = syntax.Ref{Value: strings.Clone(a.Value), Range: a.Range}
 		}
-	}
-	if shared := plainBrief(b); shared != nil {
-		return shared
 	}
 	return b
 }
 
-// plainBriefs are the brief Facts of the files that say nothing but their
-// kind and whether they make mentions, without diagnostics: most context
-// files. Brief returns these shared, immutable values for them. They are
-// static data, by kind and then by mentions (0 or 1): a map would be built
-// by every process at start.
-var plainBriefs = [...][2]Facts{
-	{{Kind: KindProfile, brief: true}, {Kind: KindProfile, brief: true, mentions: 1}},
-	{{Kind: KindAgent, brief: true}, {Kind: KindAgent, brief: true, mentions: 1}},
-	{{Kind: KindContext, brief: true}, {Kind: KindContext, brief: true, mentions: 1}},
-	{{Kind: KindTool, brief: true}, {Kind: KindTool, brief: true, mentions: 1}},
-	{{Kind: KindModule, brief: true}, {Kind: KindModule, brief: true, mentions: 1}},
-	{{Kind: "", brief: true}, {Kind: "", brief: true, mentions: 1}},
-}
-
-// plainBrief returns the shared value equal to brief Facts b, or nil.
-func plainBrief(b *Facts) *Facts {
-	if b.blocks != nil || b.front || b.Name != "" || b.Description != "" || b.Extends != nil || b.AgentsMode != "" || b.Agents != nil ||
-		b.Metadata != nil || b.counts != (briefCounts{}) || b.Suppressions != nil || b.mentions < 0 || b.mentions > 1 {
-		return nil
-	}
-	for i := range plainBriefs {
-		if plainBriefs[i][0].Kind == b.Kind {
-			return &plainBriefs[i][b.mentions]
-		}
-	}
-	return nil
-}
-
 // docKind maps a resource kind to the document schema it is checked with.
-func docKind(k Kind) (DocKind, bool) {
+func docKind(k Kind) (schema.DocKind, bool) {
 	switch k {
 	case KindProfile:
-		return DocProfile, true
+		return schema.DocProfile, true
 	case KindAgent:
-		return DocAgent, true
+		return schema.DocAgent, true
 	}
 	return "", false
 }
 
 // AnalyzeFile computes the Facts of one file of kind k from its bytes.
 // Pyproject files are analyzed with kind "" and name pyproject.toml.
-func AnalyzeFile(path string, src []byte, k Kind, opts SchemaOptions) *Facts {
+func AnalyzeFile(path string, src []byte, k Kind, opts schema.Options) *Facts {
 	return analyzeFile(path, src, k, opts, nil)
 }
 
 // analyzeFile is AnalyzeFile parsing front matter into the nodes of slab
 // (nil for new ones) where it can. The Facts hold no node: slab may be
 // reset once it returns.
-func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yamlSlab) *Facts {
-	f := &Facts{Kind: k, Suppressions: ParseSuppressions(path, src)}
+func analyzeFile(path string, src []byte, k Kind, opts schema.Options, slab *syntax.Nodes) *Facts {
+	f := &Facts{Kind: k, Suppressions: suppress.Parse(path, src)}
 	if k == "" && filepath.Base(path) == "pyproject.toml" {
 		f.Metadata, f.Diagnostics = ParsePyproject(path, src)
 		return f
@@ -205,20 +179,20 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 		// Context files: only their mentions matter, and a file without an
 		// "@" has none.
 		if bytes.IndexByte(src, '@') >= 0 {
-			f.Mentions = FindMentions(src, 0, NewLineIndex(src))
+			f.Mentions = syntax.FindMentions(src, 0, syntax.NewLineIndex(src))
 		}
 		return f
 	}
-	doc := parseDocument(path, src, dk, opts, slab)
+	doc := schema.ParseDocumentWith(path, src, dk, opts, slab)
 	f.Diagnostics = doc.Diagnostics
 	f.Name = doc.Name()
 	f.Description = doc.Description()
-	f.Mentions = FindMentions(doc.Src, doc.BodyStart, doc.Lines)
+	f.Mentions = syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines)
 	if k != KindProfile || doc.Front == nil {
 		return f
 	}
 	if n := doc.Lookup("profile", "extends"); n != nil && n.Kind == yaml.ScalarNode && n.Value != "" {
-		f.Extends = &Ref{Value: n.Value, Range: doc.NodeRange(n)}
+		f.Extends = &syntax.Ref{Value: n.Value, Range: doc.NodeRange(n)}
 	}
 	if n := doc.Lookup("agents"); n != nil {
 		switch n.Kind {
@@ -228,7 +202,7 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 			f.AgentsMode = "list"
 			for _, item := range n.Content {
 				if item.Kind == yaml.ScalarNode && item.Value != "" {
-					f.Agents = append(f.Agents, Ref{Value: item.Value, Range: doc.NodeRange(item)})
+					f.Agents = append(f.Agents, syntax.Ref{Value: item.Value, Range: doc.NodeRange(item)})
 				}
 			}
 		case yaml.MappingNode:
@@ -238,7 +212,7 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 			if inc := doc.Lookup("agents", "include"); inc != nil && inc.Kind == yaml.SequenceNode {
 				for _, item := range inc.Content {
 					if item.Kind == yaml.ScalarNode && item.Value != "" {
-						f.Agents = append(f.Agents, Ref{Value: item.Value, Range: doc.NodeRange(item)})
+						f.Agents = append(f.Agents, syntax.Ref{Value: item.Value, Range: doc.NodeRange(item)})
 					}
 				}
 			}
@@ -252,21 +226,21 @@ func analyzeFile(path string, src []byte, k Kind, opts SchemaOptions, slab *yaml
 
 // profileBlocks returns the binary form of the session and exclude blocks
 // of front matter: what checking a child profile's inherited session
-// needs of each profile of its chain. It returns nil when there is
+// needs of each profile of its chain. It returns "" when there is
 // neither.
-func profileBlocks(front *Map) []byte {
-	blocks := &Map{}
+func profileBlocks(front *syntax.Map) string {
+	blocks := &syntax.Map{}
 	for _, k := range []string{"session", "exclude"} {
 		if v, ok := front.Get(k); ok {
 			blocks.Set(k, v)
 		}
 	}
 	if blocks.Len() == 0 {
-		return nil
+		return ""
 	}
 	var e encoder
 	e.value(blocks)
-	return e.b
+	return string(e.b)
 }
 
 // HasFront reports whether the file has usable front matter decoded
@@ -281,25 +255,25 @@ func (f *Facts) HasFront() bool {
 // ProfileBlocks returns the session and exclude blocks of a profile's
 // front matter, as Front holds them (also for brief Facts, which keep
 // them), and false when the file has no usable front matter.
-func (f *Facts) ProfileBlocks() (session any, exclude *Map, ok bool) {
+func (f *Facts) ProfileBlocks() (session any, exclude *syntax.Map, ok bool) {
 	if !f.brief {
 		if f.Front == nil {
 			return nil, nil, false
 		}
-		ex, _ := f.Front.Value("exclude").(*Map)
+		ex, _ := f.Front.Value("exclude").(*syntax.Map)
 		return f.Front.Value("session"), ex, true
 	}
 	if !f.front {
 		return nil, nil, false
 	}
-	if f.blocks == nil {
+	if f.blocks == "" {
 		return nil, nil, true
 	}
-	v, err := decodeValue(f.blocks)
+	v, err := decodeValue([]byte(f.blocks))
 	if err != nil {
 		return nil, nil, false
 	}
-	m, _ := v.(*Map)
-	ex, _ := m.Value("exclude").(*Map)
+	m, _ := v.(*syntax.Map)
+	ex, _ := m.Value("exclude").(*syntax.Map)
 	return m.Value("session"), ex, true
 }

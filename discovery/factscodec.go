@@ -8,6 +8,10 @@ import (
 	"math"
 	"math/big"
 	"sort"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The binary form of Facts: what the daemon keeps in its index for every
@@ -33,7 +37,7 @@ import (
 // factsVersion is the version of the binary form and of what it holds:
 // Facts of another version are analyzed again. Version 1 kept mappings in
 // sorted key order and floats as float64; version 2 kept every diagnostic
-// of a file, before MaxDiagnosticsPerArea; version 3 had no suppression
+// of a file, before diag.MaxPerArea; version 3 had no suppression
 // comments; version 4 had none from a Markdown body.
 const factsVersion = 5
 
@@ -67,17 +71,20 @@ func (f *Facts) AppendBinary(dst []byte) []byte {
 	mentions := len(f.Mentions)
 	blocks, front := profileBlocks(f.Front), f.Front != nil
 	if f.brief {
-		mentions, blocks, front = int(f.mentions), f.blocks, f.front
+		mentions, blocks, front = 0, f.blocks, f.front
+		if f.mentions {
+			mentions = 1
+		}
 	}
 	e.uint(uint64(mentions))
 	switch {
 	case !front:
 		e.b = append(e.b, 0)
-	case blocks == nil:
+	case blocks == "":
 		e.b = append(e.b, 1)
 	default:
 		e.b = append(e.b, 2)
-		e.str(string(blocks))
+		e.str(blocks)
 	}
 	e.uint(uint64(len(f.Suppressions)))
 	for _, sup := range f.Suppressions {
@@ -136,7 +143,7 @@ func DecodeFacts(b []byte, brief bool) (f *Facts, err error) {
 // DecodeMentions decodes, of the binary form of Facts, what Brief keeps
 // and the mentions, which it returns, and not the front matter and
 // diagnostics that follow them. The error wraps ErrBadFacts.
-func DecodeMentions(b []byte) ([]Mention, error) {
+func DecodeMentions(b []byte) ([]syntax.Mention, error) {
 	f, err := decodeFacts(b, decodeMentions)
 	if err != nil {
 		return nil, err
@@ -176,7 +183,7 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	f.AgentsMode = d.str()
 	if n := d.count(); n > 0 {
-		f.Agents = make([]Ref, n)
+		f.Agents = make([]syntax.Ref, n)
 		for i := range f.Agents {
 			f.Agents[i] = d.ref()
 		}
@@ -190,14 +197,14 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 		f.front = true
 	case 2:
 		f.front = true
-		f.blocks = []byte(d.str())
+		f.blocks = d.str()
 	default:
 		d.fail("bad front matter flag")
 	}
 	if n := d.count(); n > 0 {
-		f.Suppressions = make([]Suppression, n)
+		f.Suppressions = make([]suppress.Comment, n)
 		for i := range f.Suppressions {
-			sup := Suppression{Range: d.rng()}
+			sup := suppress.Comment{Range: d.rng()}
 			switch d.byte() {
 			case 0:
 			case 1:
@@ -207,9 +214,9 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 			}
 			sup.Problem = d.str()
 			if m := d.count(); m > 0 {
-				sup.Codes = make([]SuppressedCode, m)
+				sup.Codes = make([]suppress.Code, m)
 				for j := range sup.Codes {
-					sup.Codes[j] = SuppressedCode{Code: d.str(), Range: d.rng()}
+					sup.Codes[j] = suppress.Code{Code: d.str(), Range: d.rng()}
 				}
 			}
 			f.Suppressions[i] = sup
@@ -217,21 +224,18 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	restLen := d.count()
 	if mode != decodeBrief {
-		f.blocks, f.front = nil, false
+		f.blocks, f.front = "", false
 	}
 	if mode == decodeBrief {
 		f.brief = true
-		f.mentions = int32(min(mentions, 1))
-		if shared := plainBrief(f); shared != nil {
-			return shared, nil
-		}
+		f.mentions = mentions > 0
 		return f, nil
 	}
 	end := d.i + restLen
 	if n := d.count(); n > 0 {
-		f.Mentions = make([]Mention, n)
+		f.Mentions = make([]syntax.Mention, n)
 		for i := range f.Mentions {
-			f.Mentions[i] = Mention{Collection: d.str(), Path: d.str(), Range: d.rng()}
+			f.Mentions[i] = syntax.Mention{Collection: d.str(), Path: d.str(), Range: d.rng()}
 		}
 	}
 	if mode == decodeMentions {
@@ -242,16 +246,16 @@ func decodeFacts(b []byte, mode decodeMode) (f *Facts, err error) {
 	}
 	if d.byte() == 1 {
 		v := d.value(0)
-		m, ok := v.(*Map)
+		m, ok := v.(*syntax.Map)
 		if !ok {
 			d.fail("front matter is not a mapping")
 		}
 		f.Front = m
 	}
 	if n := d.count(); n > 0 {
-		f.Diagnostics = make([]Diagnostic, n)
+		f.Diagnostics = make([]diag.Diagnostic, n)
 		for i := range f.Diagnostics {
-			f.Diagnostics[i] = Diagnostic{Code: d.str(), Severity: Severity(d.str()), Path: d.str(),
+			f.Diagnostics[i] = diag.Diagnostic{Code: d.str(), Severity: diag.Severity(d.str()), Path: d.str(),
 				Range: d.rng(), Message: d.str(), Collection: d.str()}
 		}
 	}
@@ -270,14 +274,14 @@ func (e *encoder) str(s string) {
 	e.b = append(e.b, s...)
 }
 
-func (e *encoder) rng(r Range) {
+func (e *encoder) rng(r diag.Range) {
 	e.uint(uint64(r.Start.Line))
 	e.uint(uint64(r.Start.Character))
 	e.uint(uint64(r.End.Line))
 	e.uint(uint64(r.End.Character))
 }
 
-func (e *encoder) ref(r Ref) {
+func (e *encoder) ref(r syntax.Ref) {
 	e.str(r.Value)
 	e.rng(r.Range)
 }
@@ -348,7 +352,7 @@ func (e *encoder) value(v any) {
 	case float64:
 		e.b = append(e.b, tagFloat64)
 		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v))
-	case Float:
+	case syntax.Float:
 		e.b = append(e.b, tagFloat)
 		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(float64(v)))
 	case *big.Int:
@@ -363,7 +367,7 @@ func (e *encoder) value(v any) {
 		for _, x := range v {
 			e.value(x)
 		}
-	case *Map:
+	case *syntax.Map:
 		e.b = append(e.b, tagMap)
 		e.uint(uint64(v.Len()))
 		for k, x := range v.All() {
@@ -434,11 +438,11 @@ func (d *decoder) str() string {
 	return s
 }
 
-func (d *decoder) rng() Range {
-	return Range{Start: Position{Line: d.int(), Character: d.int()}, End: Position{Line: d.int(), Character: d.int()}}
+func (d *decoder) rng() diag.Range {
+	return diag.Range{Start: diag.Position{Line: d.int(), Character: d.int()}, End: diag.Position{Line: d.int(), Character: d.int()}}
 }
 
-func (d *decoder) ref() Ref { return Ref{Value: d.str(), Range: d.rng()} }
+func (d *decoder) ref() syntax.Ref { return syntax.Ref{Value: d.str(), Range: d.rng()} }
 
 func (d *decoder) metadata() *Metadata {
 	if d.byte() == 0 {
@@ -468,12 +472,8 @@ func (d *decoder) metadata() *Metadata {
 	return m
 }
 
-// maxValueDepth bounds the nesting of a decoded front matter value, as the
-// parser bounds the documents it reads.
-const maxValueDepth = 256
-
 func (d *decoder) value(depth int) any {
-	if depth > maxValueDepth {
+	if depth > syntax.MaxValueDepth {
 		d.fail("value nested too deep")
 	}
 	switch tag := d.byte(); tag {
@@ -500,7 +500,7 @@ func (d *decoder) value(depth int) any {
 		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.i:]))
 		d.i += 8
 		if tag == tagFloat {
-			return Float(v)
+			return syntax.Float(v)
 		}
 		return v
 	case tagBigInt:
@@ -520,7 +520,7 @@ func (d *decoder) value(depth int) any {
 		return out
 	case tagMap:
 		n := d.count()
-		out := NewMap(n)
+		out := syntax.NewMap(n)
 		for range n {
 			k := d.str()
 			out.Set(k, d.value(depth+1))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 func TestFactsCodecRoundTrip(t *testing.T) {
@@ -21,7 +22,7 @@ func TestFactsCodecRoundTrip(t *testing.T) {
 		if k == "" {
 			path = "/r/c/pyproject.toml"
 		}
-		f := discovery.AnalyzeFile(path, []byte(src), k, discovery.SchemaOptions{})
+		f := discovery.AnalyzeFile(path, []byte(src), k, schema.Options{})
 		b := f.AppendBinary(nil)
 		got, err := discovery.DecodeFacts(b, false)
 		if err != nil {
@@ -51,10 +52,10 @@ func TestFactsCodecRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeFacts(f *testing.F) {
-	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\n---\n@a:b\n"), discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
+	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\n---\n@a:b\n"), discovery.KindProfile, schema.Options{}).AppendBinary(nil))
 	f.Add([]byte{1, 0, 0})
 	f.Add(discovery.AnalyzeFile("/p.md", []byte("---\nprofile: {name: p}\nsession: {z: 1.0, a: [2, 123456789012345678901234567890]}\nexclude: {tools: all}\n---\n"),
-		discovery.KindProfile, discovery.SchemaOptions{}).AppendBinary(nil))
+		discovery.KindProfile, schema.Options{}).AppendBinary(nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ms, merr := discovery.DecodeMentions(b)
 		for _, brief := range []bool{false, true} {

@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // resourceDirs are the directory names that make a directory hold resources.
@@ -74,7 +77,7 @@ func IsMarked(dir string) bool {
 	if s.HasResources() || !s.IsCollection() {
 		return s.Marked(nil)
 	}
-	src, err := ReadFile(s.Pyproject, DefaultMaxFileSize)
+	src, err := syntax.ReadFile(s.Pyproject, syntax.DefaultMaxFileSize)
 	return err == nil && s.Marked(src)
 }
 
@@ -320,7 +323,7 @@ func isReadme(name string) bool { return strings.EqualFold(name, "README.md") }
 // component-wise by path. Problems met on the way (unreadable directories,
 // looping links, scenario tools without pyproject.toml) come back as
 // diagnostics; nothing is read but directory listings and stats.
-func ListResources(base string) ([]Resource, []Diagnostic) {
+func ListResources(base string) ([]Resource, []diag.Diagnostic) {
 	res, diags, _ := listResources(base, ^resourceSet(0), os.ReadDir)
 	return res, diags
 }
@@ -328,12 +331,12 @@ func ListResources(base string) ([]Resource, []Diagnostic) {
 // listResources is ListResources, trying to read only the resource
 // directories named in dirs (those that base may hold), listing them with
 // list. degraded says why, when a directory could not be listed.
-func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEntry, error)) (out []Resource, diags []Diagnostic, degraded string) {
+func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEntry, error)) (out []Resource, diags []diag.Diagnostic, degraded string) {
 	// Every path below is base's and an entry's name joined: base is
 	// cleaned once, not each of them.
 	base = filepath.Clean(base)
 	warn := func(code, path, msg string) {
-		diags = append(diags, Diagnostic{Code: code, Severity: SeverityWarning, Path: path, Message: msg})
+		diags = append(diags, diag.Diagnostic{Code: code, Severity: diag.SeverityWarning, Path: path, Message: msg})
 	}
 	// readDir lists a resource directory; one that is absent holds nothing,
 	// one that cannot be read is warned about.
@@ -343,7 +346,7 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 		}
 		entries, err := list(dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			warn(CodeUnreadable, dir, "cannot read directory: "+errText(err))
+			warn(diag.CodeUnreadable, dir, "cannot read directory: "+errText(err))
 		}
 		if listingFailed(err) {
 			if degraded == "" {
@@ -363,9 +366,9 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 				continue
 			}
 			p := joinName(dir, name)
-			if ok, diag := regularFile(p, e); !ok {
-				if diag != nil {
-					diags = append(diags, *diag)
+			if ok, problem := regularFile(p, e); !ok {
+				if problem != nil {
+					diags = append(diags, *problem)
 				}
 				continue
 			}
@@ -392,7 +395,7 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 			switch k {
 			case KindTool:
 				if !isFile(filepath.Join(p, "pyproject.toml")) {
-					warn(CodeToolNoPyproject, p, "scenario tool "+name+" has no pyproject.toml")
+					warn(diag.CodeToolNoPyproject, p, "scenario tool "+name+" has no pyproject.toml")
 				}
 				add(k, name, p)
 			case KindModule:
@@ -409,7 +412,7 @@ func listResources(base string, dirs resourceSet, list func(string) ([]os.DirEnt
 // listing subdirectories with list. Directory symlinks are not followed,
 // so a loop cannot form. degraded says why, when a directory could not be
 // listed. dir is clean.
-func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string), list func(string) ([]os.DirEntry, error)) (diags []Diagnostic, degraded string) {
+func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, string), list func(string) ([]os.DirEntry, error)) (diags []diag.Diagnostic, degraded string) {
 	for _, e := range entries {
 		name := e.Name()
 		if IsEditorDropping(name) {
@@ -426,7 +429,7 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 			}
 			sub, err := list(p)
 			if err != nil {
-				diags = append(diags, Diagnostic{Code: CodeUnreadable, Severity: SeverityWarning, Path: p,
+				diags = append(diags, diag.Diagnostic{Code: diag.CodeUnreadable, Severity: diag.SeverityWarning, Path: p,
 					Message: "cannot read directory: " + errText(err)})
 				if listingFailed(err) && degraded == "" {
 					degraded = "cannot read directory " + p + ": " + errText(err)
@@ -443,9 +446,9 @@ func walkContext(dir, rel string, entries []os.DirEntry, add func(Kind, string, 
 		if !strings.HasSuffix(name, ".md") {
 			continue
 		}
-		ok, diag := regularFile(p, e)
-		if diag != nil {
-			diags = append(diags, *diag)
+		ok, problem := regularFile(p, e)
+		if problem != nil {
+			diags = append(diags, *problem)
 		}
 		if ok {
 			add(KindContext, r, p)
@@ -469,7 +472,7 @@ func joinName(dir, name string) string {
 // quietly (such links are not followed inside a collection); a dangling or
 // looping link is skipped with a warning, and so is a FIFO, socket or
 // device, or a link to one, which is never opened.
-func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
+func regularFile(p string, e os.DirEntry) (bool, *diag.Diagnostic) {
 	mode := e.Type()
 	if mode.IsRegular() {
 		return true, nil
@@ -477,7 +480,7 @@ func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
 	if mode&fs.ModeSymlink != 0 {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return false, &Diagnostic{Code: CodeSymlinkLoop, Severity: SeverityWarning, Path: p,
+			return false, &diag.Diagnostic{Code: diag.CodeSymlinkLoop, Severity: diag.SeverityWarning, Path: p,
 				Message: "symbolic link skipped: " + errText(err)}
 		}
 		mode = fi.Mode()
@@ -485,8 +488,8 @@ func regularFile(p string, e os.DirEntry) (bool, *Diagnostic) {
 	if mode.IsRegular() || mode.IsDir() {
 		return mode.IsRegular(), nil
 	}
-	return false, &Diagnostic{Code: CodeNotRegular, Severity: SeverityWarning, Path: p,
-		Message: "not read: " + modeName(mode)}
+	return false, &diag.Diagnostic{Code: diag.CodeNotRegular, Severity: diag.SeverityWarning, Path: p,
+		Message: "not read: " + syntax.ModeName(mode)}
 }
 
 // errText is err's message without the path os errors repeat.

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // unpackLayout writes the files of a txtar archive below dir.
@@ -31,7 +33,7 @@ func unpackLayout(t *testing.T, dir string, ar *txtar.Archive) {
 
 func TestComparePaths(t *testing.T) {
 	paths := []string{"a.md", "a-b/x.md", "Z.md", "a/x.md", "a/b/c.md", "a/b.md"}
-	sort.Slice(paths, func(i, j int) bool { return discovery.ComparePaths(paths[i], paths[j]) < 0 })
+	sort.Slice(paths, func(i, j int) bool { return diag.ComparePaths(paths[i], paths[j]) < 0 })
 	want := []string{"Z.md", "a/b/c.md", "a/b.md", "a/x.md", "a-b/x.md", "a.md"}
 	if !reflect.DeepEqual(paths, want) {
 		t.Errorf("sorted = %q, want %q", paths, want)
@@ -170,7 +172,7 @@ func TestListResources(t *testing.T) {
 	for _, d := range diags {
 		codes = append(codes, d.Code+" "+filepath.Base(d.Path))
 	}
-	wantCodes := []string{discovery.CodeSymlinkLoop + " dangling.md", discovery.CodeToolNoPyproject + " no-meta"}
+	wantCodes := []string{diag.CodeSymlinkLoop + " dangling.md", diag.CodeToolNoPyproject + " no-meta"}
 	if !reflect.DeepEqual(codes, wantCodes) {
 		t.Errorf("diagnostics = %q, want %q", codes, wantCodes)
 	}
@@ -191,6 +193,33 @@ func FuzzJoinName(f *testing.F) {
 			t.Errorf("JoinName(%q, %q) = %q, want %q", dir, name, got, want)
 		}
 	})
+}
+
+func TestModuleType(t *testing.T) {
+	cases := []struct{ dir, want string }{
+		{"tool-custom", "tool"},
+		{"tool-issue", "tool"},
+		{"hooks-logger", "hook"},
+		{"hook-issue-auto-work", "hook"},
+		{"provider-anthropic", "provider"},
+		{"loop-streaming", "orchestrator"},
+		{"orchestrator-basic", "orchestrator"},
+		{"context-simple", "context"},
+		{"amplifier-module-loop-streaming", "orchestrator"},
+		{"Tool-Upper", "tool"},
+		{"issue-manager", "unknown"},
+		{"tool-", "unknown"},
+		{"tools", "unknown"},
+		{"", "unknown"},
+		{"anthropic-provider", "unknown"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.dir, func(t *testing.T) {
+			if got := discovery.ModuleType(tc.dir); got != tc.want {
+				t.Errorf("ModuleType(%q) = %q, want %q", tc.dir, got, tc.want)
+			}
+		})
+	}
 }
 
 // TestIsMarked: outside a collections root, a pyproject.toml is a

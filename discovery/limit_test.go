@@ -9,28 +9,34 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
 )
 
-// capped checks that ds holds at most MaxDiagnosticsPerArea diagnostics of
+// capped checks that ds holds at most diag.MaxPerArea diagnostics of
 // code and one CodeTooManyDiagnostics that counts the other over of them,
 // of severity sev, and returns that one.
-func capped(t *testing.T, ds []discovery.Diagnostic, code string, over int, sev discovery.Severity) discovery.Diagnostic {
+func capped(t *testing.T, ds []diag.Diagnostic, code string, over int, sev diag.Severity) diag.Diagnostic {
 	t.Helper()
 	var n int
-	var sums []discovery.Diagnostic
+	var sums []diag.Diagnostic
 	for _, d := range ds {
 		switch d.Code {
 		case code:
 			n++
-		case discovery.CodeTooManyDiagnostics:
+		case diag.CodeTooManyDiagnostics:
 			sums = append(sums, d)
 		}
 	}
-	if n != discovery.MaxDiagnosticsPerArea {
-		t.Errorf("%d diagnostics %s, want the first %d", n, code, discovery.MaxDiagnosticsPerArea)
+	if n != diag.MaxPerArea {
+		t.Errorf("%d diagnostics %s, want the first %d", n, code, diag.MaxPerArea)
 	}
 	if len(sums) != 1 {
-		t.Fatalf("%d diagnostics %s, want one: %v", len(sums), discovery.CodeTooManyDiagnostics, sums)
+		t.Fatalf("%d diagnostics %s, want one: %v", len(sums), diag.CodeTooManyDiagnostics, sums)
 	}
 	s := sums[0]
 	if want := fmt.Sprintf("%s more", thousands(over)); !strings.HasPrefix(s.Message, want) || !strings.Contains(s.Message, code) {
@@ -51,7 +57,7 @@ func thousands(n int) string {
 }
 
 // TestMentionDiagnosticsCapped: a context file of thousands of mentions
-// that do not resolve has the first MaxDiagnosticsPerArea of them, in
+// that do not resolve has the first diag.MaxPerArea of them, in
 // file order, and one diagnostic at the next that says how many more
 // there are; the same every time.
 func TestMentionDiagnosticsCapped(t *testing.T) {
@@ -67,43 +73,43 @@ func TestMentionDiagnosticsCapped(t *testing.T) {
 		"context/many.md": body.String(),
 	})
 	root := discovery.Root{Kind: discovery.RootUser, Path: dir}
-	check := func() []discovery.Diagnostic {
+	check := func() []diag.Diagnostic {
 		cols, err := (&discovery.Loader{}).ScanRoot(root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := discovery.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
-		return set.CheckCollection(cols[0])
+		set := resolve.NewSet([]discovery.Root{root}, [][]*discovery.Collection{cols})
+		return check.Collection(set, cols[0])
 	}
 	ds := check()
-	if len(ds) != discovery.MaxDiagnosticsPerArea+1 {
-		t.Fatalf("%d diagnostics, want %d and one that counts the rest", len(ds), discovery.MaxDiagnosticsPerArea)
+	if len(ds) != diag.MaxPerArea+1 {
+		t.Fatalf("%d diagnostics, want %d and one that counts the rest", len(ds), diag.MaxPerArea)
 	}
 	// Each line has one unresolved and one escaping mention: the first
 	// 100 are those of the first 50 lines, and the summary is at the
 	// start of line 51.
 	var unresolved, escapes int
-	for _, d := range ds[:discovery.MaxDiagnosticsPerArea] {
+	for _, d := range ds[:diag.MaxPerArea] {
 		switch d.Code {
-		case discovery.CodeMentionUnresolved:
+		case diag.CodeMentionUnresolved:
 			unresolved++
-		case discovery.CodeMentionEscapes:
+		case diag.CodeMentionEscapes:
 			escapes++
 		}
-		if d.Range.Start.Line >= discovery.MaxDiagnosticsPerArea/2 {
-			t.Errorf("%v: past the first %d lines", d, discovery.MaxDiagnosticsPerArea/2)
+		if d.Range.Start.Line >= diag.MaxPerArea/2 {
+			t.Errorf("%v: past the first %d lines", d, diag.MaxPerArea/2)
 		}
 	}
 	if unresolved != escapes {
 		t.Errorf("%d unresolved and %d escaping mentions kept, want as many of each", unresolved, escapes)
 	}
 	sum := ds[len(ds)-1]
-	if sum.Code != discovery.CodeTooManyDiagnostics || sum.Severity != discovery.SeverityError || sum.Collection != "x" ||
-		sum.Range.Start != (discovery.Position{Line: discovery.MaxDiagnosticsPerArea / 2, Character: 4}) {
-		t.Errorf("last diagnostic %v (%s, collection %q), want %s at 51:5", sum, sum.Severity, sum.Collection, discovery.CodeTooManyDiagnostics)
+	if sum.Code != diag.CodeTooManyDiagnostics || sum.Severity != diag.SeverityError || sum.Collection != "x" ||
+		sum.Range.Start != (diag.Position{Line: diag.MaxPerArea / 2, Character: 4}) {
+		t.Errorf("last diagnostic %v (%s, collection %q), want %s at 51:5", sum, sum.Severity, sum.Collection, diag.CodeTooManyDiagnostics)
 	}
-	if want := thousands(2*n-discovery.MaxDiagnosticsPerArea) + " more ref/ diagnostics"; !strings.HasPrefix(sum.Message, want) ||
-		!strings.Contains(sum.Message, discovery.CodeMentionUnresolved) || !strings.Contains(sum.Message, discovery.CodeMentionEscapes) {
+	if want := thousands(2*n-diag.MaxPerArea) + " more ref/ diagnostics"; !strings.HasPrefix(sum.Message, want) ||
+		!strings.Contains(sum.Message, diag.CodeMentionUnresolved) || !strings.Contains(sum.Message, diag.CodeMentionEscapes) {
 		t.Errorf("message %q, want %q and the codes", sum.Message, want)
 	}
 	if again := check(); !slices.Equal(again, ds) {
@@ -113,10 +119,10 @@ func TestMentionDiagnosticsCapped(t *testing.T) {
 
 // TestOwnDiagnosticsCapped: the parsers of documents, pyproject.toml and
 // lock files, and the suppression comments, keep the first
-// MaxDiagnosticsPerArea of an area of one file and count the rest.
+// diag.MaxPerArea of an area of one file and count the rest.
 func TestOwnDiagnosticsCapped(t *testing.T) {
 	const n = 300
-	over := n - discovery.MaxDiagnosticsPerArea
+	over := n - diag.MaxPerArea
 	t.Run("front matter", func(t *testing.T) {
 		var fm strings.Builder
 		fm.WriteString("---\nmeta:\n  name: a\n  description: d\n")
@@ -124,8 +130,8 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 			fmt.Fprintf(&fm, "unknown%d: 1\n", i)
 		}
 		fm.WriteString("---\nbody\n")
-		doc := discovery.ParseDocument("/c/agents/a.md", []byte(fm.String()), discovery.DocAgent, discovery.SchemaOptions{})
-		capped(t, doc.Diagnostics, discovery.CodeUnknownKey, over, discovery.SeverityError)
+		doc := schema.ParseDocument("/c/agents/a.md", []byte(fm.String()), schema.DocAgent, schema.Options{})
+		capped(t, doc.Diagnostics, diag.CodeUnknownKey, over, diag.SeverityError)
 	})
 	t.Run("pyproject", func(t *testing.T) {
 		var src strings.Builder
@@ -134,7 +140,7 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 			fmt.Fprintf(&src, "unknown%d = 1\n", i)
 		}
 		_, ds := discovery.ParsePyproject("/c/pyproject.toml", []byte(src.String()))
-		capped(t, ds, discovery.CodeMetadataUnknownKey, over, discovery.SeverityInfo)
+		capped(t, ds, diag.CodeMetadataUnknownKey, over, diag.SeverityInfo)
 	})
 	t.Run("lock", func(t *testing.T) {
 		var src strings.Builder
@@ -146,16 +152,16 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 			fmt.Fprintf(&src, "\n  \"c%03d\": 1", i)
 		}
 		src.WriteString("\n}}\n")
-		_, ds, err := discovery.ParseLock("/c/collections.lock", []byte(src.String()))
+		_, ds, err := lock.Parse("/c/collections.lock", []byte(src.String()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		capped(t, ds, discovery.CodeLockSchema, over, discovery.SeverityError)
+		capped(t, ds, diag.CodeLockSchema, over, diag.SeverityError)
 		// The entries kept are the first by name, whatever the order of
 		// the map they are read into.
 		for _, d := range ds {
-			if d.Code == discovery.CodeLockSchema && d.Collection >= fmt.Sprintf("c%03d", discovery.MaxDiagnosticsPerArea) {
-				t.Errorf("kept %v of entry %s, not among the first %d", d, d.Collection, discovery.MaxDiagnosticsPerArea)
+			if d.Code == diag.CodeLockSchema && d.Collection >= fmt.Sprintf("c%03d", diag.MaxPerArea) {
+				t.Errorf("kept %v of entry %s, not among the first %d", d, d.Collection, diag.MaxPerArea)
 			}
 		}
 	})
@@ -167,8 +173,8 @@ func TestOwnDiagnosticsCapped(t *testing.T) {
 		}
 		src.WriteString("---\n")
 		path := "/c/agents/a.md"
-		ds := discovery.SuppressFile(path, []byte(src.String()), nil)
-		capped(t, ds, discovery.CodeSuppressUnused, over, discovery.SeverityInfo)
+		ds := suppress.File(path, []byte(src.String()), nil)
+		capped(t, ds, diag.CodeSuppressUnused, over, diag.SeverityInfo)
 	})
 }
 

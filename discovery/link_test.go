@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // TestFollowLinkRule: a collection link is followed to a working copy
@@ -113,11 +115,11 @@ func TestLoaderRefusesLink(t *testing.T) {
 	if e == nil {
 		t.Fatal("the refused link is not reported")
 	}
-	if e.Valid || len(e.Facts) != 0 || len(e.Diagnostics) != 1 || e.Diagnostics[0].Code != discovery.CodeSymlinkLoop ||
+	if e.Valid || len(e.Facts) != 0 || len(e.Diagnostics) != 1 || e.Diagnostics[0].Code != diag.CodeSymlinkLoop ||
 		e.Diagnostics[0].Path != filepath.Join(root, "evil") || !strings.Contains(e.Diagnostics[0].Message, "holds the collections root") {
 		t.Fatalf("the refused link: valid %v, %d files read, diagnostics %+v", e.Valid, len(e.Facts), e.Diagnostics)
 	}
-	set := discovery.NewSet([]discovery.Root{{Kind: discovery.RootProject, Path: root}}, [][]*discovery.Collection{cols})
+	set := resolve.NewSet([]discovery.Root{{Kind: discovery.RootProject, Path: root}}, [][]*discovery.Collection{cols})
 	if set.Lookup("evil") != nil {
 		t.Error("the refused link resolves")
 	}

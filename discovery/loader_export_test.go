@@ -9,3 +9,7 @@ func AnalyzeBytes(l *Loader, p string, src []byte, k Kind) *Facts { return l.ana
 
 // JoinName is joinName, for the test that holds it to filepath.Join.
 func JoinName(dir, name string) string { return joinName(dir, name) }
+
+// Blocks returns the binary form of a brief profile's session and
+// exclude blocks that f keeps (see Facts.ProfileBlocks).
+func Blocks(f *Facts) string { return f.blocks }

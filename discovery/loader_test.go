@@ -7,8 +7,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // TestLoaderFactsOwnTheirMemory loads the test documents and
@@ -56,7 +58,7 @@ func TestLoaderFactsOwnTheirMemory(t *testing.T) {
 					continue
 				}
 				files++
-				if want := discovery.AnalyzeFile(p, src, got.Kind, discovery.SchemaOptions{}); !reflect.DeepEqual(got, want) {
+				if want := discovery.AnalyzeFile(p, src, got.Kind, schema.Options{}); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: the Facts loaded are\n%+v\nthe file gives\n%+v", p, got, want)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // TestLoaderReadsWithoutStat holds the Loader's own reader, which opens a
@@ -53,7 +54,7 @@ func TestLoaderReadsWithoutStat(t *testing.T) {
 	const limit = 100
 	seen := map[string]int{}
 	own := &discovery.Loader{MaxFileSize: limit, OnRead: func(p string, src []byte) { seen[p] += len(src) }}
-	theirs := &discovery.Loader{MaxFileSize: limit, ReadFile: func(p string) ([]byte, error) { return discovery.ReadFile(p, limit) }}
+	theirs := &discovery.Loader{MaxFileSize: limit, ReadFile: func(p string) ([]byte, error) { return syntax.ReadFile(p, limit) }}
 	for _, p := range paths {
 		k := discovery.KindAgent
 		switch {

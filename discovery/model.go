@@ -1,6 +1,10 @@
 package discovery
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+)
 
 // RootKind names one of the three collection roots.
 type RootKind string
@@ -124,5 +128,5 @@ type Requirement struct {
 	Name       string `json:"name"`
 	Constraint string `json:"constraint"`
 	// Range is where the entry sits in its pyproject.toml.
-	Range Range `json:"range"`
+	Range diag.Range `json:"range"`
 }

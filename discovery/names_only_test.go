@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -32,7 +34,7 @@ func TestNamesOnlyResolvesAlike(t *testing.T) {
 				if filepath.Base(p) != "pyproject.toml" {
 					reads++
 				}
-				return discovery.ReadFile(p, discovery.DefaultMaxFileSize)
+				return syntax.ReadFile(p, syntax.DefaultMaxFileSize)
 			}
 			full := scanSet(t, &discovery.Loader{}, roots)
 			names := scanSet(t, &discovery.Loader{NamesOnly: true, ReadFile: counted}, roots)
@@ -58,7 +60,7 @@ func TestNamesOnlyResolvesAlike(t *testing.T) {
 }
 
 // scanSet loads roots with l into a Set.
-func scanSet(t *testing.T, l *discovery.Loader, roots []discovery.Root) *discovery.Set {
+func scanSet(t *testing.T, l *discovery.Loader, roots []discovery.Root) *resolve.Set {
 	t.Helper()
 	cols := make([][]*discovery.Collection, len(roots))
 	for i, r := range roots {
@@ -68,5 +70,5 @@ func scanSet(t *testing.T, l *discovery.Loader, roots []discovery.Root) *discove
 		}
 		cols[i] = cs
 	}
-	return discovery.NewSet(roots, cols)
+	return resolve.NewSet(roots, cols)
 }

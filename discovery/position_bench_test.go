@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Sizes of the one-line inputs of BenchmarkPositionsOneLine: the time per
@@ -30,7 +33,7 @@ func oneLineMentions(n int) []byte {
 }
 
 // oneLineLock returns a minified lock file of about n bytes whose entries
-// all earn diagnostics from CheckLock: a path that does not exist, and a
+// all earn diagnostics from lock.Check: a path that does not exist, and a
 // module path that leaves the collection.
 func oneLineLock(n int) []byte {
 	var b bytes.Buffer
@@ -91,7 +94,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("context/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				f := discovery.AnalyzeFile("/c/context/x.md", src, discovery.KindContext, discovery.SchemaOptions{})
+				f := discovery.AnalyzeFile("/c/context/x.md", src, discovery.KindContext, schema.Options{})
 				if len(f.Mentions) == 0 {
 					b.Fatal("no mentions")
 				}
@@ -113,7 +116,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("random/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				x := discovery.NewLineIndex(src)
+				x := syntax.NewLineIndex(src)
 				for _, o := range offs {
 					if x.PositionOffset(x.Position(o)) != o {
 						b.Fatalf("position of %d does not come back", o)
@@ -127,11 +130,11 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("lock/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				l, _, err := discovery.ParseLock("/p/.amplifier/collections.lock", src)
+				l, _, err := lock.Parse("/p/.amplifier/collections.lock", src)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if ds := discovery.CheckLock("/p/.amplifier/collections.lock", l, nil); len(ds) == 0 {
+				if ds := lock.Check("/p/.amplifier/collections.lock", l, nil); len(ds) == 0 {
 					b.Fatal("no diagnostics")
 				}
 			})
@@ -145,7 +148,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("frontmatter/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				f := discovery.AnalyzeFile("/c/profiles/p.md", src, discovery.KindProfile, discovery.SchemaOptions{})
+				f := discovery.AnalyzeFile("/c/profiles/p.md", src, discovery.KindProfile, schema.Options{})
 				if len(f.Diagnostics) < 100 {
 					b.Fatalf("%d diagnostics: %v", len(f.Diagnostics), f.Diagnostics)
 				}
@@ -157,7 +160,7 @@ func BenchmarkPositionsOneLine(b *testing.B) {
 		b.Run("body/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			measureCPU(b, func() {
-				f := discovery.AnalyzeFile("/c/agents/p.md", src, discovery.KindAgent, discovery.SchemaOptions{})
+				f := discovery.AnalyzeFile("/c/agents/p.md", src, discovery.KindAgent, schema.Options{})
 				if len(f.Mentions) == 0 {
 					b.Fatal("no mentions")
 				}

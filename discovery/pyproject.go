@@ -2,55 +2,19 @@ package discovery
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
-
-// isPyprojectVersion reports whether v has the version format of the
-// collection format, ^[0-9]+\.[0-9]+\.[0-9]+$: X.Y.Z, ASCII digits only.
-// Pre-release and build suffixes are not accepted.
-func isPyprojectVersion(v string) bool {
-	for part := 0; part < 3; part++ {
-		n := 0
-		for n < len(v) && isDigit(v[n]) {
-			n++
-		}
-		if n == 0 {
-			return false
-		}
-		v = v[n:]
-		if part < 2 {
-			if v == "" || v[0] != '.' {
-				return false
-			}
-			v = v[1:]
-		}
-	}
-	return v == ""
-}
-
-// isCollectionExtraKey reports whether key is one of the keys of
-// [tool.amplifier.collection] that the format does not document but that
-// real collections use (module and agent registrations, a list of
-// dependency names). They are accepted without a diagnostic and not
-// checked.
-func isCollectionExtraKey(key string) bool {
-	switch key {
-	case "modules", "agents", "dependencies":
-		return true
-	}
-	return false
-}
-
-// collectionKeys are the documented keys of [tool.amplifier.collection].
-var collectionKeys = [...]string{"author", "capabilities", "requires"}
 
 // Usable reports whether a collection whose pyproject.toml has the Facts
 // f can be used: resolved by its name and checked. Only what keeps the
@@ -78,12 +42,12 @@ func PyprojectProblem(f *Facts) string {
 	}
 	first := ""
 	for _, d := range f.Diagnostics {
-		if f.Metadata == nil || d.Code == CodeTOMLSyntax ||
-			d.Code == CodeMissingField && d.Message == missingFieldMessage("name") ||
-			d.Code == CodeMetadataType && (strings.HasPrefix(d.Message, wrongTypePrefix("project")) || strings.HasPrefix(d.Message, wrongTypePrefix("project.name"))) {
+		if f.Metadata == nil || d.Code == diag.CodeTOMLSyntax ||
+			d.Code == diag.CodeMissingField && d.Message == missingFieldMessage("name") ||
+			d.Code == diag.CodeMetadataType && (strings.HasPrefix(d.Message, wrongTypePrefix("project")) || strings.HasPrefix(d.Message, wrongTypePrefix("project.name"))) {
 			return d.Message
 		}
-		if first == "" && d.Severity == SeverityError {
+		if first == "" && d.Severity == diag.SeverityError {
 			first = d.Message
 		}
 	}
@@ -107,9 +71,9 @@ func PyprojectProblem(f *Facts) string {
 // Diagnostics:
 //
 //   - metadata/toml-syntax: the file is not TOML, at the position the TOML
-//     parser reports, or it has a key of more than maxTOMLKeyParts dotted
+//     parser reports, or it has a key of more than syntax.MaxTOMLKeyParts dotted
 //     parts or arrays and inline tables nested deeper than
-//     maxTOMLScanDepth (not decoded: the decoder's time grows with their
+//     syntax.MaxTOMLScanDepth (not decoded: the decoder's time grows with their
 //     square); nothing else is checked.
 //   - metadata/missing-field: `Required field missing: <field>` for a
 //     missing or empty [project] name, version or description, on the
@@ -129,33 +93,33 @@ func PyprojectProblem(f *Facts) string {
 //     common modules, agents and dependencies.
 //
 // Diagnostics carry path but no collection name.
-func ParsePyproject(path string, src []byte) (*Metadata, []Diagnostic) {
-	p := &pyprojectParser{path: path, src: src, lines: NewLineIndex(src), meta: &Metadata{}}
+func ParsePyproject(path string, src []byte) (*Metadata, []diag.Diagnostic) {
+	p := &pyprojectParser{path: path, src: src, lines: syntax.NewLineIndex(src), meta: &Metadata{}}
 	p.parse()
-	return p.meta, append(p.diags, p.limit.summaries(path, "")...)
+	return p.meta, append(p.diags, p.limit.Summaries(path, "")...)
 }
 
 // pyprojectParser holds the state of one ParsePyproject call.
 type pyprojectParser struct {
 	path  string
 	src   []byte
-	lines *LineIndex
+	lines *syntax.LineIndex
 	// spans are the positions of the keys, scanned when one is first
 	// needed (see span), or before the decoder reads a text the fast
 	// path does not.
-	spans   tomlSpans
+	spans   syntax.TOMLSpans
 	scanned bool
 	keys    []toml.Key // every key and table header, in the order of the file
 	meta    *Metadata
-	diags   []Diagnostic
-	limit   fileLimit
+	diags   []diag.Diagnostic
+	limit   diag.Limit
 }
 
-func (p *pyprojectParser) report(code string, sev Severity, r Range, format string, args ...any) {
-	if !p.limit.allow(code, sev, r) {
+func (p *pyprojectParser) report(code string, sev diag.Severity, r diag.Range, format string, args ...any) {
+	if !p.limit.Allow(code, sev, r) {
 		return
 	}
-	p.diags = append(p.diags, Diagnostic{
+	p.diags = append(p.diags, diag.Diagnostic{
 		Code:     code,
 		Severity: sev,
 		Path:     p.path,
@@ -166,19 +130,20 @@ func (p *pyprojectParser) report(code string, sev Severity, r Range, format stri
 
 func (p *pyprojectParser) parse() {
 	// The fast path reads only texts within the scanner's bounds.
-	doc, keys, ok := decodeTOMLFast(p.src)
+	doc, keys, ok := syntax.DecodeTOMLFast(p.src)
 	if !ok {
 		// The shape is bounded before the decoder sees the text (see
-		// CheckTOMLShape): it takes time quadratic in the parts of a
-		// dotted key and in the nesting of inline tables. The scanner
+		// syntax.CheckTOMLShape): it takes time quadratic in the parts of
+		// a dotted key and in the nesting of inline tables. The scanner
 		// holds to the same bounds.
-		if off, why := tomlShape(p.src); why != "" {
-			p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(off, min(off+1, len(p.src))), "TOML not read: %s", why)
+		var shape *syntax.TOMLShapeError
+		if errors.As(syntax.CheckTOMLShape(p.src), &shape) {
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, shape.Range, "TOML not read: %s", shape.Why)
 			return
 		}
-		spans, deep := scanTOMLSpans(p.src)
+		spans, deep := syntax.ScanTOMLSpans(p.src)
 		if deep != nil {
-			p.report(CodeTOMLSyntax, SeverityError, p.lines.Range(deep.off, deep.off+1), "TOML not read: %s", deep.why)
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.lines.Range(deep.Off, deep.Off+1), "TOML not read: %s", deep.Why)
 			return
 		}
 		p.spans, p.scanned = spans, true
@@ -186,9 +151,9 @@ func (p *pyprojectParser) parse() {
 			md  toml.MetaData
 			err error
 		)
-		doc, md, err = decodeTOML(p.src)
+		md, err = syntax.DecodeTOML(p.src, &doc)
 		if err != nil {
-			p.report(CodeTOMLSyntax, SeverityError, p.errorRange(err), "Invalid TOML: %s", tomlErrorMessage(err))
+			p.report(diag.CodeTOMLSyntax, diag.SeverityError, p.errorRange(err), "Invalid TOML: %s", syntax.TOMLErrorMessage(err))
 			return
 		}
 		keys = md.Keys()
@@ -196,31 +161,12 @@ func (p *pyprojectParser) parse() {
 	p.keys = keys
 	p.checkProject(doc)
 	p.checkCollection(doc)
-	SortDiagnostics(p.diags)
-}
-
-// decodeTOML decodes src, whose shape the caller has checked, into a
-// generic document. A panic of the decoder is turned into an error so
-// that no input can crash the caller.
-func decodeTOML(src []byte) (doc map[string]any, md toml.MetaData, err error) {
-	md, err = decodeTOMLInto(src, &doc)
-	if err != nil {
-		doc = nil
-	}
-	return doc, md, err
-}
-
-// tomlErrorMessage returns the short message of a TOML error.
-func tomlErrorMessage(err error) string {
-	if pe, ok := err.(toml.ParseError); ok && pe.Message != "" {
-		return pe.Message
-	}
-	return err.Error()
+	diag.Sort(p.diags)
 }
 
 // errorRange converts the position of a TOML parse error into a Range. The
 // decoder counts byte offsets after a byte order mark, which it drops.
-func (p *pyprojectParser) errorRange(err error) Range {
+func (p *pyprojectParser) errorRange(err error) diag.Range {
 	pe, ok := err.(toml.ParseError)
 	if !ok {
 		return p.lines.LineRange(0)
@@ -239,7 +185,7 @@ func (p *pyprojectParser) errorRange(err error) Range {
 		return p.lines.LineRange(line)
 	}
 	end := min(off+max(pe.Position.Len, 0), p.lines.LineEnd(line))
-	off, end = runeBoundary(p.src, off), runeBoundary(p.src, max(end, off))
+	off, end = syntax.RuneBoundary(p.src, off), syntax.RuneBoundary(p.src, max(end, off))
 	// The lexer's span may open with the blanks before the offending text.
 	for off+1 < end && (p.src[off] == ' ' || p.src[off] == '\t') {
 		off++
@@ -247,45 +193,26 @@ func (p *pyprojectParser) errorRange(err error) Range {
 	return p.lines.Range(off, end)
 }
 
-// runeBoundary moves a byte offset of src back to the start of the
-// character it falls in, decoding from the start of its line as LineIndex
-// does (an invalid byte is a character of its own), so that a Range never
-// splits a character.
-func runeBoundary(src []byte, off int) int {
-	if off <= 0 || off >= len(src) {
-		return off
-	}
-	p := bytes.LastIndexByte(src[:off], '\n') + 1
-	for p < off {
-		_, size := utf8.DecodeRune(src[p:])
-		if p+size > off {
-			return p
-		}
-		p += size
-	}
-	return off
-}
-
 // span returns the span of the key at path, scanning the text the first
 // time one is asked for.
-func (p *pyprojectParser) span(path []string) (tomlSpan, bool) {
+func (p *pyprojectParser) span(path []string) (syntax.TOMLSpan, bool) {
 	if !p.scanned {
-		p.spans, _ = scanTOMLSpans(p.src)
+		p.spans, _ = syntax.ScanTOMLSpans(p.src)
 		p.scanned = true
 	}
-	s, ok := p.spans[tomlPath(path)]
+	s, ok := p.spans[syntax.TOMLPath(path)]
 	return s, ok
 }
 
 // valueRange returns the Range of the value at path, falling back to the
 // nearest enclosing key or table that has a position, then to line 1.
-func (p *pyprojectParser) valueRange(path ...string) Range {
+func (p *pyprojectParser) valueRange(path ...string) diag.Range {
 	for n := len(path); n > 0; n-- {
 		if s, ok := p.span(path[:n]); ok {
 			if n == len(path) {
-				return p.lines.Range(s.valStart, s.valEnd)
+				return p.lines.Range(s.ValStart, s.ValEnd)
 			}
-			return p.lines.Range(s.keyStart, s.keyEnd)
+			return p.lines.Range(s.KeyStart, s.KeyEnd)
 		}
 	}
 	return p.lines.LineRange(0)
@@ -293,10 +220,10 @@ func (p *pyprojectParser) valueRange(path ...string) Range {
 
 // keyRange returns the Range of the key (or table header) at path, with
 // the same fallbacks as valueRange.
-func (p *pyprojectParser) keyRange(path ...string) Range {
+func (p *pyprojectParser) keyRange(path ...string) diag.Range {
 	for n := len(path); n > 0; n-- {
 		if s, ok := p.span(path[:n]); ok {
-			return p.lines.Range(s.keyStart, s.keyEnd)
+			return p.lines.Range(s.KeyStart, s.KeyEnd)
 		}
 	}
 	return p.lines.LineRange(0)
@@ -304,9 +231,9 @@ func (p *pyprojectParser) keyRange(path ...string) Range {
 
 // tableRange returns the Range of the header that opens the table at path,
 // or of the first key that defines it, or line 1.
-func (p *pyprojectParser) tableRange(path ...string) Range {
+func (p *pyprojectParser) tableRange(path ...string) diag.Range {
 	if s, ok := p.span(path); ok {
-		return p.lines.Range(s.keyStart, s.keyEnd)
+		return p.lines.Range(s.KeyStart, s.KeyEnd)
 	}
 	return p.lines.LineRange(0)
 }
@@ -315,47 +242,47 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 	raw, ok := doc["project"]
 	if !ok {
 		for _, f := range [...]string{"name", "version", "description"} {
-			p.report(CodeMissingField, SeverityError, p.lines.LineRange(0), "%s", missingFieldMessage(f))
+			p.report(diag.CodeMissingField, diag.SeverityError, p.lines.LineRange(0), "%s", missingFieldMessage(f))
 		}
 		return
 	}
 	project, ok := raw.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project"), "%s", wrongTypeMessage("project", raw, "a table"))
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project"), "%s", wrongTypeMessage("project", raw, "a table"))
 		return
 	}
 	p.meta.Name = p.requiredString(project, "name")
 	if p.meta.Name != "" {
-		if why := collectionNameProblem(p.meta.Name); why != "" {
+		if why := schema.CollectionNameProblem(p.meta.Name); why != "" {
 			msg := fmt.Sprintf("Invalid name format: %q %s; want lowercase letters, digits and single hyphens", p.meta.Name, why)
-			if fix := suggestCollectionName(p.meta.Name); fix != "" {
+			if fix := schema.SuggestCollectionName(p.meta.Name); fix != "" {
 				msg += fmt.Sprintf(", such as %q", fix)
 			}
-			p.report(CodeInvalidName, SeverityError, p.valueRange("project", "name"), "%s", msg)
+			p.report(diag.CodeInvalidName, diag.SeverityError, p.valueRange("project", "name"), "%s", msg)
 		}
 	}
 	p.meta.Version = p.requiredString(project, "version")
-	if p.meta.Version != "" && !isPyprojectVersion(p.meta.Version) {
+	if p.meta.Version != "" && !schema.IsCollectionVersion(p.meta.Version) {
 		msg := fmt.Sprintf("Invalid version format: %q; want MAJOR.MINOR.PATCH", p.meta.Version)
-		if fix := suggestPyprojectVersion(p.meta.Version); fix != "" {
+		if fix := schema.SuggestCollectionVersion(p.meta.Version); fix != "" {
 			msg += fmt.Sprintf(", such as %q", fix)
 		}
-		p.report(CodeInvalidVersion, SeverityError, p.valueRange("project", "version"), "%s", msg)
+		p.report(diag.CodeInvalidVersion, diag.SeverityError, p.valueRange("project", "version"), "%s", msg)
 	}
 	p.meta.Description = p.requiredString(project, "description")
 
 	if raw, ok := project["urls"]; ok {
 		urls, ok := raw.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls"), "%s", wrongTypeMessage("project.urls", raw, "a table of strings"))
+			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project", "urls"), "%s", wrongTypeMessage("project.urls", raw, "a table of strings"))
 			return
 		}
 		p.meta.URLs = make(map[string]string, len(urls))
 		for k, v := range urls {
 			s, ok := v.(string)
 			if !ok {
-				p.report(CodeMetadataType, SeverityError, p.valueRange("project", "urls", k), "%s",
-					wrongTypeMessage("project.urls."+tomlKeyString(k), v, "a string"))
+				p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project", "urls", k), "%s",
+					wrongTypeMessage("project.urls."+syntax.TOMLKey(k), v, "a string"))
 				continue
 			}
 			p.meta.URLs[k] = s
@@ -368,16 +295,16 @@ func (p *pyprojectParser) checkProject(doc map[string]any) {
 func (p *pyprojectParser) requiredString(project map[string]any, field string) string {
 	raw, ok := project[field]
 	if !ok {
-		p.report(CodeMissingField, SeverityError, p.tableRange("project"), "%s", missingFieldMessage(field))
+		p.report(diag.CodeMissingField, diag.SeverityError, p.tableRange("project"), "%s", missingFieldMessage(field))
 		return ""
 	}
 	s, ok := raw.(string)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange("project", field), "%s", wrongTypeMessage("project."+field, raw, "a string"))
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange("project", field), "%s", wrongTypeMessage("project."+field, raw, "a string"))
 		return ""
 	}
 	if strings.TrimSpace(s) == "" {
-		p.report(CodeMissingField, SeverityError, p.valueRange("project", field), "%s", missingFieldMessage(field))
+		p.report(diag.CodeMissingField, diag.SeverityError, p.valueRange("project", field), "%s", missingFieldMessage(field))
 		return ""
 	}
 	return s
@@ -389,7 +316,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	for i, k := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(path[:i]...), "%s", wrongTypeMessage(strings.Join(path[:i], "."), cur, "a table"))
+			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(path[:i]...), "%s", wrongTypeMessage(strings.Join(path[:i], "."), cur, "a table"))
 			return
 		}
 		if cur, ok = m[k]; !ok {
@@ -398,7 +325,7 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 	}
 	coll, ok := cur.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(path...), "%s", wrongTypeMessage("tool.amplifier.collection", cur, "a table"))
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(path...), "%s", wrongTypeMessage("tool.amplifier.collection", cur, "a table"))
 		return
 	}
 	for _, key := range p.childKeys(path, coll) {
@@ -409,21 +336,21 @@ func (p *pyprojectParser) checkCollection(doc map[string]any) {
 			if s, ok := v.(string); ok {
 				p.meta.Author = s
 			} else {
-				p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s", wrongTypeMessage("tool.amplifier.collection.author", v, "a string"))
+				p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(at...), "%s", wrongTypeMessage("tool.amplifier.collection.author", v, "a string"))
 			}
 		case "capabilities":
 			p.checkCapabilities(at, v)
 		case "requires":
 			p.checkRequires(at, v)
 		default:
-			if isCollectionExtraKey(key) {
+			if schema.IsExtraCollectionKey(key) {
 				continue
 			}
 			msg := fmt.Sprintf("Unknown key %q in [tool.amplifier.collection]", key)
-			if near := Suggest(key, collectionKeys[:]); near != "" {
+			if near := diag.Suggest(key, schema.DocumentedCollectionKeys()); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			}
-			p.report(CodeMetadataUnknownKey, SeverityInfo, p.keyRange(at...), "%s", msg)
+			p.report(diag.CodeMetadataUnknownKey, diag.SeverityInfo, p.keyRange(at...), "%s", msg)
 		}
 	}
 }
@@ -457,7 +384,7 @@ func (p *pyprojectParser) childKeys(path []string, table map[string]any) []strin
 func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 	list, ok := v.([]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(at...), "%s",
 			wrongTypeMessage("tool.amplifier.collection.capabilities", v, "a list of strings"))
 		return
 	}
@@ -465,7 +392,7 @@ func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 	for i, item := range list {
 		s, ok := item.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, p.valueRange(append(at[:len(at):len(at)], tomlIndex(i))...), "%s",
+			p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(append(at[:len(at):len(at)], syntax.TOMLIndex(i))...), "%s",
 				wrongTypeMessage(fmt.Sprintf("tool.amplifier.collection.capabilities[%d]", i), item, "a string"))
 			continue
 		}
@@ -477,7 +404,7 @@ func (p *pyprojectParser) checkCapabilities(at []string, v any) {
 func (p *pyprojectParser) checkRequires(at []string, v any) {
 	table, ok := v.(map[string]any)
 	if !ok {
-		p.report(CodeMetadataType, SeverityError, p.valueRange(at...), "%s",
+		p.report(diag.CodeMetadataType, diag.SeverityError, p.valueRange(at...), "%s",
 			wrongTypeMessage("tool.amplifier.collection.requires", v, "a table of version constraints"))
 		return
 	}
@@ -488,67 +415,24 @@ func (p *pyprojectParser) checkRequires(at []string, v any) {
 		r := p.valueRange(entry...)
 		s, ok := raw.(string)
 		if !ok {
-			p.report(CodeMetadataType, SeverityError, r, "%s",
-				wrongTypeMessage("requires."+tomlKeyString(name), raw, "a version constraint string"))
+			p.report(diag.CodeMetadataType, diag.SeverityError, r, "%s",
+				wrongTypeMessage("requires."+syntax.TOMLKey(name), raw, "a version constraint string"))
 			continue
 		}
-		if _, err := ParseConstraint(s); err != nil {
+		if _, err := syntax.ParseConstraint(s); err != nil {
 			why := err.Error()
-			if ce, ok := err.(*constraintError); ok {
-				why = ce.reason
+			if ce, ok := err.(*syntax.ConstraintError); ok {
+				why = ce.Reason
 			}
 			if rest, ok := strings.CutPrefix(why, strconv.Quote(s)+" "); ok {
 				why = rest // "latest" is not a version: said once
-				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q %s", tomlKeyString(name), s, why)
+				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q %s", syntax.TOMLKey(name), s, why)
 			} else {
-				p.report(CodeInvalidConstraint, SeverityError, r, "Invalid constraint for requires.%s: %q: %s", tomlKeyString(name), s, why)
+				p.report(diag.CodeInvalidConstraint, diag.SeverityError, r, "Invalid constraint for requires.%s: %q: %s", syntax.TOMLKey(name), s, why)
 			}
 		}
 		p.meta.Requires = append(p.meta.Requires, Requirement{Name: name, Constraint: s, Range: r})
 	}
-}
-
-// collectionNameProblem says what keeps name from matching
-// ^[a-z0-9]+(-[a-z0-9]+)*$, or returns "".
-func collectionNameProblem(name string) string {
-	switch {
-	case strings.HasPrefix(name, "-"):
-		return "starts with a hyphen"
-	case strings.HasSuffix(name, "-"):
-		return "ends with a hyphen"
-	case strings.Contains(name, "--"):
-		return "has consecutive hyphens"
-	}
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
-		case r >= 'A' && r <= 'Z':
-			return fmt.Sprintf("has an uppercase letter %q", r)
-		case r == '_':
-			return "has an underscore"
-		case r == ' ' || r == '\t':
-			return "has whitespace"
-		default:
-			return fmt.Sprintf("has the character %q", r)
-		}
-	}
-	return ""
-}
-
-// suggestCollectionName returns name lowercased, with underscores, dots
-// and spaces turned into hyphens, when that makes a valid name; or "".
-func suggestCollectionName(name string) string {
-	fix := strings.Map(func(r rune) rune {
-		switch r {
-		case '_', '.', ' ':
-			return '-'
-		}
-		return unicode.ToLower(r)
-	}, name)
-	if fix == name || collectionNameProblem(fix) != "" {
-		return ""
-	}
-	return fix
 }
 
 // missingFieldMessage is the message of a [project] field that is
@@ -574,7 +458,7 @@ func wrongTypePrefix(key string) string { return "Wrong type for " + key + ": " 
 func tomlScalarText(v any) string {
 	switch v := v.(type) {
 	case string:
-		return quoteValue(v)
+		return schema.QuoteValue(v)
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case float64:
@@ -589,28 +473,6 @@ func tomlScalarText(v any) string {
 		return v.Format(time.RFC3339)
 	}
 	return ""
-}
-
-// suggestPyprojectVersion returns the version X.Y.Z that v most likely
-// means (a leading v dropped, missing parts zero, a suffix dropped), or ""
-// when there is none.
-func suggestPyprojectVersion(v string) string {
-	core := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
-	if i := strings.IndexAny(core, "-+"); i >= 0 {
-		core = core[:i]
-	}
-	parts := strings.Split(core, ".")
-	if len(parts) > 3 {
-		return ""
-	}
-	for len(parts) < 3 {
-		parts = append(parts, "0")
-	}
-	fix := strings.Join(parts, ".")
-	if fix == v || !isPyprojectVersion(fix) {
-		return ""
-	}
-	return fix
 }
 
 // tomlTypeName names the TOML type of a decoded value, with an article.
@@ -634,443 +496,4 @@ func tomlTypeName(v any) string {
 		return "a table"
 	}
 	return "a value of another type"
-}
-
-// tomlKeyString writes a key as TOML would: bare when it can be, quoted
-// otherwise.
-func tomlKeyString(k string) string {
-	if k == "" {
-		return `""`
-	}
-	for i := 0; i < len(k); i++ {
-		if !isTOMLBareKeyByte(k[i]) {
-			return strconv.Quote(k)
-		}
-	}
-	return k
-}
-
-// A TOML position scanner. The TOML decoder does not say where keys and
-// values are, so this scanner walks the text once more and records, for
-// each key path, the byte spans of the key and of its value. It understands
-// table headers, dotted and quoted keys, strings of all four kinds, arrays
-// (element spans are recorded under tomlIndex(i)) and inline tables. It is
-// meant for text the decoder accepted; on anything else it gives up on the
-// current line and goes on, and it never fails.
-
-// tomlSpan is where a key and its value sit, as byte offsets. For a table
-// header, the key span is the whole header ("[a.b]") and so is the value
-// span.
-type tomlSpan struct {
-	keyStart, keyEnd int
-	valStart, valEnd int
-	// implicit is set on a span recorded for a table that is only the
-	// prefix of a longer key or header; a real definition replaces it.
-	implicit bool
-}
-
-// tomlSpans maps a key path (see tomlPath) to its span; the first
-// definition of a path wins.
-type tomlSpans map[string]tomlSpan
-
-// tomlPath joins key parts into a tomlSpans key.
-func tomlPath(parts []string) string { return strings.Join(parts, "\x00") }
-
-// tomlIndex names element i of an array in a key path.
-func tomlIndex(i int) string { return "\x01" + strconv.Itoa(i) }
-
-// Bounds on the shape of a pyproject.toml, far beyond what real ones use
-// (a handful of parts, a few levels). A file that exceeds one is not
-// decoded.
-const (
-	// maxTOMLScanDepth bounds the nesting of arrays and inline tables.
-	maxTOMLScanDepth = 32
-	// maxTOMLKeyParts bounds the parts of a dotted key or table header.
-	maxTOMLKeyParts = 32
-)
-
-// tomlTooDeep says where a TOML text exceeds a bound of its shape, and
-// which.
-type tomlTooDeep struct {
-	off int
-	why string
-}
-
-type tomlScanner struct {
-	src   []byte
-	pos   int
-	depth int
-	spans tomlSpans
-	deep  *tomlTooDeep // set when the text exceeds a bound; the scan stops
-}
-
-// tooDeep records that the text exceeds a bound at off, and ends the scan.
-func (s *tomlScanner) tooDeep(off int, why string) {
-	if s.deep == nil {
-		s.deep = &tomlTooDeep{off: off, why: why}
-	}
-	s.pos = len(s.src)
-}
-
-// scanTOMLSpans records the spans of every key and table in src, in time
-// linear in its size. It stops, and says where, at a key of more than
-// maxTOMLKeyParts parts or at arrays and inline tables nested deeper than
-// maxTOMLScanDepth.
-func scanTOMLSpans(src []byte) (tomlSpans, *tomlTooDeep) {
-	s := &tomlScanner{src: src, spans: tomlSpans{}}
-	if bytes.HasPrefix(src, []byte("\uFEFF")) {
-		s.pos = 3
-	}
-	var table []string
-	for {
-		s.skipBlank(true)
-		if s.pos >= len(s.src) {
-			break
-		}
-		start := s.pos
-		if s.src[s.pos] == '[' {
-			double := s.pos+1 < len(s.src) && s.src[s.pos+1] == '['
-			s.pos++
-			if double {
-				s.pos++
-			}
-			s.skipBlank(false)
-			key, ok := s.key()
-			s.skipBlank(false)
-			if ok && s.peek() == ']' && (!double || s.peekAt(1) == ']') {
-				s.pos++
-				if double {
-					s.pos++
-				}
-				table = key
-				s.record(key, tomlSpan{keyStart: start, keyEnd: s.pos, valStart: start, valEnd: s.pos}, true)
-			}
-			s.skipLine()
-			continue
-		}
-		key, ok := s.key()
-		keyEnd := s.pos
-		s.skipBlank(false)
-		if !ok || s.peek() != '=' {
-			s.skipLine()
-			continue
-		}
-		s.pos++
-		s.skipBlank(false)
-		full := append(table[:len(table):len(table)], key...)
-		valStart := s.pos
-		s.value(full)
-		if s.deep != nil {
-			break
-		}
-		s.record(full, tomlSpan{keyStart: start, keyEnd: keyEnd, valStart: valStart, valEnd: s.trimmedEnd(valStart)}, true)
-		s.skipLine()
-	}
-	return s.spans, s.deep
-}
-
-// record stores span under path and, when prefixes is set, under each
-// enclosing path that has no span yet (pointing at the same key).
-func (s *tomlScanner) record(path []string, span tomlSpan, prefixes bool) {
-	if len(path) == 0 {
-		return
-	}
-	full := tomlPath(path)
-	if old, ok := s.spans[full]; !ok || old.implicit {
-		s.spans[full] = span
-	}
-	if !prefixes {
-		return
-	}
-	// The path of each enclosing table is a prefix of full, up to the
-	// separator after its last part.
-	end := len(full)
-	for n := len(path) - 1; n > 0; n-- {
-		end -= len(path[n]) + 1
-		p := full[:end]
-		if _, ok := s.spans[p]; ok {
-			break
-		}
-		s.spans[p] = tomlSpan{keyStart: span.keyStart, keyEnd: span.keyEnd, valStart: span.keyStart, valEnd: span.keyEnd, implicit: true}
-	}
-}
-
-func (s *tomlScanner) peek() byte { return s.peekAt(0) }
-
-func (s *tomlScanner) peekAt(n int) byte {
-	if s.pos+n < len(s.src) {
-		return s.src[s.pos+n]
-	}
-	return 0
-}
-
-func (s *tomlScanner) hasPrefix(p string) bool {
-	return strings.HasPrefix(string(s.src[s.pos:min(s.pos+len(p), len(s.src))]), p)
-}
-
-// skipBlank skips spaces and tabs, and with newlines set also line ends
-// and comments.
-func (s *tomlScanner) skipBlank(newlines bool) {
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case ' ', '\t':
-			s.pos++
-		case '\r', '\n':
-			if !newlines {
-				return
-			}
-			s.pos++
-		case '#':
-			if !newlines {
-				return
-			}
-			s.skipLine()
-		default:
-			return
-		}
-	}
-}
-
-// skipLine moves past the next line end.
-func (s *tomlScanner) skipLine() {
-	for s.pos < len(s.src) && s.src[s.pos] != '\n' {
-		s.pos++
-	}
-	if s.pos < len(s.src) {
-		s.pos++
-	}
-}
-
-// trimmedEnd returns the current position with trailing blanks before it
-// removed, but not before start.
-func (s *tomlScanner) trimmedEnd(start int) int {
-	end := s.pos
-	for end > start && (s.src[end-1] == ' ' || s.src[end-1] == '\t' || s.src[end-1] == '\r' || s.src[end-1] == '\n') {
-		end--
-	}
-	return end
-}
-
-func isTOMLBareKeyByte(b byte) bool {
-	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '-'
-}
-
-// key reads a dotted key. It reports false when there is none, or when it
-// has too many parts.
-func (s *tomlScanner) key() ([]string, bool) {
-	start := s.pos
-	var parts []string
-	for {
-		part, ok := s.simpleKey()
-		if !ok {
-			return nil, false
-		}
-		if len(parts) == maxTOMLKeyParts {
-			s.tooDeep(start, fmt.Sprintf("a key or table name has more than %d dotted parts", maxTOMLKeyParts))
-			return nil, false
-		}
-		parts = append(parts, part)
-		save := s.pos
-		s.skipBlank(false)
-		if s.peek() != '.' {
-			s.pos = save
-			return parts, true
-		}
-		s.pos++
-		s.skipBlank(false)
-	}
-}
-
-// simpleKey reads one bare or quoted key.
-func (s *tomlScanner) simpleKey() (string, bool) {
-	start := s.pos
-	switch s.peek() {
-	case '"':
-		if s.hasPrefix(`"""`) {
-			return "", false
-		}
-		if !s.basicString() {
-			return "", false
-		}
-		raw := string(s.src[start:s.pos])
-		if k, err := strconv.Unquote(raw); err == nil {
-			return k, true
-		}
-		return raw[1 : len(raw)-1], true
-	case '\'':
-		if s.hasPrefix(`'''`) {
-			return "", false
-		}
-		if !s.literalString() {
-			return "", false
-		}
-		return string(s.src[start+1 : s.pos-1]), true
-	}
-	for s.pos < len(s.src) && isTOMLBareKeyByte(s.src[s.pos]) {
-		s.pos++
-	}
-	return string(s.src[start:s.pos]), s.pos > start
-}
-
-// basicString reads a one-line "…" string with escapes.
-func (s *tomlScanner) basicString() bool {
-	s.pos++
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case '\\':
-			s.pos += 2
-		case '"':
-			s.pos++
-			return true
-		case '\n':
-			return false
-		default:
-			s.pos++
-		}
-	}
-	s.pos = len(s.src)
-	return false
-}
-
-// literalString reads a one-line '…' string.
-func (s *tomlScanner) literalString() bool {
-	s.pos++
-	for s.pos < len(s.src) {
-		switch s.src[s.pos] {
-		case '\'':
-			s.pos++
-			return true
-		case '\n':
-			return false
-		}
-		s.pos++
-	}
-	return false
-}
-
-// multiline reads a """…""" or ”'…”' string; quote is its delimiter.
-func (s *tomlScanner) multiline(quote byte, escapes bool) {
-	delim := strings.Repeat(string(quote), 3)
-	s.pos += 3
-	for s.pos < len(s.src) {
-		switch {
-		case escapes && s.src[s.pos] == '\\':
-			s.pos += 2
-		case s.hasPrefix(delim):
-			s.pos += 3
-			// Up to two more quotes belong to the content.
-			for n := 0; n < 2 && s.peek() == quote; n++ {
-				s.pos++
-			}
-			return
-		default:
-			s.pos++
-		}
-	}
-	s.pos = min(s.pos, len(s.src))
-}
-
-// value reads one value and records the spans of what it contains under
-// path.
-func (s *tomlScanner) value(path []string) {
-	switch s.peek() {
-	case '"':
-		if s.hasPrefix(`"""`) {
-			s.multiline('"', true)
-		} else {
-			s.basicString()
-		}
-	case '\'':
-		if s.hasPrefix(`'''`) {
-			s.multiline('\'', false)
-		} else {
-			s.literalString()
-		}
-	case '[':
-		s.nested(path, s.array)
-	case '{':
-		s.nested(path, s.inlineTable)
-	default:
-		for s.pos < len(s.src) && strings.IndexByte(",]}#\r\n", s.src[s.pos]) < 0 {
-			s.pos++
-		}
-	}
-	s.pos = min(s.pos, len(s.src))
-}
-
-// nested runs read for an array or inline table unless nesting is too
-// deep, in which case the scan ends.
-func (s *tomlScanner) nested(path []string, read func([]string)) {
-	if s.depth >= maxTOMLScanDepth {
-		s.tooDeep(s.pos, fmt.Sprintf("arrays and inline tables nest more than %d deep", maxTOMLScanDepth))
-		return
-	}
-	s.depth++
-	read(path)
-	s.depth--
-}
-
-func (s *tomlScanner) array(path []string) {
-	s.pos++ // [
-	for i := 0; ; i++ {
-		s.skipBlank(true)
-		if s.pos >= len(s.src) {
-			return
-		}
-		if s.peek() == ']' {
-			s.pos++
-			return
-		}
-		start := s.pos
-		elem := append(path[:len(path):len(path)], tomlIndex(i))
-		s.value(elem)
-		s.record(elem, tomlSpan{keyStart: start, keyEnd: start, valStart: start, valEnd: s.trimmedEnd(start)}, false)
-		s.skipBlank(true)
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case ']':
-			s.pos++
-			return
-		default:
-			return
-		}
-	}
-}
-
-func (s *tomlScanner) inlineTable(path []string) {
-	s.pos++ // {
-	for {
-		s.skipBlank(true)
-		if s.pos >= len(s.src) {
-			return
-		}
-		if s.peek() == '}' {
-			s.pos++
-			return
-		}
-		start := s.pos
-		key, ok := s.key()
-		keyEnd := s.pos
-		s.skipBlank(false)
-		if !ok || s.peek() != '=' {
-			return
-		}
-		s.pos++
-		s.skipBlank(false)
-		full := append(path[:len(path):len(path)], key...)
-		valStart := s.pos
-		s.value(full)
-		s.record(full, tomlSpan{keyStart: start, keyEnd: keyEnd, valStart: valStart, valEnd: s.trimmedEnd(valStart)}, true)
-		s.skipBlank(true)
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return
-		default:
-			return
-		}
-	}
 }

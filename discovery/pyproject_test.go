@@ -3,8 +3,10 @@ package discovery_test
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +14,9 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 var updatePyproject = flag.Bool("update-pyproject", false, "rewrite the want sections of testdata/pyproject/*.txtar")
@@ -72,7 +77,7 @@ func setTxtarFile(ar *txtar.Archive, name, data string) {
 
 // renderPyproject prints what ParsePyproject returned in the format of the
 // want files.
-func renderPyproject(md *discovery.Metadata, diags []discovery.Diagnostic) string {
+func renderPyproject(md *discovery.Metadata, diags []diag.Diagnostic) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: %q\nversion: %q\ndescription: %q\n", md.Name, md.Version, md.Description)
 	if md.URLs != nil {
@@ -107,22 +112,22 @@ func renderPyproject(md *discovery.Metadata, diags []discovery.Diagnostic) strin
 }
 
 // rangeString prints r with 1-based lines and columns.
-func rangeString(r discovery.Range) string {
+func rangeString(r diag.Range) string {
 	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1)
 }
 
 // checkDefaultSeverities asserts that each diagnostic has the severity its
 // code is listed with.
-func checkDefaultSeverities(t *testing.T, diags []discovery.Diagnostic) {
+func checkDefaultSeverities(t *testing.T, diags []diag.Diagnostic) {
 	t.Helper()
 	for _, d := range diags {
-		i := slices.IndexFunc(discovery.Codes, func(c discovery.CodeInfo) bool { return c.Code == d.Code })
+		i := slices.IndexFunc(diag.Codes, func(c diag.CodeInfo) bool { return c.Code == d.Code })
 		if i < 0 {
 			t.Errorf("diagnostic %v has an unlisted code", d)
 			continue
 		}
-		if d.Severity != discovery.Codes[i].Severity {
-			t.Errorf("diagnostic %v: severity %s, Codes lists %s", d, d.Severity, discovery.Codes[i].Severity)
+		if d.Severity != diag.Codes[i].Severity {
+			t.Errorf("diagnostic %v: severity %s, Codes lists %s", d, d.Severity, diag.Codes[i].Severity)
 		}
 		if d.Path == "" {
 			t.Errorf("diagnostic %v has no path", d)
@@ -234,7 +239,7 @@ func TestParsePyprojectCorpus(t *testing.T) {
 }
 
 // lineText returns the text a one-line, ASCII-only Range covers.
-func lineText(src []byte, r discovery.Range) string {
+func lineText(src []byte, r diag.Range) string {
 	lines := strings.Split(string(src), "\n")
 	if r.Start.Line != r.End.Line || r.Start.Line >= len(lines) {
 		return "<multi-line>"
@@ -253,7 +258,7 @@ func FuzzParsePyproject(f *testing.F) {
 		if md == nil {
 			t.Fatal("nil metadata")
 		}
-		lines := discovery.NewLineIndex(src)
+		lines := syntax.NewLineIndex(src)
 		for _, d := range diags {
 			checkRangeInside(t, lines, d.Range)
 			if d.Message == "" || d.Code == "" {
@@ -263,12 +268,12 @@ func FuzzParsePyproject(f *testing.F) {
 		for _, r := range md.Requires {
 			checkRangeInside(t, lines, r.Range)
 		}
-		discovery.ScanTOMLSpans(src) // must not panic on any input
+		syntax.ScanTOMLSpans(src) // must not panic on any input
 	})
 }
 
 // checkRangeInside fails unless r is ordered and lies inside the text.
-func checkRangeInside(t *testing.T, lines *discovery.LineIndex, r discovery.Range) {
+func checkRangeInside(t *testing.T, lines *syntax.LineIndex, r diag.Range) {
 	t.Helper()
 	if r.Start.Line < 0 || r.End.Line >= lines.Lines() || r.Start.Line > r.End.Line ||
 		r.Start.Line == r.End.Line && r.Start.Character > r.End.Character || r.Start.Character < 0 {
@@ -352,7 +357,7 @@ func TestUsable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := discovery.AnalyzeFile("pyproject.toml", []byte(tc.src), "", discovery.SchemaOptions{})
+			f := discovery.AnalyzeFile("pyproject.toml", []byte(tc.src), "", schema.Options{})
 			usable, problem := discovery.Usable(f), discovery.PyprojectProblem(f)
 			if usable != (tc.problem == ok) || (problem == "") != usable {
 				t.Fatalf("Usable = %v, PyprojectProblem = %q; want usable %v", usable, problem, tc.problem == ok)
@@ -367,5 +372,26 @@ func TestUsable(t *testing.T) {
 	}
 	if discovery.Usable(nil) || discovery.PyprojectProblem(nil) == "" {
 		t.Error("no Facts are usable")
+	}
+}
+
+func TestPyprojectVersionMatcher(t *testing.T) {
+	re := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+	check := func(s string) {
+		if want, got := re.MatchString(s), schema.IsCollectionVersion(s); got != want {
+			t.Errorf("version matcher on %q = %v, the expression says %v", s, got, want)
+		}
+	}
+	for _, s := range []string{"", "1", "1.2", "1.2.3", "01.002.0003", "1.2.3.4", "1.2.", ".1.2", "1..2", "1.2.3-rc1", "1.2.3\n", "v1.2.3", "1.2.x", "١.٢.٣"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 0, 10)
+	for range 50_000 {
+		buf = buf[:0]
+		for range rng.IntN(9) {
+			buf = append(buf, "0123456789..a-"[rng.IntN(14)])
+		}
+		check(string(buf))
 	}
 }

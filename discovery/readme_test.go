@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // TestREADMEListsEveryCode keeps the README's table of diagnostic codes
@@ -15,7 +15,7 @@ func TestREADMEListsEveryCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		if !strings.Contains(string(b), "| `"+c.Code+"` | "+string(c.Severity)+" |") {
 			t.Errorf("README.md does not list %s (%s)", c.Code, c.Severity)
 		}

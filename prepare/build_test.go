@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -88,15 +89,15 @@ func TestManifestErrors(t *testing.T) {
 		code string
 		msg  string
 	}{
-		{"missing default_provider", "default_provider: anthropic\n", "", discovery.CodeBundleDefaultProvider, discovery.BundleDefaultProviderMessage},
-		{"default_provider not a string", "default_provider: anthropic\n", "default_provider: [anthropic]\n", discovery.CodeBundleWrongType, "default_provider is a list"},
-		{"unsupported source", "./modules/context-simple", "https://example.com/context.git", discovery.CodeBundleSource, "unsupported scheme"},
-		{"source mapping", "source: ./modules/context-simple", "source: {path: ./x}", discovery.CodeBundleSource, "source must be a string"},
-		{"missing agent", "    - helper\n", "    - helper\n    - ghost\n", discovery.CodeBundleAgentMissing, "no agents/ghost.md"},
-		{"agent of another bundle", "    - helper\n", "    - helper\n    - other:ghost\n", discovery.CodeBundleAgentMissing, "names bundle other"},
-		{"unresolved mention", "@test-bundle:context/system.md", "@test-bundle:context/missing.md", discovery.CodeMentionUnresolved, "no context/missing.md"},
-		{"escaping mention", "@test-bundle:context/system.md", "@test-bundle:../x.md", discovery.CodeMentionEscapes, "leaves the bundle"},
-		{"unknown key", "default_provider: anthropic\n", "default_provider: anthropic\nfallback_provider: openai\n", discovery.CodeBundleUnknownKey, "fallback_provider"},
+		{"missing default_provider", "default_provider: anthropic\n", "", diag.CodeBundleDefaultProvider, schema.BundleDefaultProviderMessage},
+		{"default_provider not a string", "default_provider: anthropic\n", "default_provider: [anthropic]\n", diag.CodeBundleWrongType, "default_provider is a list"},
+		{"unsupported source", "./modules/context-simple", "https://example.com/context.git", diag.CodeBundleSource, "unsupported scheme"},
+		{"source mapping", "source: ./modules/context-simple", "source: {path: ./x}", diag.CodeBundleSource, "source must be a string"},
+		{"missing agent", "    - helper\n", "    - helper\n    - ghost\n", diag.CodeBundleAgentMissing, "no agents/ghost.md"},
+		{"agent of another bundle", "    - helper\n", "    - helper\n    - other:ghost\n", diag.CodeBundleAgentMissing, "names bundle other"},
+		{"unresolved mention", "@test-bundle:context/system.md", "@test-bundle:context/missing.md", diag.CodeMentionUnresolved, "no context/missing.md"},
+		{"escaping mention", "@test-bundle:context/system.md", "@test-bundle:../x.md", diag.CodeMentionEscapes, "leaves the bundle"},
+		{"unknown key", "default_provider: anthropic\n", "default_provider: anthropic\nfallback_provider: openai\n", diag.CodeBundleUnknownKey, "fallback_provider"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Options configure a Cache.
@@ -29,7 +31,7 @@ type Options struct {
 	// and the directory is appended when no word holds "{path}".
 	InstallCommand string
 	// Schema tunes manifest and agent validation.
-	Schema discovery.SchemaOptions
+	Schema schema.Options
 	// Logger receives warnings (corrupt entries) and progress; discarded
 	// when nil.
 	Logger *slog.Logger
@@ -53,7 +55,7 @@ type Cache struct {
 	git        string
 	gitEnv     []string // the environment git runs in
 	installCmd []string
-	schema     discovery.SchemaOptions
+	schema     schema.Options
 	log        *slog.Logger
 	jobs       int
 	fetched    func(done, total int, repo string)
@@ -247,7 +249,7 @@ type DryRun struct {
 	// (URL@ref), sorted.
 	Fetch []string `json:"fetch"`
 	// Diagnostics are the warnings found.
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 // ModuleSource is one module entry with a source.
@@ -298,23 +300,23 @@ func (c *Cache) DryRun(path string) (*DryRun, error) {
 		d.Fetch = []string{}
 	}
 	if d.Diagnostics == nil {
-		d.Diagnostics = []discovery.Diagnostic{}
+		d.Diagnostics = []diag.Diagnostic{}
 	}
 	return d, nil
 }
 
 // open reads the manifest at path and fills in the entry's names. The
 // manifest must be a regular file (or a link to one) of at most
-// discovery.DefaultMaxFileSize bytes: a FIFO is never waited on and a
+// syntax.DefaultMaxFileSize bytes: a FIFO is never waited on and a
 // device never read. The error is then an *fs.PathError naming the
-// manifest's absolute path and wrapping discovery.ErrNotRegular or
-// discovery.ErrTooLarge.
+// manifest's absolute path and wrapping syntax.ErrNotRegular or
+// syntax.ErrTooLarge.
 func (c *Cache) open(path string) (Entry, []byte, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Entry{}, nil, fmt.Errorf("prepare %s: %w", path, err)
 	}
-	src, err := discovery.ReadFile(abs, discovery.DefaultMaxFileSize)
+	src, err := syntax.ReadFile(abs, syntax.DefaultMaxFileSize)
 	if err != nil {
 		return Entry{Manifest: abs}, nil, fmt.Errorf("manifest: %w", err)
 	}

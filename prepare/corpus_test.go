@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -55,7 +55,7 @@ func TestCorpusAmplifierAgent(t *testing.T) {
 	if subdirs != 9 {
 		t.Errorf("%d sources with a subdirectory, want 9", subdirs)
 	}
-	if errs := discovery.CountErrors(d.Diagnostics); errs != 0 {
+	if errs := diag.CountErrors(d.Diagnostics); errs != 0 {
 		t.Errorf("%d errors in a valid manifest: %v", errs, d.Diagnostics)
 	}
 	if n := len(f.gitCalls(t, "ls-remote")) + len(f.gitCalls(t, "clone")); n != 0 {

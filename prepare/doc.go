@@ -53,9 +53,9 @@
 //     warning is logged, the entry is discarded and rebuilt. A corrupt entry
 //     is never a hard error.
 //   - Every file read (the manifest, its agents, the entry's files) goes
-//     through discovery.ReadFile: a FIFO, a device or a link to one is never
+//     through syntax.ReadFile: a FIFO, a device or a link to one is never
 //     opened for reading in a way that blocks, and nothing larger than
-//     discovery.DefaultMaxFileSize (64 MiB for prepared.json) is read. Such a
+//     syntax.DefaultMaxFileSize (64 MiB for prepared.json) is read. Such a
 //     manifest is an error naming it; such an agent is a bundle/agent-missing
 //     error at its include. Of what git writes, 4 MiB of standard output and
 //     the last 64 KiB of standard error are kept.

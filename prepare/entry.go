@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The two files of an entry.
@@ -26,7 +26,7 @@ type marker struct {
 }
 
 // The most an entry's files may hold. A plan is a few times its manifest
-// at most (discovery.DefaultMaxFileSize); the marker is two short strings.
+// at most (syntax.DefaultMaxFileSize); the marker is two short strings.
 // A larger file is corrupt.
 const (
 	maxArtifactSize = 64 << 20
@@ -50,7 +50,7 @@ func readEntry(dir string, k Key) (*Plan, error) {
 	// The marker is written last, so read it first: with it present the
 	// artifact is whole.
 	mpath := filepath.Join(dir, MarkerFile)
-	src, err := discovery.ReadFile(mpath, maxMarkerSize)
+	src, err := syntax.ReadFile(mpath, maxMarkerSize)
 	if err != nil {
 		return nil, readError(mpath, err)
 	}
@@ -62,7 +62,7 @@ func readEntry(dir string, k Key) (*Plan, error) {
 		return nil, &corruptError{mpath, fmt.Sprintf("records %s/%s, want %s", m.AAAVersion, m.BundleSHA256Prefix, k)}
 	}
 	apath := filepath.Join(dir, ArtifactFile)
-	src, err = discovery.ReadFile(apath, maxArtifactSize)
+	src, err = syntax.ReadFile(apath, maxArtifactSize)
 	if err != nil {
 		return nil, readError(apath, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // ErrInvalidVersion is returned when the application version is not a
@@ -49,8 +49,8 @@ const DefaultProviderMessage = "bundle.md missing required default_provider: top
 // The diagnostic codes of prepare's own findings; discovery keeps the
 // registry of every code.
 const (
-	CodeModuleUnavailable   = discovery.CodeModuleUnavailable
-	CodeIncludesNotPrepared = discovery.CodeIncludesNotPrepared
+	CodeModuleUnavailable   = diag.CodeModuleUnavailable
+	CodeIncludesNotPrepared = diag.CodeIncludesNotPrepared
 )
 
 // ManifestError is returned when a manifest, or an agent it includes, does
@@ -60,7 +60,7 @@ type ManifestError struct {
 	// Path is the manifest.
 	Path string
 	// Diagnostics are every problem found, errors and warnings, sorted.
-	Diagnostics []discovery.Diagnostic
+	Diagnostics []diag.Diagnostic
 }
 
 // Code returns CodeBundleLoadFailed.
@@ -71,23 +71,23 @@ func (e *ManifestError) Classification() string { return ClassProtocol }
 
 // Message returns the headline: the runtime's own message
 // (DefaultProviderMessage) when default_provider is missing or not a
-// string, else the message of the first discovery.CodeBundleLoadFailed
+// string, else the message of the first diag.CodeBundleLoadFailed
 // diagnostic, else of the first error. The diagnostics say the rest, to
 // the bundle's author.
 func (e *ManifestError) Message() string {
 	for _, d := range e.Diagnostics {
-		if d.Severity == discovery.SeverityError && (d.Code == discovery.CodeBundleDefaultProvider ||
-			d.Code == discovery.CodeBundleWrongType && strings.HasPrefix(d.Message, "default_provider ")) {
+		if d.Severity == diag.SeverityError && (d.Code == diag.CodeBundleDefaultProvider ||
+			d.Code == diag.CodeBundleWrongType && strings.HasPrefix(d.Message, "default_provider ")) {
 			return DefaultProviderMessage
 		}
 	}
 	for _, d := range e.Diagnostics {
-		if d.Code == discovery.CodeBundleLoadFailed && d.Severity == discovery.SeverityError {
+		if d.Code == diag.CodeBundleLoadFailed && d.Severity == diag.SeverityError {
 			return d.Message
 		}
 	}
 	for _, d := range e.Diagnostics {
-		if d.Severity == discovery.SeverityError {
+		if d.Severity == diag.SeverityError {
 			return d.Message
 		}
 	}
@@ -95,7 +95,7 @@ func (e *ManifestError) Message() string {
 }
 
 func (e *ManifestError) Error() string {
-	n := discovery.CountErrors(e.Diagnostics)
+	n := diag.CountErrors(e.Diagnostics)
 	if n > 1 {
 		return fmt.Sprintf("load bundle manifest %s: %s (and %d more errors)", e.Path, e.Message(), n-1)
 	}
@@ -115,7 +115,7 @@ type ModuleError struct {
 	Source  string
 	// Manifest and Range locate the declaration.
 	Manifest string
-	Range    discovery.Range
+	Range    diag.Range
 	Err      error
 }
 
@@ -130,10 +130,10 @@ func (e *ModuleError) Unwrap() error { return e.Err }
 func (e *ModuleError) Is(target error) bool { return target == ErrModuleUnavailable }
 
 // Diagnostic returns the error as a diagnostic at the module's declaration.
-func (e *ModuleError) Diagnostic() discovery.Diagnostic {
-	return discovery.Diagnostic{
+func (e *ModuleError) Diagnostic() diag.Diagnostic {
+	return diag.Diagnostic{
 		Code:     CodeModuleUnavailable,
-		Severity: discovery.SeverityError,
+		Severity: diag.SeverityError,
 		Path:     e.Manifest,
 		Range:    e.Range,
 		Message:  e.Error(),
@@ -218,8 +218,8 @@ func (e *ModuleError) cause() string {
 }
 
 // Diagnostics returns one diagnostic per failed module.
-func (e *BuildError) Diagnostics() []discovery.Diagnostic {
-	ds := make([]discovery.Diagnostic, len(e.Modules))
+func (e *BuildError) Diagnostics() []diag.Diagnostic {
+	ds := make([]diag.Diagnostic, len(e.Modules))
 	for i, m := range e.Modules {
 		ds[i] = m.Diagnostic()
 	}

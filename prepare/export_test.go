@@ -3,12 +3,13 @@ package prepare
 import (
 	"context"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // LoadManifest validates src as the manifest at path, for fuzzing.
-func LoadManifest(path string, src []byte) ([]discovery.Diagnostic, error) {
-	m, err := loadManifest(path, src, discovery.SchemaOptions{})
+func LoadManifest(path string, src []byte) ([]diag.Diagnostic, error) {
+	m, err := loadManifest(path, src, schema.Options{})
 	if err != nil {
 		return nil, err
 	}

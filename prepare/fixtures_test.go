@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/prepare"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/prepare"
 )
 
 // TestBundleFixtures runs the manifests in testdata/bundles. Each archive
@@ -55,8 +57,8 @@ func TestBundleFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			diags := prepare.CheckManifest(manifest, src, discovery.SchemaOptions{})
-			if discovery.CountErrors(diags) == 0 {
+			diags := prepare.CheckManifest(manifest, src, schema.Options{})
+			if diag.CountErrors(diags) == 0 {
 				c, err := prepare.New(prepare.Options{Home: filepath.Join(dir, "home"), Version: "1.0.0"})
 				if err != nil {
 					t.Fatal(err)

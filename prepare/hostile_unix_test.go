@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 )
 
@@ -56,27 +58,27 @@ func mkfifo(t *testing.T, path string) {
 var hostileKinds = []struct {
 	name string
 	make func(t *testing.T, path string, size int64)
-	// err is what discovery.ReadFile wraps for it.
+	// err is what syntax.ReadFile wraps for it.
 	err error
 }{
-	{"FIFO", func(t *testing.T, p string, _ int64) { mkfifo(t, p) }, discovery.ErrNotRegular},
+	{"FIFO", func(t *testing.T, p string, _ int64) { mkfifo(t, p) }, syntax.ErrNotRegular},
 	{"link to a FIFO", func(t *testing.T, p string, _ int64) {
 		mkfifo(t, p+".fifo")
 		symlink(t, p+".fifo", p)
-	}, discovery.ErrNotRegular},
+	}, syntax.ErrNotRegular},
 	{"link to the zero device", func(t *testing.T, p string, _ int64) {
 		if _, err := os.Stat("/dev/zero"); err != nil {
 			t.Skipf("no /dev/zero: %v", err)
 		}
 		symlink(t, "/dev/zero", p)
-	}, discovery.ErrNotRegular},
+	}, syntax.ErrNotRegular},
 	{"larger than the limit", func(t *testing.T, p string, size int64) {
 		// Sparse: the size is what counts, and it is never read.
 		write(t, p, nil)
 		if err := os.Truncate(p, size); err != nil {
 			t.Fatal(err)
 		}
-	}, discovery.ErrTooLarge},
+	}, syntax.ErrTooLarge},
 }
 
 func symlink(t *testing.T, target, link string) {
@@ -103,7 +105,7 @@ func TestHostileManifest(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			manifest := filepath.Join(dir, "bundle.md")
-			kind.make(t, manifest, discovery.DefaultMaxFileSize+1)
+			kind.make(t, manifest, syntax.DefaultMaxFileSize+1)
 			c, err := prepare.New(prepare.Options{Home: filepath.Join(dir, "home"), Version: testVersion, Git: "false"})
 			if err != nil {
 				t.Fatal(err)
@@ -142,20 +144,20 @@ func TestHostileAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			agent := filepath.Join(dir, "agents", "x.md")
-			kind.make(t, agent, discovery.DefaultMaxFileSize+1)
+			kind.make(t, agent, syntax.DefaultMaxFileSize+1)
 			c, err := prepare.New(prepare.Options{Home: filepath.Join(dir, "home"), Version: testVersion, Git: "false"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			// check wants the one diagnostic: bundle/agent-missing, an
 			// error at the include in the manifest, naming the file.
-			check := func(what string, ds []discovery.Diagnostic) {
+			check := func(what string, ds []diag.Diagnostic) {
 				t.Helper()
 				if len(ds) != 1 {
 					t.Fatalf("%s: %d diagnostics, want 1: %v", what, len(ds), ds)
 				}
 				d := ds[0]
-				if d.Code != discovery.CodeBundleAgentMissing || d.Severity != discovery.SeverityError ||
+				if d.Code != diag.CodeBundleAgentMissing || d.Severity != diag.SeverityError ||
 					d.Path != manifest || d.Range.Start.Line != 6 || !strings.Contains(d.Message, agent) {
 					t.Errorf("%s: %s, want a bundle/agent-missing error at %s:7 naming %s", what, d, manifest, agent)
 				}
@@ -172,9 +174,9 @@ func TestHostileAgent(t *testing.T) {
 				}
 				check(name, me.Diagnostics)
 			}
-			var ds []discovery.Diagnostic
+			var ds []diag.Diagnostic
 			within(t, "CheckManifest", func() {
-				ds = prepare.CheckManifest(manifest, []byte(agentManifest), discovery.SchemaOptions{})
+				ds = prepare.CheckManifest(manifest, []byte(agentManifest), schema.Options{})
 			})
 			check("CheckManifest", ds)
 		})

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Key names one entry of the prepared-bundle cache: the application version
@@ -37,7 +37,7 @@ func CheckVersion(v string) error {
 	if v == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidVersion)
 	}
-	if _, err := discovery.ParseVersion(v); err != nil {
+	if _, err := syntax.ParseVersion(v); err != nil {
 		return fmt.Errorf("%w: %q is not X.Y.Z semver", ErrInvalidVersion, v)
 	}
 	return nil

@@ -13,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // manifest is a bundle manifest that validated, with its agents and
@@ -29,7 +31,7 @@ type manifest struct {
 	agents          []agentSpec
 	mentions        []Mention
 	// warnings are the diagnostics that did not stop the load.
-	warnings []discovery.Diagnostic
+	warnings []diag.Diagnostic
 }
 
 // sessionSpec is a session block: module slots in the order written, and
@@ -49,7 +51,7 @@ type moduleSpec struct {
 	config  map[string]any
 	// file and rng locate the entry.
 	file string
-	rng  discovery.Range
+	rng  diag.Range
 }
 
 type agentSpec struct {
@@ -66,9 +68,9 @@ type agentSpec struct {
 // loader collects what loading a manifest finds wrong.
 type loader struct {
 	dir    string // the manifest's directory
-	opts   discovery.SchemaOptions
+	opts   schema.Options
 	bundle string // the bundle's name, the namespace of its mentions
-	diags  []discovery.Diagnostic
+	diags  []diag.Diagnostic
 	seen   map[string]bool // mentions already resolved
 	// included are the agent names of agents.include already loaded: a
 	// name repeated is loaded once, so that repeating the include of one
@@ -77,21 +79,21 @@ type loader struct {
 	m        *manifest
 }
 
-func (l *loader) report(code string, sev discovery.Severity, path string, r discovery.Range, format string, args ...any) {
-	l.diags = append(l.diags, discovery.Diagnostic{Code: code, Severity: sev, Path: path, Range: r, Message: fmt.Sprintf(format, args...)})
+func (l *loader) report(code string, sev diag.Severity, path string, r diag.Range, format string, args ...any) {
+	l.diags = append(l.diags, diag.Diagnostic{Code: code, Severity: sev, Path: path, Range: r, Message: fmt.Sprintf(format, args...)})
 }
 
 // CheckManifest validates the bundle manifest src read from path (absolute)
 // and the agents and mentions it refers to, fetching nothing, and returns
 // every diagnostic: errors and warnings.
-func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic {
+func CheckManifest(path string, src []byte, opts schema.Options) []diag.Diagnostic {
 	m, err := loadManifest(path, src, opts)
 	var me *ManifestError
 	switch {
 	case errors.As(err, &me):
 		return me.Diagnostics
 	case err != nil:
-		return []discovery.Diagnostic{{Code: discovery.CodeBundleLoadFailed, Severity: discovery.SeverityError,
+		return []diag.Diagnostic{{Code: diag.CodeBundleLoadFailed, Severity: diag.SeverityError,
 			Path: path, Message: err.Error()}}
 	}
 	return m.warnings
@@ -101,11 +103,11 @@ func CheckManifest(path string, src []byte, opts discovery.SchemaOptions) []disc
 // places of its values.
 type doc struct {
 	f      *bundle.File
-	places map[string]discovery.Range // by path, keys and indexes joined by "/"
+	places map[string]diag.Range // by path, keys and indexes joined by "/"
 }
 
 func newDoc(f *bundle.File) *doc {
-	d := &doc{f: f, places: map[string]discovery.Range{}}
+	d := &doc{f: f, places: map[string]diag.Range{}}
 	for _, n := range f.Nodes() {
 		d.places[strings.Join(n.Path, "/")] = n.Range
 	}
@@ -113,21 +115,21 @@ func newDoc(f *bundle.File) *doc {
 }
 
 // at returns where the value at path is written.
-func (d *doc) at(path ...string) discovery.Range { return d.places[strings.Join(path, "/")] }
+func (d *doc) at(path ...string) diag.Range { return d.places[strings.Join(path, "/")] }
 
 // own returns the diagnostics of a file read with the bundle model, as a
 // manifest has them: bundle/unknown-key at the configured severity, and
 // a bundle without a name an error (the prepared entry names it).
-func (l *loader) own(ds []discovery.Diagnostic) []discovery.Diagnostic {
-	out := make([]discovery.Diagnostic, 0, len(ds))
+func (l *loader) own(ds []diag.Diagnostic) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, 0, len(ds))
 	for _, d := range ds {
 		switch d.Code {
 		case bundle.CodeUnknownKey:
-			if l.opts.UnknownKeySeverity == discovery.SeverityWarning {
-				d.Severity = discovery.SeverityWarning
+			if l.opts.UnknownKeySeverity == diag.SeverityWarning {
+				d.Severity = diag.SeverityWarning
 			}
 		case bundle.CodeMissingName:
-			d.Severity = discovery.SeverityError
+			d.Severity = diag.SeverityError
 		}
 		out = append(out, d)
 	}
@@ -139,13 +141,13 @@ func (l *loader) own(ds []discovery.Diagnostic) []discovery.Diagnostic {
 // the bundle model (package bundle, as check does, the manifest as an
 // amplifier-agent manifest, which must name a default_provider). It
 // fetches nothing.
-func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manifest, error) {
+func loadManifest(path string, src []byte, opts schema.Options) (*manifest, error) {
 	f := bundle.Parse(path, src, bundle.Options{Kind: bundle.KindBundle, Manifest: true})
 	sum := sha256.Sum256(src)
 	m := &manifest{bundle: BundleInfo{Manifest: path, Dir: filepath.Dir(path), SHA256: hex.EncodeToString(sum[:])}}
 	l := &loader{dir: m.bundle.Dir, opts: opts, seen: make(map[string]bool), included: make(map[string]bool), m: m}
 	l.diags = l.own(f.Diagnostics)
-	if f.Bundle == nil || f.Bundle.Data == nil || discovery.CountErrors(l.diags) > 0 {
+	if f.Bundle == nil || f.Bundle.Data == nil || diag.CountErrors(l.diags) > 0 {
 		return nil, l.fail(path)
 	}
 	b, d := f.Bundle, newDoc(f)
@@ -164,7 +166,7 @@ func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manif
 	m.tools = l.modules(d, b.Data.Value("tools"), "tools", "tools")
 	m.hooks = l.modules(d, b.Data.Value("hooks"), "hooks", "hooks")
 	if len(b.Includes) > 0 {
-		l.report(CodeIncludesNotPrepared, discovery.SeverityWarning, path, d.at("includes"),
+		l.report(CodeIncludesNotPrepared, diag.SeverityWarning, path, d.at("includes"),
 			"includes are not prepared: declare every module inline so that it is in the mount plan")
 	}
 	l.mentions(f)
@@ -175,33 +177,33 @@ func loadManifest(path string, src []byte, opts discovery.SchemaOptions) (*manif
 			l.agent(d, a.Value, a.Name, path, "agents", a.Name)
 		}
 	}
-	if discovery.CountErrors(l.diags) > 0 {
+	if diag.CountErrors(l.diags) > 0 {
 		return nil, l.fail(path)
 	}
-	discovery.SortDiagnostics(l.diags)
+	diag.Sort(l.diags)
 	m.warnings = l.diags
 	return m, nil
 }
 
 func (l *loader) fail(path string) error {
-	discovery.SortDiagnostics(l.diags)
+	diag.Sort(l.diags)
 	return &ManifestError{Path: path, Diagnostics: l.diags}
 }
 
 // agentFile resolves one name of agents.include to agents/<name>.md beside
 // the manifest (rng is where the name is written), and loads it.
-func (l *loader) agentFile(manifestPath, written string, rng discovery.Range) {
+func (l *loader) agentFile(manifestPath, written string, rng diag.Range) {
 	name := written
 	if ns, bare, ok := strings.Cut(name, ":"); ok {
 		if ns != l.bundle {
-			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng,
+			l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng,
 				"agent %s names bundle %s; a bundle includes only its own agents (%s:…)", name, ns, l.bundle)
 			return
 		}
 		name = bare
 	}
 	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent name %q is not a file name", written)
+		l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng, "agent name %q is not a file name", written)
 		return
 	}
 	if l.included[name] {
@@ -212,19 +214,19 @@ func (l *loader) agentFile(manifestPath, written string, rng discovery.Range) {
 	// Only a regular file of at most the document limit is read: a FIFO,
 	// a device or a link to one is an agent the bundle cannot load, never
 	// a hang.
-	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: no agents/%s.md beside the manifest", name, name)
+			l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng, "agent %s: no agents/%s.md beside the manifest", name, name)
 		} else {
-			l.report(discovery.CodeBundleAgentMissing, discovery.SeverityError, manifestPath, rng, "agent %s: %v", name, err)
+			l.report(diag.CodeBundleAgentMissing, diag.SeverityError, manifestPath, rng, "agent %s: %v", name, err)
 		}
 		return
 	}
 	af := bundle.Parse(path, src, bundle.Options{Kind: bundle.KindAgent})
 	ds := l.own(af.Diagnostics)
 	l.diags = append(l.diags, ds...)
-	if af.Agent == nil || af.Agent.Data == nil || discovery.CountErrors(ds) > 0 {
+	if af.Agent == nil || af.Agent.Data == nil || diag.CountErrors(ds) > 0 {
 		return
 	}
 	l.agent(newDoc(af), af.Agent.Data, name, path)
@@ -301,14 +303,14 @@ func (l *loader) module(d *doc, n *bundle.Map, section string, at ...string) (mo
 		rng := d.at(append(at, "source")...)
 		s, isString := src.(string)
 		if !isString {
-			l.report(discovery.CodeBundleSource, discovery.SeverityError, path, rng,
+			l.report(diag.CodeBundleSource, diag.SeverityError, path, rng,
 				"module %s: source must be a string (git+URL@ref, file:// or a path)", spec.module)
 			return spec, false
 		}
 		spec.source = s
 		parsed, err := ParseSource(s)
 		if err != nil {
-			l.report(discovery.CodeBundleSource, discovery.SeverityError, path, rng, "module %s: %v", spec.module, err)
+			l.report(diag.CodeBundleSource, diag.SeverityError, path, rng, "module %s: %v", spec.module, err)
 			return spec, false
 		}
 		spec.parsed = parsed
@@ -326,33 +328,33 @@ func (l *loader) mentions(f *bundle.File) {
 		if !n.IsString || !strings.HasPrefix(n.String, "@") {
 			continue
 		}
-		for _, m := range discovery.FindMentions([]byte(n.String), 0, discovery.NewLineIndex([]byte(n.String))) {
+		for _, m := range syntax.FindMentions([]byte(n.String), 0, syntax.NewLineIndex([]byte(n.String))) {
 			m.Range = n.Range
 			l.mention(f.Path, m)
 		}
 	}
 	for _, bm := range f.Mentions() {
 		if ns, p, ok := bm.Namespace(); ok {
-			l.mention(f.Path, discovery.Mention{Collection: ns, Path: p, Range: bm.Range})
+			l.mention(f.Path, syntax.Mention{Collection: ns, Path: p, Range: bm.Range})
 		}
 	}
 }
 
-func (l *loader) mention(path string, m discovery.Mention) {
+func (l *loader) mention(path string, m syntax.Mention) {
 	text := "@" + m.Text()
 	if m.Collection != l.bundle {
-		l.report(discovery.CodeMentionUnresolved, discovery.SeverityWarning, path, m.Range,
+		l.report(diag.CodeMentionUnresolved, diag.SeverityWarning, path, m.Range,
 			"%s is not resolved: a bundle resolves only its own mentions (@%s:…)", text, l.bundle)
 		return
 	}
 	clean := pathpkg.Clean(m.Path)
 	if strings.HasPrefix(m.Path, "/") || clean == ".." || strings.HasPrefix(clean, "../") {
-		l.report(discovery.CodeMentionEscapes, discovery.SeverityError, path, m.Range, "%s leaves the bundle directory", text)
+		l.report(diag.CodeMentionEscapes, diag.SeverityError, path, m.Range, "%s leaves the bundle directory", text)
 		return
 	}
 	target := filepath.Join(l.dir, filepath.FromSlash(clean))
 	if _, err := os.Stat(target); err != nil {
-		l.report(discovery.CodeMentionUnresolved, discovery.SeverityError, path, m.Range, "%s: no %s in the bundle directory %s", text, m.Path, l.dir)
+		l.report(diag.CodeMentionUnresolved, diag.SeverityError, path, m.Range, "%s: no %s in the bundle directory %s", text, m.Path, l.dir)
 		return
 	}
 	if !l.seen[text] {

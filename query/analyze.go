@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // The analyze method: the language server's one question per editor
@@ -62,17 +63,17 @@ type AnalyzeParams struct {
 	Overlay map[string]string `json:"overlay,omitempty"`
 	// Position is the cursor (complete, definition, hover, references,
 	// code_actions): UTF-16 characters, as every position of the protocol.
-	Position discovery.Position `json:"position"`
+	Position diag.Position `json:"position"`
 	// Range is the selection code_actions asks about; nil for Position.
-	Range *discovery.Range `json:"range,omitempty"`
+	Range *diag.Range `json:"range,omitempty"`
 	// IncludeDeclaration adds, to the references, the file referred to.
 	IncludeDeclaration bool `json:"include_declaration,omitempty"`
 	// UnknownKey is the severity of schema/unknown-key the buffers are
 	// checked with (the client's configuration); "" for error.
-	UnknownKey discovery.Severity `json:"unknown_key,omitempty"`
+	UnknownKey diag.Severity `json:"unknown_key,omitempty"`
 	// Diagnostics are the buffer's diagnostics to fix (fixes): those the
 	// client reports, after its configuration.
-	Diagnostics []discovery.Diagnostic `json:"diagnostics,omitempty"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // Check reports params an analyzer cannot answer: an unknown question, a
@@ -93,7 +94,7 @@ func (p AnalyzeParams) Check() error {
 		}
 	}
 	switch p.UnknownKey {
-	case "", discovery.SeverityError, discovery.SeverityWarning, discovery.SeverityInfo:
+	case "", diag.SeverityError, diag.SeverityWarning, diag.SeverityInfo:
 	default:
 		return Errorf(CodeInvalidParams, "analyze: unknown severity %q", p.UnknownKey)
 	}
@@ -101,20 +102,20 @@ func (p AnalyzeParams) Check() error {
 }
 
 // Schema returns the schema options the buffers are checked with.
-func (p AnalyzeParams) Schema() discovery.SchemaOptions {
+func (p AnalyzeParams) Schema() schema.Options {
 	sev := p.UnknownKey
 	if sev == "" {
-		sev = discovery.SeverityError
+		sev = diag.SeverityError
 	}
-	return discovery.SchemaOptions{UnknownKeySeverity: sev}
+	return schema.Options{UnknownKeySeverity: sev}
 }
 
 // AnalyzeResult is the answer to an analyze question; only the field of
 // the question asked is set.
 type AnalyzeResult struct {
-	Diagnostics []discovery.Diagnostic `json:"diagnostics,omitempty"`
-	Items       []CompletionItem       `json:"items,omitempty"`
-	Locations   []Location             `json:"locations,omitempty"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics,omitempty"`
+	Items       []CompletionItem  `json:"items,omitempty"`
+	Locations   []Location        `json:"locations,omitempty"`
 	// Hover is Markdown; "" when there is nothing to say.
 	Hover   string       `json:"hover,omitempty"`
 	Actions []CodeAction `json:"actions,omitempty"`
@@ -143,7 +144,7 @@ type CodeAction struct {
 	// Kind is ActionQuickFix, ActionRewrite or ActionFixAll.
 	Kind string `json:"kind"`
 	// Diagnostic is the one the action fixes; nil for a rewrite.
-	Diagnostic *discovery.Diagnostic `json:"diagnostic,omitempty"`
+	Diagnostic *diag.Diagnostic `json:"diagnostic,omitempty"`
 	// Preferred marks the fix an editor may apply without asking which.
 	Preferred bool       `json:"preferred,omitempty"`
 	Edits     []TextEdit `json:"edits"`
@@ -153,9 +154,9 @@ type CodeAction struct {
 // UTF-16 characters of the text the question was asked about (the
 // buffer, for Path), and the edits of one action do not overlap.
 type TextEdit struct {
-	Path    string          `json:"path"`
-	Range   discovery.Range `json:"range"`
-	NewText string          `json:"new_text"`
+	Path    string     `json:"path"`
+	Range   diag.Range `json:"range"`
+	NewText string     `json:"new_text"`
 }
 
 // CompletionKind is the Language Server Protocol's CompletionItemKind: the
@@ -184,14 +185,14 @@ type CompletionItem struct {
 	Documentation string `json:"documentation,omitempty"`
 	// Replace is the span (UTF-16) the item replaces; nil lets the editor
 	// replace the word before the cursor.
-	Replace *discovery.Range `json:"replace,omitempty"`
+	Replace *diag.Range `json:"replace,omitempty"`
 }
 
 // Location is a span in a file, as definitions are reported.
 type Location struct {
 	// Path is absolute.
-	Path  string          `json:"path"`
-	Range discovery.Range `json:"range"`
+	Path  string     `json:"path"`
+	Range diag.Range `json:"range"`
 }
 
 // AnalyzeFunc answers an analyze question from v, the View of the

@@ -8,6 +8,9 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The answers of the methods that a View answers (see the table in
@@ -22,7 +25,7 @@ func info(v *catalog.View, c *discovery.Collection) CollectionInfo {
 
 // status is what c is in s: skipped (unusable), active (it wins its
 // name) or shadowed.
-func status(s *discovery.Set, c *discovery.Collection) string {
+func status(s *resolve.Set, c *discovery.Collection) string {
 	switch {
 	case !c.Valid:
 		return "skipped"
@@ -61,16 +64,18 @@ func infos(v *catalog.View, cs []*discovery.Collection) []CollectionInfo {
 
 func collections(v *catalog.View) []CollectionInfo { return infos(v, v.Set.Collections()) }
 
-func resolve(v *catalog.View, name string) *ResolveResult { return resolveIn(v.Set, name, Describe) }
+func resolveView(v *catalog.View, name string) *ResolveResult {
+	return resolveIn(v.Set, name, Describe)
+}
 
 // ResolveSet answers resolve for name in s, each collection described by
 // Describe: the answer a View of s gives.
-func ResolveSet(s *discovery.Set, name string) *ResolveResult { return resolveIn(s, name, Describe) }
+func ResolveSet(s *resolve.Set, name string) *ResolveResult { return resolveIn(s, name, Describe) }
 
 // resolveIn answers resolve for name in s, describing each collection with
-// describe: whatever the Set was built from, discovery.Set.Resolve alone
+// describe: whatever the Set was built from, resolve.Set.Resolve alone
 // rules who wins.
-func resolveIn(s *discovery.Set, name string, describe func(*discovery.Collection) CollectionInfo) *ResolveResult {
+func resolveIn(s *resolve.Set, name string, describe func(*discovery.Collection) CollectionInfo) *ResolveResult {
 	in := func(c *discovery.Collection) CollectionInfo {
 		ci := describe(c)
 		ci.Status = status(s, c)
@@ -100,7 +105,7 @@ func resolveIn(s *discovery.Set, name string, describe func(*discovery.Collectio
 // descriptions (by Describe) of collections, as the View would: cols[i]
 // are collections of roots[i], and must include every one of that root
 // that answers to name (see discovery.Collection.AnswersTo); others do no
-// harm. It resolves them through a discovery.Set of them alone, so that
+// harm. It resolves them through a resolve.Set of them alone, so that
 // discovery's one resolution rules here too: order within a root by
 // layout and directory, precedence of roots, and who is skipped, shadowed
 // or wins. A daemon uses it to answer from a summary before its first scan
@@ -117,7 +122,7 @@ func ResolveAmong(name string, roots []discovery.Root, cols [][]CollectionInfo) 
 			set[i] = append(set[i], c)
 		}
 	}
-	return resolveIn(discovery.NewSet(roots, set), name, func(c *discovery.Collection) CollectionInfo { return described[c] })
+	return resolveIn(resolve.NewSet(roots, set), name, func(c *discovery.Collection) CollectionInfo { return described[c] })
 }
 
 func collection(v *catalog.View, name string) (*CollectionDetail, error) {
@@ -215,11 +220,11 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 		if f.Extends != nil {
 			res.Extends = f.Extends.Value
 		}
-		if p, ok := f.Front.Value("profile").(*discovery.Map); ok {
+		if p, ok := f.Front.Value("profile").(*syntax.Map); ok {
 			res.Version, _ = p.Value("version").(string)
 		}
 	}
-	pr := discovery.ProfileRef{Collection: c, Path: r.Path}
+	pr := resolve.ProfileRef{Collection: c, Path: r.Path}
 	chain := v.Set.Chain(pr)
 	for _, p := range chain {
 		res.Chain = append(res.Chain, p.ID())
@@ -240,7 +245,7 @@ func profile(v *catalog.View, ref string, merged bool) (*ProfileResult, error) {
 // the extends diagnostics (unresolved, cycle, too deep) of its profiles,
 // and the front matter problems of a profile in it that has no usable
 // front matter. It is empty for a complete chain.
-func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []discovery.Diagnostic {
+func chainProblems(v *catalog.View, chain []resolve.ProfileRef) []diag.Diagnostic {
 	last := chain[len(chain)-1]
 	incomplete := false
 	if f := last.Collection.Facts[last.Path]; f != nil && f.Extends != nil {
@@ -254,8 +259,8 @@ func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []discovery.Di
 	if !incomplete {
 		return nil
 	}
-	out := []discovery.Diagnostic{}
-	seen := map[*discovery.Collection][]discovery.Diagnostic{}
+	out := []diag.Diagnostic{}
+	seen := map[*discovery.Collection][]diag.Diagnostic{}
 	for _, p := range chain {
 		ds, ok := seen[p.Collection]
 		if !ok {
@@ -267,14 +272,14 @@ func chainProblems(v *catalog.View, chain []discovery.ProfileRef) []discovery.Di
 				continue
 			}
 			switch {
-			case d.Code == discovery.CodeExtendsUnresolved, d.Code == discovery.CodeExtendsCycle, d.Code == discovery.CodeExtendsTooDeep,
+			case d.Code == diag.CodeExtendsUnresolved, d.Code == diag.CodeExtendsCycle, d.Code == diag.CodeExtendsTooDeep,
 				strings.HasPrefix(d.Code, "frontmatter/"):
 				out = append(out, d)
 			}
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, discovery.Diagnostic{Code: discovery.CodeExtendsUnresolved, Severity: discovery.SeverityError,
+		out = append(out, diag.Diagnostic{Code: diag.CodeExtendsUnresolved, Severity: diag.SeverityError,
 			Path: last.Path, Collection: last.Collection.Name,
 			Message: fmt.Sprintf("the extends chain stops at %s", last.ID())})
 	}
@@ -312,23 +317,23 @@ func search(v *catalog.View, text string) []ResourceInfo {
 // reader holds nothing of its own. The slice is shared: nothing that
 // handles the answer may modify it.
 func diagnostics(v *catalog.View, path string) *DiagnosticsResult {
-	var all []discovery.Diagnostic
+	var all []diag.Diagnostic
 	if path == "" {
 		all = v.Diagnostics()
 	} else {
 		all = v.DiagnosticsUnder(filepath.Clean(path))
 	}
 	if all == nil {
-		all = []discovery.Diagnostic{}
+		all = []diag.Diagnostic{}
 	}
 	res := &DiagnosticsResult{Diagnostics: all}
 	files := map[string]bool{}
 	for _, d := range all {
 		files[d.Path] = true
 		switch d.Severity {
-		case discovery.SeverityError:
+		case diag.SeverityError:
 			res.Summary.Errors++
-		case discovery.SeverityWarning:
+		case diag.SeverityWarning:
 			res.Summary.Warnings++
 		default:
 			res.Summary.Infos++
@@ -366,7 +371,7 @@ func deps(v *catalog.View, name string) (*DepsResult, error) {
 
 func depStatus(v *catalog.View, req discovery.Requirement) DepStatus {
 	st := DepStatus{Name: req.Name, Constraint: req.Constraint}
-	con, err := discovery.ParseConstraint(req.Constraint)
+	con, err := syntax.ParseConstraint(req.Constraint)
 	if err != nil {
 		st.Status = "invalid"
 		return st

@@ -15,6 +15,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -94,8 +95,8 @@ func (a answers) broken() query.CollectionInfo {
 // req is a requires entry of a pyproject.toml, on line line (0-based)
 // with its constraint from character start to end.
 func req(name, constraint string, line, start, end int) discovery.Requirement {
-	return discovery.Requirement{Name: name, Constraint: constraint, Range: discovery.Range{
-		Start: discovery.Position{Line: line, Character: start}, End: discovery.Position{Line: line, Character: end}}}
+	return discovery.Requirement{Name: name, Constraint: constraint, Range: diag.Range{
+		Start: diag.Position{Line: line, Character: start}, End: diag.Position{Line: line, Character: end}}}
 }
 
 func (a answers) apps() query.CollectionInfo {
@@ -318,14 +319,14 @@ func TestAnswerProfile(t *testing.T) {
 	a := newAnswers(t)
 	f, apps := a.projectFoundation(), a.apps()
 	dev := a.resource(f, discovery.KindProfile, "dev", "profiles/dev.md", "Development on the base")
-	diag := func(code, rel, msg string, line, start, end int) discovery.Diagnostic {
-		return discovery.Diagnostic{Code: code, Severity: discovery.SeverityError, Path: a.path(projectRoot + "/" + rel),
-			Range:   discovery.Range{Start: discovery.Position{Line: line, Character: start}, End: discovery.Position{Line: line, Character: end}},
+	diagAt := func(code, rel, msg string, line, start, end int) diag.Diagnostic {
+		return diag.Diagnostic{Code: code, Severity: diag.SeverityError, Path: a.path(projectRoot + "/" + rel),
+			Range:   diag.Range{Start: diag.Position{Line: line, Character: start}, End: diag.Position{Line: line, Character: end}},
 			Message: msg, Collection: "apps"}
 	}
-	cycle := []discovery.Diagnostic{
-		diag(discovery.CodeExtendsCycle, "apps/profiles/loop-a.md", "inheritance cycle: apps:loop-a → apps:loop-b → apps:loop-a", 5, 11, 17),
-		diag(discovery.CodeExtendsCycle, "apps/profiles/loop-b.md", "inheritance cycle: apps:loop-b → apps:loop-a → apps:loop-b", 5, 11, 22),
+	cycle := []diag.Diagnostic{
+		diagAt(diag.CodeExtendsCycle, "apps/profiles/loop-a.md", "inheritance cycle: apps:loop-a → apps:loop-b → apps:loop-a", 5, 11, 17),
+		diagAt(diag.CodeExtendsCycle, "apps/profiles/loop-b.md", "inheritance cycle: apps:loop-b → apps:loop-a → apps:loop-b", 5, 11, 22),
 	}
 	tests := []struct {
 		name   string
@@ -365,8 +366,8 @@ func TestAnswerProfile(t *testing.T) {
 			profileMeta("loop-a", "One half of a cycle", "loop-b"), profileMeta("loop-a", "One half of a cycle", "loop-b")},
 		{"unresolved", "apps:orphan", true,
 			query.ProfileResult{ResourceInfo: a.resource(apps, discovery.KindProfile, "orphan", "profiles/orphan.md", "Extends nothing that exists"),
-				Version: "1.0.0", Extends: "nowhere:base", Chain: []string{"apps:orphan"}, Problems: []discovery.Diagnostic{
-					diag(discovery.CodeExtendsUnresolved, "apps/profiles/orphan.md",
+				Version: "1.0.0", Extends: "nowhere:base", Chain: []string{"apps:orphan"}, Problems: []diag.Diagnostic{
+					diagAt(diag.CodeExtendsUnresolved, "apps/profiles/orphan.md",
 						`extends "nowhere:base" does not resolve: collection "nowhere" does not resolve: none is installed; `+
 							`declare it in requires ([tool.amplifier.collection.requires] in apps's pyproject.toml), `+
 							`install it in a collections root, or pass check --with DIR`, 5, 11, 23)}},
@@ -375,8 +376,8 @@ func TestAnswerProfile(t *testing.T) {
 		// merges.
 		{"no front matter", "apps:headless", true,
 			query.ProfileResult{ResourceInfo: a.resource(apps, discovery.KindProfile, "headless", "profiles/headless.md", "Extends a profile without front matter"),
-				Version: "1.0.0", Extends: "bare", Chain: []string{"apps:headless", "apps:bare"}, Problems: []discovery.Diagnostic{
-					diag(discovery.CodeFrontMatterMissing, "apps/profiles/bare.md", "missing front matter: the first non-empty line must be ---", 0, 0, 31)}},
+				Version: "1.0.0", Extends: "bare", Chain: []string{"apps:headless", "apps:bare"}, Problems: []diag.Diagnostic{
+					diagAt(diag.CodeFrontMatterMissing, "apps/profiles/bare.md", "missing front matter: the first non-empty line must be ---", 0, 0, 31)}},
 			profileMeta("headless", "Extends a profile without front matter", "bare"), "null"},
 	}
 	for _, tc := range tests {
@@ -577,13 +578,13 @@ func TestAnswerDiagnostics(t *testing.T) {
 	}
 	// One in full.
 	got, _ := query.MethodDiagnostics.Answer(a.v, query.DiagnosticsParams{Path: a.path(projectRoot + "/apps/pyproject.toml")})
-	want := []discovery.Diagnostic{
-		{Code: discovery.CodeDepUnsatisfied, Severity: discovery.SeverityError, Path: a.path(projectRoot + "/apps/pyproject.toml"),
-			Range:      discovery.Range{Start: discovery.Position{Line: 7, Character: 9}, End: discovery.Position{Line: 7, Character: 17}},
+	want := []diag.Diagnostic{
+		{Code: diag.CodeDepUnsatisfied, Severity: diag.SeverityError, Path: a.path(projectRoot + "/apps/pyproject.toml"),
+			Range:      diag.Range{Start: diag.Position{Line: 7, Character: 9}, End: diag.Position{Line: 7, Character: 17}},
 			Message:    "requires extras ^1.0.0, but extras 0.5.0 is installed at " + a.path(userRoot+"/extras"),
 			Collection: "apps"},
-		{Code: discovery.CodeDepNotInstalled, Severity: discovery.SeverityWarning, Path: a.path(projectRoot + "/apps/pyproject.toml"),
-			Range: discovery.Range{Start: discovery.Position{Line: 8, Character: 14}, End: discovery.Position{Line: 8, Character: 22}},
+		{Code: diag.CodeDepNotInstalled, Severity: diag.SeverityWarning, Path: a.path(projectRoot + "/apps/pyproject.toml"),
+			Range: diag.Range{Start: diag.Position{Line: 8, Character: 14}, End: diag.Position{Line: 8, Character: 22}},
 			Message: "requires missing-lib ^1.0.0, but no collection missing-lib is installed; references into it are not checked until it is: " +
 				"set AMPLIDEX_BUNDLED or [roots] bundled to a directory that holds it, install it in a collections root, or pass check --with DIR",
 			Collection: "apps"},

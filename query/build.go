@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Build identifies a build of amplidex: what `amplidex version` prints and
@@ -125,8 +125,8 @@ func compareBuilds(b, o Build) int {
 	case !bTree && oTree:
 		return -1
 	case !bTree:
-		bv, berr := discovery.ParseVersion(strings.TrimPrefix(b.Version, "v"))
-		ov, oerr := discovery.ParseVersion(strings.TrimPrefix(o.Version, "v"))
+		bv, berr := syntax.ParseVersion(strings.TrimPrefix(b.Version, "v"))
+		ov, oerr := syntax.ParseVersion(strings.TrimPrefix(o.Version, "v"))
 		if berr != nil || oerr != nil {
 			return 0 // not semantic versions: nothing to order by
 		}

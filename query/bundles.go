@@ -9,11 +9,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/amplidex/amplidex/discovery"
+	"go.yaml.in/yaml/v3"
+
 	"github.com/amplidex/amplidex/discovery/bundle"
 	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
-	"go.yaml.in/yaml/v3"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // BundleScope is where a client looks for bundles (compose.Env): the
@@ -87,7 +88,7 @@ type BundleResult struct {
 	// Diagnostics are the file's own (syntax, schema, the mistakes the
 	// runtime loads without a word) and, with --composed, those of its
 	// composition (includes that do not resolve, cycles, …).
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 // BundleDeclares is what one bundle file declares, before composition.
@@ -145,7 +146,7 @@ func bundleAnswer(v *bundlecat.View, p BundleParams) (*BundleResult, error) {
 	}
 	b := f.Bundle
 	res := &BundleResult{Ref: p.Ref, Path: path, Name: b.Name, Version: b.Version, Description: b.Description,
-		Namespace: compose.NamespaceOf(v.Files(), path, b.Name), Diagnostics: append([]discovery.Diagnostic{}, f.Diagnostics...)}
+		Namespace: compose.NamespaceOf(v.Files(), path, b.Name), Diagnostics: append([]diag.Diagnostic{}, f.Diagnostics...)}
 	if !p.Composed {
 		res.Declares = declares(f)
 		return res, nil
@@ -155,7 +156,7 @@ func bundleAnswer(v *bundlecat.View, p BundleParams) (*BundleResult, error) {
 	res.Agents, res.Context, res.Namespaces, res.Instruction = c.Agents, c.Context, c.Namespaces, c.Instruction
 	res.Sizes, res.Refused = &c.Sizes, c.Refused
 	res.Diagnostics = append(res.Diagnostics, c.Diagnostics...)
-	discovery.SortDiagnostics(res.Diagnostics)
+	diag.Sort(res.Diagnostics)
 	return res, nil
 }
 

@@ -15,6 +15,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
 // conn is one accepted connection of a Server.
@@ -157,7 +159,7 @@ func (c *conn) serve() {
 	case c.srv.ctx.Err() != nil || errors.Is(stopped, os.ErrDeadlineExceeded):
 		// Shutdown: what was read is answered, or cancelled with the
 		// server's context.
-	case !errors.Is(stopped, io.EOF) || peerGone(c.nc):
+	case !errors.Is(stopped, io.EOF) || sockos.PeerGone(c.nc):
 		c.cancel() // hung up, or the connection broke
 	default:
 		// The peer stopped sending and may still read: its calls go
@@ -186,7 +188,7 @@ func (c *conn) watchHangup(done <-chan struct{}) {
 		case <-c.ctx.Done():
 			return
 		case <-t.C:
-			if peerGone(c.nc) {
+			if sockos.PeerGone(c.nc) {
 				c.cancel()
 				return
 			}

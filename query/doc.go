@@ -1,6 +1,6 @@
 // Package query answers questions about collections and bundles and
 // carries them over the socket: the Snapshot that answers every query
-// method from a resolved discovery.Set, or from a bundle View (package
+// method from a resolved resolve.Set, or from a bundle View (package
 // discovery/bundle/catalog) for the bundle methods (the same code serves
 // the daemon and the in-process scan, so both print the same), the result types the command line prints as JSON,
 // the server the daemon runs, the client the command line and editors use,
@@ -18,7 +18,10 @@
 //
 // The transport does not know what a query means: it declares Handler and
 // leaves the index, the cookies and the dispatch to the daemon. The package
-// never imports the index package.
+// never imports the index package. What the operating system says about
+// the socket (who owns its directory and who may enter it, the peer's
+// credentials, whether it hung up) is asked through
+// query/internal/sockos.
 //
 // # Concurrency
 //
@@ -109,9 +112,9 @@
 //     the access check. Listen creates the directory owned by the user,
 //     with a protected DACL (nothing inherited from the parent) that gives
 //     full control to the user and SYSTEM alone, inherited by what it holds
-//     (see privateDirSDDL). An existing directory of the user's whose DACL
-//     lets in anyone else, or inherits from its parent, gets that DACL
-//     instead, as chmod 700 elsewhere; it is not refused for being open,
+//     (see package query/internal/sockos). An existing directory of the
+//     user's whose DACL lets in anyone else, or inherits from its parent,
+//     gets that DACL instead, as chmod 700 elsewhere; it is not refused for being open,
 //     since the index, the pid file and the log create it moments before.
 //     Dial refuses a directory whose DACL lets in anyone but the user,
 //     SYSTEM and the Administrators group (who can take any file anyway).

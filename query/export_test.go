@@ -5,6 +5,8 @@ import (
 	"context"
 	"io/fs"
 	"net"
+
+	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
 // SetPeerUID replaces how s learns the uid of a connecting process; call it
@@ -56,7 +58,7 @@ func DialHooked(ctx context.Context, path string, h Hooks) (*Client, error) {
 
 // FileOwner is the owner of a file as the system tells it.
 func FileOwner(path string, fi fs.FileInfo) int {
-	return fileOwner(path, fi)
+	return sockos.FileOwner(path, fi)
 }
 
 // BytesInFlight returns the bytes of requests s holds now and the most it
@@ -83,36 +85,6 @@ const MaxSocketPath = maxSocketPath
 
 // FallbackDirs is how many fallback socket directories Listen and Dial try.
 const FallbackDirs = fallbackDirs
-
-// ACE is an entry of a Windows DACL.
-type ACE = ace
-
-// NewACE returns an entry of type typ (0 allows, 1 denies) with flags,
-// the access mask and the trustee's SID and name.
-func NewACE(typ, flags uint8, mask uint32, sid, name string) ACE {
-	return ace{typ: typ, flags: flags, mask: mask, sid: sid, name: name}
-}
-
-// NullDACL is the DACL that stands for none.
-func NullDACL() []ACE { return nullDACL() }
-
-// PrivateDirSDDL is the security descriptor of a socket directory on
-// Windows.
-func PrivateDirSDDL(user string) string { return privateDirSDDL(user) }
-
-// JudgeDACL says whom a directory's DACL lets in besides user, SYSTEM and
-// Administrators (as a message), whether one of them may write, and
-// whether the DACL should be replaced.
-func JudgeDACL(aces []ACE, protected bool, user string) (others string, othersWrite, tighten bool) {
-	d := judgeDACL(aces, protected, user)
-	return d.String(), d.othersWrite, d.tighten
-}
-
-// ACESID returns the trustee of a.
-func ACESID(a ACE) string { return a.sid }
-
-// ACEFlags returns the flags of a.
-func ACEFlags(a ACE) uint8 { return a.flags }
 
 // EncodeRequest is the request line a client writes, newline included.
 func EncodeRequest(id []byte, method string, params []byte, build string) ([]byte, error) {

@@ -4,28 +4,30 @@ import (
 	"strings"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
 // DirEntries returns the SIDs that dir's DACL grants access to dir itself,
 // whether the DACL is protected, and whether the user owns dir.
 func DirEntries(dir string) (sids []string, protected, owned bool, err error) {
-	aces, protected, err := readDACL(dir)
+	aces, protected, err := sockos.ReadDACL(dir)
 	if err != nil {
 		return nil, false, false, err
 	}
 	for _, a := range aces {
-		if a.typ == aceAllowed && a.flags&aceInheritOnly == 0 && a.mask != 0 {
-			sids = append(sids, a.sid)
+		if a.Type == sockos.ACEAllowed && a.Flags&sockos.ACEInheritOnly == 0 && a.Mask != 0 {
+			sids = append(sids, a.SID)
 		}
 	}
-	return sids, protected, fileOwner(dir, nil) != otherAccount, nil
+	return sids, protected, sockos.FileOwner(dir, nil) != sockos.OtherAccount, nil
 }
 
 // SetDACL replaces dir's DACL by the one of sddl (a security descriptor
 // such as "D:(A;OICI;FA;;;WD)"), "<user>" in it replaced by the user's
 // SID; "D:P" protects it.
 func SetDACL(dir, sddl string) error {
-	user, err := userSID()
+	user, err := sockos.UserSID()
 	if err != nil {
 		return err
 	}
@@ -46,7 +48,7 @@ func SetDACL(dir, sddl string) error {
 
 // UserSID returns the SID of the user running the test.
 func UserSID() (string, error) {
-	sid, err := userSID()
+	sid, err := sockos.UserSID()
 	if err != nil {
 		return "", err
 	}

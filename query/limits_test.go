@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -420,10 +421,10 @@ func TestAnswerLargerThanBudget(t *testing.T) {
 // TestObjectResults: a result that is a query.Object is written as
 // json.Marshal writes it, its lists one element at a time.
 func TestObjectResults(t *testing.T) {
-	diags := &query.DiagnosticsResult{Diagnostics: []discovery.Diagnostic{
-		{Code: "ref/mention-unresolved", Severity: discovery.SeverityError, Path: "/a/b.md", Message: `@x:y does not "resolve"`,
-			Range: discovery.Range{End: discovery.Position{Line: 1, Character: 2}}, Collection: "c"},
-		{Code: "schema/unknown-key", Severity: discovery.SeverityWarning, Path: "/a/c.md"},
+	diags := &query.DiagnosticsResult{Diagnostics: []diag.Diagnostic{
+		{Code: "ref/mention-unresolved", Severity: diag.SeverityError, Path: "/a/b.md", Message: `@x:y does not "resolve"`,
+			Range: diag.Range{End: diag.Position{Line: 1, Character: 2}}, Collection: "c"},
+		{Code: "schema/unknown-key", Severity: diag.SeverityWarning, Path: "/a/c.md"},
 	}, Summary: query.Summary{Errors: 1, Warnings: 1, Files: 2}}
 	clock, err := query.ParseClock("c:1:2:3")
 	if err != nil {
@@ -431,7 +432,7 @@ func TestObjectResults(t *testing.T) {
 	}
 	results := map[string]any{
 		"diagnostics":       diags,
-		"empty diagnostics": &query.DiagnosticsResult{Diagnostics: []discovery.Diagnostic{}},
+		"empty diagnostics": &query.DiagnosticsResult{Diagnostics: []diag.Diagnostic{}},
 		"nil diagnostics":   &query.DiagnosticsResult{},
 		"changes": &query.ChangesResult{Clock: clock, IsFreshInstance: true,
 			Files: []query.Change{{Path: "/a", Deleted: true}, {Path: "/b"}}},

@@ -2,7 +2,7 @@ package query
 
 // MergedProfile is a profile's effective front matter as an editor shows
 // it (the analyze question OpMergedProfile): its whole extends chain
-// merged as discovery.Set.Effective merges it, over the unsaved buffers,
+// merged as resolve.Set.Effective merges it, over the unsaved buffers,
 // written as YAML with a comment on each key naming the profiles of the
 // chain that set it.
 type MergedProfile struct {

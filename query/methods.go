@@ -295,7 +295,7 @@ var (
 		print:   printCollections}
 	MethodResolve = &Method[NameParams, *ResolveResult]{name: "resolve",
 		summary: "Show where a collection name resolves, what it shadows and what was skipped",
-		answer:  func(v *catalog.View, p NameParams) (*ResolveResult, error) { return resolve(v, p.Name), nil },
+		answer:  func(v *catalog.View, p NameParams) (*ResolveResult, error) { return resolveView(v, p.Name), nil },
 		print:   printResolve}
 	MethodCollection = &Method[NameParams, *CollectionDetail]{name: "collection",
 		summary: "Show a collection and its resources",

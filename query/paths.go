@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
 // Paths are the files amplidex keeps for itself.
@@ -91,6 +93,6 @@ func DefaultPaths(getenv func(string) string) (Paths, error) {
 // shortSocket returns the stand-in for a socket path too long to bind.
 func shortSocket(long string, uid int) string {
 	sum := sha256.Sum256([]byte(long))
-	dir := filepath.Join(fallbackTmp(), "amplidex-"+strconv.Itoa(uid))
+	dir := filepath.Join(sockos.FallbackTmp(), "amplidex-"+strconv.Itoa(uid))
 	return filepath.Join(dir, hex.EncodeToString(sum[:8])+".sock")
 }

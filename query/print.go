@@ -15,7 +15,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The text printers of the methods (see the table in methods.go). Text
@@ -81,9 +82,9 @@ type DiagnosticPrinter struct {
 }
 
 // Print writes ds.
-func (p DiagnosticPrinter) Print(w io.Writer, ds []discovery.Diagnostic) {
+func (p DiagnosticPrinter) Print(w io.Writer, ds []diag.Diagnostic) {
 	last := ""
-	var lines *discovery.LineIndex
+	var lines *syntax.LineIndex
 	for _, d := range ds {
 		if d.Path != last {
 			if last != "" {
@@ -92,7 +93,7 @@ func (p DiagnosticPrinter) Print(w io.Writer, ds []discovery.Diagnostic) {
 			lines = nil
 			if p.Source != nil {
 				if src := p.Source(d.Path); src != nil {
-					lines = discovery.NewLineIndex(src)
+					lines = syntax.NewLineIndex(src)
 				}
 			}
 		}
@@ -121,7 +122,7 @@ const snippetWidth = 120
 // Tabs show as four spaces, control characters escaped as Clean escapes
 // them; a long line is cut to a window around the range. It returns ""
 // when the line is not in the text.
-func Snippet(lines *discovery.LineIndex, r discovery.Range, color bool) string {
+func Snippet(lines *syntax.LineIndex, r diag.Range, color bool) string {
 	n := r.Start.Line
 	if n < 0 || n >= lines.Lines() {
 		return ""
@@ -227,7 +228,7 @@ func utf16Len(c rune) int {
 }
 
 // Line formats one diagnostic.
-func (p DiagnosticPrinter) Line(d discovery.Diagnostic) string {
+func (p DiagnosticPrinter) Line(d diag.Diagnostic) string {
 	d.Path = Clean(DisplayPath(p.WorkDir, d.Path))
 	d.Message = Clean(d.Message)
 	line := d.String()
@@ -250,15 +251,15 @@ func DisplayPath(wd, p string) string {
 
 // colorize colours the severity of a diagnostic line; "cleared" (watch's
 // word for diagnostics that went away) is green.
-func colorize(sev discovery.Severity, line string) string {
+func colorize(sev diag.Severity, line string) string {
 	const reset = "\x1b[0m"
 	col := "\x1b[36m" // info: cyan
 	switch sev {
 	case "cleared":
 		col = "\x1b[32m"
-	case discovery.SeverityError:
+	case diag.SeverityError:
 		col = "\x1b[31m"
-	case discovery.SeverityWarning:
+	case diag.SeverityWarning:
 		col = "\x1b[33m"
 	}
 	s := string(sev) + ":"

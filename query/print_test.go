@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
-func rng(l1, c1, l2, c2 int) discovery.Range {
-	return discovery.Range{Start: discovery.Position{Line: l1, Character: c1}, End: discovery.Position{Line: l2, Character: c2}}
+func rng(l1, c1, l2, c2 int) diag.Range {
+	return diag.Range{Start: diag.Position{Line: l1, Character: c1}, End: diag.Position{Line: l2, Character: c2}}
 }
 
 // TestSnippet renders the line a diagnostic starts on with carets under
@@ -20,7 +22,7 @@ func TestSnippet(t *testing.T) {
 	tests := []struct {
 		name string
 		src  string
-		r    discovery.Range
+		r    diag.Range
 		want string
 	}{
 		{"key", "---\nprofile:\n  extnds: typo\n", rng(2, 2, 2, 8),
@@ -43,14 +45,14 @@ func TestSnippet(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := query.Snippet(discovery.NewLineIndex([]byte(tc.src)), tc.r, false)
+			got := query.Snippet(syntax.NewLineIndex([]byte(tc.src)), tc.r, false)
 			if got != tc.want {
 				t.Errorf("Snippet =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
 	}
 	t.Run("long line", func(t *testing.T) {
-		got := query.Snippet(discovery.NewLineIndex([]byte(long)), rng(0, 300, 0, 306), false)
+		got := query.Snippet(syntax.NewLineIndex([]byte(long)), rng(0, 300, 0, 306), false)
 		lines := strings.Split(got, "\n")
 		if len(lines) != 4 {
 			t.Fatalf("Snippet = %q", got)
@@ -68,11 +70,11 @@ func TestSnippet(t *testing.T) {
 
 // TestPrinterSource shows the source only when the printer has one.
 func TestPrinterSource(t *testing.T) {
-	d := discovery.Diagnostic{Code: discovery.CodeUnknownKey, Severity: discovery.SeverityError, Path: "/x/a.md",
+	d := diag.Diagnostic{Code: diag.CodeUnknownKey, Severity: diag.SeverityError, Path: "/x/a.md",
 		Range: rng(1, 0, 1, 3), Message: "unknown key `foo`"}
 	var plain, shown bytes.Buffer
-	query.DiagnosticPrinter{}.Print(&plain, []discovery.Diagnostic{d})
-	query.DiagnosticPrinter{Source: func(string) []byte { return []byte("---\nfoo: 1\n---\n") }}.Print(&shown, []discovery.Diagnostic{d})
+	query.DiagnosticPrinter{}.Print(&plain, []diag.Diagnostic{d})
+	query.DiagnosticPrinter{Source: func(string) []byte { return []byte("---\nfoo: 1\n---\n") }}.Print(&shown, []diag.Diagnostic{d})
 	if strings.Contains(plain.String(), "|") {
 		t.Errorf("without a source: %q", plain.String())
 	}
@@ -110,7 +112,7 @@ func TestPrintersEscapeControlCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	query.DiagnosticPrinter{}.Print(&b, []discovery.Diagnostic{{Path: "/p/" + evil, Message: evil, Code: "x/y", Severity: discovery.SeverityError}})
+	query.DiagnosticPrinter{}.Print(&b, []diag.Diagnostic{{Path: "/p/" + evil, Message: evil, Code: "x/y", Severity: diag.SeverityError}})
 	if strings.ContainsAny(b.String(), "\x1b\a") {
 		t.Fatalf("control characters reached the output:\n%q", b.String())
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The result types below are the JSON that `amplidex query … --json` prints
@@ -87,22 +89,22 @@ type ProfileResult struct {
 	Chain   []string `json:"chain"`
 	// Front is the profile's own front matter; Merged the effective
 	// profile. Both keep the authors' key order (see
-	// discovery.Set.Effective) and a float stays a float (10.0).
-	Front *discovery.Map `json:"front,omitzero"`
+	// resolve.Set.Effective) and a float stays a float (10.0).
+	Front *syntax.Map `json:"front,omitzero"`
 	// Complete is false when the extends chain does not reach a profile
 	// that extends none (a reference that does not resolve, a cycle, a
 	// chain too deep, a profile without usable front matter): Merged,
 	// if any, is then only what resolved, not the effective profile.
 	Complete bool `json:"complete"`
 	// Problems say why the chain is incomplete.
-	Problems []discovery.Diagnostic `json:"problems,omitempty"`
-	Merged   *discovery.Map         `json:"merged,omitzero"`
+	Problems []diag.Diagnostic `json:"problems,omitempty"`
+	Merged   *syntax.Map       `json:"merged,omitzero"`
 }
 
 // AgentResult is what `query agent REF` prints.
 type AgentResult struct {
 	ResourceInfo
-	Front *discovery.Map `json:"front,omitzero"`
+	Front *syntax.Map `json:"front,omitzero"`
 }
 
 // DepStatus is one requires entry and how it is met.
@@ -133,8 +135,8 @@ type DepUser struct {
 
 // DiagnosticsResult is what `query diagnostics [PATH]` prints.
 type DiagnosticsResult struct {
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
-	Summary     Summary                `json:"summary"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
+	Summary     Summary           `json:"summary"`
 }
 
 // JSONFields streams the diagnostics to a client (see Object).
@@ -195,8 +197,8 @@ type Update struct {
 // FileDiagnostics is the diagnostics of one file, as a subscription sends
 // them whenever they change; an empty list means they cleared.
 type FileDiagnostics struct {
-	Path        string                 `json:"path"`
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+	Path        string            `json:"path"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 // Status is the answer to "status".

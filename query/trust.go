@@ -7,16 +7,17 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
 // ErrUnsafeDir is returned by Listen and Dial when the socket's directory
 // belongs to another user or is open to others: Listen refuses one writable
 // by group or others, Dial one with any permission for them.
-var ErrUnsafeDir = errors.New("query: unsafe socket directory")
+var ErrUnsafeDir = sockos.ErrUnsafeDir
 
 // ErrUntrustedServer is returned by Dial (and Subscribe) when the process
 // answering on the socket does not run as the client's effective uid, or
@@ -29,16 +30,12 @@ const (
 	fallbackDirs = 10
 )
 
-// otherAccount is the owner fileOwner reports, where the system has no
-// user ids, for a file that is not the user's.
-const otherAccount = -2
-
 // trust decides whether a socket's directory and the peer of a connection
 // are the user's. Servers and clients use the system's answers; tests
 // replace the functions to play another user.
 type trust struct {
 	euid int
-	// tmp is where the fallback socket directories live (fallbackTmp).
+	// tmp is where the fallback socket directories live (sockos.FallbackTmp).
 	tmp string
 	// owner returns the uid that owns the file at path, described by fi.
 	owner func(path string, fi fs.FileInfo) int
@@ -51,19 +48,7 @@ type trust struct {
 }
 
 func systemTrust() trust {
-	return trust{euid: os.Geteuid(), tmp: fallbackTmp(), owner: fileOwner, peerUID: peerUID, peerPID: peerPID}
-}
-
-// describeUID names a uid for messages: "uid 1001 (mallory)", or "uid
-// 1001" when it has no user name.
-func describeUID(uid int) string {
-	if uid == otherAccount {
-		return "another account"
-	}
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
-		return fmt.Sprintf("uid %d (%s)", uid, u.Username)
-	}
-	return fmt.Sprintf("uid %d", uid)
+	return trust{euid: os.Geteuid(), tmp: sockos.FallbackTmp(), owner: sockos.FileOwner, peerUID: sockos.PeerUID, peerPID: sockos.PeerPID}
 }
 
 // fallbackDir is the first fallback socket directory of the user.
@@ -103,7 +88,7 @@ func (t trust) search(dirs []string) (ours string, missing, skipped []string) {
 			if uid == t.euid {
 				return d, nil, nil
 			}
-			skipped = append(skipped, fmt.Sprintf("%s belongs to %s", d, describeUID(uid)))
+			skipped = append(skipped, fmt.Sprintf("%s belongs to %s", d, sockos.DescribeUID(uid)))
 		}
 	}
 	return "", missing, skipped
@@ -126,7 +111,7 @@ func (t trust) listenPath(path string, log *slog.Logger) (string, error) {
 		if ours != "" {
 			break
 		}
-		err := mkdirPrivate(d)
+		err := sockos.MkdirPrivate(d)
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return "", err
 		}
@@ -173,22 +158,22 @@ func (t trust) dialPath(path string) (string, error) {
 		return "", fmt.Errorf("dial %s: %s is not a directory: %w", path, dir, ErrNoDaemon)
 	}
 	if uid := t.owner(dir, fi); uid != t.euid {
-		return "", fmt.Errorf("dial %s: directory %s belongs to %s, not to uid %d: %w", path, dir, describeUID(uid), t.euid, ErrUnsafeDir)
+		return "", fmt.Errorf("dial %s: directory %s belongs to %s, not to uid %d: %w", path, dir, sockos.DescribeUID(uid), t.euid, ErrUnsafeDir)
 	}
-	if err := checkPrivate(dir, fi); err != nil {
+	if err := sockos.CheckPrivate(dir, fi); err != nil {
 		return "", fmt.Errorf("dial %s: %w", path, err)
 	}
 	return path, nil
 }
 
-// secureDir makes dir private to the user (mkdirPrivate), with the parents
+// secureDir makes dir private to the user (sockos.MkdirPrivate), with the parents
 // it lacks, or checks that an existing dir belongs to the user and makes it
-// private (makePrivate), or refuses it with ErrUnsafeDir.
+// private (sockos.MakePrivate), or refuses it with ErrUnsafeDir.
 func (t trust) secureDir(dir string, log *slog.Logger) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return err
 	}
-	if err := mkdirPrivate(dir); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := sockos.MkdirPrivate(dir); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	fi, err := os.Stat(dir)
@@ -199,9 +184,9 @@ func (t trust) secureDir(dir string, log *slog.Logger) error {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
 	if uid := t.owner(dir, fi); uid != t.euid {
-		return fmt.Errorf("directory %s belongs to %s, not to uid %d: %w", dir, describeUID(uid), t.euid, ErrUnsafeDir)
+		return fmt.Errorf("directory %s belongs to %s, not to uid %d: %w", dir, sockos.DescribeUID(uid), t.euid, ErrUnsafeDir)
 	}
-	return makePrivate(dir, fi, log)
+	return sockos.MakePrivate(dir, fi, log)
 }
 
 // checkServer makes sure the process on the other end of nc runs as the
@@ -212,7 +197,7 @@ func (t trust) checkServer(nc *net.UnixConn, path string) error {
 		return fmt.Errorf("dial %s: cannot read the server's credentials: %v: %w", path, err, ErrUntrustedServer)
 	}
 	if uid != t.euid {
-		return fmt.Errorf("dial %s: the server runs as %s, not as uid %d: %w", path, describeUID(uid), t.euid, ErrUntrustedServer)
+		return fmt.Errorf("dial %s: the server runs as %s, not as uid %d: %w", path, sockos.DescribeUID(uid), t.euid, ErrUntrustedServer)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // The command line asks one question and exits. The first time
@@ -356,7 +357,7 @@ func requirementFromValue(v any, at string, q *discovery.Requirement) error {
 	})
 }
 
-func positionFromValue(v any, at string, p *discovery.Position) error {
+func positionFromValue(v any, at string, p *diag.Position) error {
 	return readObject(v, at, func(r *reader, o map[string]any) {
 		r.integer(o, "line", &p.Line)
 		r.integer(o, "character", &p.Character)

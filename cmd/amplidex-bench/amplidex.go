@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -532,15 +533,6 @@ func (r *amplidexRun) settle(ctx context.Context, c *query.Client, dir string) (
 	}
 }
 
-// registered reports whether the daemon lists dir among its projects.
-func registered(ctx context.Context, c *query.Client, dir string) (bool, error) {
-	st, err := statusOf(ctx, c)
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(st.Projects, func(p query.ProjectStatus) bool { return p.Dir == dir }), nil
-}
-
 // known reports whether the daemon behind c has registered dir or is
 // registering it: a first resolve is answered before the registration
 // ends, which goes on in the background.
@@ -604,9 +596,9 @@ func (r *amplidexRun) socketQueries(ctx context.Context, c *query.Client) error 
 }
 
 // hasProbe reports whether ds holds the unknown-key diagnostic for key.
-func hasProbe(ds []discovery.Diagnostic, key string) bool {
+func hasProbe(ds []diag.Diagnostic, key string) bool {
 	for _, d := range ds {
-		if d.Code == discovery.CodeUnknownKey && strings.Contains(d.Message, key) {
+		if d.Code == diag.CodeUnknownKey && strings.Contains(d.Message, key) {
 			return true
 		}
 	}

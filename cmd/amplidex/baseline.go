@@ -11,7 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // baselineVersion is the version of the baseline file format.
@@ -52,7 +53,7 @@ func fingerprint(line string) string {
 }
 
 // baselineEntryOf describes d for a baseline file in dir.
-func baselineEntryOf(d discovery.Diagnostic, dir string, src *sources) baselineEntry {
+func baselineEntryOf(d diag.Diagnostic, dir string, src *sources) baselineEntry {
 	path := d.Path
 	if rel, err := filepath.Rel(dir, d.Path); err == nil {
 		path = rel
@@ -63,7 +64,7 @@ func baselineEntryOf(d discovery.Diagnostic, dir string, src *sources) baselineE
 
 // writeBaseline records ds in the file at path and returns how many it
 // recorded. The file is replaced whole (temporary file, then rename).
-func writeBaseline(path string, ds []discovery.Diagnostic, src *sources) (int, error) {
+func writeBaseline(path string, ds []diag.Diagnostic, src *sources) (int, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return 0, err
@@ -76,7 +77,7 @@ func writeBaseline(path string, ds []discovery.Diagnostic, src *sources) (int, e
 	sort.SliceStable(f.Diagnostics, func(i, j int) bool {
 		a, b := f.Diagnostics[i], f.Diagnostics[j]
 		if a.Path != b.Path {
-			return discovery.ComparePaths(a.Path, b.Path) < 0
+			return diag.ComparePaths(a.Path, b.Path) < 0
 		}
 		return a.Code < b.Code
 	})
@@ -108,7 +109,7 @@ func readBaseline(path string) (*baseline, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := discovery.ReadFile(abs, discovery.DefaultMaxFileSize*8)
+	src, err := syntax.ReadFile(abs, syntax.DefaultMaxFileSize*8)
 	if err != nil {
 		return nil, fmt.Errorf("read baseline: %w", err)
 	}
@@ -132,12 +133,12 @@ func readBaseline(path string) (*baseline, error) {
 // filter returns the diagnostics of ds the baseline does not hold, and how
 // many it held. Each entry matches one diagnostic: a third copy of a
 // problem the baseline has twice is new.
-func (b *baseline) filter(ds []discovery.Diagnostic, src *sources) ([]discovery.Diagnostic, int) {
+func (b *baseline) filter(ds []diag.Diagnostic, src *sources) ([]diag.Diagnostic, int) {
 	left := make(map[string]int, len(b.count))
 	for k, n := range b.count {
 		left[k] = n
 	}
-	var out []discovery.Diagnostic
+	var out []diag.Diagnostic
 	held := 0
 	for _, d := range ds {
 		k := baselineEntryOf(d, b.dir, src).key()

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -164,7 +164,7 @@ func corpusBundleFiles(t *testing.T, src string) []string {
 		if i < 0 {
 			return nil
 		}
-		b, err := discovery.ReadFile(p, 0)
+		b, err := syntax.ReadFile(p, 0)
 		if err != nil {
 			return err
 		}

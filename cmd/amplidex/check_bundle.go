@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // bundleRoot returns the root of the bundle repository that holds path
@@ -57,7 +59,7 @@ func (p *planner) bundleFile(f string, lone bool) bool {
 	// A file named that cannot be read (a FIFO, a link to a device) is a
 	// usage error naming it, never a hang.
 	if fi, err := os.Stat(f); err == nil && !fi.Mode().IsRegular() {
-		_, err := discovery.ReadFile(f, discovery.DefaultMaxFileSize)
+		_, err := syntax.ReadFile(f, syntax.DefaultMaxFileSize)
 		p.unreadable = append(p.unreadable, err.Error())
 		return true
 	}
@@ -148,8 +150,8 @@ func (ws *workspace) manifests() []string {
 // repository's file (see check.Fix), its diagnostics decided as check
 // decides them: suppression comments, then the policy.
 func bundleFixer(pol *policy) func(f *bundle.File) ([]byte, int) {
-	keep := func(path string, text []byte, ds []discovery.Diagnostic) []discovery.Diagnostic {
-		return pol.filterFile(path, discovery.SuppressFile(path, text, ds), func(error) {})
+	keep := func(path string, text []byte, ds []diag.Diagnostic) []diag.Diagnostic {
+		return pol.filterFile(path, suppress.File(path, text, ds), func(error) {})
 	}
 	return func(f *bundle.File) ([]byte, int) { return check.Fix(f, keep) }
 }

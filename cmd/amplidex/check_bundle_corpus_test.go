@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // TestCheckFoundationCorpus runs check in amplifier-foundation of the
@@ -56,7 +56,7 @@ func TestCheckFoundationCorpus(t *testing.T) {
 	a := NewApp(strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
 	code := a.Run(context.Background(), []string{"check", "--json"})
 	var report struct {
-		Diagnostics []discovery.Diagnostic `json:"diagnostics"`
+		Diagnostics []diag.Diagnostic `json:"diagnostics"`
 		Summary     struct {
 			FilesChecked int `json:"files_checked"`
 			Collections  int `json:"collections"`
@@ -87,7 +87,7 @@ func TestCheckFoundationCorpus(t *testing.T) {
 				}
 			}
 		}
-		if d.Severity != discovery.SeverityError {
+		if d.Severity != diag.SeverityError {
 			continue
 		}
 		errors++

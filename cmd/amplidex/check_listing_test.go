@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // TestListingsMayHold checks what a listing says a directory cannot hold:
@@ -81,7 +81,7 @@ func TestLookupWithListings(t *testing.T) {
 		"repo/odd/agents/b.md":                  "",
 		// Larger than a configuration is read: an error, with or without
 		// listings.
-		"repo/big/pyproject.toml": "[project]\nname = \"big\"\n" + strings.Repeat("# padding\n", discovery.DefaultMaxFileSize/10+1),
+		"repo/big/pyproject.toml": "[project]\nname = \"big\"\n" + strings.Repeat("# padding\n", syntax.DefaultMaxFileSize/10+1),
 		"repo/big/agents/c.md":    "",
 	}
 	for rel, body := range files {

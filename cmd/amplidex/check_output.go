@@ -10,19 +10,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
 // writeGitHub prints diagnostics as GitHub Actions workflow commands.
-func writeGitHub(w io.Writer, ds []discovery.Diagnostic) {
+func writeGitHub(w io.Writer, ds []diag.Diagnostic) {
 	wd, _ := os.Getwd()
 	for _, d := range ds {
 		kind := "notice"
 		switch d.Severity {
-		case discovery.SeverityError:
+		case diag.SeverityError:
 			kind = "error"
-		case discovery.SeverityWarning:
+		case diag.SeverityWarning:
 			kind = "warning"
 		}
 		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
@@ -113,22 +113,22 @@ type (
 const sarifHelpURI = "https://github.com/amplidex/amplidex#diagnostics"
 
 // sarifLevel maps a severity to a SARIF level.
-func sarifLevel(s discovery.Severity) string {
+func sarifLevel(s diag.Severity) string {
 	switch s {
-	case discovery.SeverityError:
+	case diag.SeverityError:
 		return "error"
-	case discovery.SeverityWarning:
+	case diag.SeverityWarning:
 		return "warning"
 	}
 	return "note"
 }
 
-// sarifRules describes every code as a SARIF rule, in discovery.Codes
+// sarifRules describes every code as a SARIF rule, in diag.Codes
 // order, and returns each code's index.
 func sarifRules() ([]sarifRule, map[string]int) {
-	rules := make([]sarifRule, len(discovery.Codes))
-	index := make(map[string]int, len(discovery.Codes))
-	for i, c := range discovery.Codes {
+	rules := make([]sarifRule, len(diag.Codes))
+	index := make(map[string]int, len(diag.Codes))
+	for i, c := range diag.Codes {
 		area, name, _ := strings.Cut(c.Code, "/")
 		summary := strings.ReplaceAll(c.Summary, "`", "")
 		rules[i] = sarifRule{
@@ -164,7 +164,7 @@ func ruleName(parts ...string) string {
 // scanning: one run, a rule for every code, and a result for every
 // diagnostic with 1-based lines and columns (UTF-16 code units, as the
 // diagnostics count). Paths below wd are relative to it (%SRCROOT%).
-func writeSARIF(w io.Writer, ds []discovery.Diagnostic, wd, version string) error {
+func writeSARIF(w io.Writer, ds []diag.Diagnostic, wd, version string) error {
 	rules, index := sarifRules()
 	run := sarifRun{
 		Tool:       sarifTool{Driver: sarifDriver{Name: "amplidex", InformationURI: "https://github.com/amplidex/amplidex", Version: version, Rules: rules}},
@@ -216,15 +216,15 @@ func relURI(p string) string {
 // a code are reported, the worst severity among them, and what the code
 // means.
 type codeCount struct {
-	Code     string             `json:"code"`
-	Count    int                `json:"count"`
-	Severity discovery.Severity `json:"severity"`
-	Summary  string             `json:"summary"`
+	Code     string        `json:"code"`
+	Count    int           `json:"count"`
+	Severity diag.Severity `json:"severity"`
+	Summary  string        `json:"summary"`
 }
 
 // statistics counts diagnostics by code, the most frequent first (then
 // by code), as ruff's --statistics does.
-func statistics(ds []discovery.Diagnostic) []codeCount {
+func statistics(ds []diag.Diagnostic) []codeCount {
 	byCode := map[string]*codeCount{}
 	for _, d := range ds {
 		c := byCode[d.Code]
@@ -266,12 +266,12 @@ func writeStatistics(w io.Writer, stats []codeCount) {
 	}
 }
 
-// codeInfo returns the entry of discovery.Codes for code.
-func codeInfo(code string) (discovery.CodeInfo, bool) {
-	for _, c := range discovery.Codes {
+// codeInfo returns the entry of diag.Codes for code.
+func codeInfo(code string) (diag.CodeInfo, bool) {
+	for _, c := range diag.Codes {
 		if c.Code == code {
 			return c, true
 		}
 	}
-	return discovery.CodeInfo{}, false
+	return diag.CodeInfo{}, false
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // TestSARIF checks the structure of `check --format sarif` against what
@@ -26,13 +26,13 @@ func TestSARIF(t *testing.T) {
 	if err := os.WriteFile(file, []byte("---\nprofile:\n  extnds: x\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ds := []discovery.Diagnostic{
-		{Code: discovery.CodeUnknownKey, Severity: discovery.SeverityError, Path: file,
-			Range:   discovery.Range{Start: discovery.Position{Line: 2, Character: 2}, End: discovery.Position{Line: 2, Character: 8}},
+	ds := []diag.Diagnostic{
+		{Code: diag.CodeUnknownKey, Severity: diag.SeverityError, Path: file,
+			Range:   diag.Range{Start: diag.Position{Line: 2, Character: 2}, End: diag.Position{Line: 2, Character: 8}},
 			Message: "unknown key `extnds`"},
-		{Code: discovery.CodeNameMismatch, Severity: discovery.SeverityWarning, Path: file, Message: "name"},
-		{Code: discovery.CodeShadowed, Severity: discovery.SeverityInfo, Path: "/elsewhere/pyproject.toml", Message: "shadowed"},
-		{Code: discovery.CodeMissingPyproject, Severity: discovery.SeverityError, Path: filepath.Join(wd, "coll"), Message: "Missing pyproject.toml"},
+		{Code: diag.CodeNameMismatch, Severity: diag.SeverityWarning, Path: file, Message: "name"},
+		{Code: diag.CodeShadowed, Severity: diag.SeverityInfo, Path: "/elsewhere/pyproject.toml", Message: "shadowed"},
+		{Code: diag.CodeMissingPyproject, Severity: diag.SeverityError, Path: filepath.Join(wd, "coll"), Message: "Missing pyproject.toml"},
 	}
 	var out bytes.Buffer
 	if err := writeSARIF(&out, ds, wd, "1.2.3"); err != nil {
@@ -121,8 +121,8 @@ func validateSARIF(t *testing.T, b []byte) map[string]any {
 	}
 	levels := map[string]bool{"none": true, "note": true, "warning": true, "error": true}
 	rules, _ := driver["rules"].([]any)
-	if len(rules) != len(discovery.Codes) {
-		t.Errorf("%d rules, want one per code (%d)", len(rules), len(discovery.Codes))
+	if len(rules) != len(diag.Codes) {
+		t.Errorf("%d rules, want one per code (%d)", len(rules), len(diag.Codes))
 	}
 	ruleIDs := map[string]int{}
 	for i, r := range rules {

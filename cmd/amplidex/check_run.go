@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -16,13 +15,18 @@ import (
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
 // checkReport is what `check --json` prints.
 type checkReport struct {
-	Diagnostics []discovery.Diagnostic `json:"diagnostics"`
-	Summary     checkSummary           `json:"summary"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
+	Summary     checkSummary      `json:"summary"`
 }
 
 type checkSummary struct {
@@ -37,20 +41,11 @@ type checkSummary struct {
 	Baselined int `json:"baselined,omitempty"`
 }
 
-// checkGCPercent is the garbage collector's target for check, unless GOGC
-// says otherwise: at 2,000 collections it halves the collector's CPU time
-// for 20 MB more of peak memory.
-const checkGCPercent = 400
-
 func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	// A check reads and parses every file, keeps little of it, and exits:
-	// collect garbage less often than a long-lived process would.
-	if a.Getenv("GOGC") == "" {
-		debug.SetGCPercent(checkGCPercent)
-	}
+	a.checkMemory().Set()
 	a.isolated = opts.isolated
 	ws, err := a.workspace()
 	if err != nil {
@@ -106,11 +101,11 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 	if base != nil {
 		report.Diagnostics, report.Summary.Baselined = base.filter(diags, src)
 	}
-	discovery.SortDiagnostics(report.Diagnostics)
+	diag.Sort(report.Diagnostics)
 	report.Summary.Summary = summarize(report.Diagnostics)
 	report.Summary.FilesChecked = res.checked(report.Diagnostics)
 	if report.Diagnostics == nil {
-		report.Diagnostics = []discovery.Diagnostic{}
+		report.Diagnostics = []diag.Diagnostic{}
 	}
 	if opts.fix || opts.diff {
 		return a.checkFix(ctx, ws, pol, opts, res, report.Diagnostics)
@@ -140,7 +135,7 @@ func (a *App) runCheck(ctx context.Context, opts *checkOptions) error {
 // there is something to fix. An unsafe fix (one that would make a
 // duplicate or break a file's structure) is said and left out, unless
 // --unsafe-fixes asks for it.
-func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, res checkResult, ds []discovery.Diagnostic) error {
+func (a *App) checkFix(ctx context.Context, ws *workspace, pol *policy, opts *checkOptions, res checkResult, ds []diag.Diagnostic) error {
 	all, err := a.fixFiles(ctx, ws, res.view, pol, ds, opts.unsafeFixes, res.bundleFiles)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -355,8 +350,6 @@ func (a *App) checkDefault(ws *workspace, with []string) (checkResult, error) {
 // nothing check can check.
 var errNothingToCheck = errors.New("no collections")
 
-func isNothingToCheck(err error) bool { return errors.Is(err, errNothingToCheck) }
-
 // checkAll checks every collection of every root and their lock files,
 // as --all-roots asks.
 func (a *App) checkAll(ws *workspace, with []string) (checkResult, error) {
@@ -407,7 +400,7 @@ type checkResult struct {
 	// view is the View the diagnostics come from (with the collections
 	// named on the command line).
 	view        *catalog.View
-	diags       []discovery.Diagnostic
+	diags       []diag.Diagnostic
 	collections int
 	files       map[string]bool
 	all         bool
@@ -419,7 +412,7 @@ type checkResult struct {
 
 // checked counts the files checked: those in scope, and any other path a
 // diagnostic reported is about.
-func (r checkResult) checked(ds []discovery.Diagnostic) int {
+func (r checkResult) checked(ds []diag.Diagnostic) int {
 	n := len(r.files)
 	seen := map[string]bool{}
 	for _, d := range ds {
@@ -573,8 +566,8 @@ func (a *App) checkPlan(ws *workspace, cat *catalog.Catalog, p *planner, with []
 		}
 	}
 	res := checkResult{view: view, files: make(map[string]bool, n), bundleFiles: map[string]*bundle.File{}}
-	seenDiag := map[discovery.Diagnostic]bool{}
-	add := func(ds []discovery.Diagnostic, keep func(discovery.Diagnostic) bool) {
+	seenDiag := map[diag.Diagnostic]bool{}
+	add := func(ds []diag.Diagnostic, keep func(diag.Diagnostic) bool) {
 		for _, d := range ds {
 			if (keep == nil || keep(d)) && !seenDiag[d] {
 				seenDiag[d] = true
@@ -591,14 +584,14 @@ func (a *App) checkPlan(ws *workspace, cat *catalog.Catalog, p *planner, with []
 			switch {
 			case t.file != "":
 				res.files[t.file] = true
-				add(ds, func(d discovery.Diagnostic) bool { return d.Path == t.file })
+				add(ds, func(d diag.Diagnostic) bool { return d.Path == t.file })
 			case t.under != "":
 				for f := range t.col.Facts {
 					if within(f, t.under) {
 						res.files[f] = true
 					}
 				}
-				add(ds, func(d discovery.Diagnostic) bool { return within(d.Path, t.under) })
+				add(ds, func(d diag.Diagnostic) bool { return within(d.Path, t.under) })
 			default:
 				for f := range t.col.Facts {
 					res.files[f] = true
@@ -852,7 +845,7 @@ func (p *planner) load(dir string) *discovery.Collection {
 // holds reports whether c holds path, and path as c spells it: a file c
 // read, or (isDir) c's directory or a directory with some of its files or
 // diagnostics below it.
-func holds(diags []discovery.Diagnostic, c *discovery.Collection, path string, isDir bool) (string, bool) {
+func holds(diags []diag.Diagnostic, c *discovery.Collection, path string, isDir bool) (string, bool) {
 	sp := respell(c, path)
 	if !isDir {
 		return sp, c.Facts[sp] != nil || c.Pyproject == sp
@@ -979,8 +972,8 @@ func isResourceDirName(name string) bool {
 // checkLock checks a lock file that belongs to no root of the workspace.
 // One that is not a regular file (a link to /dev/zero, a FIFO) or cannot
 // be read is reported, not read.
-func checkLock(path string) ([]discovery.Diagnostic, error) {
-	_, ds, err := discovery.ReadLock(path)
+func checkLock(path string) ([]diag.Diagnostic, error) {
+	_, ds, err := lock.Read(path)
 	if err != nil && len(ds) == 0 {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
@@ -993,19 +986,19 @@ func checkLock(path string) ([]discovery.Diagnostic, error) {
 // the command line is a usage error naming it, never a hang. Its
 // suppression comments apply. (A bundle repository's files are checked
 // with their repository: see checkBundles.)
-func checkLoneFile(ws *workspace, path string) ([]discovery.Diagnostic, error) {
-	src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+func checkLoneFile(ws *workspace, path string) ([]diag.Diagnostic, error) {
+	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if err != nil {
 		return nil, exitf(exitUsage, "check: %v", err)
 	}
-	kind := discovery.DocAgent // agents/*.md
+	kind := schema.DocAgent // agents/*.md
 	if filepath.Base(filepath.Dir(path)) == "profiles" {
-		kind = discovery.DocProfile
+		kind = schema.DocProfile
 	}
-	ds := discovery.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics
+	ds := schema.ParseDocument(path, src, kind, ws.schemaOptions()).Diagnostics
 	// A file no collection holds has its comments applied here, by the
 	// rule a View applies to a collection's.
-	return discovery.SuppressFile(path, src, ds), nil
+	return suppress.File(path, src, ds), nil
 }
 
 // existsAt reports whether there is anything at p, of any type, a
@@ -1027,15 +1020,15 @@ func isDirAt(p string) bool {
 }
 
 // summarize counts diagnostics by severity and file.
-func summarize(ds []discovery.Diagnostic) query.Summary {
+func summarize(ds []diag.Diagnostic) query.Summary {
 	var s query.Summary
 	files := map[string]bool{}
 	for _, d := range ds {
 		files[d.Path] = true
 		switch d.Severity {
-		case discovery.SeverityError:
+		case diag.SeverityError:
 			s.Errors++
-		case discovery.SeverityWarning:
+		case diag.SeverityWarning:
 			s.Warnings++
 		default:
 			s.Infos++

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -29,7 +30,7 @@ func fixedCompletion(values ...string) completer {
 func completeCodes(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 	var out []string
 	seen := map[string]bool{}
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		area, _, _ := strings.Cut(c.Code, "/")
 		if area += "/"; !seen[area] && strings.HasPrefix(area, prefix) {
 			seen[area] = true

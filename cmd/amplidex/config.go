@@ -16,7 +16,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Config is amplidex's configuration file. Every key is documented in the
@@ -145,13 +146,13 @@ func loadConfig(path string, explicit bool) (*Config, error) {
 // wrong type (with the type wanted), a code or glob that means nothing,
 // and, in a project's file, a table that belongs in the user's
 // configuration (userPath names that file). A text nested deeper, or
-// with longer dotted keys, than discovery.CheckTOMLShape allows is not
+// with longer dotted keys, than syntax.CheckTOMLShape allows is not
 // decoded: the error says where.
 func parseConfig(path string, src []byte, prefix []string, kind configKind, userPath string) (*Config, error) {
 	var raw map[string]any
-	if _, err := discovery.DecodeTOML(src, &raw); err != nil {
+	if _, err := syntax.DecodeTOML(src, &raw); err != nil {
 		var perr toml.ParseError
-		var serr *discovery.TOMLShapeError
+		var serr *syntax.TOMLShapeError
 		switch {
 		case errors.As(err, &serr):
 			return nil, fmt.Errorf("%s:%v", path, serr)
@@ -190,7 +191,7 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 	cfg := &Config{}
 	var err error
 	if prefix == nil {
-		_, err = discovery.DecodeTOML(src, cfg)
+		_, err = syntax.DecodeTOML(src, cfg)
 	} else {
 		var pp struct {
 			Tool struct {
@@ -198,7 +199,7 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 			} `toml:"tool"`
 		}
 		pp.Tool.Amplidex = cfg
-		_, err = discovery.DecodeTOML(src, &pp)
+		_, err = syntax.DecodeTOML(src, &pp)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -237,7 +238,7 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 
 // configProblem is one problem of a configuration file, with where it is.
 type configProblem struct {
-	pos discovery.Position
+	pos diag.Position
 	msg string
 }
 
@@ -306,7 +307,7 @@ func (c *configCheck) notForProject(table string, v any) {
 
 // problem records a problem of the key at keys.
 func (c *configCheck) problem(keys []string, format string, args ...any) {
-	r, _ := discovery.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...)
+	r, _ := syntax.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...)
 	c.problems = append(c.problems, configProblem{pos: r.Start, msg: fmt.Sprintf(format, args...)})
 }
 
@@ -318,7 +319,7 @@ func (c *configCheck) at(keys ...string) string {
 // value checks v, the value of the key at keys, against the type typ.
 func (c *configCheck) value(v any, typ reflect.Type, keys []string) {
 	key := strings.Join(keys, ".")
-	if r, ok := discovery.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...); ok {
+	if r, ok := syntax.TOMLKeyRange(c.src, append(slices.Clone(c.prefix), keys...)...); ok {
 		c.set[key] = r.Start.Line + 1
 	} else {
 		c.set[key] = 0
@@ -433,7 +434,7 @@ func unknownKeys(path string, src []byte, prefix []string, und []toml.Key) error
 	known := configKeys(reflect.TypeOf(Config{}), prefix)
 	type bad struct {
 		key string
-		pos discovery.Position
+		pos diag.Position
 		ok  bool
 	}
 	var bads []bad
@@ -442,7 +443,7 @@ func unknownKeys(path string, src []byte, prefix []string, und []toml.Key) error
 		if slices.ContainsFunc(und, func(p toml.Key) bool { return len(p) < len(k) && slices.Equal(p, k[:len(p)]) }) {
 			continue
 		}
-		r, ok := discovery.TOMLKeyRange(src, k...)
+		r, ok := syntax.TOMLKeyRange(src, k...)
 		bads = append(bads, bad{key: k.String(), pos: r.Start, ok: ok})
 	}
 	sort.SliceStable(bads, func(i, j int) bool {
@@ -458,7 +459,7 @@ func unknownKeys(path string, src []byte, prefix []string, und []toml.Key) error
 			where = fmt.Sprintf("%s:%d:%d", path, b.pos.Line+1, b.pos.Character+1)
 		}
 		lines[i] = fmt.Sprintf("%s: unknown configuration key %s", where, b.key)
-		if near := discovery.Suggest(b.key, known); near != "" {
+		if near := diag.Suggest(b.key, known); near != "" {
 			lines[i] += fmt.Sprintf("; did you mean %s?", near)
 		}
 	}
@@ -487,7 +488,7 @@ func configKeys(t reflect.Type, prefix []string) []string {
 // at names where the key at keyPath is written in the configuration file:
 // path:line:col, or the path alone when it cannot tell.
 func at(path string, src []byte, keyPath ...string) string {
-	if r, ok := discovery.TOMLKeyRange(src, keyPath...); ok {
+	if r, ok := syntax.TOMLKeyRange(src, keyPath...); ok {
 		return fmt.Sprintf("%s:%d:%d", path, r.Start.Line+1, r.Start.Character+1)
 	}
 	return path

@@ -11,11 +11,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
-	"github.com/spf13/cobra"
 )
 
 // defaultDebounce is the daemon's quiet period before a batch of changes
@@ -216,16 +217,7 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 			a.log.Warn("the socket handed over is not where clients look for it", "handed", got, "clients", ws.paths.Socket)
 		}
 	}
-	// The first scan runs at the collector's default target: a higher one
-	// saved little time and left the heap fragmented (at 10,000
-	// collections, 30 MiB more RssAnon after a restart at 200).
-	// Once it is done the daemon is idle most of the time: it trades a
-	// little CPU for a smaller heap, unless GOGC says otherwise, and gives
-	// back at once what a burst of work freed, once the burst is over.
-	if a.Getenv("GOGC") == "" {
-		opts.GCPercent = 25
-	}
-	opts.TrimEvery = daemon.DefaultTrimEvery
+	opts.Memory = a.daemonMemory()
 	d, err := daemon.Start(ctx, opts)
 	if errors.Is(err, daemon.ErrRunning) {
 		return exitf(exitUsage, "%v", err)

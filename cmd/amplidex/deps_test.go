@@ -22,8 +22,11 @@ func TestNoCostlyInitialisation(t *testing.T) {
 	if !deps["github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"] {
 		t.Fatalf("go list -deps named %d packages, not the daemon's", len(deps))
 	}
+	// runtime/metrics is linked, and every process builds its table of
+	// metrics (about 0.1 ms): the daemon's memory policy reads the heap's
+	// allocations from it, which does not stop the world as
+	// runtime.ReadMemStats does.
 	for pkg, why := range map[string]string{
-		"runtime/metrics":                  "builds its table of metrics, about 0.1 ms",
 		"github.com/Masterminds/semver/v3": "compiles its regular expressions, about 0.5 ms",
 	} {
 		if deps[pkg] {

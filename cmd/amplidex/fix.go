@@ -13,6 +13,8 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
@@ -55,10 +57,10 @@ func (oneView) Changed(string) {}
 //
 // The files of bundle repositories (bundles, by path) get the fixes of
 // check.Fix instead.
-func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []discovery.Diagnostic, withUnsafe bool, bundles map[string]*bundle.File) ([]fileFix, error) {
+func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []diag.Diagnostic, withUnsafe bool, bundles map[string]*bundle.File) ([]fileFix, error) {
 	w := lsp.NewWorkspace(oneView{v}, lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
 		CheckBundle: prepare.CheckManifest, Log: a.log})
-	byFile := map[string][]discovery.Diagnostic{}
+	byFile := map[string][]diag.Diagnostic{}
 	for _, d := range ds {
 		byFile[d.Path] = append(byFile[d.Path], d)
 	}
@@ -74,7 +76,7 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 			}
 			continue
 		}
-		old, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+		old, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 		if err != nil {
 			continue // a directory, or a file that cannot be read: nothing to fix in it
 		}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // errNotFixed is wrapped by the error of a file check --fix leaves as it
@@ -83,7 +83,7 @@ func writeFix(f fileFix, opened func(target string)) (err error) {
 	if opened != nil {
 		opened(target)
 	}
-	cur, err := io.ReadAll(io.LimitReader(file, discovery.DefaultMaxFileSize+1))
+	cur, err := io.ReadAll(io.LimitReader(file, syntax.DefaultMaxFileSize+1))
 	if err != nil {
 		return fmt.Errorf("fix %s: %w", f.path, err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
@@ -74,7 +74,7 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		return err
 	}
 	var warned sync.Map // the configuration problems already logged
-	filter := func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic {
+	filter := func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
 		return pol.filterFile(path, ds, func(err error) {
 			if _, dup := warned.LoadOrStore(err.Error(), true); !dup {
 				a.log.Warn("lsp: a project's configuration is not applied", "err", err)

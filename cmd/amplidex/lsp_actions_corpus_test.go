@@ -11,7 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // corpusSessions starts a daemon over the corpus and two language
@@ -33,8 +33,8 @@ func corpusSessions(t *testing.T) (viaDaemon, inProcess *lspSession, home, corpu
 
 // wireEdit is a text edit as the server sends it.
 type wireEdit struct {
-	Range   discovery.Range `json:"range"`
-	NewText string          `json:"newText"`
+	Range   diag.Range `json:"range"`
+	NewText string     `json:"newText"`
 }
 
 // wireAction is a code action as the server sends it.
@@ -50,7 +50,7 @@ type wireAction struct {
 
 // offsetIn returns the byte offset of a position counted in bytes (utf8)
 // or in UTF-16 units on its line.
-func offsetIn(text string, p discovery.Position, utf8Cols bool) int {
+func offsetIn(text string, p diag.Position, utf8Cols bool) int {
 	off := 0
 	for range p.Line {
 		i := strings.IndexByte(text[off:], '\n')
@@ -78,7 +78,7 @@ func offsetIn(text string, p discovery.Position, utf8Cols bool) int {
 
 // positionOf returns the position of the first occurrence of marker in
 // text, plus skip bytes, in the session's encoding.
-func positionOf(text, marker string, skip int, utf8Cols bool) discovery.Position {
+func positionOf(text, marker string, skip int, utf8Cols bool) diag.Position {
 	i := strings.Index(text, marker) + skip
 	line := strings.Count(text[:i], "\n")
 	start := strings.LastIndexByte(text[:i], '\n') + 1
@@ -86,7 +86,7 @@ func positionOf(text, marker string, skip int, utf8Cols bool) discovery.Position
 	if !utf8Cols {
 		col = len(utf16.Encode([]rune(text[start:i])))
 	}
-	return discovery.Position{Line: line, Character: col}
+	return diag.Position{Line: line, Character: col}
 }
 
 // applyWire applies the edits of one document to text.
@@ -189,7 +189,7 @@ func TestLSPEditsOnTheCorpus(t *testing.T) {
 					uri := s.lsp.openSettled(tc.path, tc.text)
 					pos := positionOf(tc.text, tc.at, 1, s.utf8)
 					raw := s.lsp.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
-						"range": discovery.Range{Start: pos, End: pos}, "context": map[string]any{"diagnostics": []any{}}})
+						"range": diag.Range{Start: pos, End: pos}, "context": map[string]any{"diagnostics": []any{}}})
 					s.lsp.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didClose", "params": map[string]any{
 						"textDocument": map[string]any{"uri": uri}}})
 					var got []wireAction

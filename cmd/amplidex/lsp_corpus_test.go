@@ -18,6 +18,8 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -202,11 +204,11 @@ func (s *lspSession) call(method string, params any) json.RawMessage {
 
 // wireDiagnostic is a diagnostic as the server publishes it.
 type wireDiagnostic struct {
-	Range    discovery.Range `json:"range"`
-	Severity int             `json:"severity"`
-	Code     string          `json:"code,omitempty"`
-	Source   string          `json:"source"`
-	Message  string          `json:"message"`
+	Range    diag.Range `json:"range"`
+	Severity int        `json:"severity"`
+	Code     string     `json:"code,omitempty"`
+	Source   string     `json:"source"`
+	Message  string     `json:"message"`
 }
 
 // diagnose opens path, returns what the server publishes for it, and
@@ -240,18 +242,18 @@ func (s *lspSession) diagnose(path string, text []byte) []wireDiagnostic {
 
 // published is what the server publishes for check's diagnostics of a
 // file, characters counted in bytes when utf8 is set.
-func published(ds []discovery.Diagnostic, text []byte, utf8 bool) []wireDiagnostic {
-	lines := discovery.NewLineIndex(text)
-	col := func(p discovery.Position) discovery.Position {
+func published(ds []diag.Diagnostic, text []byte, utf8 bool) []wireDiagnostic {
+	lines := syntax.NewLineIndex(text)
+	col := func(p diag.Position) diag.Position {
 		if !utf8 || p.Line >= lines.Lines() {
 			return p
 		}
-		return discovery.Position{Line: p.Line, Character: lines.PositionOffset(p) - lines.LineStart(p.Line)}
+		return diag.Position{Line: p.Line, Character: lines.PositionOffset(p) - lines.LineStart(p.Line)}
 	}
 	out := []wireDiagnostic{}
 	for _, d := range ds {
-		sev := map[discovery.Severity]int{discovery.SeverityError: 1, discovery.SeverityWarning: 2, discovery.SeverityInfo: 3}[d.Severity]
-		out = append(out, wireDiagnostic{Range: discovery.Range{Start: col(d.Range.Start), End: col(d.Range.End)},
+		sev := map[diag.Severity]int{diag.SeverityError: 1, diag.SeverityWarning: 2, diag.SeverityInfo: 3}[d.Severity]
+		out = append(out, wireDiagnostic{Range: diag.Range{Start: col(d.Range.Start), End: col(d.Range.End)},
 			Severity: sev, Code: d.Code, Source: "amplidex", Message: d.Message})
 	}
 	return out

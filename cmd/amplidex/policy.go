@@ -15,6 +15,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // policy decides which diagnostics are reported, and how severe they are,
@@ -92,7 +94,7 @@ const maxConfigSize = 1 << 20
 // configuration alone, up to maxConfigSize.
 func configLimit(name string) int64 {
 	if name == "pyproject.toml" {
-		return discovery.DefaultMaxFileSize
+		return syntax.DefaultMaxFileSize
 	}
 	return maxConfigSize
 }
@@ -193,7 +195,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, r
 		if name == "pyproject.toml" && listed.plainPyproject(path) {
 			continue // read as the collection's metadata: no amplidex there
 		}
-		src, err := discovery.ReadFile(path, configLimit(name))
+		src, err := syntax.ReadFile(path, configLimit(name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
@@ -217,7 +219,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, r
 			// read: that is said, with where the file stops parsing,
 			// never passed over.
 			var probe map[string]any
-			if _, err := discovery.DecodeTOML(src, &probe); err != nil {
+			if _, err := syntax.DecodeTOML(src, &probe); err != nil {
 				if !discovery.HasTOMLTable(src, "tool.amplidex") {
 					continue
 				}
@@ -325,7 +327,7 @@ type rules struct {
 	minRank          int
 	perPath          []pathRule
 	// unknownKey is the severity of schema/unknown-key.
-	unknownKey discovery.Severity
+	unknownKey diag.Severity
 	// dropped remembers, by path and code, what the per-path rules drop.
 	dropped map[pathCode]bool
 }
@@ -360,7 +362,7 @@ func (p *policy) compile(s checkSettings) *rules {
 	r := &rules{
 		selects:    splitCodes(append(slices.Clone(s.Select), p.flags.selects...)),
 		ignores:    splitCodes(append(slices.Clone(s.Ignore), p.flags.ignores...)),
-		unknownKey: discovery.SeverityError,
+		unknownKey: diag.SeverityError,
 		dropped:    map[pathCode]bool{},
 	}
 	sev := s.Severity
@@ -369,7 +371,7 @@ func (p *policy) compile(s checkSettings) *rules {
 	}
 	r.minRank, _ = minRank(sev)
 	if s.UnknownKey == "warning" {
-		r.unknownKey = discovery.SeverityWarning
+		r.unknownKey = diag.SeverityWarning
 	}
 	for _, pattern := range slices.Sorted(maps.Keys(s.PerPath)) {
 		if g, err := parseGlob(pattern); err == nil {
@@ -381,8 +383,8 @@ func (p *policy) compile(s checkSettings) *rules {
 
 // apply returns d as reported (schema/unknown-key and bundle/unknown-key
 // at their configured severity), and whether it is reported at all.
-func (r *rules) apply(d discovery.Diagnostic) (discovery.Diagnostic, bool) {
-	if d.Code == discovery.CodeUnknownKey || d.Code == discovery.CodeBundleUnknownKey {
+func (r *rules) apply(d diag.Diagnostic) (diag.Diagnostic, bool) {
+	if d.Code == diag.CodeUnknownKey || d.Code == diag.CodeBundleUnknownKey {
 		d.Severity = r.unknownKey
 	}
 	if rank(d.Severity) < r.minRank {
@@ -414,7 +416,7 @@ func (r *rules) apply(d discovery.Diagnostic) (discovery.Diagnostic, bool) {
 // filter returns the diagnostics of ds that are reported, as reported;
 // an error when a project's configuration cannot be read, or the
 // context's once it is cancelled.
-func (l *lookup) filter(ctx context.Context, ds []discovery.Diagnostic) ([]discovery.Diagnostic, error) {
+func (l *lookup) filter(ctx context.Context, ds []diag.Diagnostic) ([]diag.Diagnostic, error) {
 	out := ds[:0:0]
 	for i, d := range ds {
 		if i%1024 == 0 && ctx.Err() != nil {
@@ -435,7 +437,7 @@ func (l *lookup) filter(ctx context.Context, ds []discovery.Diagnostic) ([]disco
 // language server): the diagnostics of one file, with the configuration
 // as it is on disk now. A project's configuration that cannot be read is
 // said through warn, and the file then gets the user's settings.
-func (p *policy) filterFile(path string, ds []discovery.Diagnostic, warn func(error)) []discovery.Diagnostic {
+func (p *policy) filterFile(path string, ds []diag.Diagnostic, warn func(error)) []diag.Diagnostic {
 	if len(ds) == 0 {
 		return ds
 	}
@@ -445,7 +447,7 @@ func (p *policy) filterFile(path string, ds []discovery.Diagnostic, warn func(er
 		warn(err)
 		r = p.compile(p.settingsFrom(nil))
 	}
-	out := make([]discovery.Diagnostic, 0, len(ds))
+	out := make([]diag.Diagnostic, 0, len(ds))
 	for _, d := range ds {
 		if d, ok := r.apply(d); ok {
 			out = append(out, d)

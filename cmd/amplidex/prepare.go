@@ -12,10 +12,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/spf13/cobra"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
-	"github.com/spf13/cobra"
 )
 
 // versionEnv names the application version when --app-version is not given.
@@ -109,9 +111,9 @@ func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema := discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityError}
+	schema := schema.Options{UnknownKeySeverity: diag.SeverityError}
 	if cfg.Schema.UnknownKey == "warning" {
-		schema.UnknownKeySeverity = discovery.SeverityWarning
+		schema.UnknownKeySeverity = diag.SeverityWarning
 	}
 	opts := prepare.Options{
 		Home:           home,
@@ -169,10 +171,10 @@ func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
 
 // prepareError is what `prepare --json` prints when the prepare fails.
 type prepareError struct {
-	Code           string                 `json:"code"`
-	Classification string                 `json:"classification,omitempty"`
-	Message        string                 `json:"message"`
-	Diagnostics    []discovery.Diagnostic `json:"diagnostics"`
+	Code           string            `json:"code"`
+	Classification string            `json:"classification,omitempty"`
+	Message        string            `json:"message"`
+	Diagnostics    []diag.Diagnostic `json:"diagnostics"`
 }
 
 // Codes of a failed prepare that is not a manifest error.
@@ -204,7 +206,7 @@ func (a *App) prepareFailed(manifest string, asJSON bool, err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	default:
-		out = prepareError{Code: codePrepareFailed, Message: err.Error(), Diagnostics: []discovery.Diagnostic{}}
+		out = prepareError{Code: codePrepareFailed, Message: err.Error(), Diagnostics: []diag.Diagnostic{}}
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Path == manifest {
 			code = exitUsage // the manifest cannot be read
@@ -237,7 +239,7 @@ const maxNamed = 5
 // declaration, and the modules that fail alike (thirty modules of a host
 // that cannot be reached) in one line with their count.
 func (a *App) printCauses(be *prepare.BuildError) {
-	var alone []discovery.Diagnostic
+	var alone []diag.Diagnostic
 	for _, c := range be.Causes() {
 		if len(c.Modules) == 1 {
 			alone = append(alone, c.Modules[0].Diagnostic())

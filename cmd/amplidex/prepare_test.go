@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/prepare"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/prepare"
 )
 
 // prepareEnv is a test's environment: a bundle of local modules, an
@@ -177,7 +179,7 @@ func TestPrepareMissingDefaultProvider(t *testing.T) {
 	// The runtime's message, word for word; then, for the bundle's author,
 	// the diagnostic that says what to write.
 	want := "amplidex: bundle_load_failed (protocol): " + prepare.DefaultProviderMessage + "\n"
-	if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, discovery.BundleDefaultProviderMessage+" [bundle/missing-default-provider]") || stdout != "" {
+	if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, schema.BundleDefaultProviderMessage+" [bundle/missing-default-provider]") || stdout != "" {
 		t.Errorf("stdout %q, stderr:\n%s\nwant it to start with %q", stdout, stderr, want)
 	}
 
@@ -187,7 +189,7 @@ func TestPrepareMissingDefaultProvider(t *testing.T) {
 		t.Fatalf("prepare --json: exit %d, %q: %v", code, stdout, err)
 	}
 	if out.Code != "bundle_load_failed" || out.Classification != "protocol" || out.Message != prepare.DefaultProviderMessage || len(out.Diagnostics) == 0 ||
-		out.Diagnostics[0].Code != discovery.CodeBundleDefaultProvider || out.Diagnostics[0].Message != discovery.BundleDefaultProviderMessage {
+		out.Diagnostics[0].Code != diag.CodeBundleDefaultProvider || out.Diagnostics[0].Message != schema.BundleDefaultProviderMessage {
 		t.Errorf("prepare --json = %+v", out)
 	}
 	if _, err := os.Stat(filepath.Join(p.home, "cache", "prepared")); !os.IsNotExist(err) {

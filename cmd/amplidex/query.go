@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/query"
 )
 
 // queryOptions are the flags every query subcommand shares.
@@ -173,14 +175,14 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 		return p
 	}
 	if len(scope) == 0 {
-		empty := &query.DiagnosticsResult{Diagnostics: []discovery.Diagnostic{}}
+		empty := &query.DiagnosticsResult{Diagnostics: []diag.Diagnostic{}}
 		if opts.json {
 			return query.PrintJSON(a.Stdout, empty)
 		}
 		return query.MethodDiagnostics.Print(a.Stdout, empty, a.printOptions())
 	}
 	return runQueryIn(ctx, a, ws, opts, query.MethodDiagnostics, params, func(r *query.DiagnosticsResult) (*query.DiagnosticsResult, error) {
-		var in []discovery.Diagnostic
+		var in []diag.Diagnostic
 		for _, d := range r.Diagnostics {
 			if len(scope) == 1 || inScope(d.Path, scope) {
 				in = append(in, d)
@@ -194,7 +196,7 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 			return nil, configError(err)
 		}
 		if kept == nil {
-			kept = []discovery.Diagnostic{}
+			kept = []diag.Diagnostic{}
 		}
 		return &query.DiagnosticsResult{Diagnostics: kept, Summary: summarize(kept)}, nil
 	})

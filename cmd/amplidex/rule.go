@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -44,13 +44,13 @@ func newRuleCmd(a *App) *cobra.Command {
 
 // ruleDoc is what `amplidex rule --json` prints for a code.
 type ruleDoc struct {
-	Code     string             `json:"code"`
-	Area     string             `json:"area"`
-	Severity discovery.Severity `json:"severity"`
-	Summary  string             `json:"summary"`
-	Example  string             `json:"example"`
-	Fix      string             `json:"fix"`
-	Suppress ruleSuppress       `json:"suppress"`
+	Code     string        `json:"code"`
+	Area     string        `json:"area"`
+	Severity diag.Severity `json:"severity"`
+	Summary  string        `json:"summary"`
+	Example  string        `json:"example"`
+	Fix      string        `json:"fix"`
+	Suppress ruleSuppress  `json:"suppress"`
 }
 
 // ruleSuppress says how a code is kept out of the report.
@@ -69,7 +69,7 @@ type ruleSuppress struct {
 	Flag   string `json:"flag"`
 }
 
-func newRuleDoc(c discovery.CodeInfo) ruleDoc {
+func newRuleDoc(c diag.CodeInfo) ruleDoc {
 	area, _, _ := strings.Cut(c.Code, "/")
 	return ruleDoc{
 		Code: c.Code, Area: area, Severity: c.Severity, Summary: c.Summary, Example: c.Example(), Fix: c.Help,
@@ -90,7 +90,7 @@ func (a *App) runRule(opts *ruleOptions, args []string) error {
 	case opts.all && len(args) > 0:
 		return exitf(exitUsage, "rule: --all explains every code; it does not go with %s", args[0])
 	case opts.all:
-		for _, c := range discovery.Codes {
+		for _, c := range diag.Codes {
 			docs = append(docs, newRuleDoc(c))
 		}
 	case len(args) == 0:
@@ -99,8 +99,8 @@ func (a *App) runRule(opts *ruleOptions, args []string) error {
 		if err := checkCode(args[0]); err != nil {
 			return exitf(exitUsage, "rule: %v", err)
 		}
-		for _, c := range discovery.Codes {
-			if discovery.MatchCode(args[0], c.Code) {
+		for _, c := range diag.Codes {
+			if diag.MatchCode(args[0], c.Code) {
 				docs = append(docs, newRuleDoc(c))
 			}
 		}
@@ -167,7 +167,7 @@ func indent(s, prefix string) string {
 	return b.String()
 }
 
-// diagnosticsDoc is docs/diagnostics.md: every code of discovery.Codes,
+// diagnosticsDoc is docs/diagnostics.md: every code of diag.Codes,
 // by area, as `amplidex rule` explains it.
 func diagnosticsDoc() []byte {
 	var b bytes.Buffer
@@ -179,12 +179,12 @@ whoever decides, in a project's configuration, which are reported. Each
 code says what it means, shows a file that earns it, how to fix it and how
 to suppress it; ` + "`amplidex rule CODE`" + ` prints the same.
 
-<!-- Made by amplidex from discovery.Codes; do not edit. To make it again:
+<!-- Made by amplidex from diag.Codes; do not edit. To make it again:
      go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs -->
 
 `)
 	area := ""
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		d := newRuleDoc(c)
 		if d.Area != area {
 			area = d.Area

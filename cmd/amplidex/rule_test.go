@@ -10,16 +10,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite docs/diagnostics.md from discovery.Codes")
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/diagnostics.md from diag.Codes")
 
 // docsPath is docs/diagnostics.md, from this package's directory.
 var docsPath = filepath.Join("..", "..", "docs", "diagnostics.md")
 
 // TestDiagnosticsDoc keeps docs/diagnostics.md what amplidex makes of
-// discovery.Codes; -update-docs rewrites it.
+// diag.Codes; -update-docs rewrites it.
 func TestDiagnosticsDoc(t *testing.T) {
 	want := append(diagnosticsDoc(), '\n')
 	if *updateDocs {
@@ -35,9 +35,9 @@ func TestDiagnosticsDoc(t *testing.T) {
 		t.Fatalf("%v (go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs makes it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what discovery.Codes makes; go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs rewrites it", docsPath)
+		t.Errorf("%s is not what diag.Codes makes; go test ./cmd/amplidex -run TestDiagnosticsDoc -args -update-docs rewrites it", docsPath)
 	}
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		if !bytes.Contains(got, []byte("### "+c.Code+"\n")) {
 			t.Errorf("%s does not explain %s", docsPath, c.Code)
 		}
@@ -72,11 +72,11 @@ func TestRule(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &docs); err != nil || code != 0 {
 		t.Fatalf("rule --all --json: exit %d, %v", code, err)
 	}
-	if len(docs) != len(discovery.Codes) {
-		t.Errorf("rule --all --json lists %d codes, want %d", len(docs), len(discovery.Codes))
+	if len(docs) != len(diag.Codes) {
+		t.Errorf("rule --all --json lists %d codes, want %d", len(docs), len(diag.Codes))
 	}
 	for i, d := range docs {
-		if d.Code != discovery.Codes[i].Code || d.Summary == "" || d.Fix == "" || d.Example == "" || d.Suppress.Line == "" {
+		if d.Code != diag.Codes[i].Code || d.Summary == "" || d.Fix == "" || d.Example == "" || d.Suppress.Line == "" {
 			t.Errorf("rule --all --json: %+v lacks something", d)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // schemaKinds are the documents schema describes.
@@ -26,11 +26,11 @@ func newSchemaCmd(a *App) *cobra.Command {
 }
 
 func (a *App) runSchema(kind string) error {
-	for _, k := range []discovery.DocKind{discovery.DocProfile, discovery.DocAgent, discovery.DocBundle} {
+	for _, k := range []schema.DocKind{schema.DocProfile, schema.DocAgent, schema.DocBundle} {
 		if string(k) != kind {
 			continue
 		}
-		b, err := discovery.JSONSchema(k)
+		b, err := schema.JSON(k)
 		if err != nil {
 			return exitf(exitUsage, "schema %s: %v", kind, err)
 		}

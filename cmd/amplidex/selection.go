@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // severities are the values of --severity and [check] severity, highest
@@ -16,11 +16,11 @@ import (
 var severities = []string{"error", "warning", "info"}
 
 // rank orders severities: info < warning < error.
-func rank(s discovery.Severity) int {
+func rank(s diag.Severity) int {
 	switch s {
-	case discovery.SeverityError:
+	case diag.SeverityError:
 		return 2
-	case discovery.SeverityWarning:
+	case diag.SeverityWarning:
 		return 1
 	}
 	return 0
@@ -74,11 +74,11 @@ func checkSelectors(sels []string) error {
 }
 
 // checkCode returns nil when pattern selects a diagnostic code or area,
-// and otherwise an error naming the nearest: discovery.CheckCodePattern's,
+// and otherwise an error naming the nearest: diag.CheckCodePattern's,
 // or, when it finds none, the code whose beginning pattern misspells
 // ("schema/unknwn" → "schema/unknown-key").
 func checkCode(pattern string) error {
-	err := discovery.CheckCodePattern(pattern)
+	err := diag.CheckCodePattern(pattern)
 	if err == nil || strings.Contains(err.Error(), "did you mean") {
 		return err
 	}
@@ -100,7 +100,7 @@ func suggestCode(pattern string) []string {
 	if !strings.Contains(pattern, "/") {
 		var names []string
 		codes := map[string][]string{}
-		for _, c := range discovery.Codes {
+		for _, c := range diag.Codes {
 			_, name, _ := strings.Cut(c.Code, "/")
 			if _, seen := codes[name]; !seen {
 				names = append(names, name)
@@ -110,13 +110,13 @@ func suggestCode(pattern string) []string {
 		if cs, ok := codes[pattern]; ok {
 			return cs
 		}
-		if near := discovery.Suggest(pattern, names); near != "" {
+		if near := diag.Suggest(pattern, names); near != "" {
 			return codes[near]
 		}
 	}
 	var prefixes []string
 	owner := map[string]string{}
-	for _, c := range discovery.Codes {
+	for _, c := range diag.Codes {
 		for n := len(pattern) - 1; n <= len(pattern)+1; n++ {
 			if n <= 0 || n > len(c.Code) {
 				continue
@@ -128,7 +128,7 @@ func suggestCode(pattern string) []string {
 			}
 		}
 	}
-	if p := discovery.Suggest(pattern, prefixes); p != "" && strings.Contains(p, "/") {
+	if p := diag.Suggest(pattern, prefixes); p != "" && strings.Contains(p, "/") {
 		return []string{owner[p]}
 	}
 	return nil
@@ -145,7 +145,7 @@ func relPath(base, p string) string {
 
 func matchAny(patterns []string, code string) bool {
 	for _, p := range patterns {
-		if discovery.MatchCode(p, code) {
+		if diag.MatchCode(p, code) {
 			return true
 		}
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"sync"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // sources reads, once each, the files diagnostics point at: for the
@@ -15,7 +15,7 @@ type sources struct {
 
 type source struct {
 	src   []byte
-	lines *discovery.LineIndex
+	lines *syntax.LineIndex
 }
 
 func newSources() *sources { return &sources{files: map[string]*source{}} }
@@ -29,8 +29,8 @@ func (s *sources) get(path string) *source {
 		return f
 	}
 	var f *source
-	if src, err := discovery.ReadFile(path, discovery.DefaultMaxFileSize); err == nil {
-		f = &source{src: src, lines: discovery.NewLineIndex(src)}
+	if src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize); err == nil {
+		f = &source{src: src, lines: syntax.NewLineIndex(src)}
 	}
 	s.files[path] = f
 	return f

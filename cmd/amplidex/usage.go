@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // suggestDistance is the edit distance within which a mistyped subcommand
@@ -75,7 +75,7 @@ func flagError(c *cobra.Command, err error) error {
 	})
 	name, _, _ = strings.Cut(name, "=")
 	out := fmt.Sprintf("unknown flag --%s for %q", name, c.CommandPath())
-	if near := discovery.Suggest(name, known); near != "" {
+	if near := diag.Suggest(name, known); near != "" {
 		out += fmt.Sprintf("; did you mean --%s?", near)
 	}
 	return exitf(exitUsage, "%s\nRun '%s --help' for usage.", out, c.CommandPath())
@@ -84,7 +84,7 @@ func flagError(c *cobra.Command, err error) error {
 // didYouMean is "; did you mean X?" naming the value of values that word
 // most likely misspells, or "" when none is close.
 func didYouMean(word string, values []string) string {
-	if near := discovery.Suggest(word, values); near != "" {
+	if near := diag.Suggest(word, values); near != "" {
 		return fmt.Sprintf("; did you mean %q?", near)
 	}
 	return ""
@@ -108,7 +108,7 @@ func unknownSubcommand(c *cobra.Command, word string) error {
 			names = append(names, sub.Name())
 		}
 	}
-	if near := discovery.Suggest(word, names); near != "" {
+	if near := diag.Suggest(word, names); near != "" {
 		msg += fmt.Sprintf("; did you mean %q?", near)
 	} else if s := c.SuggestionsFor(word); len(s) > 0 {
 		msg += fmt.Sprintf("; did you mean %q?", s[0])

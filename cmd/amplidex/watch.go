@@ -11,10 +11,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
-	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
+
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/query"
 )
 
 // watchOptions are the flags of `amplidex watch`.
@@ -42,9 +43,9 @@ func newWatchCmd(a *App) *cobra.Command {
 
 // watchEvent is one line of `watch --json`.
 type watchEvent struct {
-	Event      string               `json:"event"`
-	Clock      query.Clock          `json:"clock"`
-	Diagnostic discovery.Diagnostic `json:"diagnostic"`
+	Event      string          `json:"event"`
+	Clock      query.Clock     `json:"clock"`
+	Diagnostic diag.Diagnostic `json:"diagnostic"`
 }
 
 func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
@@ -99,8 +100,8 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 		}
 	}
 	warned := map[string]bool{}
-	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]discovery.Diagnostic{},
-		filter: func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic {
+	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]diag.Diagnostic{},
+		filter: func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
 			return pol.filterFile(path, ds, func(err error) {
 				if !warned[err.Error()] {
 					warned[err.Error()] = true
@@ -200,9 +201,9 @@ func (a *App) watchInProcess(ctx context.Context, ws *workspace, paths []string,
 type watchPrinter struct {
 	a    *App
 	json bool
-	last map[string][]discovery.Diagnostic
+	last map[string][]diag.Diagnostic
 	// filter decides what is printed of a file's diagnostics.
-	filter func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic
+	filter func(path string, ds []diag.Diagnostic) []diag.Diagnostic
 }
 
 func (p *watchPrinter) print(u query.Update) error {
@@ -253,7 +254,7 @@ func (p *watchPrinter) clearedBy(files []query.FileDiagnostics) []query.FileDiag
 	var out []query.FileDiagnostics
 	for path := range p.last {
 		if !in[path] {
-			out = append(out, query.FileDiagnostics{Path: path, Diagnostics: []discovery.Diagnostic{}})
+			out = append(out, query.FileDiagnostics{Path: path, Diagnostics: []diag.Diagnostic{}})
 		}
 	}
 	slices.SortFunc(out, func(a, b query.FileDiagnostics) int { return strings.Compare(a.Path, b.Path) })

@@ -10,6 +10,8 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -147,10 +149,10 @@ func (ws *workspace) daemonProject() string {
 }
 
 // schemaOptions turns the configuration into schema options.
-func (ws *workspace) schemaOptions() discovery.SchemaOptions {
-	opts := discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityError}
+func (ws *workspace) schemaOptions() schema.Options {
+	opts := schema.Options{UnknownKeySeverity: diag.SeverityError}
 	if ws.cfg.Schema.UnknownKey == "warning" {
-		opts.UnknownKeySeverity = discovery.SeverityWarning
+		opts.UnknownKeySeverity = diag.SeverityWarning
 	}
 	return opts
 }

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 var (
@@ -18,8 +20,8 @@ var (
 )
 
 const (
-	sevErr  = discovery.SeverityError
-	sevWarn = discovery.SeverityWarning
+	sevErr  = diag.SeverityError
+	sevWarn = diag.SeverityWarning
 )
 
 // bundle reads a bundle's sections as Bundle.from_dict does, reporting
@@ -97,7 +99,7 @@ func (d *doc) bundle(root *yaml.Node, m *Map, f *File, opts Options) *Bundle {
 		}
 	} else if opts.Manifest {
 		// The message of every surface (the editor offers to add the key).
-		d.diags.add(CodeDefaultProvider, sevErr, d.lines.LineRange(d.base), "%s", discovery.BundleDefaultProviderMessage)
+		d.diags.add(CodeDefaultProvider, sevErr, d.lines.LineRange(d.base), "%s", schema.BundleDefaultProviderMessage)
 	}
 	return b
 }
@@ -468,7 +470,7 @@ func (d *doc) context(root *yaml.Node, loadErr func(string, ...any)) []ContextRe
 // keyPaths records the place of key k (at path) and of every key under it.
 func (d *doc) keyPaths(b *Bundle, path string, k, v *yaml.Node, depth int) {
 	if b.Keys == nil {
-		b.Keys = map[string]discovery.Range{}
+		b.Keys = map[string]diag.Range{}
 	}
 	if len(b.Keys) > MaxDiagnostics*10 || depth > MaxDepth {
 		return

@@ -1,58 +1,60 @@
 package bundle
 
-import "github.com/amplidex/amplidex/discovery"
+import (
+	"github.com/amplidex/amplidex/discovery/diag"
+)
 
 // Diagnostic codes of bundle repositories. They are stable: tools match on
-// them. discovery.Codes, the registry of every code, lists each with its
+// them. diag.Codes, the registry of every code, lists each with its
 // default severity, a one-line description and the fix; Codes is its part
 // for bundle repositories.
 const (
 	// The text of a file.
-	CodeYAMLSyntax         = discovery.CodeBundleYAMLSyntax
-	CodeNotMapping         = discovery.CodeBundleNotMapping
-	CodeFrontMatterMissing = discovery.CodeBundleFrontMatterMissing
-	CodeUnterminated       = discovery.CodeBundleUnterminated
-	CodeEncoding           = discovery.CodeBundleEncoding
-	CodeTooLarge           = discovery.CodeBundleTooLarge
-	CodeDuplicateKey       = discovery.CodeBundleDuplicateKey
-	CodeMarkdownInYAML     = discovery.CodeBundleMarkdownInYAML
-	CodeUnreadable         = discovery.CodeBundleUnreadable
+	CodeYAMLSyntax         = diag.CodeBundleYAMLSyntax
+	CodeNotMapping         = diag.CodeBundleNotMapping
+	CodeFrontMatterMissing = diag.CodeBundleFrontMatterMissing
+	CodeUnterminated       = diag.CodeBundleUnterminated
+	CodeEncoding           = diag.CodeBundleEncoding
+	CodeTooLarge           = diag.CodeBundleTooLarge
+	CodeDuplicateKey       = diag.CodeBundleDuplicateKey
+	CodeMarkdownInYAML     = diag.CodeBundleMarkdownInYAML
+	CodeUnreadable         = diag.CodeBundleUnreadable
 
 	// Schemas.
-	CodeUnknownKey   = discovery.CodeBundleUnknownKey
-	CodeWrongType    = discovery.CodeBundleWrongType
-	CodeMissingKey   = discovery.CodeBundleMissingKey
-	CodeInvalidValue = discovery.CodeBundleInvalidValue
+	CodeUnknownKey   = diag.CodeBundleUnknownKey
+	CodeWrongType    = diag.CodeBundleWrongType
+	CodeMissingKey   = diag.CodeBundleMissingKey
+	CodeInvalidValue = diag.CodeBundleInvalidValue
 
 	// What the runtime loads without a word.
-	CodeIncludeNoBundleKey  = discovery.CodeBundleIncludeNoBundleKey
-	CodeIncludesUnderBundle = discovery.CodeBundleIncludesUnderBundle
-	CodeAtInYAML            = discovery.CodeBundleAtInYAML
-	CodeModuleNoID          = discovery.CodeBundleModuleNoID
-	CodeMissingName         = discovery.CodeBundleMissingName
-	CodeAgentNoMeta         = discovery.CodeBundleAgentNoMeta
-	CodeDefaultProvider     = discovery.CodeBundleDefaultProvider
+	CodeIncludeNoBundleKey  = diag.CodeBundleIncludeNoBundleKey
+	CodeIncludesUnderBundle = diag.CodeBundleIncludesUnderBundle
+	CodeAtInYAML            = diag.CodeBundleAtInYAML
+	CodeModuleNoID          = diag.CodeBundleModuleNoID
+	CodeMissingName         = diag.CodeBundleMissingName
+	CodeAgentNoMeta         = diag.CodeBundleAgentNoMeta
+	CodeDefaultProvider     = diag.CodeBundleDefaultProvider
 
 	// Composition and references.
-	CodeIncludeUnresolved  = discovery.CodeBundleIncludeUnresolved
-	CodeIncludeNotCached   = discovery.CodeBundleIncludeNotCached
-	CodeIncludeCycle       = discovery.CodeBundleIncludeCycle
-	CodeIncludePartial     = discovery.CodeBundleIncludePartial
-	CodeIncludeTooDeep     = discovery.CodeBundleIncludeTooDeep
-	CodeComposeFails       = discovery.CodeBundleComposeFails
-	CodeAgentUnresolved    = discovery.CodeBundleAgentUnresolved
-	CodeContextUnresolved  = discovery.CodeBundleContextUnresolved
-	CodeMentionUnresolved  = discovery.CodeBundleMentionUnresolved
-	CodeMentionPunctuation = discovery.CodeBundleMentionPunctuation
-	CodeSettings           = discovery.CodeBundleSettings
+	CodeIncludeUnresolved  = diag.CodeBundleIncludeUnresolved
+	CodeIncludeNotCached   = diag.CodeBundleIncludeNotCached
+	CodeIncludeCycle       = diag.CodeBundleIncludeCycle
+	CodeIncludePartial     = diag.CodeBundleIncludePartial
+	CodeIncludeTooDeep     = diag.CodeBundleIncludeTooDeep
+	CodeComposeFails       = diag.CodeBundleComposeFails
+	CodeAgentUnresolved    = diag.CodeBundleAgentUnresolved
+	CodeContextUnresolved  = diag.CodeBundleContextUnresolved
+	CodeMentionUnresolved  = diag.CodeBundleMentionUnresolved
+	CodeMentionPunctuation = diag.CodeBundleMentionPunctuation
+	CodeSettings           = diag.CodeBundleSettings
 
 	// Recipes, skills.
-	CodeDuplicateStep = discovery.CodeBundleDuplicateStep
-	CodeUnknownStep   = discovery.CodeBundleUnknownStep
-	CodeNameMismatch  = discovery.CodeBundleNameMismatch
+	CodeDuplicateStep = diag.CodeBundleDuplicateStep
+	CodeUnknownStep   = diag.CodeBundleUnknownStep
+	CodeNameMismatch  = diag.CodeBundleNameMismatch
 )
 
-// Codes lists every code of bundle repositories, as discovery.Codes has
+// Codes lists every code of bundle repositories, as diag.Codes has
 // them.
 var Codes = codesOf(
 	CodeYAMLSyntax,
@@ -91,13 +93,13 @@ var Codes = codesOf(
 	CodeNameMismatch,
 )
 
-// codesOf returns the entries of discovery.Codes for codes, in order; a
+// codesOf returns the entries of diag.Codes for codes, in order; a
 // code it does not list has an entry with no summary (a test catches it).
-func codesOf(codes ...string) []discovery.CodeInfo {
-	out := make([]discovery.CodeInfo, len(codes))
+func codesOf(codes ...string) []diag.CodeInfo {
+	out := make([]diag.CodeInfo, len(codes))
 	for i, code := range codes {
 		out[i].Code = code
-		for _, c := range discovery.Codes {
+		for _, c := range diag.Codes {
 			if c.Code == code {
 				out[i] = c
 				break

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // corpusDir returns $AMPLIDEX_CORPUS/bundles, or skips the test.
@@ -32,7 +33,7 @@ func TestParseCorpus(t *testing.T) {
 	dir := corpusDir(t)
 	kinds := map[bundle.Kind]int{}
 	recipes := 0
-	var diags []discovery.Diagnostic
+	var diags []diag.Diagnostic
 	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
@@ -43,7 +44,7 @@ func TestParseCorpus(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = rel[strings.IndexByte(rel, '/')+1:]
-		src, err := discovery.ReadFile(p, 0)
+		src, err := syntax.ReadFile(p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

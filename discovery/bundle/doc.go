@@ -16,8 +16,10 @@
 //
 // It does not read other files, resolve includes, compose bundles or find
 // repositories: package compose does that over Files a caller provides, and
-// package check walks a repository. It imports only the stable vocabulary
-// of package discovery (Diagnostic, Range, LineIndex, Suggest).
+// package check walks a repository. Of the domain it imports only the
+// vocabulary of diagnostics (discovery/diag: Diagnostic, Range, Suggest)
+// and the positions and safe reads of discovery/syntax (LineIndex,
+// ReadFile): it knows no collection.
 //
 // # Concurrency
 //

@@ -19,7 +19,7 @@ func TestDocsListCodes(t *testing.T) {
 	doc := string(b)
 	for _, c := range bundle.Codes {
 		if c.Summary == "" || c.Help == "" {
-			t.Errorf("%s is not in discovery.Codes, the registry of every code", c.Code)
+			t.Errorf("%s is not in diag.Codes, the registry of every code", c.Code)
 		}
 		row := "| `" + c.Code + "` | " + string(c.Severity) + " |"
 		if !strings.Contains(doc, row) {

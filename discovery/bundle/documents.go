@@ -5,8 +5,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 var (
@@ -63,7 +64,7 @@ func (d *doc) agent(root *yaml.Node, m *Map, f *File) *Agent {
 		for _, p := range pairs(mv) {
 			if !containsStr(agentMetaKeys, p.name) {
 				d.unknownKey(p, "meta:", agentMetaKeys)
-				if discovery.Suggest(p.name, agentMetaKeys) == "description" {
+				if diag.Suggest(p.name, agentMetaKeys) == "description" {
 					nearDescription = true
 				}
 			}
@@ -160,7 +161,7 @@ func (d *doc) modelRole(v *yaml.Node) {
 			return
 		}
 		msg := "model_role " + quote(s) + " is not a role the routing matrices define, so the fallback chain skips it"
-		if sug := discovery.Suggest(s, modelRoles); sug != "" {
+		if sug := diag.Suggest(s, modelRoles); sug != "" {
 			msg += "; did you mean " + quote(sug) + "?"
 		} else {
 			msg += " (roles: " + strings.Join(modelRoles, ", ") + ")"
@@ -359,7 +360,7 @@ func (d *doc) recipe(root *yaml.Node, m *Map) *Recipe {
 // reported as unknown, so the missing key is not reported twice).
 func (d *doc) nearMiss(n *yaml.Node, want string, known keyset) bool {
 	for _, p := range pairs(n) {
-		if !containsStr(known, p.name) && discovery.Suggest(p.name, known) == want {
+		if !containsStr(known, p.name) && diag.Suggest(p.name, known) == want {
 			return true
 		}
 	}
@@ -442,7 +443,7 @@ func (d *doc) stepRefs(root *yaml.Node, r *Recipe) {
 			for _, ref := range refs {
 				if s, ok := stringOf(ref); ok && !seen[s] {
 					msg := "depends_on names " + quote(s) + ", which is not a step of this recipe"
-					if sug := discovery.Suggest(s, mapKeys(seen)); sug != "" {
+					if sug := diag.Suggest(s, mapKeys(seen)); sug != "" {
 						msg += "; did you mean " + quote(sug) + "?"
 					}
 					d.diags.add(CodeUnknownStep, sevErr, d.rangeOf(ref), "%s", msg)

@@ -7,7 +7,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Kind is what a file of a bundle repository is.
@@ -60,7 +61,7 @@ type File struct {
 
 	// Diagnostics are the file's own: syntax and schema. References to
 	// other files are checked by composition.
-	Diagnostics []discovery.Diagnostic
+	Diagnostics []diag.Diagnostic
 	// Fixes are the fixes of some of Diagnostics that need no choice.
 	Fixes []Fix
 
@@ -68,7 +69,7 @@ type File struct {
 	// (its YAML, or a section it cannot read); empty when it loads it.
 	Refused string
 
-	lines *discovery.LineIndex
+	lines *syntax.LineIndex
 	src   []byte
 
 	charsOnce sync.Once
@@ -102,7 +103,7 @@ func (f *File) Mentions() []Mention {
 func (f *File) Text() []byte { return f.src }
 
 // Lines returns the line index of the file's text, for positions.
-func (f *File) Lines() *discovery.LineIndex { return f.lines }
+func (f *File) Lines() *syntax.LineIndex { return f.lines }
 
 // Span is a byte range of a file's text.
 type Span struct {
@@ -115,7 +116,7 @@ func (s Span) Len() int { return s.End - s.Start }
 // Mention is an @mention in a Markdown body.
 type Mention struct {
 	Text  string // as the runtime reads it, with the @
-	Range discovery.Range
+	Range diag.Range
 }
 
 // Namespace returns the part of an @ns:path mention before the colon, and

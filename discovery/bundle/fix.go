@@ -3,8 +3,9 @@ package bundle
 import (
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Fix is a change of a file's text that fixes one of its diagnostics and
@@ -16,7 +17,7 @@ import (
 type Fix struct {
 	// Code and At are the code and the range of the diagnostic it fixes.
 	Code string
-	At   discovery.Range
+	At   diag.Range
 	// Start and End are the bytes of the file's text replaced by Text.
 	Start, End int
 	Text       string
@@ -35,7 +36,7 @@ func (d *doc) offsetOf(n *yaml.Node) int {
 // fix records the fix of the diagnostic of code at at: the bytes of the
 // file from start to end become text. A fix of a text other than the one
 // expected (want) is not recorded.
-func (d *doc) fix(code string, at discovery.Range, start, end int, want, text string) {
+func (d *doc) fix(code string, at diag.Range, start, end int, want, text string) {
 	if start < 0 || end > len(d.src) || start > end || string(d.src[start:end]) != want || d.masked {
 		return
 	}
@@ -43,7 +44,7 @@ func (d *doc) fix(code string, at discovery.Range, start, end int, want, text st
 }
 
 // renameKey records the fix that renames the plain key of p to name.
-func (d *doc) renameKey(code string, at discovery.Range, p pair, name string) {
+func (d *doc) renameKey(code string, at diag.Range, p pair, name string) {
 	k := p.key
 	if k.Kind != yaml.ScalarNode || k.Style != 0 || k.Tag == "!!merge" {
 		return // quoted, tagged or an alias: leave it to the author
@@ -56,7 +57,7 @@ func (d *doc) renameKey(code string, at discovery.Range, p pair, name string) {
 }
 
 // dropAt records the fix that removes the leading @ of the quoted scalar n.
-func (d *doc) dropAt(code string, at discovery.Range, n *yaml.Node) {
+func (d *doc) dropAt(code string, at diag.Range, n *yaml.Node) {
 	n = deref(n)
 	if n == nil || n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 ||
 		n.Style&yaml.TaggedStyle != 0 || !strings.HasPrefix(n.Value, "@") {

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // The runtime's mention parser (mentions/parser.py): fenced code blocks
@@ -70,7 +70,7 @@ type segment struct {
 }
 
 // findMentions returns the mentions of src[body] as the runtime finds them.
-func findMentions(src []byte, body Span, lines *discovery.LineIndex) []Mention {
+func findMentions(src []byte, body Span, lines *syntax.LineIndex) []Mention {
 	if body.Len() <= 0 {
 		return nil
 	}

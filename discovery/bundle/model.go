@@ -1,6 +1,8 @@
 package bundle
 
-import "github.com/amplidex/amplidex/discovery"
+import (
+	"github.com/amplidex/amplidex/discovery/diag"
+)
 
 // Bundle is a bundle file as the runtime's Bundle.from_dict reads it, with
 // the positions of what it declares.
@@ -11,7 +13,7 @@ type Bundle struct {
 	// NamespaceRoot is bundle.namespace_root: where the namespace's
 	// agents/ and context/ live, relative to the file's directory.
 	NamespaceRoot string
-	NameRange     discovery.Range
+	NameRange     diag.Range
 
 	// Data is the whole top-level mapping.
 	Data *Map
@@ -41,7 +43,7 @@ type Bundle struct {
 
 	// Keys holds the place of every key under session: and spawn:, by
 	// its dotted path ("session.orchestrator.config.max_tokens").
-	Keys map[string]discovery.Range
+	Keys map[string]diag.Range
 
 	// HasInstruction says the Markdown body is not blank (the runtime's
 	// instruction); the body itself is File.Body.
@@ -61,7 +63,7 @@ type Include struct {
 	// the entry's bundle key (empty when the entry has none: the runtime
 	// skips it).
 	Source string
-	Range  discovery.Range
+	Range  diag.Range
 }
 
 // Module is one entry of providers, tools or hooks.
@@ -71,7 +73,7 @@ type Module struct {
 	ID string
 	// Entry is the mapping as the runtime keeps it.
 	Entry *Map
-	Range discovery.Range
+	Range diag.Range
 }
 
 // AgentEntry is one agent a bundle declares.
@@ -83,7 +85,7 @@ type AgentEntry struct {
 	// Included says the agent comes from agents.include (its file is
 	// agents/NAME.md of its namespace); else it is defined inline.
 	Included bool
-	Range    discovery.Range
+	Range    diag.Range
 }
 
 // ContextRef is one context file a bundle declares.
@@ -98,14 +100,14 @@ type ContextRef struct {
 	// composition); Direct says it is a key: path mapping.
 	Namespaced bool
 	Direct     bool
-	Range      discovery.Range
+	Range      diag.Range
 }
 
 // Agent is an agent file (agents/NAME.md).
 type Agent struct {
 	Name        string // meta.name, else the file's name
 	Description string
-	NameRange   discovery.Range
+	NameRange   diag.Range
 	HasMeta     bool
 	Meta        *Map // meta:, or the flat front matter the runtime reads instead
 	Data        *Map
@@ -119,7 +121,7 @@ type Mode struct {
 	Name        string
 	Description string
 	Shortcut    string
-	NameRange   discovery.Range
+	NameRange   diag.Range
 	Data        *Map
 }
 
@@ -127,7 +129,7 @@ type Mode struct {
 type Skill struct {
 	Name        string
 	Description string
-	NameRange   discovery.Range
+	NameRange   diag.Range
 	Data        *Map
 }
 
@@ -144,5 +146,5 @@ type Step struct {
 	ID    string
 	Type  string // agent, recipe or bash
 	Agent string
-	Range discovery.Range
+	Range diag.Range
 }

@@ -3,8 +3,9 @@ package bundle
 import (
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // deref follows an alias.
@@ -103,14 +104,14 @@ func (d *doc) unknownKey(p pair, where string, known keyset) {
 	if where != "" {
 		msg += " in " + where
 	}
-	s := discovery.Suggest(p.name, known)
+	s := diag.Suggest(p.name, known)
 	if s != "" {
 		msg += "; did you mean " + quote(s) + "?"
 	} else {
 		msg += "; the runtime ignores it (known: " + strings.Join(known, ", ") + ")"
 	}
 	at := d.rangeOf(p.key)
-	d.diags.add(CodeUnknownKey, discovery.SeverityError, at, "%s", msg)
+	d.diags.add(CodeUnknownKey, diag.SeverityError, at, "%s", msg)
 	if s != "" {
 		d.renameKey(CodeUnknownKey, at, p, s)
 	}
@@ -168,7 +169,7 @@ func stringOf(n *yaml.Node) (string, bool) {
 }
 
 // wrongType reports a value of the wrong type.
-func (d *doc) wrongType(n *yaml.Node, sev discovery.Severity, what, want, fix string) {
+func (d *doc) wrongType(n *yaml.Node, sev diag.Severity, what, want, fix string) {
 	msg := what + " is " + kindName(n) + ", not " + want
 	if fix != "" {
 		msg += "; " + fix

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Parse reads one file of a bundle repository: its front matter or YAML,
@@ -15,7 +17,7 @@ import (
 // panics and never reads another file; bad input becomes diagnostics.
 // src is kept by the File (for positions): do not modify it afterwards.
 func Parse(path string, src []byte, opts Options) *File {
-	f := &File{Path: path, Size: len(src), lines: discovery.NewLineIndex(src), src: src}
+	f := &File{Path: path, Size: len(src), lines: syntax.NewLineIndex(src), src: src}
 	s := &sink{path: path}
 	d := &doc{path: path, src: src, lines: f.lines, diags: s}
 	defer func() { f.Diagnostics, f.Fixes = s.list(), d.fixes }()
@@ -54,16 +56,16 @@ func Parse(path string, src []byte, opts Options) *File {
 			root, perr = d.parseYAML(src[sp.fmStart:sp.fmEnd], f.lines.Position(sp.fmStart).Line)
 			var multi errMultiDoc
 			if errors.As(perr, &multi) {
-				d.diags.add(CodeYAMLSyntax, discovery.SeverityError, f.lines.LineRange(multi.line-1+d.base),
+				d.diags.add(CodeYAMLSyntax, diag.SeverityError, f.lines.LineRange(multi.line-1+d.base),
 					"a --- line inside the front matter starts a second YAML document, which the runtime's loader refuses")
 			}
 		case sp.unfinished:
 			d.noFrontMatter = true
-			s.add(CodeUnterminated, discovery.SeverityError, f.lines.LineRange(0),
+			s.add(CodeUnterminated, diag.SeverityError, f.lines.LineRange(0),
 				"the front matter opened here has no closing --- line; the runtime reads no front matter and takes the whole file as the body")
 		case f.Kind == KindAgent || f.Kind == KindMode || f.Kind == KindSkill:
 			d.noFrontMatter = true
-			s.add(CodeFrontMatterMissing, discovery.SeverityError, f.lines.LineRange(0),
+			s.add(CodeFrontMatterMissing, diag.SeverityError, f.lines.LineRange(0),
 				"this %s has no front matter, so the runtime reads none of its settings: open the file with ---, its YAML, and a closing ---", f.Kind)
 		}
 	} else {
@@ -89,10 +91,10 @@ func Parse(path string, src []byte, opts Options) *File {
 		var multi errMultiDoc
 		if errors.As(perr, &multi) {
 			if sp := splitFrontMatter(src); sp.found {
-				s.add(CodeMarkdownInYAML, discovery.SeverityError, f.lines.LineRange(f.lines.Position(sp.fmEnd).Line+1),
+				s.add(CodeMarkdownInYAML, diag.SeverityError, f.lines.LineRange(f.lines.Position(sp.fmEnd).Line+1),
 					"this .yaml file holds Markdown front matter and a body; the runtime's YAML loader refuses it (expected a single document): rename it to .md, or remove the --- lines and the body")
 			} else {
-				s.add(CodeYAMLSyntax, discovery.SeverityError, f.lines.LineRange(max(multi.line-1, 0)),
+				s.add(CodeYAMLSyntax, diag.SeverityError, f.lines.LineRange(max(multi.line-1, 0)),
 					"a --- line starts a second YAML document, which the runtime's loader refuses (expected a single document in the stream)")
 			}
 		}
@@ -118,7 +120,7 @@ func Parse(path string, src []byte, opts Options) *File {
 			what = "YAML"
 		}
 		if Truthy(data) {
-			s.add(CodeNotMapping, discovery.SeverityError, d.rangeOf(root),
+			s.add(CodeNotMapping, diag.SeverityError, d.rangeOf(root),
 				"the %s is %s, not a mapping of keys; the runtime cannot read it", what, TypeName(data))
 			f.Refused = "its " + what + " is not a mapping"
 			return f

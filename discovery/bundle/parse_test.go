@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // parseCase is a file, where it is in its repository, and the
@@ -121,11 +122,11 @@ func TestParsePositions(t *testing.T) {
 	if len(f.Diagnostics) != 1 {
 		t.Fatalf("got %v", f.Diagnostics)
 	}
-	want := discovery.Range{Start: discovery.Position{Line: 3, Character: 2}, End: discovery.Position{Line: 3, Character: 6}}
+	want := diag.Range{Start: diag.Position{Line: 3, Character: 2}, End: diag.Position{Line: 3, Character: 6}}
 	if got := f.Diagnostics[0].Range; got != want {
 		t.Errorf("range = %+v, want %+v", got, want)
 	}
-	if f.Bundle.Name != "app" || f.Bundle.NameRange.Start != (discovery.Position{Line: 2, Character: 8}) {
+	if f.Bundle.Name != "app" || f.Bundle.NameRange.Start != (diag.Position{Line: 2, Character: 8}) {
 		t.Errorf("name %q at %+v", f.Bundle.Name, f.Bundle.NameRange)
 	}
 }

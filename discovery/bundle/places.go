@@ -3,8 +3,9 @@ package bundle
 import (
 	"strconv"
 
-	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // maxListedNodes bounds the nodes Nodes visits, aliases expanded.
@@ -15,7 +16,7 @@ const maxListedNodes = 100_000
 type Node struct {
 	// Path is the keys and list indexes from the top: tools, 0, source.
 	Path  []string
-	Range discovery.Range
+	Range diag.Range
 	// String is the value of a string (IsString): quoted, a block,
 	// tagged !!str, or plain and no number, boolean or null, as the
 	// runtime's loader reads it.

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Bounds on what one file may make the parser do.
@@ -133,7 +135,7 @@ func isPySpace(r rune) bool {
 type doc struct {
 	path   string
 	src    []byte
-	lines  *discovery.LineIndex
+	lines  *syntax.LineIndex
 	base   int // 0-based line of the file where the YAML text starts
 	diags  *sink
 	nodes  int // nodes decoded so far, aliases expanded
@@ -151,9 +153,9 @@ type doc struct {
 
 // rangeOf returns the Range of node n in the file: its first line, from
 // its column to the end of its text on that line.
-func (d *doc) rangeOf(n *yaml.Node) discovery.Range {
+func (d *doc) rangeOf(n *yaml.Node) diag.Range {
 	if n == nil {
-		return discovery.Range{}
+		return diag.Range{}
 	}
 	line := n.Line + d.base
 	col := n.Column
@@ -227,7 +229,7 @@ func (d *doc) syntaxError(err error) {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
 	r := d.lines.LineRange(max(line-1, 0) + d.base)
-	d.diags.add(CodeYAMLSyntax, discovery.SeverityError, r,
+	d.diags.add(CodeYAMLSyntax, diag.SeverityError, r,
 		"invalid YAML: %s; the runtime cannot load this file", msg)
 }
 
@@ -250,7 +252,7 @@ func (d *doc) value(n *yaml.Node, depth int) (any, error) {
 	if d.nodes > maxNodes || depth > MaxDepth {
 		if !d.cut {
 			d.cut = true
-			d.diags.add(CodeTooLarge, discovery.SeverityError, d.rangeOf(n),
+			d.diags.add(CodeTooLarge, diag.SeverityError, d.rangeOf(n),
 				"the YAML is nested deeper than %d levels or expands to more than %d values; it is not read further", MaxDepth, maxNodes)
 		}
 		return nil, errRefused
@@ -293,7 +295,7 @@ func (d *doc) checkTag(n *yaml.Node, want string) error {
 	if n.Style&yaml.TaggedStyle == 0 || n.Tag == want || n.Tag == "" {
 		return nil
 	}
-	d.diags.add(CodeYAMLSyntax, discovery.SeverityError, d.rangeOf(n),
+	d.diags.add(CodeYAMLSyntax, diag.SeverityError, d.rangeOf(n),
 		"the tag %s has no meaning to the runtime's YAML loader, which refuses the file", n.Tag)
 	return errRefused
 }
@@ -308,14 +310,14 @@ func (d *doc) scalar(n *yaml.Node) (any, error) {
 		case "!!bool", "!!int", "!!float":
 			v := resolvePlain(n.Value)
 			if TypeName(v) == "a string" {
-				d.diags.add(CodeYAMLSyntax, discovery.SeverityError, d.rangeOf(n),
+				d.diags.add(CodeYAMLSyntax, diag.SeverityError, d.rangeOf(n),
 					"%q is not a valid %s; the runtime's YAML loader refuses the file", n.Value, n.Tag)
 				return nil, errRefused
 			}
 			return v, nil
 		default:
 			if !strings.HasPrefix(n.Tag, "!!") || n.Tag == "!!map" || n.Tag == "!!seq" {
-				d.diags.add(CodeYAMLSyntax, discovery.SeverityError, d.rangeOf(n),
+				d.diags.add(CodeYAMLSyntax, diag.SeverityError, d.rangeOf(n),
 					"the tag %s has no meaning to the runtime's YAML loader, which refuses the file", n.Tag)
 				return nil, errRefused
 			}
@@ -326,7 +328,7 @@ func (d *doc) scalar(n *yaml.Node) (any, error) {
 		return n.Value, nil
 	}
 	if n.Value == "=" {
-		d.diags.add(CodeYAMLSyntax, discovery.SeverityError, d.rangeOf(n),
+		d.diags.add(CodeYAMLSyntax, diag.SeverityError, d.rangeOf(n),
 			"a plain = is a YAML 1.1 value key that the runtime's YAML loader refuses; quote it: \"=\"")
 		return nil, errRefused
 	}
@@ -357,7 +359,7 @@ func (d *doc) mapping(n *yaml.Node, depth int) (any, error) {
 			first = err
 		}
 		if prev, ok := seen[key]; ok {
-			d.diags.add(CodeDuplicateKey, discovery.SeverityError, d.rangeOf(k),
+			d.diags.add(CodeDuplicateKey, diag.SeverityError, d.rangeOf(k),
 				"the key %q is repeated (first at line %d); the runtime keeps only this last value", key, prev.Line+d.base)
 		}
 		seen[key] = k
@@ -384,7 +386,7 @@ func (d *doc) mapping(n *yaml.Node, depth int) (any, error) {
 				}
 			}
 		default:
-			d.diags.add(CodeYAMLSyntax, discovery.SeverityError, d.rangeOf(m),
+			d.diags.add(CodeYAMLSyntax, diag.SeverityError, d.rangeOf(m),
 				"a merge key (<<) takes a mapping or a list of mappings; the runtime's YAML loader refuses the file")
 			if first == nil {
 				first = errRefused
@@ -412,7 +414,7 @@ func (d *doc) key(k *yaml.Node) (string, error) {
 		k = k.Alias
 	}
 	if k.Kind != yaml.ScalarNode {
-		d.diags.add(CodeYAMLSyntax, discovery.SeverityError, d.rangeOf(k),
+		d.diags.add(CodeYAMLSyntax, diag.SeverityError, d.rangeOf(k),
 			"a mapping or list cannot be a key: the runtime's YAML loader refuses the file (found unhashable key)")
 		return "", errRefused
 	}
@@ -444,7 +446,7 @@ func keyText(v any) string {
 }
 
 // validUTF8 reports invalid UTF-8 in src as one diagnostic at its place.
-func validUTF8(src []byte, lines *discovery.LineIndex, diags *sink) bool {
+func validUTF8(src []byte, lines *syntax.LineIndex, diags *sink) bool {
 	if utf8.Valid(src) {
 		return true
 	}
@@ -456,7 +458,7 @@ func validUTF8(src []byte, lines *discovery.LineIndex, diags *sink) bool {
 		}
 		off += size
 	}
-	diags.add(CodeEncoding, discovery.SeverityError, lines.Range(off, min(off+1, len(src))),
+	diags.add(CodeEncoding, diag.SeverityError, lines.Range(off, min(off+1, len(src))),
 		"the file is not valid UTF-8 (first bad byte here); the runtime cannot read it: save it as UTF-8")
 	return false
 }

@@ -103,9 +103,6 @@ func (b *MapBuilder) Set(k string, v any) {
 	b.m.vals = append(b.m.vals, v)
 }
 
-// Len returns the number of keys set so far.
-func (b *MapBuilder) Len() int { return len(b.m.keys) }
-
 // Map returns the built Map.
 func (b *MapBuilder) Map() *Map {
 	m := b.m

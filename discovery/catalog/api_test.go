@@ -13,6 +13,8 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // TestProjectsRootsAndViews registers and removes projects and checks
@@ -91,7 +93,7 @@ func TestLockFiles(t *testing.T) {
 	st, d := cat.Update(catalog.Change{Lock: lock})
 	v, _ = st.View("")
 	got, _ := v.LockDiagnostics(lock)
-	if len(got) != 1 || got[0].Code != discovery.CodeLockCorrupt {
+	if len(got) != 1 || got[0].Code != diag.CodeLockCorrupt {
 		t.Fatalf("the corrupt lock file is reported as %v", got)
 	}
 	if vd := d.Views[""]; !slices.Equal(vd.Locks, []string{lock}) {
@@ -133,7 +135,7 @@ func TestReconfigure(t *testing.T) {
 	if !slices.ContainsFunc(st.Roots(), func(ri catalog.RootInfo) bool { return ri.Root.Path == bundled }) {
 		t.Fatal("the bundled root is not held")
 	}
-	strict := &discovery.Loader{Schema: discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityWarning}}
+	strict := &discovery.Loader{Schema: schema.Options{UnknownKeySeverity: diag.SeverityWarning}}
 	cat.Reconfigure([]string{bundled}, strict)
 	check("loader changed", []string{bundled}, strict)
 	_, d = cat.Reconfigure(nil, nil)
@@ -258,16 +260,16 @@ func TestSuppressionsApplyInTheView(t *testing.T) {
 	cat := catalog.New(catalog.Options{Home: tr.home})
 	st, _ := cat.AddProject("")
 	v, _ := st.View("")
-	codes := func(ds []discovery.Diagnostic) []string {
+	codes := func(ds []diag.Diagnostic) []string {
 		var out []string
 		for _, d := range ds {
 			out = append(out, d.Code)
 		}
 		return out
 	}
-	want := []string{discovery.CodeSuppressUnused}
+	want := []string{diag.CodeSuppressUnused}
 	col := v.Set.Lookup("c")
-	for name, ds := range map[string][]discovery.Diagnostic{"Diagnostics": v.Diagnostics(),
+	for name, ds := range map[string][]diag.Diagnostic{"Diagnostics": v.Diagnostics(),
 		"CollectionDiagnostics": v.CollectionDiagnostics(col), "DiagnosticsUnder": v.DiagnosticsUnder(agent)} {
 		if got := codes(ds); !slices.Equal(got, want) {
 			t.Errorf("%s = %v, want %v (the unknown key suppressed, the comment on model unused)", name, got, want)
@@ -276,7 +278,7 @@ func TestSuppressionsApplyInTheView(t *testing.T) {
 	write("")
 	st, _ = cat.Update(catalog.Change{Root: tr.root(1), Dir: dir})
 	v, _ = st.View("")
-	if got := codes(v.DiagnosticsUnder(agent)); !slices.Equal(got, []string{discovery.CodeUnknownKey, discovery.CodeSuppressUnused}) {
+	if got := codes(v.DiagnosticsUnder(agent)); !slices.Equal(got, []string{diag.CodeUnknownKey, diag.CodeSuppressUnused}) {
 		t.Fatalf("with the comment gone: %v", got)
 	}
 }
@@ -516,7 +518,7 @@ func TestPriorChecks(t *testing.T) {
 	if poisoned == "" {
 		t.Fatal("every collection is volatile: the tree has nothing to keep")
 	}
-	saved.Cross[poisoned] = []discovery.Diagnostic{{Code: "poison", Path: poisoned, Message: "kept"}}
+	saved.Cross[poisoned] = []diag.Diagnostic{{Code: "poison", Path: poisoned, Message: "kept"}}
 	// ...while the volatile collection is: the document appears meanwhile.
 	tr.write(filepath.Join(docs, "notes", "readme.md"), "# Notes\n")
 	prior := func(key string) *catalog.Checks {
@@ -528,17 +530,17 @@ func TestPriorChecks(t *testing.T) {
 	st2, _ := catalog.New(catalog.Options{Home: tr.home, Prior: prior}).AddProject(tr.proj)
 	v2, _ := st2.View(tr.proj)
 	col := v2.Set.At(poisoned)
-	if ds := v2.CollectionDiagnostics(col); !slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool { return d.Code == "poison" }) {
+	if ds := v2.CollectionDiagnostics(col); !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == "poison" }) {
 		t.Fatal("the kept results were not taken: the collection was checked again")
 	}
-	if ds := v2.CollectionDiagnostics(v2.Set.At(docs)); slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool { return d.Code == discovery.CodeMentionUnresolved }) {
+	if ds := v2.CollectionDiagnostics(v2.Set.At(docs)); slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == diag.CodeMentionUnresolved }) {
 		t.Fatalf("the volatile collection was not checked again: %v", ds)
 	}
 	// Another file: another Inventory, nothing is taken.
 	tr.write(filepath.Join(tr.root(1), "d2", "agents", "new.md"), "---\nmeta:\n  name: new\n  description: d\n---\n")
 	st3, _ := catalog.New(catalog.Options{Home: tr.home, Prior: prior}).AddProject(tr.proj)
 	v3, _ := st3.View(tr.proj)
-	if ds := v3.CollectionDiagnostics(v3.Set.At(poisoned)); slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool { return d.Code == "poison" }) {
+	if ds := v3.CollectionDiagnostics(v3.Set.At(poisoned)); slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == "poison" }) {
 		t.Fatal("results kept over another Inventory were taken")
 	}
 	fresh, _ := catalog.New(catalog.Options{Home: tr.home}).AddProject(tr.proj)
@@ -712,8 +714,8 @@ func TestScopeCollection(t *testing.T) {
 	tr.write(filepath.Join(clone, "agents", "helper.md"), "---\nname: helper\ndescription: Helps\nbogus: 1\n---\n")
 	st, _ = cat.Update(catalog.Change{Root: clone, Dir: filepath.Join(clone, "agents")})
 	v, _ = st.View(key)
-	if ds := v.Diagnostics(); !slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool {
-		return d.Code == discovery.CodeUnknownKey && d.Path == filepath.Join(clone, "agents", "helper.md")
+	if ds := v.Diagnostics(); !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool {
+		return d.Code == diag.CodeUnknownKey && d.Path == filepath.Join(clone, "agents", "helper.md")
 	}) {
 		t.Fatalf("the error planted in the clone's agent is not reported: %v", ds)
 	}

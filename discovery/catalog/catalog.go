@@ -14,7 +14,9 @@ import (
 	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
+	"github.com/amplidex/amplidex/discovery/lock"
 )
 
 // Options configure a Catalog.
@@ -126,8 +128,8 @@ type entry struct {
 // makes a new one.
 type lockState struct {
 	path  string
-	lock  *discovery.Lock // nil when unreadable or corrupt
-	diags []discovery.Diagnostic
+	lock  *lock.File // nil when unreadable or corrupt
+	diags []diag.Diagnostic
 }
 
 // lockEntry is the bookkeeping of one lock file: its last good read, the
@@ -410,28 +412,40 @@ func (c *Catalog) read(loader *discovery.Loader, kinds map[string]discovery.Root
 	for i := range dirs {
 		jobs = append(jobs, &dirs[i])
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(c.workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(jobs); i = int(next.Add(1)) - 1 {
-				j := jobs[i]
-				j.c = loader.LoadCandidate(kinds[j.root], j.dir)
-				if j.c != nil && j.c.Dir == j.dir {
-					// The collection's own copy, in its arena (see
-					// Loader.Details): the catalog keeps the key for as
-					// long as the collection.
-					j.dir = j.c.Dir
+	each := func(do func(j *loaded)) {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(c.workers, len(jobs)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1)) - 1; i < len(jobs); i = int(next.Add(1)) - 1 {
+					do(jobs[i])
 				}
-			}
-		}()
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	each(func(j *loaded) { j.c = loader.LoadCandidate(kinds[j.root], j.dir) })
+	// Collections of brief Facts are kept for long: once all are read,
+	// each gets what it keeps in a few objects of its own, made together
+	// rather than among the garbage of reading (see Collection.Keep).
+	each(func(j *loaded) {
+		if j.c == nil {
+			return
+		}
+		if loader.Details != nil {
+			j.c = j.c.Keep()
+		}
+		if j.c.Dir == j.dir {
+			// The collection's own copy: the catalog keeps the key for
+			// as long as the collection.
+			j.dir = j.c.Dir
+		}
+	})
 	var rl []readLock
 	for _, p := range locks {
-		l, diags, err := discovery.ReadLock(p)
+		l, diags, err := lock.Read(p)
 		if err != nil && discovery.IsTransient(err) {
 			rl = append(rl, readLock{path: p, failed: err.Error()})
 			continue

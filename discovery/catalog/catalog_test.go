@@ -10,6 +10,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // tree writes random collections into a project root and a user root.
@@ -196,7 +197,7 @@ func TestDiagnosticsUnderMatchesFilter(t *testing.T) {
 			}
 			found := 0
 			for _, p := range paths {
-				var want []discovery.Diagnostic
+				var want []diag.Diagnostic
 				for _, d := range all {
 					if d.Path == p || strings.HasPrefix(d.Path, strings.TrimSuffix(p, string(filepath.Separator))+string(filepath.Separator)) {
 						want = append(want, d)

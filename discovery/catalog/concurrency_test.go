@@ -17,6 +17,10 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/check"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // hangAfter is how long a test waits for something that never takes
@@ -233,7 +237,7 @@ func TestBuildHoldsBackNoOtherProject(t *testing.T) {
 	var once sync.Once
 	loader := &discovery.Loader{}
 	loader.Details = func(string) *discovery.Facts { return nil }
-	loader.Mentions = func(p string) ([]discovery.Mention, bool) {
+	loader.Mentions = func(p string) ([]syntax.Mention, bool) {
 		if p == ctx {
 			once.Do(func() { close(held) })
 			<-release
@@ -310,7 +314,7 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 					}
 				}
 			}
-			want := discovery.NewSet(roots, cols)
+			want := resolve.NewSet(roots, cols)
 			var wb strings.Builder
 			for _, c := range want.Collections() {
 				fmt.Fprintf(&wb, "col %s %s %v\n", c.Dir, c.Name, c.Valid)
@@ -320,7 +324,7 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 			}
 			var gotCross, wantCross strings.Builder
 			for _, c := range want.Collections() {
-				fmt.Fprintln(&wantCross, want.CheckCollection(c))
+				fmt.Fprintln(&wantCross, check.Collection(want, c))
 				fmt.Fprintln(&gotCross, got.CollectionDiagnostics(c)[len(c.OwnDiagnostics()):])
 			}
 			var gb strings.Builder
@@ -335,7 +339,7 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 			}
 			for _, c := range want.Collections() {
 				gotDs := fmt.Sprint(crossOf(got, c))
-				wantDs := fmt.Sprint(sorted(append(want.CheckCollection(c), want.ShadowDiagnostics(c)...)))
+				wantDs := fmt.Sprint(sorted(append(check.Collection(want, c), check.Shadowed(want, c)...)))
 				if gotDs != wantDs {
 					t.Fatalf("collection %s: WithArguments checks\n%s\nfrom scratch\n%s", c.Dir, gotDs, wantDs)
 				}
@@ -349,12 +353,12 @@ func TestWithArgumentsMatchesFreshView(t *testing.T) {
 
 // crossOf returns the cross-reference and shadowing diagnostics a View
 // has for c: its CollectionDiagnostics without c's own.
-func crossOf(v *catalog.View, c *discovery.Collection) []discovery.Diagnostic {
+func crossOf(v *catalog.View, c *discovery.Collection) []diag.Diagnostic {
 	own := map[string]int{}
 	for _, d := range c.OwnDiagnostics() {
 		own[d.String()]++
 	}
-	var out []discovery.Diagnostic
+	var out []diag.Diagnostic
 	for _, d := range v.CollectionDiagnostics(c) {
 		if own[d.String()] > 0 {
 			own[d.String()]--
@@ -365,8 +369,8 @@ func crossOf(v *catalog.View, c *discovery.Collection) []discovery.Diagnostic {
 	return out
 }
 
-func sorted(ds []discovery.Diagnostic) []discovery.Diagnostic {
-	discovery.SortDiagnostics(ds)
+func sorted(ds []diag.Diagnostic) []diag.Diagnostic {
+	diag.Sort(ds)
 	return ds
 }
 

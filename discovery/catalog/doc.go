@@ -8,7 +8,7 @@
 // It is told what changed — this collection directory, this whole root,
 // this lock file — and reloads only that; a change then costs what it
 // touches: the names the changed collections had or have are resolved
-// again (discovery.Set.Apply), and only the collections whose references
+// again (resolve.Set.Apply), and only the collections whose references
 // go through those names are checked again. Publishing after one save does
 // not grow with the number of collections.
 //
@@ -50,7 +50,7 @@
 //     roots take it; a slow check of one project (a registration of ten
 //     thousand collections) holds back no other project. It is taken
 //     before Catalog.mu, never after.
-//   - discovery.Set's own lock guards only its caches of stats and
+//   - resolve.Set's own lock guards only its caches of stats and
 //     parsed constraints, and is never held while the file system is
 //     asked.
 //

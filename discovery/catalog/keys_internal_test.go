@@ -3,15 +3,16 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
-	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery"
 )
 
-// TestRootKeysShareTheCollectionsDir: the key a root keeps a collection
-// under is the collection's own Dir, not a second copy of its path made
-// by the root's listing.
+// TestRootKeysShareTheCollectionsDir: a catalog whose loader keeps brief
+// Facts keeps its collections (see discovery.Collection.Keep), and the
+// key a root keeps a collection under is the collection's own Dir, not a
+// second copy of its path made by the root's listing.
 func TestRootKeysShareTheCollectionsDir(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, ".amplifier", "collections", "team")
@@ -38,8 +39,13 @@ func TestRootKeysShareTheCollectionsDir(t *testing.T) {
 				continue
 			}
 			found++
-			if key != e.c.Dir || unsafe.StringData(key) != unsafe.StringData(e.c.Dir) {
+			if key != e.c.Dir || reflect.ValueOf(key).Pointer() != reflect.ValueOf(e.c.Dir).Pointer() {
 				t.Errorf("the root keeps %q under a copy of its path %q", e.c.Dir, key)
+			}
+			// The collection was kept (see discovery.Collection.Keep): its
+			// directory is a part of its pyproject.toml's path.
+			if reflect.ValueOf(e.c.Dir).Pointer() != reflect.ValueOf(e.c.Pyproject).Pointer() {
+				t.Errorf("the catalog did not keep the collection at %s in objects of its own", e.c.Dir)
 			}
 		}
 	}

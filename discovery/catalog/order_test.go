@@ -11,6 +11,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // TestOlderLoadNeverWins reads one directory twice at once: the read that
@@ -123,7 +124,7 @@ func TestDelta(t *testing.T) {
 	for _, dg := range v.Diagnostics() {
 		codes = append(codes, dg.Code)
 	}
-	if !slices.Equal(codes, []string{discovery.CodeMentionUnresolved}) {
+	if !slices.Equal(codes, []string{diag.CodeMentionUnresolved}) {
 		t.Errorf("diagnostics %v, want one unresolved mention", codes)
 	}
 }

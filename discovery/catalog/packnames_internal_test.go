@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery"
 )
@@ -48,7 +47,7 @@ func TestPackNames(t *testing.T) {
 			if n == "" {
 				continue
 			}
-			p := uintptr(unsafe.Pointer(unsafe.StringData(n)))
+			p := reflect.ValueOf(n).Pointer()
 			if q, ok := at[n]; ok && q != p {
 				t.Errorf("%q is kept twice", n)
 			} else if !ok {
@@ -107,12 +106,13 @@ func TestViewPacksItsNames(t *testing.T) {
 // list's start to the last one's end, and how many they hold.
 func listsSpan(lists [][]string) (span, held uintptr) {
 	lo, hi := uintptr(math.MaxUint64), uintptr(0)
+	size := reflect.TypeFor[string]().Size()
 	for _, l := range lists {
 		if len(l) > 0 {
-			p := uintptr(unsafe.Pointer(unsafe.SliceData(l)))
-			lo, hi = min(lo, p), max(hi, p+uintptr(len(l))*unsafe.Sizeof(""))
+			p := reflect.ValueOf(l).Pointer()
+			lo, hi = min(lo, p), max(hi, p+uintptr(len(l))*size)
 		}
-		held += uintptr(len(l)) * unsafe.Sizeof("")
+		held += uintptr(len(l)) * size
 	}
 	return hi - lo, held
 }

@@ -10,10 +10,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/check"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
+	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // State is one published version of the catalog: a View for every
@@ -102,23 +105,23 @@ type View struct {
 	// Version is the State's version the View belongs to.
 	Version uint64
 	// Set is the collections of the project's roots, resolved.
-	Set *discovery.Set
+	Set *resolve.Set
 
 	// cross holds the cross-reference diagnostics of each collection, by
 	// its directory; deps what each collection's references go through
-	// (discovery.Set.RefNames), by its directory; refs the reverse: for
+	// (check.RefNames), by its directory; refs the reverse: for
 	// each name, the directories of the collections that refer to it.
-	cross pmap.Map[string, []discovery.Diagnostic]
+	cross pmap.Map[string, []diag.Diagnostic]
 	deps  pmap.Map[string, []string]
 	refs  pmap.Map[string, pmap.Map[string, struct{}]]
 	locks []lockFile
 	// volatile holds the directories of the collections whose check asked
-	// the file system (discovery.Set.CheckCollectionStat): their results
+	// the file system (check.CollectionStat): their results
 	// are not kept across runs.
 	volatile pmap.Map[string, struct{}]
 
 	diagOnce sync.Once
-	diags    []discovery.Diagnostic
+	diags    []diag.Diagnostic
 }
 
 // lockFile is the diagnostics of one lock file of a View: its own and the
@@ -127,7 +130,7 @@ type lockFile struct {
 	path  string
 	root  discovery.Root
 	state *lockState
-	diags []discovery.Diagnostic
+	diags []diag.Diagnostic
 }
 
 // buildView computes a project's View from what snap holds, checking the
@@ -143,14 +146,14 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 			}
 		}
 	}
-	set := discovery.NewSet(snap.roots, cols)
+	set := resolve.NewSet(snap.roots, cols)
 	v := &View{Project: project, Set: set}
 	// Each collection is checked on its own against the set, which is safe
 	// for concurrent use: the checks run on as many goroutines as loads
 	// do, and their results are gathered in order.
 	all := set.Collections()
 	type checked struct {
-		diags   []discovery.Diagnostic
+		diags   []diag.Diagnostic
 		names   []string
 		statted bool
 	}
@@ -178,7 +181,7 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 					res[i] = checked{diags: prior.Cross[col.Dir], names: prior.Deps[col.Dir]}
 					continue
 				}
-				ds, names, statted := set.CheckWithNames(col)
+				ds, names, statted := check.WithNames(set, col)
 				sort.Strings(names)
 				res[i] = checked{ds, names, statted}
 			}
@@ -193,7 +196,7 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 	for i := range res {
 		res[i].names = names[i]
 	}
-	cross := map[string][]discovery.Diagnostic{}
+	cross := map[string][]diag.Diagnostic{}
 	deps := map[string][]string{}
 	refs := map[string][]string{}
 	volatile := map[string]struct{}{}
@@ -244,22 +247,30 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 // empty.
 func packNames(lists [][]string) {
 	n, size := 0, 0
-	offsets := map[string]int{}
+	seen := map[string]bool{}
 	for _, l := range lists {
 		n += len(l)
 		for _, name := range l {
-			if _, ok := offsets[name]; !ok {
-				offsets[name] = size
+			if !seen[name] {
+				seen[name] = true
 				size += len(name)
 			}
 		}
 	}
-	buf := make([]byte, size)
-	for name, off := range offsets {
-		copy(buf[off:], name)
+	// Each name is written once, into one string, and every list's copy
+	// of it is that part.
+	var text strings.Builder
+	text.Grow(size)
+	parts := make(map[string]string, len(seen))
+	for _, l := range lists {
+		for _, name := range l {
+			if _, ok := parts[name]; !ok {
+				start := text.Len()
+				text.WriteString(name)
+				parts[name] = text.String()[start:]
+			}
+		}
 	}
-	// buf is complete and never written again.
-	text := unsafe.String(unsafe.SliceData(buf), len(buf))
 	all := make([]string, 0, n)
 	for i, l := range lists {
 		if l == nil {
@@ -267,8 +278,7 @@ func packNames(lists [][]string) {
 		}
 		start := len(all)
 		for _, name := range l {
-			off := offsets[name]
-			all = append(all, text[off:off+len(name)])
+			all = append(all, parts[name])
 		}
 		lists[i] = all[start:len(all):len(all)]
 	}
@@ -292,20 +302,20 @@ func sortedEntries[V any](m map[string]V) func(func(string, V) bool) {
 // checkLock computes the diagnostics of the lock file lp of root r, read
 // as ls says (nil: not read yet). It stats the file system (the entries'
 // paths).
-func checkLock(set *discovery.Set, r discovery.Root, lp string, ls *lockState) lockFile {
+func checkLock(set *resolve.Set, r discovery.Root, lp string, ls *lockState) lockFile {
 	lf := lockFile{path: lp, root: r, state: ls}
 	if ls == nil {
 		return lf
 	}
 	lf.diags = slices.Clone(ls.diags)
 	if ls.lock.Exists() {
-		var installed []discovery.LockCheckCollection
+		var installed []lock.Installed
 		for _, col := range set.InRoot(set.RootIndex(r)) {
-			installed = append(installed, discovery.LockCheckCollection{Name: col.Name, Dir: col.Dir})
+			installed = append(installed, lock.Installed{Name: col.Name, Dir: col.Dir})
 		}
-		lf.diags = append(lf.diags, discovery.CheckLock(lp, ls.lock, installed)...)
+		lf.diags = append(lf.diags, lock.Check(lp, ls.lock, installed)...)
 	}
-	discovery.SortDiagnostics(lf.diags)
+	diag.Sort(lf.diags)
 	return lf
 }
 
@@ -359,7 +369,7 @@ func (v *View) apply(b *batch) (*View, ViewDelta) {
 // diagnostics or shadowing may have changed, sorted. Only the collections
 // added, and those whose references go through a name that changed, are
 // checked again. The new View shares v's lock files; v is left as it is.
-func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added []*discovery.Collection) (*View, []string) {
+func (v *View) derive(set *resolve.Set, sd resolve.Delta, removed, added []*discovery.Collection) (*View, []string) {
 	w := &View{Project: v.Project, Set: set, cross: v.cross, deps: v.deps, refs: v.refs, locks: v.locks, volatile: v.volatile}
 	changed := map[string]bool{}
 	touched := map[string]bool{}
@@ -374,7 +384,7 @@ func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added 
 		}
 	}
 	for _, a := range sd.Agents {
-		touched[discovery.AgentDep+a] = true
+		touched[resolve.AgentDep+a] = true
 	}
 	recheck := map[string]bool{}
 	for _, col := range added {
@@ -402,7 +412,7 @@ func (v *View) derive(set *discovery.Set, sd discovery.SetDelta, removed, added 
 		if col == nil {
 			continue
 		}
-		ds, names, statted := set.CheckWithNames(col)
+		ds, names, statted := check.WithNames(set, col)
 		if statted {
 			w.volatile = w.volatile.Set(dir, struct{}{})
 		} else if w.volatile.Has(dir) {
@@ -466,11 +476,11 @@ func (v *View) setDeps(dir string, names []string) {
 // DiagnosticsUnder returns the diagnostics of the file or directory at
 // path and of every file under it, sorted: those of Diagnostics whose path
 // is path or lies below it. It looks only at the collections that can hold
-// such files (see discovery.Set.Around), so that asking about one file
+// such files (see resolve.Set.Around), so that asking about one file
 // after a save costs the same with ten collections as with ten thousand.
-func (v *View) DiagnosticsUnder(path string) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
-	keep := func(ds []discovery.Diagnostic) {
+func (v *View) DiagnosticsUnder(path string) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	keep := func(ds []diag.Diagnostic) {
 		for _, d := range ds {
 			if under(d.Path, path) {
 				out = append(out, d)
@@ -483,17 +493,17 @@ func (v *View) DiagnosticsUnder(path string) []discovery.Diagnostic {
 	for _, lf := range v.locks {
 		keep(lf.diags)
 	}
-	discovery.SortDiagnostics(out)
+	diag.Sort(out)
 	return out
 }
 
 // collectionDiagnostics returns every diagnostic about col's files (its
 // own, its cross-references and its shadowing) with the suppression
 // comments of its files applied, in no promised order.
-func (v *View) collectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
+func (v *View) collectionDiagnostics(col *discovery.Collection) []diag.Diagnostic {
 	out := col.OwnDiagnostics()
 	out = append(out, v.cross.Value(col.Dir)...)
-	out = append(out, v.Set.ShadowDiagnostics(col)...)
+	out = append(out, check.Shadowed(v.Set, col)...)
 	return col.Suppress(out)
 }
 
@@ -508,15 +518,15 @@ func under(p, dir string) bool {
 // CollectionDiagnostics returns every diagnostic about col's files: its
 // own, its cross-references and its shadowing, with the suppression
 // comments of its files applied, sorted.
-func (v *View) CollectionDiagnostics(col *discovery.Collection) []discovery.Diagnostic {
+func (v *View) CollectionDiagnostics(col *discovery.Collection) []diag.Diagnostic {
 	out := v.collectionDiagnostics(col)
-	discovery.SortDiagnostics(out)
+	diag.Sort(out)
 	return out
 }
 
 // LockDiagnostics returns the diagnostics of a lock file of the View's
 // roots, and whether it is one.
-func (v *View) LockDiagnostics(path string) ([]discovery.Diagnostic, bool) {
+func (v *View) LockDiagnostics(path string) ([]diag.Diagnostic, bool) {
 	for _, lf := range v.locks {
 		if lf.path == path {
 			return lf.diags, true
@@ -539,16 +549,16 @@ func (v *View) LockFiles() []string {
 // collection's own, cross-references, shadowing and lock files, with the
 // suppression comments of the files applied. The slice
 // is built once per View and shared: do not modify it.
-func (v *View) Diagnostics() []discovery.Diagnostic {
+func (v *View) Diagnostics() []diag.Diagnostic {
 	v.diagOnce.Do(func() {
-		var out []discovery.Diagnostic
+		var out []diag.Diagnostic
 		for _, col := range v.Set.Collections() {
 			out = append(out, v.collectionDiagnostics(col)...)
 		}
 		for _, lf := range v.locks {
 			out = append(out, lf.diags...)
 		}
-		discovery.SortDiagnostics(out)
+		diag.Sort(out)
 		v.diags = out
 	})
 	return v.diags
@@ -561,10 +571,10 @@ type Checks struct {
 	// Inventory is the Inventory of the View's Set.
 	Inventory [32]byte `json:"inventory"`
 	// Cross holds the cross-reference diagnostics of each collection,
-	// and Deps what its references go through (discovery.Set.RefNames),
+	// and Deps what its references go through (check.RefNames),
 	// by directory.
-	Cross map[string][]discovery.Diagnostic `json:"cross,omitempty"`
-	Deps  map[string][]string               `json:"deps,omitempty"`
+	Cross map[string][]diag.Diagnostic `json:"cross,omitempty"`
+	Deps  map[string][]string          `json:"deps,omitempty"`
 	// Volatile are the directories of the collections whose results
 	// asked the file system: they are checked again.
 	Volatile []string `json:"volatile,omitempty"`
@@ -572,7 +582,7 @@ type Checks struct {
 
 // Checks returns v's cross-reference results, for a later run.
 func (v *View) Checks() *Checks {
-	c := &Checks{Inventory: Inventory(v.Set), Cross: map[string][]discovery.Diagnostic{}, Deps: map[string][]string{}}
+	c := &Checks{Inventory: Inventory(v.Set), Cross: map[string][]diag.Diagnostic{}, Deps: map[string][]string{}}
 	for dir, ds := range v.cross.All() {
 		c.Cross[dir] = ds
 	}
@@ -591,7 +601,7 @@ func (v *View) Checks() *Checks {
 // of their resources and files. Two Sets of one Inventory over files of
 // the same contents give the same results (but for what asks the file
 // system: see Checks.Volatile).
-func Inventory(set *discovery.Set) [32]byte {
+func Inventory(set *resolve.Set) [32]byte {
 	h := sha256.New()
 	// The fields go through a buffer: written one by one, each would be
 	// copied to the heap to be handed to the hash.

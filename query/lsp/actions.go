@@ -14,6 +14,9 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -25,7 +28,7 @@ import (
 // collections, profiles and agents, the missing required keys with
 // placeholders, the removal of an unknown key, a bare name qualified with
 // the collection it resolves in.
-func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -33,10 +36,10 @@ func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path st
 	if ctx.Err() != nil {
 		return nil
 	}
-	fx := &fixer{l: l, path: path, text: text, lines: discovery.NewLineIndex(text)}
+	fx := &fixer{l: l, path: path, text: text, lines: syntax.NewLineIndex(text)}
 	if kind, ok := docKindOf(path); ok {
 		fx.kind = kind
-		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
+		fx.doc = schema.ParseDocument(path, text, kind, w.schema)
 	}
 	var out []query.CodeAction
 	for _, d := range w.diagnoseIn(l, path, text) {
@@ -62,8 +65,8 @@ func (w *Workspace) codeActions(ctx context.Context, base *catalog.View, path st
 // has it).
 func fixedWithoutAsking(code string) bool {
 	switch code {
-	case discovery.CodeUnknownKey, discovery.CodeMetadataUnknownKey, discovery.CodeAgentUnknown,
-		discovery.CodeExtendsUnresolved, discovery.CodeMentionUnresolved, discovery.CodeDepNotInstalled:
+	case diag.CodeUnknownKey, diag.CodeMetadataUnknownKey, diag.CodeAgentUnknown,
+		diag.CodeExtendsUnresolved, diag.CodeMentionUnresolved, diag.CodeDepNotInstalled:
 		return true
 	}
 	return false
@@ -80,12 +83,12 @@ func fixedWithoutAsking(code string) bool {
 // A fix that is unsafe (see unsafe: it would make a duplicate, or leave a
 // file that no longer parses) is left out and returned in skipped, unless
 // withUnsafe asks for it too, as ruff's --unsafe-fixes does.
-func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, text []byte, ds []discovery.Diagnostic, withUnsafe bool) (edits []query.TextEdit, skipped []UnsafeFix) {
+func (w *Workspace) Fixes(ctx context.Context, v *catalog.View, path string, text []byte, ds []diag.Diagnostic, withUnsafe bool) (edits []query.TextEdit, skipped []UnsafeFix) {
 	return w.fixes(ctx, v, path, text, nil, ds, withUnsafe)
 }
 
 // fixes is Fixes with the other open buffers (overlay) laid over v.
-func (w *Workspace) fixes(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte, ds []discovery.Diagnostic, withUnsafe bool) (edits []query.TextEdit, skipped []UnsafeFix) {
+func (w *Workspace) fixes(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic, withUnsafe bool) (edits []query.TextEdit, skipped []UnsafeFix) {
 	if kindOf(path) == fileOther || len(ds) == 0 {
 		return nil, nil
 	}
@@ -93,10 +96,10 @@ func (w *Workspace) fixes(ctx context.Context, v *catalog.View, path string, tex
 	if ctx.Err() != nil {
 		return nil, nil
 	}
-	fx := &fixer{l: l, path: path, text: text, lines: discovery.NewLineIndex(text)}
+	fx := &fixer{l: l, path: path, text: text, lines: syntax.NewLineIndex(text)}
 	if kind, ok := docKindOf(path); ok {
 		fx.kind = kind
-		fx.doc = discovery.ParseDocument(path, text, kind, w.schema)
+		fx.doc = schema.ParseDocument(path, text, kind, w.schema)
 	}
 	for _, d := range ds {
 		if !fixedWithoutAsking(d.Code) {
@@ -132,7 +135,7 @@ func (w *Workspace) fixes(ctx context.Context, v *catalog.View, path string, tex
 // what it would do (Title, as the code action says it) and why it is
 // unsafe.
 type UnsafeFix struct {
-	Diagnostic discovery.Diagnostic
+	Diagnostic diag.Diagnostic
 	Title      string
 	Why        string
 }
@@ -163,7 +166,7 @@ func (fx *fixer) unsafe(a query.CodeAction) string {
 // front matter, the other item that value would repeat: the same text,
 // or, in a list of agents, a name that resolves to the same agent; else
 // "".
-func (fx *fixer) duplicateItem(r discovery.Range, value string) string {
+func (fx *fixer) duplicateItem(r diag.Range, value string) string {
 	if fx.doc == nil || fx.doc.Front == nil {
 		return ""
 	}
@@ -172,7 +175,7 @@ func (fx *fixer) duplicateItem(r discovery.Range, value string) string {
 	var found string
 	var walk func(n *yaml.Node, agents bool, depth int) bool
 	walk = func(n *yaml.Node, agents bool, depth int) bool {
-		if n == nil || depth > discovery.MaxFrontMatterDepth {
+		if n == nil || depth > syntax.MaxFrontMatterDepth {
 			return false
 		}
 		switch n.Kind {
@@ -230,17 +233,17 @@ func (fx *fixer) sameItem(a, b string, agents bool) bool {
 // document kind ("" for one that is not a document, such as
 // pyproject.toml): YAML or TOML that does not parse, a key written twice.
 func (fx *fixer) brokenIn(text []byte) int {
-	var ds []discovery.Diagnostic
+	var ds []diag.Diagnostic
 	switch {
 	case fx.kind != "":
-		ds = discovery.ParseDocument(fx.path, text, fx.kind, discovery.SchemaOptions{}).Diagnostics
+		ds = schema.ParseDocument(fx.path, text, fx.kind, schema.Options{}).Diagnostics
 	case kindOf(fx.path) == filePyproject:
 		_, ds = discovery.ParsePyproject(fx.path, text)
 	}
 	n := 0
 	for _, d := range ds {
 		switch d.Code {
-		case discovery.CodeFrontMatterSyntax, discovery.CodeDuplicateKey, discovery.CodeTOMLSyntax:
+		case diag.CodeFrontMatterSyntax, diag.CodeDuplicateKey, diag.CodeTOMLSyntax:
 			n++
 		}
 	}
@@ -262,7 +265,7 @@ func rewritesInPlace(a query.CodeAction) bool {
 // UTF-16 code units, as diagnostics do, and must be sorted and not
 // overlap.
 func ApplyEdits(text []byte, edits []query.TextEdit) ([]byte, error) {
-	lines := discovery.NewLineIndex(text)
+	lines := syntax.NewLineIndex(text)
 	var out bytes.Buffer
 	at := 0
 	for _, e := range edits {
@@ -280,11 +283,11 @@ func ApplyEdits(text []byte, edits []query.TextEdit) ([]byte, error) {
 
 // overlaps reports whether two ranges share a position, ends included (a
 // cursor just after a word is on it).
-func overlaps(a, b discovery.Range) bool {
+func overlaps(a, b diag.Range) bool {
 	return !before(a.End, b.Start) && !before(b.End, a.Start)
 }
 
-func before(a, b discovery.Position) bool {
+func before(a, b diag.Position) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
 }
 
@@ -293,40 +296,40 @@ type fixer struct {
 	l     *layered
 	path  string
 	text  []byte
-	lines *discovery.LineIndex
-	kind  discovery.DocKind   // the schema of the front matter ("" for none)
-	doc   *discovery.Document // the front matter, parsed (nil for none)
+	lines *syntax.LineIndex
+	kind  schema.DocKind   // the schema of the front matter ("" for none)
+	doc   *schema.Document // the front matter, parsed (nil for none)
 }
 
 // fixes returns the fixes of d, the preferred one first.
-func (fx *fixer) fixes(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) fixes(d diag.Diagnostic) []query.CodeAction {
 	switch d.Code {
-	case discovery.CodeUnknownKey:
+	case diag.CodeUnknownKey:
 		return fx.unknownKey(d)
-	case discovery.CodeMetadataUnknownKey:
+	case diag.CodeMetadataUnknownKey:
 		return fx.unknownTableKey(d)
-	case discovery.CodeRequiredKey:
+	case diag.CodeRequiredKey:
 		return fx.missingKey(d)
-	case discovery.CodeBundleLoadFailed:
-		if d.Message == discovery.BundleDefaultProviderMessage && fx.doc != nil && fx.doc.Front != nil && fx.doc.Lookup("default_provider") == nil {
+	case diag.CodeBundleLoadFailed:
+		if d.Message == schema.BundleDefaultProviderMessage && fx.doc != nil && fx.doc.Front != nil && fx.doc.Lookup("default_provider") == nil {
 			return fx.addKey(d, fx.doc.Front, nil, "default_provider")
 		}
-	case discovery.CodeMissingField:
+	case diag.CodeMissingField:
 		return fx.missingField(d)
-	case discovery.CodeNameMismatch:
+	case diag.CodeNameMismatch:
 		stem := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
 		return []query.CodeAction{fx.replaceValue(d.Range, stem, "Rename to `%s`, as the file is named")}
-	case discovery.CodeInvalidName:
-		if fix := discovery.SuggestCollectionName(fx.unquoted(d.Range)); fix != "" {
+	case diag.CodeInvalidName:
+		if fix := schema.SuggestCollectionName(fx.unquoted(d.Range)); fix != "" {
 			return []query.CodeAction{fx.replaceValue(d.Range, fix, "Change to `%s`")}
 		}
-	case discovery.CodeAgentUnknown:
+	case diag.CodeAgentUnknown:
 		return fx.unknownAgent(d)
-	case discovery.CodeExtendsUnresolved:
+	case diag.CodeExtendsUnresolved:
 		return fx.unresolvedExtends(d)
-	case discovery.CodeMentionUnresolved:
+	case diag.CodeMentionUnresolved:
 		return fx.unresolvedMention(d)
-	case discovery.CodeDepNotInstalled:
+	case diag.CodeDepNotInstalled:
 		return fx.missingDep(d)
 	}
 	return nil
@@ -348,7 +351,7 @@ func (fx *fixer) rewrites(ref refAt) []query.CodeAction {
 }
 
 // spanText returns the text in r.
-func (fx *fixer) spanText(r discovery.Range) string {
+func (fx *fixer) spanText(r diag.Range) string {
 	s, e := fx.lines.PositionOffset(r.Start), fx.lines.PositionOffset(r.End)
 	if s > e || e > len(fx.text) {
 		return ""
@@ -357,7 +360,7 @@ func (fx *fixer) spanText(r discovery.Range) string {
 }
 
 // inner returns r without the quotes around its text, when it is quoted.
-func (fx *fixer) inner(r discovery.Range) discovery.Range {
+func (fx *fixer) inner(r diag.Range) diag.Range {
 	t := fx.spanText(r)
 	if len(t) >= 2 && (t[0] == '"' || t[0] == '\'') && t[len(t)-1] == t[0] {
 		r.Start.Character++
@@ -367,11 +370,11 @@ func (fx *fixer) inner(r discovery.Range) discovery.Range {
 }
 
 // unquoted returns the text in r without its quotes.
-func (fx *fixer) unquoted(r discovery.Range) string { return fx.spanText(fx.inner(r)) }
+func (fx *fixer) unquoted(r diag.Range) string { return fx.spanText(fx.inner(r)) }
 
 // replaceValue is the action that writes value in place of the text in r
 // (inside its quotes, when it is quoted); title has a %s for value.
-func (fx *fixer) replaceValue(r discovery.Range, value, title string) query.CodeAction {
+func (fx *fixer) replaceValue(r diag.Range, value, title string) query.CodeAction {
 	in := fx.inner(r)
 	if in == r && !plainYAML(value) && fx.kind != "" {
 		value = strconv.Quote(value)
@@ -393,7 +396,7 @@ func plainYAML(s string) bool {
 
 // didYouMean is the action that replaces r with each of the candidates
 // given, the first preferred.
-func (fx *fixer) didYouMean(r discovery.Range, candidates ...string) []query.CodeAction {
+func (fx *fixer) didYouMean(r diag.Range, candidates ...string) []query.CodeAction {
 	var out []query.CodeAction
 	for i, c := range candidates {
 		if c == "" {
@@ -415,13 +418,13 @@ type keyHit struct {
 
 // findNode walks the front matter for the key whose range is r, or the
 // mapping that is opened at r (a list item's, or the value of a key at r).
-func (fx *fixer) findNode(r discovery.Range) (hit keyHit, ok bool) {
+func (fx *fixer) findNode(r diag.Range) (hit keyHit, ok bool) {
 	if fx.doc == nil || fx.doc.Front == nil {
 		return keyHit{}, false
 	}
 	var walk func(n *yaml.Node, path []string, depth int) bool
 	walk = func(n *yaml.Node, path []string, depth int) bool {
-		if n == nil || depth > discovery.MaxFrontMatterDepth {
+		if n == nil || depth > syntax.MaxFrontMatterDepth {
 			return false
 		}
 		switch n.Kind {
@@ -442,7 +445,7 @@ func (fx *fixer) findNode(r discovery.Range) (hit keyHit, ok bool) {
 			}
 		case yaml.SequenceNode:
 			for _, item := range n.Content {
-				at := append(slices.Clip(path), discovery.ItemStep)
+				at := append(slices.Clip(path), schema.ItemStep)
 				if item.Kind == yaml.MappingNode && fx.doc.NodeRange(item) == r {
 					hit = keyHit{value: item, path: at}
 					return true
@@ -460,18 +463,18 @@ func (fx *fixer) findNode(r discovery.Range) (hit keyHit, ok bool) {
 
 // unknownKey offers, for a key the schema does not know, the key it most
 // likely misspells and the removal of the key with its value.
-func (fx *fixer) unknownKey(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) unknownKey(d diag.Diagnostic) []query.CodeAction {
 	hit, ok := fx.findNode(d.Range)
 	if !ok || hit.key == nil {
 		return nil
 	}
 	var out []query.CodeAction
-	if keys, ok := discovery.SchemaKeys(fx.kind, hit.path); ok {
+	if keys, ok := schema.Keys(fx.kind, hit.path); ok {
 		names := make([]string, len(keys))
 		for i, k := range keys {
 			names[i] = k.Name
 		}
-		if s := discovery.Suggest(hit.key.Value, names); s != "" && !hasKey(hit.mapping, s) {
+		if s := diag.Suggest(hit.key.Value, names); s != "" && !hasKey(hit.mapping, s) {
 			out = append(out, fx.replaceValue(d.Range, s, "Change `"+hit.key.Value+"` to `%s`"))
 		}
 	}
@@ -493,17 +496,17 @@ func hasKey(m *yaml.Node, name string) bool {
 
 // keyLines returns the whole lines a block-style key and its value take,
 // when the key starts its line.
-func (fx *fixer) keyLines(hit keyHit) (discovery.Range, bool) {
+func (fx *fixer) keyLines(hit keyHit) (diag.Range, bool) {
 	if hit.mapping.Style&yaml.FlowStyle != 0 {
-		return discovery.Range{}, false
+		return diag.Range{}, false
 	}
 	kr := fx.doc.NodeRange(hit.key)
 	line := fx.lines.Line(kr.Start.Line)
 	if leading := len(line) - len(bytes.TrimLeft(line, " ")); leading != kr.Start.Character {
-		return discovery.Range{}, false // "- key:" or a key after others
+		return diag.Range{}, false // "- key:" or a key after others
 	}
 	end := fx.lastLine(hit.value, kr.Start.Line, kr.Start.Character)
-	return discovery.Range{Start: discovery.Position{Line: kr.Start.Line}, End: discovery.Position{Line: end + 1}}, true
+	return diag.Range{Start: diag.Position{Line: kr.Start.Line}, End: diag.Position{Line: end + 1}}, true
 }
 
 // lastLine returns the last line a value takes: the last line of its
@@ -513,7 +516,7 @@ func (fx *fixer) lastLine(n *yaml.Node, from, col int) int {
 	last := from
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
-		if n == nil || depth > discovery.MaxFrontMatterDepth {
+		if n == nil || depth > syntax.MaxFrontMatterDepth {
 			return
 		}
 		if l := fx.doc.NodeRange(n).Start.Line; l > last {
@@ -543,7 +546,7 @@ func (fx *fixer) lastLine(n *yaml.Node, from, col int) int {
 
 // missingKey offers to add a required key that is missing, with a
 // placeholder value.
-func (fx *fixer) missingKey(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) missingKey(d diag.Diagnostic) []query.CodeAction {
 	const prefix = "missing required key `"
 	if fx.doc == nil || fx.doc.Front == nil || !strings.HasPrefix(d.Message, prefix) {
 		return nil
@@ -571,44 +574,44 @@ func (fx *fixer) missingKey(d discovery.Diagnostic) []query.CodeAction {
 
 // addKey is the action that adds the key name, with a placeholder, at
 // the end of the block mapping m at path.
-func (fx *fixer) addKey(d discovery.Diagnostic, m *yaml.Node, path []string, name string) []query.CodeAction {
+func (fx *fixer) addKey(d diag.Diagnostic, m *yaml.Node, path []string, name string) []query.CodeAction {
 	if m.Style&yaml.FlowStyle != 0 {
 		return nil
 	}
-	var at discovery.Position
+	var at diag.Position
 	indent := 0
 	switch {
 	case len(m.Content) > 0:
 		first := fx.doc.NodeRange(m.Content[0]).Start
 		indent = first.Character
-		at = discovery.Position{Line: fx.lastLine(m, first.Line, indent-1) + 1}
+		at = diag.Position{Line: fx.lastLine(m, first.Line, indent-1) + 1}
 	case path == nil:
-		at = discovery.Position{Line: fx.lines.Position(fx.doc.FrontEnd).Line}
+		at = diag.Position{Line: fx.lines.Position(fx.doc.FrontEnd).Line}
 	default:
 		return nil
 	}
 	stem := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
-	text, ok := discovery.SchemaPlaceholder(fx.kind, append(slices.Clip(path), name), indent, stem)
+	text, ok := schema.Placeholder(fx.kind, append(slices.Clip(path), name), indent, stem)
 	if !ok {
 		return nil
 	}
 	return []query.CodeAction{{Title: "Add the missing key `" + name + "`", Preferred: true,
-		Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: at, End: at}, NewText: text}}}}
+		Edits: []query.TextEdit{{Path: fx.path, Range: diag.Range{Start: at, End: at}, NewText: text}}}}
 }
 
 // unknownTableKey offers, for an unknown key of [tool.amplifier.collection],
 // the documented key it most likely misspells and its removal.
-func (fx *fixer) unknownTableKey(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) unknownTableKey(d diag.Diagnostic) []query.CodeAction {
 	key := fx.unquoted(d.Range)
 	var out []query.CodeAction
-	if s := discovery.Suggest(key, discovery.DocumentedCollectionKeys()); s != "" {
+	if s := diag.Suggest(key, schema.DocumentedCollectionKeys()); s != "" {
 		out = append(out, fx.replaceValue(d.Range, s, "Change `"+key+"` to `%s`"))
 	}
 	line := fx.lines.Line(d.Range.Start.Line)
 	if _, value, ok := bytes.Cut(line, []byte("=")); ok && singleLineTOML(value) {
 		n := d.Range.Start.Line
 		out = append(out, query.CodeAction{Title: "Remove the unknown key `" + key + "`",
-			Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: discovery.Position{Line: n}, End: discovery.Position{Line: n + 1}}}}})
+			Edits: []query.TextEdit{{Path: fx.path, Range: diag.Range{Start: diag.Position{Line: n}, End: diag.Position{Line: n + 1}}}}})
 	}
 	return out
 }
@@ -645,7 +648,7 @@ func singleLineTOML(v []byte) bool {
 
 // missingField offers to add a required field of [project] that is
 // missing, or the whole table when there is none.
-func (fx *fixer) missingField(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) missingField(d diag.Diagnostic) []query.CodeAction {
 	const prefix = "Required field missing: "
 	field, ok := strings.CutPrefix(d.Message, prefix)
 	if !ok {
@@ -653,7 +656,7 @@ func (fx *fixer) missingField(d discovery.Diagnostic) []query.CodeAction {
 	}
 	dir := filepath.Base(filepath.Dir(fx.path))
 	name := dir
-	if fix := discovery.SuggestCollectionName(dir); fix != "" {
+	if fix := schema.SuggestCollectionName(dir); fix != "" {
 		name = fix
 	}
 	placeholder := map[string]string{"name": name, "version": "0.1.0", "description": "TODO: what the collection is for"}
@@ -673,9 +676,9 @@ func (fx *fixer) missingField(d discovery.Diagnostic) []query.CodeAction {
 		for _, f := range []string{"name", "version", "description"} {
 			text += fmt.Sprintf("%s = %q\n", f, placeholder[f])
 		}
-		at := discovery.Position{}
+		at := diag.Position{}
 		return []query.CodeAction{{Title: "Add [project] with name, version and description", Preferred: true,
-			Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: at, End: at}, NewText: text + "\n"}}}}
+			Edits: []query.TextEdit{{Path: fx.path, Range: diag.Range{Start: at, End: at}, NewText: text + "\n"}}}}
 	}
 	if tableKeys(fx.lines, header)[field] {
 		return nil // there, but empty or of the wrong type
@@ -691,14 +694,14 @@ func (fx *fixer) missingField(d discovery.Diagnostic) []query.CodeAction {
 			last = i
 		}
 	}
-	at := discovery.Position{Line: last + 1}
+	at := diag.Position{Line: last + 1}
 	text := fmt.Sprintf("%s = %q\n", field, value)
 	if last+1 >= fx.lines.Lines() && len(fx.text) > 0 && fx.text[len(fx.text)-1] != '\n' {
 		at = fx.lines.Position(len(fx.text))
 		text = "\n" + text
 	}
 	return []query.CodeAction{{Title: "Add the missing field `" + field + "`", Preferred: true,
-		Edits: []query.TextEdit{{Path: fx.path, Range: discovery.Range{Start: at, End: at}, NewText: text}}}}
+		Edits: []query.TextEdit{{Path: fx.path, Range: diag.Range{Start: at, End: at}, NewText: text}}}}
 }
 
 // names returns the names of the resources of kind k in cols, sorted and
@@ -729,19 +732,19 @@ func (fx *fixer) collectionNames() []string {
 // unknownAgent offers the agent names a name that exists nowhere most
 // likely misspells: in the collection it names, or, for a bare name, in
 // the file's collection and every other.
-func (fx *fixer) unknownAgent(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) unknownAgent(d diag.Diagnostic) []query.CodeAction {
 	name := fx.unquoted(d.Range)
 	set := fx.l.set
 	if coll, n, ok := strings.Cut(name, ":"); ok {
 		return fx.qualified(d.Range, discovery.KindAgent, coll, n, false)
 	}
-	return fx.didYouMean(d.Range, discovery.Suggest(name, names(discovery.KindAgent, append([]*discovery.Collection{fx.l.own}, set.Winners()...)...)))
+	return fx.didYouMean(d.Range, diag.Suggest(name, names(discovery.KindAgent, append([]*discovery.Collection{fx.l.own}, set.Winners()...)...)))
 }
 
 // unresolvedExtends offers, for a bare profile name that is not in the
 // file's collection, the collections where it is (qualified), and the
 // names the reference most likely misspells.
-func (fx *fixer) unresolvedExtends(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) unresolvedExtends(d diag.Diagnostic) []query.CodeAction {
 	value := fx.unquoted(d.Range)
 	set := fx.l.set
 	self := strings.TrimSuffix(filepath.Base(fx.path), filepath.Ext(fx.path))
@@ -765,7 +768,7 @@ func (fx *fixer) unresolvedExtends(d discovery.Diagnostic) []query.CodeAction {
 				own = append(own, p)
 			}
 		}
-		candidates = append(candidates, discovery.Suggest(value, own))
+		candidates = append(candidates, diag.Suggest(value, own))
 		return fx.didYouMean(d.Range, candidates...)
 	}
 	return fx.qualified(d.Range, discovery.KindProfile, coll, n, true)
@@ -775,15 +778,15 @@ func (fx *fixer) unresolvedExtends(d discovery.Diagnostic) []query.CodeAction {
 // resolve, the name in coll that n most likely misspells; when coll
 // resolves nowhere, the collection it most likely misspells, if n is
 // there, or with nearInNear the name there that n most likely misspells.
-func (fx *fixer) qualified(r discovery.Range, kind discovery.Kind, coll, n string, nearInNear bool) []query.CodeAction {
+func (fx *fixer) qualified(r diag.Range, kind discovery.Kind, coll, n string, nearInNear bool) []query.CodeAction {
 	set := fx.l.set
 	if c := set.Lookup(coll); c != nil {
-		if s := discovery.Suggest(n, names(kind, c)); s != "" {
+		if s := diag.Suggest(n, names(kind, c)); s != "" {
 			return fx.didYouMean(r, coll+":"+s)
 		}
 		return nil
 	}
-	s := discovery.Suggest(coll, fx.collectionNames())
+	s := diag.Suggest(coll, fx.collectionNames())
 	c := set.Lookup(s)
 	if s == "" || c == nil {
 		return nil
@@ -791,7 +794,7 @@ func (fx *fixer) qualified(r discovery.Range, kind discovery.Kind, coll, n strin
 	if _, ok := c.Resource(kind, n); ok {
 		return fx.didYouMean(r, s+":"+n)
 	}
-	if p := discovery.Suggest(n, names(kind, c)); nearInNear && p != "" {
+	if p := diag.Suggest(n, names(kind, c)); nearInNear && p != "" {
 		return fx.didYouMean(r, s+":"+p)
 	}
 	return nil
@@ -799,7 +802,7 @@ func (fx *fixer) qualified(r discovery.Range, kind discovery.Kind, coll, n strin
 
 // unresolvedMention offers the collection or the file an @mention most
 // likely misspells.
-func (fx *fixer) unresolvedMention(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) unresolvedMention(d diag.Diagnostic) []query.CodeAction {
 	text := fx.spanText(d.Range)
 	at := strings.TrimPrefix(text, "@")
 	coll, p, ok := strings.Cut(at, ":")
@@ -816,13 +819,13 @@ func (fx *fixer) unresolvedMention(d discovery.Diagnostic) []query.CodeAction {
 			}
 		}
 		sort.Strings(rels)
-		if s := discovery.Suggest(p, rels); s != "" {
+		if s := diag.Suggest(p, rels); s != "" {
 			return fx.replaceSpan(d.Range, prefix+coll+":"+s)
 		}
 		return nil
 	}
-	if s := discovery.Suggest(coll, fx.collectionNames()); s != "" {
-		if _, err := set.ResolveMention(discovery.Mention{Collection: s, Path: p}); err == nil {
+	if s := diag.Suggest(coll, fx.collectionNames()); s != "" {
+		if _, err := set.ResolveMention(syntax.Mention{Collection: s, Path: p}); err == nil {
 			return fx.replaceSpan(d.Range, prefix+s+":"+p)
 		}
 	}
@@ -830,14 +833,14 @@ func (fx *fixer) unresolvedMention(d discovery.Diagnostic) []query.CodeAction {
 }
 
 // replaceSpan is the action that writes text in place of r, as it is.
-func (fx *fixer) replaceSpan(r discovery.Range, text string) []query.CodeAction {
+func (fx *fixer) replaceSpan(r diag.Range, text string) []query.CodeAction {
 	return []query.CodeAction{{Title: "Change `" + fx.spanText(r) + "` to `" + text + "`", Preferred: true,
 		Edits: []query.TextEdit{{Path: fx.path, Range: r, NewText: text}}}}
 }
 
 // missingDep offers the collection a requires entry that resolves
 // nowhere most likely misspells; the entry's key is rewritten.
-func (fx *fixer) missingDep(d discovery.Diagnostic) []query.CodeAction {
+func (fx *fixer) missingDep(d diag.Diagnostic) []query.CodeAction {
 	if fx.l.own == nil || fx.l.own.Metadata == nil {
 		return nil
 	}
@@ -856,7 +859,7 @@ func (fx *fixer) missingDep(d discovery.Diagnostic) []query.CodeAction {
 			others = append(others, n)
 		}
 	}
-	s := discovery.Suggest(name, others)
+	s := diag.Suggest(name, others)
 	if s == "" {
 		return nil
 	}
@@ -867,8 +870,8 @@ func (fx *fixer) missingDep(d discovery.Diagnostic) []query.CodeAction {
 	if i < 0 {
 		return nil
 	}
-	r := discovery.Range{Start: discovery.Position{Line: d.Range.Start.Line, Character: discovery.UTF16Len(line[:i])},
-		End: discovery.Position{Line: d.Range.Start.Line, Character: discovery.UTF16Len(line[:i+len(name)])}}
+	r := diag.Range{Start: diag.Position{Line: d.Range.Start.Line, Character: syntax.UTF16Len(line[:i])},
+		End: diag.Position{Line: d.Range.Start.Line, Character: syntax.UTF16Len(line[:i+len(name)])}}
 	return []query.CodeAction{{Title: "Change `" + name + "` to `" + s + "`", Preferred: true,
 		Edits: []query.TextEdit{{Path: fx.path, Range: r, NewText: s}}}}
 }

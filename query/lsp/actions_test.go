@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -166,8 +167,8 @@ func TestCodeActions(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("%q not in the text", tc.at)
 			}
-			pos := discovery.NewLineIndex([]byte(tc.text)).Position(i)
-			actions := w.CodeActions(ctx, path, []byte(tc.text), nil, discovery.Range{Start: pos, End: pos})
+			pos := syntax.NewLineIndex([]byte(tc.text)).Position(i)
+			actions := w.CodeActions(ctx, path, []byte(tc.text), nil, diag.Range{Start: pos, End: pos})
 			var chosen *query.CodeAction
 			for i, a := range actions {
 				if a.Title == tc.title {
@@ -224,9 +225,9 @@ func TestNoCodeActions(t *testing.T) {
 		lsp.WorkspaceOptions{Project: filepath.Join(dir, "project")})
 	path := filepath.Join(dir, "project/.amplifier/collections/mine/profiles/dev.md")
 	ctx := context.Background()
-	at := func(text, marker string) discovery.Range {
-		p := discovery.NewLineIndex([]byte(text)).Position(strings.Index(text, marker))
-		return discovery.Range{Start: p, End: p}
+	at := func(text, marker string) diag.Range {
+		p := syntax.NewLineIndex([]byte(text)).Position(strings.Index(text, marker))
+		return diag.Range{Start: p, End: p}
 	}
 	if got := w.CodeActions(ctx, path, []byte(devText), nil, at(devText, "version")); len(got) != 0 {
 		t.Errorf("on a clean file: %q", titles(got))
@@ -243,7 +244,7 @@ func TestNoCodeActions(t *testing.T) {
 	if got := w.CodeActions(ctx, path, []byte(text), nil, at(text, "zzzzzz")); len(got) != 0 {
 		t.Errorf("nothing close to a name: %q", titles(got))
 	}
-	if got := w.CodeActions(ctx, filepath.Join(dir, "work/notes.txt"), []byte("x"), nil, discovery.Range{}); got != nil {
+	if got := w.CodeActions(ctx, filepath.Join(dir, "work/notes.txt"), []byte("x"), nil, diag.Range{}); got != nil {
 		t.Errorf("a file of no kind: %q", titles(got))
 	}
 }
@@ -301,9 +302,9 @@ func TestReferences(t *testing.T) {
 			if text == "" {
 				text = file(tc.path)
 			}
-			var pos discovery.Position
+			var pos diag.Position
 			if tc.at != "" {
-				pos = discovery.NewLineIndex([]byte(text)).Position(strings.Index(text, tc.at) + 1)
+				pos = syntax.NewLineIndex([]byte(text)).Position(strings.Index(text, tc.at) + 1)
 			}
 			overlay := map[string][]byte{}
 			for p, s := range tc.overlay {
@@ -348,26 +349,26 @@ func TestCodeActionsThroughTheServer(t *testing.T) {
 			}
 			c.open(uri, text)
 			p := c.diagnostics(uri)
-			if len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != discovery.CodeMentionUnresolved || p.Diagnostics[0].Range.Start.Line != line {
+			if len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != diag.CodeMentionUnresolved || p.Diagnostics[0].Range.Start.Line != line {
 				t.Fatalf("diagnostics: %+v", p.Diagnostics)
 			}
-			diag := p.Diagnostics[0]
-			if want := map[bool]int{false: 10, true: 16}[tc.encodings != nil]; diag.Range.Start.Character != want {
-				t.Errorf("the mention starts at column %d, want %d", diag.Range.Start.Character, want)
+			got := p.Diagnostics[0]
+			if want := map[bool]int{false: 10, true: 16}[tc.encodings != nil]; got.Range.Start.Character != want {
+				t.Errorf("the mention starts at column %d, want %d", got.Range.Start.Character, want)
 			}
 			r := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
-				"range": diag.Range, "context": map[string]any{"diagnostics": []any{diag}, "only": []string{"quickfix"}}})
+				"range": got.Range, "context": map[string]any{"diagnostics": []any{got}, "only": []string{"quickfix"}}})
 			var actions []struct {
 				Title       string
 				Kind        string
 				IsPreferred bool
 				Diagnostics []struct {
-					Range discovery.Range
+					Range diag.Range
 					Code  string
 				}
 				Edit struct {
 					Changes map[string][]struct {
-						Range   discovery.Range
+						Range   diag.Range
 						NewText string
 					}
 				}
@@ -378,11 +379,11 @@ func TestCodeActionsThroughTheServer(t *testing.T) {
 			a := actions[0]
 			edits := a.Edit.Changes[uri]
 			if a.Title != "Change `@foundation:context/shard.md` to `@foundation:context/shared.md`" || a.Kind != "quickfix" || !a.IsPreferred ||
-				len(edits) != 1 || len(a.Diagnostics) != 1 || a.Diagnostics[0].Range != diag.Range || a.Diagnostics[0].Code != diag.Code {
+				len(edits) != 1 || len(a.Diagnostics) != 1 || a.Diagnostics[0].Range != got.Range || a.Diagnostics[0].Code != got.Code {
 				t.Fatalf("action: %s", r.Result)
 			}
-			if edits[0].Range != diag.Range || edits[0].NewText != "@foundation:context/shared.md" {
-				t.Errorf("edit %+v, want the mention's range %+v", edits[0], diag.Range)
+			if edits[0].Range != got.Range || edits[0].NewText != "@foundation:context/shared.md" {
+				t.Errorf("edit %+v, want the mention's range %+v", edits[0], got.Range)
 			}
 
 			// The rewrite on "explorer" is no quick fix.
@@ -403,9 +404,9 @@ func TestCodeActionsThroughTheServer(t *testing.T) {
 				"position": map[string]any{"line": 5, "character": 14}, "context": map[string]any{"includeDeclaration": false}})
 			var locs []struct {
 				URI   string
-				Range discovery.Range
+				Range diag.Range
 			}
-			if err := json.Unmarshal(r.Result, &locs); err != nil || len(locs) != 2 || locs[1].URI != uri || locs[1].Range.Start != (discovery.Position{Line: 5, Character: 11}) {
+			if err := json.Unmarshal(r.Result, &locs); err != nil || len(locs) != 2 || locs[1].URI != uri || locs[1].Range.Start != (diag.Position{Line: 5, Character: 11}) {
 				t.Errorf("references: %s (%v)", r.Result, err)
 			}
 		})
@@ -527,8 +528,8 @@ func TestFixes(t *testing.T) {
 		})
 	}
 	if _, err := lsp.ApplyEdits([]byte("abc\n"), []query.TextEdit{
-		{Range: discovery.Range{Start: discovery.Position{Character: 1}, End: discovery.Position{Character: 3}}, NewText: "x"},
-		{Range: discovery.Range{Start: discovery.Position{Character: 2}, End: discovery.Position{Character: 3}}, NewText: "y"},
+		{Range: diag.Range{Start: diag.Position{Character: 1}, End: diag.Position{Character: 3}}, NewText: "x"},
+		{Range: diag.Range{Start: diag.Position{Character: 2}, End: diag.Position{Character: 3}}, NewText: "y"},
 	}); err == nil {
 		t.Error("ApplyEdits took overlapping edits")
 	}

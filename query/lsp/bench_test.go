@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -119,10 +120,10 @@ func readTB(tb testing.TB, p string) string {
 func BenchmarkLongLinePositions(b *testing.B) {
 	unit := []byte("key: välue 😀 漢字, ")
 	text := bytes.Repeat(unit, (1<<20)/len(unit))
-	lines := discovery.NewLineIndex(text)
+	lines := syntax.NewLineIndex(text)
 	for _, n := range []int{10, 100, 1000, 10000} {
 		b.Run(fmt.Sprintf("diagnostics=%d", n), func(b *testing.B) {
-			rs := make([]discovery.Range, n)
+			rs := make([]diag.Range, n)
 			for i := range rs {
 				off := (i*7919*len(unit) + 5) % (len(text) - 16)
 				rs[i] = lines.Range(off, off+10)
@@ -148,13 +149,13 @@ func manyEdits(size, n int) ([]byte, []lsp.Change) {
 	changes := make([]lsp.Change, n)
 	for i := range changes {
 		l, c := r.IntN(lines), r.IntN(60)
-		rg := discovery.Range{Start: discovery.Position{Line: l, Character: c}, End: discovery.Position{Line: l, Character: c + 2}}
+		rg := diag.Range{Start: diag.Position{Line: l, Character: c}, End: diag.Position{Line: l, Character: c + 2}}
 		insert := "xé"
 		switch i % 100 {
 		case 17:
 			insert = "\n"
 		case 67:
-			rg.End = discovery.Position{Line: l + 1, Character: 0}
+			rg.End = diag.Position{Line: l + 1, Character: 0}
 			insert = ""
 		}
 		changes[i] = lsp.Change{Range: &rg, Text: insert}

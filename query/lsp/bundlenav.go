@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -34,7 +36,7 @@ type bundleRef struct {
 }
 
 // bundleRefAt returns the reference at pos in b, if any.
-func (w *Workspace) bundleRefAt(b *bundleDoc, pos discovery.Position) (bundleRef, *check.Result, bool) {
+func (w *Workspace) bundleRefAt(b *bundleDoc, pos diag.Position) (bundleRef, *check.Result, bool) {
 	f, err := b.files.Parse(b.path, b.kind)
 	if err != nil || f.Bundle == nil {
 		return bundleRef{}, nil, false
@@ -76,7 +78,7 @@ func (w *Workspace) bundleRefAt(b *bundleDoc, pos discovery.Position) (bundleRef
 
 // bundleDefinition returns the file an include or agent name at pos
 // resolves to.
-func (w *Workspace) bundleDefinition(b *bundleDoc, pos discovery.Position) []query.Location {
+func (w *Workspace) bundleDefinition(b *bundleDoc, pos diag.Position) []query.Location {
 	r, _, ok := w.bundleRefAt(b, pos)
 	if !ok || r.path == "" {
 		return nil
@@ -86,7 +88,7 @@ func (w *Workspace) bundleDefinition(b *bundleDoc, pos discovery.Position) []que
 
 // bundleHover describes the include or agent name at pos: the file it
 // resolves to and the namespace that file is in.
-func (w *Workspace) bundleHover(b *bundleDoc, pos discovery.Position) (string, bool) {
+func (w *Workspace) bundleHover(b *bundleDoc, pos diag.Position) (string, bool) {
 	r, res, ok := w.bundleRefAt(b, pos)
 	if !ok {
 		return "", false
@@ -139,8 +141,8 @@ func namespaceOf(c *compose.Composition, p string) string {
 // the document's composition knows, the known bundles' names, and the
 // repository's bundles relative to the document), and agent names in
 // agents.include (ns:NAME of every agents/NAME.md of those namespaces).
-func (w *Workspace) bundleComplete(b *bundleDoc, text []byte, pos discovery.Position) []query.CompletionItem {
-	lines := discovery.NewLineIndex(text)
+func (w *Workspace) bundleComplete(b *bundleDoc, text []byte, pos diag.Position) []query.CompletionItem {
+	lines := syntax.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return nil
 	}
@@ -166,14 +168,14 @@ func (w *Workspace) bundleComplete(b *bundleDoc, text []byte, pos discovery.Posi
 	// The value typed so far: after "- ", or after "- bundle: ".
 	rest := bytes.TrimLeft(before, " ")[1:]
 	rest = bytes.TrimLeft(rest, " ")
-	includes := slices.Equal(path, []string{"includes", discovery.ItemStep})
+	includes := slices.Equal(path, []string{"includes", schema.ItemStep})
 	if includes {
 		if k, v, ok := bytes.Cut(rest, []byte(":")); ok && string(k) == "bundle" {
 			rest = v
 		}
 	}
 	rest = bytes.TrimLeft(rest, " \"'")
-	rng := discovery.Range{Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:len(before)-len(rest)])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: syntax.UTF16Len(before[:len(before)-len(rest)])}, End: pos}
 	// The line being typed rarely parses ("- bundle: demo:" is a
 	// mapping in YAML): the repository is checked without it.
 	res := w.checkBundle(b.without(lines, pos.Line))
@@ -217,7 +219,7 @@ func (w *Workspace) bundleComplete(b *bundleDoc, text []byte, pos discovery.Posi
 				add(filepath.ToSlash(rel), p, query.CompletionFile)
 			}
 		}
-	case slices.Equal(path, []string{"agents", "include", discovery.ItemStep}):
+	case slices.Equal(path, []string{"agents", "include", schema.ItemStep}):
 		for _, n := range nss {
 			names, _ := b.files.List(filepath.Join(n.Dir, "agents"))
 			for _, name := range names {
@@ -234,7 +236,7 @@ func (w *Workspace) bundleComplete(b *bundleDoc, text []byte, pos discovery.Posi
 
 // without returns b with the line n of its text (indexed by lines)
 // left blank.
-func (b *bundleDoc) without(lines *discovery.LineIndex, n int) *bundleDoc {
+func (b *bundleDoc) without(lines *syntax.LineIndex, n int) *bundleDoc {
 	text := b.buffers[b.path]
 	start, end := lines.LineStart(n), lines.LineStart(n)+len(lines.Line(n))
 	blank := make([]byte, 0, len(text)-(end-start))

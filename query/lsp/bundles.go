@@ -7,10 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/suppress"
 )
 
 // bundleDoc is a document of a bundle repository, with what it is read
@@ -206,19 +207,19 @@ func (w *Workspace) checkBundle(b *bundleDoc) *check.Result {
 
 // bundleDiagnose returns what a check of b's repository reports about
 // b, over the buffers, its suppression comments applied.
-func (w *Workspace) bundleDiagnose(ctx context.Context, b *bundleDoc, text []byte) []discovery.Diagnostic {
+func (w *Workspace) bundleDiagnose(ctx context.Context, b *bundleDoc, text []byte) []diag.Diagnostic {
 	res := w.checkBundle(b)
 	if ctx.Err() != nil {
 		return nil
 	}
-	var out []discovery.Diagnostic
+	var out []diag.Diagnostic
 	for _, d := range res.Diagnostics {
 		if d.Path == b.path {
 			out = append(out, d)
 		}
 	}
-	out = discovery.SuppressFile(b.path, text, out)
-	discovery.SortDiagnostics(out)
+	out = suppress.File(b.path, text, out)
+	diag.Sort(out)
 	return out
 }
 

@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -39,11 +40,11 @@ type published struct {
 	URI         string `json:"uri"`
 	Version     *int32 `json:"version"`
 	Diagnostics []struct {
-		Range    discovery.Range `json:"range"`
-		Severity int             `json:"severity"`
-		Code     string          `json:"code"`
-		Source   string          `json:"source"`
-		Message  string          `json:"message"`
+		Range    diag.Range `json:"range"`
+		Severity int        `json:"severity"`
+		Code     string     `json:"code"`
+		Source   string     `json:"source"`
+		Message  string     `json:"message"`
 	} `json:"diagnostics"`
 }
 
@@ -281,7 +282,7 @@ func (c *client) changeAll(uri string, version int, text string) {
 	})
 }
 
-func (c *client) changeRange(uri string, version int, r discovery.Range, text string) {
+func (c *client) changeRange(uri string, version int, r diag.Range, text string) {
 	c.t.Helper()
 	c.notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": version},
@@ -296,14 +297,14 @@ type fake struct {
 	texts []string   // every text Diagnose saw, in order
 
 	block    func(ctx context.Context, text string)
-	complete func(ctx context.Context, text []byte, pos discovery.Position) []query.CompletionItem
-	define   func(pos discovery.Position) []query.Location
-	hover    func(text []byte, pos discovery.Position) (string, bool)
-	actions  func(rng discovery.Range) []query.CodeAction
-	refs     func(pos discovery.Position, decl bool) []query.Location
+	complete func(ctx context.Context, text []byte, pos diag.Position) []query.CompletionItem
+	define   func(pos diag.Position) []query.Location
+	hover    func(text []byte, pos diag.Position) (string, bool)
+	actions  func(rng diag.Range) []query.CodeAction
+	refs     func(pos diag.Position, decl bool) []query.Location
 }
 
-func (f *fake) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+func (f *fake) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
 	f.mu.Lock()
 	f.texts = append(f.texts, string(text))
 	block := f.block
@@ -311,8 +312,8 @@ func (f *fake) Diagnose(ctx context.Context, path string, text []byte, overlay m
 	if block != nil {
 		block(ctx, string(text))
 	}
-	li := discovery.NewLineIndex(text)
-	var out []discovery.Diagnostic
+	li := syntax.NewLineIndex(text)
+	var out []diag.Diagnostic
 	s := string(text)
 	for off := 0; ; {
 		i := strings.Index(s[off:], "BAD")
@@ -320,7 +321,7 @@ func (f *fake) Diagnose(ctx context.Context, path string, text []byte, overlay m
 			break
 		}
 		off += i
-		out = append(out, discovery.Diagnostic{Code: discovery.CodeUnknownKey, Severity: discovery.SeverityError,
+		out = append(out, diag.Diagnostic{Code: diag.CodeUnknownKey, Severity: diag.SeverityError,
 			Path: path, Range: li.Range(off, off+3), Message: "bad thing"})
 		off += 3
 	}
@@ -333,35 +334,35 @@ func (f *fake) seen() []string {
 	return append([]string(nil), f.texts...)
 }
 
-func (f *fake) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+func (f *fake) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
 	if f.complete != nil {
 		return f.complete(ctx, text, pos)
 	}
 	return nil
 }
 
-func (f *fake) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+func (f *fake) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
 	if f.define != nil {
 		return f.define(pos)
 	}
 	return nil
 }
 
-func (f *fake) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+func (f *fake) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
 	if f.hover != nil {
 		return f.hover(text, pos)
 	}
 	return "", false
 }
 
-func (f *fake) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+func (f *fake) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
 	if f.actions != nil {
 		return f.actions(rng)
 	}
 	return nil
 }
 
-func (f *fake) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, decl bool) []query.Location {
+func (f *fake) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, decl bool) []query.Location {
 	if f.refs != nil {
 		return f.refs(pos, decl)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -19,8 +21,8 @@ import (
 // "@" in the Markdown body, and in pyproject.toml the keys of
 // [tool.amplifier.collection] and the collections a requires table may
 // name.
-func (w *Workspace) complete(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
-	lines := discovery.NewLineIndex(text)
+func (w *Workspace) complete(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
+	lines := syntax.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return nil
 	}
@@ -30,7 +32,7 @@ func (w *Workspace) complete(ctx context.Context, base *catalog.View, path strin
 	before := line[:cur]
 
 	inFront := false
-	if fm, err := discovery.SplitFrontMatter(text); err == nil || errors.Is(err, discovery.ErrUnterminated) {
+	if fm, err := syntax.SplitFrontMatter(text); err == nil || errors.Is(err, syntax.ErrUnterminated) {
 		at := lineStart + cur
 		inFront = at >= fm.Start && (err != nil || at < fm.End)
 	}
@@ -50,8 +52,8 @@ func (w *Workspace) complete(ctx context.Context, base *catalog.View, path strin
 		}
 		return schemaComplete(kind, lines, first, last, pos, before)
 	}
-	rng := discovery.Range{
-		Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:c.tokenStart])},
+	rng := diag.Range{
+		Start: diag.Position{Line: pos.Line, Character: syntax.UTF16Len(before[:c.tokenStart])},
 		End:   pos,
 	}
 	v := w.layer(ctx, base, path, text, overlay)
@@ -79,7 +81,7 @@ type frontCompletion struct {
 // frontContext tells what value the cursor is typing in front matter: the
 // value of an extends or module key, or an item of an agents list (block
 // or flow style) or of a bundle's agents.include.
-func frontContext(lines *discovery.LineIndex, n int, before []byte) (frontCompletion, bool) {
+func frontContext(lines *syntax.LineIndex, n int, before []byte) (frontCompletion, bool) {
 	indent := len(before) - len(bytes.TrimLeft(before, " "))
 	rest := before[indent:]
 	item := false
@@ -136,7 +138,7 @@ func frontContext(lines *discovery.LineIndex, n int, before []byte) (frontComple
 }
 
 // parentKey returns the key of the mapping that holds line n, indented ind.
-func parentKey(lines *discovery.LineIndex, n, ind int) string {
+func parentKey(lines *syntax.LineIndex, n, ind int) string {
 	for i := n - 1; i >= 0; i-- {
 		l := lines.Line(i)
 		t := bytes.TrimLeft(l, " ")
@@ -257,10 +259,10 @@ func moduleItems(v *layered) []query.CompletionItem {
 }
 
 // moduleIDs returns the module ids a profile's decoded front matter names.
-func moduleIDs(front *discovery.Map) []string {
+func moduleIDs(front *syntax.Map) []string {
 	var ids []string
 	entry := func(e any) {
-		if m, ok := e.(*discovery.Map); ok {
+		if m, ok := e.(*syntax.Map); ok {
 			if id, ok := m.Value("module").(string); ok {
 				ids = append(ids, id)
 			}
@@ -273,7 +275,7 @@ func moduleIDs(front *discovery.Map) []string {
 			}
 		}
 	}
-	if s, ok := front.Value("session").(*discovery.Map); ok {
+	if s, ok := front.Value("session").(*syntax.Map); ok {
 		entry(s.Value("orchestrator"))
 		entry(s.Value("context"))
 	}
@@ -282,7 +284,7 @@ func moduleIDs(front *discovery.Map) []string {
 
 // completeMention offers "@collection:" and then the files of that
 // collection, in Markdown text.
-func (w *Workspace) completeMention(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position, before []byte) []query.CompletionItem {
+func (w *Workspace) completeMention(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos diag.Position, before []byte) []query.CompletionItem {
 	at := bytes.LastIndexByte(before, '@')
 	if at < 0 {
 		return nil
@@ -291,7 +293,7 @@ func (w *Workspace) completeMention(ctx context.Context, base *catalog.View, pat
 	if bytes.ContainsAny(token, " \t`\"'()[]<>{}|*,") || at > 0 && isWordByte(before[at-1]) {
 		return nil
 	}
-	rng := discovery.Range{Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:at+1])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: syntax.UTF16Len(before[:at+1])}, End: pos}
 	v := w.layer(ctx, base, path, text, overlay)
 	var items []query.CompletionItem
 	coll, _, qualified := bytes.Cut(token, []byte(":"))

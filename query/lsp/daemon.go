@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -95,7 +95,7 @@ var (
 func (d *DaemonAnalyzer) Invalidate(path string) { d.local.Invalidate(path) }
 
 // Diagnose implements Analyzer.
-func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -109,7 +109,7 @@ func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte,
 }
 
 // Complete implements Analyzer.
-func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
 	if d.local.inProcess(path, text, overlay) {
 		return d.local.Complete(ctx, path, text, overlay, pos)
 	}
@@ -120,7 +120,7 @@ func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte,
 }
 
 // Definition implements Analyzer.
-func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
 	if d.local.inProcess(path, text, overlay) {
 		return d.local.Definition(ctx, path, text, overlay, pos)
 	}
@@ -131,7 +131,7 @@ func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byt
 }
 
 // Hover implements Analyzer.
-func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
 	if d.local.inProcess(path, text, overlay) {
 		return d.local.Hover(ctx, path, text, overlay, pos)
 	}
@@ -142,7 +142,7 @@ func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, ov
 }
 
 // CodeActions implements Analyzer.
-func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -156,7 +156,7 @@ func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []by
 }
 
 // References implements Analyzer.
-func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
 	if d.local.inProcess(path, text, overlay) {
 		return d.local.References(ctx, path, text, overlay, pos, includeDeclaration)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -149,7 +151,7 @@ func TestDaemonAnalyzerOneCallPerRequest(t *testing.T) {
 		{"hover", func(a lsp.Analyzer) any { md, _ := a.Hover(ctx, path, text, overlay, pos); return md }},
 		{"code actions", func(a lsp.Analyzer) any {
 			at := cursor(t, string(text), "- hel")
-			return a.CodeActions(ctx, path, text, overlay, discovery.Range{Start: at, End: at})
+			return a.CodeActions(ctx, path, text, overlay, diag.Range{Start: at, End: at})
 		}},
 		{"references", func(a lsp.Analyzer) any { return a.References(ctx, path, text, overlay, pos, true) }},
 	}
@@ -177,7 +179,7 @@ func TestDaemonAnalyzerOneCallPerRequest(t *testing.T) {
 	c.initialize()
 	uri := lsp.PathToURI(path)
 	c.open(uri, string(text))
-	if p := c.diagnostics(uri); len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != discovery.CodeAgentUnknown {
+	if p := c.diagnostics(uri); len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != diag.CodeAgentUnknown {
 		t.Fatalf("diagnostics through the daemon: %+v", p.Diagnostics)
 	}
 	f.calls.take()
@@ -201,12 +203,12 @@ func TestDaemonAnalyzerFallsBack(t *testing.T) {
 	path := filepath.Join(dir, devProfile)
 	text := []byte(strings.Replace(read(t, path), "- helper", "- helpr", 1))
 	ctx := context.Background()
-	if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown {
+	if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != diag.CodeAgentUnknown {
 		t.Fatalf("through the daemon: %v", got)
 	}
 	f.srv.Close()
 	for range 3 {
-		if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown {
+		if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != diag.CodeAgentUnknown {
 			t.Fatalf("without the daemon: %v", got)
 		}
 	}
@@ -292,7 +294,7 @@ func TestDaemonAnalyzerSendsTheBuffers(t *testing.T) {
 	defer c.Close()
 	project := filepath.Join(dir, "project")
 	w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{}), lsp.WorkspaceOptions{Project: project,
-		Schema: discovery.SchemaOptions{UnknownKeySeverity: discovery.SeverityWarning}})
+		Schema: schema.Options{UnknownKeySeverity: diag.SeverityWarning}})
 	d := lsp.NewDaemonAnalyzer(c, w, nil)
 	path := filepath.Join(dir, devProfile)
 	other := filepath.Join(dir, "work/mine/agents/helper.md")
@@ -301,7 +303,7 @@ func TestDaemonAnalyzerSendsTheBuffers(t *testing.T) {
 		t.Fatalf("hover = %q, %v", md, ok)
 	}
 	want := query.AnalyzeParams{Common: query.Common{Project: project}, Op: query.OpHover, Path: path, Text: "mine",
-		Overlay: map[string]string{other: "theirs"}, Position: pos(1, 2), UnknownKey: discovery.SeverityWarning}
+		Overlay: map[string]string{other: "theirs"}, Position: pos(1, 2), UnknownKey: diag.SeverityWarning}
 	if seen.Common != want.Common || seen.Op != want.Op || seen.Path != want.Path || seen.Text != want.Text ||
 		!maps.Equal(seen.Overlay, want.Overlay) || seen.Position != want.Position || seen.UnknownKey != want.UnknownKey {
 		t.Errorf("params %+v, want %+v", seen, want)
@@ -334,7 +336,7 @@ func TestDaemonAnalyzerReconnects(t *testing.T) {
 	ctx := context.Background()
 	diagnose := func() {
 		t.Helper()
-		if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown {
+		if got := d.Diagnose(ctx, path, text, nil); len(got) != 1 || got[0].Code != diag.CodeAgentUnknown {
 			t.Fatalf("diagnostics %v", got)
 		}
 	}

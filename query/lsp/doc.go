@@ -4,7 +4,7 @@
 // actions for the files collection authors write — profiles, agents,
 // bundle manifests, pyproject.toml and collections.lock.
 //
-// It knows the schemas itself (package discovery's tables): completion
+// It knows the schemas itself (package discovery/schema's tables): completion
 // offers the keys of the mapping at the cursor, read from the indentation
 // of the lines above so that it works on front matter that does not parse
 // yet, and the values of keys with a fixed set; hover on a key shows its
@@ -34,7 +34,7 @@
 // it asks an Analyzer. Workspace is the Analyzer of amplidex: it takes the
 // catalog.View of a file's project from a Views source and lays the open
 // buffers over it (the buffers' collections are cloned with what the
-// buffers say and put in place of the originals with discovery.Set.Apply,
+// buffers say and put in place of the originals with resolve.Set.Apply,
 // which costs what it changes). It builds no Set of its own: every Set it
 // answers from comes from a catalog.
 //
@@ -92,12 +92,12 @@
 //
 //   - Positions on the wire use the negotiated encoding: UTF-16 unless the
 //     client offers UTF-8 in general.positionEncodings. Analyzers always see
-//     and return UTF-16 positions (discovery.Position); the server converts
-//     them with one discovery.LineIndex per text, so converting the ranges
+//     and return UTF-16 positions (diag.Position); the server converts
+//     them with one syntax.LineIndex per text, so converting the ranges
 //     of a response costs the length of the text plus a bounded amount per
 //     range, however long its lines.
 //   - Lines end at "\n" (a "\r" before it is part of the line ending), as in
-//     package discovery; a lone "\r" does not end a line.
+//     package discovery/syntax; a lone "\r" does not end a line.
 //   - A published result is never stale: a diagnostics run whose document
 //     changed, closed or was superseded in the meantime is dropped, not
 //     published.

@@ -1,11 +1,10 @@
 package lsp
 
 import (
-	"errors"
-	"io"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Change is one content change of didChange: Text replaces Range, or the
@@ -24,35 +23,17 @@ func ApplyChangesRope(text []byte, changes []Change, utf8 bool, chunk int) ([]by
 }
 
 // OffsetOf converts a wire position into a byte offset.
-func OffsetOf(text []byte, p discovery.Position, utf8 bool) int {
-	return offsetOf(discovery.NewLineIndex(text), p, utf8)
+func OffsetOf(text []byte, p diag.Position, utf8 bool) int {
+	return offsetOf(syntax.NewLineIndex(text), p, utf8)
 }
 
 // ConvertPosition re-counts a UTF-16 position in bytes (toUTF8) or back.
-func ConvertPosition(text []byte, p discovery.Position, toUTF8 bool) discovery.Position {
-	return convertPosition(discovery.NewLineIndex(text), p, toUTF8)
+func ConvertPosition(text []byte, p diag.Position, toUTF8 bool) diag.Position {
+	return convertPosition(syntax.NewLineIndex(text), p, toUTF8)
 }
 
 // Checked reports whether the server computes diagnostics for path.
 func Checked(path string) bool { return kindOf(path) != fileOther }
-
-// ReadFrames reads framed messages from r until it ends, returning the
-// bodies, the per-message errors and the error that ended the stream.
-func ReadFrames(r io.Reader, max int64) (bodies [][]byte, skipped []error, end error) {
-	rd := newReader(r, max)
-	for {
-		body, err := rd.read()
-		var fe *frameError
-		switch {
-		case err == nil:
-			bodies = append(bodies, body)
-		case errors.As(err, &fe):
-			skipped = append(skipped, err)
-		default:
-			return bodies, skipped, err
-		}
-	}
-}
 
 // URIToPath and PathToURI convert between file URIs and paths.
 var (
@@ -62,12 +43,12 @@ var (
 
 // ConvertRanges converts the ranges of diagnostics about text as the
 // server does before it publishes them.
-func ConvertRanges(text []byte, rs []discovery.Range, toUTF8 bool) []discovery.Range {
-	diags := make([]discovery.Diagnostic, len(rs))
+func ConvertRanges(text []byte, rs []diag.Range, toUTF8 bool) []diag.Range {
+	diags := make([]diag.Diagnostic, len(rs))
 	for i, r := range rs {
-		diags[i] = discovery.Diagnostic{Range: r}
+		diags[i] = diag.Diagnostic{Range: r}
 	}
-	out := make([]discovery.Range, len(rs))
+	out := make([]diag.Range, len(rs))
 	for i, d := range toLSP("", text, diags, toUTF8) {
 		out[i] = d.Range
 	}

@@ -5,7 +5,8 @@ import (
 	"context"
 	"maps"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -15,7 +16,7 @@ type Fixer interface {
 	// SafeFixes returns the edits of path (in text) that fix ds without
 	// asking, as `check --fix` makes them (Workspace.Fixes, the unsafe
 	// ones left out): sorted, none overlapping another.
-	SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []discovery.Diagnostic) []query.TextEdit
+	SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic) []query.TextEdit
 }
 
 var (
@@ -24,7 +25,7 @@ var (
 )
 
 // SafeFixes implements Fixer.
-func (w *Workspace) SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []discovery.Diagnostic) []query.TextEdit {
+func (w *Workspace) SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic) []query.TextEdit {
 	if kindOf(path) == fileOther || len(ds) == 0 {
 		return nil
 	}
@@ -37,7 +38,7 @@ func (w *Workspace) SafeFixes(ctx context.Context, path string, text []byte, ove
 }
 
 // SafeFixes implements Fixer: one analyze call (query.OpFixes).
-func (d *DaemonAnalyzer) SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []discovery.Diagnostic) []query.TextEdit {
+func (d *DaemonAnalyzer) SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic) []query.TextEdit {
 	if kindOf(path) == fileOther || len(ds) == 0 {
 		return nil
 	}
@@ -61,7 +62,7 @@ const fixAllTitle = "Fix every amplidex problem that has one safe fix"
 // "source.fixAll"). Left out of a request for every kind, the fixAll
 // action costs nothing while the cursor moves; fix on save and the
 // "Source Action…" menu ask for it by name.
-func (ss *session) askedActions(ctx context.Context, snap snapshot, rng discovery.Range, only []string) []lspCodeAction {
+func (ss *session) askedActions(ctx context.Context, snap snapshot, rng diag.Range, only []string) []lspCodeAction {
 	a := ss.srv.analyzer
 	out := []lspCodeAction{}
 	if len(only) == 0 || kindAsked(query.ActionQuickFix, only) || kindAsked(query.ActionRewrite, only) {
@@ -117,9 +118,9 @@ func (ss *session) fixAll(ctx context.Context, snap snapshot) (lspCodeAction, bo
 	if ctx.Err() != nil || bytes.Equal(text, snap.text) {
 		return lspCodeAction{}, false
 	}
-	var lines *discovery.LineIndex
+	var lines *syntax.LineIndex
 	if ss.utf8 {
-		lines = discovery.NewLineIndex(snap.text)
+		lines = syntax.NewLineIndex(snap.text)
 	}
 	var edits []textEdit
 	for _, e := range lineEdits(snap.text, text) {
@@ -148,7 +149,7 @@ func lineEdits(old, new []byte) []query.TextEdit {
 	for suf < len(a)-pre && suf < len(b)-pre && bytes.Equal(a[len(a)-1-suf], b[len(b)-1-suf]) {
 		suf++
 	}
-	lines := discovery.NewLineIndex(old)
+	lines := syntax.NewLineIndex(old)
 	starts := make([]int, len(a)+1) // byte offset of each line of old, and of its end
 	for i, l := range a {
 		starts[i+1] = starts[i] + len(l)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -22,7 +22,7 @@ type wireAction struct {
 	Kind  string
 	Edit  struct {
 		Changes map[string][]struct {
-			Range   discovery.Range
+			Range   diag.Range
 			NewText string
 		}
 	}
@@ -156,8 +156,8 @@ func TestFixAll(t *testing.T) {
 		w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")}),
 			lsp.WorkspaceOptions{Project: filepath.Join(dir, "project")})
 		opts := fastOpts()
-		opts.Filter = func(_ string, ds []discovery.Diagnostic) []discovery.Diagnostic {
-			return slices.DeleteFunc(slices.Clone(ds), func(d discovery.Diagnostic) bool { return d.Code == discovery.CodeAgentUnknown })
+		opts.Filter = func(_ string, ds []diag.Diagnostic) []diag.Diagnostic {
+			return slices.DeleteFunc(slices.Clone(ds), func(d diag.Diagnostic) bool { return d.Code == diag.CodeAgentUnknown })
 		}
 		c := startServer(t, w, opts)
 		c.initialize()

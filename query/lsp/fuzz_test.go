@@ -10,30 +10,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query/lsp"
 )
-
-// FuzzReader feeds arbitrary bytes to the message reader: it must never
-// panic, hang or return a body above the limit.
-func FuzzReader(f *testing.F) {
-	f.Add([]byte("Content-Length: 2\r\n\r\n{}"))
-	f.Add([]byte("Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}Content-Length: 1\r\n\r\nx"))
-	f.Add([]byte("Content-Length: 99999999999999999999\r\n\r\n"))
-	f.Add([]byte("{}Content-Length: 2\r\n\r\n{}"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		const max = 1 << 10
-		bodies, _, end := lsp.ReadFrames(bytes.NewReader(data), max)
-		if end == nil {
-			t.Fatal("the stream ended without an error")
-		}
-		for _, b := range bodies {
-			if len(b) > max {
-				t.Fatalf("body of %d bytes above the limit %d", len(b), max)
-			}
-		}
-	})
-}
 
 // FuzzServe runs a whole session over arbitrary input: Serve must return
 // once the input ends, with nil, ErrNoShutdown or a read error, and never
@@ -68,7 +48,7 @@ func FuzzApplyChanges(f *testing.F) {
 	f.Add("", 3, 3, 0, 0, "new", false)
 	f.Fuzz(func(t *testing.T, text string, l1, c1, l2, c2 int, insert string, utf8Enc bool) {
 		src := []byte(text)
-		r := discovery.Range{Start: discovery.Position{Line: l1, Character: c1}, End: discovery.Position{Line: l2, Character: c2}}
+		r := diag.Range{Start: diag.Position{Line: l1, Character: c1}, End: diag.Position{Line: l2, Character: c2}}
 		got, err := lsp.ApplyChanges(src, []lsp.Change{{Range: &r, Text: insert}}, utf8Enc)
 		a, b := lsp.OffsetOf(src, r.Start, utf8Enc), lsp.OffsetOf(src, r.End, utf8Enc)
 		if a < 0 || b < 0 || a > len(src) || b > len(src) {
@@ -85,7 +65,7 @@ func FuzzApplyChanges(f *testing.F) {
 		}
 		// Every rune boundary not inside a "\r\n" survives a round trip
 		// through a UTF-16 position.
-		lines := discovery.NewLineIndex(src)
+		lines := syntax.NewLineIndex(src)
 		for off := 0; off <= len(src); {
 			if !(off > 0 && off < len(src) && src[off-1] == '\r' && src[off] == '\n') {
 				p := lines.Position(off)
@@ -141,9 +121,9 @@ func changeScript(script []byte, inserts string) []lsp.Change {
 			continue
 		}
 		num := func(b byte) int { return int(int8(b)) % 24 }
-		r := discovery.Range{
-			Start: discovery.Position{Line: num(script[i]) / 3, Character: num(script[i+1])},
-			End:   discovery.Position{Line: num(script[i+2]) / 3, Character: num(script[i+3])},
+		r := diag.Range{
+			Start: diag.Position{Line: num(script[i]) / 3, Character: num(script[i+1])},
+			End:   diag.Position{Line: num(script[i+2]) / 3, Character: num(script[i+3])},
 		}
 		changes = append(changes, lsp.Change{Range: &r, Text: text})
 	}

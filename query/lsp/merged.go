@@ -15,7 +15,11 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
+
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 // MethodMergedProfile is amplidex's own request: the effective profile of
@@ -69,15 +73,15 @@ type mergedParams struct {
 // mergedProfile answers MethodMergedProfile on its own goroutine,
 // cancellable by $/cancelRequest. A document that is not open is read
 // from disk.
-func (ss *session) mergedProfile(m *message) {
+func (ss *session) mergedProfile(m *jsonrpc.Message) {
 	var p mergedParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
 	}
 	merger, ok := ss.srv.analyzer.(Merger)
 	if !ok {
-		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m.Method})
 		return
 	}
 	path, err := uriToPath(p.TextDocument.URI)
@@ -85,12 +89,12 @@ func (ss *session) mergedProfile(m *message) {
 		err = fmt.Errorf("%s is not a profile (profiles/*.md of a collection)", path)
 	}
 	if err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
 	}
 	key := string(m.ID)
 	if _, dup := ss.inflight[key]; dup {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: m.Method + ": id already in use"})
 		return
 	}
 	var text []byte
@@ -108,7 +112,7 @@ func (ss *session) mergedProfile(m *message) {
 		result, rerr := ss.merged(ctx, merger, p.TextDocument.URI, path, text, overlay)
 		end()
 		if ctx.Err() != nil && rerr == nil {
-			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}
 		ss.reply(m.ID, result, rerr)
 		select {
@@ -119,17 +123,17 @@ func (ss *session) mergedProfile(m *message) {
 }
 
 // merged asks the Merger; a panic becomes an internal error.
-func (ss *session) merged(ctx context.Context, merger Merger, uri, path string, text []byte, overlay map[string][]byte) (result *MergedProfileResult, rerr *responseError) {
+func (ss *session) merged(ctx context.Context, merger Merger, uri, path string, text []byte, overlay map[string][]byte) (result *MergedProfileResult, rerr *jsonrpc.Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.log.Error("lsp: "+MethodMergedProfile+" failed", "path", path, "panic", p, "stack", string(debug.Stack()))
-			result, rerr = nil, &responseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", MethodMergedProfile, p)}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", MethodMergedProfile, p)}
 		}
 	}()
 	if text == nil {
 		b, err := readFileLimited(path, 16<<20)
 		if err != nil {
-			return nil, &responseError{Code: CodeInvalidParams, Message: MethodMergedProfile + ": " + err.Error()}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: MethodMergedProfile + ": " + err.Error()}
 		}
 		text = b
 	}
@@ -191,7 +195,7 @@ func (w *Workspace) mergedProfile(ctx context.Context, v *catalog.View, path str
 	}
 	var links []chainLink
 	var problem string
-	add := func(chain []discovery.ProfileRef) {
+	add := func(chain []resolve.ProfileRef) {
 		for _, p := range chain {
 			links = append(links, chainLink{id: p.ID(), path: p.Path, facts: p.Collection.FullFacts(p.Path)})
 		}
@@ -201,7 +205,7 @@ func (w *Workspace) mergedProfile(ctx context.Context, v *catalog.View, path str
 		}
 	}
 	if l.own != nil && l.own.Facts[l.key] != nil {
-		add(l.set.Chain(discovery.ProfileRef{Collection: l.own, Path: l.key}))
+		add(l.set.Chain(resolve.ProfileRef{Collection: l.own, Path: l.key}))
 		links[0].path = path
 	} else {
 		f := discovery.AnalyzeFile(path, text, discovery.KindProfile, w.schema)
@@ -220,7 +224,7 @@ func (w *Workspace) mergedProfile(ctx context.Context, v *catalog.View, path str
 
 // chainEnd says why a chain stops at last, whose extends is value: it does
 // not resolve, it goes back into the chain, or the chain is too deep.
-func chainEnd(set *discovery.Set, last discovery.ProfileRef, value string, links []chainLink) string {
+func chainEnd(set *resolve.Set, last resolve.ProfileRef, value string, links []chainLink) string {
 	next, err := set.ResolveProfile(unquote(value), last.Collection)
 	if err != nil {
 		return fmt.Sprintf("extends %q of %s does not resolve: %v", value, last.ID(), err)
@@ -230,7 +234,7 @@ func chainEnd(set *discovery.Set, last discovery.ProfileRef, value string, links
 			return fmt.Sprintf("extends %q of %s makes a cycle", value, last.ID())
 		}
 	}
-	return fmt.Sprintf("the extends chain is longer than %d profiles", discovery.MaxExtendsDepth)
+	return fmt.Sprintf("the extends chain is longer than %d profiles", resolve.MaxExtendsDepth)
 }
 
 // renderMerged merges the chain (child first), root-most first, and
@@ -249,7 +253,7 @@ func renderMerged(links []chainLink, problem string) *query.MergedProfile {
 		out.Complete = false
 		fmt.Fprintf(&head, "# INCOMPLETE: %s;\n# this merges only what resolved and is not the effective profile.\n", oneLine(problem))
 	}
-	fronts := make([]*discovery.Map, len(links))
+	fronts := make([]*syntax.Map, len(links))
 	for i, l := range links {
 		if l.facts == nil || l.facts.Front == nil {
 			out.Complete = false
@@ -262,9 +266,9 @@ func renderMerged(links []chainLink, problem string) *query.MergedProfile {
 		}
 		fronts[i] = l.facts.Front
 	}
-	var merged *discovery.Map
+	var merged *syntax.Map
 	for i := len(fronts) - 1; i >= 0; i-- {
-		merged = discovery.MergeProfile(merged, fronts[i])
+		merged = resolve.MergeProfile(merged, fronts[i])
 	}
 	body, sources, err := annotate(merged, fronts, ids)
 	if err != nil {
@@ -285,7 +289,7 @@ func renderMerged(links []chainLink, problem string) *query.MergedProfile {
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // sourceSet is a set of indices into the chain (at most
-// discovery.MaxExtendsDepth+1 of them), the profile asked about being 0.
+// resolve.MaxExtendsDepth+1 of them), the profile asked about being 0.
 type sourceSet uint64
 
 // childMost returns the set of the lowest index of s: of the profiles
@@ -310,7 +314,7 @@ type note struct {
 // annotate writes merged as YAML with a comment on each key naming the
 // profiles that set it, aligned in one column, and returns the sources
 // with their lines in that text.
-func annotate(merged *discovery.Map, fronts []*discovery.Map, ids []string) (string, []query.KeySource, error) {
+func annotate(merged *syntax.Map, fronts []*syntax.Map, ids []string) (string, []query.KeySource, error) {
 	root, err := merged.MarshalYAML()
 	if err != nil {
 		return "", nil, err
@@ -382,7 +386,7 @@ func encodeYAML(n *yaml.Node) (string, error) {
 // mapping notes the keys of the mapping m (node n) and returns the union
 // of their sources. fronts are the mappings at the same path in each
 // profile of the chain (nil where a profile has none).
-func (a *annotator) mapping(n *yaml.Node, m *discovery.Map, fronts []*discovery.Map, path []string, top bool) sourceSet {
+func (a *annotator) mapping(n *yaml.Node, m *syntax.Map, fronts []*syntax.Map, path []string, top bool) sourceSet {
 	var all sourceSet
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
@@ -405,11 +409,11 @@ func (a *annotator) mapping(n *yaml.Node, m *discovery.Map, fronts []*discovery.
 		a.notes = append(a.notes, note{})
 		var s sourceSet
 		switch v := val.(type) {
-		case *discovery.Map:
+		case *syntax.Map:
 			if v.Len() > 0 {
-				maps := make([]*discovery.Map, len(sub))
+				maps := make([]*syntax.Map, len(sub))
 				for j, e := range sub {
-					maps[j], _ = e.(*discovery.Map)
+					maps[j], _ = e.(*syntax.Map)
 				}
 				s = a.mapping(vn, v, maps, key, false)
 			}
@@ -444,15 +448,15 @@ func (a *annotator) moduleList(n *yaml.Node, items []any, fronts []any, path []s
 		}
 		var s sourceSet
 		id := moduleIDOf(item)
-		m, isMap := item.(*discovery.Map)
+		m, isMap := item.(*syntax.Map)
 		switch {
 		case id != "" && isMap:
-			entries := make([]*discovery.Map, len(fronts))
+			entries := make([]*syntax.Map, len(fronts))
 			for j, f := range fronts {
 				list, _ := f.([]any)
 				for _, e := range list {
 					if moduleIDOf(e) == id {
-						entries[j], _ = e.(*discovery.Map)
+						entries[j], _ = e.(*syntax.Map)
 						break
 					}
 				}
@@ -491,7 +495,7 @@ func isModuleSection(k string) bool { return k == "providers" || k == "tools" ||
 
 // moduleIDOf returns the module id of a module entry, or "".
 func moduleIDOf(v any) string {
-	m, ok := v.(*discovery.Map)
+	m, ok := v.(*syntax.Map)
 	if !ok {
 		return ""
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 const (
@@ -229,14 +230,14 @@ func TestMergedProfileOfFiles(t *testing.T) {
 	}
 
 	_, r = askMerged(t, c, lsp.PathToURI(filepath.Join(dir, "project/.amplifier/collections/mine/agents/helper.md")))
-	if r.Error == nil || r.Error.Code != lsp.CodeInvalidParams || !strings.Contains(r.Error.Message, "is not a profile") {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "is not a profile") {
 		t.Errorf("an agent: %+v", r.Error)
 	}
 
 	f := startServer(t, &fake{}, fastOpts())
 	f.initialize()
 	_, r = askMerged(t, f, lsp.PathToURI(filepath.Join(dir, mergedMid)))
-	if r.Error == nil || r.Error.Code != lsp.CodeMethodNotFound {
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("an analyzer without merged profiles: %+v", r.Error)
 	}
 }

@@ -8,12 +8,14 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/query"
 )
 
 // definition returns the file an extends value, an agent name, an
 // @collection:path mention or a requires entry at pos points to.
-func (w *Workspace) definition(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+func (w *Workspace) definition(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
 	v := w.layer(ctx, base, path, text, overlay)
 	ref, ok := w.findRef(v, path, text, pos)
 	if !ok {
@@ -57,7 +59,7 @@ func (v *layered) target(ref refAt) (string, error) {
 // resolves, what the winning collection shadows, and the whole extends
 // chain of the profile. Elsewhere on a key of a schema, it describes the
 // key.
-func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
 	v := w.layer(ctx, base, path, text, overlay)
 	ref, ok := w.findRef(v, path, text, pos)
 	if !ok {
@@ -87,7 +89,7 @@ func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, 
 	if ref.kind == "extends" && err == nil {
 		if pr, err := v.set.ResolveProfile(unquote(ref.value), v.own); err == nil {
 			if v.own != nil && v.own.Facts[v.key] != nil {
-				pr = discovery.ProfileRef{Collection: v.own, Path: v.key}
+				pr = resolve.ProfileRef{Collection: v.own, Path: v.key}
 			}
 			chain := v.set.Chain(pr)
 			if len(chain) > 1 {
@@ -104,7 +106,7 @@ func (w *Workspace) hover(ctx context.Context, base *catalog.View, path string, 
 
 // describeResolution writes where a collection name resolves and what it
 // shadows, as Markdown.
-func describeResolution(b *strings.Builder, r discovery.Resolution) {
+func describeResolution(b *strings.Builder, r resolve.Resolution) {
 	if r.Winner == nil {
 		fmt.Fprintf(b, "\nCollection `%s` resolves in no root.\n", r.Name)
 	} else {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 // Task is long work elsewhere that an Analyzer's answers wait for (the
@@ -67,19 +69,19 @@ type (
 type calls struct {
 	mu      sync.Mutex // guards fields below
 	next    int
-	pending map[string]chan *message
+	pending map[string]chan *jsonrpc.Message
 }
 
 // start registers a new request and returns its id and the channel its
 // answer arrives on.
-func (c *calls) start() (json.RawMessage, chan *message) {
+func (c *calls) start() (json.RawMessage, chan *jsonrpc.Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.next++
 	id := json.RawMessage(strconv.Quote("amplidex-" + strconv.Itoa(c.next)))
-	ch := make(chan *message, 1)
+	ch := make(chan *jsonrpc.Message, 1)
 	if c.pending == nil {
-		c.pending = map[string]chan *message{}
+		c.pending = map[string]chan *jsonrpc.Message{}
 	}
 	c.pending[string(id)] = ch
 	return id, ch
@@ -94,7 +96,7 @@ func (c *calls) forget(id json.RawMessage) {
 
 // deliver hands an answer of the client to its request; an answer to no
 // request of ours is dropped.
-func (c *calls) deliver(m *message) {
+func (c *calls) deliver(m *jsonrpc.Message) {
 	c.mu.Lock()
 	ch := c.pending[string(m.ID)]
 	delete(c.pending, string(m.ID))
@@ -211,9 +213,9 @@ func (ss *session) pause(d time.Duration) bool {
 // agreed in time.
 func (ss *session) createProgress(token string) bool {
 	id, ch := ss.calls.start()
-	req := message{JSONRPC: "2.0", ID: id, Method: "window/workDoneProgress/create"}
+	req := jsonrpc.Message{JSONRPC: "2.0", ID: id, Method: "window/workDoneProgress/create"}
 	req.Params, _ = json.Marshal(workDoneProgressCreateParams{Token: token}) // a string: Marshal cannot fail
-	if err := ss.out.write(&req); err != nil {
+	if err := ss.out.Send(&req); err != nil {
 		ss.calls.forget(id)
 		ss.log.Error("lsp: cannot ask for a progress token", "err", err)
 		return false
@@ -239,7 +241,7 @@ func (ss *session) createProgress(token string) bool {
 
 // progress sends one $/progress notification.
 func (ss *session) progress(token string, v progressValue) {
-	if err := ss.out.notify("$/progress", progressParams{Token: token, Value: v}); err != nil {
+	if err := ss.out.Notify("$/progress", progressParams{Token: token, Value: v}); err != nil {
 		ss.log.Error("lsp: cannot send progress", "err", err)
 	}
 }

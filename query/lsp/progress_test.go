@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -229,7 +229,7 @@ func startSlowDaemon(t *testing.T, registering ...string) *slowDaemon {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return &query.AnalyzeResult{Diagnostics: []discovery.Diagnostic{{Code: "daemon/said", Severity: discovery.SeverityError,
+		return &query.AnalyzeResult{Diagnostics: []diag.Diagnostic{{Code: "daemon/said", Severity: diag.SeverityError,
 			Path: p.Path, Message: "from the daemon"}}}, nil
 	})
 	srv := query.NewServer(mux, nil)
@@ -349,7 +349,7 @@ func TestDaemonAnswerAfterScanEnds(t *testing.T) {
 			case <-time.After(time.Millisecond):
 			}
 		}
-		return &query.AnalyzeResult{Diagnostics: []discovery.Diagnostic{{Code: "daemon/said", Severity: discovery.SeverityError,
+		return &query.AnalyzeResult{Diagnostics: []diag.Diagnostic{{Code: "daemon/said", Severity: diag.SeverityError,
 			Path: p.Path, Message: "from the daemon"}}}, nil
 	})
 	srv := query.NewServer(mux, nil)
@@ -426,7 +426,7 @@ func TestDaemonAnswerAfterScanEnds(t *testing.T) {
 	d := lsp.NewDaemonAnalyzer(c, newWorkspace(dir), nil)
 	lsp.SetTimeout(d, timeout)
 	path := filepath.Join(dir, devProfile)
-	got := make(chan []discovery.Diagnostic, 1)
+	got := make(chan []diag.Diagnostic, 1)
 	go func() { got <- d.Diagnose(ctx, path, []byte(read(t, path)), nil) }()
 	// The call waits past its timeout while the scan goes on; then the
 	// scan ends.

@@ -3,7 +3,7 @@ package lsp
 import (
 	"encoding/json"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -112,8 +112,8 @@ type didChangeParams struct {
 // contentChange replaces Range with Text, or the whole text when Range is
 // nil. RangeLength is deprecated and ignored.
 type contentChange struct {
-	Range *discovery.Range `json:"range,omitempty"`
-	Text  string           `json:"text"`
+	Range *diag.Range `json:"range,omitempty"`
+	Text  string      `json:"text"`
 }
 
 type didSaveParams struct {
@@ -131,8 +131,8 @@ type didCloseParams struct {
 // range and the kinds asked for).
 type requestParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     discovery.Position     `json:"position"`
-	Range        discovery.Range        `json:"range"`
+	Position     diag.Position          `json:"position"`
+	Range        diag.Range             `json:"range"`
 	Context      struct {
 		IncludeDeclaration bool     `json:"includeDeclaration"`
 		Only               []string `json:"only"`
@@ -157,16 +157,16 @@ type publishDiagnosticsParams struct {
 }
 
 type lspDiagnostic struct {
-	Range    discovery.Range `json:"range"`
-	Severity int             `json:"severity"`
-	Code     string          `json:"code,omitempty"`
-	Source   string          `json:"source"`
-	Message  string          `json:"message"`
+	Range    diag.Range `json:"range"`
+	Severity int        `json:"severity"`
+	Code     string     `json:"code,omitempty"`
+	Source   string     `json:"source"`
+	Message  string     `json:"message"`
 }
 
 type location struct {
-	URI   string          `json:"uri"`
-	Range discovery.Range `json:"range"`
+	URI   string     `json:"uri"`
+	Range diag.Range `json:"range"`
 }
 
 type markupContent struct {
@@ -179,8 +179,8 @@ type hover struct {
 }
 
 type textEdit struct {
-	Range   discovery.Range `json:"range"`
-	NewText string          `json:"newText"`
+	Range   diag.Range `json:"range"`
+	NewText string     `json:"newText"`
 }
 
 type lspCompletionItem struct {

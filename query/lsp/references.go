@@ -4,8 +4,8 @@ import (
 	"context"
 	"sort"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -15,7 +15,7 @@ import (
 // a collection's pyproject.toml, the requires entries that name the
 // collection. The file is the one the reference at pos names, else the
 // file asked about. With includeDeclaration, the file itself comes first.
-func (w *Workspace) references(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+func (w *Workspace) references(ctx context.Context, base *catalog.View, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
 	l := w.layer(ctx, base, path, text, overlay)
 	if ctx.Err() != nil {
 		return nil
@@ -29,7 +29,7 @@ func (w *Workspace) references(ctx context.Context, base *catalog.View, path str
 	owner := l.set.Owner(target)
 	var out []query.Location
 	seen := map[query.Location]bool{}
-	add := func(p string, r discovery.Range) {
+	add := func(p string, r diag.Range) {
 		loc := query.Location{Path: p, Range: r}
 		if !seen[loc] {
 			seen[loc] = true
@@ -72,7 +72,7 @@ func (w *Workspace) references(ctx context.Context, base *catalog.View, path str
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Path != b.Path {
-			return discovery.ComparePaths(a.Path, b.Path) < 0
+			return diag.ComparePaths(a.Path, b.Path) < 0
 		}
 		if a.Range.Start.Line != b.Range.Start.Line {
 			return a.Range.Start.Line < b.Range.Start.Line

@@ -5,7 +5,8 @@ import (
 	"math/rand/v2"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // rope is a valid UTF-8 text under edit: a treap of its chunks, in order,
@@ -79,7 +80,7 @@ func newRopeNode(text []byte) *ropeNode {
 func (t *ropeNode) setText(text []byte) {
 	t.text = text
 	t.textLF = bytes.Count(text, []byte{'\n'})
-	t.textUnits = discovery.UTF16Len(text)
+	t.textUnits = syntax.UTF16Len(text)
 	t.update()
 }
 
@@ -242,7 +243,7 @@ func (r *rope) unitsBefore(off int) int {
 		units += t.left.unitsOf()
 		off -= ls
 		if off <= len(t.text) {
-			return units + discovery.UTF16Len(t.text[:off])
+			return units + syntax.UTF16Len(t.text[:off])
 		}
 		units += t.textUnits
 		off -= len(t.text)
@@ -288,7 +289,7 @@ func (r *rope) charAtUnit(u int) int {
 
 // offset converts p as offsetOf does on the text, with characters counted
 // in bytes when utf8Enc is set, else in UTF-16 units.
-func (r *rope) offset(p discovery.Position, utf8Enc bool) int {
+func (r *rope) offset(p diag.Position, utf8Enc bool) int {
 	size, lines := r.root.sizeOf(), r.root.lfOf()+1
 	switch {
 	case p.Line < 0:

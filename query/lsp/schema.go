@@ -8,6 +8,10 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -17,17 +21,17 @@ import (
 // of pyproject.toml.
 
 // docKindOf returns the schema of a file's front matter.
-func docKindOf(path string) (discovery.DocKind, bool) {
+func docKindOf(path string) (schema.DocKind, bool) {
 	switch kindOf(path) {
 	case fileProfile:
-		return discovery.DocProfile, true
+		return schema.DocProfile, true
 	case fileAgent:
 		if isBundleAgent(path) {
-			return discovery.DocBundleAgent, true
+			return schema.DocBundleAgent, true
 		}
-		return discovery.DocAgent, true
+		return schema.DocAgent, true
 	case fileBundle:
-		return discovery.DocBundle, true
+		return schema.DocBundle, true
 	}
 	return "", false
 }
@@ -35,12 +39,12 @@ func docKindOf(path string) (discovery.DocKind, bool) {
 // frontLines returns the lines of the YAML between the front matter's
 // delimiters: from first up to last (excluded; the closing delimiter, or
 // the end of an unterminated block).
-func frontLines(text []byte, lines *discovery.LineIndex) (first, last int, ok bool) {
-	fm, err := discovery.SplitFrontMatter(text)
+func frontLines(text []byte, lines *syntax.LineIndex) (first, last int, ok bool) {
+	fm, err := syntax.SplitFrontMatter(text)
 	switch {
 	case err == nil:
 		return lines.Position(fm.Start).Line, lines.Position(fm.End).Line, true
-	case errors.Is(err, discovery.ErrUnterminated):
+	case errors.Is(err, syntax.ErrUnterminated):
 		return lines.Position(fm.Start).Line, lines.Lines(), true
 	}
 	return 0, 0, false
@@ -48,7 +52,7 @@ func frontLines(text []byte, lines *discovery.LineIndex) (first, last int, ok bo
 
 // linePath returns the schema path of the mapping that holds the key of
 // line n (y is that line, parsed).
-func linePath(lines *discovery.LineIndex, first, n int, y yamlLine) ([]string, bool) {
+func linePath(lines *syntax.LineIndex, first, n int, y yamlLine) ([]string, bool) {
 	if y.item {
 		return frontPath(lines, first, n, y.indent, true)
 	}
@@ -63,7 +67,7 @@ func isKeyByte(c byte) bool {
 // schemaComplete offers, in front matter, the keys of the mapping the
 // cursor is in (those not written yet) or the values the key of the line
 // allows. before is line n up to the cursor at pos.
-func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, last int, pos discovery.Position, before []byte) []query.CompletionItem {
+func schemaComplete(kind schema.DocKind, lines *syntax.LineIndex, first, last int, pos diag.Position, before []byte) []query.CompletionItem {
 	n := pos.Line
 	y := parseYAMLLine(before)
 	if y.key != "" {
@@ -95,12 +99,12 @@ func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, l
 	if !ok {
 		return nil
 	}
-	keys, ok := discovery.SchemaKeys(kind, path)
+	keys, ok := schema.Keys(kind, path)
 	if !ok {
 		return nil
 	}
 	present := siblingKeys(lines, first, last, n, col, item)
-	rng := discovery.Range{Start: discovery.Position{Line: n, Character: discovery.UTF16Len(before[:word])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: n, Character: syntax.UTF16Len(before[:word])}, End: pos}
 	var items []query.CompletionItem
 	for _, k := range keys {
 		if present[k.Name] {
@@ -121,7 +125,7 @@ func schemaComplete(kind discovery.DocKind, lines *discovery.LineIndex, first, l
 
 // valueItems offers the values the key of line n allows (a fixed set of
 // strings, or true and false), once the cursor is past its colon.
-func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int, y yamlLine, pos discovery.Position, before []byte) []query.CompletionItem {
+func valueItems(kind schema.DocKind, lines *syntax.LineIndex, first, n int, y yamlLine, pos diag.Position, before []byte) []query.CompletionItem {
 	value := bytes.TrimLeft(y.rest, " \t")
 	quote := ""
 	if len(value) > 0 && (value[0] == '"' || value[0] == '\'') {
@@ -136,7 +140,7 @@ func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int
 	if !ok {
 		return nil
 	}
-	k, ok := discovery.SchemaKey(kind, append(path, y.key))
+	k, ok := schema.Key(kind, append(path, y.key))
 	if !ok {
 		return nil
 	}
@@ -145,7 +149,7 @@ func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int
 		values = append(values[:len(values):len(values)], "true", "false")
 	}
 	start := len(before) - len(value)
-	rng := discovery.Range{Start: discovery.Position{Line: n, Character: discovery.UTF16Len(before[:start])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: n, Character: syntax.UTF16Len(before[:start])}, End: pos}
 	var items []query.CompletionItem
 	for _, v := range values {
 		items = append(items, query.CompletionItem{Label: v, Kind: query.CompletionEnumMember,
@@ -156,7 +160,7 @@ func valueItems(kind discovery.DocKind, lines *discovery.LineIndex, first, n int
 
 // keyDetail is the one-line note of a key: its type, and whether it is
 // required.
-func keyDetail(k discovery.KeyInfo) string {
+func keyDetail(k schema.KeyInfo) string {
 	switch {
 	case k.Required:
 		return k.Type + " (required)"
@@ -170,8 +174,8 @@ func keyDetail(k discovery.KeyInfo) string {
 
 // keyHover describes the key under the cursor: what it is for, what its
 // value may be, and whether it is required.
-func keyHover(path string, text []byte, pos discovery.Position) (string, bool) {
-	lines := discovery.NewLineIndex(text)
+func keyHover(path string, text []byte, pos diag.Position) (string, bool) {
+	lines := syntax.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return "", false
 	}
@@ -197,7 +201,7 @@ func keyHover(path string, text []byte, pos discovery.Position) (string, bool) {
 		return "", false
 	}
 	at = append(at, y.key)
-	k, ok := discovery.SchemaKey(kind, at)
+	k, ok := schema.Key(kind, at)
 	if !ok {
 		return "", false
 	}
@@ -209,7 +213,7 @@ func dotted(path []string) string {
 	var b strings.Builder
 	for i, s := range path {
 		switch {
-		case s == discovery.ItemStep:
+		case s == schema.ItemStep:
 			b.WriteString("[]")
 		case i > 0:
 			b.WriteString("." + s)
@@ -221,7 +225,7 @@ func dotted(path []string) string {
 }
 
 // describeKey is the hover text of a key, in Markdown.
-func describeKey(name string, k discovery.KeyInfo) string {
+func describeKey(name string, k schema.KeyInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**`%s`**: %s\n", name, k.Type)
 	if k.Doc != "" {
@@ -246,7 +250,7 @@ const (
 
 // tableOf returns the name of the TOML table line n is in ("" before the
 // first header), and the line of its header (-1 for none).
-func tableOf(lines *discovery.LineIndex, n int) (string, int) {
+func tableOf(lines *syntax.LineIndex, n int) (string, int) {
 	for i := n; i >= 0; i-- {
 		t := bytes.TrimSpace(lines.Line(i))
 		if len(t) == 0 || t[0] != '[' {
@@ -273,7 +277,7 @@ func tableOf(lines *discovery.LineIndex, n int) (string, int) {
 
 // tableKeys returns the keys written in the table whose header is on
 // line header, up to the next header.
-func tableKeys(lines *discovery.LineIndex, header int) map[string]bool {
+func tableKeys(lines *syntax.LineIndex, header int) map[string]bool {
 	keys := map[string]bool{}
 	for i := header + 1; i < lines.Lines(); i++ {
 		t := bytes.TrimSpace(lines.Line(i))
@@ -291,7 +295,7 @@ func tableKeys(lines *discovery.LineIndex, header int) map[string]bool {
 // [tool.amplifier.collection] and, in [tool.amplifier.collection.requires],
 // the collections of the roots (other than the file's own, own) with a
 // constraint on the version that resolves.
-func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discovery.LineIndex, pos discovery.Position, before []byte) []query.CompletionItem {
+func tableComplete(set *resolve.Set, own *discovery.Collection, lines *syntax.LineIndex, pos diag.Position, before []byte) []query.CompletionItem {
 	word := len(before)
 	for word > 0 && isKeyByte(before[word-1]) {
 		word--
@@ -304,12 +308,12 @@ func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discove
 		return nil
 	}
 	present := tableKeys(lines, header)
-	rng := discovery.Range{Start: discovery.Position{Line: pos.Line, Character: discovery.UTF16Len(before[:word])}, End: pos}
+	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: syntax.UTF16Len(before[:word])}, End: pos}
 	var items []query.CompletionItem
 	switch table {
 	case collectionTable:
-		documented := discovery.DocumentedCollectionKeys()
-		for _, k := range discovery.CollectionKeys() {
+		documented := schema.DocumentedCollectionKeys()
+		for _, k := range schema.CollectionKeys() {
 			if present[k.Name] || !slices.Contains(documented, k.Name) {
 				continue
 			}
@@ -334,7 +338,7 @@ func tableComplete(set *discovery.Set, own *discovery.Collection, lines *discove
 }
 
 // tableKeyHover describes a key of [tool.amplifier.collection].
-func tableKeyHover(lines *discovery.LineIndex, n int, line []byte, cur int) (string, bool) {
+func tableKeyHover(lines *syntax.LineIndex, n int, line []byte, cur int) (string, bool) {
 	if table, _ := tableOf(lines, n); table != collectionTable {
 		return "", false
 	}
@@ -346,7 +350,7 @@ func tableKeyHover(lines *discovery.LineIndex, n int, line []byte, cur int) (str
 		return "", false
 	}
 	key = strings.Trim(key, `"'`)
-	for _, info := range discovery.CollectionKeys() {
+	for _, info := range schema.CollectionKeys() {
 		if info.Name == key {
 			return describeKey("tool.amplifier.collection."+key, info), true
 		}

@@ -13,8 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
+
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 // ErrNoShutdown is returned by Serve when the client sends exit, or the
@@ -22,28 +25,28 @@ import (
 var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 
 // Analyzer is the knowledge behind the server. Positions are UTF-16
-// (discovery.Position), whatever the client negotiated. Every method gets
+// (diag.Position), whatever the client negotiated. Every method gets
 // the buffer asked about (path and text) and overlay, every open buffer
 // (path → text), so that cross-references see unsaved edits. Methods are
 // called from several goroutines at once and must honour ctx.
 type Analyzer interface {
 	// Diagnose checks one file given its unsaved text. Diagnostics for
 	// other paths than path are not published.
-	Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic
+	Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic
 	// Complete lists what may be typed at pos.
-	Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem
+	Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem
 	// Definition returns where the reference at pos points.
-	Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location
+	Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location
 	// Hover describes what is at pos in Markdown; ok is false when there is
 	// nothing to say.
-	Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (markdown string, ok bool)
+	Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (markdown string, ok bool)
 	// CodeActions lists the fixes of the diagnostics in rng and the
 	// rewrites of what is at its start. Their edits are of path alone, in
 	// the text given.
-	CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction
+	CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction
 	// References returns where what is at pos (or the file) is referred
 	// to from; with includeDeclaration, the file referred to too.
-	References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location
+	References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location
 }
 
 // Invalidator is implemented by Analyzers that cache what they read from
@@ -69,7 +72,7 @@ type Options struct {
 	// actions of the diagnostics it drops are not offered. The command
 	// line passes the policy check and watch apply, so that every surface
 	// reports alike. It is called from several goroutines at once.
-	Filter func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic
+	Filter func(path string, ds []diag.Diagnostic) []diag.Diagnostic
 	// ProgressDelay is how long a call of an Analyzer that is a Tasker
 	// waits before the server asks what it waits for (see Tasker); 300ms
 	// when zero. ProgressEvery is how often it asks again; 250ms when
@@ -123,7 +126,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ss := &session{
 		srv:      s,
 		log:      s.opts.Log,
-		out:      &writer{w: w},
+		out:      jsonrpc.NewWriter(w),
 		base:     base,
 		stop:     make(chan struct{}),
 		docs:     make(map[string]*document),
@@ -143,19 +146,19 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}()
 
 	msgs := make(chan frame)
-	rd := newReader(r, s.opts.MaxMessage)
+	rd := jsonrpc.NewReader(r, s.opts.MaxMessage)
 	// The reader goroutine ends with the stream or, once Serve has
 	// returned, at its next message; it is the one goroutine Serve does not
 	// wait for, since a blocked Read cannot be interrupted.
 	go func() {
 		for {
-			body, err := rd.read()
+			body, err := rd.Read()
 			select {
 			case msgs <- frame{body, err}:
 			case <-ss.stop:
 				return
 			}
-			var fe *frameError
+			var fe *jsonrpc.FrameError
 			if err != nil && !errors.As(err, &fe) {
 				return
 			}
@@ -184,7 +187,7 @@ const (
 type session struct {
 	srv  *Server
 	log  *slog.Logger
-	out  *writer
+	out  *jsonrpc.Writer
 	base context.Context // parent of every run and request; cancelled when Serve returns
 	stop chan struct{}   // closed when Serve returns
 	wg   sync.WaitGroup  // diagnostics runs, request handlers and the progress reporter
@@ -244,10 +247,10 @@ func (ss *session) loop(ctx context.Context, msgs <-chan frame) error {
 			return ctx.Err()
 		case f := <-msgs:
 			if f.err != nil {
-				var fe *frameError
+				var fe *jsonrpc.FrameError
 				switch {
 				case errors.As(f.err, &fe):
-					ss.log.Error("lsp: skipped a message", "err", fe.msg)
+					ss.log.Error("lsp: skipped a message", "err", fe.Error())
 					continue
 				case errors.Is(f.err, io.EOF) || errors.Is(f.err, io.ErrUnexpectedEOF):
 					if ss.state == stateShutdown {
@@ -274,7 +277,7 @@ func (ss *session) loop(ctx context.Context, msgs <-chan frame) error {
 // handle processes one message body. done reports that the session is over
 // (an exit notification), with what Serve returns.
 func (ss *session) handle(body []byte) (done bool, err error) {
-	m, rerr := decode(body)
+	m, rerr := jsonrpc.Decode(body)
 	if rerr != nil {
 		ss.log.Error("lsp: bad message", "err", rerr.Message)
 		// Errors go back to requests; a body that is not even JSON may
@@ -298,7 +301,7 @@ func (ss *session) handle(body []byte) (done bool, err error) {
 		}
 		return true, ErrNoShutdown
 	}
-	if !m.isRequest() {
+	if !m.IsRequest() {
 		ss.notification(m)
 		return false, nil
 	}
@@ -306,19 +309,19 @@ func (ss *session) handle(body []byte) (done bool, err error) {
 	return false, nil
 }
 
-func (ss *session) reply(id json.RawMessage, result any, rerr *responseError) {
-	if err := ss.out.respond(id, result, rerr); err != nil {
+func (ss *session) reply(id json.RawMessage, result any, rerr *jsonrpc.Error) {
+	if err := ss.out.Respond(id, result, rerr); err != nil {
 		ss.log.Error("lsp: cannot respond", "err", err)
 	}
 }
 
-func (ss *session) request(m *message) {
+func (ss *session) request(m *jsonrpc.Message) {
 	switch {
 	case ss.state == stateShutdown:
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": the server is shut down"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: m.Method + ": the server is shut down"})
 		return
 	case ss.state == stateNew && m.Method != "initialize":
-		ss.reply(m.ID, nil, &responseError{Code: CodeServerNotInitialized, Message: m.Method + ": initialize first"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeServerNotInitialized, Message: m.Method + ": initialize first"})
 		return
 	}
 	switch m.Method {
@@ -337,18 +340,18 @@ func (ss *session) request(m *message) {
 	case MethodMergedProfile:
 		ss.mergedProfile(m)
 	default:
-		ss.reply(m.ID, nil, &responseError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m.Method})
 	}
 }
 
-func (ss *session) initialize(m *message) {
+func (ss *session) initialize(m *jsonrpc.Message) {
 	if ss.state != stateNew {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: "initialize: already initialized"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "initialize: already initialized"})
 		return
 	}
 	var p initializeParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: "initialize: " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "initialize: " + err.Error()})
 		return
 	}
 	enc := encodingUTF16
@@ -388,7 +391,7 @@ func unmarshalParams(raw json.RawMessage, v any) error {
 	return json.Unmarshal(raw, v)
 }
 
-func (ss *session) notification(m *message) {
+func (ss *session) notification(m *jsonrpc.Message) {
 	if ss.state != stateRunning {
 		return // dropped before initialize and after shutdown, as the protocol says
 	}
@@ -581,7 +584,7 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 			ss.log.Error("lsp: diagnostics failed", "path", d.path, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
-	diags := func() []discovery.Diagnostic {
+	diags := func() []diag.Diagnostic {
 		defer ss.busy.begin()()
 		return ss.srv.analyzer.Diagnose(ctx, d.path, text, overlay)
 	}()
@@ -601,10 +604,10 @@ func (ss *session) run(ctx context.Context, d *document, gen uint64, ver int32, 
 // toLSP converts diagnostics about path into the wire form, with
 // characters counted in bytes when utf8 is set (the text is indexed once,
 // however many diagnostics there are), else in UTF-16 code units.
-func toLSP(path string, text []byte, diags []discovery.Diagnostic, utf8 bool) []lspDiagnostic {
-	var lines *discovery.LineIndex
+func toLSP(path string, text []byte, diags []diag.Diagnostic, utf8 bool) []lspDiagnostic {
+	var lines *syntax.LineIndex
 	if utf8 && len(diags) > 0 {
-		lines = discovery.NewLineIndex(text)
+		lines = syntax.NewLineIndex(text)
 	}
 	out := make([]lspDiagnostic, 0, len(diags))
 	for _, d := range diags {
@@ -617,9 +620,9 @@ func toLSP(path string, text []byte, diags []discovery.Diagnostic, utf8 bool) []
 		}
 		sev := severityError
 		switch d.Severity {
-		case discovery.SeverityWarning:
+		case diag.SeverityWarning:
 			sev = severityWarning
-		case discovery.SeverityInfo:
+		case diag.SeverityInfo:
 			sev = severityInformation
 		}
 		out = append(out, lspDiagnostic{Range: r, Severity: sev, Code: d.Code, Source: "amplidex", Message: d.Message})
@@ -644,7 +647,7 @@ func (ss *session) publishResult(res runResult) {
 }
 
 func (ss *session) publish(uri string, version *int32, diags []lspDiagnostic) {
-	err := ss.out.notify("textDocument/publishDiagnostics",
+	err := ss.out.Notify("textDocument/publishDiagnostics",
 		publishDiagnosticsParams{URI: uri, Version: version, Diagnostics: diags})
 	if err != nil {
 		ss.log.Error("lsp: cannot publish diagnostics", "uri", uri, "err", err)
@@ -665,10 +668,10 @@ func equalDiagnostics(a, b []lspDiagnostic) bool {
 
 // positionRequest answers completion, definition and hover on their own
 // goroutine, cancellable by $/cancelRequest.
-func (ss *session) positionRequest(m *message) {
+func (ss *session) positionRequest(m *jsonrpc.Message) {
 	var p requestParams
 	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidParams, Message: m.Method + ": " + err.Error()})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
 		return
 	}
 	if m.Method == "textDocument/codeAction" {
@@ -681,14 +684,14 @@ func (ss *session) positionRequest(m *message) {
 	}
 	key := string(m.ID)
 	if _, dup := ss.inflight[key]; dup {
-		ss.reply(m.ID, nil, &responseError{Code: CodeInvalidRequest, Message: m.Method + ": id already in use"})
+		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: m.Method + ": id already in use"})
 		return
 	}
 	ctx, cancel := context.WithCancel(ss.base)
 	ss.inflight[key] = cancel
 	pos, rng := p.Position, p.Range
 	if ss.utf8 {
-		lines := discovery.NewLineIndex(d.text)
+		lines := syntax.NewLineIndex(d.text)
 		pos = convertPosition(lines, pos, false)
 		rng = convertRange(lines, rng, false)
 	}
@@ -701,7 +704,7 @@ func (ss *session) positionRequest(m *message) {
 		result, rerr := ss.answer(ctx, m.Method, snap, pos, rng, p)
 		end()
 		if ctx.Err() != nil && rerr == nil {
-			result, rerr = nil, &responseError{Code: CodeRequestCancelled, Message: m.Method + ": cancelled"}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeRequestCancelled, Message: m.Method + ": cancelled"}
 		}
 		ss.reply(m.ID, result, rerr)
 		select {
@@ -743,11 +746,11 @@ func emptyResult(method string) any {
 
 // answer runs one position request against the analyzer. A panic in the
 // analyzer becomes an internal error.
-func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos discovery.Position, rng discovery.Range, p requestParams) (result any, rerr *responseError) {
+func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos diag.Position, rng diag.Range, p requestParams) (result any, rerr *jsonrpc.Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ss.log.Error("lsp: "+method+" failed", "path", snap.path, "panic", p, "stack", string(debug.Stack()))
-			result, rerr = nil, &responseError{Code: CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", method, p)}
+			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", method, p)}
 		}
 	}()
 	a := ss.srv.analyzer
@@ -755,9 +758,9 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 	case "textDocument/completion":
 		items := a.Complete(ctx, snap.path, snap.text, snap.overlay, pos)
 		list := completionList{Items: make([]lspCompletionItem, 0, len(items))}
-		var lines *discovery.LineIndex
+		var lines *syntax.LineIndex
 		if ss.utf8 && len(items) > 0 {
-			lines = discovery.NewLineIndex(snap.text)
+			lines = syntax.NewLineIndex(snap.text)
 		}
 		for _, it := range items {
 			list.Items = append(list.Items, completionItem(lines, it))
@@ -782,13 +785,13 @@ func (ss *session) answer(ctx context.Context, method string, snap snapshot, pos
 // in bytes when the session does (each file indexed once).
 func (ss *session) locations(locs []query.Location, snap snapshot) []location {
 	out := make([]location, 0, len(locs))
-	indexes := map[string]*discovery.LineIndex{}
+	indexes := map[string]*syntax.LineIndex{}
 	for _, l := range locs {
 		r := l.Range
 		if ss.utf8 {
 			lines := indexes[l.Path]
 			if lines == nil {
-				lines = discovery.NewLineIndex(ss.textOf(l.Path, snap))
+				lines = syntax.NewLineIndex(ss.textOf(l.Path, snap))
 				indexes[l.Path] = lines
 			}
 			r = convertRange(lines, r, true)
@@ -803,9 +806,9 @@ func (ss *session) locations(locs []query.Location, snap snapshot) []location {
 // buffer asked about.
 func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only []string) []lspCodeAction {
 	out := make([]lspCodeAction, 0, len(actions))
-	var lines *discovery.LineIndex
+	var lines *syntax.LineIndex
 	if ss.utf8 && len(actions) > 0 {
-		lines = discovery.NewLineIndex(snap.text)
+		lines = syntax.NewLineIndex(snap.text)
 	}
 	reported := ss.reported(snap.path, actions)
 	for _, a := range actions {
@@ -821,7 +824,7 @@ func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only [
 		}
 		ca := lspCodeAction{Title: a.Title, Kind: a.Kind, IsPreferred: a.Preferred, Edit: workspaceEdit{Changes: map[string][]textEdit{}}}
 		if a.Diagnostic != nil {
-			ca.Diagnostics = toLSP(snap.path, snap.text, []discovery.Diagnostic{*a.Diagnostic}, ss.utf8)
+			ca.Diagnostics = toLSP(snap.path, snap.text, []diag.Diagnostic{*a.Diagnostic}, ss.utf8)
 		}
 		for _, e := range a.Edits {
 			if e.Path != snap.path {
@@ -843,18 +846,18 @@ func (ss *session) codeActions(actions []query.CodeAction, snap snapshot, only [
 // reported runs the Filter over the diagnostics of actions and returns
 // what it keeps, as it reports them, by the diagnostic without its
 // severity; nil when there is no Filter.
-func (ss *session) reported(path string, actions []query.CodeAction) map[discovery.Diagnostic]discovery.Diagnostic {
+func (ss *session) reported(path string, actions []query.CodeAction) map[diag.Diagnostic]diag.Diagnostic {
 	f := ss.srv.opts.Filter
 	if f == nil {
 		return nil
 	}
-	var ds []discovery.Diagnostic
+	var ds []diag.Diagnostic
 	for _, a := range actions {
 		if a.Diagnostic != nil {
 			ds = append(ds, *a.Diagnostic)
 		}
 	}
-	out := map[discovery.Diagnostic]discovery.Diagnostic{}
+	out := map[diag.Diagnostic]diag.Diagnostic{}
 	for _, d := range f(path, ds) {
 		out[unrated(d)] = d
 	}
@@ -862,7 +865,7 @@ func (ss *session) reported(path string, actions []query.CodeAction) map[discove
 }
 
 // unrated is d without its severity, which the Filter may change.
-func unrated(d discovery.Diagnostic) discovery.Diagnostic {
+func unrated(d diag.Diagnostic) diag.Diagnostic {
 	d.Severity = ""
 	return d
 }
@@ -884,7 +887,7 @@ func kindAsked(kind string, only []string) bool {
 
 // completionItem converts an item into the wire form; lines, when not nil,
 // indexes the buffer to count its characters in bytes.
-func completionItem(lines *discovery.LineIndex, it query.CompletionItem) lspCompletionItem {
+func completionItem(lines *syntax.LineIndex, it query.CompletionItem) lspCompletionItem {
 	out := lspCompletionItem{Label: it.Label, Kind: it.Kind, Detail: it.Detail}
 	if it.Documentation != "" {
 		out.Documentation = &markupContent{Kind: "markdown", Value: it.Documentation}

@@ -11,25 +11,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 const agentURI = "file:///work/coll/agents/helper.md"
 
 func fastOpts() lsp.Options { return lsp.Options{Debounce: time.Millisecond} }
 
-func rng(l1, c1, l2, c2 int) discovery.Range {
-	return discovery.Range{Start: discovery.Position{Line: l1, Character: c1}, End: discovery.Position{Line: l2, Character: c2}}
+func rng(l1, c1, l2, c2 int) diag.Range {
+	return diag.Range{Start: diag.Position{Line: l1, Character: c1}, End: diag.Position{Line: l2, Character: c2}}
 }
 
 func TestLifecycle(t *testing.T) {
 	t.Run("requests before initialize", func(t *testing.T) {
 		c := startServer(t, &fake{}, fastOpts())
 		r := c.call("textDocument/hover", map[string]any{})
-		if r.Error == nil || r.Error.Code != lsp.CodeServerNotInitialized {
-			t.Fatalf("hover before initialize: got %+v, want error %d", r.Error, lsp.CodeServerNotInitialized)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeServerNotInitialized {
+			t.Fatalf("hover before initialize: got %+v, want error %d", r.Error, jsonrpc.CodeServerNotInitialized)
 		}
 	})
 	t.Run("shutdown then exit", func(t *testing.T) {
@@ -40,8 +41,8 @@ func TestLifecycle(t *testing.T) {
 			t.Fatalf("shutdown: result %s error %+v, want null", r.Result, r.Error)
 		}
 		r = c.call("textDocument/hover", map[string]any{})
-		if r.Error == nil || r.Error.Code != lsp.CodeInvalidRequest {
-			t.Fatalf("request after shutdown: got %+v, want error %d", r.Error, lsp.CodeInvalidRequest)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Fatalf("request after shutdown: got %+v, want error %d", r.Error, jsonrpc.CodeInvalidRequest)
 		}
 		c.notify("exit", nil)
 		if err := c.serveResult(); err != nil {
@@ -77,8 +78,8 @@ func TestLifecycle(t *testing.T) {
 		c := startServer(t, &fake{}, fastOpts())
 		c.initialize()
 		r := c.call("initialize", map[string]any{"capabilities": map[string]any{}})
-		if r.Error == nil || r.Error.Code != lsp.CodeInvalidRequest {
-			t.Fatalf("second initialize: got %+v, want error %d", r.Error, lsp.CodeInvalidRequest)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Fatalf("second initialize: got %+v, want error %d", r.Error, jsonrpc.CodeInvalidRequest)
 		}
 	})
 }
@@ -119,9 +120,9 @@ func TestRequestErrors(t *testing.T) {
 		params any
 		code   int
 	}{
-		{"unknown method", "workspace/symbol", map[string]any{"query": ""}, lsp.CodeMethodNotFound},
-		{"params of the wrong shape", "textDocument/completion", []int{1, 2}, lsp.CodeInvalidParams},
-		{"missing params", "textDocument/definition", nil, lsp.CodeInvalidParams},
+		{"unknown method", "workspace/symbol", map[string]any{"query": ""}, jsonrpc.CodeMethodNotFound},
+		{"params of the wrong shape", "textDocument/completion", []int{1, 2}, jsonrpc.CodeInvalidParams},
+		{"missing params", "textDocument/definition", nil, jsonrpc.CodeInvalidParams},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -200,8 +201,8 @@ func TestBrokenAgentDiagnostics(t *testing.T) {
 		t.Fatalf("got %d diagnostics, want 1: %+v", len(p.Diagnostics), p)
 	}
 	d := p.Diagnostics[0]
-	if d.Range != rng(2, 0, 2, 3) || d.Code != discovery.CodeUnknownKey || d.Severity != 1 || d.Source != "amplidex" {
-		t.Errorf("diagnostic = %+v, want %s at 2:0-2:3, severity 1", d, discovery.CodeUnknownKey)
+	if d.Range != rng(2, 0, 2, 3) || d.Code != diag.CodeUnknownKey || d.Severity != 1 || d.Source != "amplidex" {
+		t.Errorf("diagnostic = %+v, want %s at 2:0-2:3, severity 1", d, diag.CodeUnknownKey)
 	}
 	if p.Version == nil || *p.Version != 1 {
 		t.Errorf("version = %v, want 1", p.Version)
@@ -353,7 +354,7 @@ func TestUncheckedFilesGetNoDiagnostics(t *testing.T) {
 
 func TestCancelRequest(t *testing.T) {
 	entered := make(chan struct{})
-	f := &fake{complete: func(ctx context.Context, text []byte, pos discovery.Position) []query.CompletionItem {
+	f := &fake{complete: func(ctx context.Context, text []byte, pos diag.Position) []query.CompletionItem {
 		close(entered)
 		<-ctx.Done()
 		return nil
@@ -362,7 +363,7 @@ func TestCancelRequest(t *testing.T) {
 	c.initialize()
 	c.open(agentURI, "x")
 	id := c.start("textDocument/completion", map[string]any{
-		"textDocument": map[string]any{"uri": agentURI}, "position": discovery.Position{}})
+		"textDocument": map[string]any{"uri": agentURI}, "position": diag.Position{}})
 	select {
 	case <-entered:
 	case <-time.After(waitFor):
@@ -370,26 +371,26 @@ func TestCancelRequest(t *testing.T) {
 	}
 	c.notify("$/cancelRequest", map[string]any{"id": id})
 	r := c.response(id)
-	if r.Error == nil || r.Error.Code != lsp.CodeRequestCancelled {
-		t.Fatalf("cancelled completion: got %+v, want error %d", r.Error, lsp.CodeRequestCancelled)
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+		t.Fatalf("cancelled completion: got %+v, want error %d", r.Error, jsonrpc.CodeRequestCancelled)
 	}
 }
 
 func TestPositionRequests(t *testing.T) {
 	text := "---\nextends: 😀 base\n---\n"
 	target := "/work/coll/profiles/base.md"
-	var gotPos []discovery.Position
+	var gotPos []diag.Position
 	f := &fake{
-		complete: func(ctx context.Context, text []byte, pos discovery.Position) []query.CompletionItem {
+		complete: func(ctx context.Context, text []byte, pos diag.Position) []query.CompletionItem {
 			gotPos = append(gotPos, pos)
 			r := rng(1, 12, 1, 16)
 			return []query.CompletionItem{{Label: "foundation:base", Kind: query.CompletionReference, Detail: "bundled", Replace: &r}}
 		},
-		define: func(pos discovery.Position) []query.Location {
+		define: func(pos diag.Position) []query.Location {
 			gotPos = append(gotPos, pos)
 			return []query.Location{{Path: target, Range: rng(0, 0, 0, 0)}}
 		},
-		hover: func(text []byte, pos discovery.Position) (string, bool) {
+		hover: func(text []byte, pos diag.Position) (string, bool) {
 			gotPos = append(gotPos, pos)
 			return "**base** resolves to `" + target + "`", true
 		},
@@ -410,7 +411,7 @@ func TestPositionRequests(t *testing.T) {
 			c.initialize(tc.encodings...)
 			c.open("file:///work/coll/profiles/dev.md", text)
 			at := map[string]any{"textDocument": map[string]any{"uri": "file:///work/coll/profiles/dev.md"},
-				"position": discovery.Position{Line: 1, Character: tc.col}}
+				"position": diag.Position{Line: 1, Character: tc.col}}
 
 			r := c.call("textDocument/completion", at)
 			var list struct {
@@ -418,7 +419,7 @@ func TestPositionRequests(t *testing.T) {
 					Label    string
 					Kind     int
 					TextEdit struct {
-						Range   discovery.Range
+						Range   diag.Range
 						NewText string
 					}
 				}
@@ -434,7 +435,7 @@ func TestPositionRequests(t *testing.T) {
 			r = c.call("textDocument/definition", at)
 			var locs []struct {
 				URI   string
-				Range discovery.Range
+				Range diag.Range
 			}
 			if err := json.Unmarshal(r.Result, &locs); err != nil || len(locs) != 1 || locs[0].URI != "file://"+target {
 				t.Errorf("definition: %s (%v)", r.Result, err)
@@ -446,7 +447,7 @@ func TestPositionRequests(t *testing.T) {
 				t.Errorf("hover: %s (%v)", r.Result, err)
 			}
 			for _, p := range gotPos {
-				if p != (discovery.Position{Line: 1, Character: 12}) {
+				if p != (diag.Position{Line: 1, Character: 12}) {
 					t.Errorf("analyzer saw position %+v, want UTF-16 1:12", p)
 				}
 			}
@@ -455,12 +456,12 @@ func TestPositionRequests(t *testing.T) {
 }
 
 func TestAnalyzerPanicIsAnInternalError(t *testing.T) {
-	f := &fake{hover: func(text []byte, pos discovery.Position) (string, bool) { panic("boom") }}
+	f := &fake{hover: func(text []byte, pos diag.Position) (string, bool) { panic("boom") }}
 	c := startServer(t, f, fastOpts())
 	c.initialize()
 	c.open(agentURI, "x")
-	r := c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": agentURI}, "position": discovery.Position{}})
-	if r.Error == nil || r.Error.Code != lsp.CodeInternalError {
+	r := c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": agentURI}, "position": diag.Position{}})
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError {
 		t.Fatalf("got %+v, want an internal error", r.Error)
 	}
 	// The session survives.
@@ -482,7 +483,7 @@ func TestAnalyzerPanicIsAnInternalError(t *testing.T) {
 func TestRequestsOnUnopenedDocuments(t *testing.T) {
 	c := startServer(t, &fake{}, fastOpts())
 	c.initialize()
-	at := map[string]any{"textDocument": map[string]any{"uri": "file:///nowhere/x.md"}, "position": discovery.Position{}}
+	at := map[string]any{"textDocument": map[string]any{"uri": "file:///nowhere/x.md"}, "position": diag.Position{}}
 	if r := c.call("textDocument/completion", at); r.Error != nil || !strings.Contains(string(r.Result), `"items":[]`) {
 		t.Errorf("completion: %s %+v", r.Result, r.Error)
 	}
@@ -512,28 +513,28 @@ func TestCancelledContextStopsServe(t *testing.T) {
 // TestFilter: what the Filter drops is neither published nor fixed, and
 // what it keeps is published as it reports it.
 func TestFilter(t *testing.T) {
-	bad := func(d discovery.Diagnostic) bool { return d.Range.Start.Line == 0 }
+	bad := func(d diag.Diagnostic) bool { return d.Range.Start.Line == 0 }
 	opts := fastOpts()
 	var paths []string
 	var mu sync.Mutex
-	opts.Filter = func(path string, ds []discovery.Diagnostic) []discovery.Diagnostic {
+	opts.Filter = func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
 		mu.Lock()
 		paths = append(paths, path)
 		mu.Unlock()
-		var out []discovery.Diagnostic
+		var out []diag.Diagnostic
 		for _, d := range ds {
 			if bad(d) {
 				continue // the first line's are ignored
 			}
-			d.Severity = discovery.SeverityWarning
+			d.Severity = diag.SeverityWarning
 			out = append(out, d)
 		}
 		return out
 	}
-	f := &fake{actions: func(r discovery.Range) []query.CodeAction {
+	f := &fake{actions: func(r diag.Range) []query.CodeAction {
 		var out []query.CodeAction
 		for _, line := range []int{0, 1} {
-			d := discovery.Diagnostic{Code: discovery.CodeUnknownKey, Severity: discovery.SeverityError,
+			d := diag.Diagnostic{Code: diag.CodeUnknownKey, Severity: diag.SeverityError,
 				Path: "/work/coll/agents/helper.md", Range: rng(line, 0, line, 3), Message: "bad thing"}
 			out = append(out, query.CodeAction{Title: fmt.Sprintf("fix line %d", line), Kind: query.ActionQuickFix, Diagnostic: &d,
 				Edits: []query.TextEdit{{Path: d.Path, Range: d.Range, NewText: "GOOD"}}})

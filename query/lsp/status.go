@@ -110,7 +110,7 @@ func (ss *session) reportStatus(r StatusReporter) {
 			return
 		}
 		if !sent || st != last {
-			if err := ss.out.notify(MethodStatus, st); err != nil {
+			if err := ss.out.Notify(MethodStatus, st); err != nil {
 				ss.log.Error("lsp: cannot send the status", "err", err)
 			}
 			last, sent = st, true

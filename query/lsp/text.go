@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // offsetOf converts a Position in the given encoding (UTF-16 code units,
@@ -17,7 +19,7 @@ import (
 // indexes. A line past the end is the end of the text; a character past the
 // end of its line is the end of the line, and one inside a character is
 // where that character starts.
-func offsetOf(lines *discovery.LineIndex, p discovery.Position, utf8Enc bool) int {
+func offsetOf(lines *syntax.LineIndex, p diag.Position, utf8Enc bool) int {
 	switch {
 	case p.Line < 0:
 		return 0
@@ -56,21 +58,21 @@ func byteColumn(line []byte, char int) int {
 // convertPosition re-counts the character of p, given in UTF-16 code units,
 // in bytes (toUTF8) or the other way round, on the line of the text lines
 // indexes. A position on no line is returned as it is.
-func convertPosition(lines *discovery.LineIndex, p discovery.Position, toUTF8 bool) discovery.Position {
+func convertPosition(lines *syntax.LineIndex, p diag.Position, toUTF8 bool) diag.Position {
 	if p.Line < 0 || p.Line >= lines.Lines() {
 		return p
 	}
 	start := lines.LineStart(p.Line)
 	if toUTF8 {
-		return discovery.Position{Line: p.Line, Character: lines.PositionOffset(p) - start}
+		return diag.Position{Line: p.Line, Character: lines.PositionOffset(p) - start}
 	}
 	off := start + byteColumn(lines.Line(p.Line), p.Character)
-	return discovery.Position{Line: p.Line, Character: lines.Position(off).Character}
+	return diag.Position{Line: p.Line, Character: lines.Position(off).Character}
 }
 
 // convertRange converts both ends of r; see convertPosition.
-func convertRange(lines *discovery.LineIndex, r discovery.Range, toUTF8 bool) discovery.Range {
-	return discovery.Range{Start: convertPosition(lines, r.Start, toUTF8), End: convertPosition(lines, r.End, toUTF8)}
+func convertRange(lines *syntax.LineIndex, r diag.Range, toUTF8 bool) diag.Range {
+	return diag.Range{Start: convertPosition(lines, r.Start, toUTF8), End: convertPosition(lines, r.End, toUTF8)}
 }
 
 // applyChanges applies content changes in order and returns the new text; it
@@ -133,7 +135,7 @@ func applyEach(text []byte, changes []contentChange, utf8Enc bool) ([]byte, erro
 			out = []byte(c.Text)
 			continue
 		}
-		lines := discovery.NewLineIndex(out)
+		lines := syntax.NewLineIndex(out)
 		start := offsetOf(lines, c.Range.Start, utf8Enc)
 		end := offsetOf(lines, c.Range.End, utf8Enc)
 		if end < start {
@@ -148,7 +150,7 @@ func applyEach(text []byte, changes []contentChange, utf8Enc bool) ([]byte, erro
 	return out, nil
 }
 
-func badRange(i int, r *discovery.Range) error {
+func badRange(i int, r *diag.Range) error {
 	return fmt.Errorf("change %d: range end %d:%d is before its start %d:%d", i,
 		r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
 }

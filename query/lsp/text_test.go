@@ -5,14 +5,14 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
-func pos(l, c int) discovery.Position { return discovery.Position{Line: l, Character: c} }
+func pos(l, c int) diag.Position { return diag.Position{Line: l, Character: c} }
 
 func TestApplyChanges(t *testing.T) {
-	r := func(l1, c1, l2, c2 int) *discovery.Range { x := rng(l1, c1, l2, c2); return &x }
+	r := func(l1, c1, l2, c2 int) *diag.Range { x := rng(l1, c1, l2, c2); return &x }
 	tests := []struct {
 		name    string
 		text    string
@@ -60,7 +60,7 @@ func TestApplyChanges(t *testing.T) {
 func TestConvertPosition(t *testing.T) {
 	text := []byte("a😀漢b\nx")
 	tests := []struct {
-		utf16, utf8 discovery.Position
+		utf16, utf8 diag.Position
 	}{
 		{pos(0, 0), pos(0, 0)},
 		{pos(0, 1), pos(0, 1)},

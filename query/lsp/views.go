@@ -12,6 +12,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // ErrNoView is returned by Views.WithArguments when the project's View was
@@ -61,7 +62,7 @@ type LocalOptions struct {
 	Home    string
 	Bundled []string
 	// Schema tunes front matter validation.
-	Schema discovery.SchemaOptions
+	Schema schema.Options
 	// MaxAge is how long a project's roots are trusted without a save, for
 	// changes made outside the editor; 2s when zero.
 	MaxAge time.Duration

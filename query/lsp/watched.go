@@ -3,6 +3,8 @@ package lsp
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
 // The server hears the disk through the client: it asks a client that
@@ -62,12 +64,12 @@ func (ss *session) registerWatchers() {
 	for _, g := range watchGlobs {
 		watchers = append(watchers, fileSystemWatcher{GlobPattern: g, Kind: watchAll})
 	}
-	req := message{JSONRPC: "2.0", ID: id, Method: "client/registerCapability"}
+	req := jsonrpc.Message{JSONRPC: "2.0", ID: id, Method: "client/registerCapability"}
 	req.Params, _ = json.Marshal(registrationParams{Registrations: []registration{{
 		ID: watchRegistrationID, Method: "workspace/didChangeWatchedFiles",
 		RegisterOptions: watchedFilesOptions{Watchers: watchers},
 	}}}) // strings and ints: Marshal cannot fail
-	if err := ss.out.write(&req); err != nil {
+	if err := ss.out.Send(&req); err != nil {
 		ss.calls.forget(id)
 		ss.log.Error("lsp: cannot ask to watch files", "err", err)
 		return

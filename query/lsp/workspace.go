@@ -14,6 +14,13 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/check"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/lock"
+	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -25,10 +32,10 @@ import (
 type Workspace struct {
 	views   Views
 	project string
-	schema  discovery.SchemaOptions
+	schema  schema.Options
 	cache   *statCache
 	loader  *discovery.Loader // loads a buffer's collection when no root holds it
-	bundle  func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
+	bundle  func(path string, src []byte, opts schema.Options) []diag.Diagnostic
 	log     *slog.Logger
 	// bundleEnv is where bundles are looked for (see bundles.go);
 	// bundles keeps the last check of each bundle repository.
@@ -65,11 +72,11 @@ type WorkspaceOptions struct {
 	Project string
 	// Schema tunes front matter validation of the buffers and of working
 	// copies; it should be what the Views' catalog loads with.
-	Schema discovery.SchemaOptions
+	Schema schema.Options
 	// CheckBundle checks a bundle manifest; nil checks its front matter
 	// against the bundle schema only. The command line passes the prepare
 	// package's full check here.
-	CheckBundle func(path string, src []byte, opts discovery.SchemaOptions) []discovery.Diagnostic
+	CheckBundle func(path string, src []byte, opts schema.Options) []diag.Diagnostic
 	// Log receives failures of the Views and refused projects; nil
 	// discards.
 	Log *slog.Logger
@@ -178,7 +185,7 @@ func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.Analyz
 	case query.OpHover:
 		res.Hover, _ = w.hover(ctx, v, path, text, overlay, p.Position)
 	case query.OpCodeActions:
-		rng := discovery.Range{Start: p.Position, End: p.Position}
+		rng := diag.Range{Start: p.Position, End: p.Position}
 		if p.Range != nil {
 			rng = *p.Range
 		}
@@ -195,7 +202,7 @@ func (w *Workspace) Analyze(ctx context.Context, v *catalog.View, p query.Analyz
 
 // Diagnose checks one file given its unsaved text: its own problems and its
 // cross-references, resolved over every open buffer.
-func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -213,7 +220,7 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 }
 
 // Complete implements Analyzer.
-func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.CompletionItem {
+func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
 	if b := w.bundleDocOf(path, text, overlay); b != nil {
 		return w.bundleComplete(b, text, pos)
 	}
@@ -225,7 +232,7 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, over
 }
 
 // Definition implements Analyzer.
-func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) []query.Location {
+func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
 	if b := w.bundleDocOf(path, text, overlay); b != nil {
 		return w.bundleDefinition(b, pos)
 	}
@@ -237,7 +244,7 @@ func (w *Workspace) Definition(ctx context.Context, path string, text []byte, ov
 }
 
 // Hover implements Analyzer.
-func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position) (string, bool) {
+func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
 	if b := w.bundleDocOf(path, text, overlay); b != nil {
 		return w.bundleHover(b, pos)
 	}
@@ -249,7 +256,7 @@ func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay
 }
 
 // CodeActions implements Analyzer.
-func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng discovery.Range) []query.CodeAction {
+func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -261,7 +268,7 @@ func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, o
 }
 
 // References implements Analyzer.
-func (w *Workspace) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos discovery.Position, includeDeclaration bool) []query.Location {
+func (w *Workspace) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -271,7 +278,7 @@ func (w *Workspace) References(ctx context.Context, path string, text []byte, ov
 
 // layered is the collections as the open buffers make them, for one file.
 type layered struct {
-	set *discovery.Set
+	set *resolve.Set
 	// own is the collection holding the file asked about (nil when none);
 	// key is that file's path as own names it (a linked collection names
 	// its files under the link, editors under the real path).
@@ -281,7 +288,7 @@ type layered struct {
 
 // layer lays the buffers (overlay, and text at path) over v: the
 // collections they belong to are cloned with what the buffers say and put
-// in place of the originals (discovery.Set.Apply, which costs what it
+// in place of the originals (resolve.Set.Apply, which costs what it
 // changes). A file whose collection is in no root (a working copy) brings
 // that collection along, ahead of every root.
 func (w *Workspace) layer(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) *layered {
@@ -418,7 +425,7 @@ func (w *Workspace) loadOwner(path string, text []byte) *discovery.Collection {
 		if !shape.HasResources() {
 			py := text
 			if shape.Pyproject != path {
-				if py, err = discovery.ReadFile(shape.Pyproject, discovery.DefaultMaxFileSize); err != nil {
+				if py, err = syntax.ReadFile(shape.Pyproject, syntax.DefaultMaxFileSize); err != nil {
 					continue
 				}
 			}
@@ -528,7 +535,7 @@ func isBundleAgent(path string) bool {
 // agent or pyproject.toml of a collection gets what `check` reports about
 // it (the collection's own diagnostics of the file, its cross-references
 // and its shadowing), computed over the buffers.
-func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) []discovery.Diagnostic {
+func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
 	if kindOf(path) == fileOther {
 		return nil
 	}
@@ -541,19 +548,19 @@ func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, 
 
 // diagnoseIn checks one file given its unsaved text, with the buffers
 // laid over the View in l.
-func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery.Diagnostic {
+func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diagnostic {
 	kind := kindOf(path)
-	var out []discovery.Diagnostic
+	var out []diag.Diagnostic
 	switch {
 	case kind == fileBundle:
 		if w.bundle != nil {
 			out = w.bundle(path, text, w.schema)
 		} else {
-			out = discovery.ParseDocument(path, text, discovery.DocBundle, w.schema).Diagnostics
+			out = schema.ParseDocument(path, text, schema.DocBundle, w.schema).Diagnostics
 		}
 	case isBundleAgent(path):
-		doc := discovery.ParseDocument(path, text, discovery.DocBundleAgent, w.schema)
-		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, discovery.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
+		doc := schema.ParseDocument(path, text, schema.DocBundleAgent, w.schema)
+		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
 	case kind == fileProfile || kind == fileAgent:
 		if l.own != nil && l.own.Facts[l.key] != nil {
 			out = l.fileDiagnostics()
@@ -575,7 +582,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery
 			_, out = discovery.ParsePyproject(path, text)
 		}
 	case kind == fileLock:
-		lock, ds, _ := discovery.ParseLock(path, text)
+		lock, ds, _ := lock.Parse(path, text)
 		out = ds
 		if lock != nil {
 			out = append(out, lockDiagnostics(l.set, path, lock)...)
@@ -588,8 +595,8 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery
 	}
 	// The suppression comments of the buffer as it is, unsaved: the rule
 	// every View applies to the files on disk (Collection.Suppress).
-	out = discovery.SuppressFile(path, text, out)
-	discovery.SortDiagnostics(out)
+	out = suppress.File(path, text, out)
+	diag.Sort(out)
 	return out
 }
 
@@ -597,9 +604,9 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []discovery
 // computed over the buffers: its collection's own diagnostics of it, its
 // cross-references and the collection's shadowing, in the order a
 // catalog.View gives them.
-func (l *layered) fileDiagnostics() []discovery.Diagnostic {
-	var out []discovery.Diagnostic
-	for _, ds := range [][]discovery.Diagnostic{l.own.OwnDiagnostics(), l.set.CheckCollection(l.own), l.set.ShadowDiagnostics(l.own)} {
+func (l *layered) fileDiagnostics() []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, ds := range [][]diag.Diagnostic{l.own.OwnDiagnostics(), check.Collection(l.set, l.own), check.Shadowed(l.set, l.own)} {
 		for _, d := range ds {
 			if d.Path == l.key {
 				out = append(out, d)
@@ -623,17 +630,17 @@ func looksLikeCollection(path string, text []byte) bool {
 
 // loneRefDiagnostics checks the references of a file no collection holds:
 // only qualified names can resolve.
-func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
+func loneRefDiagnostics(set *resolve.Set, path string, f *discovery.Facts) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	if f.Extends != nil {
 		if _, err := set.ResolveProfile(f.Extends.Value, nil); err != nil {
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeExtendsUnresolved, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeExtendsUnresolved, Severity: diag.SeverityError,
 				Path: path, Range: f.Extends.Range, Message: fmt.Sprintf("extends %q does not resolve: %v", f.Extends.Value, err)})
 		}
 	}
 	for _, a := range f.Agents {
 		if _, _, ok := set.ResolveAgent(a.Value, nil); !ok {
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeAgentUnknown, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeAgentUnknown, Severity: diag.SeverityError,
 				Path: path, Range: a.Range, Message: fmt.Sprintf("agent %q does not exist in any collection", a.Value)})
 		}
 	}
@@ -641,17 +648,17 @@ func loneRefDiagnostics(set *discovery.Set, path string, f *discovery.Facts) []d
 }
 
 // mentionDiagnostics checks @collection:path mentions.
-func mentionDiagnostics(set *discovery.Set, path string, ms []discovery.Mention) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
+func mentionDiagnostics(set *resolve.Set, path string, ms []syntax.Mention) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, m := range ms {
 		_, err := set.ResolveMention(m)
 		switch {
 		case err == nil:
 		case escapesPath(m.Path):
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeMentionEscapes, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeMentionEscapes, Severity: diag.SeverityError,
 				Path: path, Range: m.Range, Message: fmt.Sprintf("@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)})
 		default:
-			out = append(out, discovery.Diagnostic{Code: discovery.CodeMentionUnresolved, Severity: discovery.SeverityError,
+			out = append(out, diag.Diagnostic{Code: diag.CodeMentionUnresolved, Severity: diag.SeverityError,
 				Path: path, Range: m.Range, Message: fmt.Sprintf("@%s does not resolve: %v", m.Text(), err)})
 		}
 	}
@@ -667,16 +674,16 @@ func escapesPath(p string) bool {
 
 // lockDiagnostics compares a lock file with the root it belongs to, when it
 // belongs to one.
-func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []discovery.Diagnostic {
+func lockDiagnostics(set *resolve.Set, path string, l *lock.File) []diag.Diagnostic {
 	for _, r := range set.Roots {
 		if discovery.LockPath(r) != path {
 			continue
 		}
-		var installed []discovery.LockCheckCollection
+		var installed []lock.Installed
 		for _, c := range set.InRoot(set.RootIndex(r)) {
-			installed = append(installed, discovery.LockCheckCollection{Name: c.Name, Dir: c.Dir})
+			installed = append(installed, lock.Installed{Name: c.Name, Dir: c.Dir})
 		}
-		return discovery.CheckLock(path, lock, installed)
+		return lock.Check(path, l, installed)
 	}
 	return nil
 }
@@ -685,19 +692,19 @@ func lockDiagnostics(set *discovery.Set, path string, lock *discovery.Lock) []di
 type refAt struct {
 	kind  string // "extends", "agent", "mention" or "requires"
 	value string
-	rng   discovery.Range
+	rng   diag.Range
 	coll  string // the collection name the reference goes through ("" for a bare name)
-	m     discovery.Mention
+	m     syntax.Mention
 }
 
 // findRef returns the reference at pos in the file, if any.
-func (w *Workspace) findRef(v *layered, path string, text []byte, pos discovery.Position) (refAt, bool) {
+func (w *Workspace) findRef(v *layered, path string, text []byte, pos diag.Position) (refAt, bool) {
 	switch kindOf(path) {
 	case filePyproject:
 		md, _ := discovery.ParsePyproject(path, text)
 		for _, r := range md.Requires {
 			// The range covers the value; the name on its left counts too.
-			line := discovery.Range{Start: discovery.Position{Line: r.Range.Start.Line}, End: r.Range.End}
+			line := diag.Range{Start: diag.Position{Line: r.Range.Start.Line}, End: r.Range.End}
 			if contains(line, pos) {
 				return refAt{kind: "requires", value: r.Name, rng: r.Range, coll: r.Name}, true
 			}
@@ -706,7 +713,7 @@ func (w *Workspace) findRef(v *layered, path string, text []byte, pos discovery.
 	case fileProfile, fileAgent, fileBundle:
 	default:
 		// Context files and others: mentions only.
-		for _, m := range discovery.FindMentions(text, 0, discovery.NewLineIndex(text)) {
+		for _, m := range syntax.FindMentions(text, 0, syntax.NewLineIndex(text)) {
 			if contains(m.Range, pos) {
 				return refAt{kind: "mention", value: m.Text(), rng: m.Range, coll: m.Collection, m: m}, true
 			}
@@ -752,8 +759,8 @@ func unquote(s string) string { return strings.Trim(s, `"'`) }
 
 // contains reports whether pos lies in r, its end included (a cursor just
 // after a word is on it).
-func contains(r discovery.Range, pos discovery.Position) bool {
-	before := func(a, b discovery.Position) bool {
+func contains(r diag.Range, pos diag.Position) bool {
+	before := func(a, b diag.Position) bool {
 		return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
 	}
 	return before(r.Start, pos) && before(pos, r.End)

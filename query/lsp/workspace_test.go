@@ -16,6 +16,8 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 )
@@ -49,7 +51,7 @@ func newWorkspace(dir string) *lsp.Workspace {
 }
 
 // at formats a diagnostic as "code@line:char".
-func at(d discovery.Diagnostic) string {
+func at(d diag.Diagnostic) string {
 	return fmt.Sprintf("%s@%d:%d", d.Code, d.Range.Start.Line, d.Range.Start.Character)
 }
 
@@ -72,7 +74,7 @@ func TestWorkspaceDiagnose(t *testing.T) {
 		file    string
 		text    string            // "" for the file as on disk
 		overlay map[string]string // other open buffers
-		want    []string          // code@line:char, sorted as SortDiagnostics sorts
+		want    []string          // code@line:char, sorted as Sort sorts
 	}{
 		{name: "clean profile of a working copy", file: devProfile},
 		{name: "unknown key and missing parent", file: devProfile,
@@ -152,13 +154,13 @@ func TestWorkspaceDiagnose(t *testing.T) {
 
 // cursor returns the position just after the first occurrence of marker in
 // text (UTF-16 columns).
-func cursor(t *testing.T, text, marker string) discovery.Position {
+func cursor(t *testing.T, text, marker string) diag.Position {
 	t.Helper()
 	i := strings.Index(text, marker)
 	if i < 0 {
 		t.Fatalf("marker %q not in text", marker)
 	}
-	return discovery.NewLineIndex([]byte(text)).Position(i + len(marker))
+	return syntax.NewLineIndex([]byte(text)).Position(i + len(marker))
 }
 
 func labels(items []query.CompletionItem) []string {
@@ -274,7 +276,7 @@ func TestWorkspaceSeesSavedFiles(t *testing.T) {
 	w := newWorkspace(dir)
 	path := filepath.Join(dir, devProfile)
 	text := []byte(strings.Replace(read(t, path), "foundation:base", "foundation:extra", 1))
-	if got := w.Diagnose(context.Background(), path, text, nil); len(got) != 1 || got[0].Code != discovery.CodeExtendsUnresolved {
+	if got := w.Diagnose(context.Background(), path, text, nil); len(got) != 1 || got[0].Code != diag.CodeExtendsUnresolved {
 		t.Fatalf("before the save: %v", got)
 	}
 	extra := filepath.Join(dir, "project/.amplifier/collections/foundation/profiles/extra.md")
@@ -311,7 +313,7 @@ func TestBrokenAgentThroughTheServer(t *testing.T) {
 			p := c.diagnostics(uri)
 			var found bool
 			for _, d := range p.Diagnostics {
-				if d.Code == discovery.CodeUnknownKey {
+				if d.Code == diag.CodeUnknownKey {
 					found = true
 					if want := rng(1, tc.col, 1, tc.col+len("colour")); d.Range != want {
 						t.Errorf("unknown key at %+v, want %+v", d.Range, want)
@@ -319,7 +321,7 @@ func TestBrokenAgentThroughTheServer(t *testing.T) {
 				}
 			}
 			if !found {
-				t.Fatalf("no %s among %+v", discovery.CodeUnknownKey, p.Diagnostics)
+				t.Fatalf("no %s among %+v", diag.CodeUnknownKey, p.Diagnostics)
 			}
 			c.changeRange(uri, 2, rng(1, tc.col-2, 1, tc.col+len("colour: x")), "")
 			if p := c.diagnostics(uri); len(p.Diagnostics) != 0 || *p.Version != 2 {
@@ -341,8 +343,8 @@ func TestLinkedWorkingCopy(t *testing.T) {
 	path := filepath.Join(dir, devProfile)
 	text := strings.Replace(read(t, path), "- helper", "- helpr", 1)
 	got := w.Diagnose(context.Background(), path, []byte(text), nil)
-	if len(got) != 1 || got[0].Code != discovery.CodeAgentUnknown || got[0].Path != path {
-		t.Fatalf("got %v, want one %s for %s", got, discovery.CodeAgentUnknown, path)
+	if len(got) != 1 || got[0].Code != diag.CodeAgentUnknown || got[0].Path != path {
+		t.Fatalf("got %v, want one %s for %s", got, diag.CodeAgentUnknown, path)
 	}
 	md, ok := w.Hover(context.Background(), path, []byte(text), nil, cursor(t, text, "- helpr"))
 	if !ok || !strings.Contains(md, "Does not resolve") {
@@ -405,7 +407,7 @@ func TestProjectOfTheFile(t *testing.T) {
 	}
 	// A file in no project is the editor's project's: elsewhere has no
 	// foundation, the fixture's project has one.
-	if got := w.Diagnose(context.Background(), lonePath, src, nil); len(got) != 1 || got[0].Code != discovery.CodeExtendsUnresolved {
+	if got := w.Diagnose(context.Background(), lonePath, src, nil); len(got) != 1 || got[0].Code != diag.CodeExtendsUnresolved {
 		t.Fatalf("in the editor's project elsewhere: got %v, want the extends unresolved", got)
 	}
 	w = newWorkspace(dir)
@@ -454,7 +456,7 @@ func TestOpeningABufferRechecksTheOthers(t *testing.T) {
 	c := startServer(t, newWorkspace(dir), fastOpts())
 	c.initialize()
 	c.open(devURI, strings.Replace(read(t, dev), "foundation:base", "draft", 1))
-	if p := c.diagnostics(devURI); len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != discovery.CodeExtendsUnresolved {
+	if p := c.diagnostics(devURI); len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != diag.CodeExtendsUnresolved {
 		t.Fatalf("before the draft opens: %+v", p.Diagnostics)
 	}
 	c.open(draftURI, "---\nprofile:\n  name: draft\n  version: 1.0.0\n  description: d\n  extends: foundation:base\n---\n")

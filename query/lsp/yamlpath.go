@@ -3,7 +3,8 @@ package lsp
 import (
 	"bytes"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Where the cursor is in front matter that is being typed, and so is often
@@ -83,18 +84,18 @@ func splitKey(t []byte) (key string, end int, rest []byte, ok bool) {
 	return "", 0, nil, false
 }
 
-// frontPath returns the schema path (keys, discovery.ItemStep for a list
+// frontPath returns the schema path (keys, schema.ItemStep for a list
 // item) of the mapping whose keys start at column col on line n, from
 // the lines above it down to first (the first line of the front matter).
 // With item set, line n opens a list item whose dash is at column col,
 // and the path is that of the list's items. ok is false when the lines
 // above do not lead to the top level.
-func frontPath(lines *discovery.LineIndex, first, n, col int, item bool) ([]string, bool) {
+func frontPath(lines *syntax.LineIndex, first, n, col int, item bool) ([]string, bool) {
 	var rev []string
 	want := col    // the column of the keys (or, with inList, the dashes) looked for
 	inList := item // looking for the key that owns a list whose dashes are at want
 	if item {
-		rev = append(rev, discovery.ItemStep)
+		rev = append(rev, schema.ItemStep)
 	}
 	for i := n - 1; i >= first && (want > 0 || inList); i-- {
 		y := parseYAMLLine(lines.Line(i))
@@ -112,21 +113,21 @@ func frontPath(lines *discovery.LineIndex, first, n, col int, item bool) ([]stri
 			rev = append(rev, y.key)
 			if y.item {
 				// "- key:": the key is in an item of another list.
-				rev = append(rev, discovery.ItemStep)
+				rev = append(rev, schema.ItemStep)
 				want = y.indent
 			} else {
 				want, inList = y.col, false
 			}
 		case y.item && y.col == want:
 			// The first key of the item whose mapping this is.
-			rev = append(rev, discovery.ItemStep)
+			rev = append(rev, schema.ItemStep)
 			want, inList = y.indent, true
 		case y.item && y.col < want:
 			// "- key:" whose value holds the mapping.
 			if y.key == "" {
 				return nil, false
 			}
-			rev = append(rev, y.key, discovery.ItemStep)
+			rev = append(rev, y.key, schema.ItemStep)
 			want, inList = y.indent, true
 		case !y.item && y.indent < want:
 			if y.key == "" {
@@ -150,7 +151,7 @@ func frontPath(lines *discovery.LineIndex, first, n, col int, item bool) ([]stri
 // start at column col around line n (line n itself left out), between
 // the front matter's first line and its last (excluded). With item set,
 // line n opens a new list item, whose mapping has only the keys below it.
-func siblingKeys(lines *discovery.LineIndex, first, last, n, col int, item bool) map[string]bool {
+func siblingKeys(lines *syntax.LineIndex, first, last, n, col int, item bool) map[string]bool {
 	keys := map[string]bool{}
 	for i := n - 1; i >= first && !item; i-- {
 		y := parseYAMLLine(lines.Line(i))

@@ -26,7 +26,7 @@ const (
 
 // Options configure a Catalog.
 type Options struct {
-	// Limit bounds the bytes read of one file; discovery.DefaultMaxFileSize
+	// Limit bounds the bytes read of one file; syntax.DefaultMaxFileSize
 	// when 0.
 	Limit int64
 	// MaxScopes bounds the Envs kept (DefaultMaxScopes when 0): beyond it,

@@ -10,11 +10,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // unpack writes a txtar fixture of testdata into a temp dir and returns
@@ -124,7 +125,7 @@ func readFile(t testing.TB, p string) string {
 }
 
 func hasCode(res *check.Result, code string) bool {
-	return slices.ContainsFunc(res.Diagnostics, func(d discovery.Diagnostic) bool { return d.Code == code })
+	return slices.ContainsFunc(res.Diagnostics, func(d diag.Diagnostic) bool { return d.Code == code })
 }
 
 // TestChangesSeen: a behavior removed with its directory, an agent file

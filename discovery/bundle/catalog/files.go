@@ -7,9 +7,9 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Files is compose.Files over the disk that keeps what it found (what is
@@ -58,9 +58,9 @@ type parseResult struct {
 }
 
 // NewFiles returns an empty Files that reads at most limit bytes of a
-// file (discovery.DefaultMaxFileSize when 0), regular files only.
+// file (syntax.DefaultMaxFileSize when 0), regular files only.
 func NewFiles(limit int64) *Files {
-	return &Files{limit: limit, read: discovery.ReadFile, stats: map[string]fileStat{}, lists: map[string]listResult{},
+	return &Files{limit: limit, read: syntax.ReadFile, stats: map[string]fileStat{}, lists: map[string]listResult{},
 		parsed: map[string][]parseResult{}, kids: map[string]map[string]struct{}{}, vers: map[string]uint64{},
 		listVers: map[string]uint64{}}
 }

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // TestOvertakenReadNotKept: a file read while a Forget of it is made is
@@ -20,7 +20,7 @@ func TestOvertakenReadNotKept(t *testing.T) {
 	f := catalog.NewFiles(0)
 	reading, release := make(chan struct{}), make(chan struct{})
 	catalog.SetRead(f, func(path string, limit int64) ([]byte, error) {
-		b, err := discovery.ReadFile(path, limit)
+		b, err := syntax.ReadFile(path, limit)
 		if reading != nil {
 			close(reading)
 			<-release

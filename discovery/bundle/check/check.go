@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Bounds of one repository check.
@@ -60,7 +60,7 @@ type Result struct {
 	// Compositions are the compositions of the repository's bundle files.
 	Compositions map[string]*compose.Composition
 	// Diagnostics are sorted and bounded per file.
-	Diagnostics []discovery.Diagnostic
+	Diagnostics []diag.Diagnostic
 	// Reads are every path the check read or looked for.
 	Reads []string
 }
@@ -170,13 +170,13 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 	rec := &recordFiles{Files: files, read: map[string]bool{}}
 	repo := Scan(rec, root)
 	res := &Result{Repo: repo, Compositions: map[string]*compose.Composition{}}
-	var diags []discovery.Diagnostic
+	var diags []diag.Diagnostic
 	inRepo := func(p string) bool {
 		r, err := filepath.Rel(repo.Root, p)
 		return err == nil && r != ".." && !strings.HasPrefix(r, "../")
 	}
 	seen := map[string]bool{}
-	add := func(ds ...discovery.Diagnostic) {
+	add := func(ds ...diag.Diagnostic) {
 		for _, d := range ds {
 			if !inRepo(d.Path) {
 				continue
@@ -195,7 +195,7 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 	for _, e := range repo.Entries {
 		f, err := rec.Parse(e.Path, e.Kind)
 		if err != nil {
-			add(discovery.Diagnostic{Code: bundle.CodeUnreadable, Severity: discovery.SeverityError, Path: e.Path, Message: "cannot read the file: " + err.Error()})
+			add(diag.Diagnostic{Code: bundle.CodeUnreadable, Severity: diag.SeverityError, Path: e.Path, Message: "cannot read the file: " + err.Error()})
 			continue
 		}
 		if e.Kind == bundle.KindBundle && opts.Manifest != nil && opts.Manifest(e.Path) {
@@ -236,7 +236,7 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 			add(mentionDiagnostics(rec, f, rootNS)...)
 		}
 	}
-	discovery.SortDiagnostics(diags)
+	diag.Sort(diags)
 	res.Diagnostics = bundle.Limit(diags)
 	for p := range rec.read {
 		res.Reads = append(res.Reads, p)
@@ -265,9 +265,9 @@ func namespaces(c *compose.Composition) map[string]string {
 
 // refDiagnostics reports the agents and context files that f declares and
 // that resolve to nothing in its own composition.
-func refDiagnostics(f *bundle.File, c *compose.Composition) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
-	at := map[string]discovery.Range{}
+func refDiagnostics(f *bundle.File, c *compose.Composition) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	at := map[string]diag.Range{}
 	for _, a := range f.Bundle.Agents {
 		at[a.Name] = a.Range
 	}
@@ -275,10 +275,10 @@ func refDiagnostics(f *bundle.File, c *compose.Composition) []discovery.Diagnost
 		if a.Problem == "" || a.Origin.Path != f.Path || strings.HasPrefix(a.Name, "@") || (a.UnknownNamespace && c.Incomplete()) {
 			continue // a leading @ is its own diagnostic; an include not in the cache may bring the namespace
 		}
-		out = append(out, discovery.Diagnostic{Code: bundle.CodeAgentUnresolved, Severity: discovery.SeverityError, Path: f.Path,
+		out = append(out, diag.Diagnostic{Code: bundle.CodeAgentUnresolved, Severity: diag.SeverityError, Path: f.Path,
 			Range: at[a.Name], Message: fmt.Sprintf("the agent %s resolves to no file: %s; the runtime never loads it", quote(a.Name), a.Problem)})
 	}
-	ctx := map[string]discovery.Range{}
+	ctx := map[string]diag.Range{}
 	for _, r := range f.Bundle.Context {
 		ctx[r.Key] = r.Range
 	}
@@ -298,7 +298,7 @@ func refDiagnostics(f *bundle.File, c *compose.Composition) []discovery.Diagnost
 		if cf.Problem != "" {
 			msg += ": " + cf.Problem
 		}
-		out = append(out, discovery.Diagnostic{Code: bundle.CodeContextUnresolved, Severity: discovery.SeverityError, Path: f.Path,
+		out = append(out, diag.Diagnostic{Code: bundle.CodeContextUnresolved, Severity: diag.SeverityError, Path: f.Path,
 			Range: r, Message: msg + "; it contributes nothing"})
 	}
 	return out
@@ -307,8 +307,8 @@ func refDiagnostics(f *bundle.File, c *compose.Composition) []discovery.Diagnost
 // mentionDiagnostics reports the @ns:path mentions of f that name a
 // namespace of ns but no file in it, saying so when a trailing . or :
 // the runtime keeps is the reason.
-func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]string) []discovery.Diagnostic {
-	var out []discovery.Diagnostic
+func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]string) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, m := range f.Mentions() {
 		name, p, ok := m.Namespace()
 		if !ok {
@@ -324,11 +324,11 @@ func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]strin
 		trimmed := strings.TrimRight(p, ".:")
 		if trimmed != p && trimmed != "" && files.Stat(mentionPath(dir, trimmed)) != compose.Missing {
 			tail := p[len(trimmed):]
-			out = append(out, discovery.Diagnostic{Code: bundle.CodeMentionPunctuation, Severity: discovery.SeverityError, Path: f.Path, Range: m.Range,
+			out = append(out, diag.Diagnostic{Code: bundle.CodeMentionPunctuation, Severity: diag.SeverityError, Path: f.Path, Range: m.Range,
 				Message: fmt.Sprintf("the runtime reads this mention as %s, keeping the trailing %s, and finds no such file; you meant @%s:%s: put a space before the %s, or wrap the mention in parentheses or backticks", quote(m.Text), quote(tail), name, trimmed, quote(tail))})
 			continue
 		}
-		out = append(out, discovery.Diagnostic{Code: bundle.CodeMentionUnresolved, Severity: discovery.SeverityError, Path: f.Path, Range: m.Range,
+		out = append(out, diag.Diagnostic{Code: bundle.CodeMentionUnresolved, Severity: diag.SeverityError, Path: f.Path, Range: m.Range,
 			Message: fmt.Sprintf("%s names no file: the namespace %s (%s) has no %s; the runtime skips the mention", quote(m.Text), quote(name), dir, p)})
 	}
 	return out

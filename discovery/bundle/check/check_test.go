@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // repoFixture reads testdata/name: a repository at /w/repo, and the
@@ -39,7 +40,7 @@ func runCheck(files compose.Files, opts check.Options) *check.Result {
 	return check.Check(compose.Locate(env, files), files, "/w/repo", opts)
 }
 
-func list(ds []discovery.Diagnostic) []string {
+func list(ds []diag.Diagnostic) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, fmt.Sprintf("%s:%d:%s", strings.TrimPrefix(d.Path, "/w/repo/"), d.Range.Start.Line+1, d.Code))

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 func corpusDir(tb testing.TB) string {
@@ -66,7 +66,7 @@ func TestCheckCorpus(t *testing.T) {
 		for _, d := range res.Diagnostics {
 			rel, _ := filepath.Rel(dir, d.Path)
 			found[fmt.Sprintf("%s:%d:%s", filepath.ToSlash(rel), d.Range.Start.Line+1, d.Code)] = true
-			if d.Severity == discovery.SeverityError {
+			if d.Severity == diag.SeverityError {
 				errors[r.Name()]++
 			}
 		}

@@ -5,9 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/suppress"
 )
 
 // RootOf returns the root of the bundle repository that holds path (a
@@ -89,7 +90,7 @@ func PackagedManifest(files compose.Files, path string) bool {
 // applied (`# amplidex: ignore[…]` in front matter and YAML, `<!--
 // amplidex: ignore[…] -->` in a Markdown body, as in collections), and
 // the files checked in scope, in the order of Repo.Entries.
-func (r *Result) Report(paths ...string) ([]discovery.Diagnostic, []string) {
+func (r *Result) Report(paths ...string) ([]diag.Diagnostic, []string) {
 	in := func(p string) bool {
 		if len(paths) == 0 {
 			return true
@@ -97,7 +98,7 @@ func (r *Result) Report(paths ...string) ([]discovery.Diagnostic, []string) {
 		return slices.ContainsFunc(paths, func(s string) bool { return within(p, s) })
 	}
 	var files []string
-	sups := discovery.Suppressions{}
+	sups := suppress.Files{}
 	for _, f := range r.Files {
 		if !in(f.Path) {
 			continue
@@ -105,7 +106,7 @@ func (r *Result) Report(paths ...string) ([]discovery.Diagnostic, []string) {
 		files = append(files, f.Path)
 		sups.Add(f.Path, f.Text())
 	}
-	var ds []discovery.Diagnostic
+	var ds []diag.Diagnostic
 	for _, d := range r.Diagnostics {
 		if in(d.Path) {
 			ds = append(ds, d)
@@ -134,13 +135,13 @@ const maxFixRounds = 10
 // and selection to the diagnostics of path's text), round after round
 // over the text the round before left. It returns f's text and 0 when
 // there is nothing to fix.
-func Fix(f *bundle.File, keep func(path string, text []byte, ds []discovery.Diagnostic) []discovery.Diagnostic) ([]byte, int) {
+func Fix(f *bundle.File, keep func(path string, text []byte, ds []diag.Diagnostic) []diag.Diagnostic) ([]byte, int) {
 	text, n := f.Text(), 0
 	cur := f
 	for range maxFixRounds {
 		type at struct {
 			code string
-			r    discovery.Range
+			r    diag.Range
 		}
 		reported := map[at]bool{}
 		for _, d := range keep(f.Path, text, cur.Diagnostics) {

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // TestRootOf checks where the repository around a path is found.
@@ -128,7 +128,7 @@ func TestReport(t *testing.T) {
 	for _, d := range ds {
 		got = append(got, d.Code)
 	}
-	if strings.Join(got, " ") != discovery.CodeSuppressUnused {
+	if strings.Join(got, " ") != diag.CodeSuppressUnused {
 		t.Errorf("with suppression comments: %v, want one suppress/unused (bundle/no-such-code)", ds)
 	}
 }
@@ -142,7 +142,7 @@ func TestFix(t *testing.T) {
 	for _, f := range res.Files {
 		byPath[f.Path] = f
 	}
-	all := func(_ string, _ []byte, ds []discovery.Diagnostic) []discovery.Diagnostic { return ds }
+	all := func(_ string, _ []byte, ds []diag.Diagnostic) []diag.Diagnostic { return ds }
 	for path, want := range map[string]string{
 		"/w/repo/bundle.md":           "  - bundle: app:behaviors/other\n",
 		"/w/repo/behaviors/main.yaml": "    - \"app:helper\"\n",
@@ -154,7 +154,7 @@ func TestFix(t *testing.T) {
 		}
 	}
 	// Nothing is fixed that is not reported.
-	none := func(string, []byte, []discovery.Diagnostic) []discovery.Diagnostic { return nil }
+	none := func(string, []byte, []diag.Diagnostic) []diag.Diagnostic { return nil }
 	if text, n := check.Fix(byPath["/w/repo/bundle.md"], none); n != 0 || string(text) != string(byPath["/w/repo/bundle.md"].Text()) {
 		t.Errorf("fixed %d with nothing reported", n)
 	}

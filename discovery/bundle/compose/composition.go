@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Status is what became of one include.
@@ -196,8 +196,8 @@ type Composition struct {
 	Sizes       Sizes  `json:"sizes"`
 	// Refused says why the runtime's load of this bundle raises, where
 	// amplidex composes what it can; empty when the runtime loads it.
-	Refused     string                 `json:"refused,omitempty"`
-	Diagnostics []discovery.Diagnostic `json:"diagnostics,omitempty"`
+	Refused     string            `json:"refused,omitempty"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics,omitempty"`
 	// Reads are every path the composition read or looked for: when one
 	// changes, the composition is stale.
 	Reads []string `json:"-"`
@@ -246,7 +246,7 @@ func Compose(loc *Locations, files Files, path string) *Composition {
 		l.describe(c, res)
 	}
 	c.Diagnostics = l.diags
-	discovery.SortDiagnostics(c.Diagnostics)
+	diag.Sort(c.Diagnostics)
 	c.Reads = rec.paths()
 	return c
 }

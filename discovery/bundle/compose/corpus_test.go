@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // corpusDir returns $AMPLIDEX_CORPUS/bundles, or skips.
@@ -108,7 +108,7 @@ func bundleFiles(tb testing.TB, corpus string) []string {
 		if i < 0 {
 			return nil
 		}
-		src, err := discovery.ReadFile(p, 0)
+		src, err := syntax.ReadFile(p, 0)
 		if err != nil {
 			return err
 		}

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // referenceCommit is the commit of amplifier-foundation PRODUCT.md names.
@@ -212,12 +212,12 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	for _, d := range res.Diagnostics {
-		if d.Severity == discovery.SeverityError && clean[d.Path] {
+		if d.Severity == diag.SeverityError && clean[d.Path] {
 			t.Errorf("an error on a file the reference loads without a finding: %s", d)
 		}
 	}
 	t.Logf("check of amplifier-foundation: %d files checked, %d diagnostics (%d errors); %d of its bundle files load in the reference without a finding",
-		res.FilesChecked(), len(res.Diagnostics), discovery.CountErrors(res.Diagnostics), len(clean))
+		res.FilesChecked(), len(res.Diagnostics), diag.CountErrors(res.Diagnostics), len(clean))
 }
 
 // normalizer returns a function that decodes a JSON section and writes

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/discovery/bundle"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Env is where bundles are looked for: paths only, read from nowhere else.
@@ -113,7 +114,7 @@ type Locations struct {
 	Registrations []Registration
 	Overrides     []Override
 	// Diagnostics are the settings files' problems.
-	Diagnostics []discovery.Diagnostic
+	Diagnostics []diag.Diagnostic
 	// Reads are the paths read to find all this.
 	Reads []string
 }
@@ -252,12 +253,12 @@ func (l *Locations) readSettings(f Files, p string) {
 	if err != nil {
 		return
 	}
-	diag := func(r discovery.Range, msg string) {
-		l.Diagnostics = append(l.Diagnostics, discovery.Diagnostic{Code: bundle.CodeSettings, Severity: discovery.SeverityError, Path: p, Range: r, Message: msg})
+	report := func(r diag.Range, msg string) {
+		l.Diagnostics = append(l.Diagnostics, diag.Diagnostic{Code: bundle.CodeSettings, Severity: diag.SeverityError, Path: p, Range: r, Message: msg})
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(bf.Text(), &root); err != nil {
-		diag(discovery.Range{}, "the settings file is not valid YAML; the runtime skips it: "+err.Error())
+		report(diag.Range{}, "the settings file is not valid YAML; the runtime skips it: "+err.Error())
 		return
 	}
 	doc := &root
@@ -267,7 +268,7 @@ func (l *Locations) readSettings(f Files, p string) {
 	if doc.Kind != yaml.MappingNode {
 		return
 	}
-	pos := func(n *yaml.Node) discovery.Range {
+	pos := func(n *yaml.Node) diag.Range {
 		off := bf.Lines().Offset(n.Line, n.Column)
 		return bf.Lines().Range(off, off+len(n.Value))
 	}
@@ -287,13 +288,13 @@ func (l *Locations) readSettings(f Files, p string) {
 			return
 		}
 		if n.Kind != yaml.MappingNode {
-			diag(pos(n), what+" is not a mapping of names to URIs; the runtime ignores it")
+			report(pos(n), what+" is not a mapping of names to URIs; the runtime ignores it")
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				diag(pos(k), what+"."+k.Value+" is not a URI")
+				report(pos(k), what+"."+k.Value+" is not a URI")
 				continue
 			}
 			fn(k.Value, v.Value)

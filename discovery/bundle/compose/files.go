@@ -5,8 +5,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Entry is what is at a path.
@@ -37,7 +37,7 @@ type Files interface {
 // consistent view for one run. It reads regular files only, at most Limit
 // bytes each.
 type DiskFiles struct {
-	// Limit bounds the bytes read of one file; discovery.DefaultMaxFileSize when 0.
+	// Limit bounds the bytes read of one file; syntax.DefaultMaxFileSize when 0.
 	Limit int64
 
 	mu     sync.Mutex // guards fields below
@@ -96,7 +96,7 @@ func (d *DiskFiles) Parse(path string, kind bundle.Kind) (*bundle.File, error) {
 	if ok {
 		return r.f, r.err
 	}
-	src, err := discovery.ReadFile(path, d.Limit)
+	src, err := syntax.ReadFile(path, d.Limit)
 	if err == nil {
 		r.f = bundle.Parse(path, src, bundle.Options{Kind: kind})
 	} else {

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // Bounds of one composition.
@@ -49,7 +49,7 @@ type failure struct {
 // site is an include line: the file and the range of the entry.
 type site struct {
 	file *bundle.File
-	r    discovery.Range
+	r    diag.Range
 }
 
 func (s site) origin() Origin {
@@ -95,16 +95,16 @@ type loader struct {
 	pending map[string]*task
 	queue   []*task
 	loads   int
-	diags   []discovery.Diagnostic
+	diags   []diag.Diagnostic
 	seen    map[string]bool // diagnostics made (path, line, code, message)
 	cached  map[string]bool // not-cached warnings made (includer, repository)
 }
 
-func (l *loader) diag(s site, code string, sev discovery.Severity, format string, args ...any) {
+func (l *loader) diag(s site, code string, sev diag.Severity, format string, args ...any) {
 	if s.file == nil {
 		return
 	}
-	d := discovery.Diagnostic{Code: code, Severity: sev, Path: s.file.Path, Range: s.r, Message: fmt.Sprintf(format, args...)}
+	d := diag.Diagnostic{Code: code, Severity: sev, Path: s.file.Path, Range: s.r, Message: fmt.Sprintf(format, args...)}
 	k := fmt.Sprint(d.Path, d.Range, d.Code, d.Message)
 	if l.seen[k] {
 		return
@@ -211,12 +211,12 @@ func (l *loader) start(t *task) {
 		src, f := l.resolveInclude(inc.Source, t.file)
 		if f != nil {
 			if t.parent != nil {
-				l.diag(at, bundle.CodeIncludeUnresolved, discovery.SeverityError, "%s; the runtime then leaves out all of %s from the bundles that include it", f.msg, filepath.Base(t.file.Path))
+				l.diag(at, bundle.CodeIncludeUnresolved, diag.SeverityError, "%s; the runtime then leaves out all of %s from the bundles that include it", f.msg, filepath.Base(t.file.Path))
 				l.finish(t, &failure{kind: fDependency, msg: fmt.Sprintf("its include %s (line %d) does not resolve", quote(inc.Source), at.r.Start.Line+1)})
 				return
 			}
 			t.refused = f.msg
-			l.diag(at, bundle.CodeIncludeUnresolved, discovery.SeverityError, "%s; the runtime refuses to load this bundle at all (amplidex composes the rest)", f.msg)
+			l.diag(at, bundle.CodeIncludeUnresolved, diag.SeverityError, "%s; the runtime refuses to load this bundle at all (amplidex composes the rest)", f.msg)
 			continue
 		}
 		if src == "" {
@@ -345,7 +345,7 @@ func (l *loader) preload(t *task, chain map[string]bool) *failure {
 			if p.fail.kind == fNotCached {
 				l.notCached(at, p.fail.url, "the namespace "+ns+" is "+e.uri)
 			} else {
-				l.diag(at, bundle.CodeIncludeUnresolved, discovery.SeverityError, "%s", msg)
+				l.diag(at, bundle.CodeIncludeUnresolved, diag.SeverityError, "%s", msg)
 			}
 			return &failure{kind: fDependency, msg: msg}
 		}
@@ -360,7 +360,7 @@ func (l *loader) firstUse(f *bundle.File, ns string) site {
 			return site{f, inc.Range}
 		}
 	}
-	return site{f, discovery.Range{}}
+	return site{f, diag.Range{}}
 }
 
 // resolveInclude is _resolve_include_source: an override of sources.bundles,
@@ -374,7 +374,7 @@ func (l *loader) resolveInclude(src string, from *bundle.File) (string, *failure
 				return site{from, inc.Range}
 			}
 		}
-		return site{from, discovery.Range{}}
+		return site{from, diag.Range{}}
 	}
 	if !isNamespacePath(src) {
 		for _, o := range l.loc.Overrides {
@@ -404,12 +404,12 @@ func (l *loader) resolveInclude(src string, from *bundle.File) (string, *failure
 			names = append(names, n)
 		}
 		msg := fmt.Sprintf("%s names the namespace %s, which no loaded bundle has and no registered name gives", quote(src), quote(ns))
-		if s := discovery.Suggest(ns, names); s != "" {
+		if s := diag.Suggest(ns, names); s != "" {
 			msg += "; did you mean " + quote(s) + "?"
 		} else {
 			msg += "; the namespace is a bundle's bundle.name, never its repository's name"
 		}
-		l.diag(at(), bundle.CodeIncludeUnresolved, discovery.SeverityError, "%s; the runtime skips the include", msg)
+		l.diag(at(), bundle.CodeIncludeUnresolved, diag.SeverityError, "%s; the runtime skips the include", msg)
 		return "", nil
 	}
 	if e.local == "" {
@@ -611,7 +611,7 @@ func (l *loader) share(t, done *task) {
 		return
 	}
 	if done.bare && !t.bare && done.file != nil && len(done.file.Bundle.Includes) > 0 {
-		l.diag(t.at, bundle.CodeIncludePartial, discovery.SeverityWarning,
+		l.diag(t.at, bundle.CodeIncludePartial, diag.SeverityWarning,
 			"%s is composed without its own includes: an earlier ns:path include of its namespace made the runtime load it bare first; list - bundle: %s before the namespace's other includes",
 			quote(t.source), t.source)
 		t.node.Status = StatusPartial
@@ -699,14 +699,14 @@ func (l *loader) report(t *task) {
 	case fNotCached:
 		l.notCached(t.at, f.url, "")
 	case fCycle:
-		l.diag(t.at, bundle.CodeIncludeCycle, discovery.SeverityError,
+		l.diag(t.at, bundle.CodeIncludeCycle, diag.SeverityError,
 			"%s leads back to a bundle that is still loading (a cycle): the runtime skips it", quote(t.source))
 	case fTooDeep:
-		l.diag(t.at, bundle.CodeIncludeTooDeep, discovery.SeverityError, "%s is not followed: %s", quote(t.source), f.msg)
+		l.diag(t.at, bundle.CodeIncludeTooDeep, diag.SeverityError, "%s is not followed: %s", quote(t.source), f.msg)
 	case fCompose:
-		l.diag(t.at, bundle.CodeComposeFails, discovery.SeverityError, "%s is left out: %s", quote(t.source), f.msg)
+		l.diag(t.at, bundle.CodeComposeFails, diag.SeverityError, "%s is left out: %s", quote(t.source), f.msg)
 	default:
-		l.diag(t.at, bundle.CodeIncludeUnresolved, discovery.SeverityError, "%s is left out: %s", quote(t.source), f.msg)
+		l.diag(t.at, bundle.CodeIncludeUnresolved, diag.SeverityError, "%s is left out: %s", quote(t.source), f.msg)
 	}
 }
 
@@ -724,7 +724,7 @@ func (l *loader) notCached(at site, url, why string) {
 	if why != "" {
 		why = " (" + why + ")"
 	}
-	l.diag(at, bundle.CodeIncludeNotCached, discovery.SeverityWarning,
+	l.diag(at, bundle.CodeIncludeNotCached, diag.SeverityWarning,
 		"%s%s is not in the runtime's cache (%s), so it is not checked; amplidex never fetches: run the bundle once with amplifier to clone it, or map it to a local checkout in settings.yaml under sources.bundles",
 		url, why, l.loc.Env.CacheDir())
 }
@@ -757,7 +757,7 @@ func fileValue(f *bundle.File) *value {
 	if b.HasInstruction {
 		v.instruction = f
 	}
-	at := func(r discovery.Range) Origin { return Origin{Path: f.Path, Line: r.Start.Line + 1} }
+	at := func(r diag.Range) Origin { return Origin{Path: f.Path, Line: r.Start.Line + 1} }
 	mods := func(ms []bundle.Module) []module {
 		out := make([]module, 0, len(ms))
 		for _, m := range ms {

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
-	"go.yaml.in/yaml/v3"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 var (
@@ -30,9 +32,9 @@ func (m *migration) agent(r discovery.Resource) {
 	}
 	out := &File{Path: r.Rel, From: m.rel(r.Rel)}
 	defer m.add(out)
-	fm, err := discovery.SplitFrontMatter(src)
+	fm, err := syntax.SplitFrontMatter(src)
 	switch {
-	case errors.Is(err, discovery.ErrNoFrontMatter):
+	case errors.Is(err, syntax.ErrNoFrontMatter):
 		meta := newMapping()
 		meta.set("name", scalar(r.Name))
 		desc, line := describe(src[fm.Open:], r.Name)
@@ -200,9 +202,9 @@ type mention struct {
 // collection's runtime read (outside code and double quotes) and those
 // the bundle runtime reads (outside code; quotes do not hide them).
 func mentions(src []byte, from int) []mention {
-	lines := discovery.NewLineIndex(src)
+	lines := syntax.NewLineIndex(src)
 	body := src[from:]
-	bl := discovery.NewLineIndex(body)
+	bl := syntax.NewLineIndex(body)
 	f := bundle.Parse("body.md", body, bundle.Options{Rel: "context/body.md", Kind: bundle.KindContext})
 	runtime := map[int]string{} // the text the bundle runtime reads, by offset
 	for _, mt := range f.Mentions() {
@@ -217,7 +219,7 @@ func mentions(src []byte, from int) []mention {
 	}
 	seen := map[int]bool{}
 	var out []mention
-	for _, mt := range discovery.FindMentions(src, from, lines) {
+	for _, mt := range syntax.FindMentions(src, from, lines) {
 		off := lines.PositionOffset(mt.Range.Start)
 		seen[off] = true
 		out = append(out, mention{off, mt.Collection, mt.Path, kept(off, mt.Collection, mt.Path), mt.Range.Start.Line + 1})

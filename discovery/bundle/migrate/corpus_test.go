@@ -7,10 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	colcheck "github.com/amplidex/amplidex/discovery/check"
+
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/bundle/migrate"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
 // corpus returns $AMPLIDEX_CORPUS, or skips.
@@ -104,7 +108,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	set := discovery.NewSet([]discovery.Root{{Kind: discovery.RootArgument}, {Kind: discovery.RootBundled, Path: filepath.Join(c, "bundled")}},
+	set := resolve.NewSet([]discovery.Root{{Kind: discovery.RootArgument}, {Kind: discovery.RootBundled, Path: filepath.Join(c, "bundled")}},
 		[][]*discovery.Collection{nil, installed})
 	totalBefore, totalAfter := 0, 0
 	defer func() {
@@ -115,13 +119,13 @@ func TestCorpus(t *testing.T) {
 		// the bundled collections (check DIR --with bundled/).
 		s := set.WithFront([]discovery.Root{{Kind: discovery.RootArgument, Path: filepath.Dir(m.dir)}})
 		s, _ = s.Apply(nil, []*discovery.Collection{m.col})
-		before := append(m.col.OwnDiagnostics(), s.CheckCollection(m.col)...)
-		errsBefore := discovery.CountErrors(before)
+		before := append(m.col.OwnDiagnostics(), colcheck.Collection(s, m.col)...)
+		errsBefore := diag.CountErrors(before)
 
 		files := &compose.DiskFiles{}
 		loc := compose.Locate(compose.Env{WorkDir: m.out, AmplifierHome: home, Home: filepath.Join(tmp, "home")}, files)
 		res := check.Check(loc, files, m.out, check.Options{})
-		errsAfter := discovery.CountErrors(res.Diagnostics)
+		errsAfter := diag.CountErrors(res.Diagnostics)
 		totalBefore += errsBefore
 		totalAfter += errsAfter
 		t.Logf("%s: %d files, %d notes; the collection has %d errors, the bundle repository %d (%d files checked)",
@@ -129,12 +133,12 @@ func TestCorpus(t *testing.T) {
 		if errsAfter > errsBefore {
 			t.Errorf("%s: the migration has %d errors, more than the collection's %d:", m.name, errsAfter, errsBefore)
 			for _, d := range res.Diagnostics {
-				if d.Severity == discovery.SeverityError {
+				if d.Severity == diag.SeverityError {
 					t.Log("  after: ", d)
 				}
 			}
 			for _, d := range before {
-				if d.Severity == discovery.SeverityError {
+				if d.Severity == diag.SeverityError {
 					t.Log("  before:", d)
 				}
 			}

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle/migrate"
-	"go.yaml.in/yaml/v3"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // apply applies the hunks of a unified diff (no file headers) to a; it
@@ -172,7 +174,7 @@ func FuzzMigrate(f *testing.F) {
 			case strings.HasPrefix(file.Path, "behaviors/"):
 				text = string(file.Data)
 			case file.Path == "bundle.md" || strings.HasPrefix(file.Path, "bundles/"):
-				fm, err := discovery.SplitFrontMatter(file.Data)
+				fm, err := syntax.SplitFrontMatter(file.Data)
 				if err != nil {
 					t.Fatalf("%s: %v\n%s", file.Path, err, file.Data)
 				}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // MaxFiles is the most files a migration carries.
@@ -385,7 +387,7 @@ func (m *migration) result() *Result {
 	for _, f := range m.files {
 		r.Files = append(r.Files, *f)
 	}
-	sort.Slice(r.Files, func(i, j int) bool { return discovery.ComparePaths(r.Files[i].Path, r.Files[j].Path) < 0 })
+	sort.Slice(r.Files, func(i, j int) bool { return diag.ComparePaths(r.Files[i].Path, r.Files[j].Path) < 0 })
 	return r
 }
 
@@ -398,7 +400,7 @@ func (m *migration) sortNotes() {
 			if a.Path == "" || b.Path == "" {
 				return a.Path == ""
 			}
-			return discovery.ComparePaths(a.Path, b.Path) < 0
+			return diag.ComparePaths(a.Path, b.Path) < 0
 		}
 		return a.Line < b.Line
 	})
@@ -406,7 +408,7 @@ func (m *migration) sortNotes() {
 
 // readFile reads a file under the base, saying in a note why it cannot.
 func (m *migration) readFile(underBase string) ([]byte, bool) {
-	src, err := discovery.ReadFile(m.abs(underBase), 0)
+	src, err := syntax.ReadFile(m.abs(underBase), 0)
 	if err != nil {
 		m.note(underBase, 0, "not carried: %s", errText(err))
 		return nil, false

@@ -11,11 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/bundle/migrate"
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite the want/ files and notes of testdata/*.txtar from what Migrate gives")
@@ -177,7 +178,7 @@ func TestMigratedChecks(t *testing.T) {
 			r := check.Check(loc, files, out, check.Options{})
 			var got []string
 			for _, d := range r.Diagnostics {
-				if d.Severity == discovery.SeverityError {
+				if d.Severity == diag.SeverityError {
 					rel, _ := filepath.Rel(out, d.Path)
 					got = append(got, filepath.ToSlash(rel)+":"+d.Code)
 					t.Log(d)

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
-	"go.yaml.in/yaml/v3"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // wellKnown reports whether the Amplifier CLI knows name as a bundle: a
@@ -61,9 +63,9 @@ func (m *migration) readProfiles() {
 			continue
 		}
 		p.src, p.crlf = src, isCRLF(src)
-		fm, err := discovery.SplitFrontMatter(src)
+		fm, err := syntax.SplitFrontMatter(src)
 		switch {
-		case errors.Is(err, discovery.ErrNoFrontMatter):
+		case errors.Is(err, syntax.ErrNoFrontMatter):
 			p.body = fm.Open
 			m.note(r.Rel, 0, "no front matter: behaviors/%s.yaml has only its name; the body is the instruction", p.stem)
 		case err != nil:
@@ -92,9 +94,9 @@ func isCRLF(src []byte) bool {
 // frontMatterError says why a front matter block was not read.
 func frontMatterError(err error) string {
 	switch {
-	case errors.Is(err, discovery.ErrUnterminated):
+	case errors.Is(err, syntax.ErrUnterminated):
 		return "it has no closing ---"
-	case errors.Is(err, discovery.ErrFrontMatterTooLarge):
+	case errors.Is(err, syntax.ErrFrontMatterTooLarge):
 		return "it is larger than front matter is read"
 	}
 	return err.Error()
@@ -332,11 +334,11 @@ func (m *migration) inheritedModule(fm *yaml.Node, c *discovery.Collection, key 
 			if !ok {
 				break
 			}
-			src, err := discovery.ReadFile(r.Path, 0)
+			src, err := syntax.ReadFile(r.Path, 0)
 			if err != nil {
 				break
 			}
-			if fmr, err := discovery.SplitFrontMatter(src); err == nil {
+			if fmr, err := syntax.SplitFrontMatter(src); err == nil {
 				parent, _ = parseMapping(src[fmr.Start:fmr.End])
 				pc = o
 			}

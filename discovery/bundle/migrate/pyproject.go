@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/amplidex/amplidex/discovery"
+
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // pyprojectNotes says what of pyproject.toml a bundle does not carry:
@@ -42,7 +43,7 @@ func (m *migration) pyprojectNotes() {
 	}
 	// Other keys of [tool.amplifier.collection], which the metadata does
 	// not keep.
-	src, err := discovery.ReadFile(c.Pyproject, 0)
+	src, err := syntax.ReadFile(c.Pyproject, 0)
 	if err == nil {
 		var doc map[string]any
 		if _, err := toml.Decode(string(src), &doc); err == nil {
@@ -79,7 +80,7 @@ func packageNames(dir string) []string {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		src, err := discovery.ReadFile(filepath.Join(dir, e.Name(), "pyproject.toml"), 0)
+		src, err := syntax.ReadFile(filepath.Join(dir, e.Name(), "pyproject.toml"), 0)
 		if err != nil {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 )
 
 // manifestOpen and manifestClose delimit, at the end of MIGRATION.md, the
@@ -74,7 +74,7 @@ func (m *migration) report() []byte {
 	for p := range m.files {
 		paths = append(paths, p)
 	}
-	sort.Slice(paths, func(i, j int) bool { return discovery.ComparePaths(paths[i], paths[j]) < 0 })
+	sort.Slice(paths, func(i, j int) bool { return diag.ComparePaths(paths[i], paths[j]) < 0 })
 	for _, p := range paths {
 		fmt.Fprintf(&b, "%s %s\n", sum(m.files[p].Data), p)
 	}

@@ -12,7 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // ErrRefused is returned by Write when the directory holds files that are
@@ -85,7 +86,7 @@ func (r *Result) Plan(dir string) (*Plan, error) {
 	var earlier manifest
 	var ok bool
 	if !empty {
-		if src, err := discovery.ReadFile(filepath.Join(dir, "MIGRATION.md"), 0); err == nil {
+		if src, err := syntax.ReadFile(filepath.Join(dir, "MIGRATION.md"), 0); err == nil {
 			earlier, ok = parseManifest(src)
 		}
 		switch {
@@ -137,7 +138,7 @@ func (r *Result) Plan(dir string) (*Plan, error) {
 		p.Refused = fmt.Sprintf("%s holds an earlier migration of %s, but %s%s changed since it was written, or was not written by it: move the changes away, or write into a new directory",
 			dir, r.Collection, strings.Join(edited, ", "), more)
 	}
-	sort.Slice(p.Changes, func(i, j int) bool { return discovery.ComparePaths(p.Changes[i].Path, p.Changes[j].Path) < 0 })
+	sort.Slice(p.Changes, func(i, j int) bool { return diag.ComparePaths(p.Changes[i].Path, p.Changes[j].Path) < 0 })
 	return p, nil
 }
 
@@ -147,7 +148,7 @@ func readUnder(dir, rel string) ([]byte, error) {
 	if err := noLinks(dir, rel); err != nil {
 		return nil, err
 	}
-	return discovery.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)), 0)
+	return syntax.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)), 0)
 }
 
 // noLinks fails when a component of rel under dir exists and is a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
@@ -22,12 +23,12 @@ type analyzer struct {
 	log *slog.Logger
 
 	mu     sync.Mutex // guards fields below
-	spaces map[discovery.SchemaOptions]*lsp.Workspace
+	spaces map[schema.Options]*lsp.Workspace
 }
 
 // analyzer returns the answer of query.MethodAnalyze.
 func (d *Daemon) analyzer() query.AnalyzeFunc {
-	a := &analyzer{cat: d.cat, log: d.log, spaces: map[discovery.SchemaOptions]*lsp.Workspace{}}
+	a := &analyzer{cat: d.cat, log: d.log, spaces: map[schema.Options]*lsp.Workspace{}}
 	return a.analyze
 }
 
@@ -36,7 +37,7 @@ func (a *analyzer) analyze(ctx context.Context, v *catalog.View, p query.Analyze
 }
 
 // workspace returns the Workspace that checks buffers with schema.
-func (a *analyzer) workspace(schema discovery.SchemaOptions) *lsp.Workspace {
+func (a *analyzer) workspace(schema schema.Options) *lsp.Workspace {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	w := a.spaces[schema]

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 )
@@ -96,7 +96,7 @@ func (bs *bundles) changed(dir string) bool {
 // readManifest reads a manifest as a document: a FIFO or a device is
 // never opened, and nothing beyond the document limit is read.
 func readManifest(path string) ([]byte, error) {
-	return discovery.ReadFile(path, discovery.DefaultMaxFileSize)
+	return syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 }
 
 // kick builds b's entry in the background unless its bytes are the ones

@@ -9,6 +9,9 @@ import (
 	"sync"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/schema"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/index"
 )
 
@@ -89,14 +92,14 @@ type schemaCache struct {
 }
 
 // forSchema returns the cache of the loader of schema.
-func (c *fileCache) forSchema(schema discovery.SchemaOptions) schemaCache {
+func (c *fileCache) forSchema(schema schema.Options) schemaCache {
 	return schemaCache{c, schemaStamp(schema)}
 }
 
 // schemaStamp is the byte that marks the payloads analyzed with the given
 // schema options.
-func schemaStamp(s discovery.SchemaOptions) byte {
-	if s.UnknownKeySeverity == discovery.SeverityWarning {
+func schemaStamp(s schema.Options) byte {
+	if s.UnknownKeySeverity == diag.SeverityWarning {
 		return 'w'
 	}
 	return 'e'
@@ -283,9 +286,9 @@ func (c schemaCache) details(path string) *discovery.Facts {
 
 // mentions is the discovery.Loader's Mentions: the mentions of a file,
 // from its record, without decoding its front matter.
-func (c schemaCache) mentions(path string) ([]discovery.Mention, bool) {
+func (c schemaCache) mentions(path string) ([]syntax.Mention, bool) {
 	var (
-		ms []discovery.Mention
+		ms []syntax.Mention
 		ok bool
 	)
 	c.peek(path, false, func(r index.File) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/index"
 )
 
@@ -34,7 +35,7 @@ func cacheWithAgent(t *testing.T, src []byte) (*index.Store, *fileCache, schemaC
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store, fc, fc.forSchema(discovery.SchemaOptions{}), path, fi
+	return store, fc, fc.forSchema(schema.Options{}), path, fi
 }
 
 // TestGoneRecordIsNotTrusted drops a file whose record is in the index
@@ -45,7 +46,7 @@ func TestGoneRecordIsNotTrusted(t *testing.T) {
 	src := []byte("---\nmeta:\n  name: a\n---\nBody\n") // lacks meta.description
 	store, _, c, path, fi := cacheWithAgent(t, src)
 	analyze := func() *discovery.Facts {
-		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
+		return discovery.AnalyzeFile(path, src, discovery.KindAgent, schema.Options{})
 	}
 	c.Analyze(path, fi, src, discovery.KindAgent, analyze)
 	c.commit([]string{path}, nil)
@@ -81,7 +82,7 @@ func TestFreshIndexNotAsked(t *testing.T) {
 	store, fc, c, path, fi := cacheWithAgent(t, src)
 	fc.writeDirect(true, func() {})
 	c.Analyze(path, fi, src, discovery.KindAgent, func() *discovery.Facts {
-		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
+		return discovery.AnalyzeFile(path, src, discovery.KindAgent, schema.Options{})
 	})
 	puts := c.takeQueue(10)
 	if len(puts) != 1 {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/index"
 )
 
@@ -49,15 +49,15 @@ func TestRestartKeepsChecks(t *testing.T) {
 		cross = map[string]any{}
 		view["cross"] = cross
 	}
-	cross[mine] = []discovery.Diagnostic{{Code: "planted", Severity: discovery.SeverityError, Path: filepath.Join(mine, "pyproject.toml"), Message: "kept from the last run"}}
+	cross[mine] = []diag.Diagnostic{{Code: "planted", Severity: diag.SeverityError, Path: filepath.Join(mine, "pyproject.toml"), Message: "kept from the last run"}}
 	raw, _ = json.Marshal(saved)
 	if err := store.SetMeta("checks", raw); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()
 
-	planted := func(ds []discovery.Diagnostic) bool {
-		return slices.ContainsFunc(ds, func(d discovery.Diagnostic) bool { return d.Code == "planted" })
+	planted := func(ds []diag.Diagnostic) bool {
+		return slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == "planted" })
 	}
 	d = e.start()
 	c = e.client()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/index"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
@@ -42,12 +43,12 @@ type Options struct {
 	// Bundled are the bundled roots, lowest precedence.
 	Bundled []string
 	// Schema is passed to the discovery loader.
-	Schema discovery.SchemaOptions
+	Schema schema.Options
 	// Watch configures the watcher.
 	Watch watcher.Options
 	// Logger receives the daemon's log; nil discards it.
 	Logger *slog.Logger
-	// ReadFile reads files for discovery; discovery.ReadFile when nil.
+	// ReadFile reads files for discovery; syntax.ReadFile when nil.
 	// Tests count reads with it.
 	ReadFile func(string) ([]byte, error)
 	// ReadDir lists directories for discovery; os.ReadDir when nil. Tests
@@ -107,16 +108,10 @@ type Options struct {
 	// shutdown request. Zero: never (a daemon in the foreground, or the
 	// service manager's). A reload may change it.
 	IdleExit time.Duration
-	// GCPercent, when not 0, is the collector's target (as GOGC) once the
-	// first scan is done: a daemon idles most of its life, and a low
-	// target keeps its heap small. A registration of a new project runs at
-	// Go's default meanwhile (see gcTarget).
-	GCPercent int
-	// TrimEvery, when positive, is how often the daemon looks whether a
-	// burst of work ended, to give the memory it freed back to the system
-	// at once (see trimmer); DefaultTrimEvery is the command's. Zero:
-	// never, the memory goes back at the runtime's pace.
-	TrimEvery time.Duration
+	// Memory is the process's memory policy (see Memory): the zero value
+	// leaves the runtime's settings alone, and gives memory back only when
+	// the daemon ends a piece of work it knows to be large.
+	Memory Memory
 }
 
 // config is the part of the options a reload changes, with the bundles
@@ -125,7 +120,7 @@ type Options struct {
 // uses that one throughout.
 type config struct {
 	bundled   []string
-	schema    discovery.SchemaOptions
+	schema    schema.Options
 	manifests []string
 	prepare   *prepare.Cache
 	// bundles keep the manifests warm; a reload that changes the manifests
@@ -163,11 +158,8 @@ type Daemon struct {
 	// spare the first scan checking again what did not change (see
 	// checks.go); nil after it.
 	prior atomic.Pointer[map[string]*catalog.Checks]
-	// slab gives the collections the first scan keeps their memory (see
-	// discovery.Slab); nil after it.
-	slab atomic.Pointer[discovery.Slab]
-	// gc keeps the collector's target (Options.GCPercent).
-	gc gcTarget
+	// mem keeps the memory policy (Options.Memory) in force.
+	mem *memory
 	// listings are the listings of the first scan's roots that the
 	// watcher's walks made, for the first scan's loader (see listings);
 	// nil once the first scan has ended.
@@ -178,9 +170,6 @@ type Daemon struct {
 	stopOnce sync.Once
 	// pruner forgets projects that are gone or unused.
 	pruner *pruner
-	// trim gives memory back once a burst of work ends; nil without
-	// Options.TrimEvery.
-	trim *trimmer
 	// idle asks the daemon to stop once it has had no client for
 	// Options.IdleExit; nil without a socket.
 	idle *idler
@@ -218,6 +207,11 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	d.start = d.now()
 	d.progress = newProgress(d.now)
 	d.warnings = &warnings{now: d.now}
+	d.mem = newMemory(opts.Memory, func() {
+		began := time.Now()
+		debug.FreeOSMemory()
+		d.log.Debug("a burst of work ended: memory given back", "took", time.Since(began).Round(time.Microsecond))
+	})
 	if opts.MaxProjects <= 0 {
 		opts.MaxProjects = DefaultMaxProjects
 		d.opts.MaxProjects = DefaultMaxProjects
@@ -247,6 +241,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.persist = newPersister(store, d.log, d.warnings.add)
+	d.persist.ended = d.mem.ended
 	d.cfg.Store(&config{bundled: d.ownBundled(opts.Bundled), schema: opts.Schema, manifests: slices.Clone(opts.Manifests),
 		prepare: opts.Prepare, bundles: newBundles(opts.Prepare, opts.Manifests, d.log, d.now)})
 	d.early.Store(d.loadSummary())
@@ -273,22 +268,16 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	// of RssAnon after a restart).
 	d.early.Store(nil)
 	d.prior.Store(nil)
-	debug.FreeOSMemory()
+	d.mem.ended()
 	d.restoreLastUsed()
-	d.gc.settle(d.opts.GCPercent)
+	d.mem.settle()
 	close(d.ready)
 	if d.idle != nil {
 		d.idle.start()
 	}
 	d.pruner = d.startPruner()
-	if opts.TrimEvery > 0 {
-		d.trim = newTrimmer()
-		d.trim.free = func() {
-			began := time.Now()
-			debug.FreeOSMemory()
-			d.log.Debug("quiet after a burst of work: memory given back", "took", time.Since(began).Round(time.Microsecond))
-		}
-		d.trim.every(opts.TrimEvery)
+	if opts.Memory.TrimEvery > 0 {
+		d.mem.every(opts.Memory.TrimEvery)
 	}
 	d.log.Info("daemon ready", "socket", d.socketPath(), "index", opts.Paths.Index,
 		"files", files(d.cat.State()), "analyzed", d.persist.cache.analyzed(), "took", d.now().Sub(d.start).Round(time.Millisecond))
@@ -392,8 +381,8 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 // and the bundles.
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add, warnNew: d.warnings.addNew,
-		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isRoot, ownerUID: os.Geteuid(),
-		homeDir: d.opts.Home, progress: d.progress, gc: &d.gc, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
+		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
+		homeDir: d.opts.Home, progress: d.progress, mem: d.mem, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
 		intents: map[string]int{}, following: map[string]int{}}
@@ -477,7 +466,6 @@ func (d *Daemon) open() error {
 	// the index until it ends); the writer starts now.
 	d.persist.cache.writeDirect(true, d.persist.kick)
 	d.persist.start()
-	d.slab.Store(&discovery.Slab{})
 	d.progress.setPhase(phaseReading)
 	d.cat = catalog.New(catalog.Options{Loader: d.loader(cfg.schema), Home: d.opts.Home, Bundled: cfg.bundled,
 		Version: d.persist.store.Tick(), Prior: d.priorChecks})
@@ -519,7 +507,6 @@ func (d *Daemon) open() error {
 		return err
 	}
 	d.persist.cache.writeDirect(false, nil)
-	d.slab.Store(nil)
 	d.persist.scanDone(d.cat.State().Version, gone)
 	for _, dir := range cfg.bundles.watchDirs() {
 		if err := d.w.AddRoot(dir); err != nil {
@@ -585,10 +572,10 @@ func (d *Daemon) watchOptions() watcher.Options {
 
 // loader returns the catalog's loader for the schema options: it trusts,
 // and makes, only the records of those options.
-func (d *Daemon) loader(schema discovery.SchemaOptions) *discovery.Loader {
+func (d *Daemon) loader(schema schema.Options) *discovery.Loader {
 	cache := d.persist.cache.forSchema(schema)
 	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir, RealPath: d.realPath,
-		Details: cache.details, Mentions: cache.mentions, Slab: d.slab.Load}
+		Details: cache.details, Mentions: cache.mentions}
 }
 
 // readDir lists dir for discovery: from the watcher's listing while the
@@ -716,7 +703,7 @@ func (d *Daemon) Done() <-chan struct{} { return d.closed }
 
 // Close stops the daemon, in order: reloads (a running one ends first,
 // and none starts after), the pruner (and the projects' last use saved),
-// the trimmer (a trim under way ends first), the socket server (no new queries, the socket file removed unless it was
+// the memory policy's looks (a trim under way ends first), the socket server (no new queries, the socket file removed unless it was
 // handed over, every subscription ended), the watcher (no new batches),
 // the bundles' builds (cancelled, and waited for to their end), the
 // persister (a last write, then the index closed), and last the pid file.
@@ -730,8 +717,8 @@ func (d *Daemon) Close() error {
 			d.pruner.close()
 			d.saveLastUsed()
 		}
-		if d.trim != nil {
-			d.trim.close()
+		if d.mem != nil {
+			d.mem.close()
 		}
 		if d.idle != nil {
 			d.idle.close()

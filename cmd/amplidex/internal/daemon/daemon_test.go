@@ -12,6 +12,7 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -158,7 +159,7 @@ func (e *env) resources(c *query.Client, name string) []string {
 	return out
 }
 
-func (e *env) diagnostics(c *query.Client) []discovery.Diagnostic {
+func (e *env) diagnostics(c *query.Client) []diag.Diagnostic {
 	e.t.Helper()
 	var d query.DiagnosticsResult
 	if err := e.call(c, "diagnostics", nil, &d); err != nil {
@@ -167,7 +168,7 @@ func (e *env) diagnostics(c *query.Client) []discovery.Diagnostic {
 	return d.Diagnostics
 }
 
-func hasCode(ds []discovery.Diagnostic, code, pathSuffix string) bool {
+func hasCode(ds []diag.Diagnostic, code, pathSuffix string) bool {
 	for _, d := range ds {
 		if d.Code == code && strings.HasSuffix(d.Path, pathSuffix) {
 			return true
@@ -193,7 +194,7 @@ func TestLiveChanges(t *testing.T) {
 			t.Fatalf("created profile not seen: %v", got)
 		}
 		e.write(filepath.Join(dir, "profiles", "extra.md"), profile("extra", "tools:missing"))
-		if !hasCode(e.diagnostics(c), discovery.CodeExtendsUnresolved, "profiles/extra.md") {
+		if !hasCode(e.diagnostics(c), diag.CodeExtendsUnresolved, "profiles/extra.md") {
 			t.Fatal("edited profile's broken extends not reported")
 		}
 		if err := os.Rename(filepath.Join(dir, "profiles", "extra.md"), filepath.Join(dir, "profiles", "renamed.md")); err != nil {
@@ -209,22 +210,22 @@ func TestLiveChanges(t *testing.T) {
 		if got := e.resources(c, "tools"); contains(got, "profiles/renamed.md") {
 			t.Fatalf("delete not seen: %v", got)
 		}
-		if hasCode(e.diagnostics(c), discovery.CodeExtendsUnresolved, "renamed.md") {
+		if hasCode(e.diagnostics(c), diag.CodeExtendsUnresolved, "renamed.md") {
 			t.Fatal("diagnostics of a deleted file remain")
 		}
 	})
 
 	t.Run("agent and context", func(t *testing.T) {
 		e.write(filepath.Join(dir, "agents", "bad.md"), "---\nmeta: [unclosed\n---\n")
-		if !hasCode(e.diagnostics(c), discovery.CodeFrontMatterSyntax, "agents/bad.md") {
+		if !hasCode(e.diagnostics(c), diag.CodeFrontMatterSyntax, "agents/bad.md") {
 			t.Fatal("broken agent not reported")
 		}
 		e.write(filepath.Join(dir, "agents", "bad.md"), agent("bad"))
-		if hasCode(e.diagnostics(c), discovery.CodeFrontMatterSyntax, "agents/bad.md") {
+		if hasCode(e.diagnostics(c), diag.CodeFrontMatterSyntax, "agents/bad.md") {
 			t.Fatal("fixed agent still reported")
 		}
 		e.write(filepath.Join(dir, "context", "deep", "more.md"), "See @tools:context/nowhere.md\n")
-		if !hasCode(e.diagnostics(c), discovery.CodeMentionUnresolved, "context/deep/more.md") {
+		if !hasCode(e.diagnostics(c), diag.CodeMentionUnresolved, "context/deep/more.md") {
 			t.Fatal("new context file's mention not checked")
 		}
 		if err := os.Rename(filepath.Join(dir, "context", "deep", "more.md"), filepath.Join(dir, "context", "moved.md")); err != nil {
@@ -248,7 +249,7 @@ func TestLiveChanges(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "pyproject.toml")); err != nil {
 			t.Fatal(err)
 		}
-		if !hasCode(e.diagnostics(c), discovery.CodeMissingPyproject, "/tools") { // reported on the directory
+		if !hasCode(e.diagnostics(c), diag.CodeMissingPyproject, "/tools") { // reported on the directory
 			t.Fatal("deleted pyproject not reported")
 		}
 		e.write(filepath.Join(dir, "pyproject.toml"), pyproject("tools", "3.0.0"))
@@ -261,11 +262,11 @@ func TestLiveChanges(t *testing.T) {
 		e.write(filepath.Join(e.userRoot(), "user-of", "pyproject.toml"), pyproject("user-of", "1.0.0")+
 			"\n[tool.amplifier.collection.requires]\ntools = \"^3.0.0\"\n")
 		e.write(filepath.Join(e.userRoot(), "user-of", "context", "a.md"), "# A\n")
-		if hasCode(e.diagnostics(c), discovery.CodeDepUnsatisfied, "user-of/pyproject.toml") {
+		if hasCode(e.diagnostics(c), diag.CodeDepUnsatisfied, "user-of/pyproject.toml") {
 			t.Fatal("requires ^3.0.0 is met by tools 3.0.0")
 		}
 		e.write(filepath.Join(dir, "pyproject.toml"), pyproject("tools", "4.0.0"))
-		if !hasCode(e.diagnostics(c), discovery.CodeDepUnsatisfied, "user-of/pyproject.toml") {
+		if !hasCode(e.diagnostics(c), diag.CodeDepUnsatisfied, "user-of/pyproject.toml") {
 			t.Fatal("a dependency's version change did not re-check who requires it")
 		}
 	})

@@ -32,7 +32,10 @@
 //     no connection for Options.IdleExit;
 //   - the pruner (projects.go) forgets, every PruneEvery, the projects whose
 //     directory is gone and those unused for ForgetAfter, and keeps the
-//     projects' last use in the index across restarts.
+//     projects' last use in the index across restarts;
+//   - the memory policy (memory.go), the process's only one, sets the
+//     memory limit and the collector's target, and gives memory back
+//     once a burst of work ends.
 //
 // # Concurrency
 //
@@ -69,7 +72,8 @@
 //
 // Every goroutine has an owner that waits for it: the watcher's, the
 // persister's writer, each subscription's (owned by the socket server),
-// the bundles' builds and the pruner; the idler's timer is stopped by
+// the bundles' builds, the pruner and the memory policy's looks; the
+// idler's timer is stopped by
 // Close. Close stops them in order (see
 // Close), and waits for each to its end: a bundle's build is cancelled,
 // never abandoned.
@@ -116,6 +120,9 @@
 //     progress, which readers load without it.
 //   - analyzer.mu: the language server's Workspaces, one per schema
 //     options.
+//   - memory.mu: the registrations reading, and the heap's allocations at
+//     the last look and since the last trim; never held while memory is
+//     given back.
 //   - Daemon.reloadMu: one Reload at a time, and whether Close has begun.
 //     No request takes it; a reload waits under it for the watcher and for
 //     the old bundles' builds, and Close waits for a running reload.

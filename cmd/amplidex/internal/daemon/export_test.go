@@ -25,9 +25,6 @@ func (d *Daemon) WaitApplied() {
 	}
 }
 
-// WaitWritten waits until the index holds everything committed.
-func (d *Daemon) WaitWritten() { d.persist.waitWritten() }
-
 // Crash stops the daemon as a kill would leave it: the socket, the
 // watcher and every goroutine stop, but what was committed and not yet
 // written to the index is lost, no summary is saved, the projects' last

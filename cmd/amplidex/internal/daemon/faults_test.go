@@ -14,6 +14,7 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -63,9 +64,9 @@ func TestDescriptorsExhausted(t *testing.T) {
 	}
 	// What was known stands; a collection never read completely says
 	// why it could not be read.
-	var known []discovery.Diagnostic
+	var known []diag.Diagnostic
 	for _, d := range e.diagnostics(c) {
-		if d.Code == discovery.CodeUnreadable && strings.Contains(d.Path, "c4") {
+		if d.Code == diag.CodeUnreadable && strings.Contains(d.Path, "c4") {
 			continue
 		}
 		known = append(known, d)

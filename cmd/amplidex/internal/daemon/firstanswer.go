@@ -6,6 +6,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -68,7 +69,7 @@ func (d *Daemon) firstResolve(next query.MethodFunc) query.MethodFunc {
 // when a root other than the project's is held by no View, or any of them
 // could not be listed, or a collection of the project's could be read only
 // in part.
-func (d *Daemon) namesSet(st *catalog.State, roots []discovery.Root) (*discovery.Set, bool) {
+func (d *Daemon) namesSet(st *catalog.State, roots []discovery.Root) (*resolve.Set, bool) {
 	failed := map[string]bool{}
 	for _, ri := range st.Roots() {
 		if ri.Failed != "" || ri.Unlisted {
@@ -109,5 +110,5 @@ func (d *Daemon) namesSet(st *catalog.State, roots []discovery.Root) (*discovery
 			return nil, false
 		}
 	}
-	return discovery.NewSet(roots, cols), true
+	return resolve.NewSet(roots, cols), true
 }

@@ -24,6 +24,9 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	xref "github.com/amplidex/amplidex/discovery/check" // check is stress_test.go's helper
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
 	"github.com/amplidex/amplidex/watcher"
@@ -783,7 +786,7 @@ func (h *harness) analyze(r *rand.Rand, c *query.Client) {
 	path := filepath.Join(p, ".amplifier", "collections", fmt.Sprintf("d%d", r.IntN(5)), "profiles", fmt.Sprintf("p%d.md", r.IntN(3)))
 	ops := []query.AnalyzeOp{query.OpDiagnose, query.OpComplete, query.OpHover, query.OpDefinition}
 	params := query.AnalyzeParams{Common: query.Common{Project: p}, Op: ops[r.IntN(len(ops))], Path: path,
-		Text: profileText(r, r.IntN(3)), Position: discovery.Position{Line: r.IntN(8), Character: r.IntN(12)}}
+		Text: profileText(r, r.IntN(3)), Position: diag.Position{Line: r.IntN(8), Character: r.IntN(12)}}
 	h.callErr(c, "analyze", func(ctx context.Context) error {
 		_, _, err := query.Call(ctx, c, query.MethodAnalyze, params)
 		return err
@@ -979,14 +982,14 @@ func (h *harness) explain(project string, fresh *catalog.View) string {
 	for _, fc := range fresh.Set.Collections() {
 		dc := v.Set.At(fc.Dir)
 		kept := fmt.Sprint(v.CollectionDiagnostics(dc))
-		now := append(dc.OwnDiagnostics(), v.Set.CheckCollection(dc)...)
-		now = append(now, v.Set.ShadowDiagnostics(dc)...)
+		now := append(dc.OwnDiagnostics(), xref.Collection(v.Set, dc)...)
+		now = append(now, xref.Shadowed(v.Set, dc)...)
 		now = dc.Suppress(now)
-		discovery.SortDiagnostics(now)
+		diag.Sort(now)
 		want := fmt.Sprint(fresh.CollectionDiagnostics(fc))
 		switch {
 		case kept != fmt.Sprint(now):
-			return fmt.Sprintf("\n%s: the daemon kept\n%s\nbut checking its own Set now gives\n%v\ndeps %v\n%s", fc.Dir, kept, now, v.Set.RefNames(dc),
+			return fmt.Sprintf("\n%s: the daemon kept\n%s\nbut checking its own Set now gives\n%v\ndeps %v\n%s", fc.Dir, kept, now, xref.RefNames(v.Set, dc),
 				h.journal.about(h.rel(fc.Dir)))
 		case kept != want:
 			var files []string
@@ -1138,13 +1141,6 @@ func (f *faults) set(r *rand.Rand, root, dir string) string {
 	return at + " (" + errno.Error() + ")"
 }
 
-// on reports whether some listing is made to fail.
-func (f *faults) on() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.under) > 0
-}
-
 func (f *faults) clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -1174,5 +1170,5 @@ func (f *faults) readFile(path string) ([]byte, error) {
 	if errno := f.failing(path); errno == syscall.EMFILE {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: errno}
 	}
-	return discovery.ReadFile(path, 0)
+	return syntax.ReadFile(path, 0)
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -43,10 +43,10 @@ func TestFIFOLockFreezesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		lock := filepath.Join(p, ".amplifier", "collections.lock")
-		if !slices.ContainsFunc(res.Diagnostics, func(dg discovery.Diagnostic) bool {
-			return dg.Path == lock && dg.Code == discovery.CodeNotRegular
+		if !slices.ContainsFunc(res.Diagnostics, func(dg diag.Diagnostic) bool {
+			return dg.Path == lock && dg.Code == diag.CodeNotRegular
 		}) {
-			t.Errorf("project %s: no %s on its lock: %v", p, discovery.CodeNotRegular, res.Diagnostics)
+			t.Errorf("project %s: no %s on its lock: %v", p, diag.CodeNotRegular, res.Diagnostics)
 		}
 	}
 	var r query.ResolveResult
@@ -219,7 +219,7 @@ func TestEmptiedFileSettles(t *testing.T) {
 	helper := filepath.Join(e.userRoot(), "a", "agents", "helper.md")
 	d := e.start()
 	c := e.client()
-	diags := func(noSync bool) []discovery.Diagnostic {
+	diags := func(noSync bool) []diag.Diagnostic {
 		var res query.DiagnosticsResult
 		if err := callWithin(t, c, 10*time.Second, "diagnostics", map[string]any{"path": helper, "no_sync": noSync}, &res); err != nil {
 			t.Fatal(err)
@@ -241,7 +241,7 @@ func TestEmptiedFileSettles(t *testing.T) {
 	}
 	// A question that waits for its writes waits for the settle too, and
 	// then sees the file as it stayed: empty.
-	if ds := diags(false); len(ds) != 1 || ds[0].Code != discovery.CodeFrontMatterMissing {
+	if ds := diags(false); len(ds) != 1 || ds[0].Code != diag.CodeFrontMatterMissing {
 		t.Fatalf("once settled: %v, want the empty file reported", ds)
 	}
 }

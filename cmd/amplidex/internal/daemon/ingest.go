@@ -41,7 +41,7 @@ var errAbandoned = errors.New("daemon: registration abandoned by the client that
 // what changed to the subscriptions.
 type ingest struct {
 	cat     *catalog.Catalog
-	gc      *gcTarget // raised while a registration reads
+	mem     *memory // the reading target while a registration reads
 	w       *watcher.Watcher
 	persist *persister
 	subs    *subscriptions
@@ -816,7 +816,7 @@ func (in *ingest) register(ctx context.Context, project string) (*catalog.State,
 	}
 	unlock := in.lockProject(project)
 	defer unlock()
-	defer in.gc.read()()
+	defer in.mem.read()()
 	// abandon takes back what the registration did once its client went
 	// away: the watches it added that nothing else needs.
 	var added []string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -36,9 +35,9 @@ type persister struct {
 	// abandon, when set before stop is closed, makes the writer stop
 	// without its last write: what a kill leaves (tests only).
 	abandon atomic.Bool
-	// free gives the heap's free memory back to the system
-	// (debug.FreeOSMemory).
-	free func()
+	// ended tells the memory policy that a large write, or the one that
+	// takes the first scan's last records, ended (see Memory).
+	ended func()
 
 	mu sync.Mutex // guards fields below
 	// gone are the deletions committed and not yet written; version is the
@@ -61,7 +60,7 @@ type persister struct {
 }
 
 func newPersister(store *index.Store, log *slog.Logger, warn func(string)) *persister {
-	p := &persister{store: store, cache: newFileCache(store, log), log: log, warn: warn, free: debug.FreeOSMemory,
+	p := &persister{store: store, cache: newFileCache(store, log), log: log, warn: warn, ended: func() {},
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		version: store.Tick(), written: store.Tick()}
 	p.wrote = sync.NewCond(&p.mu)
@@ -85,8 +84,8 @@ func (p *persister) commit(version uint64, loaded, gone []string) {
 // scanDone commits, as commit does, what the first scan's end leaves to
 // write, and has the write that takes it give the memory back: the scan
 // gave its own back as it ended, and the last of its records (fewer than
-// a large write's) would otherwise hold theirs until the trimmer finds
-// a burst of work behind it, which a quiet daemon never has.
+// a large write's) would otherwise hold theirs until a look of the memory
+// policy finds a burst of work behind it, which a quiet daemon never has.
 func (p *persister) scanDone(version uint64, gone []string) {
 	p.mu.Lock()
 	p.scanEnded = true
@@ -173,7 +172,7 @@ func (p *persister) write() {
 		// after the first scan ends takes that scan's last records:
 		// their encodings and bbolt's pages are garbage now, and an idle
 		// daemon would hold their memory for its whole life.
-		p.free()
+		p.ended()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

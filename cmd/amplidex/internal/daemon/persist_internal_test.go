@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/schema"
 )
 
 // TestScanEndGivesMemoryBack: the write that takes the first scan's last
@@ -15,9 +16,9 @@ func TestScanEndGivesMemoryBack(t *testing.T) {
 	p := newPersister(store, fc.log, func(string) {})
 	p.cache = fc
 	frees := 0
-	p.free = func() { frees++ }
+	p.ended = func() { frees++ }
 	analyze := func() *discovery.Facts {
-		return discovery.AnalyzeFile(path, src, discovery.KindAgent, discovery.SchemaOptions{})
+		return discovery.AnalyzeFile(path, src, discovery.KindAgent, schema.Options{})
 	}
 
 	c.Analyze(path, fi, src, discovery.KindAgent, analyze)

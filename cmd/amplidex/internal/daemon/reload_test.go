@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
-	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -62,7 +62,7 @@ func (e *reloadEnv) options(extra, warn bool, manifests ...string) daemon.Option
 		o.Bundled = append(o.Bundled, e.extra)
 	}
 	if warn {
-		o.Schema.UnknownKeySeverity = discovery.SeverityWarning
+		o.Schema.UnknownKeySeverity = diag.SeverityWarning
 	}
 	return o
 }
@@ -87,12 +87,12 @@ func (e *reloadEnv) inForce(d *daemon.Daemon, c *query.Client, want daemon.Optio
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	sev := discovery.SeverityError
+	sev := diag.SeverityError
 	if want.Schema.UnknownKeySeverity != "" {
 		sev = want.Schema.UnknownKeySeverity
 	}
-	if len(ds.Diagnostics) != 1 || ds.Diagnostics[0].Code != discovery.CodeUnknownKey || ds.Diagnostics[0].Severity != sev {
-		e.t.Errorf("the odd agent's diagnostics: %+v; want one %s of severity %v", ds.Diagnostics, discovery.CodeUnknownKey, sev)
+	if len(ds.Diagnostics) != 1 || ds.Diagnostics[0].Code != diag.CodeUnknownKey || ds.Diagnostics[0].Severity != sev {
+		e.t.Errorf("the odd agent's diagnostics: %+v; want one %s of severity %v", ds.Diagnostics, diag.CodeUnknownKey, sev)
 	}
 	var kept []string
 	for _, b := range d.Status().Bundles {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -107,8 +108,8 @@ func TestLinkToFileSystemRoot(t *testing.T) {
 	if r := e.resolve(c, "good"); r == nil || !r.Found {
 		t.Fatalf("good does not resolve: %+v", r)
 	}
-	if ds := e.diagnostics(c); !slices.ContainsFunc(ds, func(dg discovery.Diagnostic) bool {
-		return dg.Code == discovery.CodeSymlinkLoop && dg.Path == evil && strings.Contains(dg.Message, "holds the collections root")
+	if ds := e.diagnostics(c); !slices.ContainsFunc(ds, func(dg diag.Diagnostic) bool {
+		return dg.Code == diag.CodeSymlinkLoop && dg.Path == evil && strings.Contains(dg.Message, "holds the collections root")
 	}) {
 		t.Errorf("the link to / is not reported: %v", ds)
 	}

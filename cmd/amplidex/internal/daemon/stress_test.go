@@ -17,6 +17,7 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/index"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -55,7 +56,7 @@ func runChildDaemon(dir string) {
 
 // fresh scans the env's roots from scratch, as `check` would, and returns
 // every file path and every diagnostic.
-func (e *env) fresh() ([]string, []discovery.Diagnostic) {
+func (e *env) fresh() ([]string, []diag.Diagnostic) {
 	e.t.Helper()
 	roots := discovery.Roots(e.project, e.home, []string{e.bundled})
 	loader := &discovery.Loader{}
@@ -80,7 +81,7 @@ func (e *env) fresh() ([]string, []discovery.Diagnostic) {
 }
 
 // indexed returns every file the daemon has indexed and its diagnostics.
-func (e *env) indexed(c *query.Client) ([]string, []discovery.Diagnostic) {
+func (e *env) indexed(c *query.Client) ([]string, []diag.Diagnostic) {
 	e.t.Helper()
 	var ch query.ChangesResult
 	if err := e.call(c, "changes", map[string]any{"since": "c:1:1:0"}, &ch); err != nil {
@@ -114,7 +115,7 @@ func (e *env) assertIndexEqualsScan(c *query.Client) {
 		e.t.Errorf("in the index only (%d): %v", len(extra), head(extra))
 	}
 	if wantDiags == nil {
-		wantDiags = []discovery.Diagnostic{}
+		wantDiags = []diag.Diagnostic{}
 	}
 	if !reflect.DeepEqual(gotDiags, wantDiags) {
 		e.t.Errorf("daemon diagnostics (%d) differ from a fresh scan's (%d)", len(gotDiags), len(wantDiags))
@@ -280,11 +281,11 @@ func TestEditorSaves(t *testing.T) {
 	for _, s := range saves {
 		t.Run(s.name, func(t *testing.T) {
 			s.save(t, broken)
-			if !hasCode(e.diagnostics(c), discovery.CodeFrontMatterSyntax, "agents/helper.md") {
+			if !hasCode(e.diagnostics(c), diag.CodeFrontMatterSyntax, "agents/helper.md") {
 				t.Fatal("the broken save is not seen")
 			}
 			s.save(t, good)
-			if hasCode(e.diagnostics(c), discovery.CodeFrontMatterSyntax, "agents/helper.md") {
+			if hasCode(e.diagnostics(c), diag.CodeFrontMatterSyntax, "agents/helper.md") {
 				t.Fatal("the fixing save is not seen")
 			}
 			if got := e.resources(c, "eds"); !reflect.DeepEqual(got, []string{"profiles/base.md", "agents/helper.md", "context/notes.md"}) {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/amplidex/amplidex/discovery"
 	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -158,7 +158,7 @@ type follower struct {
 	paths []string // followed files and directories; none means all
 	// last holds, per group (a collection directory or a lock file), the
 	// diagnostics of each followed file that has any.
-	last map[string]map[string][]discovery.Diagnostic
+	last map[string]map[string][]diag.Diagnostic
 }
 
 // follows reports whether path is followed.
@@ -176,14 +176,14 @@ func (f *follower) follows(path string) bool {
 
 // group returns the diagnostics of the followed files of one group of v:
 // the collection at dir, or the lock file.
-func (f *follower) group(v *catalog.View, key string, lock bool) map[string][]discovery.Diagnostic {
-	var ds []discovery.Diagnostic
+func (f *follower) group(v *catalog.View, key string, lock bool) map[string][]diag.Diagnostic {
+	var ds []diag.Diagnostic
 	if lock {
 		ds, _ = v.LockDiagnostics(key)
 	} else if c := v.Set.At(key); c != nil {
 		ds = v.CollectionDiagnostics(c)
 	}
-	out := map[string][]discovery.Diagnostic{}
+	out := map[string][]diag.Diagnostic{}
 	for _, d := range ds {
 		if f.follows(d.Path) {
 			out[d.Path] = append(out[d.Path], d)
@@ -209,7 +209,7 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 		dirs = slices.DeleteFunc(dirs, func(d string) bool { return slices.Contains(locks, d) })
 	}
 	seen := map[string]bool{}
-	changed := map[string][]discovery.Diagnostic{}
+	changed := map[string][]diag.Diagnostic{}
 	update := func(key string, lock bool) {
 		if seen[key] {
 			return
@@ -229,7 +229,7 @@ func (f *follower) changes(v *catalog.View, dirs, locks []string, all bool) []qu
 }
 
 // fileDiagnostics lists changed by file, sorted.
-func fileDiagnostics(changed map[string][]discovery.Diagnostic) []query.FileDiagnostics {
+func fileDiagnostics(changed map[string][]diag.Diagnostic) []query.FileDiagnostics {
 	out := make([]query.FileDiagnostics, 0, len(changed))
 	for path, ds := range changed {
 		out = append(out, query.FileDiagnostics{Path: path, Diagnostics: ds})
@@ -240,7 +240,7 @@ func fileDiagnostics(changed map[string][]discovery.Diagnostic) []query.FileDiag
 
 // apply makes cur the diagnostics of group key, and records in changed
 // the files whose diagnostics it changed.
-func (f *follower) apply(key string, cur map[string][]discovery.Diagnostic, changed map[string][]discovery.Diagnostic) {
+func (f *follower) apply(key string, cur map[string][]diag.Diagnostic, changed map[string][]diag.Diagnostic) {
 	old := f.last[key]
 	for path, ds := range cur {
 		if !slices.Equal(ds, old[path]) {
@@ -250,7 +250,7 @@ func (f *follower) apply(key string, cur map[string][]discovery.Diagnostic, chan
 	for path := range old {
 		if _, ok := cur[path]; !ok && changed[path] == nil {
 			// Cleared, unless another group now has some.
-			changed[path] = []discovery.Diagnostic{}
+			changed[path] = []diag.Diagnostic{}
 		}
 	}
 	if len(cur) == 0 {
@@ -267,7 +267,7 @@ const bundleGroup = "bundles\x00"
 // repository v stands in (none: its group is cleared) and returns the
 // files whose diagnostics changed.
 func (f *follower) bundleChanges(v *bundlecat.View) []query.FileDiagnostics {
-	changed := map[string][]discovery.Diagnostic{}
+	changed := map[string][]diag.Diagnostic{}
 	repo := v.Repo()
 	for key := range f.last {
 		if strings.HasPrefix(key, bundleGroup) && key != bundleGroup+repo {
@@ -275,7 +275,7 @@ func (f *follower) bundleChanges(v *bundlecat.View) []query.FileDiagnostics {
 		}
 	}
 	if repo != "" {
-		cur := map[string][]discovery.Diagnostic{}
+		cur := map[string][]diag.Diagnostic{}
 		for _, d := range v.Check(repo).Diagnostics {
 			if f.follows(d.Path) {
 				cur[d.Path] = append(cur[d.Path], d)
@@ -350,7 +350,7 @@ func (d *Daemon) follow(ctx context.Context, project string, env *compose.Env, p
 	}
 	sub := d.subs.add(project, env)
 	defer d.subs.remove(sub)
-	f := &follower{paths: paths, last: map[string]map[string][]discovery.Diagnostic{}}
+	f := &follower{paths: paths, last: map[string]map[string][]diag.Diagnostic{}}
 	for initial := true; ; initial = false {
 		dirs, locks, all, forgotten := sub.take()
 		st := d.cat.State()

@@ -1,7 +1,0 @@
-package discovery
-
-// EffectiveSession returns the session block the check computes for ref
-// without merging the rest of the profile.
-func EffectiveSession(s *Set, ref ProfileRef) (any, bool) {
-	return s.effectiveSession(s.Chain(ref))
-}

@@ -1,4 +1,0 @@
-package discovery
-
-// HasSuppressMarker is hasSuppressMarker, for tests.
-func HasSuppressMarker(src []byte) bool { return hasSuppressMarker(src) }
