@@ -58,6 +58,8 @@ type Catalog struct {
 	mu     sync.Mutex // guards fields below
 	scopes map[compose.Env]*scope
 	clock  uint64 // counts uses, for the least recently used
+	// evicted says an Env was forgotten since the last trim.
+	evicted bool
 }
 
 // scope is one Env's part of the catalog.
@@ -69,9 +71,12 @@ type scope struct {
 	build sync.Mutex
 	graph compose.Graph
 	// looseBy holds, by graph key, the paths it read outside every root;
-	// looseN counts, by path, the keys that read it.
+	// looseN counts, by path, the keys that read it. readN counts, by
+	// path, the keys that read it, wherever it is.
 	looseBy map[string][]string
 	looseN  map[string]int
+	readN   map[string]int
+	readBy  map[string][]string
 
 	state atomic.Pointer[state]
 
@@ -131,7 +136,7 @@ func (c *Catalog) scopeFor(env compose.Env) *scope {
 	c.clock++
 	s := c.scopes[env]
 	if s == nil {
-		s = &scope{env: env, looseBy: map[string][]string{}, looseN: map[string]int{}}
+		s = &scope{env: env, looseBy: map[string][]string{}, looseN: map[string]int{}, readN: map[string]int{}, readBy: map[string][]string{}}
 		c.scopes[env] = s
 		for len(c.scopes) > c.max {
 			var old *scope
@@ -144,10 +149,32 @@ func (c *Catalog) scopeFor(env compose.Env) *scope {
 				break
 			}
 			delete(c.scopes, old.env)
+			c.evicted = true
 		}
 	}
 	s.used = c.clock
 	return s
+}
+
+// trim drops from the file cache what no Env kept reads any more, once
+// an Env was forgotten.
+func (c *Catalog) trim() {
+	c.mu.Lock()
+	evicted := c.evicted
+	c.evicted = false
+	c.mu.Unlock()
+	if !evicted {
+		return
+	}
+	keep := map[string]bool{}
+	for _, s := range c.snapshot() {
+		s.build.Lock()
+		for p := range s.readN {
+			keep[p] = true
+		}
+		s.build.Unlock()
+	}
+	c.files.keepOnly(keep)
 }
 
 // View returns the bundles of env as they are now: its locations read on
@@ -155,6 +182,7 @@ func (c *Catalog) scopeFor(env compose.Env) *scope {
 // for (see View.Compose).
 func (c *Catalog) View(env compose.Env) *View {
 	s := c.scopeFor(env)
+	c.trim()
 	st := s.state.Load()
 	if st == nil {
 		s.build.Lock()
@@ -232,6 +260,7 @@ func (c *Catalog) locate(s *scope, version uint64) *state {
 	st.roots, st.repo = c.rootsOf(s.env, loc)
 	s.graph = compose.Graph{}
 	s.looseBy, s.looseN = map[string][]string{}, map[string]int{}
+	s.readBy, s.readN = map[string][]string{}, map[string]int{}
 	s.setReads(keyLocate, loc.Reads, st.roots)
 	return st
 }
@@ -287,6 +316,10 @@ func under(p, dir string) bool {
 func (s *scope) setReads(key string, reads, roots []string) {
 	s.graph.Set(key, reads)
 	s.dropLoose(key)
+	s.readBy[key] = reads
+	for _, p := range reads {
+		s.readN[p]++
+	}
 	var loose []string
 	for _, p := range reads {
 		in := false
@@ -313,6 +346,12 @@ func (s *scope) remove(key string) {
 }
 
 func (s *scope) dropLoose(key string) {
+	for _, p := range s.readBy[key] {
+		if s.readN[p]--; s.readN[p] <= 0 {
+			delete(s.readN, p)
+		}
+	}
+	delete(s.readBy, key)
 	for _, p := range s.looseBy[key] {
 		if s.looseN[p]--; s.looseN[p] <= 0 {
 			delete(s.looseN, p)

@@ -310,3 +310,24 @@ func TestConcurrentAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestForgottenEnvsFilesDropped: once an Env is forgotten for the bound,
+// the file cache keeps only what the Envs kept read; what they read is
+// still answered from it and still taken in when it changes.
+func TestForgottenEnvsFilesDropped(t *testing.T) {
+	dir := unpack(t, "repo.txtar")
+	cat := catalog.New(catalog.Options{MaxScopes: 1})
+	a, b := envIn(dir, "repo"), envIn(dir, "other")
+	cat.View(a).Check(filepath.Join(dir, "repo"))
+	withA := cat.Files().Len()
+	cat.View(b).Compose(filepath.Join(dir, "other", "bundle.md"))
+	if n := cat.Files().Len(); n >= withA {
+		t.Errorf("the file cache knows %d paths after the repository's Env was forgotten, %d before", n, withA)
+	}
+	root := filepath.Join(dir, "other", "bundle.md")
+	write(t, root, "---\nbundle: {name: other, version: 2.0.0}\ntools:\n  - module: tool-changed\n---\n")
+	cat.Update([]string{root}, nil)
+	if got := plan(t, cat.View(b).Compose(root)); !strings.Contains(got, "tool-changed") {
+		t.Errorf("after the trim a save is not taken in: %s", got)
+	}
+}

@@ -34,8 +34,9 @@
 //     what it makes on demand is published in a newer one, which it also
 //     answers from.
 //   - Bounded: at most Options.MaxScopes Envs (the least recently used
-//     that nobody holds is forgotten), Options.MaxCompositions kept
-//     compositions per Env, MaxLoose paths stated by Refresh.
+//     that nobody holds is forgotten, and the file cache then drops what
+//     no Env kept reads), Options.MaxCompositions kept compositions per
+//     Env, MaxLoose paths stated by Refresh.
 //   - A read that a Forget of its path overtook is answered but not kept,
 //     so the cache is never older than the last Update.
 //   - Paths are taken as given: a change reported under a symbolic link

@@ -260,6 +260,40 @@ func (f *Files) Stale(paths []string) []string {
 	return out
 }
 
+// keepOnly drops what is known of every path but those of keep (and the
+// directories above them), as a Forget would, without reporting it.
+func (f *Files) keepOnly(keep map[string]bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	drop := func(p string) {
+		if keep[p] {
+			return
+		}
+		delete(f.stats, p)
+		delete(f.lists, p)
+		delete(f.parsed, p)
+	}
+	for p := range f.stats {
+		drop(p)
+	}
+	for p := range f.lists {
+		drop(p)
+	}
+	for p := range f.parsed {
+		drop(p)
+	}
+	f.kids = map[string]map[string]struct{}{}
+	for p := range f.stats {
+		f.note(p)
+	}
+	for p := range f.lists {
+		f.note(p)
+	}
+	for p := range f.parsed {
+		f.note(p)
+	}
+}
+
 // Len returns the number of paths something is known of.
 func (f *Files) Len() int {
 	f.mu.Lock()
