@@ -25,6 +25,7 @@ import (
 // reading its documents, and each answer is the one the registered
 // project gives: winners, shadowed and skipped collections alike.
 func TestFirstResolveInANewProject(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	e.collection(filepath.Join(e.userRoot(), "shared"), "shared", "1.0.0")
 	e.collection(filepath.Join(e.userRoot(), "mine-too"), "mine", "0.9.0")
@@ -95,6 +96,7 @@ func registered(e *env, c *query.Client, project string) bool {
 // the first resolve is not answered from the names it could read: it
 // waits for the registration, whose retries decide what the project holds.
 func TestFirstResolveWaitsWhenReadInPart(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	project := filepath.Join(e.dir, "fresh")
 	root := filepath.Join(project, ".amplifier", "collections")

@@ -69,6 +69,9 @@ func TestHarness(t *testing.T) {
 		}
 		budget = d
 	}
+	// Past the budget: the last round, its quiet point (at most converge)
+	// and the end of the run.
+	deadline(t, budget+converge+5*time.Minute)
 	seed := drillSeed(t)
 	goroutines := runtime.NumGoroutine()
 	fds := openFDs()
