@@ -120,7 +120,7 @@ func (c *Catalog) ReadNames(r discovery.Root) ([]*discovery.Collection, bool) {
 func (c *Catalog) namesLoader() *discovery.Loader {
 	if c.names == nil || c.namesOf != c.loader {
 		l := c.loader
-		c.names = &discovery.Loader{Schema: l.Schema, Cache: l.Cache, ReadFile: l.ReadFile, ReadDir: l.ReadDir,
+		c.names = &discovery.Loader{Schema: l.Schema, Cache: l.Cache, ReadFile: l.ReadFile, ReadDir: l.ReadDir, Stat: l.Stat,
 			OnRead: l.OnRead, MaxFileSize: l.MaxFileSize, RealPath: l.RealPath, Details: l.Details, Mentions: l.Mentions,
 			NoCompact: l.NoCompact, NamesOnly: true}
 		c.namesOf = l
