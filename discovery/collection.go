@@ -218,6 +218,11 @@ type Loader struct {
 	// ReadDir lists a directory (a root, a collection, its resource
 	// directories); os.ReadDir when nil. Tests inject failures here.
 	ReadDir func(string) ([]os.DirEntry, error)
+	// Stat returns what a path is, following symbolic links: to tell a
+	// collection's layout (which entries are its metadata, its package
+	// and its resource directories) and before a document is read;
+	// os.Stat when nil. Tests inject failures here.
+	Stat func(string) (fs.FileInfo, error)
 	// OnRead, when set, sees the bytes of every file read with the
 	// Loader's own reader (ReadFile nil); it is called from as many
 	// goroutines as load collections at once, and must not keep or change
@@ -319,7 +324,7 @@ func (l *Loader) analyze(p string, k Kind) *Facts {
 		l.bufs.Put(buf)
 		return f
 	}
-	fi, err := os.Stat(p)
+	fi, err := (&statter{stat: l.Stat}).info(p)
 	if err != nil {
 		return fileProblem(p, k, err)
 	}
@@ -375,7 +380,7 @@ func (l *Loader) unread(p string, k Kind, err error) *Facts {
 	if errors.Is(err, syntax.ErrNotRegular) || errors.Is(err, syntax.ErrTooLarge) {
 		return fileProblem(p, k, err)
 	}
-	fi, serr := os.Stat(p)
+	fi, serr := (&statter{stat: l.Stat}).info(p)
 	switch max := l.maxFileSize(); {
 	case serr != nil:
 		return fileProblem(p, k, serr)
@@ -416,8 +421,9 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 		}
 	}
 	var shape Shape
+	st := &statter{stat: l.Stat}
 	if err == nil {
-		shape = detectShape(dir, realDir, "", entries)
+		shape = detectShape(st, dir, realDir, "", entries)
 	}
 	if err != nil {
 		return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: dir, Base: dir,
@@ -426,6 +432,12 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 				Message: "cannot read directory: " + errText(err)}}}
 	}
 	if !shape.IsCollection() && !shape.HasResources() {
+		if st.failed != "" {
+			// Nothing found, but a stat that failed may have hidden it.
+			return &Collection{Name: filepath.Base(dir), Root: root, Dir: dir, RealDir: realDir, Base: dir,
+				Layout: LayoutNone, Problem: st.failed, Degraded: st.failed,
+				Diagnostics: []diag.Diagnostic{{Code: diag.CodeUnreadable, Severity: diag.SeverityWarning, Path: dir, Message: st.failed}}}
+		}
 		return nil
 	}
 	c := &Collection{Name: filepath.Base(dir), Root: root, Dir: shape.Dir, RealDir: shape.RealDir,
@@ -449,7 +461,7 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 		// The package directory named after the project wins over another
 		// one when both hold resources.
 		if want := strings.ReplaceAll(c.Name, "-", "_"); shape.Layout == LayoutNested && filepath.Base(shape.Base) != want {
-			if s2 := detectShape(dir, realDir, want, entries); s2.Layout == LayoutNested {
+			if s2 := detectShape(st, dir, realDir, want, entries); s2.Layout == LayoutNested {
 				shape = s2
 				c.Base = s2.Base
 			}
@@ -476,6 +488,9 @@ func (l *Loader) load(root Root, dir string, entries []os.DirEntry, err error) *
 	c.Diagnostics = append(c.Diagnostics, diags...)
 	if degraded != "" && c.Degraded == "" {
 		c.Degraded = degraded
+	}
+	if st.failed != "" && c.Degraded == "" {
+		c.Degraded = st.failed
 	}
 	for _, r := range res {
 		switch r.Kind {
@@ -595,7 +610,7 @@ func (l *Loader) LoadCandidate(root Root, dir string) *Collection {
 	// is a stat needed to tell a file (not a candidate) from a directory
 	// that cannot be read.
 	entries, err := l.readDir(dir)
-	if err != nil && !isDir(dir) {
+	if st := (&statter{stat: l.Stat}); err != nil && !st.isDir(dir) && st.failed == "" {
 		return nil
 	}
 	return l.load(root, dir, entries, err)

@@ -36,3 +36,39 @@ func (l *Loader) readDir(dir string) ([]os.DirEntry, error) {
 	}
 	return os.ReadDir(dir)
 }
+
+// statter asks the file system what paths are, for one load, with the
+// Loader's Stat (os.Stat when nil), and keeps the first stat that failed
+// for a reason that says nothing of the path (IsTransient): what the
+// load found is then not all the directory holds (Collection.Degraded).
+// Any other failure (the path is absent, a loop, no permission) answers
+// that the path is neither a file nor a directory, as a read that fails
+// so says the file cannot be read.
+type statter struct {
+	stat   func(string) (fs.FileInfo, error)
+	failed string
+}
+
+func (s *statter) info(p string) (fs.FileInfo, error) {
+	stat := os.Stat
+	if s.stat != nil {
+		stat = s.stat
+	}
+	fi, err := stat(p)
+	if err != nil && IsTransient(err) && s.failed == "" {
+		s.failed = "cannot stat " + p + ": " + errText(err)
+	}
+	return fi, err
+}
+
+// isDir follows symbolic links.
+func (s *statter) isDir(p string) bool {
+	fi, err := s.info(p)
+	return err == nil && fi.IsDir()
+}
+
+// isFile follows symbolic links.
+func (s *statter) isFile(p string) bool {
+	fi, err := s.info(p)
+	return err == nil && fi.Mode().IsRegular()
+}

@@ -129,13 +129,13 @@ func DetectShape(dir, packageName string) (Shape, error) {
 	if err != nil {
 		return Shape{Dir: dir, RealDir: realDir, Layout: LayoutNone}, err
 	}
-	return detectShape(dir, realDir, packageName, entries), nil
+	return detectShape(&statter{}, dir, realDir, packageName, entries), nil
 }
 
-// detectShape is DetectShape given the real path of dir and its entries.
-// The types of the entries answer what a stat would, but for symbolic
-// links, which are followed.
-func detectShape(dir, realDir, packageName string, entries []os.DirEntry) Shape {
+// detectShape is DetectShape given the real path of dir and its entries,
+// asking st what the entries cannot say. The types of the entries answer
+// what a stat would, but for symbolic links, which are followed.
+func detectShape(st *statter, dir, realDir, packageName string, entries []os.DirEntry) Shape {
 	s := Shape{Dir: dir, RealDir: realDir, Layout: LayoutNone}
 	clean := filepath.Clean(dir) // the entries' paths are joined to it
 	rootPy := false
@@ -145,36 +145,36 @@ func detectShape(dir, realDir, packageName string, entries []os.DirEntry) Shape 
 	for _, e := range entries {
 		name := e.Name()
 		switch {
-		case name == "pyproject.toml" && entryIsFile(dir, e):
+		case name == "pyproject.toml" && entryIsFile(st, dir, e):
 			rootPy = true
 		case isResourceDir(name):
 			named |= resourceBit(name)
-			if entryIsDir(dir, e) {
+			if entryIsDir(st, dir, e) {
 				flat = true
 			}
-		case e.IsDir() && !skipDir(name) && isPackage(joinName(clean, name)):
+		case e.IsDir() && !skipDir(name) && isPackage(st, joinName(clean, name)):
 			pkgs = append(pkgs, name)
 		}
 	}
 	// The package directory: the one named after the project, else the first
 	// (in name order) that holds resources, else the first holding a
 	// pyproject.toml copy.
-	pkg, pkgHasRes := choosePackage(dir, pkgs, packageName)
+	pkg, pkgHasRes := choosePackage(st, dir, pkgs, packageName)
 	if rootPy {
 		s.Pyproject = filepath.Join(dir, "pyproject.toml")
-		if pkg != "" && isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
+		if pkg != "" && st.isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
 			s.PackagePyproject = filepath.Join(dir, pkg, "pyproject.toml")
 		}
 	}
 	switch {
 	case flat:
 		s.Base, s.Layout = dir, LayoutFlat
-		if !rootPy && pkg != "" && isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
+		if !rootPy && pkg != "" && st.isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
 			s.Pyproject, s.Layout = filepath.Join(dir, pkg, "pyproject.toml"), LayoutHybrid
 		}
 	case pkgHasRes:
 		s.Base, s.Layout = filepath.Join(dir, pkg), LayoutNested
-		if !rootPy && isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
+		if !rootPy && st.isFile(filepath.Join(dir, pkg, "pyproject.toml")) {
 			s.Pyproject = filepath.Join(dir, pkg, "pyproject.toml")
 		}
 	default:
@@ -201,52 +201,52 @@ func resourceBit(name string) resourceSet {
 
 // entryIsFile reports whether entry e of dir is a regular file, following
 // a symbolic link, as isFile would.
-func entryIsFile(dir string, e os.DirEntry) bool {
+func entryIsFile(st *statter, dir string, e os.DirEntry) bool {
 	switch t := e.Type(); {
 	case t.IsRegular():
 		return true
 	case t&fs.ModeSymlink != 0:
-		return isFile(filepath.Join(dir, e.Name()))
+		return st.isFile(filepath.Join(dir, e.Name()))
 	}
 	return false
 }
 
 // entryIsDir reports whether entry e of dir is a directory, following a
 // symbolic link, as isDir would.
-func entryIsDir(dir string, e os.DirEntry) bool {
+func entryIsDir(st *statter, dir string, e os.DirEntry) bool {
 	switch t := e.Type(); {
 	case t.IsDir():
 		return true
 	case t&fs.ModeSymlink != 0:
-		return isDir(filepath.Join(dir, e.Name()))
+		return st.isDir(filepath.Join(dir, e.Name()))
 	}
 	return false
 }
 
 // choosePackage picks the package directory among candidates and reports
 // whether it holds resource directories.
-func choosePackage(dir string, candidates []string, want string) (string, bool) {
+func choosePackage(st *statter, dir string, candidates []string, want string) (string, bool) {
 	if want != "" {
 		for _, c := range candidates {
-			if c == want && holdsResources(filepath.Join(dir, c)) {
+			if c == want && holdsResources(st, filepath.Join(dir, c)) {
 				return c, true
 			}
 		}
 	}
 	for _, c := range candidates {
-		if holdsResources(filepath.Join(dir, c)) {
+		if holdsResources(st, filepath.Join(dir, c)) {
 			return c, true
 		}
 	}
 	if want != "" {
 		for _, c := range candidates {
-			if c == want && isFile(filepath.Join(dir, c, "pyproject.toml")) {
+			if c == want && st.isFile(filepath.Join(dir, c, "pyproject.toml")) {
 				return c, false
 			}
 		}
 	}
 	for _, c := range candidates {
-		if isFile(filepath.Join(dir, c, "pyproject.toml")) {
+		if st.isFile(filepath.Join(dir, c, "pyproject.toml")) {
 			return c, false
 		}
 	}
@@ -255,14 +255,14 @@ func choosePackage(dir string, candidates []string, want string) (string, bool) 
 
 // isPackage reports whether dir looks like a Python package: it holds an
 // __init__.py or a pyproject.toml.
-func isPackage(dir string) bool {
+func isPackage(st *statter, dir string) bool {
 	dir = filepath.Clean(dir)
-	return isFile(joinName(dir, "__init__.py")) || isFile(joinName(dir, "pyproject.toml"))
+	return st.isFile(joinName(dir, "__init__.py")) || st.isFile(joinName(dir, "pyproject.toml"))
 }
 
-func holdsResources(dir string) bool {
+func holdsResources(st *statter, dir string) bool {
 	for _, r := range resourceDirs {
-		if isDir(filepath.Join(dir, r)) {
+		if st.isDir(filepath.Join(dir, r)) {
 			return true
 		}
 	}

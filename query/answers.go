@@ -101,28 +101,12 @@ func resolveIn(s *resolve.Set, name string, describe func(*discovery.Collection)
 	return res
 }
 
-// ResolveAmong answers resolve for name in a view of roots from the
-// descriptions (by Describe) of collections, as the View would: cols[i]
-// are collections of roots[i], and must include every one of that root
-// that answers to name (see discovery.Collection.AnswersTo); others do no
-// harm. It resolves them through a resolve.Set of them alone, so that
-// discovery's one resolution rules here too: order within a root by
-// layout and directory, precedence of roots, and who is skipped, shadowed
-// or wins. A daemon uses it to answer from a summary before its first scan
-// ends.
-func ResolveAmong(name string, roots []discovery.Root, cols [][]CollectionInfo) *ResolveResult {
-	described := map[*discovery.Collection]CollectionInfo{}
-	set := make([][]*discovery.Collection, len(roots))
-	for i := range min(len(roots), len(cols)) {
-		for _, ci := range cols[i] {
-			c := &discovery.Collection{Name: ci.Name, Version: ci.Version, Description: ci.Description, Root: roots[i],
-				Dir: ci.Dir, RealDir: ci.RealDir, Base: ci.Base, Layout: ci.Layout, Valid: ci.Valid, Problem: ci.Problem}
-			ci.Status = ""
-			described[c] = ci
-			set[i] = append(set[i], c)
-		}
-	}
-	return resolveIn(resolve.NewSet(roots, set), name, func(c *discovery.Collection) CollectionInfo { return described[c] })
+// ResolveDescribed answers resolve for name in s, describing each
+// collection with describe (but for its Status, which s decides): for a
+// Set whose collections stand for others, as those a daemon's summary
+// describes (see catalog.Sketch).
+func ResolveDescribed(s *resolve.Set, name string, describe func(*discovery.Collection) CollectionInfo) *ResolveResult {
+	return resolveIn(s, name, describe)
 }
 
 func collection(v *catalog.View, name string) (*CollectionDetail, error) {

@@ -177,34 +177,52 @@ func TestAnswerResolve(t *testing.T) {
 	}
 }
 
-// TestResolveAmong: resolving from the collections of each root that
-// answer to a name, described on their own, gives the answer the view
-// gives, for every name of the fixture and one that resolves nowhere;
-// also when each root's are given in reverse, and with every other
-// collection of the root besides.
-func TestResolveAmong(t *testing.T) {
+// TestResolveDescribed: resolving, in a Sketch of the view's roots, the
+// collections of each root that answer to a name, each standing for
+// its description (as a daemon's summary gives them), gives the answer
+// the view gives, for every name of the fixture and one that resolves
+// nowhere; also when each root's are given in reverse, and with every
+// other collection of the root besides.
+func TestResolveDescribed(t *testing.T) {
 	a := newAnswers(t)
+	among := func(name string, cols [][]*discovery.Collection) *query.ResolveResult {
+		described := map[*discovery.Collection]query.CollectionInfo{}
+		set, ok := catalog.Sketch(a.v.Set.Roots, func(r discovery.Root) ([]*discovery.Collection, bool) {
+			var out []*discovery.Collection
+			for _, c := range cols[a.v.Set.RootIndex(r)] {
+				stub := &discovery.Collection{Name: c.Name, Root: r, Dir: c.Dir, RealDir: c.RealDir, Base: c.Base,
+					Layout: c.Layout, Valid: c.Valid}
+				described[stub] = query.Describe(c)
+				out = append(out, stub)
+			}
+			return out, true
+		})
+		if !ok {
+			t.Fatal("no Sketch")
+		}
+		return query.ResolveDescribed(set, name, func(c *discovery.Collection) query.CollectionInfo { return described[c] })
+	}
 	for _, name := range append(a.v.Set.Names(), "nowhere") {
 		want, err := query.MethodResolve.Answer(a.v, query.NameParams{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		candidates := make([][]query.CollectionInfo, len(a.v.Set.Roots))
-		all := make([][]query.CollectionInfo, len(a.v.Set.Roots))
+		candidates := make([][]*discovery.Collection, len(a.v.Set.Roots))
+		all := make([][]*discovery.Collection, len(a.v.Set.Roots))
 		for i := range a.v.Set.Roots {
 			for _, c := range a.v.Set.InRoot(i) {
 				if slices.Contains(c.AnswersTo(), name) {
-					candidates[i] = append(candidates[i], query.Describe(c))
+					candidates[i] = append(candidates[i], c)
 				}
-				all[i] = append(all[i], query.Describe(c))
+				all[i] = append(all[i], c)
 			}
 		}
-		diff(t, "resolve among "+name, query.ResolveAmong(name, a.v.Set.Roots, candidates), want)
+		diff(t, "resolve among "+name, among(name, candidates), want)
 		for i := range candidates {
 			slices.Reverse(candidates[i])
 		}
-		diff(t, "resolve among "+name+", each root's in reverse", query.ResolveAmong(name, a.v.Set.Roots, candidates), want)
-		diff(t, "resolve among "+name+" and the rest", query.ResolveAmong(name, a.v.Set.Roots, all), want)
+		diff(t, "resolve among "+name+", each root's in reverse", among(name, candidates), want)
+		diff(t, "resolve among "+name+" and the rest", among(name, all), want)
 	}
 }
 

@@ -62,7 +62,7 @@ type ResolveResult struct {
 	Skipped  []CollectionInfo `json:"skipped"`
 	// Unverified is set on a no_sync answer given while the daemon's first
 	// scan runs: it comes from the summary the last run left in the index
-	// when it stopped, not yet checked against the disk (see ResolveAmong).
+	// when it stopped, not yet checked against the disk (see ResolveDescribed).
 	Unverified bool `json:"unverified,omitempty"`
 	// DidYouMean is, when the name resolves nowhere, the winning name it
 	// most likely misspells.

@@ -156,6 +156,7 @@ func TestConcurrentChangesMatchFreshCatalog(t *testing.T) {
 }
 
 func concurrentMatchesFresh(t *testing.T, seed uint64) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(11, seed)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
 	other := filepath.Join(base, "other")
@@ -351,6 +352,7 @@ func TestScopes(t *testing.T) {
 // more roots, Views of other Scopes, listings made to fail and reads
 // retried, and more operations. AMPLIDEX_CATALOG_STRESS=N runs N seeds.
 func TestStressMatchesFresh(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	seeds := uint64(3)
 	if s := os.Getenv("AMPLIDEX_CATALOG_STRESS"); s != "" {
 		fmt.Sscan(s, &seeds)
@@ -575,6 +577,7 @@ func holdFirstRead(dir string) (loader *discovery.Loader, reading, release chan 
 // holds that root's collections all the same: it does not publish the
 // root as the first found it before reading it (empty).
 func TestSharedRootBeingRead(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(14, 14)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
 	tr.write(filepath.Join(tr.root(0), "mine", "pyproject.toml"), "[project]\nname = \"mine\"\nversion = \"1.0.0\"\ndescription = \"d\"\n")
@@ -606,6 +609,7 @@ func TestSharedRootBeingRead(t *testing.T) {
 // went, is recorded after it (found by the harness: a bundled root added
 // back by a reload while one of its collections was removed).
 func TestChangeDuringReadNotUndone(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(15, 15)), home: filepath.Join(base, "home"), proj: filepath.Join(base, "proj")}
 	root := tr.root(1) // the user root, read by the daemon's own View

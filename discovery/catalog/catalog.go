@@ -67,6 +67,8 @@ type Catalog struct {
 	// anything is waited for.
 	mu       sync.Mutex
 	loader   *discovery.Loader
+	names    *discovery.Loader // loader reading names only (see namesLoader), made for namesOf
+	namesOf  *discovery.Loader
 	bundled  []string
 	roots    map[string]*rootState // by path
 	locks    map[string]*lockEntry // by path

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -27,8 +28,8 @@ import (
 // longer than a few milliseconds before it calls it a hang.
 const hangAfter = 30 * time.Second
 
-// finish runs fn and fails the test when it has not returned within
-// hangAfter: the sign of a deadlock.
+// finish runs fn and fails the test, with the stack of every goroutine,
+// when it has not returned within hangAfter: the sign of a deadlock.
 func finish(t *testing.T, what string, fn func()) {
 	t.Helper()
 	done := make(chan struct{})
@@ -39,7 +40,9 @@ func finish(t *testing.T, what string, fn func()) {
 	select {
 	case <-done:
 	case <-time.After(hangAfter):
-		t.Fatalf("%s did not return: deadlock", what)
+		buf := make([]byte, 16<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Fatalf("%s did not return: deadlock; every goroutine:\n%s", what, buf)
 	}
 }
 
@@ -56,6 +59,7 @@ func newProject(t *testing.T, tr *tree, name string) string {
 // from many goroutines at once while others change its root and the
 // user's: no call may stop, and every later change must go through.
 func TestRemoveWhileAddingNeverDeadlocks(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(1, 1)), home: filepath.Join(base, "home")}
 	tr.collection(filepath.Join(tr.root(1), "u"))
@@ -94,6 +98,7 @@ func TestRemoveWhileAddingNeverDeadlocks(t *testing.T) {
 // TestPublishedViewIsNeverChanged keeps a View and its version, makes
 // changes that leave it as it is, and checks it was not written to.
 func TestPublishedViewIsNeverChanged(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(2, 2)), home: filepath.Join(base, "home")}
 	tr.collection(filepath.Join(tr.root(1), "u"))
@@ -123,6 +128,7 @@ func TestPublishedViewIsNeverChanged(t *testing.T) {
 // stay, that the root is said to be failing and named for a retry, and
 // that a later listing that works brings what changed meanwhile.
 func TestUnlistableRootKeepsItsCollections(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.EACCES, syscall.EIO} {
 		t.Run(errno.Error(), func(t *testing.T) {
 			base := t.TempDir()
@@ -188,6 +194,7 @@ func TestUnlistableRootKeepsItsCollections(t *testing.T) {
 // of descriptors: the collection keeps its last complete load, and a new
 // collection read so is held as read (with its warning) until a retry.
 func TestUnreadableFileKeepsTheCollection(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(4, 4)), home: filepath.Join(base, "home")}
 	root := tr.root(1)
@@ -226,6 +233,7 @@ func TestUnreadableFileKeepsTheCollection(t *testing.T) {
 // project's registration, a change to its root, WithArguments and Roots
 // all go through meanwhile.
 func TestBuildHoldsBackNoOtherProject(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(5, 5)), home: filepath.Join(base, "home")}
 	slow := newProject(t, tr, "slow")
@@ -274,6 +282,7 @@ func TestBuildHoldsBackNoOtherProject(t *testing.T) {
 // project's View against a View built from scratch with the working copy
 // in a root of its own ahead of the others, on random trees.
 func TestWithArgumentsMatchesFreshView(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			base := t.TempDir()
@@ -397,6 +406,7 @@ func rootInfo(st *catalog.State, root string) catalog.RootInfo {
 // whoever must find the root of a file (a file found empty, to be read
 // again once its save is done) finds it.
 func TestRootsHoldsRootsBeingRead(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	base := t.TempDir()
 	tr := &tree{t: t, r: rand.New(rand.NewPCG(15, 15)), home: filepath.Join(base, "home")}
 	proj := newProject(t, tr, "p")

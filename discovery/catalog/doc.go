@@ -12,6 +12,11 @@
 // go through those names are checked again. Publishing after one save does
 // not grow with the number of collections.
 //
+// It makes every Set: a View's, and a Sketch, the Set a View over some
+// roots would hold, made from what the catalog holds of them and a read
+// of the others' names only (ReadNames, through its Loader's FileCache),
+// for an answer that cannot wait for a project's registration.
+//
 // It does not watch files, store anything or serve requests: it imports
 // no watcher, index or query code, no bbolt and no sockets. The daemon
 // feeds it the watcher's batches and persists what its Loader's FileCache

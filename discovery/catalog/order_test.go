@@ -18,6 +18,7 @@ import (
 // started first is held back until the second has been applied, and must
 // not replace it.
 func TestOlderLoadNeverWins(t *testing.T) {
+	deadline(t, 2*time.Minute)
 	home := t.TempDir()
 	dir := filepath.Join(home, ".amplifier", "collections", "one")
 	py := filepath.Join(dir, "pyproject.toml")

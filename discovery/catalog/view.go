@@ -146,7 +146,7 @@ func buildView(project string, snap *snapshot, workers int, prior *Checks) *View
 			}
 		}
 	}
-	set := resolve.NewSet(snap.roots, cols)
+	set := newSet(snap.roots, cols)
 	v := &View{Project: project, Set: set}
 	// Each collection is checked on its own against the set, which is safe
 	// for concurrent use: the checks run on as many goroutines as loads

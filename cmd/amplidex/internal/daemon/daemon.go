@@ -54,6 +54,9 @@ type Options struct {
 	// ReadDir lists directories for discovery; os.ReadDir when nil. Tests
 	// make listings fail with it.
 	ReadDir func(string) ([]os.DirEntry, error)
+	// Stat tells discovery what a path is (a collection's layout, a file
+	// before it is read); os.Stat when nil. Tests inject failures here.
+	Stat func(string) (fs.FileInfo, error)
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 	// NoSync skips fsync of index commits (tests and benchmarks only).
@@ -574,7 +577,7 @@ func (d *Daemon) watchOptions() watcher.Options {
 // and makes, only the records of those options.
 func (d *Daemon) loader(schema schema.Options) *discovery.Loader {
 	cache := d.persist.cache.forSchema(schema)
-	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir, RealPath: d.realPath,
+	return &discovery.Loader{Schema: schema, Cache: countingCache{cache, d.progress}, ReadFile: d.opts.ReadFile, ReadDir: d.readDir, Stat: d.opts.Stat, RealPath: d.realPath,
 		Details: cache.details, Mentions: cache.mentions}
 }
 

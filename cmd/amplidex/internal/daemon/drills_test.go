@@ -35,6 +35,7 @@ import (
 // index equals a fresh scan, and it read again exactly the files whose
 // records the killed daemon had not committed as they are now.
 func TestDrillKill9UnderChurn(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	const rounds, churners, steps = 20, 4, 40
 	seed := drillSeed(t)
 	e := newEnv(t)
@@ -129,6 +130,7 @@ func TestDrillKill9UnderChurn(t *testing.T) {
 // queries, then queries: the index equals a fresh scan, and a reported
 // overflow shows as a warning in status.
 func TestDrillOverflowStorm(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	// In process, the writers race the daemon's drain goroutine for the
 	// CPU: the queue may or may not overflow.
 	t.Run("in process", func(t *testing.T) {
@@ -282,6 +284,7 @@ func maxQueuedEvents() int {
 // freed, reading only what it could not save; a daemon that sees space
 // freed saves everything itself, and its restart reads nothing.
 func TestDrillDiskFull(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	e := newEnv(t)
 	mountTmpfs(t, e.paths.StateDir, "4m")
 	for i := range 10 {
@@ -420,6 +423,7 @@ func hasChange(changes []query.Change, path string) bool {
 // the daemon starts, indexes them, answers with read-your-writes, reports
 // healthy roots, and restarts without reading anything again.
 func TestDrillReadOnlyRoot(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	e := newEnv(t)
 	userSrc, bundledSrc := filepath.Join(e.dir, "user-src"), filepath.Join(e.dir, "bundled-src")
 	e.collection(filepath.Join(userSrc, "mine"), "mine", "1.0.0")
@@ -532,6 +536,7 @@ func readOnlyTree(t *testing.T, dir string) {
 // equals a fresh scan, and once every client has closed, the process's
 // goroutines and open files are back to what they were before.
 func TestDrillManyClients(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	const clients, steadyCols = 200, 5
 	run := 30 * time.Second
 	if testing.Short() {

@@ -228,23 +228,33 @@ func (s *summary) lookup(root, name string) ([][]byte, bool) {
 
 // resolve answers resolve for name in the view of roots, or reports that
 // the summary does not hold one of them. It resolves as the View does:
-// through query.ResolveAmong, which asks discovery's Set.
+// the catalog makes the Set (catalog.Sketch) of each root's collections
+// that answer to name, each standing for the one its entry describes.
 func (s *summary) resolve(roots []discovery.Root, name string) (*query.ResolveResult, bool) {
-	cols := make([][]query.CollectionInfo, len(roots))
-	for i, r := range roots {
+	described := map[*discovery.Collection]query.CollectionInfo{}
+	set, ok := catalog.Sketch(roots, func(r discovery.Root) ([]*discovery.Collection, bool) {
 		infos, ok := s.lookup(r.Path, name)
 		if !ok {
 			return nil, false
 		}
+		var cols []*discovery.Collection
 		for _, js := range infos {
 			var ci query.CollectionInfo
 			if json.Unmarshal(js, &ci) != nil {
 				return nil, false
 			}
-			cols[i] = append(cols[i], ci)
+			c := &discovery.Collection{Name: ci.Name, Version: ci.Version, Description: ci.Description, Root: r,
+				Dir: ci.Dir, RealDir: ci.RealDir, Base: ci.Base, Layout: ci.Layout, Valid: ci.Valid, Problem: ci.Problem}
+			ci.Status = ""
+			described[c] = ci
+			cols = append(cols, c)
 		}
+		return cols, true
+	})
+	if !ok {
+		return nil, false
 	}
-	res := query.ResolveAmong(name, roots, cols)
+	res := query.ResolveDescribed(set, name, func(c *discovery.Collection) query.CollectionInfo { return described[c] })
 	res.Unverified = true
 	return res, true
 }
@@ -292,8 +302,6 @@ func (d *Daemon) saveSummary() {
 	d.saveChecks()
 }
 
-// earlyResolve answers a no_sync resolve from the summary while the first
-// scan runs; any other call goes on to next.
 // earlyRoots are the roots a question is answered over, in precedence
 // order: the daemon's own (home and bundled), or the client's own and the
 // collection it stands in.
@@ -304,6 +312,8 @@ func earlyRoots(c query.Common, home string, bundled []string) []discovery.Root 
 	return discovery.Roots(c.Project, home, bundled)
 }
 
+// earlyResolve answers a no_sync resolve from the summary while the first
+// scan runs; any other call goes on to next.
 func (d *Daemon) earlyResolve(next query.MethodFunc) query.MethodFunc {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		s := d.early.Load()

@@ -84,6 +84,7 @@ func (e *env) resolveNoSync(c *query.Client, wait time.Duration, name string) (*
 // say, marked unverified; a resolve that waits for its writes waits for
 // the scan, and once it ends answers are verified again.
 func TestEarlyResolve(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := earlyEnv(t)
 	d := e.start()
 	c := e.client()
@@ -142,6 +143,7 @@ func TestEarlyResolve(t *testing.T) {
 // nor is one that does not hold the roots of the project asked about: the
 // no_sync resolve waits for the scan.
 func TestEarlyResolveDistrustsAChangedIndex(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := earlyEnv(t)
 	d := e.start()
 	c := e.client()

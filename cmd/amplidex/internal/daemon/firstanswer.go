@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/discovery/catalog"
-	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -17,17 +14,19 @@ import (
 // collection wins a name, and how each is described (query.Describe),
 // come from the collections' pyproject.toml files and listings alone. So
 // a resolve about a project the daemon has not registered is answered
-// from a names-only read of the project's root (discovery.Loader's
-// NamesOnly) and the collections the daemon already holds for the
-// project's other roots (the user's and the bundled ones), the same
-// answer the registered project's View gives; and the registration goes
-// on in the background, for the questions that follow.
+// from the catalog's Sketch of the project's roots: those the catalog
+// holds (the user's and the bundled ones) as its Views are built from
+// them, and the others (the project's own) read names only by the
+// catalog's Loader, through the daemon's file cache. It is the answer the
+// registered project's View gives; and the registration goes on in the
+// background, for the questions that follow, finding the metadata read
+// for the first answer in the cache.
 
 // firstResolve wraps resolve: see above. Any question it cannot answer so
-// (the daemon's first scan still runs, the project is registered, one of
-// its other roots is held by no View, a root cannot be listed) goes to
-// next. Until the registration has published the project's View, each
-// resolve about it is answered so.
+// (the daemon's first scan still runs, the project is registered, a root
+// cannot be listed or a collection was read only in part) goes to next.
+// Until the registration has published the project's View, each resolve
+// about it is answered so.
 func (d *Daemon) firstResolve(next query.MethodFunc) query.MethodFunc {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		if !d.isReady() {
@@ -55,60 +54,11 @@ func (d *Daemon) firstResolve(next query.MethodFunc) query.MethodFunc {
 			}
 		}
 		st := d.cat.State()
-		set, ok := d.namesSet(st, d.cat.RootsOf(key))
+		set, ok := d.cat.Sketch(d.cat.RootsOf(key), d.cat.ReadNames)
 		if !ok {
 			return next(ctx, raw)
 		}
 		d.ingest.registerSoon(key)
 		return &query.Answer{Result: query.ResolveSet(set, p.Name), Clock: d.clockAt(st.Version)}, nil
 	}
-}
-
-// namesSet returns the Set of roots for a first resolve: the project's
-// root read names only, the others as a View of st holds them. It fails
-// when a root other than the project's is held by no View, or any of them
-// could not be listed, or a collection of the project's could be read only
-// in part.
-func (d *Daemon) namesSet(st *catalog.State, roots []discovery.Root) (*resolve.Set, bool) {
-	failed := map[string]bool{}
-	for _, ri := range st.Roots() {
-		if ri.Failed != "" || ri.Unlisted {
-			failed[ri.Root.Path] = true
-		}
-	}
-	cfg := d.cfg.Load()
-	loader := &discovery.Loader{Schema: cfg.schema, NamesOnly: true, ReadFile: d.opts.ReadFile, ReadDir: d.opts.ReadDir}
-	cols := make([][]*discovery.Collection, len(roots))
-	for i, r := range roots {
-		if r.Kind == discovery.RootProject {
-			cs, err := loader.ScanRoot(r)
-			if err != nil {
-				return nil, false
-			}
-			for _, c := range cs {
-				if c.Degraded != "" {
-					// Read in part (a listing or a read failed for a
-					// reason that says nothing of the file): the
-					// registration's retries decide what it holds.
-					return nil, false
-				}
-			}
-			cols[i] = cs
-			continue
-		}
-		if failed[r.Path] {
-			return nil, false
-		}
-		held := false
-		for _, v := range st.Views() {
-			if j := v.Set.RootIndex(r); j >= 0 {
-				cols[i], held = v.Set.InRoot(j), true
-				break
-			}
-		}
-		if !held {
-			return nil, false
-		}
-	}
-	return resolve.NewSet(roots, cols), true
 }

@@ -6,12 +6,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -20,6 +25,7 @@ import (
 // reading its documents, and each answer is the one the registered
 // project gives: winners, shadowed and skipped collections alike.
 func TestFirstResolveInANewProject(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	e.collection(filepath.Join(e.userRoot(), "shared"), "shared", "1.0.0")
 	e.collection(filepath.Join(e.userRoot(), "mine-too"), "mine", "0.9.0")
@@ -90,6 +96,7 @@ func registered(e *env, c *query.Client, project string) bool {
 // the first resolve is not answered from the names it could read: it
 // waits for the registration, whose retries decide what the project holds.
 func TestFirstResolveWaitsWhenReadInPart(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	project := filepath.Join(e.dir, "fresh")
 	root := filepath.Join(project, ".amplifier", "collections")
@@ -151,4 +158,87 @@ func holdRead(held string) (read func(string) ([]byte, error), free func()) {
 		}, func() {
 			once.Do(func() { close(release) })
 		}
+}
+
+// TestFirstAnswerEqualsRegistered: over a tree of precedence, shadowing
+// and broken files (testdata/first-answer.txtar), the first answer about
+// a project the daemon has not read, given while its registration still
+// reads its documents, equals the registered project's answer, for every
+// name any root answers to, a near miss and a name nobody has. The
+// metadata read for the first answer goes through the daemon's file
+// cache: the registration reads no pyproject.toml again.
+func TestFirstAnswerEqualsRegistered(t *testing.T) {
+	deadline(t, 3*time.Minute)
+	e := newEnv(t)
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "first-answer.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		e.write(filepath.Join(e.dir, filepath.FromSlash(f.Name)), string(f.Data))
+	}
+	root := e.projectRoot()
+	held := filepath.Join(root, "x", "agents", "helper.md")
+	hold, free := holdRead(held)
+	defer free()
+	var mu sync.Mutex
+	reads := map[string]int{}
+	e.startWith(func(o *daemon.Options) {
+		o.ReadFile = func(p string) ([]byte, error) {
+			mu.Lock()
+			reads[p]++
+			mu.Unlock()
+			return hold(p)
+		}
+	})
+	c := e.client()
+
+	// Every name the tree answers to, as a scan of it tells.
+	cat := catalog.New(catalog.Options{Home: e.home, Bundled: []string{e.bundled}})
+	st, _ := cat.AddProject(e.project)
+	v, _ := st.View(e.project)
+	names := append(v.Set.Names(), "hybird", "nowhere")
+	for _, want := range []string{"x", "y", "z", "other", "hybrid", "bp", "bare", "noname", "unparsed"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("the fixture answers to %v, not to %s", names, want)
+		}
+	}
+
+	ask := func(name string) string {
+		t.Helper()
+		var r query.ResolveResult
+		if err := callWithin(t, c, 30*time.Second, "resolve", map[string]any{"project": e.project, "name": name}, &r); err != nil {
+			t.Fatalf("resolve %s: %v", name, err)
+		}
+		b, err := json.MarshalIndent(r, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	first := map[string]string{}
+	for _, n := range names {
+		first[n] = ask(n)
+	}
+	if registered(e, c, e.project) {
+		t.Fatal("the project was registered while one of its documents could not be read: the first answers did not come first")
+	}
+	free()
+	for deadline := time.Now().Add(time.Minute); !registered(e, c, e.project); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the project was not registered after its first answers")
+		}
+	}
+	for _, n := range names {
+		if got := ask(n); got != first[n] {
+			t.Errorf("resolve %s: the first answer\n%s\nthe registered project's\n%s", n, first[n], got)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for p, n := range reads {
+		if strings.HasPrefix(p, root) && filepath.Base(p) == "pyproject.toml" && n != 1 {
+			t.Errorf("%s was read %d times: the registration did not take the first answer's read from the cache", p, n)
+		}
+	}
 }

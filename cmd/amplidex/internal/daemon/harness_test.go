@@ -37,15 +37,26 @@ import (
 // questions over a client's own roots, new sets of them among more than
 // the daemon keeps (so that sets are forgotten and expire); clients that
 // hang up at once, or after they stopped sending;
-// collections and files created, edited (in place and by atomic save),
+// collections (flat and nested, some in a directory named as a
+// collection is) and files created, edited (in place and by atomic save),
 // renamed and deleted; lock files rewritten; the configuration reloaded;
-// editor buffers analyzed; listings made to fail (EMFILE, EACCES, EIO)
-// and roots rescanned; the daemon restarted, cleanly and as if killed.
+// editor buffers analyzed; listings made to fail (EMFILE, EACCES, EIO),
+// stats too (EIO, ENOMEM: the layout of a collection, a file before it
+// is read) and roots rescanned; the daemon restarted, cleanly and as if
+// killed.
 //
-// Its oracle has three parts:
+// Its oracle has four parts:
 //   - at every quiet point, every project's answers (collections, each
 //     name resolved, diagnostics, profiles merged, a buffer analyzed)
 //     equal those of a fresh in-process scan of the same tree;
+//   - at every quiet point, each name resolves as the harness's own model
+//     of the precedence rules says (see model), which shares no code
+//     with discovery: a fresh scan runs the code under test, and a bug in
+//     it would be in both answers;
+//   - at every quiet point, once the answers agree, a write is made and
+//     the very next answers (which wait for the writes made before them)
+//     must already agree with a fresh scan and the model: read-your-writes,
+//     not only convergence;
 //   - during the run, every call is answered within callDeadline, no
 //     answer names a collection no state of the tree had, and the
 //     collections no operation touches are in every answer;
@@ -72,14 +83,17 @@ func TestHarness(t *testing.T) {
 		}
 		budget = d
 	}
+	// Past the budget: the last round, its quiet point (at most converge)
+	// and the end of the run.
+	deadline(t, budget+converge+5*time.Minute)
 	seed := drillSeed(t)
 	goroutines := runtime.NumGoroutine()
 	fds := openFDs()
 	h := newHarness(t, seed)
 	h.run(budget)
 	h.stop()
-	t.Logf("seed %d: %d operations in %d rounds (%d restarts, %d as if killed, %d clients hung up), %d quiet points checked",
-		seed, h.ops.Load(), h.rounds, h.restarts, h.crashes, h.hangups.Load(), h.checks)
+	t.Logf("seed %d: %d operations in %d rounds (%d restarts, %d as if killed, %d clients hung up), %d quiet points checked (in %v), %d of them for read-your-writes",
+		seed, h.ops.Load(), h.rounds, h.restarts, h.crashes, h.hangups.Load(), h.checks, h.quietTime.Round(time.Millisecond), h.rywChecks)
 	h.leaks(goroutines, fds)
 }
 
@@ -96,8 +110,9 @@ type harness struct {
 	failed   atomic.Bool
 	log      logBuffer
 
-	rounds, restarts, crashes, checks int
-	hangups                           atomic.Int64
+	rounds, restarts, crashes, checks, rywChecks int
+	quietTime                                    time.Duration
+	hangups                                      atomic.Int64
 	// extra are bundled roots that sets of a client's roots name, more
 	// of them than the daemon keeps sets (maxSets).
 	extra []string
@@ -200,6 +215,7 @@ func (h *harness) options(config int) daemon.Options {
 		Watch:    watcher.Options{Debounce: 5 * time.Millisecond, PollInterval: 20 * time.Millisecond},
 		ReadDir:  h.faults.readDir,
 		ReadFile: h.faults.readFile,
+		Stat:     h.faults.stat,
 	}
 }
 
@@ -326,7 +342,7 @@ func (h *harness) op(r *rand.Rand, c *query.Client) {
 	}
 	roots := h.allRoots()
 	root := roots[r.IntN(len(roots))]
-	dir := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5)))
+	dir := filepath.Join(root, dirName(r))
 	rel := h.rel(dir)
 	switch n := r.IntN(100); {
 	case n < 22:
@@ -342,7 +358,7 @@ func (h *harness) op(r *rand.Rand, c *query.Client) {
 		h.fsmu.RUnlock()
 	case n < 42:
 		h.fsmu.Lock()
-		to := filepath.Join(root, fmt.Sprintf("d%d", r.IntN(5)))
+		to := filepath.Join(root, dirName(r))
 		h.journal.add("rename %s to %s", rel, h.rel(to))
 		h.rename(dir, to)
 		h.fsmu.Unlock()
@@ -490,15 +506,32 @@ func (h *harness) writeCollection(r *rand.Rand, dir string) {
 	if r.IntN(12) != 0 {
 		write(filepath.Join(dir, "pyproject.toml"), py)
 	}
-	for i := range r.IntN(3) {
-		write(filepath.Join(dir, "profiles", fmt.Sprintf("p%d.md", i)), profileText(r, i))
+	base := dir
+	if r.IntN(4) == 0 {
+		// Nested, as pip installs a collection: its resources in the
+		// package named after it.
+		base = filepath.Join(dir, name)
+		write(filepath.Join(base, "__init__.py"), "")
 	}
 	for i := range r.IntN(3) {
-		write(filepath.Join(dir, "agents", fmt.Sprintf("a%d.md", i)), agentText(r, i))
+		write(filepath.Join(base, "profiles", fmt.Sprintf("p%d.md", i)), profileText(r, i))
+	}
+	for i := range r.IntN(3) {
+		write(filepath.Join(base, "agents", fmt.Sprintf("a%d.md", i)), agentText(r, i))
 	}
 	for i := range r.IntN(2) {
-		write(filepath.Join(dir, "context", fmt.Sprintf("k%d.md", i)), fmt.Sprintf("@c%d:context/k0.md\n", r.IntN(6)))
+		write(filepath.Join(base, "context", fmt.Sprintf("k%d.md", i)), fmt.Sprintf("@c%d:context/k0.md\n", r.IntN(6)))
 	}
+}
+
+// dirName picks the directory of a root an operation writes in: d0 to
+// d3, or c1, named as a collection may be (a directory without usable
+// metadata answers to its own name).
+func dirName(r *rand.Rand) string {
+	if r.IntN(5) == 0 {
+		return "c1"
+	}
+	return fmt.Sprintf("d%d", r.IntN(4))
 }
 
 func profileText(r *rand.Rand, i int) string {
@@ -794,8 +827,8 @@ func (h *harness) analyze(r *rand.Rand, c *query.Client) {
 }
 
 // quiet waits, with the faults off and nothing else running, until every
-// project's answers equal a fresh scan's, and fails when they do not
-// within converge.
+// project's answers equal a fresh scan's and the model's, and fails when
+// they do not within converge; then it checks read-your-writes.
 func (h *harness) quiet(when string) {
 	if h.failed.Load() {
 		return
@@ -805,19 +838,97 @@ func (h *harness) quiet(when string) {
 	c := h.dial()
 	defer c.Close()
 	deadline := time.Now().Add(converge)
+	began := time.Now()
+	defer func() { h.quietTime += time.Since(began) }()
 	for {
 		diff := h.compare(c)
 		if diff == "" {
+			h.readYourWrites(c, when)
 			return
 		}
 		if h.failed.Load() {
 			return
 		}
 		if time.Now().After(deadline) {
-			h.fail("%s: the daemon's answers differ from a fresh scan's:\n%s", when, diff)
+			h.fail("%s: the daemon's answers differ from a fresh scan's or the model's:\n%s", when, diff)
 			return
 		}
 		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// readYourWrites makes one write, with the answers agreeing, and checks
+// that the very next answers agree with a fresh scan and the model: each
+// waits for the changes made before it was sent (PRODUCT.md: "a query
+// answers only after every file change made before it was sent has been
+// indexed"), so none may show the tree as it was before the write. The
+// first questions, about a project whose View holds the root written
+// in, are sent at once, before the fresh scan reads the tree.
+func (h *harness) readYourWrites(c *query.Client, when string) {
+	r := h.r
+	type held struct {
+		root, project string
+	}
+	var choices []held
+	for _, p := range h.projects {
+		choices = append(choices, held{filepath.Join(p, ".amplifier", "collections"), p})
+	}
+	for _, root := range append([]string{h.e.userRoot()}, h.bundledNow()...) {
+		choices = append(choices, held{root, ""})
+	}
+	in := choices[r.IntN(len(choices))]
+	dir := filepath.Join(in.root, dirName(r))
+	var what string
+	switch r.IntN(5) {
+	case 0, 1:
+		what = "write " + h.rel(dir)
+		h.writeCollection(r, dir)
+	case 2:
+		what = "edit a file of " + h.rel(dir)
+		h.editFile(r, dir)
+	case 3:
+		what = "remove a file of " + h.rel(dir)
+		h.removeFile(r, dir)
+	default:
+		to := filepath.Join(in.root, dirName(r))
+		what = "rename " + h.rel(dir) + " to " + h.rel(to)
+		h.rename(dir, to)
+	}
+	h.rywChecks++
+	h.journal.add("read-your-writes (%s): %s", when, what)
+	common := query.Common{Project: in.project}
+	var cols []query.CollectionInfo
+	var diags *query.DiagnosticsResult
+	for _, call := range []func(ctx context.Context) error{
+		func(ctx context.Context) (err error) {
+			cols, _, err = query.Call(ctx, c, query.MethodCollections, query.ListParams{Common: common})
+			return err
+		},
+		func(ctx context.Context) (err error) {
+			diags, _, err = query.Call(ctx, c, query.MethodDiagnostics, query.DiagnosticsParams{Common: common})
+			return err
+		},
+	} {
+		if ok, degraded := h.callDegraded(c, "a question after a write", call); !ok {
+			h.fail("%s: read-your-writes: after %s, no answer (degraded: %v)", when, what, degraded)
+			return
+		}
+	}
+	cat := catalog.New(catalog.Options{Home: h.e.home, Bundled: h.bundledNow(), Loader: &discovery.Loader{}})
+	st, _ := cat.AddProject(in.project)
+	v, _ := st.View(cat.ProjectKey(in.project))
+	wantCols, err := query.MethodCollections.Answer(v, query.ListParams{Common: common})
+	if g, w := canonical(cols, nil), canonical(wantCols, err); g != w {
+		h.fail("%s: read-your-writes: after %s, the collections of project %q (-) are not the tree's (+):\n%s", when, what, in.project, lineDiff(g, w))
+		return
+	}
+	wantDiags, err := query.MethodDiagnostics.Answer(v, query.DiagnosticsParams{Common: common})
+	if g, w := canonical(diags, nil), canonical(wantDiags, err); g != w {
+		h.fail("%s: read-your-writes: after %s, the diagnostics of project %q (-) are not the tree's (+):\n%s", when, what, in.project, lineDiff(g, w))
+		return
+	}
+	if diff := h.compare(c); diff != "" {
+		h.fail("%s: read-your-writes: after %s, the next answers differ from the tree's:\n%s", when, what, diff)
 	}
 }
 
@@ -921,6 +1032,14 @@ func (h *harness) compareWith(c *query.Client, roots *query.Roots) string {
 			if g != w {
 				return fmt.Sprintf("project %q (roots %v): %s: the daemon's answer (-) and a fresh scan's (+) differ:\n%s%s", p, roots, tc.name, lineDiff(g, w), h.explain(p, v))
 			}
+		}
+		var modelRoots []string
+		if p != "" {
+			modelRoots = append(modelRoots, filepath.Join(p, ".amplifier", "collections"))
+		}
+		modelRoots = append(append(modelRoots, h.e.userRoot()), bundled...)
+		if diff := h.compareModel(c, common, modelRoots); diff != "" {
+			return diff
 		}
 	}
 	return ""
@@ -1115,18 +1234,23 @@ func openFDs() int {
 	return len(entries)
 }
 
-// faults makes the daemon's listings (and, for EMFILE, reads) fail under
-// chosen paths.
+// faults makes the daemon's listings (and, for EMFILE, reads), or its
+// stats, fail under chosen paths.
 type faults struct {
 	mu sync.Mutex // guards fields below
-	// under maps a path to the error listings at or below it fail with.
-	under map[string]syscall.Errno
+	// under maps a path to the error listings at or below it fail with;
+	// stats to the error stats at or below it fail with.
+	under, stats map[string]syscall.Errno
 }
 
 // set makes the listings at or below root (or one collection directory)
-// fail until clear, with EMFILE, EACCES or EIO.
+// fail until clear, with EMFILE, EACCES or EIO; or, one time in three,
+// the stats there (or below one entry of the collection directory), with
+// EIO or ENOMEM: errors that say nothing of the
+// path, after which a stat is tried again (a stat that says a path is
+// not there, or not reachable, is an answer, which a change the watcher
+// sees would correct).
 func (f *faults) set(r *rand.Rand, root, dir string) string {
-	errnos := []syscall.Errno{syscall.EMFILE, syscall.EACCES, syscall.EIO}
 	at := root
 	if r.IntN(2) == 0 {
 		at = dir
@@ -1134,9 +1258,19 @@ func (f *faults) set(r *rand.Rand, root, dir string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.under == nil {
-		f.under = map[string]syscall.Errno{}
+		f.under, f.stats = map[string]syscall.Errno{}, map[string]syscall.Errno{}
 	}
-	errno := errnos[r.IntN(len(errnos))]
+	if r.IntN(3) == 0 {
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 && r.IntN(2) == 0 {
+			// One entry of the collection: its package directory, say,
+			// whose stats tell its layout, while its metadata reads.
+			at = filepath.Join(dir, entries[r.IntN(len(entries))].Name())
+		}
+		errno := []syscall.Errno{syscall.EIO, syscall.ENOMEM}[r.IntN(2)]
+		f.stats[at] = errno
+		return "stats at " + at + " (" + errno.Error() + ")"
+	}
+	errno := []syscall.Errno{syscall.EMFILE, syscall.EACCES, syscall.EIO}[r.IntN(3)]
 	f.under[at] = errno
 	return at + " (" + errno.Error() + ")"
 }
@@ -1144,14 +1278,14 @@ func (f *faults) set(r *rand.Rand, root, dir string) string {
 func (f *faults) clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.under = nil
+	f.under, f.stats = nil, nil
 }
 
-// failing returns the error for path, or 0.
-func (f *faults) failing(path string) syscall.Errno {
+// failing returns the error of the faults in m for path, or 0.
+func (f *faults) failing(m func(*faults) map[string]syscall.Errno, path string) syscall.Errno {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for at, errno := range f.under {
+	for at, errno := range m(f) {
 		if path == at || strings.HasPrefix(path, at+string(filepath.Separator)) {
 			return errno
 		}
@@ -1159,16 +1293,26 @@ func (f *faults) failing(path string) syscall.Errno {
 	return 0
 }
 
+func listings(f *faults) map[string]syscall.Errno { return f.under }
+func stats(f *faults) map[string]syscall.Errno    { return f.stats }
+
 func (f *faults) readDir(dir string) ([]os.DirEntry, error) {
-	if errno := f.failing(dir); errno != 0 {
+	if errno := f.failing(listings, dir); errno != 0 {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: errno}
 	}
 	return os.ReadDir(dir)
 }
 
 func (f *faults) readFile(path string) ([]byte, error) {
-	if errno := f.failing(path); errno == syscall.EMFILE {
+	if errno := f.failing(listings, path); errno == syscall.EMFILE {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: errno}
 	}
 	return syntax.ReadFile(path, 0)
+}
+
+func (f *faults) stat(path string) (fs.FileInfo, error) {
+	if errno := f.failing(stats, path); errno != 0 {
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: errno}
+	}
+	return os.Stat(path)
 }

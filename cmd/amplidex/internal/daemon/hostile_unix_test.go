@@ -25,6 +25,7 @@ import (
 // lock linked to /dev/zero in another, are reported; neither blocks the
 // queries of other projects, status, or the daemon's stop.
 func TestFIFOLockFreezesNothing(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	e.collection(filepath.Join(e.projectRoot(), "p"), "p", "1.0.0")
 	if err := syscall.Mkfifo(filepath.Join(e.project, ".amplifier", "collections.lock"), 0o644); err != nil {
@@ -70,6 +71,7 @@ func TestFIFOLockFreezesNothing(t *testing.T) {
 // read (held here by the test), a question that waits for its writes about
 // another project is answered, and so is status.
 func TestSlowProjectHoldsNoOtherProject(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	e.collection(filepath.Join(e.projectRoot(), "slow"), "slow", "1.0.0")
 	other := e.otherProject("other")

@@ -53,6 +53,7 @@ func takeLater(t *testing.T, l *listings, dir string) <-chan bool {
 // once, does not wait for a directory that a listing above it rules out,
 // and stops waiting when the walks end.
 func TestListingsFollowTheWalk(t *testing.T) {
+	deadline(t, time.Minute)
 	root := t.TempDir()
 	for _, d := range []string{"a/agents", "b"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {

@@ -20,6 +20,7 @@ import (
 // lost. (c0, where that file is made, is listed again once its change is
 // applied: only c1 and c2 are looked at.)
 func TestFirstScanTakesTheWatchersListings(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	var dirs []string
 	for i := range 3 {

@@ -16,6 +16,7 @@ import (
 // files of its roots read so far; once the question is answered, it
 // names none.
 func TestStatusShowsRegistration(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	e.collection(filepath.Join(e.userRoot(), "alone"), "alone", "1.0.0")
 	for _, name := range []string{"one", "two", "three"} {

@@ -190,6 +190,7 @@ func TestVersionAndShutdown(t *testing.T) {
 // TestAnswersDuringFirstScan: the socket answers while the first scan
 // runs: status with its progress, version; a question waits for the scan.
 func TestAnswersDuringFirstScan(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	for i := range 3 {
 		name := "c" + strconv.Itoa(i)

@@ -170,6 +170,7 @@ func TestRootSetsNotRestored(t *testing.T) {
 // it runs is taken back (no View, no watch of its roots); another client
 // that waited for it registers the set itself.
 func TestAbandonedRegistration(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	r := e.rootSet(0)
 	var (
@@ -229,6 +230,7 @@ func TestAbandonedRegistration(t *testing.T) {
 // registration of the same set, whose client then goes away, registers
 // the set itself rather than failing.
 func TestWaiterOfAbandonedRegistration(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	r := e.rootSet(0)
 	entered, release := make(chan struct{}, 1), make(chan struct{})

@@ -190,6 +190,7 @@ func burst(t *testing.T, root string, n int) {
 // the kernel's queue of 16,384 events holds: after the daemon settles, its
 // index equals a fresh scan, file for file.
 func TestBurstPastTheKernelQueue(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	if testing.Short() {
 		t.Skip("50,000 files: skipped in -short mode")
 	}
@@ -208,6 +209,7 @@ func TestBurstPastTheKernelQueue(t *testing.T) {
 // the roots fall back to polling, say so in status, and changes are still
 // seen.
 func TestWatchBudgetPolls(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	e := newEnv(t)
 	e.collection(filepath.Join(e.userRoot(), "a"), "a", "1.0.0")
 	d, err := daemon.Start(context.Background(), daemon.Options{
@@ -242,6 +244,7 @@ func TestWatchBudgetPolls(t *testing.T) {
 // TestEditorSaves edits an agent with each editor's exact sequence of
 // system calls; every one ends as "this file changed".
 func TestEditorSaves(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	e := newEnv(t)
 	dir := filepath.Join(e.userRoot(), "eds")
 	e.collection(dir, "eds", "1.0.0")
@@ -306,6 +309,7 @@ func check(t *testing.T, err error) {
 // being written, then restarts: the index equals a fresh scan, and only
 // the files the dead daemon had not indexed are read again.
 func TestKill9MidBurst(t *testing.T) {
+	deadline(t, 5*time.Minute)
 	if testing.Short() {
 		t.Skip("skipped in -short mode")
 	}

@@ -16,6 +16,7 @@ import (
 // says so, over the socket and in process, rather than going on silently
 // with nothing to follow.
 func TestSubscriptionOfForgottenProjectEnds(t *testing.T) {
+	deadline(t, 3*time.Minute)
 	e := newEnv(t)
 	e.collection(filepath.Join(e.projectRoot(), "tools"), "tools", "1.0.0")
 	d := e.start()
