@@ -286,12 +286,6 @@ func skipDir(name string) bool {
 		name == "node_modules" || name == "venv"
 }
 
-// isDir follows symbolic links.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
-
 // isFile follows symbolic links.
 func isFile(p string) bool {
 	fi, err := os.Stat(p)

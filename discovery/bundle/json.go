@@ -30,14 +30,6 @@ func (m *Map) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// DecodeJSON reads one JSON value as Map.UnmarshalJSON reads a mapping's
-// values.
-func DecodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return decodeJSON(dec, 0)
-}
-
 func decodeJSON(dec *json.Decoder, depth int) (any, error) {
 	if depth > MaxDepth {
 		return nil, fmt.Errorf("nested deeper than %d", MaxDepth)

@@ -281,7 +281,7 @@ func TestSnapshotSeesWrites(t *testing.T) {
 		{"slice in a map written", func(v *value) { v.M["a"][1] = 3 }, true},
 		{"pointee written", func(v *value) { v.S[1].N = 5 }, true},
 		{"sharing broken", func(v *value) { v.P = &inner{1} }, true},
-		{"cache under a mutex", func(v *value) { v.memo["x"] = true }, false},
+		{"cache under a mutex", func(v *value) { v.mu.Lock(); v.memo["x"] = true; v.mu.Unlock() }, false},
 	} {
 		v := fresh()
 		before := snap(v)

@@ -204,7 +204,7 @@ func (b *bundleIndex) view(ctx context.Context, s *query.BundleScope, noSync boo
 	if err != nil {
 		return nil, err
 	}
-	v := b.cat.View(env)
+	b.cat.View(env) // the place is known, so that reconcile watches its roots
 	if added := b.reconcile(); len(added) > 0 {
 		// Watched now: what was read below them before may have changed
 		// unseen; read it again.
@@ -227,8 +227,7 @@ func (b *bundleIndex) view(ctx context.Context, s *query.BundleScope, noSync boo
 			b.changed(d.Envs)
 		}
 	}
-	v = b.cat.View(env)
-	return v, nil
+	return b.cat.View(env), nil
 }
 
 // reconcile watches the roots the catalog's places need and are not

@@ -384,7 +384,7 @@ func (d *Daemon) openIndex() (*index.Store, error) {
 // and the bundles.
 func (d *Daemon) open() error {
 	d.ingest = &ingest{persist: d.persist, subs: d.subs, log: d.log, warn: d.warnings.add, warnNew: d.warnings.addNew,
-		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isWatchedDir, ownerUID: os.Geteuid(),
+		now: d.now, max: d.opts.MaxProjects, maxSets: d.opts.MaxRootSets, isRoot: d.isRoot, ownerUID: os.Geteuid(),
 		homeDir: d.opts.Home, progress: d.progress, mem: d.mem, ready: make(chan struct{}), stop: make(chan struct{}), queues: map[string]*rootQueue{},
 		projects: map[string]time.Time{}, registering: map[string]*registration{}, locks: map[string]index.File{},
 		retries: map[catalog.Change]*retry{}, lifecycles: map[string]*lifecycle{}, rootLocks: map[string]*lifecycle{},
