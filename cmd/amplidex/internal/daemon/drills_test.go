@@ -549,9 +549,12 @@ func TestDrillManyClients(t *testing.T) {
 	}
 	moving := filepath.Join(e.projectRoot(), "moving")
 	e.collection(moving, "moving", "1.0.0")
-	// The clients stand for as many processes: this one may hold them all.
+	// The clients stand for as many processes: this one may hold them all,
+	// with room for connections closed but not yet given back on a busy
+	// machine (the bounds are TestHangUpFlood's, not this drill's).
 	e.startWith(func(o *daemon.Options) {
-		o.MaxPeerConns, o.MaxPeerRequests = clients+8, clients+8
+		o.MaxConns, o.MaxPeerConns = 2*clients+16, 2*clients+16
+		o.MaxRequests, o.MaxPeerRequests = 2*clients+16, 2*clients+16
 	})
 	warm := dialDrill(t, e)
 	e.resolve(warm, "moving") // registers the project
