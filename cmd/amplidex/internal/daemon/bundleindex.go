@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
@@ -33,9 +34,11 @@ const bundleScopesKey = "bundle-scopes"
 // batches delivered before it (read-your-writes), then has the catalog
 // stat the paths read outside every root.
 type bundleIndex struct {
-	cat   *bundlecat.Catalog
-	w     *watcher.Watcher
-	store *index.Store
+	cat *bundlecat.Catalog
+	w   *watcher.Watcher
+	// store is the index, set once the daemon has verified (and maybe
+	// replaced) it; until then the places are not saved.
+	store atomic.Pointer[index.Store]
 	log   *slog.Logger
 	warn  func(string)
 	uid   int
@@ -67,8 +70,8 @@ type bundleIndex struct {
 	saving sync.Mutex
 }
 
-func newBundleIndex(store *index.Store, log *slog.Logger, warn func(string), home string, uid int) *bundleIndex {
-	b := &bundleIndex{store: store, log: log, warn: warn, uid: uid, watched: map[string]bool{},
+func newBundleIndex(log *slog.Logger, warn func(string), home string, uid int) *bundleIndex {
+	b := &bundleIndex{log: log, warn: warn, uid: uid, watched: map[string]bool{},
 		needed: func(string) bool { return false }, changed: func([]compose.Env) {}}
 	b.drained = sync.NewCond(&b.mu)
 	b.cat = bundlecat.New(bundlecat.Options{Watchable: func(dir string) bool { return watchable(dir, home, uid) }})
@@ -291,16 +294,20 @@ func (b *bundleIndex) remember() {
 	for _, e := range b.cat.Envs() {
 		scopes = append(scopes, query.BundleScope{WorkDir: e.WorkDir, AmplifierHome: e.AmplifierHome, Home: e.Home, ProjectDir: e.ProjectDir})
 	}
+	store := b.store.Load()
+	if store == nil || store.ReadOnly() {
+		return
+	}
 	b.mu.Lock()
 	same := slices.Equal(scopes, b.saved)
 	b.saved = scopes
 	b.mu.Unlock()
-	if same || b.store.ReadOnly() {
+	if same {
 		return
 	}
 	js, err := json.Marshal(scopes)
 	if err == nil {
-		err = b.store.SetMeta(bundleScopesKey, js)
+		err = store.SetMeta(bundleScopesKey, js)
 	}
 	if err != nil {
 		b.log.Warn("bundle places not saved for the next run", "err", err)
@@ -310,7 +317,7 @@ func (b *bundleIndex) remember() {
 // restore serves again the places the last run served: their roots are
 // watched and their bundles located.
 func (b *bundleIndex) restore() {
-	js, err := b.store.Meta(bundleScopesKey)
+	js, err := b.store.Load().Meta(bundleScopesKey)
 	if err != nil || js == nil {
 		return
 	}

@@ -409,7 +409,7 @@ func (d *Daemon) open() error {
 	var err error
 	first := newListings()
 	d.listings.Store(first)
-	d.bidx = newBundleIndex(d.persist.store, d.log, d.warnings.addNew, d.opts.Home, os.Geteuid())
+	d.bidx = newBundleIndex(d.log, d.warnings.addNew, d.opts.Home, os.Geteuid())
 	d.bidx.needed = d.needsRoot
 	d.bidx.changed = d.subs.notifyBundles
 	d.ingest.bundleOnly = func(root string) bool { return d.bidx.isRoot(root) && !d.needsRoot(root) }
@@ -465,6 +465,7 @@ func (d *Daemon) open() error {
 		<-walked
 		return err
 	}
+	d.bidx.store.Store(d.persist.store)
 	// The first scan's records are written while it runs (nothing reads
 	// the index until it ends); the writer starts now.
 	d.persist.cache.writeDirect(true, d.persist.kick)
