@@ -17,7 +17,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
-	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/analysis"
 )
 
 // maxFixRounds bounds the rounds of fixes made to one file: a fix can
@@ -33,10 +33,10 @@ type fileFix struct {
 	fixed int
 	// unsafe are the fixes left out of new: they would make a duplicate
 	// or break the file's structure (without --unsafe-fixes).
-	unsafe []lsp.UnsafeFix
+	unsafe []analysis.UnsafeFix
 }
 
-// oneView is the lsp.Views of a check: the View it checked, for every
+// oneView is the analysis.Views of a check: the View it checked, for every
 // project.
 type oneView struct{ v *catalog.View }
 
@@ -50,7 +50,7 @@ func (oneView) Changed(string) {}
 
 // fixFiles works out, file by file, the fixes of the diagnostics ds that
 // check reports over the View v: the language server's own quick fixes
-// that need no choice (lsp.Workspace.Fixes), in rounds, each round over
+// that need no choice (analysis.Workspace.Fixes), in rounds, each round over
 // the text the one before left, its diagnostics decided as check decides
 // them (suppression comments, then the policy). The unsafe ones are left
 // out, and kept to be said, unless withUnsafe asks for them.
@@ -58,7 +58,7 @@ func (oneView) Changed(string) {}
 // The files of bundle repositories (bundles, by path) get the fixes of
 // check.Fix instead.
 func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol *policy, ds []diag.Diagnostic, withUnsafe bool, bundles map[string]*bundle.File) ([]fileFix, error) {
-	w := lsp.NewWorkspace(oneView{v}, lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
+	w := analysis.NewWorkspace(oneView{v}, analysis.WorkspaceOptions{Project: ws.daemonProject(), Schema: ws.schemaOptions(),
 		CheckBundle: prepare.CheckManifest, Log: a.log})
 	byFile := map[string][]diag.Diagnostic{}
 	for _, d := range ds {
@@ -88,7 +88,7 @@ func (a *App) fixFiles(ctx context.Context, ws *workspace, v *catalog.View, pol 
 			if len(edits) == 0 {
 				break
 			}
-			if f.new, err = lsp.ApplyEdits(f.new, edits); err != nil {
+			if f.new, err = analysis.ApplyEdits(f.new, edits); err != nil {
 				return nil, fmt.Errorf("fix %s: %w", path, err)
 			}
 			f.fixed += len(edits)

@@ -13,6 +13,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -53,10 +54,10 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		return err
 	}
 	schema := ws.schemaOptions()
-	local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: ws.home, Bundled: ws.bundled, Schema: schema}),
-		lsp.WorkspaceOptions{Project: ws.daemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log,
+	local := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: ws.home, Bundled: ws.bundled, Schema: schema}),
+		analysis.WorkspaceOptions{Project: ws.daemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log,
 			Bundles: lspBundleEnv(a, ws)})
-	var analyzer lsp.Analyzer = local
+	var analyzer lsp.Analyzer = lsp.InProcess{Workspace: local}
 	client, err := a.connect(ctx, ws)
 	if err != nil {
 		client = nil // a daemon that refuses us is no daemon: answer in process

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkDidChangeToPublish(b *testing.B) {
 			dir := unpack(b, "workspace.txtar")
 			home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
 			f := startFakeDaemon(b, home, nil)
-			local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home}), lsp.WorkspaceOptions{Project: project})
+			local := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: home}), analysis.WorkspaceOptions{Project: project})
 			benchEdits(b, lsp.NewDaemonAnalyzer(f.client, local, nil), filepath.Join(dir, devProfile), "foundation:base", bc.debounce)
 		})
 		for _, daemon := range []bool{false, true} {
@@ -53,10 +54,10 @@ func BenchmarkDidChangeToPublish(b *testing.B) {
 					b.Skip("AMPLIDEX_CORPUS is not set")
 				}
 				bundled := []string{filepath.Join(corpus, "collections"), filepath.Join(corpus, "bundled")}
-				var a lsp.Analyzer = lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Bundled: bundled}), lsp.WorkspaceOptions{})
+				var a lsp.Analyzer = analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Bundled: bundled}), analysis.WorkspaceOptions{})
 				if daemon {
 					f := startFakeDaemon(b, "", bundled)
-					a = lsp.NewDaemonAnalyzer(f.client, a.(*lsp.Workspace), nil)
+					a = lsp.NewDaemonAnalyzer(f.client, a.(*analysis.Workspace), nil)
 				}
 				path := filepath.Join(corpus, "collections/robotdad__amplifier-collection-ddd/profiles/documentation.md")
 				benchEdits(b, a, path, "foundation:profiles/base.md", bc.debounce)

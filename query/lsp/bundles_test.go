@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -19,8 +20,8 @@ func bundleServer(t *testing.T) (*client, string) {
 	t.Helper()
 	dir := unpack(t, "bundles.txtar")
 	home := filepath.Join(dir, "home")
-	w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home}),
-		lsp.WorkspaceOptions{Bundles: bundleEnv(home)})
+	w := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: home}),
+		analysis.WorkspaceOptions{Bundles: bundleEnv(home)})
 	return startServer(t, w, lsp.Options{}), filepath.Join(dir, "repo")
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
 )
 
 // DaemonAnalyzer is the Analyzer backed by the daemon: each request of the
@@ -42,7 +43,7 @@ type DaemonAnalyzer struct {
 	// before the first question.
 	Redial func(ctx context.Context) (*query.Client, error)
 
-	local   *Workspace
+	local   *analysis.Workspace
 	timeout time.Duration
 	log     *slog.Logger
 
@@ -66,7 +67,7 @@ const redialTimeout = 20 * time.Second
 // belongs to and which schema options the buffers are checked with. log
 // (nil for none) hears when it falls back and when the daemon answers
 // again.
-func NewDaemonAnalyzer(c *query.Client, local *Workspace, log *slog.Logger) *DaemonAnalyzer {
+func NewDaemonAnalyzer(c *query.Client, local *analysis.Workspace, log *slog.Logger) *DaemonAnalyzer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -96,10 +97,10 @@ func (d *DaemonAnalyzer) Invalidate(path string) { d.local.Invalidate(path) }
 
 // Diagnose implements Analyzer.
 func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte, overlay map[string][]byte) []diag.Diagnostic {
-	if kindOf(path) == fileOther {
+	if !analysis.Checked(path) {
 		return nil
 	}
-	if d.local.inProcess(path, text, overlay) {
+	if d.local.BundleDocument(path, text, overlay) {
 		return d.local.Diagnose(ctx, path, text, overlay)
 	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpDiagnose}, path, text, overlay); ok {
@@ -110,7 +111,7 @@ func (d *DaemonAnalyzer) Diagnose(ctx context.Context, path string, text []byte,
 
 // Complete implements Analyzer.
 func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
-	if d.local.inProcess(path, text, overlay) {
+	if d.local.BundleDocument(path, text, overlay) {
 		return d.local.Complete(ctx, path, text, overlay, pos)
 	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpComplete, Position: pos}, path, text, overlay); ok {
@@ -121,7 +122,7 @@ func (d *DaemonAnalyzer) Complete(ctx context.Context, path string, text []byte,
 
 // Definition implements Analyzer.
 func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
-	if d.local.inProcess(path, text, overlay) {
+	if d.local.BundleDocument(path, text, overlay) {
 		return d.local.Definition(ctx, path, text, overlay, pos)
 	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpDefinition, Position: pos}, path, text, overlay); ok {
@@ -132,7 +133,7 @@ func (d *DaemonAnalyzer) Definition(ctx context.Context, path string, text []byt
 
 // Hover implements Analyzer.
 func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
-	if d.local.inProcess(path, text, overlay) {
+	if d.local.BundleDocument(path, text, overlay) {
 		return d.local.Hover(ctx, path, text, overlay, pos)
 	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpHover, Position: pos}, path, text, overlay); ok {
@@ -143,10 +144,10 @@ func (d *DaemonAnalyzer) Hover(ctx context.Context, path string, text []byte, ov
 
 // CodeActions implements Analyzer.
 func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
-	if kindOf(path) == fileOther {
+	if !analysis.Checked(path) {
 		return nil
 	}
-	if d.local.inProcess(path, text, overlay) {
+	if d.local.BundleDocument(path, text, overlay) {
 		return d.local.CodeActions(ctx, path, text, overlay, rng)
 	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpCodeActions, Position: rng.Start, Range: &rng}, path, text, overlay); ok {
@@ -157,7 +158,7 @@ func (d *DaemonAnalyzer) CodeActions(ctx context.Context, path string, text []by
 
 // References implements Analyzer.
 func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
-	if d.local.inProcess(path, text, overlay) {
+	if d.local.BundleDocument(path, text, overlay) {
 		return d.local.References(ctx, path, text, overlay, pos, includeDeclaration)
 	}
 	p := query.AnalyzeParams{Op: query.OpReferences, Position: pos, IncludeDeclaration: includeDeclaration}
@@ -174,7 +175,7 @@ func (d *DaemonAnalyzer) References(ctx context.Context, path string, text []byt
 func (d *DaemonAnalyzer) ask(ctx context.Context, p query.AnalyzeParams, path string, text []byte, overlay map[string][]byte) (*query.AnalyzeResult, bool) {
 	p.Common = query.Common{Project: d.local.ProjectOf(path), Roots: d.Roots}
 	p.Path, p.Text = path, string(text)
-	p.UnknownKey = d.local.schema.UnknownKeySeverity
+	p.UnknownKey = d.local.Schema().UnknownKeySeverity
 	for q, t := range overlay {
 		if q == path {
 			continue

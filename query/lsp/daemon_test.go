@@ -18,10 +18,11 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
-// catalogViews is lsp.Views over a catalog another party keeps fresh, as
+// catalogViews is analysis.Views over a catalog another party keeps fresh, as
 // the daemon's.
 type catalogViews struct{ cat *catalog.Catalog }
 
@@ -34,7 +35,7 @@ func (c catalogViews) View(_ context.Context, project string) (*catalog.View, er
 func (c catalogViews) WithArguments(_ context.Context, project string, cols []*discovery.Collection) (*catalog.View, error) {
 	v, ok := c.cat.WithArguments(project, cols)
 	if !ok {
-		return nil, lsp.ErrNoView
+		return nil, analysis.ErrNoView
 	}
 	return v, nil
 }
@@ -77,7 +78,7 @@ type fakeDaemon struct {
 func startFakeDaemon(t testing.TB, home string, bundled []string) *fakeDaemon {
 	t.Helper()
 	cat := catalog.New(catalog.Options{Home: home, Bundled: bundled})
-	ws := lsp.NewWorkspace(catalogViews{cat}, lsp.WorkspaceOptions{})
+	ws := analysis.NewWorkspace(catalogViews{cat}, analysis.WorkspaceOptions{})
 	mux := query.NewMux()
 	query.ServeAnalyze(mux, func(_ context.Context, scope query.Common) (*catalog.View, query.Clock, error) {
 		st, _ := cat.AddProject(scope.Project)
@@ -104,7 +105,7 @@ func startFakeDaemon(t testing.TB, home string, bundled []string) *fakeDaemon {
 
 // countingLocal is a Local that counts the Views asked of it.
 type countingLocal struct {
-	*lsp.Local
+	*analysis.Local
 	mu    sync.Mutex // guards fields below
 	views int
 }
@@ -129,8 +130,8 @@ func TestDaemonAnalyzerOneCallPerRequest(t *testing.T) {
 	dir := unpack(t, "workspace.txtar")
 	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
 	f := startFakeDaemon(t, home, nil)
-	local := &countingLocal{Local: lsp.NewLocal(lsp.LocalOptions{Home: home})}
-	d := lsp.NewDaemonAnalyzer(f.client, lsp.NewWorkspace(local, lsp.WorkspaceOptions{Project: project}), nil)
+	local := &countingLocal{Local: analysis.NewLocal(analysis.LocalOptions{Home: home})}
+	d := lsp.NewDaemonAnalyzer(f.client, analysis.NewWorkspace(local, analysis.WorkspaceOptions{Project: project}), nil)
 	ref := newWorkspace(dir)
 
 	path := filepath.Join(dir, devProfile)
@@ -250,9 +251,9 @@ func TestHoverFollowsTheWholeChain(t *testing.T) {
 	pos := cursor(t, string(text), "extends: toolkit:tool")
 	const chain = "Inherits: sb:dev-sb → toolkit:toolkit-dev → developer-expertise:dev → foundation:base → foundation:foundation"
 
-	local := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home, Bundled: bundled}), lsp.WorkspaceOptions{})
+	local := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: home, Bundled: bundled}), analysis.WorkspaceOptions{})
 	f := startFakeDaemon(t, home, bundled)
-	remote := lsp.NewDaemonAnalyzer(f.client, lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: home}), lsp.WorkspaceOptions{}), nil)
+	remote := lsp.NewDaemonAnalyzer(f.client, analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: home}), analysis.WorkspaceOptions{}), nil)
 	var got []string
 	for _, a := range []lsp.Analyzer{local, remote} {
 		md, ok := a.Hover(context.Background(), path, text, nil, pos)
@@ -293,7 +294,7 @@ func TestDaemonAnalyzerSendsTheBuffers(t *testing.T) {
 	}
 	defer c.Close()
 	project := filepath.Join(dir, "project")
-	w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{}), lsp.WorkspaceOptions{Project: project,
+	w := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{}), analysis.WorkspaceOptions{Project: project,
 		Schema: schema.Options{UnknownKeySeverity: diag.SeverityWarning}})
 	d := lsp.NewDaemonAnalyzer(c, w, nil)
 	path := filepath.Join(dir, devProfile)

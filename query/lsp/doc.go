@@ -4,13 +4,26 @@
 // actions for the files collection authors write — profiles, agents,
 // bundle manifests, pyproject.toml and collections.lock.
 //
-// It knows the schemas itself (package discovery/schema's tables): completion
-// offers the keys of the mapping at the cursor, read from the indentation
-// of the lines above so that it works on front matter that does not parse
-// yet, and the values of keys with a fixed set; hover on a key shows its
-// description. Code actions fix diagnostics: they are worked out again
-// from the file and the View when asked for (the diagnostics carry only
-// their message), so that a fix always fits the text it edits.
+// It speaks the protocol and nothing else: the JSON-RPC 2.0 session with
+// Content-Length framing (package jsonrpc), the documents and their edits
+// (a rope), positions in the negotiated encoding, debounced diagnostics,
+// work-done progress, the status notification and watched files. What
+// the answers say comes from an Analyzer, which the analysis engine
+// (package query/analysis) is: its Workspace lays the open buffers over a
+// catalog View and checks, completes and fixes. There are two Analyzers:
+//
+//   - InProcess is the engine's Workspace in the server's own process,
+//     over an analysis.Local catalog, for when no daemon answers.
+//   - DaemonAnalyzer asks the daemon one question per request
+//     (query.MethodAnalyze: the buffer, the other open buffers, the
+//     cursor), which the daemon answers with the engine's Workspace over
+//     its own catalog's View (analysis.Workspace.Analyze), at one clock.
+//     The documents of bundle repositories are answered by the in-process
+//     Workspace (analysis.Workspace.BundleDocument). When the daemon
+//     fails, the in-process Workspace answers; that is logged once. When
+//     the connection is lost (the daemon restarted, or a newer build
+//     replaced it), it connects again through its Redial, backing off
+//     while none answers.
 //
 // One request is amplidex's own, for every editor: MethodMergedProfile
 // ("amplidex/mergedProfile", params {textDocument: {uri}}) answers the
@@ -29,42 +42,11 @@
 // the server asks an Analyzer that is a StatusReporter every second and
 // sends what changed.
 //
-// The protocol layer (Server: JSON-RPC 2.0 with Content-Length framing, the
-// document store, debounced diagnostics) knows nothing about collections:
-// it asks an Analyzer. Workspace is the Analyzer of amplidex: it takes the
-// catalog.View of a file's project from a Views source and lays the open
-// buffers over it (the buffers' collections are cloned with what the
-// buffers say and put in place of the originals with resolve.Set.Apply,
-// which costs what it changes). It builds no Set of its own: every Set it
-// answers from comes from a catalog.
-//
-// There are two sources of Views and two Analyzers:
-//
-//   - Local keeps one catalog.Catalog per session, read in process: a
-//     project is added on its first View, a saved file (Invalidate) has its
-//     collection read again before the next View, and roots older than
-//     MaxAge (2s) are read again whole, for changes made outside the
-//     editor. A stat cache makes reading again cheap.
-//   - DaemonAnalyzer asks the daemon one question per request
-//     (query.MethodAnalyze: the buffer, the other open buffers, the
-//     cursor), which the daemon answers with this package's Workspace over
-//     its own catalog's View (Workspace.Analyze), at one clock. When the
-//     daemon fails, an in-process Workspace over a Local answers; that is
-//     logged once. When the connection is lost (the daemon restarted, or
-//     a newer build replaced it), it connects again through its Redial,
-//     backing off while none answers.
-//
 // Long work that answers wait for (the daemon's first scan, the first
 // read of a project) is shown as the protocol's work-done progress
 // (window/workDoneProgress/create, then $/progress begin, report and end)
 // to a client that supports it: an Analyzer that is a Tasker says what
 // that work is, and the server asks it while a call has waited a while.
-//
-// Documents of bundle repositories (bundles.go, bundlenav.go) are
-// answered in process with package check over the buffers laid on the
-// disk (compose.Overlay), even beside a daemon: a document gets what a
-// check of its repository reports of it; the check is shared by the open
-// documents of one repository while the buffers are the same.
 //
 // It does not watch files itself: it asks a client that can register
 // watched files dynamically to watch them (watched.go), and on every
@@ -83,10 +65,8 @@
 // has ended when it returns, except the one blocked reading the input
 // stream, which ends when that stream does.
 //
-// A Workspace, a Local and a DaemonAnalyzer may be used from any number
-// of goroutines. Local applies one change to its catalog at a time, outside
-// its mutex; a View asked for meanwhile waits for that change and is then
-// looked at again. Invalidate does no I/O: it records what to read again.
+// A DaemonAnalyzer and an InProcess may be used from any number of
+// goroutines (see package analysis for the Workspace's guarantees).
 //
 // # Caveats
 //
@@ -108,30 +88,10 @@
 //     copy and line index per edit. The session's loop applies it, so a
 //     request sent after it sees its result; requests already running go
 //     on meanwhile.
-//   - Only profiles/*.md, agents/*.md (README.md aside), bundle.md,
-//     pyproject.toml, collections.lock and the Markdown and YAML files of
-//     bundle repositories get diagnostics, decided by path and, for a
-//     bundle repository, by the root bundle above the file;
-//     a pyproject.toml that belongs to no collection (no resource
-//     directories, no [tool.amplifier…] table, in no root) gets none.
-//   - A profile, agent or pyproject.toml of a collection gets exactly what
-//     `check` reports about it (the collection's own diagnostics of the
-//     file, its cross-references and its shadowing), computed over the
-//     buffers. A profile or agent that is no resource of its collection is
-//     checked on its own: its own problems and its qualified references.
-//   - A file is answered for the nearest directory above it that holds a
-//     .amplifier directory of the user's, else for the editor's project; a
-//     .amplifier directory of another user makes no project, and is logged
-//     once.
-//   - A collection in no root (a working copy) is read from disk and put
-//     ahead of every root with catalog.Catalog.WithArguments, which checks
-//     every collection again; the View made is kept while neither the
-//     project's View nor the working copy changes.
-//   - Completion and hover of keys read block-style YAML by its
-//     indentation; inside a flow mapping ({a: b}) they offer nothing.
-//     Code actions that add or remove keys do so in block mappings only.
-//   - References are found over the View of the file's project: a working
-//     copy in no root is searched only when the file asked about is in it.
+//   - Which documents get diagnostics, and what each gets, is the
+//     engine's to say (analysis.Checked and the caveats of package
+//     analysis); the server publishes what its Analyzer gives, through
+//     Options.Filter.
 //   - Serve returns nil only after shutdown; an exit notification or the
 //     end of input without shutdown returns ErrNoShutdown, which the command
 //     maps to exit code 1 as the protocol asks.

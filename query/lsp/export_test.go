@@ -32,9 +32,6 @@ func ConvertPosition(text []byte, p diag.Position, toUTF8 bool) diag.Position {
 	return convertPosition(syntax.NewLineIndex(text), p, toUTF8)
 }
 
-// Checked reports whether the server computes diagnostics for path.
-func Checked(path string) bool { return kindOf(path) != fileOther }
-
 // URIToPath and PathToURI convert between file URIs and paths.
 var (
 	URIToPath = uriToPath

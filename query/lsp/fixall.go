@@ -8,6 +8,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
 )
 
 // Fixer is implemented by Analyzers that make the fixes of a buffer that
@@ -20,26 +21,13 @@ type Fixer interface {
 }
 
 var (
-	_ Fixer = (*Workspace)(nil)
+	_ Fixer = (*analysis.Workspace)(nil)
 	_ Fixer = (*DaemonAnalyzer)(nil)
 )
 
-// SafeFixes implements Fixer.
-func (w *Workspace) SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic) []query.TextEdit {
-	if kindOf(path) == fileOther || len(ds) == 0 {
-		return nil
-	}
-	v := w.viewOf(ctx, path)
-	if v == nil {
-		return nil
-	}
-	edits, _ := w.fixes(ctx, v, path, text, overlay, ds, false)
-	return edits
-}
-
 // SafeFixes implements Fixer: one analyze call (query.OpFixes).
 func (d *DaemonAnalyzer) SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic) []query.TextEdit {
-	if kindOf(path) == fileOther || len(ds) == 0 {
+	if !analysis.Checked(path) || len(ds) == 0 {
 		return nil
 	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpFixes, Diagnostics: ds}, path, text, overlay); ok {
@@ -84,7 +72,7 @@ func (ss *session) askedActions(ctx context.Context, snap snapshot, rng diag.Ran
 // nothing is to fix or the Analyzer makes no fixes.
 func (ss *session) fixAll(ctx context.Context, snap snapshot) (lspCodeAction, bool) {
 	f, ok := ss.srv.analyzer.(Fixer)
-	if !ok || kindOf(snap.path) == fileOther {
+	if !ok || !analysis.Checked(snap.path) {
 		return lspCodeAction{}, false
 	}
 	overlay := maps.Clone(snap.overlay)
@@ -108,7 +96,7 @@ func (ss *session) fixAll(ctx context.Context, snap snapshot) (lspCodeAction, bo
 		if ctx.Err() != nil || len(edits) == 0 {
 			break
 		}
-		next, err := ApplyEdits(text, edits)
+		next, err := analysis.ApplyEdits(text, edits)
 		if err != nil {
 			ss.log.Error("lsp: source.fixAll", "path", snap.path, "err", err)
 			break

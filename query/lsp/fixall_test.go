@@ -13,6 +13,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 
@@ -109,8 +110,8 @@ func TestFixAll(t *testing.T) {
 	fixed := strings.Replace(wide, "name: dev", "name: devv", 1)
 	for _, enc := range []string{"utf-16", "utf-8"} {
 		t.Run(enc, func(t *testing.T) {
-			w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")}),
-				lsp.WorkspaceOptions{Project: filepath.Join(dir, "project")})
+			w := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: filepath.Join(dir, "home")}),
+				analysis.WorkspaceOptions{Project: filepath.Join(dir, "project")})
 			c := startServer(t, w, fastOpts())
 			var caps map[string]any
 			if enc == "utf-8" {
@@ -153,8 +154,8 @@ func TestFixAll(t *testing.T) {
 	}
 
 	t.Run("filter", func(t *testing.T) {
-		w := lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")}),
-			lsp.WorkspaceOptions{Project: filepath.Join(dir, "project")})
+		w := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: filepath.Join(dir, "home")}),
+			analysis.WorkspaceOptions{Project: filepath.Join(dir, "project")})
 		opts := fastOpts()
 		opts.Filter = func(_ string, ds []diag.Diagnostic) []diag.Diagnostic {
 			return slices.DeleteFunc(slices.Clone(ds), func(d diag.Diagnostic) bool { return d.Code == diag.CodeAgentUnknown })
@@ -191,8 +192,8 @@ func TestFixAllThroughTheDaemon(t *testing.T) {
 	dir := unpack(t, "workspace.txtar")
 	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
 	f := startFakeDaemon(t, home, nil)
-	local := &countingLocal{Local: lsp.NewLocal(lsp.LocalOptions{Home: home})}
-	d := lsp.NewDaemonAnalyzer(f.client, lsp.NewWorkspace(local, lsp.WorkspaceOptions{Project: project}), nil)
+	local := &countingLocal{Local: analysis.NewLocal(analysis.LocalOptions{Home: home})}
+	d := lsp.NewDaemonAnalyzer(f.client, analysis.NewWorkspace(local, analysis.WorkspaceOptions{Project: project}), nil)
 	ref := newWorkspace(dir)
 	path := filepath.Join(dir, devProfile)
 	text := []byte(strings.Replace(read(t, path), "- helper", "- helpr", 1))
@@ -212,7 +213,7 @@ func TestFixAllThroughTheDaemon(t *testing.T) {
 	if len(got) != 1 || string(gj) != string(wj) {
 		t.Errorf("through the daemon:\n%s\nin process:\n%s", gj, wj)
 	}
-	fixedText, err := lsp.ApplyEdits(text, got)
+	fixedText, err := analysis.ApplyEdits(text, got)
 	if err != nil || !bytes.Contains(fixedText, []byte("- helper\n")) {
 		t.Errorf("after the fixes (%v):\n%s", err, fixedText)
 	}
@@ -240,7 +241,7 @@ func TestLineEdits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		edits := lsp.LineEdits([]byte(tc.old), []byte(tc.new))
-		got, err := lsp.ApplyEdits([]byte(tc.old), edits)
+		got, err := analysis.ApplyEdits([]byte(tc.old), edits)
 		if err != nil || string(got) != tc.new || len(edits) != tc.edits {
 			t.Errorf("%q → %q: %d edits %+v give %q (%v), want %d", tc.old, tc.new, len(edits), edits, got, err, tc.edits)
 		}
@@ -254,7 +255,7 @@ func FuzzLineEdits(f *testing.F) {
 	f.Add("😀\n\n", "\n😀")
 	f.Fuzz(func(t *testing.T, old, new string) {
 		edits := lsp.LineEdits([]byte(old), []byte(new))
-		got, err := lsp.ApplyEdits([]byte(old), edits)
+		got, err := analysis.ApplyEdits([]byte(old), edits)
 		if err != nil || string(got) != new {
 			t.Fatalf("%q → %q: edits %+v give %q (%v)", old, new, edits, got, err)
 		}

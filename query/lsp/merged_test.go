@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp"
 	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
@@ -24,9 +25,9 @@ const (
 
 // newMergedWorkspace returns a Workspace over the merged.txtar project,
 // read in process.
-func newMergedWorkspace(dir string) *lsp.Workspace {
-	return lsp.NewWorkspace(lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home")}),
-		lsp.WorkspaceOptions{Project: filepath.Join(dir, "project")})
+func newMergedWorkspace(dir string) *analysis.Workspace {
+	return analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: filepath.Join(dir, "home")}),
+		analysis.WorkspaceOptions{Project: filepath.Join(dir, "project")})
 }
 
 // askMerged sends amplidex/mergedProfile for uri and decodes the answer.
@@ -248,8 +249,8 @@ func TestMergedProfileThroughTheDaemon(t *testing.T) {
 	dir := unpack(t, "merged.txtar")
 	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
 	f := startFakeDaemon(t, home, nil)
-	local := &countingLocal{Local: lsp.NewLocal(lsp.LocalOptions{Home: home})}
-	d := lsp.NewDaemonAnalyzer(f.client, lsp.NewWorkspace(local, lsp.WorkspaceOptions{Project: project}), nil)
+	local := &countingLocal{Local: analysis.NewLocal(analysis.LocalOptions{Home: home})}
+	d := lsp.NewDaemonAnalyzer(f.client, analysis.NewWorkspace(local, analysis.WorkspaceOptions{Project: project}), nil)
 	dev := filepath.Join(dir, mergedDev)
 	text := []byte(strings.Replace(read(t, dev), "root: /src", "root: /elsewhere", 1))
 	ctx := context.Background()

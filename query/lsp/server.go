@@ -17,6 +17,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
 )
 
@@ -220,7 +221,7 @@ type session struct {
 type document struct {
 	uri     string
 	path    string // "" when the URI is not a file
-	kind    fileKind
+	checked bool   // the engine checks it (analysis.Checked)
 	version int32
 	text    []byte // never modified in place; an edit makes a new slice
 
@@ -443,7 +444,7 @@ func (ss *session) didOpen(raw json.RawMessage) error {
 	}
 	d := &document{uri: p.TextDocument.URI, version: p.TextDocument.Version, text: []byte(p.TextDocument.Text)}
 	if path, err := uriToPath(d.uri); err == nil {
-		d.path, d.kind = path, kindOf(path)
+		d.path, d.checked = path, analysis.Checked(path)
 	}
 	ss.docs[d.uri] = d
 	ss.changed(d)
@@ -498,12 +499,12 @@ func (ss *session) didClose(raw json.RawMessage) error {
 	}
 	delete(ss.docs, d.uri)
 	ss.cancelRun(d)
-	if d.pubDone || d.kind != fileOther {
+	if d.pubDone || d.checked {
 		ss.publish(d.uri, nil, []lspDiagnostic{})
 	}
 	// What other buffers say about this one is the file on disk again.
 	for _, o := range ss.docs {
-		if o.kind != fileOther {
+		if o.checked {
 			ss.schedule(o, ss.srv.opts.Debounce)
 		}
 	}
@@ -514,11 +515,11 @@ func (ss *session) didClose(raw json.RawMessage) error {
 // open buffer, for the other checked documents too, a little later so that
 // d's result comes first.
 func (ss *session) changed(d *document) {
-	if d.kind != fileOther {
+	if d.checked {
 		ss.schedule(d, ss.srv.opts.Debounce)
 	}
 	for _, o := range ss.docs {
-		if o != d && o.kind != fileOther {
+		if o != d && o.checked {
 			ss.schedule(o, 3*ss.srv.opts.Debounce)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
 )
 
 // MethodStatus is amplidex's own notification, "amplidex/status": what
@@ -55,15 +56,27 @@ type StatusReporter interface {
 }
 
 var (
-	_ StatusReporter = (*Workspace)(nil)
+	_ StatusReporter = InProcess{}
 	_ StatusReporter = (*DaemonAnalyzer)(nil)
 )
 
 // defaultStatusEvery is how often the server asks its Analyzer's Status.
 const defaultStatusEvery = time.Second
 
-// Status implements StatusReporter: a Workspace answers in process.
-func (w *Workspace) Status(context.Context) Status {
+// InProcess is the Analyzer of a language server that no daemon
+// answers: the engine's Workspace, in the server's process, which says
+// so in its Status.
+type InProcess struct{ *analysis.Workspace }
+
+var (
+	_ Analyzer    = InProcess{}
+	_ Invalidator = InProcess{}
+	_ Fixer       = InProcess{}
+	_ Merger      = InProcess{}
+)
+
+// Status implements StatusReporter: the Workspace answers in process.
+func (InProcess) Status(context.Context) Status {
 	return Status{State: StateInProcess, Message: "no daemon runs: the language server reads the collections itself"}
 }
 

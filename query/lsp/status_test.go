@@ -171,7 +171,7 @@ func TestDaemonStatus(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if st := newWorkspace(dir).Status(ctx); st.State != lsp.StateInProcess {
+	if st := (lsp.InProcess{Workspace: newWorkspace(dir)}).Status(ctx); st.State != lsp.StateInProcess {
 		t.Errorf("in process: %+v", st)
 	}
 }

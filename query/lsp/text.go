@@ -6,10 +6,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
@@ -177,49 +175,6 @@ func uriToPath(uri string) (string, error) {
 func pathToURI(path string) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 	return u.String()
-}
-
-// fileKind is what a document is, decided by its path.
-type fileKind int
-
-const (
-	fileOther fileKind = iota
-	fileProfile
-	fileAgent
-	fileBundle
-	filePyproject
-	fileLock
-	// fileBundleDoc is a Markdown or YAML file that may be a document of
-	// a bundle repository (bundles.go decides, by what is around it).
-	fileBundleDoc
-)
-
-// kindOf classifies path: profiles/*.md, agents/*.md (README.md excepted),
-// bundle.md, pyproject.toml and collections.lock are checked, and so is
-// any other Markdown or YAML file of a bundle repository; anything else
-// is not.
-func kindOf(path string) fileKind {
-	base := filepath.Base(path)
-	dir := filepath.Base(filepath.Dir(path))
-	switch {
-	case base == "bundle.md":
-		return fileBundle
-	case base == "pyproject.toml":
-		return filePyproject
-	case base == "collections.lock":
-		return fileLock
-	case strings.EqualFold(base, "README.md") || discovery.IsEditorDropping(base):
-		return fileOther
-	case strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml"):
-		return fileBundleDoc
-	case !strings.HasSuffix(base, ".md"):
-		return fileOther
-	case dir == "profiles":
-		return fileProfile
-	case dir == "agents":
-		return fileAgent
-	}
-	return fileBundleDoc
 }
 
 // readFileLimited reads at most max bytes of path; a longer file is an

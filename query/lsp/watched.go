@@ -113,7 +113,7 @@ func (ss *session) didChangeWatchedFiles(raw json.RawMessage) error {
 		return nil
 	}
 	for _, d := range ss.docs {
-		if d.kind != fileOther {
+		if d.checked {
 			ss.schedule(d, ss.srv.opts.Debounce)
 		}
 	}

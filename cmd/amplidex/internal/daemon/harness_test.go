@@ -28,7 +28,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
-	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/watcher"
 )
 
@@ -1012,7 +1012,7 @@ func (h *harness) compareWith(c *query.Client, roots *query.Roots) string {
 						r, _, err := query.Call(ctx, c, query.MethodAnalyze, ap)
 						return r, err
 					}, func() (any, error) {
-						ws := lsp.NewWorkspace(freshViews{cat}, lsp.WorkspaceOptions{})
+						ws := analysis.NewWorkspace(freshViews{cat}, analysis.WorkspaceOptions{})
 						return ws.Analyze(context.Background(), v, ap)
 					}})
 				}
@@ -1187,21 +1187,21 @@ func lineDiff(a, b string) string {
 	return b2.String()
 }
 
-// freshViews is the lsp.Views of an in-process catalog.
+// freshViews is the analysis.Views of an in-process catalog.
 type freshViews struct{ cat *catalog.Catalog }
 
 func (f freshViews) View(_ context.Context, project string) (*catalog.View, error) {
 	if v, ok := f.cat.State().View(f.cat.ProjectKey(project)); ok {
 		return v, nil
 	}
-	return nil, lsp.ErrNoView
+	return nil, analysis.ErrNoView
 }
 
 func (f freshViews) WithArguments(_ context.Context, project string, cols []*discovery.Collection) (*catalog.View, error) {
 	if v, ok := f.cat.WithArguments(project, cols); ok {
 		return v, nil
 	}
-	return nil, lsp.ErrNoView
+	return nil, analysis.ErrNoView
 }
 
 func (freshViews) Changed(string) {}

@@ -1,4 +1,4 @@
-package lsp
+package analysis
 
 import (
 	"context"
@@ -223,9 +223,10 @@ func (w *Workspace) bundleDiagnose(ctx context.Context, b *bundleDoc, text []byt
 	return out
 }
 
-// inProcess reports whether a question about path is answered in
-// process even when a daemon answers the others: the daemon does not
-// serve bundle repositories' documents.
-func (w *Workspace) inProcess(path string, text []byte, overlay map[string][]byte) bool {
+// BundleDocument reports whether path, read with text and the other
+// buffers over the disk, is a document of a bundle repository. Those are
+// checked over the disk, not over a View, so a language server asks its
+// own Workspace about them even when a daemon answers the others.
+func (w *Workspace) BundleDocument(path string, text []byte, overlay map[string][]byte) bool {
 	return w.bundleDocOf(path, text, overlay) != nil
 }

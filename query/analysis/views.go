@@ -1,4 +1,4 @@
-package lsp
+package analysis
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 // ErrNoView is returned by Views.WithArguments when the project's View was
 // not asked for first.
-var ErrNoView = errors.New("lsp: no view of the project")
+var ErrNoView = errors.New("analysis: no view of the project")
 
 // Views supplies the Workspace with the catalog Views it lays the open
 // buffers over: Local reads the roots in process; the daemon answers from

@@ -1,4 +1,4 @@
-package lsp
+package analysis
 
 import (
 	"bytes"
@@ -874,4 +874,19 @@ func (fx *fixer) missingDep(d diag.Diagnostic) []query.CodeAction {
 		End: diag.Position{Line: d.Range.Start.Line, Character: syntax.UTF16Len(line[:i+len(name)])}}
 	return []query.CodeAction{{Title: "Change `" + name + "` to `" + s + "`", Preferred: true,
 		Edits: []query.TextEdit{{Path: fx.path, Range: r, NewText: s}}}}
+}
+
+// SafeFixes returns the edits of path (in text) that fix ds without
+// asking, as `check --fix` makes them (Fixes, the unsafe ones left out):
+// sorted, none overlapping another.
+func (w *Workspace) SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic) []query.TextEdit {
+	if kindOf(path) == fileOther || len(ds) == 0 {
+		return nil
+	}
+	v := w.viewOf(ctx, path)
+	if v == nil {
+		return nil
+	}
+	edits, _ := w.fixes(ctx, v, path, text, overlay, ds, false)
+	return edits
 }

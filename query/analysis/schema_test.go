@@ -1,4 +1,4 @@
-package lsp_test
+package analysis_test
 
 import (
 	"context"

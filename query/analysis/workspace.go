@@ -1,4 +1,4 @@
-package lsp
+package analysis
 
 import (
 	"context"
@@ -98,10 +98,8 @@ func NewWorkspace(views Views, opts WorkspaceOptions) *Workspace {
 		warned: map[string]bool{}, copies: map[string]*discovery.Collection{}, argViews: map[argKey]argView{}}
 }
 
-var (
-	_ Analyzer    = (*Workspace)(nil)
-	_ Invalidator = (*Workspace)(nil)
-)
+// Schema returns the options the Workspace checks buffers with.
+func (w *Workspace) Schema() schema.Options { return w.schema }
 
 // Invalidate passes a saved file on to the Views, and reads it again
 // when it belongs to a working copy.
@@ -123,7 +121,7 @@ func (w *Workspace) ProjectOf(path string) string {
 		w.warned[s.Refused] = true
 		w.mu.Unlock()
 		if first {
-			w.log.Warn("lsp: " + s.Warning())
+			w.log.Warn("analysis: " + s.Warning())
 		}
 		return ""
 	}
@@ -146,7 +144,7 @@ func (w *Workspace) viewOf(ctx context.Context, path string) *catalog.View {
 	if ctx.Err() != nil {
 		return nil
 	}
-	w.log.Warn("lsp: collections unavailable", "err", err)
+	w.log.Warn("analysis: collections unavailable", "err", err)
 	return w.emptyView()
 }
 
@@ -219,7 +217,7 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 	return w.diagnose(ctx, v, path, text, overlay)
 }
 
-// Complete implements Analyzer.
+// Complete lists what may be typed at pos in the file at path.
 func (w *Workspace) Complete(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.CompletionItem {
 	if b := w.bundleDocOf(path, text, overlay); b != nil {
 		return w.bundleComplete(b, text, pos)
@@ -231,7 +229,7 @@ func (w *Workspace) Complete(ctx context.Context, path string, text []byte, over
 	return w.complete(ctx, v, path, text, overlay, pos)
 }
 
-// Definition implements Analyzer.
+// Definition returns where the reference at pos points.
 func (w *Workspace) Definition(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) []query.Location {
 	if b := w.bundleDocOf(path, text, overlay); b != nil {
 		return w.bundleDefinition(b, pos)
@@ -243,8 +241,9 @@ func (w *Workspace) Definition(ctx context.Context, path string, text []byte, ov
 	return w.definition(ctx, v, path, text, overlay, pos)
 }
 
-// Hover implements Analyzer.
-func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (string, bool) {
+// Hover describes what is at pos in Markdown; ok is false when there
+// is nothing to say.
+func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position) (markdown string, ok bool) {
 	if b := w.bundleDocOf(path, text, overlay); b != nil {
 		return w.bundleHover(b, pos)
 	}
@@ -255,7 +254,8 @@ func (w *Workspace) Hover(ctx context.Context, path string, text []byte, overlay
 	return w.hover(ctx, v, path, text, overlay, pos)
 }
 
-// CodeActions implements Analyzer.
+// CodeActions lists the fixes of the diagnostics in rng and the
+// rewrites of what is at its start; their edits are of path alone.
 func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, overlay map[string][]byte, rng diag.Range) []query.CodeAction {
 	if kindOf(path) == fileOther {
 		return nil
@@ -267,7 +267,8 @@ func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, o
 	return w.codeActions(ctx, v, path, text, overlay, rng)
 }
 
-// References implements Analyzer.
+// References returns where what is at pos (or the file) is referred
+// to from; with includeDeclaration, the file referred to too.
 func (w *Workspace) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
 	v := w.viewOf(ctx, path)
 	if v == nil {
@@ -382,7 +383,7 @@ func (w *Workspace) withCopy(ctx context.Context, v *catalog.View, wc *discovery
 	av, err := w.views.WithArguments(ctx, v.Project, []*discovery.Collection{wc})
 	if err != nil {
 		if ctx.Err() == nil {
-			w.log.Warn("lsp: cannot resolve a working copy", "dir", wc.Dir, "err", err)
+			w.log.Warn("analysis: cannot resolve a working copy", "dir", wc.Dir, "err", err)
 		}
 		return v
 	}

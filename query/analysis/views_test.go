@@ -1,4 +1,4 @@
-package lsp_test
+package analysis_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/analysis"
 )
 
 // clock is a settable time source.
@@ -35,7 +35,7 @@ func TestLocalRereads(t *testing.T) {
 	dir := unpack(t, "workspace.txtar")
 	clk := &clock{now: time.Unix(1e9, 0)}
 	project := filepath.Join(dir, "project")
-	l := lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home"), MaxAge: time.Minute, Now: clk.Now})
+	l := analysis.NewLocal(analysis.LocalOptions{Home: filepath.Join(dir, "home"), MaxAge: time.Minute, Now: clk.Now})
 	ctx := context.Background()
 	first, err := l.View(ctx, project)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestLocalRereads(t *testing.T) {
 func TestLocalConcurrentViews(t *testing.T) {
 	dir := unpack(t, "workspace.txtar")
 	project := filepath.Join(dir, "project")
-	l := lsp.NewLocal(lsp.LocalOptions{Home: filepath.Join(dir, "home"), MaxAge: time.Millisecond})
+	l := analysis.NewLocal(analysis.LocalOptions{Home: filepath.Join(dir, "home"), MaxAge: time.Millisecond})
 	base := filepath.Join(dir, "project/.amplifier/collections/foundation/profiles/base.md")
 	var wg sync.WaitGroup
 	for i := range 8 {
