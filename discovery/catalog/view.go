@@ -15,7 +15,6 @@ import (
 	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
-	"github.com/amplidex/amplidex/discovery/lock"
 	"github.com/amplidex/amplidex/discovery/resolve"
 )
 
@@ -300,22 +299,13 @@ func sortedEntries[V any](m map[string]V) func(func(string, V) bool) {
 }
 
 // checkLock computes the diagnostics of the lock file lp of root r, read
-// as ls says (nil: not read yet). It stats the file system (the entries'
-// paths).
+// as ls says (nil: not read yet), with check.Lock. It stats the file
+// system (the entries' paths).
 func checkLock(set *resolve.Set, r discovery.Root, lp string, ls *lockState) lockFile {
 	lf := lockFile{path: lp, root: r, state: ls}
-	if ls == nil {
-		return lf
+	if ls != nil {
+		lf.diags = check.Lock(set, r, lp, ls.lock, ls.diags)
 	}
-	lf.diags = slices.Clone(ls.diags)
-	if ls.lock.Exists() {
-		var installed []lock.Installed
-		for _, col := range set.InRoot(set.RootIndex(r)) {
-			installed = append(installed, lock.Installed{Name: col.Name, Dir: col.Dir})
-		}
-		lf.diags = append(lf.diags, lock.Check(lp, ls.lock, installed)...)
-	}
-	diag.Sort(lf.diags)
 	return lf
 }
 
@@ -498,13 +488,11 @@ func (v *View) DiagnosticsUnder(path string) []diag.Diagnostic {
 }
 
 // collectionDiagnostics returns every diagnostic about col's files (its
-// own, its cross-references and its shadowing) with the suppression
-// comments of its files applied, in no promised order.
+// own, its cross-references as checked and kept, and its shadowing) with
+// the suppression comments of its files applied, in no promised order:
+// check.Compose.
 func (v *View) collectionDiagnostics(col *discovery.Collection) []diag.Diagnostic {
-	out := col.OwnDiagnostics()
-	out = append(out, v.cross.Value(col.Dir)...)
-	out = append(out, check.Shadowed(v.Set, col)...)
-	return col.Suppress(out)
+	return check.Compose(v.Set, col, v.cross.Value(col.Dir))
 }
 
 // under reports whether p is dir or lies below it.

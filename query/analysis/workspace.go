@@ -552,6 +552,9 @@ func (w *Workspace) diagnose(ctx context.Context, v *catalog.View, path string, 
 func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diagnostic {
 	kind := kindOf(path)
 	var out []diag.Diagnostic
+	// composed is set when out comes composed, suppression included, as
+	// a View composes the diagnostics of the files on disk.
+	composed := false
 	switch {
 	case kind == fileBundle:
 		if w.bundle != nil {
@@ -564,7 +567,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
 	case kind == fileProfile || kind == fileAgent:
 		if l.own != nil && l.own.Facts[l.key] != nil {
-			out = l.fileDiagnostics()
+			out, composed = l.fileDiagnostics(), true
 			break
 		}
 		k := discovery.KindAgent
@@ -576,42 +579,39 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 	case kind == filePyproject:
 		switch {
 		case l.own != nil && l.own.Pyproject == l.key:
-			out = l.fileDiagnostics()
+			out, composed = l.fileDiagnostics(), true
 		case l.own == nil && !looksLikeCollection(path, text):
 			return nil // an ordinary Python project
 		default:
 			_, out = discovery.ParsePyproject(path, text)
 		}
 	case kind == fileLock:
-		lock, ds, _ := lock.Parse(path, text)
-		out = ds
-		if lock != nil {
-			out = append(out, lockDiagnostics(l.set, path, lock)...)
-		}
+		out, composed = lockDiagnostics(l.set, path, text), true
 	}
 	for i := range out {
 		if out[i].Path == l.key || out[i].Path == "" {
 			out[i].Path = path
 		}
 	}
-	// The suppression comments of the buffer as it is, unsaved: the rule
-	// every View applies to the files on disk (Collection.Suppress).
-	out = suppress.File(path, text, out)
+	if !composed {
+		// A file no collection holds: the suppression comments of the
+		// buffer as it is, unsaved, by the rule every View applies to
+		// the files on disk (Collection.Suppress).
+		out = suppress.File(path, text, out)
+	}
 	diag.Sort(out)
 	return out
 }
 
 // fileDiagnostics returns what `check` reports about the file l is about,
-// computed over the buffers: its collection's own diagnostics of it, its
-// cross-references and the collection's shadowing, in the order a
-// catalog.View gives them.
+// computed over the buffers: the diagnostics of its collection as
+// check.Compose composes them for a View (its own, its cross-references
+// and its shadowing, the comments of the buffers applied), of that file.
 func (l *layered) fileDiagnostics() []diag.Diagnostic {
 	var out []diag.Diagnostic
-	for _, ds := range [][]diag.Diagnostic{l.own.OwnDiagnostics(), check.Collection(l.set, l.own), check.Shadowed(l.set, l.own)} {
-		for _, d := range ds {
-			if d.Path == l.key {
-				out = append(out, d)
-			}
+	for _, d := range check.Compose(l.set, l.own, check.Collection(l.set, l.own)) {
+		if d.Path == l.key {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -673,20 +673,18 @@ func escapesPath(p string) bool {
 	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
-// lockDiagnostics compares a lock file with the root it belongs to, when it
-// belongs to one.
-func lockDiagnostics(set *resolve.Set, path string, l *lock.File) []diag.Diagnostic {
+// lockDiagnostics returns the diagnostics of the lock file at path,
+// whose unsaved text is text: what check.Lock composes for the root it
+// belongs to, as a View does for the file on disk, and what parsing it
+// finds when it belongs to none.
+func lockDiagnostics(set *resolve.Set, path string, text []byte) []diag.Diagnostic {
+	l, ds, _ := lock.Parse(path, text)
 	for _, r := range set.Roots {
-		if discovery.LockPath(r) != path {
-			continue
+		if discovery.LockPath(r) == path {
+			return check.Lock(set, r, path, l, ds)
 		}
-		var installed []lock.Installed
-		for _, c := range set.InRoot(set.RootIndex(r)) {
-			installed = append(installed, lock.Installed{Name: c.Name, Dir: c.Dir})
-		}
-		return lock.Check(path, l, installed)
 	}
-	return nil
+	return ds
 }
 
 // refAt is the reference under the cursor.
