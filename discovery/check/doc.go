@@ -8,11 +8,18 @@
 // answer depends on, so that a caller checks it again only when one of
 // them resolves otherwise.
 //
+// It is also where the diagnostics of a file are composed, for every
+// surface: Compose gives those of a collection's files (their own, the
+// cross-references and the shadowing) with the suppression comments of
+// its files applied, and Lock those of a root's lock file. A catalog View
+// composes the files on disk with them, and the analysis engine the
+// collections an editor's buffers make.
+//
 // It does not resolve names (the resolve package does, and says why a
 // reference does not), does not check a file on its own (its syntax and
-// schema are checked as the model reads it), and does not apply
-// suppression comments (that is done where a file's diagnostics are
-// composed). It imports the model (discovery), resolve, diag and syntax.
+// schema are checked as the model reads it), and does not read suppression
+// comments (package suppress does, into each file's Facts). It imports the
+// model (discovery), resolve, lock, diag and syntax.
 //
 // # Concurrency
 //
