@@ -18,10 +18,10 @@ import (
 
 // DaemonAnalyzer is the Analyzer backed by the daemon: each request of the
 // editor (but of a bundle repository's documents, answered in process)
-// is one analyze call (query.MethodAnalyze), which the daemon
-// answers with the same Workspace code over its own catalog's View of the
-// file's project, at one clock, once every change made before the call is
-// indexed. When the daemon does not answer, the in-process Workspace does;
+// is one analyze call (query.MethodAnalyze), which the daemon answers
+// with the same engine (analysis.Workspace) over its own catalog's View
+// of the file's project, at one clock, once every change made before the
+// call is indexed. When the daemon does not answer, the in-process Workspace does;
 // that is logged once, and so is the daemon's return.
 //
 // A call waits as long as the daemon says it works on what the call

@@ -15,8 +15,8 @@ import (
 // need no choice: the server's source.fixAll code action asks it.
 type Fixer interface {
 	// SafeFixes returns the edits of path (in text) that fix ds without
-	// asking, as `check --fix` makes them (Workspace.Fixes, the unsafe
-	// ones left out): sorted, none overlapping another.
+	// asking, as `check --fix` makes them (analysis.Workspace.Fixes, the
+	// unsafe ones left out): sorted, none overlapping another.
 	SafeFixes(ctx context.Context, path string, text []byte, overlay map[string][]byte, ds []diag.Diagnostic) []query.TextEdit
 }
 

@@ -25,7 +25,9 @@ import (
 // input ends, before a shutdown request.
 var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 
-// Analyzer is the knowledge behind the server. Positions are UTF-16
+// Analyzer is the knowledge behind the server: the analysis engine
+// (analysis.Workspace), in process (InProcess) or in the daemon
+// (DaemonAnalyzer). Positions are UTF-16
 // (diag.Position), whatever the client negotiated. Every method gets
 // the buffer asked about (path and text) and overlay, every open buffer
 // (path → text), so that cross-references see unsaved edits. Methods are
