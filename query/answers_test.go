@@ -17,6 +17,9 @@ import (
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/internal/sockos"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // answers is the View of testdata/answers.txtar's project, unpacked in a
@@ -707,9 +710,9 @@ func TestMethodDecode(t *testing.T) {
 // matter's key order and number types included.
 func TestMethodsOverSocket(t *testing.T) {
 	a := newAnswers(t)
-	dir := privateDir(t)
+	dir := querytest.PrivateDir(t)
 	path := filepath.Join(dir, "q.sock")
-	if len(path) > query.MaxSocketPath {
+	if len(path) > sockos.MaxPath {
 		d, err := os.MkdirTemp("", "aq")
 		if err != nil {
 			t.Fatal(err)
@@ -730,12 +733,12 @@ func TestMethodsOverSocket(t *testing.T) {
 	query.Handle(mux, query.MethodStatus, func(ctx context.Context, p query.StatusParams) (*query.Status, error) {
 		return &query.Status{PID: 7, Projects: []query.ProjectStatus{{Dir: p.Project}}}, nil
 	})
-	srv := query.NewServer(mux, func() query.Clock { return clock })
+	srv := server.New(mux, func() query.Clock { return clock })
 	if err := srv.Listen(path); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	ctx := testContext(t)
+	ctx := querytest.Context(t)
 	c, err := query.Dial(ctx, path)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 type addParams struct {
@@ -18,8 +20,8 @@ type addParams struct {
 // time, and reports its 99th percentile (the product's target is 1 ms for a
 // query inside the daemon, handler included).
 func BenchmarkCall(b *testing.B) {
-	h := newTestHandler()
-	s := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	s := server.New(h, h.Clock)
 	if err := s.Listen(b.TempDir() + "/amplidex.sock"); err != nil {
 		b.Fatal(err)
 	}
@@ -52,8 +54,8 @@ func BenchmarkCall(b *testing.B) {
 // BenchmarkCallParallel measures calls from many goroutines sharing one
 // client.
 func BenchmarkCallParallel(b *testing.B) {
-	h := newTestHandler()
-	s := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	s := server.New(h, h.Clock)
 	if err := s.Listen(b.TempDir() + "/amplidex.sock"); err != nil {
 		b.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // TestBuildKey: two builds share a Key exactly when Same says they are one.
@@ -123,19 +125,19 @@ var otherBuild = query.Build{Version: "v0.0.1", Revision: "feed", GoVersion: "go
 // server's is refused with other-build and not run; one naming the
 // server's build, or none, is answered.
 func TestServerRefusesOtherBuild(t *testing.T) {
-	h := newTestHandler()
-	srv, path := startServer(t, h, func(s *query.Server) { s.Build = otherBuild })
-	rc := dialRaw(t, path)
+	h := querytest.NewHandler()
+	srv, path := querytest.StartServer(t, h, func(s *server.Server) { s.Build = otherBuild })
+	rc := querytest.DialRaw(t, path)
 	key, _ := json.Marshal(query.ReadBuild().Key())
-	rc.send(`{"id":1,"method":"echo","params":{"v":1},"build":` + string(key) + `}`)
-	m := rc.recv()
+	rc.Send(`{"id":1,"method":"echo","params":{"v":1},"build":` + string(key) + `}`)
+	m := rc.Recv()
 	if m.Error == nil || m.Error.Code != query.CodeOtherBuild || string(m.ID) != "1" {
-		t.Fatalf("answer %s, want an other-build error for id 1", m.raw)
+		t.Fatalf("answer %s, want an other-build error for id 1", m.Raw)
 	}
 	if !strings.Contains(m.Error.Message, otherBuild.String()) {
 		t.Errorf("message %q does not name the server's build %s", m.Error.Message, otherBuild)
 	}
-	if n := h.tick.Load(); n != 0 {
+	if n := h.Tick.Load(); n != 0 {
 		t.Errorf("the handler ran %d times for a refused request", n)
 	}
 
@@ -145,9 +147,9 @@ func TestServerRefusesOtherBuild(t *testing.T) {
 		`{"id":3,"method":"echo","params":{"v":3}}`,
 		`{"id":4,"method":"echo","params":{"v":4},"build":""}`,
 	} {
-		rc.send(line)
-		if m := rc.recv(); m.Error != nil || !strings.Contains(string(m.Result), `"v"`) {
-			t.Errorf("%s: answer %s, want the echo", line, m.raw)
+		rc.Send(line)
+		if m := rc.Recv(); m.Error != nil || !strings.Contains(string(m.Result), `"v"`) {
+			t.Errorf("%s: answer %s, want the echo", line, m.Raw)
 		}
 	}
 }
@@ -156,12 +158,12 @@ func TestServerRefusesOtherBuild(t *testing.T) {
 // other-build from a server of another, as an *Error, and its answer once
 // it requires none.
 func TestClientRequireBuild(t *testing.T) {
-	h := newTestHandler()
-	_, other := startServer(t, h, func(s *query.Server) { s.Build = otherBuild })
-	_, same := startServer(t, newTestHandler())
-	ctx := testContext(t)
+	h := querytest.NewHandler()
+	_, other := querytest.StartServer(t, h, func(s *server.Server) { s.Build = otherBuild })
+	_, same := querytest.StartServer(t, querytest.NewHandler())
+	ctx := querytest.Context(t)
 
-	c := dialClient(t, other)
+	c := querytest.DialClient(t, other)
 	c.RequireBuild(query.ReadBuild())
 	var out map[string]int
 	_, err := c.Call(ctx, "echo", map[string]int{"v": 1}, &out)
@@ -169,7 +171,7 @@ func TestClientRequireBuild(t *testing.T) {
 	if !errors.As(err, &qe) || qe.Code != query.CodeOtherBuild {
 		t.Fatalf("Call to a server of another build: %v, want an other-build *Error", err)
 	}
-	if h.tick.Load() != 0 {
+	if h.Tick.Load() != 0 {
 		t.Error("the handler ran")
 	}
 	// Subscriptions name the build too.
@@ -181,7 +183,7 @@ func TestClientRequireBuild(t *testing.T) {
 		t.Errorf("Call without a build: %v, %v", out, err)
 	}
 
-	c = dialClient(t, same)
+	c = querytest.DialClient(t, same)
 	c.RequireBuild(query.ReadBuild())
 	if _, err := c.Call(ctx, "echo", map[string]int{"v": 3}, &out); err != nil || out["v"] != 3 {
 		t.Errorf("Call to a server of the same build: %v, %v", out, err)
@@ -192,10 +194,10 @@ func TestClientRequireBuild(t *testing.T) {
 // request (one older than Request.Build) refuses it as invalid, naming the
 // key; the client reports that answer, not a lost connection.
 func TestRequireBuildAgainstOlderServer(t *testing.T) {
-	path := socketPath(t)
+	path := querytest.SocketPath(t)
 	ln := listenOlderServer(t, path)
 	defer ln.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), querytest.Timeout)
 	defer cancel()
 	c, err := query.Dial(ctx, path)
 	if err != nil {

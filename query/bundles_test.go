@@ -12,6 +12,9 @@ import (
 	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/internal/sockos"
+	"github.com/amplidex/amplidex/query/server"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -145,8 +148,8 @@ func TestBundleComposed(t *testing.T) {
 func TestBundlesOverSocket(t *testing.T) {
 	_, scope := bundleWorld(t)
 	v := bundleView(scope)
-	path := filepath.Join(privateDir(t), "b.sock")
-	if len(path) > query.MaxSocketPath {
+	path := filepath.Join(querytest.PrivateDir(t), "b.sock")
+	if len(path) > sockos.MaxPath {
 		d, err := os.MkdirTemp("", "bq")
 		if err != nil {
 			t.Fatal(err)
@@ -164,12 +167,12 @@ func TestBundlesOverSocket(t *testing.T) {
 		scopes <- c
 		return v, clock, nil
 	})
-	srv := query.NewServer(mux, func() query.Clock { return clock })
+	srv := server.New(mux, func() query.Clock { return clock })
 	if err := srv.Listen(path); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	ctx := testContext(t)
+	ctx := querytest.Context(t)
 	c, err := query.Dial(ctx, path)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/internal/sockos"
 	"golang.org/x/sys/unix"
 )
 
@@ -46,8 +48,8 @@ func listenBacklog(t *testing.T, path string, backlog int) *net.UnixListener {
 // (a flood of others, not yet accepted) is busy, not gone: Dial tries
 // again until it gets in, rather than reporting no daemon.
 func TestDialWaitsForAFullQueue(t *testing.T) {
-	path := filepath.Join(privateDir(t), "amplidex.sock")
-	if len(path) > query.MaxSocketPath {
+	path := filepath.Join(querytest.PrivateDir(t), "amplidex.sock")
+	if len(path) > sockos.MaxPath {
 		t.Skip("temporary directory too deep for a socket")
 	}
 	ln := listenBacklog(t, path, 1)
@@ -73,7 +75,7 @@ func TestDialWaitsForAFullQueue(t *testing.T) {
 	}
 	dialed := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), querytest.Timeout)
 		defer cancel()
 		c, err := query.Dial(ctx, path)
 		if err == nil {
@@ -94,7 +96,7 @@ func TestDialWaitsForAFullQueue(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Dial while the queue was full: %v; want it to wait for a place", err)
 		}
-	case <-time.After(testTimeout):
+	case <-time.After(querytest.Timeout):
 		t.Fatal("Dial never returned")
 	}
 }

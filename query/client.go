@@ -14,6 +14,10 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/amplidex/amplidex/query/internal/lines"
+	"github.com/amplidex/amplidex/query/internal/sockos"
+	"github.com/amplidex/amplidex/query/internal/trust"
 )
 
 // ErrNoDaemon is returned when no daemon can be reached on the socket: the
@@ -21,6 +25,10 @@ import (
 // was lost. The command line answers it with exit code 3, or falls back to
 // working without a daemon.
 var ErrNoDaemon = errors.New("query: no daemon answers")
+
+// ErrClosed is returned when a Client or a Server (package query/server)
+// is used after Close.
+var ErrClosed = errors.New("query: closed")
 
 const (
 	// dialTimeout bounds a connection attempt.
@@ -35,7 +43,7 @@ const (
 	subscriptionBuffer = 64
 )
 
-// Client talks to a Server. It is safe for concurrent use: calls share one
+// Client talks to a server (package query/server). It is safe for concurrent use: calls share one
 // connection and are matched to their answers by id. A Client whose
 // connection ended keeps failing with the reason; Dial again to reconnect.
 type Client struct {
@@ -43,7 +51,7 @@ type Client struct {
 	path string
 	// trust checks the socket's directory and the server of each
 	// connection.
-	trust trust
+	trust trust.User
 	// maxResponse is the longest response line read (MaxResponseSize).
 	maxResponse int
 	nc          *net.UnixConn
@@ -95,13 +103,13 @@ type inbound struct {
 // to the effective uid and be closed to others (mode 0700), or Dial fails
 // with ErrUnsafeDir; the process answering must run as the effective uid,
 // or Dial fails with ErrUntrustedServer. A socket in the fallback directory
-// of DefaultPaths is looked for where Listen puts it (see the package
-// Caveats).
+// of DefaultPaths is looked for where the server's Listen puts it (see the
+// package Caveats).
 func Dial(ctx context.Context, socketPath string) (*Client, error) {
-	return dialWith(ctx, socketPath, systemTrust(), MaxResponseSize)
+	return dialWith(ctx, socketPath, trust.System(), MaxResponseSize)
 }
 
-func dialWith(ctx context.Context, socketPath string, t trust, maxResponse int) (*Client, error) {
+func dialWith(ctx context.Context, socketPath string, t trust.User, maxResponse int) (*Client, error) {
 	path, err := checkedPath(socketPath, t)
 	if err != nil {
 		return nil, err
@@ -128,11 +136,11 @@ func dialWith(ctx context.Context, socketPath string, t trust, maxResponse int) 
 
 // checkedPath returns where the socket named socketPath is, once its
 // directory has passed t's checks (see Dial).
-func checkedPath(socketPath string, t trust) (string, error) {
-	if len(socketPath) > maxSocketPath {
-		return "", fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", socketPath, len(socketPath), maxSocketPath, ErrNoDaemon)
+func checkedPath(socketPath string, t trust.User) (string, error) {
+	if len(socketPath) > sockos.MaxPath {
+		return "", fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", socketPath, len(socketPath), sockos.MaxPath, ErrNoDaemon)
 	}
-	return t.dialPath(socketPath)
+	return dialPath(t, socketPath)
 }
 
 // dial opens a connection to the client's socket and checks who answers.
@@ -142,9 +150,9 @@ func (c *Client) dial(ctx context.Context) (*net.UnixConn, error) {
 
 // dialChecked opens a connection to the socket at path, a checkedPath,
 // and checks with t who answers.
-func dialChecked(ctx context.Context, path string, t trust) (*net.UnixConn, error) {
-	if len(path) > maxSocketPath {
-		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", path, len(path), maxSocketPath, ErrNoDaemon)
+func dialChecked(ctx context.Context, path string, t trust.User) (*net.UnixConn, error) {
+	if len(path) > sockos.MaxPath {
+		return nil, fmt.Errorf("dial %s: socket path is %d bytes, longer than the %d a unix socket allows: %w", path, len(path), sockos.MaxPath, ErrNoDaemon)
 	}
 	d := net.Dialer{Timeout: dialTimeout}
 	nc, err := d.DialContext(ctx, "unix", path)
@@ -152,7 +160,7 @@ func dialChecked(ctx context.Context, path string, t trust) (*net.UnixConn, erro
 	// others (a flood of them, say): busy, not gone. Try again, often
 	// enough to get a place among those who also try, for a while.
 	busy := time.Now().Add(queueFullWait)
-	for pause := 500 * time.Microsecond; err != nil && queueFull(err) && ctx.Err() == nil && time.Now().Before(busy); pause = min(2*pause, 5*time.Millisecond) {
+	for pause := 500 * time.Microsecond; err != nil && sockos.QueueFull(err) && ctx.Err() == nil && time.Now().Before(busy); pause = min(2*pause, 5*time.Millisecond) {
 		t := time.NewTimer(pause)
 		select {
 		case <-t.C:
@@ -172,7 +180,7 @@ func dialChecked(ctx context.Context, path string, t trust) (*net.UnixConn, erro
 		return nil, fmt.Errorf("dial %s: %w: %w", path, ErrNoDaemon, err)
 	}
 	unc := nc.(*net.UnixConn)
-	if err := t.checkServer(unc, path); err != nil {
+	if err := checkServer(t, unc, path); err != nil {
 		unc.Close()
 		return nil, err
 	}
@@ -343,13 +351,13 @@ func appendJSONString(b []byte, s string) []byte {
 // readLoop hands every response to the call waiting for it.
 func (c *Client) readLoop() {
 	defer c.wg.Done()
-	lr := &lineReader{r: bufio.NewReaderSize(c.nc, 64<<10), max: c.maxResponse}
+	lr := &lines.Reader{R: bufio.NewReaderSize(c.nc, 64<<10), Max: c.maxResponse}
 	for {
-		line, _, err := lr.next()
+		line, _, err := lr.Next()
 		if errors.Is(err, ErrLineTooLong) {
 			// Discarded whole; the call it answers fails alone.
 			err := fmt.Errorf("answer from %s longer than %d bytes: %w", c.path, c.maxResponse, ErrResponseTooLarge)
-			id, perr := strconv.ParseUint(string(headID(lr.head)), 10, 64)
+			id, perr := strconv.ParseUint(string(lines.HeadID(lr.Head())), 10, 64)
 			if perr != nil {
 				c.fail(err)
 				return
@@ -366,7 +374,7 @@ func (c *Client) readLoop() {
 		}
 		// The server writes the id first: read it alone, and leave the
 		// rest of the line to the call. Any other line is decoded whole.
-		rawID := headID(line[:min(len(line), headSize)])
+		rawID := lines.HeadID(line[:min(len(line), lines.HeadSize)])
 		if rawID == nil {
 			var msg inbound
 			if err := json.Unmarshal(line, &msg); err != nil {
@@ -375,7 +383,7 @@ func (c *Client) readLoop() {
 			}
 			// An error without an id (forbidden, say) is about the whole
 			// connection.
-			if msg.Method == "" && msg.Error != nil && !validID(msg.ID) {
+			if msg.Method == "" && msg.Error != nil && !lines.ValidID(msg.ID) {
 				c.fail(msg.Error)
 				return
 			}
@@ -385,7 +393,7 @@ func (c *Client) readLoop() {
 		if err != nil {
 			continue // not an answer to a call of ours
 		}
-		if !lr.owned {
+		if !lr.Owned() {
 			line = bytes.Clone(line)
 		}
 		c.deliver(id, reply{line: line})
@@ -521,9 +529,9 @@ func (c *Client) open(nc *net.UnixConn, r *bufio.Reader, request []byte) error {
 		// answer, say), if anything.
 		nc.SetReadDeadline(time.Now().Add(time.Second))
 	}
-	lr := &lineReader{r: r, max: c.maxResponse}
+	lr := &lines.Reader{R: r, Max: c.maxResponse}
 	for {
-		line, _, err := lr.next()
+		line, _, err := lr.Next()
 		if errors.Is(err, ErrLineTooLong) {
 			return fmt.Errorf("answer from %s longer than %d bytes: %w", c.path, c.maxResponse, ErrResponseTooLarge)
 		}
@@ -564,9 +572,9 @@ func (c *Client) relay(ctx context.Context, stop func() bool, nc *net.UnixConn, 
 		}
 		return false
 	}
-	lr := &lineReader{r: r, max: MaxLineSize}
+	lr := &lines.Reader{R: r, Max: MaxLineSize}
 	for {
-		line, _, err := lr.next()
+		line, _, err := lr.Next()
 		if err != nil {
 			if ctx.Err() == nil && !c.isClosing() {
 				deliver(Notification{Method: method, End: true, Error: Errorf(CodeUnavailable, "%v", c.lost(err))})

@@ -3,20 +3,23 @@ package query_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
 )
 
 func TestDialNoDaemon(t *testing.T) {
-	dir := privateDir(t)
+	dir := querytest.PrivateDir(t)
 	stale := filepath.Join(dir, "stale.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
 	if err != nil {
@@ -40,7 +43,7 @@ func TestDialNoDaemon(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := query.Dial(testContext(t), tc.path)
+			c, err := query.Dial(querytest.Context(t), tc.path)
 			if !errors.Is(err, query.ErrNoDaemon) {
 				if c != nil {
 					c.Close()
@@ -57,7 +60,7 @@ func TestDialNoDaemon(t *testing.T) {
 func TestDialCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := query.Dial(ctx, filepath.Join(privateDir(t), "amplidex.sock"))
+	_, err := query.Dial(ctx, filepath.Join(querytest.PrivateDir(t), "amplidex.sock"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Dial with a cancelled context = %v, want context.Canceled", err)
 	}
@@ -67,7 +70,7 @@ func TestDialCancelled(t *testing.T) {
 // daemon that hangs.
 func silentServer(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(privateDir(t), "hung.sock")
+	path := filepath.Join(querytest.PrivateDir(t), "hung.sock")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +103,7 @@ func silentServer(t *testing.T) string {
 
 func TestCallDeadlineWhenServerHangs(t *testing.T) {
 	path := silentServer(t)
-	c := dialClient(t, path)
+	c := querytest.DialClient(t, path)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err := c.Call(ctx, "echo", 1, nil)
@@ -133,46 +136,46 @@ func TestCallDeadlineWhenServerHangs(t *testing.T) {
 }
 
 func TestCallCancelled(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
 		_, err := c.Call(ctx, "block", nil, nil)
 		errc <- err
 	}()
-	<-h.entered
+	<-h.Entered
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Call = %v, want context.Canceled", err)
 	}
 	// The client goes on working.
-	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+	if _, err := c.Call(querytest.Context(t), "echo", 1, nil); err != nil {
 		t.Errorf("Call after a cancelled one: %v", err)
 	}
 }
 
 func TestClientClose(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Call(testContext(t), "block", nil, nil)
+		_, err := c.Call(querytest.Context(t), "block", nil, nil)
 		errc <- err
 	}()
-	<-h.entered
+	<-h.Entered
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
 	if err := <-errc; !errors.Is(err, query.ErrClosed) {
 		t.Errorf("call in flight at Close = %v, want ErrClosed", err)
 	}
-	if _, err := c.Call(testContext(t), "echo", 1, nil); !errors.Is(err, query.ErrClosed) {
+	if _, err := c.Call(querytest.Context(t), "echo", 1, nil); !errors.Is(err, query.ErrClosed) {
 		t.Errorf("Call after Close = %v, want ErrClosed", err)
 	}
-	if _, err := c.Subscribe(testContext(t), "watch", nil); !errors.Is(err, query.ErrClosed) {
+	if _, err := c.Subscribe(querytest.Context(t), "watch", nil); !errors.Is(err, query.ErrClosed) {
 		t.Errorf("Subscribe after Close = %v, want ErrClosed", err)
 	}
 	if err := c.Close(); err != nil {
@@ -181,25 +184,25 @@ func TestClientClose(t *testing.T) {
 }
 
 func TestDaemonGoesAway(t *testing.T) {
-	s, path := startServer(t, newTestHandler())
-	c := dialClient(t, path)
-	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+	s, path := querytest.StartServer(t, querytest.NewHandler())
+	c := querytest.DialClient(t, path)
+	if _, err := c.Call(querytest.Context(t), "echo", 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	_, err := c.Call(testContext(t), "echo", 1, nil)
+	_, err := c.Call(querytest.Context(t), "echo", 1, nil)
 	if !errors.Is(err, query.ErrNoDaemon) {
 		t.Fatalf("Call after the daemon left = %v, want ErrNoDaemon", err)
 	}
 }
 
 func TestSubscribe(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
-	ctx := testContext(t)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
+	ctx := querytest.Context(t)
 
-	notes, err := c.Subscribe(ctx, "watch", countParams{Count: 3})
+	notes, err := c.Subscribe(ctx, "watch", querytest.CountParams{Count: 3})
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -212,7 +215,7 @@ func TestSubscribe(t *testing.T) {
 			t.Errorf("notification %d = %+v", i, n)
 		}
 	}
-	<-h.entered
+	<-h.Entered
 
 	// Calls on the same client are not held up by the subscription.
 	if _, err := c.Call(ctx, "echo", 1, nil); err != nil {
@@ -226,39 +229,39 @@ func TestSubscribe(t *testing.T) {
 	if n, ok := <-notes; ok {
 		t.Errorf("after Close got %+v, want the channel closed", n)
 	}
-	if err := <-h.streamDone; !errors.Is(err, context.Canceled) {
+	if err := <-h.StreamDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("the server's stream ended with %v, want its context cancelled", err)
 	}
 }
 
 func TestSubscribeContextEnds(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	notes, err := c.Subscribe(ctx, "watch", countParams{Count: 1})
+	notes, err := c.Subscribe(ctx, "watch", querytest.CountParams{Count: 1})
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
 	<-notes
-	<-h.entered
+	<-h.Entered
 	cancel()
 	for range notes {
 	}
-	if err := <-h.streamDone; !errors.Is(err, context.Canceled) {
+	if err := <-h.StreamDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("the server's stream ended with %v, want its context cancelled", err)
 	}
 }
 
 func TestSubscriptionEnds(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
-	ctx := testContext(t)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
+	ctx := querytest.Context(t)
 
 	t.Run("cleanly", func(t *testing.T) {
-		notes, err := c.Subscribe(ctx, "countdown", countParams{Count: 3})
+		notes, err := c.Subscribe(ctx, "countdown", querytest.CountParams{Count: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,14 +304,14 @@ func TestSubscriptionEnds(t *testing.T) {
 		}
 	})
 	t.Run("server shuts down", func(t *testing.T) {
-		h := newTestHandler()
-		s, path := startServer(t, h)
-		c := dialClient(t, path)
+		h := querytest.NewHandler()
+		s, path := querytest.StartServer(t, h)
+		c := querytest.DialClient(t, path)
 		notes, err := c.Subscribe(ctx, "watch", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		<-h.entered
+		<-h.Entered
 		if err := s.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +325,7 @@ func TestSubscriptionEnds(t *testing.T) {
 	})
 	t.Run("connection lost", func(t *testing.T) {
 		// A server that answers the subscription, then dies.
-		path := filepath.Join(privateDir(t), "dying.sock")
+		path := filepath.Join(querytest.PrivateDir(t), "dying.sock")
 		ln, err := net.Listen("unix", path)
 		if err != nil {
 			t.Fatal(err)
@@ -344,7 +347,7 @@ func TestSubscriptionEnds(t *testing.T) {
 			bufio.NewReader(nc).ReadBytes('\n')
 			nc.Write([]byte(`{"id":1,"result":null}` + "\n" + `{"method":"watch","subscription":1,"params":7}` + "\n"))
 		}()
-		c := dialClient(t, path)
+		c := querytest.DialClient(t, path)
 		notes, err := c.Subscribe(ctx, "watch", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -365,15 +368,15 @@ func TestSubscriptionEnds(t *testing.T) {
 
 func TestRawSubscription(t *testing.T) {
 	// Two subscriptions and a call on one connection, by hand.
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	rc := dialRaw(t, path)
-	rc.send(`{"id":"a","method":"countdown","params":{"count":2}}`)
-	rc.send(`{"id":"b","method":"countdown","params":{"count":1}}`)
-	rc.send(`{"id":"c","method":"echo","params":5}`)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	rc := querytest.DialRaw(t, path)
+	rc.Send(`{"id":"a","method":"countdown","params":{"count":2}}`)
+	rc.Send(`{"id":"b","method":"countdown","params":{"count":1}}`)
+	rc.Send(`{"id":"c","method":"echo","params":5}`)
 	got := map[string][]string{}
 	for ends := 0; ends < 2; {
-		m := rc.recv()
+		m := rc.Recv()
 		switch {
 		case m.Method == "":
 			got[string(m.ID)] = append(got[string(m.ID)], "result "+string(m.Result))
@@ -395,7 +398,7 @@ func TestRawSubscription(t *testing.T) {
 	}
 	if len(got[`"c"`]) == 0 {
 		// The call may be answered after the ends; wait for it.
-		m := rc.recv()
+		m := rc.Recv()
 		got[`"c"`] = []string{"result " + string(m.Result)}
 	}
 	if g := strings.Join(got[`"c"`], ","); g != "result 5" {
@@ -405,17 +408,56 @@ func TestRawSubscription(t *testing.T) {
 
 func TestHalfClosedPeerGetsAnswers(t *testing.T) {
 	// `printf '…' | nc -U sock` sends, closes its write side, then reads.
-	_, path := startServer(t, newTestHandler())
-	rc := dialRaw(t, path)
-	rc.nc.(*net.UnixConn).Write([]byte(`{"id":1,"method":"add","params":{"a":1,"b":2}}` + "\n" + `{"id":2,"method":"echo","params":"no newline"}`))
-	rc.nc.(*net.UnixConn).CloseWrite()
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	rc := querytest.DialRaw(t, path)
+	rc.Conn.(*net.UnixConn).Write([]byte(`{"id":1,"method":"add","params":{"a":1,"b":2}}` + "\n" + `{"id":2,"method":"echo","params":"no newline"}`))
+	rc.Conn.(*net.UnixConn).CloseWrite()
 	answers := map[string]string{}
 	for range 2 {
-		m := rc.recv()
+		m := rc.Recv()
 		answers[string(m.ID)] = string(m.Result)
 	}
 	if answers["1"] != "3" || answers["2"] != `"no newline"` {
 		t.Errorf("answers %v", answers)
 	}
-	rc.expectEOF()
+	rc.ExpectEOF()
+}
+
+// TestResponseTooLarge: an answer longer than the client takes fails
+// alone, a list as a whole answer; the connection goes on.
+func TestResponseTooLarge(t *testing.T) {
+	const limit = 64 << 10
+	h := querytest.NewHandler()
+	h.Handle("long", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return strings.Repeat("x", 2*limit), nil
+	})
+	h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
+		// A list, streamed one element at a time, of about 100 KiB.
+		return slices.Repeat([]string{strings.Repeat("z", 100)}, 1000), nil
+	})
+	h.Handle("bigwatch", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return &query.Stream{Result: strings.Repeat("y", 2*limit)}, nil
+	})
+	_, path := querytest.StartServer(t, h)
+	c, err := query.DialHooked(querytest.Context(t), path, query.Hooks{MaxResponse: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, method := range []string{"long", "list"} {
+		_, err := c.Call(querytest.Context(t), method, nil, nil)
+		var e *query.Error
+		if !errors.Is(err, query.ErrResponseTooLarge) || errors.Is(err, query.ErrNoDaemon) || errors.As(err, &e) {
+			t.Fatalf("Call %s = %v, want ErrResponseTooLarge alone", method, err)
+		}
+		var got string
+		if _, err := c.Call(querytest.Context(t), "echo", "after", &got); err != nil || got != "after" {
+			t.Fatalf("Call after %s = %q, %v", method, got, err)
+		}
+	}
+
+	// A subscription's answer is held to the same limit.
+	if _, err := c.Subscribe(querytest.Context(t), "bigwatch", nil); !errors.Is(err, query.ErrResponseTooLarge) {
+		t.Fatalf("Subscribe = %v, want ErrResponseTooLarge", err)
+	}
 }

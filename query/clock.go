@@ -106,16 +106,18 @@ func clockError(s, why string) error {
 
 // String returns the text form c:<start>:<pid>:<tick>.
 func (c Clock) String() string {
-	return string(c.appendTo(make([]byte, 0, 48)))
+	b, _ := c.AppendText(make([]byte, 0, 48))
+	return string(b)
 }
 
-func (c Clock) appendTo(b []byte) []byte {
+// AppendText appends the text form of c to b, as MarshalText returns it.
+func (c Clock) AppendText(b []byte) ([]byte, error) {
 	b = append(b, "c:"...)
 	b = strconv.AppendInt(b, c.Start, 10)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(c.PID), 10)
 	b = append(b, ':')
-	return strconv.AppendUint(b, c.Tick, 10)
+	return strconv.AppendUint(b, c.Tick, 10), nil
 }
 
 // IsZero reports whether c is the zero Clock, which stands for "no clock".
@@ -143,7 +145,7 @@ func (c Clock) Compare(o Clock) int {
 
 // MarshalText returns the text form of c.
 func (c Clock) MarshalText() ([]byte, error) {
-	return c.appendTo(nil), nil
+	return c.AppendText(nil)
 }
 
 // UnmarshalText parses the text form of a clock into c.

@@ -45,8 +45,8 @@ type Paths struct {
 // /tmp/amplidex-<uid>/<hash>.sock, where uid is the effective uid and hash
 // the first 16 hex digits of the SHA-256 of the long path: every process
 // computing the same paths finds the same socket, and two homes never share
-// one. Another user may have made /tmp/amplidex-<uid> first: Listen and
-// Dial then use the same name in /tmp/amplidex-<uid>.1 (up to .9), and both
+// one. Another user may have made /tmp/amplidex-<uid> first: the server's
+// Listen and Dial then use the same name in /tmp/amplidex-<uid>.1 (up to .9), and both
 // pick the same one (see the package Caveats).
 func DefaultPaths(getenv func(string) string) (Paths, error) {
 	var p Paths
@@ -84,7 +84,7 @@ func DefaultPaths(getenv func(string) string) (Paths, error) {
 			StateDir: state,
 		}
 	}
-	if len(p.Socket) > maxSocketPath {
+	if len(p.Socket) > sockos.MaxPath {
 		p.Socket = shortSocket(p.Socket, os.Geteuid())
 	}
 	return p, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
 func TestDefaultPaths(t *testing.T) {
@@ -128,7 +129,7 @@ func TestDefaultPathsLongSocket(t *testing.T) {
 	if got.Socket != want {
 		t.Errorf("Socket = %q, want %q", got.Socket, want)
 	}
-	if len(got.Socket) > query.MaxSocketPath {
+	if len(got.Socket) > sockos.MaxPath {
 		t.Errorf("the short socket path is still %d bytes", len(got.Socket))
 	}
 	if got.PidFile != strings.TrimSuffix(home, "/")+"/amplidex.pid" || got.Index != strings.TrimSuffix(home, "/")+"/index.db" {

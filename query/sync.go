@@ -9,13 +9,16 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/amplidex/amplidex/query/internal/lines"
+	"github.com/amplidex/amplidex/query/internal/trust"
 )
 
 // syncReadBuffer is the buffer a SyncClient reads answers through; a
 // longer answer is gathered in a buffer of its own.
 const syncReadBuffer = 4 << 10
 
-// SyncClient asks a Server one question at a time, on the calling
+// SyncClient asks a server one question at a time, on the calling
 // goroutine: it writes the request and reads the answer itself, with no
 // goroutine and no buffer beyond the answer. It is what a command that
 // asks one question uses: a Client starts a reader and a writer, for
@@ -25,7 +28,7 @@ const syncReadBuffer = 4 << 10
 type SyncClient struct {
 	path        string
 	nc          *net.UnixConn
-	lr          lineReader
+	lr          lines.Reader
 	maxResponse int
 	// build is the Key of the build every request names (RequireBuild),
 	// "" for none.
@@ -39,10 +42,10 @@ type SyncClient struct {
 // same checks and errors, for questions asked one at a time (see
 // SyncClient).
 func DialSync(ctx context.Context, socketPath string) (*SyncClient, error) {
-	return dialSyncWith(ctx, socketPath, systemTrust(), MaxResponseSize)
+	return dialSyncWith(ctx, socketPath, trust.System(), MaxResponseSize)
 }
 
-func dialSyncWith(ctx context.Context, socketPath string, t trust, maxResponse int) (*SyncClient, error) {
+func dialSyncWith(ctx context.Context, socketPath string, t trust.User, maxResponse int) (*SyncClient, error) {
 	path, err := checkedPath(socketPath, t)
 	if err != nil {
 		return nil, err
@@ -52,7 +55,7 @@ func dialSyncWith(ctx context.Context, socketPath string, t trust, maxResponse i
 		return nil, err
 	}
 	return &SyncClient{path: path, nc: nc, maxResponse: maxResponse,
-		lr: lineReader{r: bufio.NewReaderSize(nc, syncReadBuffer), max: maxResponse}}, nil
+		lr: lines.Reader{R: bufio.NewReaderSize(nc, syncReadBuffer), Max: maxResponse}}, nil
 }
 
 // RequireBuild makes every request sent from now on name b, as
@@ -133,7 +136,7 @@ func (s *SyncClient) exchange(request []byte) ([]byte, error) {
 // readLine returns the next line that is not empty.
 func (s *SyncClient) readLine() ([]byte, error) {
 	for {
-		line, _, err := s.lr.next()
+		line, _, err := s.lr.Next()
 		if err != nil || len(line) > 0 {
 			return line, err
 		}

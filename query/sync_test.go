@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,12 +11,14 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // dialSync connects a SyncClient that is closed when the test ends.
 func dialSync(t *testing.T, path string) *query.SyncClient {
 	t.Helper()
-	s, err := query.DialSync(testContext(t), path)
+	s, err := query.DialSync(querytest.Context(t), path)
 	if err != nil {
 		t.Fatalf("DialSync: %v", err)
 	}
@@ -30,19 +30,19 @@ func dialSync(t *testing.T, path string) *query.SyncClient {
 // get their answers, clocks and errors, as a Client's calls do, and no
 // goroutine of the package runs for them.
 func TestSyncClient(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	s, err := query.DialSync(testContext(t), path)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	s, err := query.DialSync(querytest.Context(t), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := testContext(t)
+	ctx := querytest.Context(t)
 	var sum int
 	clk, err := s.Call(ctx, "add", map[string]int{"a": 2, "b": 40}, &sum)
-	if err != nil || sum != 42 || clk != h.clock() {
+	if err != nil || sum != 42 || clk != h.Clock() {
 		t.Fatalf("add = %d, %v, %v; want 42 and the handler's clock", sum, clk, err)
 	}
-	for _, g := range packageGoroutines() {
+	for _, g := range querytest.PackageGoroutines() {
 		if strings.Contains(g, "SyncClient") || strings.Contains(g, "dialSync") {
 			t.Errorf("a goroutine runs for the SyncClient:\n%s", g)
 		}
@@ -78,18 +78,18 @@ func TestSyncClient(t *testing.T) {
 // TestSyncClientRequireBuild: a SyncClient names its build as a Client
 // does.
 func TestSyncClientRequireBuild(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h, func(s *query.Server) { s.Build = otherBuild })
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h, func(s *server.Server) { s.Build = otherBuild })
 	s := dialSync(t, path)
 	s.RequireBuild(query.ReadBuild())
 	var e *query.Error
-	if _, err := s.Call(testContext(t), "echo", 1, nil); !errors.As(err, &e) || e.Code != query.CodeOtherBuild {
+	if _, err := s.Call(querytest.Context(t), "echo", 1, nil); !errors.As(err, &e) || e.Code != query.CodeOtherBuild {
 		t.Fatalf("Call to a server of another build = %v, want other-build", err)
 	}
 	s.RequireBuild(query.Build{})
 	var got int
-	if _, err := s.Call(testContext(t), "echo", 1, &got); err != nil || got != 1 || h.tick.Load() != 1 {
-		t.Errorf("Call without a build = %d, %v (handler ran %d times)", got, err, h.tick.Load())
+	if _, err := s.Call(querytest.Context(t), "echo", 1, &got); err != nil || got != 1 || h.Tick.Load() != 1 {
+		t.Errorf("Call without a build = %d, %v (handler ran %d times)", got, err, h.Tick.Load())
 	}
 }
 
@@ -103,12 +103,12 @@ func TestSyncClientContext(t *testing.T) {
 	if _, err := s.Call(ctx, "echo", 1, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Call to a hung server = %v, want DeadlineExceeded", err)
 	}
-	if _, err := s.Call(testContext(t), "echo", 1, nil); err == nil {
+	if _, err := s.Call(querytest.Context(t), "echo", 1, nil); err == nil {
 		t.Error("a Call after one given up on succeeded")
 	}
 
-	h := newTestHandler()
-	_, path := startServer(t, h)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
 	s = dialSync(t, path)
 	ctx, cancel = context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -116,7 +116,7 @@ func TestSyncClientContext(t *testing.T) {
 		_, err := s.Call(ctx, "block", nil, nil)
 		errc <- err
 	}()
-	<-h.entered
+	<-h.Entered
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Call = %v, want context.Canceled", err)
@@ -131,38 +131,24 @@ func TestSyncClientContext(t *testing.T) {
 // TestSyncClientNoDaemon: no server, or one that goes away, is
 // ErrNoDaemon; a directory others may write is ErrUnsafeDir.
 func TestSyncClientNoDaemon(t *testing.T) {
-	if _, err := query.DialSync(testContext(t), filepath.Join(privateDir(t), "missing.sock")); !errors.Is(err, query.ErrNoDaemon) {
+	if _, err := query.DialSync(querytest.Context(t), filepath.Join(querytest.PrivateDir(t), "missing.sock")); !errors.Is(err, query.ErrNoDaemon) {
 		t.Errorf("DialSync with no server = %v, want ErrNoDaemon", err)
 	}
 	open := t.TempDir()
 	if err := os.Chmod(open, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := query.DialSync(testContext(t), filepath.Join(open, "amplidex.sock")); !errors.Is(err, query.ErrUnsafeDir) {
+	if _, err := query.DialSync(querytest.Context(t), filepath.Join(open, "amplidex.sock")); !errors.Is(err, query.ErrUnsafeDir) {
 		t.Errorf("DialSync in a directory others may write = %v, want ErrUnsafeDir", err)
 	}
-	srv, path := startServer(t, newTestHandler())
+	srv, path := querytest.StartServer(t, querytest.NewHandler())
 	s := dialSync(t, path)
-	if _, err := s.Call(testContext(t), "echo", 1, nil); err != nil {
+	if _, err := s.Call(querytest.Context(t), "echo", 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	srv.Close()
-	if _, err := s.Call(testContext(t), "echo", 1, nil); !errors.Is(err, query.ErrNoDaemon) {
+	if _, err := s.Call(querytest.Context(t), "echo", 1, nil); !errors.Is(err, query.ErrNoDaemon) {
 		t.Errorf("Call after the server left = %v, want ErrNoDaemon", err)
-	}
-}
-
-// TestSyncClientForbidden: a server that refuses this user says so, and
-// that is the answer.
-func TestSyncClientForbidden(t *testing.T) {
-	other := os.Geteuid() + 1
-	_, path := startServer(t, newTestHandler(), func(s *query.Server) {
-		query.SetPeerUID(s, func(*net.UnixConn) (int, error) { return other, nil })
-	})
-	_, err := dialSync(t, path).Call(testContext(t), "echo", 1, nil)
-	var e *query.Error
-	if !errors.As(err, &e) || e.Code != query.CodeForbidden || !strings.Contains(e.Message, fmt.Sprint(other)) {
-		t.Errorf("Call as another user = %v, want forbidden", err)
 	}
 }
 
@@ -170,27 +156,27 @@ func TestSyncClientForbidden(t *testing.T) {
 // fails alone; the connection goes on.
 func TestSyncClientResponseTooLarge(t *testing.T) {
 	const limit = 64 << 10
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	h.Handle("long", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return strings.Repeat("x", 2*limit), nil
 	})
-	_, path := startServer(t, h)
-	s, err := query.DialSyncHooked(testContext(t), path, query.Hooks{MaxResponse: limit})
+	_, path := querytest.StartServer(t, h)
+	s, err := query.DialSyncHooked(querytest.Context(t), path, query.Hooks{MaxResponse: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	var e *query.Error
-	if _, err := s.Call(testContext(t), "long", nil, nil); !errors.Is(err, query.ErrResponseTooLarge) || errors.Is(err, query.ErrNoDaemon) || errors.As(err, &e) {
+	if _, err := s.Call(querytest.Context(t), "long", nil, nil); !errors.Is(err, query.ErrResponseTooLarge) || errors.Is(err, query.ErrNoDaemon) || errors.As(err, &e) {
 		t.Fatalf("Call long = %v, want ErrResponseTooLarge alone", err)
 	}
 	var got string
-	if _, err := s.Call(testContext(t), "echo", "after", &got); err != nil || got != "after" {
+	if _, err := s.Call(querytest.Context(t), "echo", "after", &got); err != nil || got != "after" {
 		t.Errorf("Call after long = %q, %v", got, err)
 	}
 	// A long answer that fits is gathered whole.
 	var long string
-	if _, err := s.Call(testContext(t), "echo", strings.Repeat("y", limit/2), &long); err != nil || len(long) != limit/2 {
+	if _, err := s.Call(querytest.Context(t), "echo", strings.Repeat("y", limit/2), &long); err != nil || len(long) != limit/2 {
 		t.Errorf("Call with a long answer: %d bytes, %v", len(long), err)
 	}
 }

@@ -1,19 +1,19 @@
 package query
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
+
+	"github.com/amplidex/amplidex/query/internal/lines"
 )
 
 // MaxLineSize is the longest line, in bytes and without its newline, of a
 // request or a notification. It bounds the memory one request can take.
-const MaxLineSize = 16 << 20
+const MaxLineSize = lines.MaxLine
 
 // MaxResponseSize is the longest response line, in bytes and without its
 // newline, that a Client accepts. Responses are not limited to MaxLineSize:
@@ -21,7 +21,7 @@ const MaxLineSize = 16 << 20
 const MaxResponseSize = 1 << 30
 
 // ErrLineTooLong is returned when a line is longer than MaxLineSize.
-var ErrLineTooLong = fmt.Errorf("query: line longer than %d bytes", MaxLineSize)
+var ErrLineTooLong = lines.ErrTooLong
 
 // ErrResponseTooLarge is returned by a Client for a response longer than
 // MaxResponseSize. The response is discarded without being held, and the
@@ -42,10 +42,10 @@ const (
 	// or method, too long).
 	CodeInvalidRequest Code = "invalid-request"
 	// CodeOverloaded: the server already holds as many bytes of requests,
-	// or of answers not yet read, as its budgets allow
-	// (Server.RequestBudget, Server.AnswerBudget), so it discarded this
-	// request without running it, or its answer. Trying again later may
-	// succeed.
+	// or of answers not yet read, as its budgets allow (package
+	// query/server: Server.RequestBudget, Server.AnswerBudget), so it
+	// discarded this request without running it, or its answer. Trying
+	// again later may succeed.
 	CodeOverloaded Code = "overloaded"
 	// CodeUnknownMethod: no such method.
 	CodeUnknownMethod Code = "unknown-method"
@@ -141,7 +141,7 @@ func DecodeRequest(line []byte) (Request, error) {
 	switch {
 	case len(req.ID) == 0:
 		return Request{}, Errorf(CodeInvalidRequest, "request has no id")
-	case !validID(req.ID):
+	case !lines.ValidID(req.ID):
 		return Request{}, Errorf(CodeInvalidRequest, "request id %.40s is not a number or a string", req.ID)
 	case req.Method == "":
 		return Request{ID: req.ID}, Errorf(CodeInvalidRequest, "request has no method")
@@ -204,207 +204,8 @@ func salvageID(line []byte) json.RawMessage {
 	var v struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.NewDecoder(bytes.NewReader(line)).Decode(&v) != nil || !validID(v.ID) {
+	if json.NewDecoder(bytes.NewReader(line)).Decode(&v) != nil || !lines.ValidID(v.ID) {
 		return nil
 	}
 	return v.ID
-}
-
-// validID reports whether id is a JSON number or string.
-func validID(id json.RawMessage) bool {
-	if len(id) == 0 {
-		return false
-	}
-	c := id[0]
-	return c == '"' || c == '-' || ('0' <= c && c <= '9')
-}
-
-// lineReader reads the lines of one connection. A line that fits in the
-// buffered reader is returned as a slice of its buffer; a longer one is
-// gathered into a slice of its own, whose capacity is reserved from budget,
-// when there is one, as it grows.
-type lineReader struct {
-	r      *bufio.Reader
-	max    int
-	budget *budget
-	// head is the start of the last line that was too long or over budget,
-	// so that the answer can name its id.
-	head []byte
-	// owned tells that the last line is a slice of its own, not of the
-	// reader's buffer: it stays valid after the next read.
-	owned bool
-}
-
-// headSize is how much of a refused line lineReader keeps.
-const headSize = 1 << 10
-
-// errOverBudget is returned by lineReader.next for a line whose bytes the
-// budget cannot hold.
-var errOverBudget = errors.New("query: request budget exhausted")
-
-// next returns the next line without its "\n" or "\r\n", and the bytes it
-// reserved from the budget, which the caller releases once done with the
-// line (and whatever was decoded from it). The line is valid until the next
-// call. A last line without a newline is returned as a line; then io.EOF.
-//
-// A line longer than max is consumed whole and reported as ErrLineTooLong;
-// one that would take the budget over its limit likewise, as errOverBudget.
-// Neither is held: its bytes are dropped as they are read, so that the next
-// call starts on the next line.
-func (lr *lineReader) next() (line []byte, held int64, err error) {
-	lr.head = lr.head[:0]
-	lr.owned = false
-	chunk, err := lr.r.ReadSlice('\n')
-	if err == nil || (err == io.EOF && len(chunk) > 0) {
-		line, err := trimEOL(chunk, lr.max)
-		if err != nil {
-			lr.keepHead(chunk)
-		}
-		return line, 0, err
-	}
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, 0, err
-	}
-	lr.keepHead(chunk)
-	var long []byte
-	var refused error
-	for {
-		if refused == nil {
-			long, held, refused = lr.gather(long, held, chunk)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			chunk, err = lr.r.ReadSlice('\n')
-			continue
-		}
-		if err != nil && err != io.EOF {
-			lr.budget.release(held)
-			return nil, 0, err
-		}
-		// The line ended, with its newline or with the input.
-		if refused != nil {
-			return nil, 0, refused
-		}
-		line, err = trimEOL(long, lr.max)
-		if err != nil {
-			lr.budget.release(held)
-			return nil, 0, err
-		}
-		lr.owned = true
-		return line, held, nil
-	}
-}
-
-// gather appends chunk to long, growing it within max and the budget. When
-// it cannot, it drops long, releases what it held, and says why.
-func (lr *lineReader) gather(long []byte, held int64, chunk []byte) ([]byte, int64, error) {
-	need := len(long) + len(chunk)
-	limit := lr.max + len("\r\n")
-	if need > limit {
-		lr.budget.release(held)
-		return nil, 0, ErrLineTooLong
-	}
-	if need > cap(long) {
-		// Grow by half, not double, so that a line reserves little more
-		// than its length.
-		size := min(max(cap(long)+cap(long)/2, need), limit)
-		if !lr.budget.reserve(int64(size - cap(long))) {
-			lr.budget.release(held)
-			return nil, 0, errOverBudget
-		}
-		held += int64(size - cap(long))
-		grown := make([]byte, len(long), size)
-		copy(grown, long)
-		long = grown
-	}
-	return append(long, chunk...), held, nil
-}
-
-func (lr *lineReader) keepHead(chunk []byte) {
-	lr.head = append(lr.head[:0], chunk[:min(len(chunk), headSize)]...)
-}
-
-// headID returns the id of a line from its start, when the line begins
-// with it, as every line this package writes does.
-func headID(head []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	if tok, err := dec.Token(); err != nil || tok != "id" {
-		return nil
-	}
-	var id json.RawMessage
-	if dec.Decode(&id) != nil || !validID(id) {
-		return nil
-	}
-	return id
-}
-
-func trimEOL(line []byte, max int) ([]byte, error) {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	if len(line) > max {
-		return nil, ErrLineTooLong
-	}
-	return line, nil
-}
-
-// budget bounds the bytes of requests a Server holds at once, over all its
-// connections. A nil *budget allows everything.
-type budget struct {
-	limit int64
-
-	mu   sync.Mutex // guards fields below
-	used int64
-	peak int64
-}
-
-// reserve takes n bytes from the budget, or reports that they would take
-// it over its limit.
-func (b *budget) reserve(n int64) bool {
-	if b == nil || n <= 0 {
-		return true
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used+n > b.limit {
-		return false
-	}
-	b.used += n
-	b.peak = max(b.peak, b.used)
-	return true
-}
-
-// reserveAlone takes n bytes from the budget like reserve, and also when
-// they are more than its limit but nothing else is held: the one answer
-// larger than the whole budget still goes, alone.
-func (b *budget) reserveAlone(n int64) bool {
-	if b == nil || n <= 0 {
-		return true
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used+n > b.limit && b.used > 0 {
-		return false
-	}
-	b.used += n
-	b.peak = max(b.peak, b.used)
-	return true
-}
-
-// release gives back n bytes taken by reserve.
-func (b *budget) release(n int64) {
-	if b == nil || n <= 0 {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.used -= n
-}
-
-// usage returns the bytes held now and the most ever held at once.
-func (b *budget) usage() (used, peak int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used, b.peak
 }

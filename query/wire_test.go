@@ -1,11 +1,9 @@
 package query_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -119,34 +117,6 @@ func TestDecodeParams(t *testing.T) {
 				t.Errorf("message %q does not mention %q", e.Message, tc.wantErr)
 			}
 		})
-	}
-}
-
-func TestReadLine(t *testing.T) {
-	const max = 32
-	long := strings.Repeat("x", max+1)
-	huge := strings.Repeat("y", 5000)
-	input := "one\r\n" + long + "\ntwo\n" + huge + "\n\nexact" + strings.Repeat("z", max-5) + "\nlast"
-	// A tiny buffer makes the reader take the long-line path.
-	r := bufio.NewReaderSize(strings.NewReader(input), 16)
-	want := []struct {
-		line string
-		err  error
-	}{
-		{"one", nil},
-		{"", query.ErrLineTooLong},
-		{"two", nil},
-		{"", query.ErrLineTooLong},
-		{"", nil},
-		{"exact" + strings.Repeat("z", max-5), nil},
-		{"last", nil},
-		{"", io.EOF},
-	}
-	for i, w := range want {
-		line, err := query.ReadLine(r, max)
-		if string(line) != w.line || !errors.Is(err, w.err) {
-			t.Fatalf("line %d: got %q, %v; want %q, %v", i, line, err, w.line, w.err)
-		}
 	}
 }
 

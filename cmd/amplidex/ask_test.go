@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // askDaemon is a stand-in daemon for `query resolve`: it answers resolve
@@ -102,7 +103,7 @@ func TestQueryChecksBuildWithTheQuestion(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			getenv, socket := askEnv(t)
 			d := &askDaemon{build: tc.build}
-			srv := query.NewServer(d.mux(), nil)
+			srv := server.New(d.mux(), nil)
 			srv.Build = tc.build
 			if err := srv.Listen(socket); err != nil {
 				t.Fatal(err)
@@ -235,7 +236,7 @@ func TestQuestionShowsScanProgress(t *testing.T) {
 	query.Handle(m, query.MethodStatus, func(context.Context, query.StatusParams) (*query.Status, error) {
 		return &query.Status{Scanning: true, Progress: &query.ScanProgress{Phase: "reading roots", Files: 12, Collections: 3, Elapsed: "2s"}}, nil
 	})
-	srv := query.NewServer(m, nil)
+	srv := server.New(m, nil)
 	if err := srv.Listen(socket); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // answerDeadline is how long the other client's question may take at
@@ -204,7 +205,7 @@ func hangUpFlood(t *testing.T, mode string) {
 	t.Logf("%s flood, %s: another client asked %d times, answered in %v at worst (%v on average); daemon peak RSS %d MiB, descriptors %d (%d before), sets of a client's roots %d; stopped %v after SIGTERM",
 		mode, sent, asked, worst.Round(time.Millisecond), (total / time.Duration(max(asked, 1))).Round(time.Millisecond),
 		peakRSS, peakFDs, baseFDs, peakSets, stopped.Round(time.Millisecond))
-	if limit := baseFDs + query.DefaultMaxConns + 32; peakFDs > limit {
+	if limit := baseFDs + server.DefaultMaxConns + 32; peakFDs > limit {
 		t.Errorf("the daemon held %d descriptors; want at most %d (its own, and its bound of connections)", peakFDs, limit)
 	}
 	if peakSets > daemon.DefaultMaxRootSets {

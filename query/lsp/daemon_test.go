@@ -20,6 +20,7 @@ import (
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // catalogViews is analysis.Views over a catalog another party keeps fresh, as
@@ -70,7 +71,7 @@ func (c *counter) take() map[string]int {
 // code over a catalog's View of the question's project (registered on its
 // first question), with every call counted.
 type fakeDaemon struct {
-	srv    *query.Server
+	srv    *server.Server
 	client *query.Client
 	calls  *counter
 }
@@ -86,7 +87,7 @@ func startFakeDaemon(t testing.TB, home string, bundled []string) *fakeDaemon {
 		return v, query.Clock{Start: 1, PID: 2, Tick: st.Version}, nil
 	}, ws.Analyze)
 	f := &fakeDaemon{calls: &counter{h: mux, calls: map[string]int{}}}
-	f.srv = query.NewServer(f.calls, nil)
+	f.srv = server.New(f.calls, nil)
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	if err := f.srv.Listen(sock); err != nil {
 		t.Fatal(err)
@@ -280,7 +281,7 @@ func TestDaemonAnalyzerSendsTheBuffers(t *testing.T) {
 		seen = p
 		return &query.AnalyzeResult{Hover: "hi"}, nil
 	})
-	srv := query.NewServer(mux, nil)
+	srv := server.New(mux, nil)
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	if err := srv.Listen(sock); err != nil {
 		t.Fatal(err)

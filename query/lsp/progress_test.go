@@ -18,6 +18,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // progressOpts are fastOpts that look at the tasks soon and often.
@@ -232,7 +233,7 @@ func startSlowDaemon(t *testing.T, registering ...string) *slowDaemon {
 		return &query.AnalyzeResult{Diagnostics: []diag.Diagnostic{{Code: "daemon/said", Severity: diag.SeverityError,
 			Path: p.Path, Message: "from the daemon"}}}, nil
 	})
-	srv := query.NewServer(mux, nil)
+	srv := server.New(mux, nil)
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	if err := srv.Listen(sock); err != nil {
 		t.Fatal(err)
@@ -352,7 +353,7 @@ func TestDaemonAnswerAfterScanEnds(t *testing.T) {
 		return &query.AnalyzeResult{Diagnostics: []diag.Diagnostic{{Code: "daemon/said", Severity: diag.SeverityError,
 			Path: p.Path, Message: "from the daemon"}}}, nil
 	})
-	srv := query.NewServer(mux, nil)
+	srv := server.New(mux, nil)
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	if err := srv.Listen(sock); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lsp"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 // reporter is a fake Analyzer whose Status is what the test sets, and
@@ -135,7 +136,7 @@ func TestDaemonStatus(t *testing.T) {
 		defer mu.Unlock()
 		return answer, nil
 	})
-	srv := query.NewServer(mux, nil)
+	srv := server.New(mux, nil)
 	sock := filepath.Join(t.TempDir(), "d.sock")
 	if err := srv.Listen(sock); err != nil {
 		t.Fatal(err)

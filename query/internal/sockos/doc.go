@@ -2,10 +2,13 @@
 // socket: who owns a file (FileOwner), a directory private to the user
 // (MkdirPrivate, MakePrivate, CheckPrivate: mode bits on unix, an access
 // list on Windows), the uid and process at the other end of a connection
-// (PeerUID, PeerPID), and whether that peer hung up (PeerGone).
+// (PeerUID, PeerPID), whether that peer hung up (PeerGone), the longest
+// path a socket takes (MaxPath) and whether a server's queue of
+// connections is full (QueueFull).
 //
 // It decides nothing about where a socket lives or whom to refuse:
-// package query does, with these answers (see its Caveats). Each
+// package query/internal/trust, the client (query) and the server
+// (query/server) do, with these answers. Each
 // function has one file per system; the judgement of a Windows access
 // list (acl.go) needs no Windows API, so that it is tested everywhere.
 //

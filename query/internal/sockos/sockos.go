@@ -12,6 +12,9 @@ import (
 // own ErrUnsafeDir.
 var ErrUnsafeDir = errors.New("query: unsafe socket directory")
 
+// MaxPath is the longest path a unix socket address holds.
+const MaxPath = 107
+
 // OtherAccount is the owner FileOwner reports, where the system has no
 // user ids, for a file that is not the user's.
 const OtherAccount = -2

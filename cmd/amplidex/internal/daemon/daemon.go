@@ -23,6 +23,7 @@ import (
 	"github.com/amplidex/amplidex/index"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/server"
 	"github.com/amplidex/amplidex/watcher"
 )
 
@@ -85,7 +86,7 @@ type Options struct {
 	ForgetRootSetsAfter time.Duration
 	// MaxConns and MaxPeerConns bound the socket's connections, in all
 	// and per client process, MaxRequests and MaxPeerRequests the
-	// requests being answered (see query.Server); query's defaults when
+	// requests being answered (see server.Server); the server's defaults when
 	// zero.
 	MaxConns, MaxPeerConns       int
 	MaxRequests, MaxPeerRequests int
@@ -146,7 +147,7 @@ type Daemon struct {
 	persist  *persister
 	subs     *subscriptions
 	ingest   *ingest
-	srv      *query.Server
+	srv      *server.Server
 	warnings *warnings
 	closed   chan struct{}
 	// ready is closed when the first scan is done: until then only
@@ -251,7 +252,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	if !opts.NoSocket {
 		if err := d.serve(); err != nil {
 			d.Close()
-			if errors.Is(err, query.ErrInUse) {
+			if errors.Is(err, server.ErrInUse) {
 				return nil, d.runningError()
 			}
 			return nil, fmt.Errorf("start daemon: %w", err)
@@ -290,7 +291,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 // serve starts the socket server: on the handed listener, or on a socket
 // of its own.
 func (d *Daemon) serve() error {
-	srv := query.NewServer(d.mux(), d.clockNow)
+	srv := server.New(d.mux(), d.clockNow)
 	srv.Logger = d.log
 	d.idle = newIdler(d.opts.IdleExit, d.now, func(after time.Duration) {
 		d.requestStop("no client for " + after.String())

@@ -114,7 +114,7 @@
 //   - warnings.mu: the warnings status shows.
 //   - idler.mu: the connections open, since when none is, the idle time
 //     and its timer. The socket server calls the idler with its own lock
-//     held (query.Server.Activity): idler.mu is taken after the server's,
+//     held (server.Server.Activity): idler.mu is taken after the server's,
 //     never the other way round.
 //   - progress.regMu: the writes of the list of registrations in
 //     progress, which readers load without it.

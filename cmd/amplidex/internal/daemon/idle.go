@@ -6,7 +6,7 @@ import (
 )
 
 // idler stops a daemon that has had no client for a while: it hears the
-// number of the socket's connections (query.Server.Activity), which
+// number of the socket's connections (server.Server.Activity), which
 // requests and subscriptions hold, and once none is left it arms a timer
 // for the idle time; a connection disarms it. When the timer fires with
 // still no connection, it calls fire with the idle time, once.

@@ -1,4 +1,4 @@
-package query_test
+package server_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 func TestRequestBudget(t *testing.T) {
@@ -23,13 +25,13 @@ func TestRequestBudget(t *testing.T) {
 		payload = 1 << 20
 		conns   = 12
 	)
-	s, path := startServer(t, newTestHandler(), func(s *query.Server) { s.RequestBudget = budget })
+	s, path := querytest.StartServer(t, querytest.NewHandler(), func(s *server.Server) { s.RequestBudget = budget })
 
 	// Every connection sends most of a large request and stops before its
 	// end, so that the server must hold what it keeps of them all at once.
-	raws := make([]*rawConn, conns)
+	raws := make([]*querytest.RawConn, conns)
 	for i := range raws {
-		raws[i] = dialRaw(t, path)
+		raws[i] = querytest.DialRaw(t, path)
 	}
 	var wg sync.WaitGroup
 	for i, rc := range raws {
@@ -37,8 +39,8 @@ func TestRequestBudget(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			start := fmt.Sprintf(`{"id":%d,"method":"echo","params":"%s`, i+1, strings.Repeat("a", payload))
-			rc.nc.SetWriteDeadline(time.Now().Add(testTimeout))
-			if _, err := io.WriteString(rc.nc, start); err != nil {
+			rc.Conn.SetWriteDeadline(time.Now().Add(querytest.Timeout))
+			if _, err := io.WriteString(rc.Conn, start); err != nil {
 				t.Errorf("write: %v", err)
 			}
 		}()
@@ -46,21 +48,21 @@ func TestRequestBudget(t *testing.T) {
 	wg.Wait()
 
 	// Meanwhile a small request is answered.
-	c := dialClient(t, path)
+	c := querytest.DialClient(t, path)
 	var got string
-	if _, err := c.Call(testContext(t), "echo", "small", &got); err != nil || got != "small" {
+	if _, err := c.Call(querytest.Context(t), "echo", "small", &got); err != nil || got != "small" {
 		t.Fatalf("small Call while the budget is held = %q, %v", got, err)
 	}
-	if used, _ := query.BytesInFlight(s); used <= 0 || used > budget {
+	if used, _ := server.BytesInFlight(s); used <= 0 || used > budget {
 		t.Errorf("bytes in flight %d while large requests are half read, want within (0, %d]", used, budget)
 	}
 
 	var ok, overloaded int
 	for i, rc := range raws {
-		rc.send(`"}`)
-		m := rc.recv()
+		rc.Send(`"}`)
+		m := rc.Recv()
 		if string(m.ID) != fmt.Sprint(i+1) {
-			t.Fatalf("answer %.200s, want id %d", m.raw, i+1)
+			t.Fatalf("answer %.200s, want id %d", m.Raw, i+1)
 		}
 		switch {
 		case m.Error == nil && len(m.Result) == payload+2:
@@ -68,23 +70,23 @@ func TestRequestBudget(t *testing.T) {
 		case m.Error != nil && m.Error.Code == query.CodeOverloaded:
 			overloaded++
 			// The connection is still usable.
-			rc.send(`{"id":"after","method":"echo","params":"x"}`)
-			if m := rc.recv(); string(m.Result) != `"x"` {
-				t.Errorf("answer after an overloaded request: %.200s", m.raw)
+			rc.Send(`{"id":"after","method":"echo","params":"x"}`)
+			if m := rc.Recv(); string(m.Result) != `"x"` {
+				t.Errorf("answer after an overloaded request: %.200s", m.Raw)
 			}
 		default:
-			t.Errorf("answer %.200s, want the echo or an overloaded error", m.raw)
+			t.Errorf("answer %.200s, want the echo or an overloaded error", m.Raw)
 		}
 	}
 	if ok == 0 || overloaded < conns-budget/payload {
 		t.Errorf("%d answered and %d overloaded, want some answered and at least %d overloaded", ok, overloaded, conns-budget/payload)
 	}
-	if _, peak := query.BytesInFlight(s); peak > budget || peak < payload {
+	if _, peak := server.BytesInFlight(s); peak > budget || peak < payload {
 		t.Errorf("peak bytes in flight %d, want at least %d and at most the budget %d", peak, payload, budget)
 	}
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(querytest.Timeout)
 	for {
-		used, _ := query.BytesInFlight(s)
+		used, _ := server.BytesInFlight(s)
 		if used == 0 {
 			break
 		}
@@ -117,14 +119,14 @@ func manyResources(n int) []query.ResourceInfo {
 func TestLargeResult(t *testing.T) {
 	const n = 100_000
 	want := manyResources(n)
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	h.Handle("context", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return want, nil
 	})
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	var got []query.ResourceInfo
-	if _, err := c.Call(testContext(t), "context", nil, &got); err != nil {
+	if _, err := c.Call(querytest.Context(t), "context", nil, &got); err != nil {
 		t.Fatalf("Call context: %v", err)
 	}
 	if len(got) != n || got[0] != want[0] || got[n-1] != want[n-1] {
@@ -146,7 +148,7 @@ func (g gatedItem) MarshalJSON() ([]byte, error) {
 	if g.gate != nil {
 		select {
 		case <-g.gate:
-		case <-time.After(testTimeout):
+		case <-time.After(querytest.Timeout):
 			return nil, errors.New("nothing was written before the last element was encoded")
 		}
 	}
@@ -186,23 +188,23 @@ func TestResultStreams(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			gate := make(chan struct{})
-			h := newTestHandler()
+			h := querytest.NewHandler()
 			h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
 				return tc.result(gate), nil
 			})
-			_, path := startServer(t, h)
-			rc := dialRaw(t, path)
-			rc.send(`{"id":1,"method":"list"}`)
+			_, path := querytest.StartServer(t, h)
+			rc := querytest.DialRaw(t, path)
+			rc.Send(`{"id":1,"method":"list"}`)
 
 			// Read a quarter of the answer before the server may encode
 			// its last element.
 			head := make([]byte, n*size/4)
-			rc.nc.SetReadDeadline(time.Now().Add(testTimeout))
-			if _, err := io.ReadFull(rc.r, head); err != nil {
+			rc.Conn.SetReadDeadline(time.Now().Add(querytest.Timeout))
+			if _, err := io.ReadFull(rc.Reader, head); err != nil {
 				t.Fatalf("read the start of the answer: %v", err)
 			}
 			close(gate)
-			rest, err := rc.r.ReadBytes('\n')
+			rest, err := rc.Reader.ReadBytes('\n')
 			if err != nil {
 				t.Fatalf("read the rest of the answer: %v", err)
 			}
@@ -260,7 +262,7 @@ type failingItem struct{}
 func (failingItem) MarshalJSON() ([]byte, error) { return nil, errors.New("no encoding") }
 
 func TestResultElementFails(t *testing.T) {
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return []any{1, 2, 3, failingItem{}, 5}, nil
 	})
@@ -274,54 +276,18 @@ func TestResultElementFails(t *testing.T) {
 			panic("producer bug")
 		}), nil
 	})
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	for _, method := range []string{"list", "panics"} {
 		var got []int
-		_, err := c.Call(testContext(t), method, nil, &got)
+		_, err := c.Call(querytest.Context(t), method, nil, &got)
 		var e *query.Error
 		if !errors.As(err, &e) || e.Code != query.CodeInternal || !strings.Contains(e.Message, "element 3") {
 			t.Fatalf("Call %s = %v, want an internal error naming element 3", method, err)
 		}
-		if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+		if _, err := c.Call(querytest.Context(t), "echo", 1, nil); err != nil {
 			t.Errorf("Call after %s: %v", method, err)
 		}
-	}
-}
-
-func TestResponseTooLarge(t *testing.T) {
-	const limit = 64 << 10
-	h := newTestHandler()
-	h.Handle("long", func(ctx context.Context, params json.RawMessage) (any, error) {
-		return strings.Repeat("x", 2*limit), nil
-	})
-	h.Handle("list", func(ctx context.Context, params json.RawMessage) (any, error) {
-		return manyResources(1000), nil
-	})
-	h.Handle("bigwatch", func(ctx context.Context, params json.RawMessage) (any, error) {
-		return &query.Stream{Result: strings.Repeat("y", 2*limit)}, nil
-	})
-	_, path := startServer(t, h)
-	c, err := query.DialHooked(testContext(t), path, query.Hooks{MaxResponse: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, method := range []string{"long", "list"} {
-		_, err := c.Call(testContext(t), method, nil, nil)
-		var e *query.Error
-		if !errors.Is(err, query.ErrResponseTooLarge) || errors.Is(err, query.ErrNoDaemon) || errors.As(err, &e) {
-			t.Fatalf("Call %s = %v, want ErrResponseTooLarge alone", method, err)
-		}
-		var got string
-		if _, err := c.Call(testContext(t), "echo", "after", &got); err != nil || got != "after" {
-			t.Fatalf("Call after %s = %q, %v", method, got, err)
-		}
-	}
-
-	// A subscription's answer is held to the same limit.
-	if _, err := c.Subscribe(testContext(t), "bigwatch", nil); !errors.Is(err, query.ErrResponseTooLarge) {
-		t.Fatalf("Subscribe = %v, want ErrResponseTooLarge", err)
 	}
 }
 
@@ -336,26 +302,26 @@ func TestAnswerBudget(t *testing.T) {
 		budget  = held*payload + 1024
 		conns   = 12
 	)
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	h.Handle("big", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return strings.Repeat("a", payload), nil
 	})
-	s, path := startServer(t, h, func(s *query.Server) {
+	s, path := querytest.StartServer(t, h, func(s *server.Server) {
 		s.AnswerBudget = budget
-		s.WriteTimeout = testTimeout
+		s.WriteTimeout = querytest.Timeout
 	})
 
 	// Peers ask for the large answer and read no more than its start.
-	raws := make([]*rawConn, conns)
+	raws := make([]*querytest.RawConn, conns)
 	for i := range raws {
-		raws[i] = dialRaw(t, path)
-		raws[i].send(`{"id":1,"method":"big"}`)
+		raws[i] = querytest.DialRaw(t, path)
+		raws[i].Send(`{"id":1,"method":"big"}`)
 	}
 	var answered, overloaded int
 	for _, rc := range raws {
-		rc.nc.SetReadDeadline(time.Now().Add(testTimeout))
+		rc.Conn.SetReadDeadline(time.Now().Add(querytest.Timeout))
 		start := make([]byte, 100)
-		if _, err := io.ReadFull(rc.r, start); err != nil {
+		if _, err := io.ReadFull(rc.Reader, start); err != nil {
 			t.Fatalf("read the start of an answer: %v", err)
 		}
 		switch {
@@ -370,35 +336,35 @@ func TestAnswerBudget(t *testing.T) {
 	if answered != held || overloaded != conns-held {
 		t.Errorf("%d answers held and %d overloaded, want %d and %d", answered, overloaded, held, conns-held)
 	}
-	if used, peak := query.AnswerBytesInFlight(s); used > budget || peak > budget || used < held*payload {
+	if used, peak := server.AnswerBytesInFlight(s); used > budget || peak > budget || used < held*payload {
 		t.Errorf("answer bytes in flight %d, peak %d; want at least %d and at most the budget %d", used, peak, held*payload, budget)
 	}
 
 	// Meanwhile a client that reads is told the server is overloaded for
 	// a large answer, and answered for a small one.
-	c := dialClient(t, path)
+	c := querytest.DialClient(t, path)
 	var e *query.Error
-	if _, err := c.Call(testContext(t), "big", nil, nil); !errors.As(err, &e) || e.Code != query.CodeOverloaded {
+	if _, err := c.Call(querytest.Context(t), "big", nil, nil); !errors.As(err, &e) || e.Code != query.CodeOverloaded {
 		t.Errorf("Call big while the budget is held = %v, want %s", err, query.CodeOverloaded)
 	}
 	var got string
-	if _, err := c.Call(testContext(t), "echo", "small", &got); err != nil || got != "small" {
+	if _, err := c.Call(querytest.Context(t), "echo", "small", &got); err != nil || got != "small" {
 		t.Errorf("Call echo while the budget is held = %q, %v", got, err)
 	}
 
 	// Once the peers leave, their answers are let go.
 	for _, rc := range raws {
-		rc.nc.Close()
+		rc.Conn.Close()
 	}
-	deadline := time.Now().Add(testTimeout)
-	for used, _ := query.AnswerBytesInFlight(s); used != 0; used, _ = query.AnswerBytesInFlight(s) {
+	deadline := time.Now().Add(querytest.Timeout)
+	for used, _ := server.AnswerBytesInFlight(s); used != 0; used, _ = server.AnswerBytesInFlight(s) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d answer bytes still held after their peers left", used)
 		}
 		time.Sleep(time.Millisecond)
 	}
 	var big string
-	if _, err := c.Call(testContext(t), "big", nil, &big); err != nil || len(big) != payload {
+	if _, err := c.Call(querytest.Context(t), "big", nil, &big); err != nil || len(big) != payload {
 		t.Errorf("Call big after the peers left: %d bytes, %v", len(big), err)
 	}
 }
@@ -407,13 +373,13 @@ func TestAnswerBudget(t *testing.T) {
 // still answered when it is the only one held.
 func TestAnswerLargerThanBudget(t *testing.T) {
 	const payload = 1 << 20
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	h.Handle("big", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return strings.Repeat("a", payload), nil
 	})
-	_, path := startServer(t, h, func(s *query.Server) { s.AnswerBudget = payload / 4 })
+	_, path := querytest.StartServer(t, h, func(s *server.Server) { s.AnswerBudget = payload / 4 })
 	var big string
-	if _, err := dialClient(t, path).Call(testContext(t), "big", nil, &big); err != nil || len(big) != payload {
+	if _, err := querytest.DialClient(t, path).Call(querytest.Context(t), "big", nil, &big); err != nil || len(big) != payload {
 		t.Errorf("Call big: %d bytes, %v", len(big), err)
 	}
 }
@@ -437,18 +403,18 @@ func TestObjectResults(t *testing.T) {
 		"changes": &query.ChangesResult{Clock: clock, IsFreshInstance: true,
 			Files: []query.Change{{Path: "/a", Deleted: true}, {Path: "/b"}}},
 	}
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	for name, res := range results {
 		h.Handle(name, func(ctx context.Context, params json.RawMessage) (any, error) { return res, nil })
 	}
-	_, path := startServer(t, h)
-	rc := dialRaw(t, path)
+	_, path := querytest.StartServer(t, h)
+	rc := querytest.DialRaw(t, path)
 	for name, res := range results {
 		if _, ok := res.(query.Object); !ok {
 			t.Fatalf("%T is not a query.Object", res)
 		}
-		rc.send(fmt.Sprintf(`{"id":1,"method":%q}`, name))
-		m := rc.recv()
+		rc.Send(fmt.Sprintf(`{"id":1,"method":%q}`, name))
+		m := rc.Recv()
 		want, err := json.Marshal(res)
 		if err != nil {
 			t.Fatal(err)

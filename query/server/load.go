@@ -1,8 +1,10 @@
-package query
+package server
 
 import (
 	"sync"
 	"time"
+
+	"github.com/amplidex/amplidex/query"
 )
 
 // Defaults of the Server's bounds on connections and requests.
@@ -63,19 +65,19 @@ func (l *load) drop(pid int, p *peerLoad) {
 	}
 }
 
-// admit counts a connection of pid, or refuses it with CodeOverloaded
+// admit counts a connection of pid, or refuses it with query.CodeOverloaded
 // when the server or the peer holds as many as it may.
-func (l *load) admit(pid int) *Error {
+func (l *load) admit(pid int) *query.Error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conns >= l.maxConns {
-		return Errorf(CodeOverloaded, "the server already has %d connections open, its limit; try again later", l.conns)
+		return query.Errorf(query.CodeOverloaded, "the server already has %d connections open, its limit; try again later", l.conns)
 	}
 	if pid != 0 {
 		p := l.peer(pid)
 		if p.conns >= l.maxPeerConns {
 			l.drop(pid, p)
-			return Errorf(CodeOverloaded, "this process (pid %d) already has %d connections open to the server, its limit; close some or try again later", pid, p.conns)
+			return query.Errorf(query.CodeOverloaded, "this process (pid %d) already has %d connections open to the server, its limit; close some or try again later", pid, p.conns)
 		}
 		p.conns++
 	}
@@ -95,17 +97,17 @@ func (l *load) leave(pid int) {
 }
 
 // take counts a request of pid to be answered, or refuses it with
-// CodeOverloaded when the server or the peer answers as many as it may.
-func (l *load) take(pid int) *Error {
+// query.CodeOverloaded when the server or the peer answers as many as it may.
+func (l *load) take(pid int) *query.Error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.requests >= l.maxRequests {
-		return Errorf(CodeOverloaded, "the server is already answering %d requests, its limit; try again later", l.requests)
+		return query.Errorf(query.CodeOverloaded, "the server is already answering %d requests, its limit; try again later", l.requests)
 	}
 	if pid != 0 {
 		p := l.peer(pid)
 		if p.requests >= l.maxPeerRequests {
-			return Errorf(CodeOverloaded, "this process (pid %d) already has %d requests being answered, its limit; try again later", pid, p.requests)
+			return query.Errorf(query.CodeOverloaded, "this process (pid %d) already has %d requests being answered, its limit; try again later", pid, p.requests)
 		}
 		p.requests++
 	}

@@ -1,4 +1,4 @@
-package query_test
+package server_test
 
 import (
 	"context"
@@ -13,15 +13,17 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/server"
 )
 
-// waitFor waits until cond holds, failing after testTimeout.
+// waitFor waits until cond holds, failing after querytest.Timeout.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(querytest.Timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, testTimeout)
+			t.Fatalf("%s: not within %v", what, querytest.Timeout)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -40,27 +42,27 @@ func TestConnectionBounds(t *testing.T) {
 		{"per process", 100, 3, "this process"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, path := startServer(t, newTestHandler(), func(s *query.Server) {
+			s, path := querytest.StartServer(t, querytest.NewHandler(), func(s *server.Server) {
 				s.MaxConns, s.MaxPeerConns = tc.all, tc.byPeer
 			})
 			var held []*query.Client
 			for range 3 {
-				c := dialClient(t, path)
-				if _, err := c.Call(testContext(t), "echo", "x", nil); err != nil {
+				c := querytest.DialClient(t, path)
+				if _, err := c.Call(querytest.Context(t), "echo", "x", nil); err != nil {
 					t.Fatal(err)
 				}
 				held = append(held, c)
 			}
-			extra := dialRaw(t, path)
-			m := extra.recv()
+			extra := querytest.DialRaw(t, path)
+			m := extra.Recv()
 			if m.Error == nil || m.Error.Code != query.CodeOverloaded || !strings.Contains(m.Error.Message, tc.says) {
-				t.Fatalf("a fourth connection got %s; want an overloaded error saying %q", m.raw, tc.says)
+				t.Fatalf("a fourth connection got %s; want an overloaded error saying %q", m.Raw, tc.says)
 			}
-			extra.expectEOF()
+			extra.ExpectEOF()
 			// A Client reports it as the server's answer, not as no daemon.
-			c, err := query.Dial(testContext(t), path)
+			c, err := query.Dial(querytest.Context(t), path)
 			if err == nil {
-				_, err = c.Call(testContext(t), "echo", "x", nil)
+				_, err = c.Call(querytest.Context(t), "echo", "x", nil)
 				c.Close()
 			}
 			var qe *query.Error
@@ -68,8 +70,8 @@ func TestConnectionBounds(t *testing.T) {
 				t.Fatalf("a Client beyond the bound: %v; want an overloaded error", err)
 			}
 			held[0].Close()
-			waitFor(t, "a closed connection uncounted", func() bool { n, _ := query.Load(s); return n < 3 })
-			if _, err := dialClient(t, path).Call(testContext(t), "echo", "x", nil); err != nil {
+			waitFor(t, "a closed connection uncounted", func() bool { n, _ := server.Load(s); return n < 3 })
+			if _, err := querytest.DialClient(t, path).Call(querytest.Context(t), "echo", "x", nil); err != nil {
 				t.Fatalf("once a connection closed, another is refused: %v", err)
 			}
 		})
@@ -81,33 +83,33 @@ func TestConnectionBounds(t *testing.T) {
 func TestPeerBoundsLeaveOthersIn(t *testing.T) {
 	// The first connections are the greedy process's, the rest another's.
 	var accepted atomic.Int64
-	h := newTestHandler()
-	_, path := startServer(t, h, func(s *query.Server) {
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h, func(s *server.Server) {
 		s.MaxPeerConns, s.MaxPeerRequests = 2, 2
-		query.SetPeerPID(s, func(*net.UnixConn) int {
+		server.SetPeerPID(s, func(*net.UnixConn) int {
 			if accepted.Add(1) <= 3 {
 				return 1001
 			}
 			return 1002
 		})
 	})
-	greedy := []*rawConn{dialRaw(t, path), dialRaw(t, path)}
-	greedy[0].send(`{"id":1,"method":"block"}`)
-	greedy[1].send(`{"id":2,"method":"block"}`)
+	greedy := []*querytest.RawConn{querytest.DialRaw(t, path), querytest.DialRaw(t, path)}
+	greedy[0].Send(`{"id":1,"method":"block"}`)
+	greedy[1].Send(`{"id":2,"method":"block"}`)
 	for range 2 {
-		<-h.entered
+		<-h.Entered
 	}
-	greedy[0].send(`{"id":3,"method":"echo","params":"x"}`)
-	if m := greedy[0].recv(); m.Error == nil || m.Error.Code != query.CodeOverloaded || !strings.Contains(m.Error.Message, "requests being answered") {
-		t.Fatalf("a third request of a process with two running got %s; want overloaded", m.raw)
+	greedy[0].Send(`{"id":3,"method":"echo","params":"x"}`)
+	if m := greedy[0].Recv(); m.Error == nil || m.Error.Code != query.CodeOverloaded || !strings.Contains(m.Error.Message, "requests being answered") {
+		t.Fatalf("a third request of a process with two running got %s; want overloaded", m.Raw)
 	}
-	third := dialRaw(t, path)
-	if m := third.recv(); m.Error == nil || m.Error.Code != query.CodeOverloaded {
-		t.Fatalf("a third connection of the process got %s; want overloaded", m.raw)
+	third := querytest.DialRaw(t, path)
+	if m := third.Recv(); m.Error == nil || m.Error.Code != query.CodeOverloaded {
+		t.Fatalf("a third connection of the process got %s; want overloaded", m.Raw)
 	}
-	c := dialClient(t, path)
+	c := querytest.DialClient(t, path)
 	var got string
-	if _, err := c.Call(testContext(t), "echo", "other", &got); err != nil || got != "other" {
+	if _, err := c.Call(querytest.Context(t), "echo", "other", &got); err != nil || got != "other" {
 		t.Fatalf("another process is kept out: %q, %v", got, err)
 	}
 }
@@ -115,23 +117,23 @@ func TestPeerBoundsLeaveOthersIn(t *testing.T) {
 // TestRequestBound: beyond MaxRequests being answered, a request is
 // answered overloaded at once, not queued; once one ends, others run.
 func TestRequestBound(t *testing.T) {
-	h := newTestHandler()
-	s, path := startServer(t, h, func(s *query.Server) { s.MaxRequests = 2 })
-	a, b := dialRaw(t, path), dialRaw(t, path)
-	a.send(`{"id":1,"method":"block"}`)
-	b.send(`{"id":2,"method":"block"}`)
+	h := querytest.NewHandler()
+	s, path := querytest.StartServer(t, h, func(s *server.Server) { s.MaxRequests = 2 })
+	a, b := querytest.DialRaw(t, path), querytest.DialRaw(t, path)
+	a.Send(`{"id":1,"method":"block"}`)
+	b.Send(`{"id":2,"method":"block"}`)
 	for range 2 {
-		<-h.entered
+		<-h.Entered
 	}
-	c := dialClient(t, path)
-	_, err := c.Call(testContext(t), "echo", "x", nil)
+	c := querytest.DialClient(t, path)
+	_, err := c.Call(querytest.Context(t), "echo", "x", nil)
 	var qe *query.Error
 	if !errors.As(err, &qe) || qe.Code != query.CodeOverloaded || !strings.Contains(qe.Message, "requests") {
 		t.Fatalf("a third request while two run: %v; want overloaded", err)
 	}
-	a.nc.Close() // hung up: its request is cancelled, and uncounted
-	waitFor(t, "the hung-up request uncounted", func() bool { _, n := query.Load(s); return n < 2 })
-	if _, err := c.Call(testContext(t), "echo", "x", nil); err != nil {
+	a.Conn.Close() // hung up: its request is cancelled, and uncounted
+	waitFor(t, "the hung-up request uncounted", func() bool { _, n := server.Load(s); return n < 2 })
+	if _, err := c.Call(querytest.Context(t), "echo", "x", nil); err != nil {
 		t.Fatalf("once a request ended, another is refused: %v", err)
 	}
 }
@@ -140,10 +142,10 @@ func TestRequestBound(t *testing.T) {
 // whether it hung up at once or after it stopped sending; a peer that
 // only stopped sending still gets its answers.
 func TestHangUpCancels(t *testing.T) {
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	var cancelled atomic.Int64
 	h.Handle("slow", func(ctx context.Context, _ json.RawMessage) (any, error) {
-		h.entered <- "slow"
+		h.Entered <- "slow"
 		select {
 		case <-ctx.Done():
 			cancelled.Add(1)
@@ -152,36 +154,36 @@ func TestHangUpCancels(t *testing.T) {
 			return "done", nil
 		}
 	})
-	_, path := startServer(t, h)
+	_, path := querytest.StartServer(t, h)
 
 	t.Run("hung up at once", func(t *testing.T) {
-		rc := dialRaw(t, path)
-		rc.send(`{"id":1,"method":"block"}`)
-		<-h.entered
+		rc := querytest.DialRaw(t, path)
+		rc.Send(`{"id":1,"method":"block"}`)
+		<-h.Entered
 		before := runtime.NumGoroutine()
-		rc.nc.Close()
+		rc.Conn.Close()
 		waitFor(t, "the call of a peer that hung up cancelled", func() bool { return runtime.NumGoroutine() < before-1 })
 	})
 	t.Run("stopped sending, then hung up", func(t *testing.T) {
-		rc := dialRaw(t, path)
-		rc.send(`{"id":1,"method":"block"}`)
-		<-h.entered
-		rc.nc.(*net.UnixConn).CloseWrite()
+		rc := querytest.DialRaw(t, path)
+		rc.Send(`{"id":1,"method":"block"}`)
+		<-h.Entered
+		rc.Conn.(*net.UnixConn).CloseWrite()
 		before := runtime.NumGoroutine()
 		time.Sleep(3 * hangupPollForTest) // still reading: not cancelled
 		if runtime.NumGoroutine() < before-1 {
 			t.Fatal("the call of a peer that only stopped sending was cancelled")
 		}
-		rc.nc.Close()
+		rc.Conn.Close()
 		waitFor(t, "the call cancelled once the peer hung up", func() bool { return runtime.NumGoroutine() < before-1 })
 	})
 	t.Run("stopped sending, reads its answer", func(t *testing.T) {
-		rc := dialRaw(t, path)
-		rc.send(`{"id":1,"method":"slow"}`)
-		<-h.entered
-		rc.nc.(*net.UnixConn).CloseWrite()
-		if m := rc.recv(); string(m.Result) != `"done"` {
-			t.Fatalf("answer %s, want done", m.raw)
+		rc := querytest.DialRaw(t, path)
+		rc.Send(`{"id":1,"method":"slow"}`)
+		<-h.Entered
+		rc.Conn.(*net.UnixConn).CloseWrite()
+		if m := rc.Recv(); string(m.Result) != `"done"` {
+			t.Fatalf("answer %s, want done", m.Raw)
 		}
 		if n := cancelled.Load(); n != 0 {
 			t.Fatalf("%d calls of a peer still reading were cancelled", n)
@@ -197,9 +199,9 @@ const hangupPollForTest = 60 * time.Millisecond
 // up at once, from many goroutines, keeps the connections counted within
 // the bound, ends every call, and leaves the server answering.
 func TestHangUpFloodBounded(t *testing.T) {
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	var peak atomic.Int64
-	s, path := startServer(t, h, func(s *query.Server) {
+	s, path := querytest.StartServer(t, h, func(s *server.Server) {
 		s.MaxConns = 32
 		s.Activity = func(open int) {
 			for p := peak.Load(); int64(open) > p && !peak.CompareAndSwap(p, int64(open)); p = peak.Load() {
@@ -207,7 +209,7 @@ func TestHangUpFloodBounded(t *testing.T) {
 		}
 	})
 	go func() {
-		for range h.entered { // block's signals, unread otherwise
+		for range h.Entered { // block's signals, unread otherwise
 		}
 	}()
 	var wg sync.WaitGroup
@@ -232,19 +234,19 @@ func TestHangUpFloodBounded(t *testing.T) {
 	// and hangs up: another client is answered soon.
 	var got string
 	waitFor(t, "another client answered after the flood", func() bool {
-		c, err := query.Dial(testContext(t), path)
+		c, err := query.Dial(querytest.Context(t), path)
 		if err != nil {
 			return false
 		}
 		defer c.Close()
-		_, err = c.Call(testContext(t), "echo", "after", &got)
+		_, err = c.Call(querytest.Context(t), "echo", "after", &got)
 		var qe *query.Error
 		if err != nil && !(errors.As(err, &qe) && qe.Code == query.CodeOverloaded) {
 			t.Fatalf("after the flood: %v", err)
 		}
 		return err == nil && got == "after"
 	})
-	waitFor(t, "every call of the flood ended", func() bool { n, r := query.Load(s); return n == 0 && r == 0 })
+	waitFor(t, "every call of the flood ended", func() bool { n, r := server.Load(s); return n == 0 && r == 0 })
 }
 
 // TestIdleConnectionsHoldNoWriteBuffer: a connection holds its write
@@ -252,7 +254,7 @@ func TestHangUpFloodBounded(t *testing.T) {
 // none (it is 32 KiB each).
 func TestIdleConnectionsHoldNoWriteBuffer(t *testing.T) {
 	const conns = 200
-	_, path := startServer(t, newTestHandler(), func(s *query.Server) { s.MaxPeerConns = conns })
+	_, path := querytest.StartServer(t, querytest.NewHandler(), func(s *server.Server) { s.MaxPeerConns = conns })
 	heap := func() uint64 {
 		runtime.GC()
 		var ms runtime.MemStats
@@ -267,7 +269,7 @@ func TestIdleConnectionsHoldNoWriteBuffer(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { nc.Close() })
-		nc.SetDeadline(time.Now().Add(testTimeout))
+		nc.SetDeadline(time.Now().Add(querytest.Timeout))
 		if _, err := nc.Write([]byte(`{"id":1,"method":"echo","params":"x"}` + "\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -285,11 +287,11 @@ func TestIdleConnectionsHoldNoWriteBuffer(t *testing.T) {
 // client hung up while it was being opened) never runs; its Abandon is
 // called instead, so that the handler lets go of what it took.
 func TestStreamAbandoned(t *testing.T) {
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	release := make(chan struct{})
 	abandoned, ran := make(chan struct{}), make(chan struct{}, 1)
 	h.Handle("late", func(ctx context.Context, _ json.RawMessage) (any, error) {
-		h.entered <- "late"
+		h.Entered <- "late"
 		<-release
 		return &query.Stream{
 			Run: func(context.Context, func(any) error) error {
@@ -299,15 +301,15 @@ func TestStreamAbandoned(t *testing.T) {
 			Abandon: func() { close(abandoned) },
 		}, nil
 	})
-	_, path := startServer(t, h)
-	rc := dialRaw(t, path)
-	rc.send(`{"id":1,"method":"late"}`)
-	<-h.entered
-	rc.nc.Close()
+	_, path := querytest.StartServer(t, h)
+	rc := querytest.DialRaw(t, path)
+	rc.Send(`{"id":1,"method":"late"}`)
+	<-h.Entered
+	rc.Conn.Close()
 	close(release)
 	select {
 	case <-abandoned:
-	case <-time.After(testTimeout):
+	case <-time.After(querytest.Timeout):
 		t.Fatal("the subscription of a client that hung up was never abandoned")
 	}
 	select {

@@ -1,29 +1,27 @@
-package query
+package server
 
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"log/slog"
 	"net"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/lines"
+	"github.com/amplidex/amplidex/query/internal/sockos"
+	"github.com/amplidex/amplidex/query/internal/trust"
 )
 
 // ErrInUse is returned by Listen when another live server holds the socket.
 var ErrInUse = errors.New("query: socket in use by a running server")
 
-// ErrClosed is returned when a Server or Client is used after Close.
-var ErrClosed = errors.New("query: closed")
-
 const (
-	// maxSocketPath is the longest path a unix socket address holds.
-	maxSocketPath = 107
 	// maxInFlight bounds the requests one connection has being answered at
 	// once; the server stops reading the connection while it is reached.
 	maxInFlight = 64
@@ -46,67 +44,7 @@ const DefaultRequestBudget = 64 << 20
 // DefaultAnswerBudget is the AnswerBudget of a Server that sets none.
 const DefaultAnswerBudget = 64 << 20
 
-// Handler answers the requests a Server reads.
-//
-// ServeQuery returns the result to send, which is marshalled to JSON, or an
-// error: an *Error (possibly wrapped) is sent as it is, any other error as
-// CodeInternal. Returning a *Stream opens a subscription instead. ServeQuery
-// is called concurrently and must return soon after ctx ends.
-//
-// A result that is a slice, or an iter.Seq[any], is written as a JSON array
-// one element at a time, straight to the connection, so that a large answer
-// is never held whole: the elements of an iter.Seq[any] are produced as
-// they are written (the iterator must not block for long: the connection's
-// other answers wait for it). A result that is an Object is written one
-// field at a time, each as a result is. Any other result is marshalled
-// whole, and held against the server's AnswerBudget until it is written.
-// No result is too long to send.
-//
-// A result waits, unencoded, for its connection's earlier answers to be
-// written: a handler that answers from published, immutable state (a View
-// and the slices it shares) costs little while its peer is slow to read.
-type Handler interface {
-	ServeQuery(ctx context.Context, method string, params json.RawMessage) (result any, err error)
-}
-
-// Answer is a result with the clock of the state it was computed from. A
-// Handler returns one when the server's clock may already be past that
-// state, so that the response never carries a clock ahead of what it
-// shows; any other result carries the server's clock at the time of the
-// answer.
-type Answer struct {
-	Result any
-	Clock  Clock
-}
-
-// Object is a result written as a JSON object one field at a time, each
-// value as a result is: a list one element at a time. A large answer that
-// carries a summary beside its list implements it, so that the list is
-// never marshalled whole. JSONFields must yield the fields, names and
-// values, that json.Marshal writes of the result, in its order.
-type Object interface {
-	JSONFields() iter.Seq2[string, any]
-}
-
-// Stream is the result a Handler returns to open a subscription. The server
-// sends Result as the answer to the request, then calls Run, whose send
-// pushes one notification with the given params. The subscription ends when
-// Run returns; its context ends when the client disconnects or the server
-// shuts down, and send fails from then on.
-type Stream struct {
-	// Result is the answer to the subscribing request; nil sends null.
-	Result any
-	// Run pushes notifications with send until ctx ends or it has no more
-	// to say. send is safe for concurrent use and fails once the
-	// connection is gone.
-	Run func(ctx context.Context, send func(params any) error) error
-	// Abandon, when set, is called instead of Run when the subscription
-	// never starts (its answer could not be written: the client went
-	// away): it lets go of what the handler took for Run.
-	Abandon func()
-}
-
-// Server serves a Handler on a unix socket. Create it with NewServer, set
+// Server serves a query.Handler on a unix socket. Create it with New, set
 // the exported fields, then call Listen (or Serve, with a listener handed
 // over) once; Close or Shutdown stop it.
 type Server struct {
@@ -119,14 +57,14 @@ type Server struct {
 	// once over all its connections. A line longer than a connection's
 	// small read buffer takes its bytes from the budget as it is read and
 	// gives them back once answered; a line the budget cannot hold is
-	// discarded as it is read and answered with CodeOverloaded. Zero means
+	// discarded as it is read and answered with query.CodeOverloaded. Zero means
 	// DefaultRequestBudget.
 	RequestBudget int64
 	// AnswerBudget bounds the bytes of answers marshalled whole that the
 	// server holds at once over all its connections, while peers read
 	// them. An answer that fits in a connection's write buffer takes
-	// nothing from it, nor does one streamed (see Handler); one the budget
-	// cannot hold is answered with CodeOverloaded instead, unless it is
+	// nothing from it, nor does one streamed (see query.Handler); one the budget
+	// cannot hold is answered with query.CodeOverloaded instead, unless it is
 	// the only one held. Zero means DefaultAnswerBudget.
 	AnswerBudget int64
 	// Activity, when set, is told how many connections are open whenever
@@ -137,35 +75,35 @@ type Server struct {
 	// has had no client for a while counts its clients with it.
 	Activity func(open int)
 	// MaxConns bounds the connections open at once; one more is answered
-	// with a CodeOverloaded error line and closed. MaxPeerConns bounds
+	// with a query.CodeOverloaded error line and closed. MaxPeerConns bounds
 	// those of one peer process (as the kernel names it), so that one
 	// process cannot take them all. Zero means DefaultMaxConns and
 	// DefaultMaxPeerConns.
 	MaxConns, MaxPeerConns int
 	// MaxRequests bounds the requests being answered at once over all
 	// connections, MaxPeerRequests those of one peer process; a request
-	// beyond either is answered with CodeOverloaded, not run. (One
+	// beyond either is answered with query.CodeOverloaded, not run. (One
 	// connection has at most 64 being answered; the server stops reading
 	// it while it has.) Zero means DefaultMaxRequests and
 	// DefaultMaxPeerRequests.
 	MaxRequests, MaxPeerRequests int
 	// Build is the build the server is of: a request that names another
-	// (Request.Build) is refused with CodeOtherBuild, not run. NewServer
-	// sets it to ReadBuild().
-	Build Build
+	// (query.Request.Build) is refused with query.CodeOtherBuild, not run. New
+	// sets it to query.ReadBuild().
+	Build query.Build
 
-	handler Handler
-	clock   func() Clock
+	handler query.Handler
+	clock   func() query.Clock
 	// trust checks the socket's directory and each peer; tests replace its
 	// functions to play another user.
-	trust trust
+	trust trust.User
 	// log, writeTimeout, budget, answers and activity are Logger,
 	// WriteTimeout, RequestBudget, AnswerBudget and Activity as Listen
 	// found them, with defaults filled in.
 	log          *slog.Logger
 	writeTimeout time.Duration
-	budget       *budget
-	answers      *budget
+	budget       *lines.Budget
+	answers      *lines.Budget
 	activity     func(open int)
 	// load counts connections and requests against MaxConns,
 	// MaxPeerConns, MaxRequests and MaxPeerRequests; refused rate-limits
@@ -204,19 +142,19 @@ type Server struct {
 	conns  map[*conn]struct{}
 }
 
-// NewServer returns a Server that answers with h and stamps every response
+// New returns a Server that answers with h and stamps every response
 // with clock(), called after the handler returns. clock may be nil, and
 // then responses carry no clock.
-func NewServer(h Handler, clock func() Clock) *Server {
+func New(h query.Handler, clock func() query.Clock) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	if clock == nil {
-		clock = func() Clock { return Clock{} }
+		clock = func() query.Clock { return query.Clock{} }
 	}
 	return &Server{
-		Build:   ReadBuild(),
+		Build:   query.ReadBuild(),
 		handler: h,
 		clock:   clock,
-		trust:   systemTrust(),
+		trust:   trust.System(),
 		ctx:     ctx,
 		cancel:  cancel,
 		stopped: make(chan struct{}),
@@ -236,20 +174,20 @@ func (s *Server) Listen(path string) error {
 	defer s.mu.Unlock()
 	switch {
 	case s.closing:
-		return fmt.Errorf("listen %s: %w", path, ErrClosed)
+		return fmt.Errorf("listen %s: %w", path, query.ErrClosed)
 	case s.listened:
 		return fmt.Errorf("listen %s: already listening on %s", path, s.path)
-	case len(path) > maxSocketPath:
-		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), maxSocketPath)
+	case len(path) > sockos.MaxPath:
+		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), sockos.MaxPath)
 	}
 	s.setup()
 	asked := path
-	path, err := s.trust.listenPath(path, s.log)
+	path, err := listenPath(s.trust, path, s.log)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", asked, err)
 	}
-	if len(path) > maxSocketPath {
-		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), maxSocketPath)
+	if len(path) > sockos.MaxPath {
+		return fmt.Errorf("listen %s: socket path is %d bytes, longer than the %d a unix socket allows", path, len(path), sockos.MaxPath)
 	}
 	lock, err := lockFile(path + ".lock")
 	if err != nil {
@@ -287,14 +225,14 @@ func (s *Server) setup() {
 	if s.writeTimeout <= 0 {
 		s.writeTimeout = defaultWriteTimeout
 	}
-	s.budget = &budget{limit: s.RequestBudget}
-	if s.budget.limit <= 0 {
-		s.budget.limit = DefaultRequestBudget
+	s.budget = &lines.Budget{Limit: s.RequestBudget}
+	if s.budget.Limit <= 0 {
+		s.budget.Limit = DefaultRequestBudget
 	}
 	s.activity = s.Activity
-	s.answers = &budget{limit: s.AnswerBudget}
-	if s.answers.limit <= 0 {
-		s.answers.limit = DefaultAnswerBudget
+	s.answers = &lines.Budget{Limit: s.AnswerBudget}
+	if s.answers.Limit <= 0 {
+		s.answers.Limit = DefaultAnswerBudget
 	}
 	s.load = newLoad(s.MaxConns, s.MaxPeerConns, s.MaxRequests, s.MaxPeerRequests)
 	s.buildKey, s.buildText = s.Build.Key(), s.Build.String()
@@ -314,7 +252,7 @@ func (s *Server) Serve(ln *net.UnixListener) error {
 	}
 	switch {
 	case s.closing:
-		return fmt.Errorf("serve %s: %w", path, ErrClosed)
+		return fmt.Errorf("serve %s: %w", path, query.ErrClosed)
 	case s.listened:
 		return fmt.Errorf("serve %s: already listening on %s", path, s.path)
 	}
@@ -335,7 +273,7 @@ func (s *Server) Path() string {
 
 // Shutdown stops the server: it stops accepting, removes the socket file
 // and releases its lock, cancels every handler context, answers requests
-// still being read with CodeShuttingDown, and waits until every connection
+// still being read with query.CodeShuttingDown, and waits until every connection
 // has written its last response and closed. If ctx ends first, the
 // remaining connections are closed at once and Shutdown returns ctx's
 // error; Close then waits for the handlers still running.
@@ -478,7 +416,7 @@ func (s *Server) forget(c *conn) {
 // refuse logs a refusal of the given kind, at most once per refusalEvery
 // with the number since the last one logged: a flood of them does not
 // flood the log.
-func (s *Server) refuse(kind string, e *Error) {
+func (s *Server) refuse(kind string, e *query.Error) {
 	if log, n := s.refused.note(kind, time.Now()); log {
 		s.log.Warn("refused: "+kind, "socket", s.path, "reason", e.Message, "refusals", n)
 	}
@@ -505,7 +443,7 @@ func removeStale(path string) error {
 		return fmt.Errorf("a server answers on %s: %w", path, ErrInUse)
 	case refused(err):
 		return os.Remove(path)
-	case queueFull(err):
+	case sockos.QueueFull(err):
 		return fmt.Errorf("a server is listening on %s (its queue is full): %w", path, ErrInUse)
 	}
 	return fmt.Errorf("probe %s: %w", path, err)

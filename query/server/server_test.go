@@ -1,4 +1,4 @@
-package query_test
+package server_test
 
 import (
 	"context"
@@ -9,18 +9,21 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/querytest"
+	"github.com/amplidex/amplidex/query/server"
 )
 
 func TestCallRoundTrip(t *testing.T) {
-	h := newTestHandler()
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
-	ctx := testContext(t)
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
+	ctx := querytest.Context(t)
 
 	var sum int
 	clk, err := c.Call(ctx, "add", map[string]int{"a": 2, "b": 40}, &sum)
@@ -30,7 +33,7 @@ func TestCallRoundTrip(t *testing.T) {
 	if sum != 42 {
 		t.Errorf("add = %d, want 42", sum)
 	}
-	if want := h.clock(); clk != want {
+	if want := h.Clock(); clk != want {
 		t.Errorf("clock = %v, want %v", clk, want)
 	}
 
@@ -53,8 +56,8 @@ func TestCallRoundTrip(t *testing.T) {
 }
 
 func TestCallErrors(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	c := dialClient(t, path)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	c := querytest.DialClient(t, path)
 	tests := []struct {
 		method   string
 		params   any
@@ -71,7 +74,7 @@ func TestCallErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.method+tc.wantMsg, func(t *testing.T) {
-			clk, err := c.Call(testContext(t), tc.method, tc.params, nil)
+			clk, err := c.Call(querytest.Context(t), tc.method, tc.params, nil)
 			var e *query.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("Call %s = %v, want an *Error", tc.method, err)
@@ -85,15 +88,15 @@ func TestCallErrors(t *testing.T) {
 		})
 	}
 	// The connection is still fine after all that.
-	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+	if _, err := c.Call(querytest.Context(t), "echo", 1, nil); err != nil {
 		t.Errorf("Call after errors: %v", err)
 	}
 }
 
 func TestConcurrentCallsOneClient(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	c := dialClient(t, path)
-	ctx := testContext(t)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	c := querytest.DialClient(t, path)
+	ctx := querytest.Context(t)
 	// Payloads of many sizes: lines that interleaved would not decode.
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -123,8 +126,8 @@ func TestConcurrentCallsOneClient(t *testing.T) {
 }
 
 func TestFiftyClients(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	ctx := testContext(t)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	ctx := querytest.Context(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
 	for i := range 50 {
@@ -158,8 +161,8 @@ func TestFiftyClients(t *testing.T) {
 }
 
 func TestBadLines(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	rc := dialRaw(t, path)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	rc := querytest.DialRaw(t, path)
 	tests := []struct {
 		name    string
 		line    string
@@ -173,10 +176,10 @@ func TestBadLines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rc.send(tc.line)
-			m := rc.recv()
+			rc.Send(tc.line)
+			m := rc.Recv()
 			if m.Error == nil || m.Error.Code != query.CodeInvalidRequest {
-				t.Fatalf("answer %s, want an invalid-request error", m.raw)
+				t.Fatalf("answer %s, want an invalid-request error", m.Raw)
 			}
 			if !strings.Contains(m.Error.Message, tc.wantMsg) {
 				t.Errorf("message %q does not contain %q", m.Error.Message, tc.wantMsg)
@@ -187,11 +190,11 @@ func TestBadLines(t *testing.T) {
 		})
 	}
 	// Blank lines are skipped, CRLF is fine, and the connection still works.
-	rc.send("")
-	rc.send(`{"id":"ok","method":"echo","params":{"v":1}}` + "\r")
-	m := rc.recv()
+	rc.Send("")
+	rc.Send(`{"id":"ok","method":"echo","params":{"v":1}}` + "\r")
+	m := rc.Recv()
 	if string(m.ID) != `"ok"` || string(m.Result) != `{"v":1}` || m.Error != nil {
-		t.Errorf("answer after bad lines: %s", m.raw)
+		t.Errorf("answer after bad lines: %s", m.Raw)
 	}
 	if _, err := query.ParseClock(m.Clock); err != nil {
 		t.Errorf("answer clock: %v", err)
@@ -199,51 +202,51 @@ func TestBadLines(t *testing.T) {
 }
 
 func TestOversizeLine(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	rc := dialRaw(t, path)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	rc := querytest.DialRaw(t, path)
 	big := `{"id":1,"method":"echo","params":"` + strings.Repeat("a", query.MaxLineSize) + `"}`
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rc.send(big)
-		rc.send(`{"id":2,"method":"echo","params":"small"}`)
+		rc.Send(big)
+		rc.Send(`{"id":2,"method":"echo","params":"small"}`)
 	}()
-	m := rc.recv()
+	m := rc.Recv()
 	if m.Error == nil || m.Error.Code != query.CodeInvalidRequest || !strings.Contains(m.Error.Message, "longer than") {
-		t.Fatalf("answer to an oversize line: %.200s", m.raw)
+		t.Fatalf("answer to an oversize line: %.200s", m.Raw)
 	}
 	if string(m.ID) != "1" {
 		t.Errorf("id %s, want 1, read from the start of the line", m.ID)
 	}
-	m = rc.recv()
+	m = rc.Recv()
 	if string(m.ID) != "2" || string(m.Result) != `"small"` {
-		t.Errorf("answer after the oversize line: %s", m.raw)
+		t.Errorf("answer after the oversize line: %s", m.Raw)
 	}
 	<-done
 }
 
 func TestClientRefusesOversizeRequest(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	c := dialClient(t, path)
-	_, err := c.Call(testContext(t), "echo", strings.Repeat("a", query.MaxLineSize), nil)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	c := querytest.DialClient(t, path)
+	_, err := c.Call(querytest.Context(t), "echo", strings.Repeat("a", query.MaxLineSize), nil)
 	if !errors.Is(err, query.ErrLineTooLong) {
 		t.Fatalf("Call with a huge request = %v, want ErrLineTooLong", err)
 	}
-	if _, err := c.Call(testContext(t), "echo", "small", nil); err != nil {
+	if _, err := c.Call(querytest.Context(t), "echo", "small", nil); err != nil {
 		t.Errorf("Call after: %v", err)
 	}
 }
 
 func TestResultLongerThanALine(t *testing.T) {
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	want := strings.Repeat("b", query.MaxLineSize+10)
 	h.Handle("huge", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return want, nil
 	})
-	_, path := startServer(t, h)
-	c := dialClient(t, path)
+	_, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	var got string
-	if _, err := c.Call(testContext(t), "huge", nil, &got); err != nil {
+	if _, err := c.Call(querytest.Context(t), "huge", nil, &got); err != nil {
 		t.Fatalf("Call huge: %v", err)
 	}
 	if got != want {
@@ -253,46 +256,65 @@ func TestResultLongerThanALine(t *testing.T) {
 
 func TestPeerUIDMismatch(t *testing.T) {
 	other := os.Geteuid() + 1
-	_, path := startServer(t, newTestHandler(), func(s *query.Server) {
-		query.SetPeerUID(s, func(*net.UnixConn) (int, error) { return other, nil })
+	_, path := querytest.StartServer(t, querytest.NewHandler(), func(s *server.Server) {
+		server.SetPeerUID(s, func(*net.UnixConn) (int, error) { return other, nil })
 	})
 
-	rc := dialRaw(t, path)
-	m := rc.recv()
+	rc := querytest.DialRaw(t, path)
+	m := rc.Recv()
 	if m.Error == nil || m.Error.Code != query.CodeForbidden || string(m.ID) != "null" {
-		t.Fatalf("first line from the server: %s, want a forbidden error", m.raw)
+		t.Fatalf("first line from the server: %s, want a forbidden error", m.Raw)
 	}
 	if !strings.Contains(m.Error.Message, fmt.Sprintf("peer uid %d", other)) {
 		t.Errorf("message %q should name the peer uid", m.Error.Message)
 	}
-	rc.expectEOF()
+	rc.ExpectEOF()
 
-	c := dialClient(t, path)
-	_, err := c.Call(testContext(t), "echo", 1, nil)
+	c := querytest.DialClient(t, path)
+	_, err := c.Call(querytest.Context(t), "echo", 1, nil)
 	var e *query.Error
 	if !errors.As(err, &e) || e.Code != query.CodeForbidden {
 		t.Errorf("Call as another user = %v, want forbidden", err)
 	}
-	_, err = c.Subscribe(testContext(t), "watch", nil)
+	_, err = c.Subscribe(querytest.Context(t), "watch", nil)
 	if !errors.As(err, &e) || e.Code != query.CodeForbidden {
 		t.Errorf("Subscribe as another user = %v, want forbidden", err)
 	}
 }
 
-func TestPeerCredentialsUnreadable(t *testing.T) {
-	_, path := startServer(t, newTestHandler(), func(s *query.Server) {
-		query.SetPeerUID(s, func(*net.UnixConn) (int, error) { return -1, errors.New("no credentials") })
+// TestSyncClientForbidden: a server that refuses this user says so, and
+// that is the answer.
+func TestSyncClientForbidden(t *testing.T) {
+	other := os.Geteuid() + 1
+	_, path := querytest.StartServer(t, querytest.NewHandler(), func(s *server.Server) {
+		server.SetPeerUID(s, func(*net.UnixConn) (int, error) { return other, nil })
 	})
-	m := dialRaw(t, path).recv()
+	sc, err := query.DialSync(querytest.Context(t), path)
+	if err != nil {
+		t.Fatalf("DialSync: %v", err)
+	}
+	defer sc.Close()
+	_, err = sc.Call(querytest.Context(t), "echo", 1, nil)
+	var e *query.Error
+	if !errors.As(err, &e) || e.Code != query.CodeForbidden || !strings.Contains(e.Message, fmt.Sprint(other)) {
+		t.Errorf("Call as another user = %v, want forbidden", err)
+	}
+}
+
+func TestPeerCredentialsUnreadable(t *testing.T) {
+	_, path := querytest.StartServer(t, querytest.NewHandler(), func(s *server.Server) {
+		server.SetPeerUID(s, func(*net.UnixConn) (int, error) { return -1, errors.New("no credentials") })
+	})
+	m := querytest.DialRaw(t, path).Recv()
 	if m.Error == nil || m.Error.Code != query.CodeForbidden || !strings.Contains(m.Error.Message, "no credentials") {
-		t.Fatalf("answer: %s, want forbidden", m.raw)
+		t.Fatalf("answer: %s, want forbidden", m.Raw)
 	}
 }
 
 func TestSocketModes(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	assertMode(t, filepath.Dir(path), 0o700|fs.ModeDir)
-	assertMode(t, path, 0o600|fs.ModeSocket)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	querytest.AssertMode(t, filepath.Dir(path), 0o700|fs.ModeDir)
+	querytest.AssertMode(t, path, 0o600|fs.ModeSocket)
 }
 
 func TestSocketDirectory(t *testing.T) {
@@ -318,8 +340,8 @@ func TestSocketDirectory(t *testing.T) {
 			if err := os.Chmod(dir, tc.mode); err != nil {
 				t.Fatal(err)
 			}
-			h := newTestHandler()
-			s := query.NewServer(h, h.clock)
+			h := querytest.NewHandler()
+			s := server.New(h, h.Clock)
 			defer s.Close()
 			err := s.Listen(filepath.Join(dir, "amplidex.sock"))
 			if !errors.Is(err, tc.wantErr) {
@@ -329,16 +351,16 @@ func TestSocketDirectory(t *testing.T) {
 				if !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), tc.wantMsg) {
 					t.Errorf("error %q should name the directory and say %q", err, tc.wantMsg)
 				}
-				assertMode(t, dir, tc.mode|fs.ModeDir) // left alone
+				querytest.AssertMode(t, dir, tc.mode|fs.ModeDir) // left alone
 				return
 			}
-			assertMode(t, dir, 0o700|fs.ModeDir)
+			querytest.AssertMode(t, dir, 0o700|fs.ModeDir)
 		})
 	}
 }
 
 func TestStaleSocketRemoved(t *testing.T) {
-	path := socketPath(t)
+	path := querytest.SocketPath(t)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -353,36 +375,36 @@ func TestStaleSocketRemoved(t *testing.T) {
 		t.Fatalf("the stale socket should exist: %v", err)
 	}
 
-	h := newTestHandler()
-	s := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	s := server.New(h, h.Clock)
 	defer s.Close()
 	if err := s.Listen(path); err != nil {
 		t.Fatalf("Listen over a stale socket: %v", err)
 	}
-	c := dialClient(t, path)
-	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+	c := querytest.DialClient(t, path)
+	if _, err := c.Call(querytest.Context(t), "echo", 1, nil); err != nil {
 		t.Errorf("Call: %v", err)
 	}
 }
 
 func TestSecondServerInUse(t *testing.T) {
-	_, path := startServer(t, newTestHandler())
-	h := newTestHandler()
-	second := query.NewServer(h, h.clock)
+	_, path := querytest.StartServer(t, querytest.NewHandler())
+	h := querytest.NewHandler()
+	second := server.New(h, h.Clock)
 	defer second.Close()
-	if err := second.Listen(path); !errors.Is(err, query.ErrInUse) {
+	if err := second.Listen(path); !errors.Is(err, server.ErrInUse) {
 		t.Fatalf("second Listen = %v, want ErrInUse", err)
 	}
 	// The first server is unharmed.
-	c := dialClient(t, path)
-	if _, err := c.Call(testContext(t), "echo", 1, nil); err != nil {
+	c := querytest.DialClient(t, path)
+	if _, err := c.Call(querytest.Context(t), "echo", 1, nil); err != nil {
 		t.Errorf("Call to the first server: %v", err)
 	}
 }
 
 func TestLiveSocketWithoutLockInUse(t *testing.T) {
 	// Some other program answers on the socket but holds no lock.
-	path := socketPath(t)
+	path := querytest.SocketPath(t)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -391,10 +413,10 @@ func TestLiveSocketWithoutLockInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	h := newTestHandler()
-	s := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	s := server.New(h, h.Clock)
 	defer s.Close()
-	if err := s.Listen(path); !errors.Is(err, query.ErrInUse) {
+	if err := s.Listen(path); !errors.Is(err, server.ErrInUse) {
 		t.Fatalf("Listen = %v, want ErrInUse", err)
 	}
 	if _, err := os.Lstat(path); err != nil {
@@ -403,15 +425,15 @@ func TestLiveSocketWithoutLockInUse(t *testing.T) {
 }
 
 func TestListenRefusesNonSocket(t *testing.T) {
-	path := socketPath(t)
+	path := querytest.SocketPath(t)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte("precious"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := newTestHandler()
-	s := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	s := server.New(h, h.Clock)
 	defer s.Close()
 	err := s.Listen(path)
 	if err == nil || !strings.Contains(err.Error(), "not a socket") {
@@ -423,8 +445,8 @@ func TestListenRefusesNonSocket(t *testing.T) {
 }
 
 func TestListenPathTooLong(t *testing.T) {
-	h := newTestHandler()
-	s := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	s := server.New(h, h.Clock)
 	defer s.Close()
 	path := "/tmp/" + strings.Repeat("d", 120) + "/amplidex.sock"
 	err := s.Listen(path)
@@ -434,7 +456,7 @@ func TestListenPathTooLong(t *testing.T) {
 }
 
 func TestCloseRemovesSocket(t *testing.T) {
-	s, path := startServer(t, newTestHandler())
+	s, path := querytest.StartServer(t, querytest.NewHandler())
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
@@ -448,8 +470,8 @@ func TestCloseRemovesSocket(t *testing.T) {
 		t.Errorf("Listen after Close = %v, want ErrClosed", err)
 	}
 	// A new server takes the place at once.
-	h := newTestHandler()
-	next := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	next := server.New(h, h.Clock)
 	defer next.Close()
 	if err := next.Listen(path); err != nil {
 		t.Fatalf("Listen after the first server closed: %v", err)
@@ -457,16 +479,16 @@ func TestCloseRemovesSocket(t *testing.T) {
 }
 
 func TestShutdownCancelsHandlers(t *testing.T) {
-	h := newTestHandler()
-	s, path := startServer(t, h)
-	c := dialClient(t, path)
+	h := querytest.NewHandler()
+	s, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Call(testContext(t), "block", nil, nil)
+		_, err := c.Call(querytest.Context(t), "block", nil, nil)
 		errc <- err
 	}()
-	<-h.entered
-	if err := s.Shutdown(testContext(t)); err != nil {
+	<-h.Entered
+	if err := s.Shutdown(querytest.Context(t)); err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
 	err := <-errc
@@ -478,7 +500,7 @@ func TestShutdownCancelsHandlers(t *testing.T) {
 		t.Errorf("socket after Shutdown: %v", err)
 	}
 	// The connection is gone now.
-	_, err = c.Call(testContext(t), "echo", 1, nil)
+	_, err = c.Call(querytest.Context(t), "echo", 1, nil)
 	if !errors.Is(err, query.ErrNoDaemon) {
 		t.Errorf("Call after Shutdown = %v, want ErrNoDaemon", err)
 	}
@@ -488,20 +510,20 @@ func TestShutdownDeadline(t *testing.T) {
 	// A handler that ignores its context keeps Shutdown from finishing;
 	// Shutdown gives up when its context ends, and Close waits.
 	release := make(chan struct{})
-	h := newTestHandler()
+	h := querytest.NewHandler()
 	h.Handle("stubborn", func(ctx context.Context, params json.RawMessage) (any, error) {
-		h.entered <- "stubborn"
+		h.Entered <- "stubborn"
 		<-release
 		return "done", nil
 	})
-	s, path := startServer(t, h)
-	c := dialClient(t, path)
+	s, path := querytest.StartServer(t, h)
+	c := querytest.DialClient(t, path)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Call(testContext(t), "stubborn", nil, nil)
+		_, err := c.Call(querytest.Context(t), "stubborn", nil, nil)
 		errc <- err
 	}()
-	<-h.entered
+	<-h.Entered
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := s.Shutdown(ctx); !errors.Is(err, context.Canceled) {
@@ -518,17 +540,17 @@ func TestShutdownDeadline(t *testing.T) {
 
 func TestCloseLeavesNoGoroutines(t *testing.T) {
 	base := func() int {
-		waitNoLeaks(t, 1<<30) // earlier tests' goroutines are gone
-		return runtimeGoroutines()
+		querytest.WaitNoLeaks(t, 1<<30) // earlier tests' goroutines are gone
+		return runtime.NumGoroutine()
 	}()
 
-	h := newTestHandler()
-	path := socketPath(t)
-	s := query.NewServer(h, h.clock)
+	h := querytest.NewHandler()
+	path := querytest.SocketPath(t)
+	s := server.New(h, h.Clock)
 	if err := s.Listen(path); err != nil {
 		t.Fatal(err)
 	}
-	ctx := testContext(t)
+	ctx := querytest.Context(t)
 	var clients []*query.Client
 	for range 5 {
 		c, err := query.Dial(ctx, path)
@@ -546,15 +568,15 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		_, err := clients[0].Call(ctx, "block", nil, nil)
 		errc <- err
 	}()
-	<-h.entered
-	notes, err := clients[1].Subscribe(ctx, "watch", countParams{Count: 2})
+	<-h.Entered
+	notes, err := clients[1].Subscribe(ctx, "watch", querytest.CountParams{Count: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-h.entered
-	raw := dialRaw(t, path)
-	raw.send(`{"id":1,"method":"echo"}`)
-	raw.recv()
+	<-h.Entered
+	raw := querytest.DialRaw(t, path)
+	raw.Send(`{"id":1,"method":"echo"}`)
+	raw.Recv()
 
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -565,8 +587,8 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	for _, c := range clients {
 		c.Close()
 	}
-	raw.nc.Close()
-	waitNoLeaks(t, base)
+	raw.Conn.Close()
+	querytest.WaitNoLeaks(t, base)
 }
 
 // TestServerActivity: the Activity hook hears the number of connections
@@ -575,8 +597,8 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 // gone, its subscription ended.
 func TestServerActivity(t *testing.T) {
 	counts := make(chan int, 16)
-	h := newTestHandler()
-	_, path := startServer(t, h, func(s *query.Server) { s.Activity = func(n int) { counts <- n } })
+	h := querytest.NewHandler()
+	_, path := querytest.StartServer(t, h, func(s *server.Server) { s.Activity = func(n int) { counts <- n } })
 	next := func(want int) {
 		t.Helper()
 		select {
@@ -584,11 +606,11 @@ func TestServerActivity(t *testing.T) {
 			if n != want {
 				t.Fatalf("Activity heard %d connections, want %d", n, want)
 			}
-		case <-testContext(t).Done():
+		case <-querytest.Context(t).Done():
 			t.Fatalf("Activity heard nothing, want %d connections", want)
 		}
 	}
-	ctx := testContext(t)
+	ctx := querytest.Context(t)
 	c, err := query.Dial(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -597,7 +619,7 @@ func TestServerActivity(t *testing.T) {
 	if _, err := c.Call(ctx, "echo", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	notes, err := c.Subscribe(ctx, "watch", countParams{Count: 1})
+	notes, err := c.Subscribe(ctx, "watch", querytest.CountParams{Count: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package query_test
+// Package querytest serves the tests of the socket's two ends, the client
+// (query) and the server (query/server): a Handler of test methods, a
+// server on a fresh socket, clients, and a connection that speaks the
+// protocol by hand. Only tests import it.
+package querytest
 
 import (
 	"bufio"
@@ -17,13 +21,15 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/sockos"
+	"github.com/amplidex/amplidex/query/server"
 )
 
-// testTimeout bounds every wait in these tests; it is never what a test
+// Timeout bounds every wait in the tests; it is never what a test
 // measures.
-const testTimeout = 30 * time.Second
+const Timeout = 30 * time.Second
 
-// testHandler is the Handler the tests serve. Its methods:
+// Handler is the query.Handler the tests serve. Its methods:
 //
 //	echo       returns its params
 //	add        {"a","b"} → a+b
@@ -31,30 +37,35 @@ const testTimeout = 30 * time.Second
 //	wrapped    a wrapped invalid-params *Error
 //	plain      a plain error (internal)
 //	panic      panics
-//	block      waits for its context, after signalling entered
+//	block      waits for its context, after signalling on Entered
 //	watch      a stream: sends params.count notifications, then waits for
-//	           its context and signals streamDone
+//	           its context and tells StreamDone
 //	countdown  a stream: sends params.count notifications and ends
 //	badstream  a stream that fails with a not-found *Error
-type testHandler struct {
+type Handler struct {
 	*query.Mux
-	entered    chan string
-	streamDone chan error
-	tick       atomic.Uint64
+	// Entered hears the name of a blocking method or stream once it runs.
+	Entered chan string
+	// StreamDone hears how a watch stream ended.
+	StreamDone chan error
+	// Tick counts the echo calls; Clock stamps it.
+	Tick atomic.Uint64
 }
 
-type countParams struct {
+// CountParams are the params of the watch and countdown streams.
+type CountParams struct {
 	Count int `json:"count"`
 }
 
-func newTestHandler() *testHandler {
-	h := &testHandler{
+// NewHandler returns a Handler with the methods above.
+func NewHandler() *Handler {
+	h := &Handler{
 		Mux:        query.NewMux(),
-		entered:    make(chan string, 100),
-		streamDone: make(chan error, 100),
+		Entered:    make(chan string, 100),
+		StreamDone: make(chan error, 100),
 	}
 	h.Handle("echo", func(ctx context.Context, params json.RawMessage) (any, error) {
-		h.tick.Add(1)
+		h.Tick.Add(1)
 		return params, nil
 	})
 	h.Handle("add", func(ctx context.Context, params json.RawMessage) (any, error) {
@@ -77,30 +88,30 @@ func newTestHandler() *testHandler {
 		panic("handler bug")
 	})
 	h.Handle("block", func(ctx context.Context, params json.RawMessage) (any, error) {
-		h.entered <- "block"
+		h.Entered <- "block"
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
 	h.Handle("watch", func(ctx context.Context, params json.RawMessage) (any, error) {
-		var p countParams
+		var p CountParams
 		if err := query.DecodeParams(params, &p); err != nil {
 			return nil, err
 		}
 		return &query.Stream{Result: "watching", Run: func(ctx context.Context, send func(any) error) error {
 			for i := range p.Count {
 				if err := send(i); err != nil {
-					h.streamDone <- err
+					h.StreamDone <- err
 					return err
 				}
 			}
-			h.entered <- "watch"
+			h.Entered <- "watch"
 			<-ctx.Done()
-			h.streamDone <- ctx.Err()
+			h.StreamDone <- ctx.Err()
 			return ctx.Err()
 		}}, nil
 	})
 	h.Handle("countdown", func(ctx context.Context, params json.RawMessage) (any, error) {
-		var p countParams
+		var p CountParams
 		if err := query.DecodeParams(params, &p); err != nil {
 			return nil, err
 		}
@@ -124,16 +135,16 @@ func newTestHandler() *testHandler {
 	return h
 }
 
-// clock is the clock the test server stamps responses with.
-func (h *testHandler) clock() query.Clock {
-	return query.Clock{Start: 1700000000000000000, PID: 4242, Tick: h.tick.Load()}
+// Clock is the clock the test server stamps responses with.
+func (h *Handler) Clock() query.Clock {
+	return query.Clock{Start: 1700000000000000000, PID: 4242, Tick: h.Tick.Load()}
 }
 
-// socketPath returns a fresh socket path in a directory the server creates.
-func socketPath(t *testing.T) string {
+// SocketPath returns a fresh socket path in a directory the server creates.
+func SocketPath(t testing.TB) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "run", "amplidex.sock")
-	if len(p) > query.MaxSocketPath {
+	if len(p) > sockos.MaxPath {
 		dir, err := os.MkdirTemp("", "aq")
 		if err != nil {
 			t.Fatal(err)
@@ -144,9 +155,9 @@ func socketPath(t *testing.T) string {
 	return p
 }
 
-// privateDir returns a new directory of mode 0700, as Dial wants the
+// PrivateDir returns a new directory of mode 0700, as Dial wants the
 // socket's.
-func privateDir(t *testing.T) string {
+func PrivateDir(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
@@ -155,11 +166,12 @@ func privateDir(t *testing.T) string {
 	return dir
 }
 
-// startServer serves h on a new socket until the test ends.
-func startServer(t *testing.T, h *testHandler, setup ...func(*query.Server)) (*query.Server, string) {
+// StartServer serves h on a new socket until the test ends, calling
+// setup before Listen.
+func StartServer(t testing.TB, h *Handler, setup ...func(*server.Server)) (*server.Server, string) {
 	t.Helper()
-	path := socketPath(t)
-	s := query.NewServer(h, h.clock)
+	path := SocketPath(t)
+	s := server.New(h, h.Clock)
 	for _, f := range setup {
 		f(s)
 	}
@@ -174,10 +186,10 @@ func startServer(t *testing.T, h *testHandler, setup ...func(*query.Server)) (*q
 	return s, path
 }
 
-// dialClient connects a Client that is closed when the test ends.
-func dialClient(t *testing.T, path string) *query.Client {
+// DialClient connects a Client that is closed when the test ends.
+func DialClient(t testing.TB, path string) *query.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	c, err := query.Dial(ctx, path)
 	if err != nil {
@@ -187,64 +199,70 @@ func dialClient(t *testing.T, path string) *query.Client {
 	return c
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+// Context ends after Timeout or with the test.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// rawConn speaks the protocol by hand.
-type rawConn struct {
-	t  *testing.T
-	nc net.Conn
-	r  *bufio.Reader
+// RawConn speaks the protocol by hand.
+type RawConn struct {
+	t testing.TB
+	// Conn is the connection, for what the methods do not do.
+	Conn net.Conn
+	// Reader reads Conn.
+	Reader *bufio.Reader
 }
 
-func dialRaw(t *testing.T, path string) *rawConn {
+// DialRaw connects a RawConn that is closed when the test ends.
+func DialRaw(t testing.TB, path string) *RawConn {
 	t.Helper()
-	nc, err := net.DialTimeout("unix", path, testTimeout)
+	nc, err := net.DialTimeout("unix", path, Timeout)
 	if err != nil {
 		t.Fatalf("dial %s: %v", path, err)
 	}
 	t.Cleanup(func() { nc.Close() })
-	return &rawConn{t: t, nc: nc, r: bufio.NewReaderSize(nc, 1<<20)}
+	return &RawConn{t: t, Conn: nc, Reader: bufio.NewReaderSize(nc, 1<<20)}
 }
 
-func (c *rawConn) send(line string) {
+// Send writes line and its newline.
+func (c *RawConn) Send(line string) {
 	c.t.Helper()
-	c.nc.SetWriteDeadline(time.Now().Add(testTimeout))
-	if _, err := c.nc.Write([]byte(line + "\n")); err != nil {
+	c.Conn.SetWriteDeadline(time.Now().Add(Timeout))
+	if _, err := c.Conn.Write([]byte(line + "\n")); err != nil {
 		c.t.Fatalf("write: %v", err)
 	}
 }
 
-// recv reads one line and decodes it.
-func (c *rawConn) recv() wireMessage {
+// Recv reads one line and decodes it.
+func (c *RawConn) Recv() Message {
 	c.t.Helper()
-	c.nc.SetReadDeadline(time.Now().Add(testTimeout))
-	line, err := c.r.ReadBytes('\n')
+	c.Conn.SetReadDeadline(time.Now().Add(Timeout))
+	line, err := c.Reader.ReadBytes('\n')
 	if err != nil {
 		c.t.Fatalf("read: %v (got %q)", err, line)
 	}
-	var m wireMessage
+	var m Message
 	if err := json.Unmarshal(line, &m); err != nil {
 		c.t.Fatalf("decode %q: %v", line, err)
 	}
-	m.raw = strings.TrimSpace(string(line))
+	m.Raw = strings.TrimSpace(string(line))
 	return m
 }
 
-// expectEOF checks that the server closes the connection.
-func (c *rawConn) expectEOF() {
+// ExpectEOF checks that the server closes the connection.
+func (c *RawConn) ExpectEOF() {
 	c.t.Helper()
-	c.nc.SetReadDeadline(time.Now().Add(testTimeout))
-	line, err := c.r.ReadBytes('\n')
+	c.Conn.SetReadDeadline(time.Now().Add(Timeout))
+	line, err := c.Reader.ReadBytes('\n')
 	if err == nil || len(line) > 0 {
 		c.t.Fatalf("read %q, %v; want the end of the connection", line, err)
 	}
 }
 
-type wireMessage struct {
+// Message is any line a server writes, as a test reads it.
+type Message struct {
 	ID           json.RawMessage `json:"id"`
 	Result       json.RawMessage `json:"result"`
 	Error        *query.Error    `json:"error"`
@@ -253,17 +271,18 @@ type wireMessage struct {
 	Subscription json.RawMessage `json:"subscription"`
 	Params       json.RawMessage `json:"params"`
 	End          bool            `json:"end"`
-	raw          string
+	// Raw is the line as it came, without its newline.
+	Raw string `json:"-"`
 }
 
-// waitNoLeaks waits until the goroutines are back to base and none of this
-// package's is left, failing with their stacks after a deadline.
-func waitNoLeaks(t *testing.T, base int) {
+// WaitNoLeaks waits until the goroutines are back to base and none of
+// package query's or query/server's is left, failing with their stacks after a deadline.
+func WaitNoLeaks(t testing.TB, base int) {
 	t.Helper()
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(Timeout)
 	for {
 		n := runtime.NumGoroutine()
-		ours := packageGoroutines()
+		ours := PackageGoroutines()
 		if n <= base && len(ours) == 0 {
 			return
 		}
@@ -274,24 +293,22 @@ func waitNoLeaks(t *testing.T, base int) {
 	}
 }
 
-// packageGoroutines returns the stacks of goroutines running code of
-// package query or started by it.
-func packageGoroutines() []string {
+// PackageGoroutines returns the stacks of goroutines running code of
+// package query or query/server, or started by it.
+func PackageGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	var ours []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "amplidex/query.") && !strings.Contains(g, "packageGoroutines") {
+		if (strings.Contains(g, "amplidex/query.") || strings.Contains(g, "amplidex/query/server.")) && !strings.Contains(g, "PackageGoroutines") {
 			ours = append(ours, g)
 		}
 	}
 	return ours
 }
 
-func runtimeGoroutines() int { return runtime.NumGoroutine() }
-
-// assertMode checks the type and permission bits of path.
-func assertMode(t *testing.T, path string, want fs.FileMode) {
+// AssertMode checks the type and permission bits of path.
+func AssertMode(t testing.TB, path string, want fs.FileMode) {
 	t.Helper()
 	fi, err := os.Lstat(path)
 	if err != nil {

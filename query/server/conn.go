@@ -1,4 +1,4 @@
-package query
+package server
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/internal/lines"
 	"github.com/amplidex/amplidex/query/internal/sockos"
 )
 
@@ -101,19 +103,19 @@ func (c *conn) serve() {
 	defer c.nc.Close()
 	defer c.cancel()
 
-	lr := &lineReader{r: bufio.NewReaderSize(c.nc, readBufferSize), max: MaxLineSize, budget: c.srv.budget}
+	lr := &lines.Reader{R: bufio.NewReaderSize(c.nc, readBufferSize), Max: query.MaxLineSize, Budget: c.srv.budget}
 	slots := make(chan struct{}, maxInFlight)
 	var stopped error // why reading stopped
 	for lineNo := 1; ; lineNo++ {
-		line, held, err := lr.next()
-		if errors.Is(err, ErrLineTooLong) {
-			c.writeResponse(headID(lr.head), nil, Errorf(CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, MaxLineSize), c.srv.clock())
+		line, held, err := lr.Next()
+		if errors.Is(err, query.ErrLineTooLong) {
+			c.writeResponse(lines.HeadID(lr.Head()), nil, query.Errorf(query.CodeInvalidRequest, "line %d: request longer than %d bytes", lineNo, query.MaxLineSize), c.srv.clock())
 			continue
 		}
-		if errors.Is(err, errOverBudget) {
-			e := Errorf(CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.limit)
+		if errors.Is(err, lines.ErrOverBudget) {
+			e := query.Errorf(query.CodeOverloaded, "line %d: the server already holds nearly %d bytes of requests, its limit; try again later", lineNo, c.srv.budget.Limit)
 			c.srv.refuse("the request budget is spent", e)
-			c.writeResponse(headID(lr.head), nil, e, c.srv.clock())
+			c.writeResponse(lines.HeadID(lr.Head()), nil, e, c.srv.clock())
 			continue
 		}
 		if err != nil {
@@ -123,30 +125,30 @@ func (c *conn) serve() {
 		if len(line) == 0 {
 			continue
 		}
-		req, err := DecodeRequest(line)
+		req, err := query.DecodeRequest(line)
 		if err != nil {
-			c.srv.budget.release(held)
-			var e *Error
+			c.srv.budget.Release(held)
+			var e *query.Error
 			if !errors.As(err, &e) {
-				e = Errorf(CodeInvalidRequest, "%v", err)
+				e = query.Errorf(query.CodeInvalidRequest, "%v", err)
 			}
-			c.writeResponse(req.ID, nil, Errorf(e.Code, "line %d: %s", lineNo, e.Message), c.srv.clock())
+			c.writeResponse(req.ID, nil, query.Errorf(e.Code, "line %d: %s", lineNo, e.Message), c.srv.clock())
 			continue
 		}
 		if req.Build != "" && req.Build != c.srv.buildKey {
-			c.srv.budget.release(held)
-			c.writeResponse(req.ID, nil, Errorf(CodeOtherBuild, "the server is of another build: %s", c.srv.buildText), c.srv.clock())
+			c.srv.budget.Release(held)
+			c.writeResponse(req.ID, nil, query.Errorf(query.CodeOtherBuild, "the server is of another build: %s", c.srv.buildText), c.srv.clock())
 			continue
 		}
 		if e := c.srv.load.take(c.pid); e != nil {
-			c.srv.budget.release(held)
+			c.srv.budget.Release(held)
 			c.srv.refuse("too many requests", e)
 			c.writeResponse(req.ID, nil, e, c.srv.clock())
 			continue
 		}
 		if !c.acquire(slots) {
 			c.srv.load.give(c.pid)
-			c.srv.budget.release(held)
+			c.srv.budget.Release(held)
 			c.writeResponse(req.ID, nil, c.failure(c.ctx.Err()), c.srv.clock())
 			continue
 		}
@@ -218,21 +220,21 @@ func (c *conn) acquire(slots chan struct{}) bool {
 // Accept, the refusal holds no descriptor beyond this one: a flood of
 // connections waits in the kernel's queue, not in the server.
 func (s *Server) screen(nc *net.UnixConn) (pid int, ok bool) {
-	refuse := func(e *Error) {
+	refuse := func(e *query.Error) {
 		nc.SetWriteDeadline(time.Now().Add(time.Second))
-		nc.Write(appendResponse(nil, nil, nil, e, Clock{}))
+		nc.Write(appendResponse(nil, nil, nil, e, query.Clock{}))
 	}
-	uid, err := s.trust.peerUID(nc)
-	if err != nil || uid != s.trust.euid {
-		msg := fmt.Sprintf("peer uid %d is not the server's uid %d", uid, s.trust.euid)
+	uid, err := s.trust.PeerUID(nc)
+	if err != nil || uid != s.trust.Euid {
+		msg := fmt.Sprintf("peer uid %d is not the server's uid %d", uid, s.trust.Euid)
 		if err != nil {
 			msg = fmt.Sprintf("cannot read the peer's credentials: %v", err)
 		}
 		s.log.Warn("connection refused", "socket", s.path, "reason", msg)
-		refuse(Errorf(CodeForbidden, "%s", msg))
+		refuse(query.Errorf(query.CodeForbidden, "%s", msg))
 		return 0, false
 	}
-	pid = s.trust.peerPID(nc)
+	pid = s.trust.PeerPID(nc)
 	if e := s.load.admit(pid); e != nil {
 		s.refuse("too many connections", e)
 		refuse(e)
@@ -244,13 +246,13 @@ func (s *Server) screen(nc *net.UnixConn) (pid int, ok bool) {
 // handle answers one request and, when it opens a subscription, runs it.
 // held is what the request's line took from the server's budget; it is
 // given back once the request is answered.
-func (c *conn) handle(req Request, held int64, slots chan struct{}) {
+func (c *conn) handle(req query.Request, held int64, slots chan struct{}) {
 	defer c.wg.Done()
 	done := false
 	release := func() {
 		if !done {
 			done = true
-			c.srv.budget.release(held)
+			c.srv.budget.Release(held)
 			c.srv.load.give(c.pid)
 			<-slots
 		}
@@ -259,14 +261,14 @@ func (c *conn) handle(req Request, held int64, slots chan struct{}) {
 
 	res, err := c.call(req)
 	clk := c.srv.clock()
-	if a, ok := res.(*Answer); ok {
+	if a, ok := res.(*query.Answer); ok {
 		res, clk = a.Result, a.Clock
 	}
 	if err != nil {
 		c.writeResponse(req.ID, nil, c.failure(err), clk)
 		return
 	}
-	st, isStream := res.(*Stream)
+	st, isStream := res.(*query.Stream)
 	if isStream {
 		res = st.Result
 	}
@@ -281,11 +283,11 @@ func (c *conn) handle(req Request, held int64, slots chan struct{}) {
 }
 
 // call runs the handler, turning a panic into an internal error.
-func (c *conn) call(req Request) (res any, err error) {
+func (c *conn) call(req query.Request) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.log.Error("handler panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, Errorf(CodeInternal, "%s: the handler failed", req.Method)
+			res, err = nil, query.Errorf(query.CodeInternal, "%s: the handler failed", req.Method)
 		}
 	}()
 	return c.srv.handler.ServeQuery(c.ctx, req.Method, req.Params)
@@ -293,14 +295,14 @@ func (c *conn) call(req Request) (res any, err error) {
 
 // stream runs a subscription until its Run returns, then sends the end
 // notification.
-func (c *conn) stream(req Request, st *Stream) {
+func (c *conn) stream(req query.Request, st *query.Stream) {
 	var mu sync.Mutex // guards ended
 	ended := false
 	send := func(params any) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if ended {
-			return fmt.Errorf("send on %s: %w", req.Method, ErrClosed)
+			return fmt.Errorf("send on %s: %w", req.Method, query.ErrClosed)
 		}
 		if err := c.streamCtx.Err(); err != nil {
 			return fmt.Errorf("send on %s: %w", req.Method, err)
@@ -309,12 +311,12 @@ func (c *conn) stream(req Request, st *Stream) {
 		if err != nil {
 			return fmt.Errorf("send on %s: encode params: %w", req.Method, err)
 		}
-		line, err := json.Marshal(Notification{Method: req.Method, Subscription: req.ID, Params: data, Clock: c.srv.clock()})
+		line, err := json.Marshal(query.Notification{Method: req.Method, Subscription: req.ID, Params: data, Clock: c.srv.clock()})
 		if err != nil {
 			return fmt.Errorf("send on %s: encode notification: %w", req.Method, err)
 		}
-		if len(line) > MaxLineSize {
-			return fmt.Errorf("send on %s: notification of %d bytes: %w", req.Method, len(line), ErrLineTooLong)
+		if len(line) > query.MaxLineSize {
+			return fmt.Errorf("send on %s: notification of %d bytes: %w", req.Method, len(line), query.ErrLineTooLong)
 		}
 		if !c.writeLine(append(line, '\n')) {
 			return fmt.Errorf("send on %s: %w", req.Method, net.ErrClosed)
@@ -330,10 +332,10 @@ func (c *conn) stream(req Request, st *Stream) {
 	ended = true
 	mu.Unlock()
 
-	end := Notification{Method: req.Method, Subscription: req.ID, End: true, Clock: c.srv.clock()}
+	end := query.Notification{Method: req.Method, Subscription: req.ID, End: true, Clock: c.srv.clock()}
 	switch {
 	case c.srv.ctx.Err() != nil:
-		end.Error = Errorf(CodeShuttingDown, "the server is shutting down")
+		end.Error = query.Errorf(query.CodeShuttingDown, "the server is shutting down")
 	case err != nil && !(c.streamCtx.Err() != nil && errors.Is(err, context.Canceled)):
 		end.Error = c.failure(err)
 	}
@@ -341,43 +343,43 @@ func (c *conn) stream(req Request, st *Stream) {
 }
 
 // run calls a stream's Run, turning a panic into an internal error.
-func (c *conn) run(req Request, st *Stream, send func(any) error) (err error) {
+func (c *conn) run(req query.Request, st *query.Stream, send func(any) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.log.Error("stream panicked", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-			err = Errorf(CodeInternal, "%s: the stream failed", req.Method)
+			err = query.Errorf(query.CodeInternal, "%s: the stream failed", req.Method)
 		}
 	}()
 	return st.Run(c.streamCtx, send)
 }
 
 // failure turns a handler's error into the error sent to the client.
-func (c *conn) failure(err error) *Error {
-	var e *Error
+func (c *conn) failure(err error) *query.Error {
+	var e *query.Error
 	switch {
 	case errors.As(err, &e):
 		return e
 	case c.srv.ctx.Err() != nil:
-		return Errorf(CodeShuttingDown, "the server is shutting down")
+		return query.Errorf(query.CodeShuttingDown, "the server is shutting down")
 	}
-	return Errorf(CodeInternal, "%v", err)
+	return query.Errorf(query.CodeInternal, "%v", err)
 }
 
 // writeResponse writes one response line and reports whether it was sent.
-func (c *conn) writeResponse(id, result json.RawMessage, e *Error, clk Clock) bool {
+func (c *conn) writeResponse(id, result json.RawMessage, e *query.Error, clk query.Clock) bool {
 	return c.writeLine(appendResponse(nil, id, result, e, clk))
 }
 
 // writeResult writes the answer to req and reports whether it was sent. A
 // list (see elements) is encoded one element at a time straight into the
-// connection's writer, and an Object one field at a time; anything else
+// connection's writer, and a query.Object one field at a time; anything else
 // is marshalled whole (see writeWhole).
 //
 // An element that fails to encode ends the array early; the response then
 // carries an internal error beside the partial result, and the error is
 // what the client reports.
-func (c *conn) writeResult(req Request, res any, clk Clock) bool {
-	obj, isObject := res.(Object)
+func (c *conn) writeResult(req query.Request, res any, clk query.Clock) bool {
+	obj, isObject := res.(query.Object)
 	items, isList := elements(res)
 	if !isObject && !isList {
 		return c.writeWhole(req, res, clk)
@@ -397,7 +399,7 @@ func (c *conn) writeResult(req Request, res any, clk Clock) bool {
 		c.bw.WriteByte(']')
 	}
 	if encErr != nil {
-		msg, _ := json.Marshal(Errorf(CodeInternal, "%v", encErr)) // two strings: Marshal cannot fail
+		msg, _ := json.Marshal(query.Errorf(query.CodeInternal, "%v", encErr)) // two strings: Marshal cannot fail
 		c.bw.WriteString(`,"error":`)
 		c.bw.Write(msg)
 	}
@@ -406,11 +408,11 @@ func (c *conn) writeResult(req Request, res any, clk Clock) bool {
 }
 
 // responseHead is the start of a response line up to its result's value.
-func responseHead(id json.RawMessage, clk Clock) []byte {
+func responseHead(id json.RawMessage, clk query.Clock) []byte {
 	head := appendRaw([]byte(`{"id":`), id)
 	if !clk.IsZero() {
 		head = append(head, `,"clock":"`...)
-		head = clk.appendTo(head)
+		head, _ = clk.AppendText(head) // appending to a slice cannot fail
 		head = append(head, '"')
 	}
 	return append(head, `,"result":`...)
@@ -420,9 +422,9 @@ func responseHead(id json.RawMessage, clk Clock) []byte {
 // its connection's turn to write first, so that a connection holds one
 // marshalled answer at a time, however many wait; an answer larger than
 // the write buffer then takes its bytes from the server's AnswerBudget
-// until it is written, and is replaced by a CodeOverloaded error when the
+// until it is written, and is replaced by a query.CodeOverloaded error when the
 // budget cannot hold it.
-func (c *conn) writeWhole(req Request, res any, clk Clock) bool {
+func (c *conn) writeWhole(req query.Request, res any, clk query.Clock) bool {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.broken {
@@ -431,20 +433,20 @@ func (c *conn) writeWhole(req Request, res any, clk Clock) bool {
 	c.writer()
 	data, err := json.Marshal(res)
 	if err != nil {
-		c.bw.Write(appendResponse(nil, req.ID, nil, Errorf(CodeInternal, "%s: encode result: %v", req.Method, err), clk))
+		c.bw.Write(appendResponse(nil, req.ID, nil, query.Errorf(query.CodeInternal, "%s: encode result: %v", req.Method, err), clk))
 		return c.flushLocked()
 	}
 	if n := int64(len(data)); n > writeBufferSize {
-		if !c.srv.answers.reserveAlone(n) {
+		if !c.srv.answers.ReserveAlone(n) {
 			data = nil
-			e := Errorf(CodeOverloaded,
+			e := query.Errorf(query.CodeOverloaded,
 				"%s: the server already holds nearly %d bytes of answers that are not read yet, its limit; try again later",
-				req.Method, c.srv.answers.limit)
+				req.Method, c.srv.answers.Limit)
 			c.srv.refuse("the answer budget is spent", e)
 			c.bw.Write(appendResponse(nil, req.ID, nil, e, clk))
 			return c.flushLocked()
 		}
-		defer c.srv.answers.release(n)
+		defer c.srv.answers.Release(n)
 	}
 	c.bw.Write(responseHead(req.ID, clk))
 	c.bw.Write(data)
@@ -456,7 +458,7 @@ func (c *conn) writeWhole(req Request, res any, clk Clock) bool {
 // a field at a time, a list field one element at a time (see
 // writeElements); c.wmu is held. The object is closed whatever fails, and
 // the failure is returned as writeElements returns it.
-func (c *conn) writeObject(req Request, obj Object) (err error) {
+func (c *conn) writeObject(req query.Request, obj query.Object) (err error) {
 	c.bw.WriteByte('{')
 	defer c.bw.WriteByte('}')
 	defer func() {
@@ -497,7 +499,7 @@ func (c *conn) writeObject(req Request, obj Object) (err error) {
 // commas; c.wmu is held. It stops at the first element that fails to
 // encode, or when the producer panics, and says why; a failed write stops
 // it too, and the writer keeps that error for the flush.
-func (c *conn) writeElements(req Request, items iter.Seq[any]) (err error) {
+func (c *conn) writeElements(req query.Request, items iter.Seq[any]) (err error) {
 	n := 0
 	defer func() {
 		if p := recover(); p != nil {
@@ -588,7 +590,7 @@ func (c *conn) flushLocked() bool {
 
 // appendResponse appends the JSON line of a response to b. id and result
 // are valid JSON (or empty for null); the error is marshalled.
-func appendResponse(b []byte, id, result json.RawMessage, e *Error, clk Clock) []byte {
+func appendResponse(b []byte, id, result json.RawMessage, e *query.Error, clk query.Clock) []byte {
 	b = append(b, `{"id":`...)
 	b = appendRaw(b, id)
 	if e != nil {
@@ -601,7 +603,7 @@ func appendResponse(b []byte, id, result json.RawMessage, e *Error, clk Clock) [
 	}
 	if !clk.IsZero() {
 		b = append(b, `,"clock":"`...)
-		b = clk.appendTo(b)
+		b, _ = clk.AppendText(b) // appending to a slice cannot fail
 		b = append(b, '"')
 	}
 	return append(b, "}\n"...)

@@ -1,4 +1,4 @@
-package query
+package querytest
 
 import (
 	"strings"

@@ -1,6 +1,6 @@
 //go:build windows
 
-package query
+package server
 
 import (
 	"errors"
@@ -36,7 +36,3 @@ func lockFile(name string) (*os.File, error) {
 func refused(err error) bool {
 	return errors.Is(err, windows.WSAECONNREFUSED) || errors.Is(err, syscall.ECONNREFUSED)
 }
-
-// queueFull reports a dial error that means a server listens but its
-// backlog is full.
-func queueFull(err error) bool { return errors.Is(err, windows.WSAEWOULDBLOCK) }

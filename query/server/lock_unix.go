@@ -1,6 +1,6 @@
 //go:build unix
 
-package query
+package server
 
 import (
 	"errors"
@@ -30,7 +30,3 @@ func lockFile(name string) (*os.File, error) {
 
 // refused reports a dial error that means no server listens on the socket.
 func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
-
-// queueFull reports a dial error that means a server listens but its
-// backlog is full.
-func queueFull(err error) bool { return errors.Is(err, syscall.EAGAIN) }
