@@ -16,6 +16,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/internal/pmap"
 	"github.com/amplidex/amplidex/discovery/resolve"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // State is one published version of the catalog: a View for every
@@ -472,7 +473,7 @@ func (v *View) DiagnosticsUnder(path string) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	keep := func(ds []diag.Diagnostic) {
 		for _, d := range ds {
-			if under(d.Path, path) {
+			if syntax.Within(d.Path, path) {
 				out = append(out, d)
 			}
 		}
@@ -493,14 +494,6 @@ func (v *View) DiagnosticsUnder(path string) []diag.Diagnostic {
 // check.Compose.
 func (v *View) collectionDiagnostics(col *discovery.Collection) []diag.Diagnostic {
 	return check.Compose(v.Set, col, v.cross.Value(col.Dir))
-}
-
-// under reports whether p is dir or lies below it.
-func under(p, dir string) bool {
-	if len(p) < len(dir) || p[:len(dir)] != dir {
-		return false
-	}
-	return len(p) == len(dir) || p[len(dir)] == filepath.Separator || strings.HasSuffix(dir, string(filepath.Separator))
 }
 
 // CollectionDiagnostics returns every diagnostic about col's files: its

@@ -5,13 +5,13 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Bounds of a Catalog, when its Options leave them zero.
@@ -298,17 +298,12 @@ func (c *Catalog) rootsOf(env compose.Env, loc *compose.Locations) (roots []stri
 	// A root below another is covered by it.
 	var out []string
 	for _, r := range slices.Compact(roots) {
-		if len(out) > 0 && under(r, out[len(out)-1]) {
+		if len(out) > 0 && syntax.Within(r, out[len(out)-1]) {
 			continue
 		}
 		out = append(out, r)
 	}
 	return out, repo
-}
-
-// under reports whether p is dir or below it.
-func under(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, dir) && len(p) > len(dir) && (p[len(dir)] == filepath.Separator || dir == string(filepath.Separator))
 }
 
 // setReads records in s's graph what key read, and which of those paths
@@ -324,7 +319,7 @@ func (s *scope) setReads(key string, reads, roots []string) {
 	for _, p := range reads {
 		in := false
 		for _, r := range roots {
-			if under(p, r) {
+			if syntax.Within(p, r) {
 				in = true
 				break
 			}

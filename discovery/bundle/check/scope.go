@@ -9,6 +9,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // RootOf returns the root of the bundle repository that holds path (a
@@ -95,7 +96,7 @@ func (r *Result) Report(paths ...string) ([]diag.Diagnostic, []string) {
 		if len(paths) == 0 {
 			return true
 		}
-		return slices.ContainsFunc(paths, func(s string) bool { return within(p, s) })
+		return slices.ContainsFunc(paths, func(s string) bool { return syntax.Within(p, s) })
 	}
 	var files []string
 	sups := suppress.Files{}
@@ -116,14 +117,6 @@ func (r *Result) Report(paths ...string) ([]diag.Diagnostic, []string) {
 		ds = sups.Apply(ds)
 	}
 	return ds, files
-}
-
-// within reports whether p is dir or below it.
-func within(p, dir string) bool {
-	if p == dir {
-		return true
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // maxFixRounds bounds the rounds of fixes made to one file.
