@@ -3,10 +3,12 @@ package query
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
+	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/resolve"
@@ -310,6 +312,33 @@ func diagnostics(v *catalog.View, path string) *DiagnosticsResult {
 	if all == nil {
 		all = []diag.Diagnostic{}
 	}
+	return diagnosticsResult(all)
+}
+
+// withBundleDiagnostics adds to res what check reports in the bundle
+// repository b stands in (none: res as it is), below p.Path when set.
+// res's slice is shared (see diagnostics): the answer is a new one.
+func withBundleDiagnostics(res *DiagnosticsResult, b *bundlecat.View, p DiagnosticsParams) *DiagnosticsResult {
+	repo := b.Repo()
+	if repo == "" {
+		return res
+	}
+	var add []diag.Diagnostic
+	for _, d := range b.Check(repo).Diagnostics {
+		if p.Path == "" || syntax.Within(d.Path, filepath.Clean(p.Path)) {
+			add = append(add, d)
+		}
+	}
+	if len(add) == 0 {
+		return res
+	}
+	all := append(slices.Clone(res.Diagnostics), add...)
+	diag.Sort(all)
+	return diagnosticsResult(all)
+}
+
+// diagnosticsResult is the answer of all, counted.
+func diagnosticsResult(all []diag.Diagnostic) *DiagnosticsResult {
 	res := &DiagnosticsResult{Diagnostics: all}
 	files := map[string]bool{}
 	for _, d := range all {

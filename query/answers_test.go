@@ -729,7 +729,7 @@ func TestMethodsOverSocket(t *testing.T) {
 	query.ServeViews(mux, func(ctx context.Context, scope query.Common) (*catalog.View, query.Clock, error) {
 		scopes <- scope
 		return a.v, clock, nil
-	})
+	}, nil)
 	query.Handle(mux, query.MethodStatus, func(ctx context.Context, p query.StatusParams) (*query.Status, error) {
 		return &query.Status{PID: 7, Projects: []query.ProjectStatus{{Dir: p.Project}}}, nil
 	})

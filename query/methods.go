@@ -142,8 +142,10 @@ type MethodInfo interface {
 	// does; the others (status, changes, subscribe) need the daemon.
 	FromView() bool
 	// serveView registers the method on mux, answered from the View that
-	// view returns for the params' scope.
-	serveView(mux *Mux, view ViewFunc)
+	// view returns for the params' scope (and, for a method that adds
+	// what a bundle repository holds, the bundle View bundles returns
+	// when the params say where the client looks for bundles).
+	serveView(mux *Mux, view ViewFunc, bundles BundleViewFunc)
 	// FromBundles reports whether the method is answered from a bundle
 	// View (package discovery/bundle/catalog) alone, in process as
 	// through the daemon.
@@ -156,11 +158,13 @@ type MethodInfo interface {
 // View.
 type ViewFunc func(ctx context.Context, scope Common) (*catalog.View, Clock, error)
 
-// ServeViews registers on mux every method answered from a View.
-func ServeViews(mux *Mux, view ViewFunc) {
+// ServeViews registers on mux every method answered from a View; those
+// that add what the bundle repository the client stands in holds (see
+// Method.AnswerWithBundles) take its bundle View from bundles.
+func ServeViews(mux *Mux, view ViewFunc, bundles BundleViewFunc) {
 	for _, m := range Methods {
 		if m.FromView() {
-			m.serveView(mux, view)
+			m.serveView(mux, view, bundles)
 		}
 	}
 }
@@ -204,7 +208,7 @@ func (m *Method[P, R]) serveBundles(mux *Mux, view BundleViewFunc) {
 	})
 }
 
-func (m *Method[P, R]) serveView(mux *Mux, view ViewFunc) {
+func (m *Method[P, R]) serveView(mux *Mux, view ViewFunc, bundles BundleViewFunc) {
 	mux.Handle(m.name, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		p, err := m.Decode(raw)
 		if err != nil {
@@ -218,7 +222,17 @@ func (m *Method[P, R]) serveView(mux *Mux, view ViewFunc) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := m.Answer(v, p)
+		var b *bundlecat.View
+		if m.addBundles != nil && scope.Bundles != nil && bundles != nil {
+			var bclock Clock
+			if b, bclock, err = bundles(ctx, scope); err != nil {
+				return nil, err
+			}
+			if bclock.Tick > clock.Tick {
+				clock = bclock
+			}
+		}
+		r, err := m.AnswerWithBundles(v, b, p)
 		if err != nil {
 			return &Answer{Clock: clock}, err
 		}
@@ -235,7 +249,10 @@ type Method[P, R any] struct {
 	summary string
 	answer  func(v *catalog.View, p P) (R, error)
 	bundles func(v *bundlecat.View, p P) (R, error)
-	print   func(w io.Writer, r R, o PrintOptions) error
+	// addBundles, when set, adds to a View's answer what the bundle
+	// repository a bundle View stands in holds.
+	addBundles func(r R, b *bundlecat.View, p P) R
+	print      func(w io.Writer, r R, o PrintOptions) error
 }
 
 // Name implements MethodInfo.
@@ -268,6 +285,18 @@ func (m *Method[P, R]) Answer(v *catalog.View, p P) (R, error) {
 		return zero, Errorf(CodeUnknownMethod, "%s is answered by the daemon only", m.name)
 	}
 	return m.answer(v, p)
+}
+
+// AnswerWithBundles answers p from a View as Answer does, and adds what
+// the bundle repository b stands in holds, for a method that reports it
+// (diagnostics: what check reports in a bundle repository beside the
+// project's collections). b may be nil: the client looks for no bundles.
+func (m *Method[P, R]) AnswerWithBundles(v *catalog.View, b *bundlecat.View, p P) (R, error) {
+	r, err := m.Answer(v, p)
+	if err != nil || b == nil || m.addBundles == nil {
+		return r, err
+	}
+	return m.addBundles(r, b, p), nil
 }
 
 // Print writes r as text.
@@ -323,7 +352,8 @@ var (
 		answer: func(v *catalog.View, p DiagnosticsParams) (*DiagnosticsResult, error) {
 			return diagnostics(v, p.Path), nil
 		},
-		print: printDiagnostics}
+		addBundles: withBundleDiagnostics,
+		print:      printDiagnostics}
 	MethodDeps = &Method[NameParams, *DepsResult]{name: "deps",
 		summary: "Show what a collection requires and who requires it",
 		answer:  func(v *catalog.View, p NameParams) (*DepsResult, error) { return deps(v, p.Name) },

@@ -139,6 +139,59 @@ func TestBundleSubscription(t *testing.T) {
 	}
 }
 
+// TestBundleDiagnostics: `diagnostics` asked from a bundle repository
+// lists what check reports there beside the project's collections, below
+// a path when given, and a save is in the next answer; asked without the
+// place, it lists none of them.
+func TestBundleDiagnostics(t *testing.T) {
+	e := newEnv(t)
+	scope := e.bundleRepo()
+	e.start()
+	c := e.client()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	base := filepath.Join(scope.WorkDir, "behaviors", "base.yaml")
+	ask := func(common query.Common, path string) []string {
+		t.Helper()
+		r, _, err := query.Call(ctx, c, query.MethodDiagnostics, query.DiagnosticsParams{Common: common, Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range r.Diagnostics {
+			if strings.HasPrefix(d.Path, scope.WorkDir+string(filepath.Separator)) {
+				out = append(out, filepath.Base(d.Path)+" "+d.Code)
+			}
+		}
+		if n := r.Summary.Errors + r.Summary.Warnings + r.Summary.Infos; n != len(r.Diagnostics) {
+			t.Errorf("the summary counts %d diagnostics, the answer holds %d", n, len(r.Diagnostics))
+		}
+		return out
+	}
+	in := query.Common{Bundles: &scope}
+	if got := ask(in, ""); len(got) != 0 {
+		t.Fatalf("a clean repository: %v", got)
+	}
+	e.write(base, "bundle: {name: app-base}\ntols:\n  - module: tool-0\n")
+	want := []string{"base.yaml bundle/unknown-key"}
+	if got := ask(in, ""); !slices.Equal(got, want) {
+		t.Errorf("after a misspelt key: %v, want %v", got, want)
+	}
+	if got := ask(in, filepath.Dir(base)); !slices.Equal(got, want) {
+		t.Errorf("below behaviors/: %v, want %v", got, want)
+	}
+	if got := ask(in, filepath.Join(scope.WorkDir, "agents")); len(got) != 0 {
+		t.Errorf("below agents/: %v", got)
+	}
+	if got := ask(query.Common{}, ""); len(got) != 0 {
+		t.Errorf("without the place: %v", got)
+	}
+	e.write(base, "bundle: {name: app-base}\ntools:\n  - module: tool-0\n")
+	if got := ask(in, ""); len(got) != 0 {
+		t.Errorf("once fixed: %v", got)
+	}
+}
+
 // TestBundleScopeChecked: a place that is not absolute and clean, or a
 // working directory that is no directory, is refused as invalid params.
 func TestBundleScopeChecked(t *testing.T) {

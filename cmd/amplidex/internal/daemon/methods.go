@@ -17,7 +17,7 @@ import (
 // mux registers every method of the query table.
 func (d *Daemon) mux() *query.Mux {
 	m := query.NewMux()
-	query.ServeViews(m, d.viewFor)
+	query.ServeViews(m, d.viewFor, d.bundleView)
 	query.ServeBundles(m, d.bundleView)
 	m.Wrap(query.MethodResolve.Name(), d.firstResolve)
 	m.Wrap(query.MethodResolve.Name(), d.earlyResolve)
