@@ -35,7 +35,7 @@ func TestUnchangedBuffersGetTheViewsDiagnostics(t *testing.T) {
 	for _, c := range v.Set.Collections() {
 		files = append(files, c.Pyproject)
 		for _, r := range c.Resources {
-			if r.Kind == discovery.KindProfile || r.Kind == discovery.KindAgent {
+			if r.Kind == discovery.KindProfile || r.Kind == discovery.KindAgent || r.Kind == discovery.KindContext {
 				files = append(files, r.Path)
 			}
 		}

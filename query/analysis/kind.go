@@ -50,6 +50,19 @@ func kindOf(path string) fileKind {
 	return fileBundleDoc
 }
 
+// inContextDir reports whether path lies in a directory named context,
+// where a collection keeps its context files.
+func inContextDir(path string) bool {
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if filepath.Base(dir) == "context" {
+			return true
+		}
+		if up := filepath.Dir(dir); up == dir {
+			return false
+		}
+	}
+}
+
 // Checked reports whether the engine gives the file at path diagnostics
 // and fixes, by its path (see kindOf): a language server checks the
 // documents it says are.

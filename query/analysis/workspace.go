@@ -207,7 +207,7 @@ func (w *Workspace) Diagnose(ctx context.Context, path string, text []byte, over
 	if b := w.bundleDocOf(path, text, overlay); b != nil {
 		return w.bundleDiagnose(ctx, b, text)
 	}
-	if kindOf(path) == fileBundleDoc {
+	if kindOf(path) == fileBundleDoc && !inContextDir(path) {
 		return nil
 	}
 	v := w.viewOf(ctx, path)
@@ -587,6 +587,13 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 		}
 	case kind == fileLock:
 		out, composed = lockDiagnostics(l.set, path, text), true
+	case kind == fileBundleDoc:
+		// A collection's context file: what the View gives it (its
+		// mentions), over the buffers; another Markdown file, nothing.
+		if l.own == nil || l.own.Facts[l.key] == nil {
+			return nil
+		}
+		out, composed = l.fileDiagnostics(), true
 	}
 	for i := range out {
 		if out[i].Path == l.key || out[i].Path == "" {
