@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
@@ -132,13 +133,13 @@ func (a *App) bundleEnv(ws *workspace, root string) compose.Env {
 // names: [prepare] manifest and manifests.
 func (ws *workspace) manifests() []string {
 	base := "."
-	if ws.cfg.path != "" {
-		base = filepath.Dir(ws.cfg.path)
+	if ws.cfg.Path() != "" {
+		base = filepath.Dir(ws.cfg.Path())
 	}
 	var out []string
 	for _, m := range append([]string{ws.cfg.Prepare.Manifest}, ws.cfg.Prepare.Manifests...) {
 		if m != "" {
-			if abs, err := filepath.Abs(expandPath(m, base)); err == nil {
+			if abs, err := filepath.Abs(config.ExpandPath(m, base)); err == nil {
 				out = append(out, abs)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -116,7 +117,7 @@ func TestLookupWithListings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol := &policy{user: &Config{}, userBase: filepath.Join(dir, "elsewhere")}
+	pol := &policy{user: &config.Config{}, userBase: filepath.Join(dir, "elsewhere")}
 	plain, fast := pol.lookup(), pol.lookup()
 	fast.listed = listed
 	found, errs := 0, 0
@@ -130,7 +131,7 @@ func TestLookupWithListings(t *testing.T) {
 			errs++
 			continue
 		}
-		if (want == nil) != (got == nil) || want != nil && want.path != got.path {
+		if (want == nil) != (got == nil) || want != nil && want.Path() != got.Path() {
 			t.Errorf("%s: configuration %v with listings, %v without", d, configPath(got), configPath(want))
 		}
 		if want != nil {
@@ -142,11 +143,11 @@ func TestLookupWithListings(t *testing.T) {
 	}
 }
 
-func configPath(c *Config) string {
+func configPath(c *config.Config) string {
 	if c == nil {
 		return "none"
 	}
-	return c.path
+	return c.Path()
 }
 
 // TestLooksLikeCollection checks how check tells a collection from a root

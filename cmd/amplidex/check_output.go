@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
@@ -236,7 +237,7 @@ func statistics(ds []diag.Diagnostic) []codeCount {
 			byCode[d.Code] = c
 		}
 		c.Count++
-		if rank(d.Severity) > rank(c.Severity) {
+		if config.Rank(d.Severity) > config.Rank(c.Severity) {
 			c.Severity = d.Severity
 		}
 	}

@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -103,7 +103,7 @@ func (a *App) runConfig(opts *configOptions, path string) error {
 func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 	cfg := ws.cfg
 	user := func(key string, value, def any) configSetting {
-		if _, ok := cfg.set[key]; ok {
+		if _, ok := cfg.Line(key); ok {
 			return configSetting{key, value, fileOrigin(cfg, key)}
 		}
 		return configSetting{key, def, originDefault}
@@ -114,7 +114,7 @@ func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 		}
 		return fallback
 	}
-	dur := func(d duration) string { return d.String() }
+	dur := func(d config.Duration) string { return d.String() }
 	bundled := user("roots.bundled", cfg.Roots.Bundled, []string{})
 	bundled = env("AMPLIDEX_BUNDLED", "roots.bundled", ws.bundled, bundled)
 	if ws.isolated {
@@ -124,11 +124,11 @@ func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 	if v := a.Getenv(noSpawnEnv); v != "" && v != "0" {
 		autostart = configSetting{"daemon.autostart", false, origin("env:" + noSpawnEnv)}
 	}
-	forget := configSetting{"daemon.forget_after", shortDuration(daemon.DefaultForgetAfter), originDefault}
+	forget := configSetting{"daemon.forget_after", config.ShortDuration(daemon.DefaultForgetAfter), originDefault}
 	if fa := cfg.Daemon.ForgetAfter; fa != nil {
 		forget = configSetting{"daemon.forget_after", dur(*fa), fileOrigin(cfg, "daemon.forget_after")}
 	}
-	idle := configSetting{"daemon.idle_exit", shortDuration(defaultIdleExit), originDefault}
+	idle := configSetting{"daemon.idle_exit", config.ShortDuration(defaultIdleExit), originDefault}
 	if ie := cfg.Daemon.IdleExit; ie != nil {
 		idle = configSetting{"daemon.idle_exit", dur(*ie), fileOrigin(cfg, "daemon.idle_exit")}
 	}
@@ -149,9 +149,9 @@ func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 		{"check.ignore", list(cs.Ignore), cs.ignoreFrom},
 		{"check.severity", cs.Severity, cs.severityFrom},
 		{"check.per-path", perPath, cs.perPathFrom},
-		user("watch.debounce", dur(cfg.Watch.Debounce), shortDuration(defaultDebounce)),
-		user("watch.max_wait", dur(cfg.Watch.MaxWait), shortDuration(watcher.DefaultMaxWait)),
-		user("watch.poll_interval", dur(cfg.Watch.PollInterval), shortDuration(watcher.DefaultPollInterval)),
+		user("watch.debounce", dur(cfg.Watch.Debounce), config.ShortDuration(defaultDebounce)),
+		user("watch.max_wait", dur(cfg.Watch.MaxWait), config.ShortDuration(watcher.DefaultMaxWait)),
+		user("watch.poll_interval", dur(cfg.Watch.PollInterval), config.ShortDuration(watcher.DefaultPollInterval)),
 		user("watch.max_watches", cfg.Watch.MaxWatches, 0),
 		user("prepare.manifest", cfg.Prepare.Manifest, ""),
 		user("prepare.manifests", list(cfg.Prepare.Manifests), []string{}),
@@ -163,21 +163,6 @@ func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 		forget,
 		idle,
 	}
-}
-
-// String writes a duration as the configuration does: "20ms", "720h".
-func (d duration) String() string { return shortDuration(d.Duration) }
-
-// shortDuration is time.Duration's String without trailing zero units:
-// "720h", not "720h0m0s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	for _, zero := range []string{"0s", "0m"} {
-		if strings.HasSuffix(s, "m"+zero) || strings.HasSuffix(s, "h"+zero) {
-			s = strings.TrimSuffix(s, zero)
-		}
-	}
-	return s
 }
 
 // tomlText writes a setting's value in TOML.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -128,13 +129,13 @@ func (ws *workspace) idleExit() time.Duration {
 // version or cache home it keeps none, and says why.
 func (a *App) daemonBundles(ws *workspace) (*prepare.Cache, []string) {
 	base := "."
-	if ws.cfg.path != "" {
-		base = filepath.Dir(ws.cfg.path)
+	if ws.cfg.Path() != "" {
+		base = filepath.Dir(ws.cfg.Path())
 	}
 	var manifests []string
 	for _, m := range append([]string{ws.cfg.Prepare.Manifest}, ws.cfg.Prepare.Manifests...) {
 		if m != "" {
-			manifests = append(manifests, expandPath(m, base))
+			manifests = append(manifests, config.ExpandPath(m, base))
 		}
 	}
 	if len(manifests) == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -32,7 +33,7 @@ import (
 // is seen) reads the project's files.
 type policy struct {
 	// user is the user's configuration; an empty one under --isolated.
-	user *Config
+	user *config.Config
 	// userBase is the directory the user's per-path globs are taken from:
 	// the project directory, else the working directory.
 	userBase string
@@ -59,16 +60,16 @@ type checkFlags struct {
 // newPolicy returns the policy of a workspace and the flags, checking the
 // flags' codes and severity (usage errors).
 func newPolicy(ws *workspace, flags checkFlags) (*policy, error) {
-	if err := checkSelectors(flags.selects); err != nil {
+	if err := config.CheckCodes(flags.selects); err != nil {
 		return nil, exitf(exitUsage, "--select: %v", err)
 	}
-	if err := checkSelectors(flags.ignores); err != nil {
+	if err := config.CheckCodes(flags.ignores); err != nil {
 		return nil, exitf(exitUsage, "--ignore: %v", err)
 	}
-	if _, err := minRank(flags.severity); err != nil {
+	if _, err := config.MinRank(flags.severity); err != nil {
 		return nil, exitf(exitUsage, "--severity: %v", err)
 	}
-	userPath := ws.cfg.path
+	userPath := ws.cfg.Path()
 	if userPath != "" {
 		if abs, err := filepath.Abs(userPath); err == nil {
 			userPath = abs
@@ -108,9 +109,9 @@ type lookup struct {
 	// listed, when set, tells directories that cannot hold a project's
 	// file or a marker of its top, which are then not looked for there.
 	listed   *listings
-	nearest  map[string]*Config // by directory: the file that applies there (nil: none)
-	rules    map[string]*rules  // by directory
-	compiled map[*Config]*rules // by the file that applies (nil: none)
+	nearest  map[string]*config.Config // by directory: the file that applies there (nil: none)
+	rules    map[string]*rules         // by directory
+	compiled map[*config.Config]*rules // by the file that applies (nil: none)
 }
 
 func (p *policy) lookup() *lookup {
@@ -119,7 +120,7 @@ func (p *policy) lookup() *lookup {
 		home = filepath.Clean(home)
 	}
 	return &lookup{p: p, home: home, base: filepath.Clean(p.userBase),
-		nearest: map[string]*Config{}, rules: map[string]*rules{}, compiled: map[*Config]*rules{}}
+		nearest: map[string]*config.Config{}, rules: map[string]*rules{}, compiled: map[*config.Config]*rules{}}
 }
 
 // projectConfig returns the project configuration that applies to files
@@ -134,7 +135,7 @@ func (p *policy) lookup() *lookup {
 // and the search stops there with none (said once through the policy's
 // warn); nor does it go above a directory of another user that anyone
 // may write in (such as /tmp).
-func (l *lookup) projectConfig(dir string) (*Config, error) {
+func (l *lookup) projectConfig(dir string) (*config.Config, error) {
 	if c, ok := l.nearest[dir]; ok {
 		return c, nil // asked for with the clean path it was stored under
 	}
@@ -142,7 +143,7 @@ func (l *lookup) projectConfig(dir string) (*Config, error) {
 	if c, ok := l.nearest[dir]; ok {
 		return c, nil
 	}
-	var c *Config
+	var c *config.Config
 	if l.home == "" || dir != l.home {
 		may := l.listed.namesIn(dir)
 		var (
@@ -186,7 +187,7 @@ func (l *lookup) boundary(dir string, may nameSet) bool {
 // a pyproject.toml that listed says does not name amplidex. A file that
 // another user controls (see discovery.Untrusted) is not read: refused
 // is then set, and the refusal said through p.warn.
-func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, refused bool, err error) {
+func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *config.Config, refused bool, err error) {
 	for _, name := range projectFiles {
 		if !may.has(name) {
 			continue
@@ -242,7 +243,7 @@ func (p *policy) fileIn(dir string, may nameSet, listed *listings) (c *Config, r
 			}
 			return nil, true, nil
 		}
-		c, err := parseConfig(path, src, prefix, projectConfig, p.userFile)
+		c, err := config.Parse(path, src, prefix, config.Project, p.userFile)
 		if err != nil {
 			return nil, false, err
 		}
@@ -259,11 +260,11 @@ type origin string
 
 const originDefault origin = "default"
 
-func fileOrigin(c *Config, key string) origin {
-	if line := c.set[key]; line > 0 {
-		return origin(fmt.Sprintf("file:%s:%d", c.path, line))
+func fileOrigin(c *config.Config, key string) origin {
+	if line, _ := c.Line(key); line > 0 {
+		return origin(fmt.Sprintf("file:%s:%d", c.Path(), line))
 	}
-	return origin("file:" + c.path)
+	return origin("file:" + c.Path())
 }
 
 // checkSettings are the settings that decide what is reported in one
@@ -291,29 +292,29 @@ func (l *lookup) checkSettings(dir string) (checkSettings, error) {
 
 // settingsFrom resolves the settings from the project file proj (nil for
 // none), then the user's configuration, then the defaults.
-func (p *policy) settingsFrom(proj *Config) checkSettings {
+func (p *policy) settingsFrom(proj *config.Config) checkSettings {
 	s := checkSettings{Severity: "info", UnknownKey: "error", perPathBase: p.userBase,
 		selectFrom: originDefault, ignoreFrom: originDefault, severityFrom: originDefault, ukFrom: originDefault, perPathFrom: originDefault}
-	for _, c := range []*Config{p.user, proj} {
+	for _, c := range []*config.Config{p.user, proj} {
 		if c == nil {
 			continue
 		}
-		if _, ok := c.set["check.select"]; ok {
+		if _, ok := c.Line("check.select"); ok {
 			s.Select, s.selectFrom = c.Check.Select, fileOrigin(c, "check.select")
 		}
-		if _, ok := c.set["check.ignore"]; ok {
+		if _, ok := c.Line("check.ignore"); ok {
 			s.Ignore, s.ignoreFrom = c.Check.Ignore, fileOrigin(c, "check.ignore")
 		}
-		if _, ok := c.set["check.severity"]; ok {
+		if _, ok := c.Line("check.severity"); ok {
 			s.Severity, s.severityFrom = c.Check.Severity, fileOrigin(c, "check.severity")
 		}
-		if _, ok := c.set["schema.unknown_key"]; ok {
+		if _, ok := c.Line("schema.unknown_key"); ok {
 			s.UnknownKey, s.ukFrom = c.Schema.UnknownKey, fileOrigin(c, "schema.unknown_key")
 		}
-		if _, ok := c.set["check.per-path"]; ok {
+		if _, ok := c.Line("check.per-path"); ok {
 			s.PerPath, s.perPathFrom = c.Check.PerPath, fileOrigin(c, "check.per-path")
 			if c != p.user {
-				s.perPathBase = filepath.Dir(c.path)
+				s.perPathBase = filepath.Dir(c.Path())
 			}
 		}
 	}
@@ -360,8 +361,8 @@ func (l *lookup) rulesFor(dir string) (*rules, error) {
 // checked when their files were read.
 func (p *policy) compile(s checkSettings) *rules {
 	r := &rules{
-		selects:    splitCodes(append(slices.Clone(s.Select), p.flags.selects...)),
-		ignores:    splitCodes(append(slices.Clone(s.Ignore), p.flags.ignores...)),
+		selects:    config.SplitCodes(append(slices.Clone(s.Select), p.flags.selects...)),
+		ignores:    config.SplitCodes(append(slices.Clone(s.Ignore), p.flags.ignores...)),
 		unknownKey: diag.SeverityError,
 		dropped:    map[pathCode]bool{},
 	}
@@ -369,13 +370,13 @@ func (p *policy) compile(s checkSettings) *rules {
 	if p.flags.severity != "" {
 		sev = p.flags.severity
 	}
-	r.minRank, _ = minRank(sev)
+	r.minRank, _ = config.MinRank(sev)
 	if s.UnknownKey == "warning" {
 		r.unknownKey = diag.SeverityWarning
 	}
 	for _, pattern := range slices.Sorted(maps.Keys(s.PerPath)) {
-		if g, err := parseGlob(pattern); err == nil {
-			r.perPath = append(r.perPath, pathRule{glob: g, codes: splitCodes(s.PerPath[pattern]), base: s.perPathBase})
+		if g, err := config.ParseGlob(pattern); err == nil {
+			r.perPath = append(r.perPath, pathRule{glob: g, codes: config.SplitCodes(s.PerPath[pattern]), base: s.perPathBase})
 		}
 	}
 	return r
@@ -387,7 +388,7 @@ func (r *rules) apply(d diag.Diagnostic) (diag.Diagnostic, bool) {
 	if d.Code == diag.CodeUnknownKey || d.Code == diag.CodeBundleUnknownKey {
 		d.Severity = r.unknownKey
 	}
-	if rank(d.Severity) < r.minRank {
+	if config.Rank(d.Severity) < r.minRank {
 		return d, false
 	}
 	if len(r.selects) > 0 && !matchAny(r.selects, d.Code) {
@@ -403,7 +404,7 @@ func (r *rules) apply(d diag.Diagnostic) (diag.Diagnostic, bool) {
 	drop, seen := r.dropped[k]
 	if !seen {
 		for _, pr := range r.perPath {
-			if matchAny(pr.codes, d.Code) && pr.glob.match(relPath(pr.base, d.Path)) {
+			if matchAny(pr.codes, d.Code) && pr.glob.Match(relPath(pr.base, d.Path)) {
 				drop = true
 				break
 			}
@@ -454,4 +455,30 @@ func (p *policy) filterFile(path string, ds []diag.Diagnostic, warn func(error))
 		}
 	}
 	return out
+}
+
+// pathRule ignores codes in the files a glob matches; the glob is taken
+// from base, the directory of the file that declares it.
+type pathRule struct {
+	glob  config.Glob
+	codes []string
+	base  string
+}
+
+// relPath is p relative to base, slash-separated; p itself when it lies
+// outside.
+func relPath(base, p string) string {
+	if rel, err := filepath.Rel(base, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(p)
+}
+
+func matchAny(patterns []string, code string) bool {
+	for _, p := range patterns {
+		if diag.MatchCode(p, code) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
@@ -77,12 +78,12 @@ func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
 		return nil, err
 	}
 	base := "."
-	if cfg.path != "" {
-		base = filepath.Dir(cfg.path)
+	if cfg.Path() != "" {
+		base = filepath.Dir(cfg.Path())
 	}
 	manifest := flags.manifest
 	if manifest == "" && cfg.Prepare.Manifest != "" {
-		manifest = expandPath(cfg.Prepare.Manifest, base)
+		manifest = config.ExpandPath(cfg.Prepare.Manifest, base)
 	}
 	if manifest == "" {
 		return nil, errors.New("no bundle manifest: pass --manifest or set [prepare] manifest in the configuration")
@@ -105,7 +106,7 @@ func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
 	}
 	configured := cfg.Prepare.CacheHome
 	if configured != "" {
-		configured = expandPath(configured, base)
+		configured = config.ExpandPath(configured, base)
 	}
 	home, err := prepare.ResolveHome(a.Getenv, configured)
 	if err != nil {

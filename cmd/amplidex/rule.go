@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/query"
 )
@@ -96,7 +97,7 @@ func (a *App) runRule(opts *ruleOptions, args []string) error {
 	case len(args) == 0:
 		return exitf(exitUsage, "rule needs CODE (such as schema/unknown-key), an area (schema/) or --all")
 	default:
-		if err := checkCode(args[0]); err != nil {
+		if err := config.CheckCode(args[0]); err != nil {
 			return exitf(exitUsage, "rule: %v", err)
 		}
 		for _, c := range diag.Codes {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
@@ -22,7 +23,7 @@ type workspace struct {
 	home    string
 	bundled []string
 	roots   []discovery.Root
-	cfg     *Config
+	cfg     *config.Config
 	paths   query.Paths
 	// isolated is set under --isolated: the configuration is empty, and
 	// the roots are the project's alone.
@@ -43,7 +44,7 @@ type workspace struct {
 
 // config loads the configuration file named by --config, else the default
 // one (a missing default file is an empty configuration).
-func (a *App) config() (*Config, query.Paths, error) {
+func (a *App) config() (*config.Config, query.Paths, error) {
 	paths, err := query.DefaultPaths(a.Getenv)
 	if err != nil {
 		return nil, paths, exitf(exitUsage, "%v", err)
@@ -52,7 +53,7 @@ func (a *App) config() (*Config, query.Paths, error) {
 	if !explicit {
 		path = paths.Config
 	}
-	cfg, err := loadConfig(path, explicit)
+	cfg, err := config.Load(path, explicit)
 	if err != nil {
 		return nil, paths, configError(err)
 	}
@@ -65,7 +66,7 @@ func (a *App) config() (*Config, query.Paths, error) {
 // AMPLIDEX_BUNDLED says.
 func (a *App) workspace() (*workspace, error) {
 	var (
-		cfg   *Config
+		cfg   *config.Config
 		paths query.Paths
 		err   error
 	)
@@ -76,7 +77,7 @@ func (a *App) workspace() (*workspace, error) {
 		if paths, err = query.DefaultPaths(a.Getenv); err != nil {
 			return nil, exitf(exitUsage, "%v", err)
 		}
-		cfg = &Config{}
+		cfg = &config.Config{}
 	} else if cfg, paths, err = a.config(); err != nil {
 		return nil, err
 	}

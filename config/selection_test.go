@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"path"
@@ -11,7 +11,7 @@ import (
 // backtracking over components: exponential in the number of `**`, so
 // only for small inputs.
 func refMatch(pattern, rel string) bool {
-	g, err := parseGlob(pattern)
+	g, err := ParseGlob(pattern)
 	if err != nil {
 		return false
 	}
@@ -85,11 +85,11 @@ func TestGlobMatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.pattern+" "+tc.rel, func(t *testing.T) {
-			g, err := parseGlob(tc.pattern)
+			g, err := ParseGlob(tc.pattern)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := g.match(tc.rel); got != tc.want {
+			if got := g.Match(tc.rel); got != tc.want {
 				t.Errorf("match(%q, %q) = %v, want %v", tc.pattern, tc.rel, got, tc.want)
 			}
 			if ref := refMatch(tc.pattern, tc.rel); ref != tc.want {
@@ -105,7 +105,7 @@ func TestGlobMatch(t *testing.T) {
 // above what a linear match takes and far below that.
 func TestGlobPathological(t *testing.T) {
 	pattern := strings.Repeat("**/", 40) + "a" + strings.Repeat("*a", 40) + "*b"
-	g, err := parseGlob(pattern)
+	g, err := ParseGlob(pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestGlobPathological(t *testing.T) {
 	go func() {
 		var got []bool
 		for _, c := range cases {
-			got = append(got, g.match(c.rel))
+			got = append(got, g.Match(c.rel))
 		}
 		done <- got
 	}()
@@ -151,11 +151,11 @@ func FuzzGlobMatch(f *testing.F) {
 		if strings.Count(pattern, "/") > 8 || strings.Count(rel, "/") > 8 || len(pattern) > 64 || len(rel) > 64 {
 			return
 		}
-		g, err := parseGlob(pattern)
+		g, err := ParseGlob(pattern)
 		if err != nil {
 			return
 		}
-		if got, want := g.match(rel), refMatch(pattern, rel); got != want {
+		if got, want := g.Match(rel), refMatch(pattern, rel); got != want {
 			t.Errorf("match(%q, %q) = %v, reference %v", pattern, rel, got, want)
 		}
 	})

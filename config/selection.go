@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -15,8 +15,8 @@ import (
 // first; "warn" is taken for "warning".
 var severities = []string{"error", "warning", "info"}
 
-// rank orders severities: info < warning < error.
-func rank(s diag.Severity) int {
+// Rank orders severities: info < warning < error.
+func Rank(s diag.Severity) int {
 	switch s {
 	case diag.SeverityError:
 		return 2
@@ -26,9 +26,9 @@ func rank(s diag.Severity) int {
 	return 0
 }
 
-// minRank is the rank of the lowest severity kept by --severity or
+// MinRank is the rank of the lowest severity kept by --severity or
 // [check] severity: "error", "warning" (or "warn") or "info".
-func minRank(severity string) (int, error) {
+func MinRank(severity string) (int, error) {
 	switch severity {
 	case "", "info":
 		return 0, nil
@@ -40,17 +40,9 @@ func minRank(severity string) (int, error) {
 	return 0, fmt.Errorf("%q is not a severity: want error, warning or info%s", severity, didYouMean(severity, severities))
 }
 
-// pathRule ignores codes in the files a glob matches; the glob is taken
-// from base, the directory of the file that declares it.
-type pathRule struct {
-	glob  glob
-	codes []string
-	base  string
-}
-
-// splitCodes splits comma-separated lists ("schema/,ref/") and drops
+// SplitCodes splits comma-separated lists ("schema/,ref/") and drops
 // blanks.
-func splitCodes(list []string) []string {
+func SplitCodes(list []string) []string {
 	var out []string
 	for _, item := range list {
 		for _, c := range strings.Split(item, ",") {
@@ -62,22 +54,22 @@ func splitCodes(list []string) []string {
 	return out
 }
 
-// checkSelectors returns an error naming the first selector that matches
+// CheckCodes returns an error naming the first selector that matches
 // no diagnostic code, with the code or area it most likely misspells.
-func checkSelectors(sels []string) error {
-	for _, s := range splitCodes(sels) {
-		if err := checkCode(s); err != nil {
+func CheckCodes(sels []string) error {
+	for _, s := range SplitCodes(sels) {
+		if err := CheckCode(s); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkCode returns nil when pattern selects a diagnostic code or area,
+// CheckCode returns nil when pattern selects a diagnostic code or area,
 // and otherwise an error naming the nearest: diag.CheckCodePattern's,
 // or, when it finds none, the code whose beginning pattern misspells
 // ("schema/unknwn" → "schema/unknown-key").
-func checkCode(pattern string) error {
+func CheckCode(pattern string) error {
 	err := diag.CheckCodePattern(pattern)
 	if err == nil || strings.Contains(err.Error(), "did you mean") {
 		return err
@@ -134,59 +126,41 @@ func suggestCode(pattern string) []string {
 	return nil
 }
 
-// relPath is p relative to base, slash-separated; p itself when it lies
-// outside.
-func relPath(base, p string) string {
-	if rel, err := filepath.Rel(base, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return filepath.ToSlash(rel)
-	}
-	return filepath.ToSlash(p)
-}
-
-func matchAny(patterns []string, code string) bool {
-	for _, p := range patterns {
-		if diag.MatchCode(p, code) {
-			return true
-		}
-	}
-	return false
-}
-
-// glob is a path pattern of slash-separated components: `*`, `?` and
+// Glob is a path pattern of slash-separated components: `*`, `?` and
 // `[…]` match within a component, `**` matches any number of components.
 // A pattern without a slash matches a file's base name in any directory;
 // one with a slash matches the whole relative path. A pattern that
 // matches a directory matches every file below it.
-type glob struct {
+type Glob struct {
 	parts []string
 	base  bool // match the base name only
 }
 
-func parseGlob(pattern string) (glob, error) {
+func ParseGlob(pattern string) (Glob, error) {
 	p := strings.TrimSuffix(filepath.ToSlash(pattern), "/")
 	if p == "" {
-		return glob{}, errors.New("empty glob")
+		return Glob{}, errors.New("empty glob")
 	}
-	g := glob{parts: strings.Split(strings.TrimPrefix(p, "./"), "/"), base: !strings.Contains(p, "/")}
+	g := Glob{parts: strings.Split(strings.TrimPrefix(p, "./"), "/"), base: !strings.Contains(p, "/")}
 	for _, part := range g.parts {
 		if part == "**" {
 			continue
 		}
 		if _, err := path.Match(part, ""); err != nil {
-			return glob{}, fmt.Errorf("bad glob %q: %v", pattern, err)
+			return Glob{}, fmt.Errorf("bad glob %q: %v", pattern, err)
 		}
 	}
 	return g, nil
 }
 
-// match reports whether the slash-separated path rel, or a directory
+// Match reports whether the slash-separated path rel, or a directory
 // above it, matches. The pattern runs as an automaton over the path's
 // components, each state a position in the pattern: a `**` loops on any
 // component and may be passed by, another part moves on when path.Match
 // (linear, as it never backtracks) accepts the component. The work is at
 // most one component match per part of the pattern and component of the
 // path, whatever the stars.
-func (g glob) match(rel string) bool {
+func (g Glob) Match(rel string) bool {
 	if g.base {
 		for rest, more := rel, true; more; {
 			var c string
@@ -233,7 +207,7 @@ func (g glob) match(rel string) bool {
 
 // pass adds to the states s those reached by passing a `**` that matches
 // no component.
-func (g glob) pass(s []bool) {
+func (g Glob) pass(s []bool) {
 	for i, p := range g.parts {
 		if s[i] && p == "**" {
 			s[i+1] = true

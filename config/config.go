@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
-// Config is amplidex's configuration file. Every key is documented in the
+// Config is amplidex's configuration file, or a project's. Every key is documented in the
 // README; an unknown key is an error naming the key and the file.
 type Config struct {
 	Roots struct {
@@ -32,9 +32,9 @@ type Config struct {
 		UnknownKey string `toml:"unknown_key"`
 	} `toml:"schema"`
 	Watch struct {
-		Debounce     duration `toml:"debounce"`
-		MaxWait      duration `toml:"max_wait"`
-		PollInterval duration `toml:"poll_interval"`
+		Debounce     Duration `toml:"debounce"`
+		MaxWait      Duration `toml:"max_wait"`
+		PollInterval Duration `toml:"poll_interval"`
 		MaxWatches   int      `toml:"max_watches"`
 	} `toml:"watch"`
 	Check struct {
@@ -63,10 +63,10 @@ type Config struct {
 		Autostart *bool `toml:"autostart"`
 		// ForgetAfter drops a project nobody asked about for that long
 		// (30 days when unset; "0s": never).
-		ForgetAfter *duration `toml:"forget_after"`
+		ForgetAfter *Duration `toml:"forget_after"`
 		// IdleExit stops a daemon a client started once it has had no
 		// client for that long (30 minutes when unset; "0": never).
-		IdleExit *duration `toml:"idle_exit"`
+		IdleExit *Duration `toml:"idle_exit"`
 	} `toml:"daemon"`
 
 	// path is the file the configuration was read from ("" when none).
@@ -76,10 +76,26 @@ type Config struct {
 	set map[string]int
 }
 
-// duration is a time.Duration written as "30ms" in TOML.
-type duration struct{ time.Duration }
+// Duration is a time.Duration written as "30ms" in TOML.
+type Duration struct{ time.Duration }
 
-func (d *duration) UnmarshalText(b []byte) error {
+// String writes a duration as the configuration does: "20ms", "720h".
+func (d Duration) String() string { return ShortDuration(d.Duration) }
+
+// ShortDuration is time.Duration's String without trailing zero units:
+// "720h", not "720h0m0s".
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	for _, zero := range []string{"0s", "0m"} {
+		if strings.HasSuffix(s, "m"+zero) || strings.HasSuffix(s, "h"+zero) {
+			s = strings.TrimSuffix(s, zero)
+		}
+	}
+	return s
+}
+
+// UnmarshalText reads a duration written with a unit, zero or more.
+func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := parseDuration(string(b))
 	if err != nil {
 		return err
@@ -101,25 +117,43 @@ func parseDuration(s string) (time.Duration, error) {
 	return v, nil
 }
 
-// configKind tells the user's configuration from one a project commits.
-type configKind int
+// Kind tells the user's configuration from one a project commits.
+type Kind int
 
+// The kinds of configuration file.
 const (
-	// userConfig is the user's own file (config.toml, or --config): every
+	// User is the user's own file (config.toml, or --config): every
 	// table.
-	userConfig configKind = iota
-	// projectConfig is a file a team commits (amplidex.toml,
+	User Kind = iota
+	// Project is a file a team commits (amplidex.toml,
 	// .amplidex.toml, [tool.amplidex] in pyproject.toml): it decides what
 	// is reported, never what runs or where the daemon lives.
-	projectConfig
+	Project
 )
+
+// Path is the file the configuration was read from ("" when none).
+func (c *Config) Path() string { return c.path }
+
+// Line is the line (1-based; 0 when it cannot tell) of the key the file
+// sets, dotted ("check.select"), and whether the file sets it.
+func (c *Config) Line(key string) (int, bool) {
+	line, ok := c.set[key]
+	return line, ok
+}
+
+// Set lists the keys the file sets, dotted, in order.
+func (c *Config) Set() []string { return slices.Sorted(maps.Keys(c.set)) }
+
+// Keys lists every key the configuration knows, dotted: tables and the
+// keys in them.
+func Keys() []string { return configKeys(reflect.TypeOf(Config{}), nil) }
 
 // projectTables are the tables a project's configuration may set.
 var projectTables = []string{"check", "schema"}
 
-// loadConfig reads the user's configuration file at path. A missing file
+// Load reads the user's configuration file at path. A missing file
 // is an empty configuration unless the path was given explicitly.
-func loadConfig(path string, explicit bool) (*Config, error) {
+func Load(path string, explicit bool) (*Config, error) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return &Config{}, nil
@@ -127,18 +161,18 @@ func loadConfig(path string, explicit bool) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	cfg, err := parseConfig(path, src, nil, userConfig, "")
+	cfg, err := Parse(path, src, nil, User, "")
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Dir(path)
 	for i, p := range cfg.Roots.Bundled {
-		cfg.Roots.Bundled[i] = expandPath(p, dir)
+		cfg.Roots.Bundled[i] = ExpandPath(p, dir)
 	}
 	return cfg, nil
 }
 
-// parseConfig decodes the configuration src read from path: the whole
+// Parse decodes the configuration src read from path: the whole
 // file, or the table at prefix (tool.amplidex in a pyproject.toml; nil
 // and no error when the file has none). Every problem is said in the
 // user's terms with the file, the line and column and the key: a key
@@ -148,7 +182,7 @@ func loadConfig(path string, explicit bool) (*Config, error) {
 // configuration (userPath names that file). A text nested deeper, or
 // with longer dotted keys, than syntax.CheckTOMLShape allows is not
 // decoded: the error says where.
-func parseConfig(path string, src []byte, prefix []string, kind configKind, userPath string) (*Config, error) {
+func Parse(path string, src []byte, prefix []string, kind Kind, userPath string) (*Config, error) {
 	var raw map[string]any
 	if _, err := syntax.DecodeTOML(src, &raw); err != nil {
 		var perr toml.ParseError
@@ -213,7 +247,7 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 			cfg.Schema.UnknownKey, didYouMean(cfg.Schema.UnknownKey, []string{"error", "warning"}))
 	}
 	if sev := cfg.Check.Severity; sev != "" {
-		if _, err := minRank(sev); err != nil {
+		if _, err := MinRank(sev); err != nil {
 			return nil, fmt.Errorf("%s: check.severity: %v", keyAt("check", "severity"), err)
 		}
 	}
@@ -221,15 +255,15 @@ func parseConfig(path string, src []byte, prefix []string, kind configKind, user
 		key  string
 		sels []string
 	}{{"select", cfg.Check.Select}, {"ignore", cfg.Check.Ignore}} {
-		if err := checkSelectors(k.sels); err != nil {
+		if err := CheckCodes(k.sels); err != nil {
 			return nil, fmt.Errorf("%s: check.%s: %v", keyAt("check", k.key), k.key, err)
 		}
 	}
 	for _, glob := range slices.Sorted(maps.Keys(cfg.Check.PerPath)) {
-		if _, err := parseGlob(glob); err != nil {
+		if _, err := ParseGlob(glob); err != nil {
 			return nil, fmt.Errorf("%s: check.per-path: %v", keyAt("check", "per-path", glob), err)
 		}
-		if err := checkSelectors(cfg.Check.PerPath[glob]); err != nil {
+		if err := CheckCodes(cfg.Check.PerPath[glob]); err != nil {
 			return nil, fmt.Errorf("%s: check.per-path %q: %v", keyAt("check", "per-path", glob), glob, err)
 		}
 	}
@@ -249,7 +283,7 @@ type configCheck struct {
 	path     string
 	src      []byte
 	prefix   []string
-	kind     configKind
+	kind     Kind
 	userPath string
 	problems []configProblem
 	unknown  []toml.Key
@@ -258,7 +292,7 @@ type configCheck struct {
 	set map[string]int
 }
 
-var durationType = reflect.TypeOf(duration{})
+var durationType = reflect.TypeOf(Duration{})
 
 // table checks the keys of t, a table of type typ at keys.
 func (c *configCheck) table(t map[string]any, typ reflect.Type, keys []string) {
@@ -276,7 +310,7 @@ func (c *configCheck) table(t map[string]any, typ reflect.Type, keys []string) {
 			c.unknown = append(c.unknown, toml.Key(append(slices.Clone(c.prefix), at...)))
 			continue
 		}
-		if c.kind == projectConfig && len(keys) == 0 && !slices.Contains(projectTables, k) {
+		if c.kind == Project && len(keys) == 0 && !slices.Contains(projectTables, k) {
 			c.notForProject(k, t[k])
 			continue
 		}
@@ -478,7 +512,7 @@ func configKeys(t reflect.Type, prefix []string) []string {
 		}
 		key := append(prefix[:len(prefix):len(prefix)], name)
 		out = append(out, strings.Join(key, "."))
-		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(duration{}) {
+		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(Duration{}) {
 			out = append(out, configKeys(f.Type, key)...)
 		}
 	}
@@ -494,9 +528,9 @@ func at(path string, src []byte, keyPath ...string) string {
 	return path
 }
 
-// expandPath makes p absolute: "~/" is the home directory, and a relative
+// ExpandPath makes p absolute: "~/" is the home directory, and a relative
 // path is taken from the configuration file's directory.
-func expandPath(p, base string) string {
+func ExpandPath(p, base string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			p = filepath.Join(home, p[1:])
@@ -506,4 +540,21 @@ func expandPath(p, base string) string {
 		p = filepath.Join(base, p)
 	}
 	return filepath.Clean(p)
+}
+
+// didYouMean is "; did you mean X?" naming the value of values that word
+// most likely misspells, or "" when none is close.
+func didYouMean(word string, values []string) string {
+	if near := diag.Suggest(word, values); near != "" {
+		return fmt.Sprintf("; did you mean %q?", near)
+	}
+	return ""
+}
+
+// oneOf is values as a sentence: "a, b or c".
+func oneOf(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
 }

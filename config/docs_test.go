@@ -1,9 +1,8 @@
-package main
+package config
 
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,12 +14,12 @@ import (
 // Config) is in its table of keys, and its example sets every key and is
 // a valid configuration.
 func TestConfigurationDocListsEveryKey(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
+	b, err := os.ReadFile(filepath.Join("..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	keys := configKeys(reflect.TypeOf(Config{}), nil)
+	keys := Keys()
 	if len(keys) < 10 {
 		t.Fatalf("the configuration has %d keys: %q; the struct's tags were not read", len(keys), keys)
 	}
@@ -47,7 +46,7 @@ func TestConfigurationDocListsEveryKey(t *testing.T) {
 	if err := os.WriteFile(path, []byte(block), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(path, true)
+	cfg, err := Load(path, true)
 	if err != nil {
 		t.Fatalf("the example of docs/configuration.md: %v", err)
 	}
