@@ -54,7 +54,7 @@ func (a *App) completeFromView(list func(winners []*discovery.Collection, prefix
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		v, _ := ws.view()
+		v, _ := ws.View()
 		return list(v.Set.Winners(), prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 }

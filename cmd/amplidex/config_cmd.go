@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/config"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -49,9 +51,9 @@ func newConfigCmd(a *App) *cobra.Command {
 
 // configSetting is one line of `amplidex config`.
 type configSetting struct {
-	Key    string `json:"key"`
-	Value  any    `json:"value"`
-	Origin origin `json:"origin"`
+	Key    string      `json:"key"`
+	Value  any         `json:"value"`
+	Origin lint.Origin `json:"origin"`
 }
 
 // configReport is what `amplidex config --json` prints.
@@ -78,11 +80,11 @@ func (a *App) runConfig(opts *configOptions, path string) error {
 	if !isDirAt(path) {
 		dir = filepath.Dir(path)
 	}
-	pol, err := newPolicy(ws, checkFlags{})
+	pol, err := lint.NewPolicy(ws, lint.Selection{})
 	if err != nil {
 		return err
 	}
-	cs, err := pol.lookup().checkSettings(dir)
+	cs, err := pol.Lookup().Settings(dir)
 	if err != nil {
 		return configError(err)
 	}
@@ -100,37 +102,37 @@ func (a *App) runConfig(opts *configOptions, path string) error {
 // settings lists every setting of the configuration with its origin: the
 // [check] and [schema] ones as they apply where cs was resolved, the
 // others from the environment, the user's file or the defaults.
-func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
-	cfg := ws.cfg
+func (a *App) settings(ws *lint.Workspace, cs lint.Settings) []configSetting {
+	cfg := ws.Config
 	user := func(key string, value, def any) configSetting {
 		if _, ok := cfg.Line(key); ok {
-			return configSetting{key, value, fileOrigin(cfg, key)}
+			return configSetting{key, value, lint.FileOrigin(cfg, key)}
 		}
-		return configSetting{key, def, originDefault}
+		return configSetting{key, def, lint.OriginDefault}
 	}
 	env := func(name, key string, value any, fallback configSetting) configSetting {
-		if v := a.Getenv(name); v != "" && !ws.isolated {
-			return configSetting{key, value, origin("env:" + name)}
+		if v := a.Getenv(name); v != "" && !ws.Isolated {
+			return configSetting{key, value, lint.Origin("env:" + name)}
 		}
 		return fallback
 	}
 	dur := func(d config.Duration) string { return d.String() }
 	bundled := user("roots.bundled", cfg.Roots.Bundled, []string{})
-	bundled = env("AMPLIDEX_BUNDLED", "roots.bundled", ws.bundled, bundled)
-	if ws.isolated {
+	bundled = env("AMPLIDEX_BUNDLED", "roots.bundled", ws.Bundled, bundled)
+	if ws.Isolated {
 		bundled = configSetting{"roots.bundled", []string{}, "flag:--isolated"}
 	}
 	autostart := user("daemon.autostart", cfg.Daemon.Autostart != nil && *cfg.Daemon.Autostart, true)
-	if v := a.Getenv(noSpawnEnv); v != "" && v != "0" {
-		autostart = configSetting{"daemon.autostart", false, origin("env:" + noSpawnEnv)}
+	if v := a.Getenv(service.NoSpawnEnv); v != "" && v != "0" {
+		autostart = configSetting{"daemon.autostart", false, lint.Origin("env:" + service.NoSpawnEnv)}
 	}
-	forget := configSetting{"daemon.forget_after", config.ShortDuration(daemon.DefaultForgetAfter), originDefault}
+	forget := configSetting{"daemon.forget_after", config.ShortDuration(daemon.DefaultForgetAfter), lint.OriginDefault}
 	if fa := cfg.Daemon.ForgetAfter; fa != nil {
-		forget = configSetting{"daemon.forget_after", dur(*fa), fileOrigin(cfg, "daemon.forget_after")}
+		forget = configSetting{"daemon.forget_after", dur(*fa), lint.FileOrigin(cfg, "daemon.forget_after")}
 	}
-	idle := configSetting{"daemon.idle_exit", config.ShortDuration(defaultIdleExit), originDefault}
+	idle := configSetting{"daemon.idle_exit", config.ShortDuration(defaultIdleExit), lint.OriginDefault}
 	if ie := cfg.Daemon.IdleExit; ie != nil {
-		idle = configSetting{"daemon.idle_exit", dur(*ie), fileOrigin(cfg, "daemon.idle_exit")}
+		idle = configSetting{"daemon.idle_exit", dur(*ie), lint.FileOrigin(cfg, "daemon.idle_exit")}
 	}
 	perPath := map[string][]string{}
 	if cs.PerPath != nil {
@@ -144,11 +146,11 @@ func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
 	}
 	return []configSetting{
 		bundled,
-		{"schema.unknown_key", cs.UnknownKey, cs.ukFrom},
-		{"check.select", list(cs.Select), cs.selectFrom},
-		{"check.ignore", list(cs.Ignore), cs.ignoreFrom},
-		{"check.severity", cs.Severity, cs.severityFrom},
-		{"check.per-path", perPath, cs.perPathFrom},
+		{"schema.unknown_key", cs.UnknownKey, cs.UnknownKeyFrom},
+		{"check.select", list(cs.Select), cs.SelectFrom},
+		{"check.ignore", list(cs.Ignore), cs.IgnoreFrom},
+		{"check.severity", cs.Severity, cs.SeverityFrom},
+		{"check.per-path", perPath, cs.PerPathFrom},
 		user("watch.debounce", dur(cfg.Watch.Debounce), config.ShortDuration(defaultDebounce)),
 		user("watch.max_wait", dur(cfg.Watch.MaxWait), config.ShortDuration(watcher.DefaultMaxWait)),
 		user("watch.poll_interval", dur(cfg.Watch.PollInterval), config.ShortDuration(watcher.DefaultPollInterval)),

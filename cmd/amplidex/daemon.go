@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/config"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
@@ -42,8 +44,8 @@ type daemonFlags struct {
 	// service is set by the service manager's unit: clients leave the
 	// daemon alone.
 	service bool
-	// logFile is where the log goes instead of stderr.
-	logFile string
+	// LogFile is where the log goes instead of stderr.
+	LogFile string
 }
 
 func newDaemonCmd(a *App) *cobra.Command {
@@ -65,7 +67,7 @@ func newDaemonCmd(a *App) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&flags.detach, "detach", false, "start the daemon in the background and return once it answers")
-	f.StringVar(&flags.logFile, "log-file", "", "write the log to this file, rotated at 10 MiB (one FILE.1 kept), instead of stderr")
+	f.StringVar(&flags.LogFile, "log-file", "", "write the log to this file, rotated at 10 MiB (one FILE.1 kept), instead of stderr")
 	f.BoolVar(&flags.detached, "detached", false, "run in the background, as --detach starts it (logs to daemon.log in the state directory)")
 	f.BoolVar(&flags.service, "service", false, "run as a daemon the service manager started (clients leave it alone)")
 	f.BoolVar(&flags.autostarted, "autostarted", false, "run as a daemon a client started because none ran (exits once idle)")
@@ -91,10 +93,10 @@ func newDaemonCmd(a *App) *cobra.Command {
 }
 
 // daemonOptions turns the workspace's configuration into daemon options.
-func (ws *workspace) daemonOptions(a *App) daemon.Options {
-	w := ws.cfg.Watch
+func daemonOptions(ws *lint.Workspace, a *App) daemon.Options {
+	w := ws.Config.Watch
 	forgetAfter := time.Duration(0)
-	if fa := ws.cfg.Daemon.ForgetAfter; fa != nil {
+	if fa := ws.Config.Daemon.ForgetAfter; fa != nil {
 		forgetAfter = fa.Duration
 		if forgetAfter == 0 {
 			forgetAfter = -1 // never
@@ -102,23 +104,23 @@ func (ws *workspace) daemonOptions(a *App) daemon.Options {
 	}
 	return daemon.Options{
 		ForgetAfter: forgetAfter,
-		Paths:       ws.paths,
-		Home:        ws.home,
-		Bundled:     ws.bundled,
-		Schema:      ws.schemaOptions(),
+		Paths:       ws.Paths,
+		Home:        ws.Home,
+		Bundled:     ws.Bundled,
+		Schema:      ws.SchemaOptions(),
 		Logger:      a.log,
 		Watch: watcher.Options{
 			Debounce: cmp.Or(w.Debounce.Duration, defaultDebounce), MaxWait: w.MaxWait.Duration,
 			PollInterval: w.PollInterval.Duration, MaxWatches: w.MaxWatches,
-			SyncDir: syncDir(a.Getenv, ws.paths.StateDir),
+			SyncDir: syncDir(a.Getenv, ws.Paths.StateDir),
 		},
 	}
 }
 
 // idleExit is how long a daemon a client started stays without a client:
 // [daemon] idle_exit, 30 minutes when unset, 0 for never.
-func (ws *workspace) idleExit() time.Duration {
-	if ie := ws.cfg.Daemon.IdleExit; ie != nil {
+func idleExit(ws *lint.Workspace) time.Duration {
+	if ie := ws.Config.Daemon.IdleExit; ie != nil {
 		return ie.Duration
 	}
 	return defaultIdleExit
@@ -127,13 +129,13 @@ func (ws *workspace) idleExit() time.Duration {
 // daemonBundles returns the prepared-bundle cache and the manifests the
 // daemon keeps warm: [prepare] manifest and manifests. Without a usable
 // version or cache home it keeps none, and says why.
-func (a *App) daemonBundles(ws *workspace) (*prepare.Cache, []string) {
+func (a *App) daemonBundles(ws *lint.Workspace) (*prepare.Cache, []string) {
 	base := "."
-	if ws.cfg.Path() != "" {
-		base = filepath.Dir(ws.cfg.Path())
+	if ws.Config.Path() != "" {
+		base = filepath.Dir(ws.Config.Path())
 	}
 	var manifests []string
-	for _, m := range append([]string{ws.cfg.Prepare.Manifest}, ws.cfg.Prepare.Manifests...) {
+	for _, m := range append([]string{ws.Config.Prepare.Manifest}, ws.Config.Prepare.Manifests...) {
 		if m != "" {
 			manifests = append(manifests, config.ExpandPath(m, base))
 		}
@@ -179,23 +181,23 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 	if err != nil {
 		return err
 	}
-	logPath := flags.logFile
+	logPath := flags.LogFile
 	if flags.detached && logPath == "" {
-		logPath = filepath.Join(ws.paths.StateDir, daemonLogName)
+		logPath = filepath.Join(ws.Paths.StateDir, service.LogName)
 	}
 	if logPath != "" {
 		if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 			return exitf(exitUsage, "daemon: %v", err)
 		}
 		// In the background, stdout and stderr follow the log file too.
-		lf, err := openLogFile(logPath, maxLogSize, flags.detached || flags.service)
+		lf, err := service.OpenLogFile(logPath, service.MaxLogSize, flags.detached || flags.service)
 		if err != nil {
 			return exitf(exitUsage, "daemon: %v", err)
 		}
 		defer lf.Close()
 		a.logTo(lf, false)
 	}
-	opts := ws.daemonOptions(a)
+	opts := daemonOptions(ws, a)
 	opts.Prepare, opts.Manifests = a.daemonBundles(ws)
 	switch {
 	case flags.service:
@@ -204,18 +206,18 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 		// Only a daemon a client started goes once idle: one started on
 		// purpose, in the foreground, with --detach or by the service
 		// manager, stays.
-		opts.Mode, opts.IdleExit = query.ModeAutostart, ws.idleExit()
+		opts.Mode, opts.IdleExit = query.ModeAutostart, idleExit(ws)
 	case flags.detached:
 		opts.Mode = query.ModeDetached
 	}
-	ln, err := activationListener()
+	ln, err := service.ActivationListener()
 	if err != nil {
 		return exitf(exitUsage, "daemon: %v", err)
 	}
 	if ln != nil {
 		opts.Listener, opts.Mode, opts.IdleExit = ln, query.ModeService, 0
-		if got := ln.Addr().String(); got != ws.paths.Socket {
-			a.log.Warn("the socket handed over is not where clients look for it", "handed", got, "clients", ws.paths.Socket)
+		if got := ln.Addr().String(); got != ws.Paths.Socket {
+			a.log.Warn("the socket handed over is not where clients look for it", "handed", got, "clients", ws.Paths.Socket)
 		}
 	}
 	opts.Memory = a.daemonMemory()
@@ -242,14 +244,95 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 				d.Warn(fmt.Sprintf("configuration not reloaded: %v", err))
 				continue
 			}
-			nopts := nws.daemonOptions(a)
+			nopts := daemonOptions(nws, a)
 			nopts.Prepare, nopts.Manifests = a.daemonBundles(nws)
 			if opts.Mode == query.ModeAutostart {
-				nopts.IdleExit = nws.idleExit()
+				nopts.IdleExit = idleExit(nws)
 			}
 			if err := d.Reload(nopts); err != nil {
 				a.log.Error("configuration reload incomplete", "err", err)
 			}
 		}
 	}
+}
+
+// runDetach is `amplidex daemon --detach`: it starts the daemon in the
+// background unless one answers, and returns once it does.
+func (a *App) runDetach(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	c, info, err := a.launcher().Ensure(ctx, ws, false)
+	if err != nil {
+		return exitf(exitUsage, "daemon --detach: %v", err)
+	}
+	defer c.Close()
+	if info == nil {
+		vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		running, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
+		cancel()
+		if err == nil {
+			fmt.Fprintf(a.Stderr, "amplidex: a daemon already runs (pid %d, %s)\n", running.PID, running.Mode)
+		} else {
+			fmt.Fprintln(a.Stderr, "amplidex: a daemon already runs")
+		}
+		return nil
+	}
+	fmt.Fprintf(a.Stderr, "amplidex: the daemon runs in the background (pid %d; log %s)\n",
+		info.PID, filepath.Join(ws.Paths.StateDir, service.LogName))
+	return nil
+}
+
+// runStop is `amplidex daemon stop`.
+func (a *App) runStop(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	info, err := a.launcher().Stop(ctx, ws)
+	if err != nil {
+		return exitf(exitUsage, "daemon stop: %v", err)
+	}
+	if info == nil {
+		fmt.Fprintln(a.Stderr, "amplidex: no daemon was running")
+		return nil
+	}
+	fmt.Fprintf(a.Stderr, "amplidex: the daemon (pid %d) stopped\n", info.PID)
+	if info.SocketActivated {
+		fmt.Fprintln(a.Stderr, "amplidex: systemd still holds the socket and starts the daemon on the next query; `systemctl --user stop amplidex.socket` stops that too")
+	}
+	return nil
+}
+
+// runRestart is `amplidex daemon restart`: stop, then start in the
+// background (a socket-activated daemon is started again by systemd on
+// the first connection).
+func (a *App) runRestart(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	stopped, err := a.launcher().Stop(ctx, ws)
+	if err != nil {
+		return exitf(exitUsage, "daemon restart: %v", err)
+	}
+	if stopped != nil {
+		fmt.Fprintf(a.Stderr, "amplidex: the daemon (pid %d) stopped\n", stopped.PID)
+	}
+	// A daemon a client started is started again as one: it still goes
+	// once idle.
+	c, _, err := a.launcher().Ensure(ctx, ws, stopped != nil && stopped.Mode == query.ModeAutostart)
+	if err != nil {
+		return exitf(exitUsage, "daemon restart: %v", err)
+	}
+	defer c.Close()
+	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
+	if err != nil {
+		return exitf(exitUnreachable, "daemon restart: %v", err)
+	}
+	fmt.Fprintf(a.Stderr, "amplidex: the daemon runs (pid %d, %s, %s)\n", info.PID, info.Mode, info.Build.Short())
+	return nil
 }

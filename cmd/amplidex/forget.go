@@ -31,7 +31,7 @@ func (a *App) runForget(ctx context.Context, args []string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	dir := ws.project
+	dir := ws.Project
 	if len(args) > 0 {
 		if dir, err = filepath.Abs(args[0]); err != nil {
 			return exitf(exitUsage, "forget: %v", err)

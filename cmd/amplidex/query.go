@@ -15,6 +15,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -146,24 +147,24 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 		scope = []string{p}
 	} else {
 		var none string
-		if scope, none, err = ws.defaultScope(); err != nil {
+		if scope, none, err = ws.DefaultScope(); err != nil {
 			return err
 		}
 		if none != "" {
 			fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s\n", none)
 		}
 	}
-	pol, err := newPolicy(ws, checkFlags{})
+	pol, err := lint.NewPolicy(ws, lint.Selection{})
 	if err != nil {
 		return err
 	}
-	lk := pol.lookup()
-	for _, p := range append([]string{ws.base()}, scope...) {
+	lk := pol.Lookup()
+	for _, p := range append([]string{ws.Base()}, scope...) {
 		dir := p
 		if !isDirAt(p) {
 			dir = filepath.Dir(p)
 		}
-		if _, err := lk.rulesFor(dir); err != nil {
+		if err := lk.Read(dir); err != nil {
 			return configError(err)
 		}
 	}
@@ -184,11 +185,11 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 	return runQueryIn(ctx, a, ws, opts, query.MethodDiagnostics, params, func(r *query.DiagnosticsResult) (*query.DiagnosticsResult, error) {
 		var in []diag.Diagnostic
 		for _, d := range r.Diagnostics {
-			if len(scope) == 1 || inScope(d.Path, scope) {
+			if len(scope) == 1 || lint.InScope(d.Path, scope) {
 				in = append(in, d)
 			}
 		}
-		kept, err := lk.filter(ctx, in)
+		kept, err := lk.Filter(ctx, in)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
@@ -198,7 +199,7 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 		if kept == nil {
 			kept = []diag.Diagnostic{}
 		}
-		return &query.DiagnosticsResult{Diagnostics: kept, Summary: summarize(kept)}, nil
+		return &query.DiagnosticsResult{Diagnostics: kept, Summary: lint.Summarize(kept)}, nil
 	})
 }
 
@@ -214,17 +215,17 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 
 // runQueryIn is runQuery in the workspace ws; adjust, when set, turns the
 // answer into what is printed.
-func runQueryIn[P, R any](ctx context.Context, a *App, ws *workspace, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P,
+func runQueryIn[P, R any](ctx context.Context, a *App, ws *lint.Workspace, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P,
 	adjust func(R) (R, error)) error {
-	c, err := a.connectToAsk(ctx, ws)
+	c, err := a.launcher().ConnectToAsk(ctx, ws)
 	if err != nil {
 		return err
 	}
 	var result R
 	if c != nil {
-		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) error {
-			return a.callDaemon(ctx, ws, !opts.json, func(cctx context.Context) (err error) {
-				result, _, err = query.Ask(cctx, c, m, params(ws.common(opts.noSync)))
+		c, err = a.launcher().Ask(ctx, ws, c, func(c *query.SyncClient) error {
+			return a.launcher().Call(ctx, ws, !opts.json, func(cctx context.Context) (err error) {
+				result, _, err = query.Ask(cctx, c, m, params(ws.Common(opts.noSync)))
 				return err
 			})
 		})
@@ -238,10 +239,10 @@ func runQueryIn[P, R any](ctx context.Context, a *App, ws *workspace, opts *quer
 	if c == nil {
 		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
 		if m.FromBundles() {
-			result, err = m.AnswerBundles(ws.bundleView(), params(query.Common{Project: ws.daemonProject(), Bundles: ws.bundleScope()}))
+			result, err = m.AnswerBundles(ws.BundleView(), params(query.Common{Project: ws.DaemonProject(), Bundles: ws.BundleScope()}))
 		} else {
-			v, _ := ws.view()
-			result, err = m.Answer(ws.withStandIn(v), params(query.Common{Project: ws.daemonProject()}))
+			v, _ := ws.View()
+			result, err = m.Answer(ws.WithStandIn(v), params(query.Common{Project: ws.DaemonProject()}))
 		}
 	}
 	if err != nil {
@@ -342,21 +343,21 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	if err != nil {
 		return err
 	}
-	c, err := a.connectToAsk(ctx, ws)
+	c, err := a.launcher().ConnectToAsk(ctx, ws)
 	if err != nil {
 		return err
 	}
 	var res *query.ChangesResult
 	if c != nil {
-		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) (err error) {
+		c, err = a.launcher().Ask(ctx, ws, c, func(c *query.SyncClient) (err error) {
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			res, _, err = query.Ask(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.common(false), Since: since})
+			res, _, err = query.Ask(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.Common(false), Since: since})
 			return err
 		})
 	}
 	if c == nil {
-		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.paths.Socket)
+		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.Paths.Socket)
 	}
 	defer c.Close()
 	if err != nil {

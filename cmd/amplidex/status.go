@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -40,14 +39,14 @@ func (a *App) runStatus(ctx context.Context, asJSON, wait bool) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.dial(ctx, ws)
+	c, err := a.launcher().Dial(ctx, ws)
 	if err != nil {
 		return err
 	}
 	if c == nil {
-		msg := fmt.Sprintf("no daemon is running (socket %s)", ws.paths.Socket)
+		msg := fmt.Sprintf("no daemon is running (socket %s)", ws.Paths.Socket)
 		if asJSON {
-			if err := query.PrintJSON(a.Stdout, noDaemon{Running: false, Socket: ws.paths.Socket, Message: msg}); err != nil {
+			if err := query.PrintJSON(a.Stdout, noDaemon{Running: false, Socket: ws.Paths.Socket, Message: msg}); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.Stderr, "amplidex: %s\n", msg)
@@ -90,42 +89,13 @@ func (a *App) runStatus(ctx context.Context, asJSON, wait bool) error {
 
 // requireDaemon connects to the daemon, or fails with exit 3 naming what
 // needed it.
-func (a *App) requireDaemon(ctx context.Context, ws *workspace, what string) (*query.Client, error) {
-	c, err := a.dial(ctx, ws)
+func (a *App) requireDaemon(ctx context.Context, ws *lint.Workspace, what string) (*query.Client, error) {
+	c, err := a.launcher().Dial(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	if c == nil {
-		return nil, exitf(exitUnreachable, "%s needs the daemon, and none is running (socket %s)", what, ws.paths.Socket)
-	}
-	return c, nil
-}
-
-// dial connects to the daemon, or returns a nil client when none runs.
-func (a *App) dial(ctx context.Context, ws *workspace) (*query.Client, error) {
-	return dialDaemon(ctx, ws, query.Dial)
-}
-
-// dialSync connects to the daemon for questions asked one at a time, or
-// returns a nil client when none runs.
-func (a *App) dialSync(ctx context.Context, ws *workspace) (*query.SyncClient, error) {
-	return dialDaemon(ctx, ws, query.DialSync)
-}
-
-// dialDaemon connects to the daemon's socket with dial, or returns nil
-// when none runs; a socket this user may not use is an error.
-func dialDaemon[C any](ctx context.Context, ws *workspace, dial func(context.Context, string) (*C, error)) (*C, error) {
-	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	c, err := dial(dctx, ws.paths.Socket)
-	if errors.Is(err, query.ErrNoDaemon) {
-		return nil, nil
-	}
-	if err != nil {
-		if strings.Contains(err.Error(), "permission") {
-			return nil, exitf(exitUnreachable, "daemon: %v", err)
-		}
-		return nil, nil
+		return nil, exitf(exitUnreachable, "%s needs the daemon, and none is running (socket %s)", what, ws.Paths.Socket)
 	}
 	return c, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -67,13 +68,13 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 	// Without a PATH, what a plain check reports: the project's own
 	// collections, not the user and bundled roots it resolves against.
 	if len(paths) == 0 {
-		scope, none, err := ws.defaultScope()
+		scope, none, err := ws.DefaultScope()
 		if err != nil {
 			return err
 		}
 		if none != "" {
 			// No collection here: the bundle repository stood in, if any.
-			repo := ws.bundleView().Repo()
+			repo := ws.BundleView().Repo()
 			if repo == "" {
 				fmt.Fprintf(a.Stderr, "amplidex: nothing to watch: %s; name a PATH\n", none)
 				return nil
@@ -85,31 +86,31 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 	// The project's configuration decides what is printed, as it does for
 	// check: one that cannot be read stops watch at the start, and later
 	// on is said once and the user's settings apply.
-	pol, err := newPolicy(ws, checkFlags{})
+	pol, err := lint.NewPolicy(ws, lint.Selection{})
 	if err != nil {
 		return err
 	}
-	lk := pol.lookup()
-	for _, p := range append([]string{ws.base()}, paths...) {
+	lk := pol.Lookup()
+	for _, p := range append([]string{ws.Base()}, paths...) {
 		dir := p
 		if !isDirAt(p) {
 			dir = filepath.Dir(p)
 		}
-		if _, err := lk.rulesFor(dir); err != nil {
+		if err := lk.Read(dir); err != nil {
 			return configError(err)
 		}
 	}
 	warned := map[string]bool{}
 	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]diag.Diagnostic{},
 		filter: func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
-			return pol.filterFile(path, ds, func(err error) {
+			return pol.FilterFile(path, ds, func(err error) {
 				if !warned[err.Error()] {
 					warned[err.Error()] = true
 					fmt.Fprintf(a.Stderr, "amplidex: %v\n", err)
 				}
 			})
 		}}
-	c, err := a.connect(ctx, ws)
+	c, err := a.launcher().Connect(ctx, ws)
 	if err != nil {
 		return err
 	}
@@ -129,9 +130,9 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 // watchDaemon prints the updates of a daemon subscription; subscribed,
 // when not nil, is called once the daemon took it. It returns an error
 // wrapping errDaemonGone when the daemon went away (see followDaemon).
-func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, paths []string, pr *watchPrinter, subscribed func()) error {
+func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *lint.Workspace, paths []string, pr *watchPrinter, subscribed func()) error {
 	ch, err := query.Subscribe(ctx, c, query.MethodSubscribe, query.SubscribeParams{
-		Common: ws.common(false), Paths: paths})
+		Common: ws.Common(false), Paths: paths})
 	var qe *query.Error
 	switch {
 	case err == nil:
@@ -174,13 +175,13 @@ func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, p
 
 // watchInProcess runs the daemon's engine in this process, with its own
 // index in a temporary directory and no socket.
-func (a *App) watchInProcess(ctx context.Context, ws *workspace, paths []string, pr *watchPrinter) error {
+func (a *App) watchInProcess(ctx context.Context, ws *lint.Workspace, paths []string, pr *watchPrinter) error {
 	tmp, err := os.MkdirTemp("", "amplidex-watch-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	opts := ws.daemonOptions(a)
+	opts := daemonOptions(ws, a)
 	opts.Paths = query.Paths{Index: filepath.Join(tmp, "index.db"), PidFile: filepath.Join(tmp, "amplidex.pid"),
 		Socket: filepath.Join(tmp, "amplidex.sock"), StateDir: tmp}
 	opts.NoSocket, opts.NoSync = true, true
@@ -189,7 +190,7 @@ func (a *App) watchInProcess(ctx context.Context, ws *workspace, paths []string,
 		return exitf(exitUsage, "watch: %v", err)
 	}
 	defer d.Close()
-	err = d.FollowRoots(ctx, ws.common(false), paths, pr.print)
+	err = d.FollowRoots(ctx, ws.Common(false), paths, pr.print)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
