@@ -276,3 +276,75 @@ func codeInfo(code string) (diag.CodeInfo, bool) {
 	}
 	return diag.CodeInfo{}, false
 }
+
+// Formats are the formats a Report is written in.
+var Formats = []string{"text", "json", "github", "sarif"}
+
+// Format says how Write writes a Report.
+type Format struct {
+	// Name is one of Formats.
+	Name string
+	// Statistics writes how many diagnostics of each code, in text or
+	// JSON, instead of the diagnostics.
+	Statistics bool
+	// Text prints the diagnostics in text; with Sources set, under each
+	// its line of source (on a terminal).
+	Text    query.DiagnosticPrinter
+	Sources *Sources
+	// Version is the build's version, named in SARIF ("" for a
+	// development build).
+	Version string
+}
+
+// Write writes report to out in the format f: text with a summary line,
+// JSON, GitHub Actions annotations or SARIF 2.1.0.
+func Write(out io.Writer, report Report, f Format) error {
+	if f.Statistics {
+		stats := Statistics(report.Diagnostics)
+		if f.Name == "json" {
+			return query.PrintJSON(out, stats)
+		}
+		WriteStatistics(out, stats)
+		_, err := fmt.Fprintln(out, SummaryLine(report.Summary))
+		return err
+	}
+	switch f.Name {
+	case "json":
+		return query.PrintJSON(out, report)
+	case "github":
+		WriteGitHub(out, report.Diagnostics)
+	case "sarif":
+		wd, _ := os.Getwd()
+		return WriteSARIF(out, report.Diagnostics, wd, f.Version)
+	default:
+		p := f.Text
+		if f.Sources != nil {
+			p.Source = f.Sources.Read
+		}
+		p.Print(out, report.Diagnostics)
+		_, err := fmt.Fprintln(out, SummaryLine(report.Summary))
+		return err
+	}
+	return nil
+}
+
+// WriteUnsafe says on w each fix of fixes left out as unsafe, where its
+// diagnostic is, what it would do and why it is not made, and how many.
+func WriteUnsafe(w io.Writer, fixes []FileFix) {
+	wd, _ := os.Getwd()
+	n := 0
+	for _, f := range fixes {
+		for _, u := range f.Unsafe {
+			d := u.Diagnostic
+			fmt.Fprintf(w, "amplidex: %s:%d:%d: not fixed: %s: %s [%s]\n", query.DisplayPath(wd, d.Path),
+				d.Range.Start.Line+1, d.Range.Start.Character+1, u.Title, u.Why, d.Code)
+			n++
+		}
+	}
+	switch {
+	case n == 1:
+		fmt.Fprintln(w, "amplidex: 1 fix left to the author as unsafe (--unsafe-fixes makes it)")
+	case n > 1:
+		fmt.Fprintf(w, "amplidex: %d fixes left to the author as unsafe (--unsafe-fixes makes them)\n", n)
+	}
+}

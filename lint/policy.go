@@ -18,6 +18,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
+	"github.com/amplidex/amplidex/query"
 )
 
 // Policy decides which diagnostics are reported, and how severe they are,
@@ -494,4 +495,49 @@ func matchAny(patterns []string, code string) bool {
 		}
 	}
 	return false
+}
+
+// PolicyFor returns the policy of ws without flags, as query diagnostics,
+// watch and the language server apply it, and a Lookup that has read the
+// project's configuration of ws's base directory and of each path: one
+// that cannot be used is a *ConfigError.
+func PolicyFor(ws *Workspace, paths []string) (*Policy, *Lookup, error) {
+	pol, err := NewPolicy(ws, Selection{})
+	if err != nil {
+		return nil, nil, err
+	}
+	lk := pol.Lookup()
+	for _, p := range append([]string{ws.Base()}, paths...) {
+		dir := p
+		if !isDirAt(p) {
+			dir = filepath.Dir(p)
+		}
+		if err := lk.Read(dir); err != nil {
+			return nil, nil, &ConfigError{Err: err}
+		}
+	}
+	return pol, lk, nil
+}
+
+// Keep returns the diagnostics of r under scope (all of them when scope
+// names one path, which the daemon answered for) that the Lookup's
+// policy keeps, with their summary: query diagnostics' answer.
+func (l *Lookup) Keep(ctx context.Context, r *query.DiagnosticsResult, scope []string) (*query.DiagnosticsResult, error) {
+	var in []diag.Diagnostic
+	for _, d := range r.Diagnostics {
+		if len(scope) == 1 || InScope(d.Path, scope) {
+			in = append(in, d)
+		}
+	}
+	kept, err := l.Filter(ctx, in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &ConfigError{Err: err}
+	}
+	if kept == nil {
+		kept = []diag.Diagnostic{}
+	}
+	return &query.DiagnosticsResult{Diagnostics: kept, Summary: Summarize(kept)}, nil
 }

@@ -130,6 +130,7 @@ func asExitError(err error) *exitError {
 		ue *lint.UsageError
 		ce *lint.ConfigError
 		de *service.UnreachableError
+		se *service.UsageError
 	)
 	switch {
 	case errors.As(err, &ee):
@@ -140,6 +141,11 @@ func asExitError(err error) *exitError {
 		return &exitError{code: exitUsage, kind: "config", err: err}
 	case errors.As(err, &de):
 		return &exitError{code: exitUnreachable, err: err}
+	case errors.As(err, &se):
+		if se.Err == nil {
+			return &exitError{code: exitUsage} // said already
+		}
+		return &exitError{code: exitUsage, err: err}
 	}
 	return nil
 }

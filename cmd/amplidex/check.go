@@ -35,9 +35,6 @@ type checkOptions struct {
 	unsafeFixes   bool
 }
 
-// checkFormats are the values of --format.
-var checkFormats = []string{"text", "json", "github", "sarif"}
-
 func newCheckCmd(a *App) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
@@ -72,7 +69,7 @@ func newCheckCmd(a *App) *cobra.Command {
 	f.BoolVar(&opts.fix, "fix", false, "apply the fixes that need no choice (a misspelt key renamed, a reference with one close candidate corrected), then report what remains")
 	f.BoolVar(&opts.diff, "diff", false, "print the fixes --fix would make as a unified diff, writing nothing; exit 1 when there is one")
 	f.BoolVar(&opts.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff, make the unsafe fixes too: those that would write an item of a list twice or a key twice")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(checkFormats...))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(lint.Formats...))
 	_ = cmd.RegisterFlagCompletionFunc("severity", fixedCompletion("error", "warning", "info"))
 	_ = cmd.RegisterFlagCompletionFunc("select", completeCodes)
 	_ = cmd.RegisterFlagCompletionFunc("ignore", completeCodes)
@@ -146,7 +143,7 @@ func (a *App) checkFix(ctx context.Context, res *lint.Result, opts *checkOptions
 			fixes = append(fixes, f)
 		}
 	}
-	a.sayUnsafe(all)
+	lint.WriteUnsafe(a.Stderr, all)
 	if opts.diff {
 		out, done, err := a.checkOutput(opts)
 		if err != nil {
@@ -180,27 +177,6 @@ func (a *App) checkFix(ctx context.Context, res *lint.Result, opts *checkOptions
 	return err
 }
 
-// sayUnsafe says on stderr each fix left out as unsafe, where its
-// diagnostic is, what it would do and why it is not made.
-func (a *App) sayUnsafe(fixes []lint.FileFix) {
-	wd, _ := os.Getwd()
-	n := 0
-	for _, f := range fixes {
-		for _, u := range f.Unsafe {
-			d := u.Diagnostic
-			fmt.Fprintf(a.Stderr, "amplidex: %s:%d:%d: not fixed: %s: %s [%s]\n", query.DisplayPath(wd, d.Path),
-				d.Range.Start.Line+1, d.Range.Start.Character+1, u.Title, u.Why, d.Code)
-			n++
-		}
-	}
-	switch {
-	case n == 1:
-		fmt.Fprintln(a.Stderr, "amplidex: 1 fix left to the author as unsafe (--unsafe-fixes makes it)")
-	case n > 1:
-		fmt.Fprintf(a.Stderr, "amplidex: %d fixes left to the author as unsafe (--unsafe-fixes makes them)\n", n)
-	}
-}
-
 // checkOutput returns where check's report goes: stdout, or the file of
 // --output-file, and what to call once it is written (which says whether
 // the file was).
@@ -225,8 +201,8 @@ func (opts *checkOptions) validate() error {
 	if opts.json {
 		opts.format = "json"
 	}
-	if !slices.Contains(checkFormats, opts.format) {
-		return exitf(exitUsage, "check: unknown --format %q: want %s%s", opts.format, oneOf(checkFormats), didYouMean(opts.format, checkFormats))
+	if !slices.Contains(lint.Formats, opts.format) {
+		return exitf(exitUsage, "check: unknown --format %q: want %s%s", opts.format, oneOf(lint.Formats), didYouMean(opts.format, lint.Formats))
 	}
 	if opts.baseline != "" && opts.writeBaseline != "" {
 		return exitf(exitUsage, "check: --baseline and --write-baseline do not go together")
@@ -251,31 +227,9 @@ func (opts *checkOptions) validate() error {
 
 // printCheck prints the report to out in the format asked for.
 func (a *App) printCheck(out io.Writer, opts *checkOptions, report lint.Report, src *lint.Sources) error {
-	if opts.statistics {
-		stats := lint.Statistics(report.Diagnostics)
-		if opts.format == "json" {
-			return query.PrintJSON(out, stats)
-		}
-		lint.WriteStatistics(out, stats)
-		_, err := fmt.Fprintln(out, lint.SummaryLine(report.Summary))
-		return err
+	f := lint.Format{Name: opts.format, Statistics: opts.statistics, Text: a.diagnosticPrinter(out), Version: buildVersion()}
+	if isTerminal(out) {
+		f.Sources = src
 	}
-	switch opts.format {
-	case "json":
-		return query.PrintJSON(out, report)
-	case "github":
-		lint.WriteGitHub(out, report.Diagnostics)
-	case "sarif":
-		wd, _ := os.Getwd()
-		return lint.WriteSARIF(out, report.Diagnostics, wd, buildVersion())
-	default:
-		p := a.diagnosticPrinter(out)
-		if isTerminal(out) {
-			p.Source = src.Read
-		}
-		p.Print(out, report.Diagnostics)
-		_, err := fmt.Fprintln(out, lint.SummaryLine(report.Summary))
-		return err
-	}
-	return nil
+	return lint.Write(out, report, f)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ func (a *App) runForget(ctx context.Context, args []string, asJSON bool) error {
 	defer cancel()
 	res, _, err := query.Call(cctx, c, query.MethodForget, query.ForgetParams{Dir: dir})
 	if err != nil {
-		if isAnswerError(err) {
+		if service.IsAnswerError(err) {
 			return exitf(exitUsage, "forget: %v", err)
 		}
 		return daemonError(err)

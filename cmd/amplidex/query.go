@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/lint"
@@ -154,19 +155,9 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 			fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s\n", none)
 		}
 	}
-	pol, err := lint.NewPolicy(ws, lint.Selection{})
+	_, lk, err := lint.PolicyFor(ws, scope)
 	if err != nil {
 		return err
-	}
-	lk := pol.Lookup()
-	for _, p := range append([]string{ws.Base()}, scope...) {
-		dir := p
-		if !isDirAt(p) {
-			dir = filepath.Dir(p)
-		}
-		if err := lk.Read(dir); err != nil {
-			return configError(err)
-		}
 	}
 	params := func(c query.Common) query.DiagnosticsParams {
 		p := query.DiagnosticsParams{Common: c}
@@ -183,23 +174,7 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 		return query.MethodDiagnostics.Print(a.Stdout, empty, a.printOptions())
 	}
 	return runQueryIn(ctx, a, ws, opts, query.MethodDiagnostics, params, func(r *query.DiagnosticsResult) (*query.DiagnosticsResult, error) {
-		var in []diag.Diagnostic
-		for _, d := range r.Diagnostics {
-			if len(scope) == 1 || lint.InScope(d.Path, scope) {
-				in = append(in, d)
-			}
-		}
-		kept, err := lk.Filter(ctx, in)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			return nil, configError(err)
-		}
-		if kept == nil {
-			kept = []diag.Diagnostic{}
-		}
-		return &query.DiagnosticsResult{Diagnostics: kept, Summary: lint.Summarize(kept)}, nil
+		return lk.Keep(ctx, r, scope)
 	})
 }
 
@@ -217,33 +192,10 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 // answer into what is printed.
 func runQueryIn[P, R any](ctx context.Context, a *App, ws *lint.Workspace, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P,
 	adjust func(R) (R, error)) error {
-	c, err := a.launcher().ConnectToAsk(ctx, ws)
-	if err != nil {
-		return err
-	}
-	var result R
-	if c != nil {
-		c, err = a.launcher().Ask(ctx, ws, c, func(c *query.SyncClient) error {
-			return a.launcher().Call(ctx, ws, !opts.json, func(cctx context.Context) (err error) {
-				result, _, err = query.Ask(cctx, c, m, params(ws.Common(opts.noSync)))
-				return err
-			})
-		})
-		if c != nil {
-			defer c.Close()
-		}
-		if err != nil && !isAnswerError(err) {
-			return daemonError(err)
-		}
-	}
-	if c == nil {
-		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
-		if m.FromBundles() {
-			result, err = m.AnswerBundles(ws.BundleView(), params(query.Common{Project: ws.DaemonProject(), Bundles: ws.BundleScope()}))
-		} else {
-			v, _ := ws.View()
-			result, err = m.Answer(ws.WithStandIn(v), params(query.Common{Project: ws.DaemonProject()}))
-		}
+	result, err := service.Answer(ctx, a.launcher(), ws, m, params, opts.noSync, !opts.json)
+	var ce *service.CallError
+	if errors.As(err, &ce) {
+		return daemonError(ce.Err)
 	}
 	if err != nil {
 		var qe *query.Error
@@ -299,13 +251,6 @@ func runQueryIn[P, R any](ctx context.Context, a *App, ws *lint.Workspace, opts 
 		}
 	}
 	return nil
-}
-
-// isAnswerError reports an error that is the daemon's answer (nothing
-// matched, wrong parameters), not a failure to reach it.
-func isAnswerError(err error) bool {
-	var qe *query.Error
-	return errors.As(err, &qe) && (qe.Code == query.CodeNotFound || qe.Code == query.CodeInvalidParams)
 }
 
 // daemonError maps a failed call to its exit code: 2 for an answer too

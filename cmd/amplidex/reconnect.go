@@ -21,7 +21,7 @@ var errDaemonGone = errors.New("the daemon went away")
 // with every followed file's diagnostics, so what changed meanwhile, what
 // cleared too, is printed. Every client it made is closed when it
 // returns.
-func (a *App) followDaemon(ctx context.Context, c *query.Client, ws *lint.Workspace, paths []string, pr *watchPrinter) error {
+func (a *App) followDaemon(ctx context.Context, c *query.Client, ws *lint.Workspace, paths []string, pr *lint.Changes) error {
 	// rejoined is set from the daemon's going until a subscription is
 	// taken again: only then is it said, once, however many daemons were
 	// tried (one on its way out may still take a connection).

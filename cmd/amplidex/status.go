@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
@@ -55,29 +56,13 @@ func (a *App) runStatus(ctx context.Context, asJSON, wait bool) error {
 		return exitf(exitUnreachable, "%s", msg)
 	}
 	defer c.Close()
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	st, _, err := query.Call(cctx, c, query.MethodStatus, query.StatusParams{})
-	if err != nil {
-		return daemonError(err)
+	st, err := a.launcher().DaemonStatus(ctx, c, wait, !asJSON)
+	var ce *service.CallError
+	if errors.As(err, &ce) {
+		return daemonError(ce.Err)
+	} else if err != nil {
+		return err
 	}
-	for wait && st.Scanning {
-		if p := st.Progress; !asJSON && p != nil {
-			a.line.Set("amplidex: the daemon's first scan (%s): %d files, %d collections, %s", p.Phase, p.Files, p.Collections, p.Elapsed)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
-		st, _, err = query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
-		scancel()
-		if err != nil {
-			return daemonError(err)
-		}
-	}
-	a.line.Clear()
 	if mine := query.ReadBuild(); !st.Build.Same(mine) {
 		fmt.Fprintf(a.Stderr, "amplidex: the daemon runs another build: %s; this is %s\n", st.Build, mine)
 	}

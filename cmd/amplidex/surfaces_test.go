@@ -182,7 +182,7 @@ func watchFirst(t *testing.T, getenv func(string) string, project string, change
 			if !ok {
 				t.Fatalf("watch ended; stderr: %s", stderr.String())
 			}
-			var ev watchEvent
+			var ev lint.ChangeEvent
 			if err := json.Unmarshal([]byte(l), &ev); err != nil {
 				t.Fatalf("watch printed %q: %v", l, err)
 			}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -55,3 +56,21 @@ type UnreachableError struct{ Err error }
 
 func (e *UnreachableError) Error() string { return e.Err.Error() }
 func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// UsageError is returned when the service cannot be installed or
+// removed as asked; the command line exits 2. Err is nil when why was
+// said on Stderr already.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string {
+	if e.Err == nil {
+		return "usage"
+	}
+	return e.Err.Error()
+}
+
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}

@@ -386,12 +386,12 @@ func (l *Launcher) replace(ctx context.Context, ws *lint.Workspace, c *query.Cli
 	return nc, err
 }
 
-// stopDaemon stops the daemon and waits until it has gone: process, socket
+// stop stops the daemon and waits until it has gone: process, socket
 // and pid file. It asks the daemon over the socket; when none answers
 // there but the pid file names a live amplidex daemon of the user's, it
 // sends that process SIGTERM. It returns what it stopped, nil when no
 // daemon ran (then it removes a pid file and a socket left behind).
-func (l *Launcher) Stop(ctx context.Context, ws *lint.Workspace) (*query.DaemonInfo, error) {
+func (l *Launcher) stop(ctx context.Context, ws *lint.Workspace) (*query.DaemonInfo, error) {
 	c, err := l.Dial(ctx, ws)
 	if err != nil {
 		return nil, err
