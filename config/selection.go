@@ -136,6 +136,7 @@ type Glob struct {
 	base  bool // match the base name only
 }
 
+// ParseGlob reads a glob of [check.per-path] (see Glob).
 func ParseGlob(pattern string) (Glob, error) {
 	p := strings.TrimSuffix(filepath.ToSlash(pattern), "/")
 	if p == "" {

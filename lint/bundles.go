@@ -8,7 +8,7 @@ import (
 	"github.com/amplidex/amplidex/query"
 )
 
-// bundleScope is where this client looks for bundles: the working
+// BundleScope is where this client looks for bundles: the working
 // directory, $AMPLIFIER_HOME (else ~/.amplifier), the home directory and
 // the project (its .amplifier/bundles and settings files).
 func (ws *Workspace) BundleScope() *query.BundleScope {
@@ -28,7 +28,7 @@ func (ws *Workspace) BundleScope() *query.BundleScope {
 	return s
 }
 
-// bundleView reads the bundles of this client's scope in process.
+// BundleView reads the bundles of this client's scope in process.
 func (ws *Workspace) BundleView() *bundlecat.View {
 	var s query.BundleScope
 	if p := ws.BundleScope(); p != nil {

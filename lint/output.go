@@ -223,7 +223,7 @@ type CodeCount struct {
 	Summary  string        `json:"summary"`
 }
 
-// statistics counts diagnostics by code, the most frequent first (then
+// Statistics counts diagnostics by code, the most frequent first (then
 // by code), as ruff's --statistics does.
 func Statistics(ds []diag.Diagnostic) []CodeCount {
 	byCode := map[string]*CodeCount{}

@@ -8,7 +8,7 @@ import (
 	"github.com/amplidex/amplidex/discovery"
 )
 
-// defaultScope returns what check reports without a PATH (see
+// DefaultScope returns what check reports without a PATH (see
 // checkDefault), as the paths below which query diagnostics and watch
 // report too, so that every surface answers alike: the project's
 // .amplifier (its collections and collections.lock), and the project
@@ -53,7 +53,7 @@ func collectionAt(dir string) string {
 	}
 }
 
-// inScope reports whether path lies below one of the paths of a scope.
+// InScope reports whether path lies below one of the paths of a scope.
 func InScope(path string, scope []string) bool {
 	for _, s := range scope {
 		if within(path, s) {

@@ -8,7 +8,7 @@ import (
 	"github.com/amplidex/amplidex/discovery/catalog"
 )
 
-// standIn returns the directory of the collection the working directory
+// StandIn returns the directory of the collection the working directory
 // is in, when no root of the workspace holds it: a clone of a
 // collection's repository, with no project around it. query and watch
 // put it ahead of every root, as check and the language server do (the
@@ -74,7 +74,7 @@ func (ws *Workspace) rootHolds(dir string) bool {
 	return false
 }
 
-// withStandIn returns v with the collection the working directory is in
+// WithStandIn returns v with the collection the working directory is in
 // ahead of every root, read whole, as a daemon answers over it: the
 // in-process answer of query.
 func (ws *Workspace) WithStandIn(v *catalog.View) *catalog.View {

@@ -17,7 +17,6 @@ import (
 // given.
 const VersionEnv = "AMPLIFIER_AGENT_VERSION"
 
-// prepareSetup is what prepare and post-install work with.
 // Cache is a prepared-bundle cache opened from the configuration, and
 // the manifest it prepares.
 type Cache struct {

@@ -26,7 +26,7 @@ func (l *Launcher) Install(ctx context.Context, ws *lint.Workspace, files []File
 	// Nothing changes unless the service manager can take over: a daemon
 	// stopped for a manager that cannot start the service would leave
 	// none running.
-	if err := CheckManager(ctx); err != nil {
+	if err := checkManager(ctx); err != nil {
 		return usageErrorf("service install: %v; nothing was changed, and a daemon that runs goes on", err)
 	}
 	// The service makes its own socket where a daemon in the background
@@ -47,12 +47,12 @@ func (l *Launcher) Install(ctx context.Context, ws *lint.Workspace, files []File
 		if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
 			return usageErrorf("service install: %v", err)
 		}
-		if err := WriteFileAtomic(f.Path, []byte(f.Content), 0o644); err != nil {
+		if err := writeFileAtomic(f.Path, []byte(f.Content), 0o644); err != nil {
 			return usageErrorf("service install: %v", err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", f.Path)
 	}
-	return l.runManager(ctx, ManagerCommands(true, files), false)
+	return l.runManager(ctx, managerCommands(true, files), false)
 }
 
 // Uninstall disables the service and removes its files, saying each on
@@ -68,7 +68,7 @@ func (l *Launcher) Uninstall(ctx context.Context, files []File, stdout io.Writer
 		fmt.Fprintln(l.Stderr, "amplidex: the service is not installed")
 		return nil
 	}
-	cmds := ManagerCommands(false, files)
+	cmds := managerCommands(false, files)
 	// Disable before the files go; reload the manager after.
 	if err := l.runManager(ctx, cmds[:1], true); err != nil {
 		return err
@@ -139,7 +139,7 @@ func (l *Launcher) ServiceStatus(ctx context.Context, ws *lint.Workspace, files 
 			for _, unit := range []string{SocketUnit, ServiceUnit} {
 				active, _ := exec.CommandContext(ctx, "systemctl", "--user", "is-active", unit).Output()
 				enabled, _ := exec.CommandContext(ctx, "systemctl", "--user", "is-enabled", unit).Output()
-				rows = append(rows, [3]string{"unit", unit, OrUnknown(active) + ", " + OrUnknown(enabled)})
+				rows = append(rows, [3]string{"unit", unit, orUnknown(active) + ", " + orUnknown(enabled)})
 			}
 		}
 	}

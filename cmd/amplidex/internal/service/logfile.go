@@ -56,7 +56,7 @@ func (l *LogFile) open() error {
 		return fmt.Errorf("open log: %w", err)
 	}
 	if l.redirect {
-		if err := RedirectOutput(f); err != nil {
+		if err := redirectOutput(f); err != nil {
 			f.Close()
 			return fmt.Errorf("open log: %w", err)
 		}
@@ -116,9 +116,9 @@ func (l *LogFile) Close() error {
 	return l.f.Close()
 }
 
-// LastLogLine returns the last non-empty line of the file at path (of its
+// lastLogLine returns the last non-empty line of the file at path (of its
 // last 4 KiB), or "".
-func LastLogLine(path string) string {
+func lastLogLine(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

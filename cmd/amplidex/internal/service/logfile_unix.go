@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RedirectOutput points the process's stdout and stderr at f, so that what
+// redirectOutput points the process's stdout and stderr at f, so that what
 // the runtime itself prints (a panic, say) lands in the log too.
-func RedirectOutput(f *os.File) error {
+func redirectOutput(f *os.File) error {
 	for _, fd := range []int{1, 2} {
 		if err := unix.Dup2(int(f.Fd()), fd); err != nil {
 			return fmt.Errorf("redirect fd %d: %w", fd, err)

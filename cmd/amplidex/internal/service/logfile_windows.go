@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// RedirectOutput points the process's standard output and error at f.
-func RedirectOutput(f *os.File) error {
+// redirectOutput points the process's standard output and error at f.
+func redirectOutput(f *os.File) error {
 	h := windows.Handle(f.Fd())
 	if err := windows.SetStdHandle(windows.STD_OUTPUT_HANDLE, h); err != nil {
 		return err

@@ -16,8 +16,8 @@ import (
 	"github.com/amplidex/amplidex/query"
 )
 
-// ManagerCommands are the commands that enable (or disable) the service.
-func ManagerCommands(install bool, files []File) [][]string {
+// managerCommands are the commands that enable (or disable) the service.
+func managerCommands(install bool, files []File) [][]string {
 	if runtime.GOOS == "darwin" {
 		domain := "gui/" + strconv.Itoa(os.Getuid())
 		if install {
@@ -31,12 +31,12 @@ func ManagerCommands(install bool, files []File) [][]string {
 	return [][]string{{"systemctl", "--user", "disable", "--now", SocketUnit, ServiceUnit}, {"systemctl", "--user", "daemon-reload"}}
 }
 
-// CheckManager checks that the service manager answers, before anything
+// checkManager checks that the service manager answers, before anything
 // is written or stopped: on Linux, that `systemctl --user show-environment`
 // succeeds (it fails without a user bus, over ssh or in a container, say).
 // A manager that is not on PATH is no error: the commands to run are
 // printed instead.
-func CheckManager(ctx context.Context) error {
+func checkManager(ctx context.Context) error {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
@@ -70,16 +70,17 @@ func PrintStatus(w io.Writer, rows [][3]string, header bool) error {
 	return tw.Flush()
 }
 
-func OrUnknown(b []byte) string {
+// orUnknown is what a service manager printed, trimmed, or "unknown".
+func orUnknown(b []byte) string {
 	if s := strings.TrimSpace(string(b)); s != "" {
 		return s
 	}
 	return "unknown"
 }
 
-// WriteFileAtomic writes data to path through a temporary file and a
+// writeFileAtomic writes data to path through a temporary file and a
 // rename.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, perm); err != nil {
 		return err

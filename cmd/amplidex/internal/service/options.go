@@ -15,13 +15,13 @@ import (
 	"github.com/amplidex/amplidex/watcher"
 )
 
-// DefaultDebounce is the daemon's quiet period before a batch of changes
+// defaultDebounce is the daemon's quiet period before a batch of changes
 // is indexed, when the configuration does not set one.
-const DefaultDebounce = 20 * time.Millisecond
+const defaultDebounce = 20 * time.Millisecond
 
-// DefaultIdleExit is how long a daemon a client started stays without a
+// defaultIdleExit is how long a daemon a client started stays without a
 // client, when the configuration does not say.
-const DefaultIdleExit = 30 * time.Minute
+const defaultIdleExit = 30 * time.Minute
 
 // DaemonOptions turns the workspace's configuration into daemon options.
 func DaemonOptions(ws *lint.Workspace, getenv func(string) string, log *slog.Logger) daemon.Options {
@@ -41,7 +41,7 @@ func DaemonOptions(ws *lint.Workspace, getenv func(string) string, log *slog.Log
 		Schema:      ws.SchemaOptions(),
 		Logger:      log,
 		Watch: watcher.Options{
-			Debounce: cmp.Or(w.Debounce.Duration, DefaultDebounce), MaxWait: w.MaxWait.Duration,
+			Debounce: cmp.Or(w.Debounce.Duration, defaultDebounce), MaxWait: w.MaxWait.Duration,
 			PollInterval: w.PollInterval.Duration, MaxWatches: w.MaxWatches,
 			SyncDir: syncDir(getenv, ws.Paths.StateDir),
 		},
@@ -54,7 +54,7 @@ func IdleExit(ws *lint.Workspace) time.Duration {
 	if ie := ws.Config.Daemon.IdleExit; ie != nil {
 		return ie.Duration
 	}
-	return DefaultIdleExit
+	return defaultIdleExit
 }
 
 // syncDir is where the watcher writes the cookie files that make queries

@@ -69,8 +69,8 @@ func TestRuntimeSocketOf(t *testing.T) {
 		{"/run/user/1000/a%b/amplidex.sock", "/run/user/1000", "a%b/amplidex.sock"},
 	} {
 		getenv := func(k string) string { return map[string]string{"XDG_RUNTIME_DIR": tc.runtimeDir}[k] }
-		if got := RuntimeSocket(tc.socket, getenv, 1000); got != tc.want {
-			t.Errorf("RuntimeSocket(%s) with XDG_RUNTIME_DIR=%s: %q, want %q", tc.socket, tc.runtimeDir, got, tc.want)
+		if got := runtimeSocket(tc.socket, getenv, 1000); got != tc.want {
+			t.Errorf("runtimeSocket(%s) with XDG_RUNTIME_DIR=%s: %q, want %q", tc.socket, tc.runtimeDir, got, tc.want)
 		}
 	}
 }

@@ -123,7 +123,7 @@ const scanPoll = 500 * time.Millisecond
 // errCallTimeout is the cause of a question's end after callTimeout.
 var errCallTimeout = errors.New("no answer in time")
 
-// callDaemon runs call, a question to the daemon of ws, on this
+// Call runs call, a question to the daemon of ws, on this
 // goroutine. A question that takes longer than half a second looks at the
 // daemon's status: while its first scan runs, or the registration (first
 // read) of ws's project, the wait does not count against callTimeout, and

@@ -24,7 +24,7 @@ const (
 	rejoinMaxPause = time.Second
 )
 
-// redialOnce looks once for the daemon a client whose connection was lost
+// Redial looks once for the daemon a client whose connection was lost
 // (watch, lsp) goes on with: the one that answers now, whatever its build
 // (a newer build that replaced the last is not replaced back), else, with
 // auto-start on and the last one gone for spawnGrace since lostAt, a new
@@ -34,7 +34,7 @@ func (l *Launcher) Redial(ctx context.Context, ws *lint.Workspace, lostAt time.T
 	if err != nil || c != nil {
 		return c, err
 	}
-	if !l.Autostart(ws) || time.Since(lostAt) < spawnGrace {
+	if !l.autostart(ws) || time.Since(lostAt) < spawnGrace {
 		return nil, nil
 	}
 	c, info, err := l.Ensure(ctx, ws, true)
@@ -48,7 +48,7 @@ func (l *Launcher) Redial(ctx context.Context, ws *lint.Workspace, lostAt time.T
 	return c, nil
 }
 
-// rejoin finds the daemon watch goes on with once its own went away
+// Rejoin finds the daemon watch goes on with once its own went away
 // (why), looking again and again, the pauses growing, and showing how
 // long it has waited on a terminal. It gives up, with exit 3, after
 // rejoinLimit without a daemon; it returns nil, nil when ctx ends.
@@ -88,8 +88,8 @@ func (l *Launcher) Rejoin(ctx context.Context, ws *lint.Workspace, why error) (*
 	}
 }
 
-// lspRedial is the language server's lsp.DaemonAnalyzer.Redial: it looks
-// for the daemon (see redialOnce) again and again for spawnGrace, the
+// Redialer is the language server's lsp.DaemonAnalyzer.Redial: it looks
+// for the daemon (see Redial) again and again for spawnGrace, the
 // time a restart or an upgrade takes to bring the next one up, and then
 // once more, starting one when auto-start is on. It returns nil when
 // none answered.

@@ -43,7 +43,7 @@ func TestLogFileRotates(t *testing.T) {
 	if _, err := os.Stat(path + ".2"); err == nil {
 		t.Error("a second rotated file was kept")
 	}
-	if got := LastLogLine(path); got != strings.TrimSpace(line) {
+	if got := lastLogLine(path); got != strings.TrimSpace(line) {
 		t.Errorf("last line %q", got)
 	}
 	// Reopened, it appends.
@@ -53,7 +53,7 @@ func TestLogFileRotates(t *testing.T) {
 	}
 	io.WriteString(l, "end\n")
 	l.Close()
-	if got := LastLogLine(path); got != "end" {
+	if got := lastLogLine(path); got != "end" {
 		t.Errorf("last line after reopening %q", got)
 	}
 }
@@ -186,7 +186,7 @@ func TestLogFileBoundedWhenRotationFails(t *testing.T) {
 	if !strings.Contains(string(b), "could not be rotated") {
 		t.Errorf("the log does not say it could not be rotated:\n%s", b)
 	}
-	if got := LastLogLine(path); !strings.HasPrefix(got, "line 0999 ") {
+	if got := lastLogLine(path); !strings.HasPrefix(got, "line 0999 ") {
 		t.Errorf("the last line %q is not the last one written", got)
 	}
 	if fi, err := os.Stat(filepath.Join(path+".1", "blocker")); err != nil || !fi.IsDir() {

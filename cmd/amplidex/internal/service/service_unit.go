@@ -46,13 +46,13 @@ type File struct {
 	Content string
 }
 
-// EnvKeys are the variables a service carries over from the shell
+// envKeys are the variables a service carries over from the shell
 // that installed it, when set there: they decide where amplidex's files
 // and the roots are.
-var EnvKeys = []string{"AMPLIDEX_HOME", "AMPLIDEX_BUNDLED", "AMPLIFIER_AGENT_HOME",
+var envKeys = []string{"AMPLIDEX_HOME", "AMPLIDEX_BUNDLED", "AMPLIFIER_AGENT_HOME",
 	"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"}
 
-// serviceSpecOf builds the spec from the workspace and the environment.
+// Spec builds the spec from the workspace and the environment.
 func (l *Launcher) Spec(ws *lint.Workspace) (Spec, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -62,13 +62,13 @@ func (l *Launcher) Spec(ws *lint.Workspace) (Spec, error) {
 		exe = real
 	}
 	spec := Spec{exe: exe, socket: ws.Paths.Socket, stateDir: ws.Paths.StateDir, env: map[string]string{},
-		runtimeSocket: RuntimeSocket(ws.Paths.Socket, l.Getenv, os.Getuid())}
+		runtimeSocket: runtimeSocket(ws.Paths.Socket, l.Getenv, os.Getuid())}
 	if l.ConfigPath != "" {
 		if spec.config, err = filepath.Abs(l.ConfigPath); err != nil {
 			return Spec{}, err
 		}
 	}
-	for _, k := range EnvKeys {
+	for _, k := range envKeys {
 		if v := l.Getenv(k); v != "" {
 			spec.env[k] = v
 		}
@@ -84,13 +84,13 @@ func (l *Launcher) Spec(ws *lint.Workspace) (Spec, error) {
 	return spec, nil
 }
 
-// RuntimeSocket returns socket's path relative to the runtime directory
+// runtimeSocket returns socket's path relative to the runtime directory
 // of the user's systemd manager (%t in a user unit), or "" when it does
 // not lie there. That directory is /run/user/<uid>, which pam_systemd
 // also gives the login session as $XDG_RUNTIME_DIR; only when the shell's
 // $XDG_RUNTIME_DIR is that directory is the socket there what clients
 // dial. The default socket, $XDG_RUNTIME_DIR/amplidex/amplidex.sock, is.
-func RuntimeSocket(socket string, getenv func(string) string, uid int) string {
+func runtimeSocket(socket string, getenv func(string) string, uid int) string {
 	dir := "/run/user/" + strconv.Itoa(uid)
 	if filepath.Clean(getenv("XDG_RUNTIME_DIR")) != dir {
 		return ""
@@ -123,7 +123,7 @@ func PackagedUnits() ([]File, error) {
 		return nil, err
 	}
 	spec := Spec{exe: PackagedExe, socket: paths.Socket, stateDir: paths.StateDir,
-		runtimeSocket: RuntimeSocket(paths.Socket, getenv, uid), header: packagedHeader}
+		runtimeSocket: runtimeSocket(paths.Socket, getenv, uid), header: packagedHeader}
 	if spec.runtimeSocket == "" {
 		return nil, fmt.Errorf("the default socket %s is not in the runtime directory", paths.Socket)
 	}
@@ -157,8 +157,8 @@ func (s Spec) envKeys() []string {
 	return keys
 }
 
-// SystemdDir is where user units live: $XDG_CONFIG_HOME/systemd/user.
-func SystemdDir(getenv func(string) string) (string, error) {
+// systemdDir is where user units live: $XDG_CONFIG_HOME/systemd/user.
+func systemdDir(getenv func(string) string) (string, error) {
 	base := getenv("XDG_CONFIG_HOME")
 	if !filepath.IsAbs(base) {
 		home := getenv("HOME")
@@ -170,8 +170,8 @@ func SystemdDir(getenv func(string) string) (string, error) {
 	return filepath.Join(base, "systemd", "user"), nil
 }
 
-// LaunchdPath is the launchd agent's plist: ~/Library/LaunchAgents.
-func LaunchdPath(getenv func(string) string) (string, error) {
+// launchdPath is the launchd agent's plist: ~/Library/LaunchAgents.
+func launchdPath(getenv func(string) string) (string, error) {
 	home := getenv("HOME")
 	if !filepath.IsAbs(home) {
 		return "", fmt.Errorf("$HOME %q is not an absolute path", home)
@@ -183,7 +183,7 @@ func LaunchdPath(getenv func(string) string) (string, error) {
 func Files(goos string, s Spec, getenv func(string) string) ([]File, error) {
 	switch goos {
 	case "linux":
-		dir, err := SystemdDir(getenv)
+		dir, err := systemdDir(getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func Files(goos string, s Spec, getenv func(string) string) ([]File, error) {
 			{filepath.Join(dir, ServiceUnit), systemdService(s)},
 		}, nil
 	case "darwin":
-		p, err := LaunchdPath(getenv)
+		p, err := launchdPath(getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -357,8 +357,8 @@ func xmlChar(r rune) bool {
 		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }
 
-// RestartHint says how to restart the service on this system.
-func RestartHint() string {
+// restartHint says how to restart the service on this system.
+func restartHint() string {
 	if runtime.GOOS == "darwin" {
 		return fmt.Sprintf("launchctl kickstart -k gui/%d/%s", os.Getuid(), LaunchdLabel)
 	}

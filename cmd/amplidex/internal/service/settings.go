@@ -53,7 +53,7 @@ func Settings(ws *lint.Workspace, cs lint.Settings, getenv func(string) string) 
 	if fa := cfg.Daemon.ForgetAfter; fa != nil {
 		forget = Setting{"daemon.forget_after", dur(*fa), lint.FileOrigin(cfg, "daemon.forget_after")}
 	}
-	idle := Setting{"daemon.idle_exit", config.ShortDuration(DefaultIdleExit), lint.OriginDefault}
+	idle := Setting{"daemon.idle_exit", config.ShortDuration(defaultIdleExit), lint.OriginDefault}
 	if ie := cfg.Daemon.IdleExit; ie != nil {
 		idle = Setting{"daemon.idle_exit", dur(*ie), lint.FileOrigin(cfg, "daemon.idle_exit")}
 	}
@@ -74,7 +74,7 @@ func Settings(ws *lint.Workspace, cs lint.Settings, getenv func(string) string) 
 		{"check.ignore", list(cs.Ignore), cs.IgnoreFrom},
 		{"check.severity", cs.Severity, cs.SeverityFrom},
 		{"check.per-path", perPath, cs.PerPathFrom},
-		user("watch.debounce", dur(cfg.Watch.Debounce), config.ShortDuration(DefaultDebounce)),
+		user("watch.debounce", dur(cfg.Watch.Debounce), config.ShortDuration(defaultDebounce)),
 		user("watch.max_wait", dur(cfg.Watch.MaxWait), config.ShortDuration(watcher.DefaultMaxWait)),
 		user("watch.poll_interval", dur(cfg.Watch.PollInterval), config.ShortDuration(watcher.DefaultPollInterval)),
 		user("watch.max_watches", cfg.Watch.MaxWatches, 0),

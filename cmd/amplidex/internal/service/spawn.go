@@ -39,36 +39,36 @@ const (
 
 // autostart reports whether query, watch and lsp may start the daemon:
 // not with AMPLIDEX_NO_SPAWN set, nor with [daemon] autostart = false.
-func (l *Launcher) Autostart(ws *lint.Workspace) bool {
+func (l *Launcher) autostart(ws *lint.Workspace) bool {
 	if v := l.Getenv(NoSpawnEnv); v != "" && v != "0" {
 		return false
 	}
 	return ws.Config.Daemon.Autostart == nil || *ws.Config.Daemon.Autostart
 }
 
-// connect returns a client of the daemon, starting one in the background
+// Connect returns a client of the daemon, starting one in the background
 // when none runs and auto-start is on. It returns nil when no daemon can
 // be had: the caller answers in process. A daemon of another build is
 // named on stderr, and replaced when a client started it. A command that
-// asks one question uses connectToAsk and ask instead, which spend no
+// asks one question uses ConnectToAsk and Ask instead, which spend no
 // round trip on the build.
 func (l *Launcher) Connect(ctx context.Context, ws *lint.Workspace) (*query.Client, error) {
-	c, running, err := l.Reach(ctx, ws)
+	c, running, err := l.reach(ctx, ws)
 	if c != nil && running {
-		c, _ = l.CheckBuild(ctx, ws, c)
+		c, _ = l.checkBuild(ctx, ws, c)
 	}
 	return c, err
 }
 
-// connectToAsk is connect for a command that asks the daemon one question
+// ConnectToAsk is Connect for a command that asks the daemon one question
 // (with ask): the client asks one question at a time on the calling
 // goroutine, and the build is not asked for first: every request names
 // this build instead, and a daemon of another build refuses it.
 func (l *Launcher) ConnectToAsk(ctx context.Context, ws *lint.Workspace) (*query.SyncClient, error) {
 	s, err := l.DialSync(ctx, ws)
-	if s == nil && err == nil && l.Autostart(ws) {
+	if s == nil && err == nil && l.autostart(ws) {
 		var c *query.Client
-		if c, _, err = l.Reach(ctx, ws); c != nil {
+		if c, _, err = l.reach(ctx, ws); c != nil {
 			c.Close()
 			s, err = l.DialSync(ctx, ws)
 		}
@@ -79,8 +79,8 @@ func (l *Launcher) ConnectToAsk(ctx context.Context, ws *lint.Workspace) (*query
 	return s, err
 }
 
-// ask runs call, a question to the daemon behind s, a client of
-// connectToAsk. The daemon answers only when it is of this build. One of
+// Ask runs call, a question to the daemon behind s, a client of
+// ConnectToAsk. The daemon answers only when it is of this build. One of
 // another build refuses the question (other-build, or invalid-request from
 // a daemon older than that check): ask then does what connect does, naming
 // it on stderr and replacing it when a client started it, and asks again,
@@ -98,7 +98,7 @@ func (l *Launcher) Ask(ctx context.Context, ws *lint.Workspace, s *query.SyncCli
 		s.Close()
 		return nil, derr
 	}
-	c, same := l.CheckBuild(ctx, ws, c)
+	c, same := l.checkBuild(ctx, ws, c)
 	if c != nil {
 		c.Close()
 	}
@@ -118,12 +118,12 @@ func (l *Launcher) Ask(ctx context.Context, ws *lint.Workspace, s *query.SyncCli
 // when none answers and auto-start is on; nil when no daemon can be had.
 // running says that the daemon answered at once: a daemon this client
 // did not start, whose build it does not know.
-func (l *Launcher) Reach(ctx context.Context, ws *lint.Workspace) (c *query.Client, running bool, err error) {
+func (l *Launcher) reach(ctx context.Context, ws *lint.Workspace) (c *query.Client, running bool, err error) {
 	c, err = l.Dial(ctx, ws)
 	if err != nil || c != nil {
 		return c, c != nil, err
 	}
-	if !l.Autostart(ws) {
+	if !l.autostart(ws) {
 		return nil, false, nil
 	}
 	c, info, err := l.Ensure(ctx, ws, true)
@@ -138,7 +138,7 @@ func (l *Launcher) Reach(ctx context.Context, ws *lint.Workspace) (c *query.Clie
 	return c, false, nil
 }
 
-// ensureDaemon returns a client of the daemon, starting one in the
+// Ensure returns a client of the daemon, starting one in the
 // background when none answers: one that exits once idle when auto is
 // set (a client needs one), one that stays when not (the user asked for
 // one). info is set when this call started it. Clients that race here
@@ -293,7 +293,7 @@ func (l *Launcher) await(ctx context.Context, ws *lint.Workspace, exited <-chan 
 		}
 		switch {
 		case exited == nil && time.Since(exitedAt) > exitGrace:
-			why := LastLogLine(logPath)
+			why := lastLogLine(logPath)
 			if why == "" {
 				why = "nothing in " + logPath
 			}
@@ -313,7 +313,7 @@ func (l *Launcher) await(ctx context.Context, ws *lint.Workspace, exited <-chan 
 // so that two builds on one machine (an editor's and a shell's) do not
 // replace each other's daemon in turn. It returns the client to use, and
 // same when the daemon said it is of this build.
-func (l *Launcher) CheckBuild(ctx context.Context, ws *lint.Workspace, c *query.Client) (nc *query.Client, same bool) {
+func (l *Launcher) checkBuild(ctx context.Context, ws *lint.Workspace, c *query.Client) (nc *query.Client, same bool) {
 	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	info, _, err := query.Call(vctx, c, query.MethodVersion, query.VersionParams{})
 	cancel()
@@ -342,12 +342,12 @@ func (l *Launcher) CheckBuild(ctx context.Context, ws *lint.Workspace, c *query.
 	}
 	switch {
 	case info.Mode == query.ModeService:
-		fmt.Fprintf(l.Stderr, "amplidex: %s; the service manager runs it: %s\n", what, RestartHint())
+		fmt.Fprintf(l.Stderr, "amplidex: %s; the service manager runs it: %s\n", what, restartHint())
 		return c, false
 	case info.Mode != query.ModeDetached && info.Mode != query.ModeAutostart:
 		fmt.Fprintf(l.Stderr, "amplidex: %s; restart it to use this one\n", what)
 		return c, false
-	case !l.Autostart(ws):
+	case !l.autostart(ws):
 		fmt.Fprintf(l.Stderr, "amplidex: %s; auto-start is off, so it stays (`amplidex daemon restart` replaces it)\n", what)
 		return c, false
 	}
@@ -379,7 +379,7 @@ func (l *Launcher) replace(ctx context.Context, ws *lint.Workspace, c *query.Cli
 	if err != nil && !errors.Is(err, query.ErrNoDaemon) {
 		return nil, fmt.Errorf("shutdown: %w", err)
 	}
-	if err := l.WaitGone(ctx, ws, old.PID, false); err != nil {
+	if err := l.waitGone(ctx, ws, old.PID, false); err != nil {
 		return nil, err
 	}
 	nc, _, err := l.spawn(ctx, ws, old.Mode == query.ModeAutostart)
@@ -406,7 +406,7 @@ func (l *Launcher) stop(ctx context.Context, ws *lint.Workspace) (*query.DaemonI
 			if verr != nil {
 				info = &query.DaemonInfo{PID: res.PID}
 			}
-			return info, l.WaitGone(ctx, ws, res.PID, info.SocketActivated)
+			return info, l.waitGone(ctx, ws, res.PID, info.SocketActivated)
 		}
 		var qe *query.Error
 		if !errors.As(err, &qe) || qe.Code != query.CodeUnknownMethod {
@@ -422,14 +422,14 @@ func (l *Launcher) stop(ctx context.Context, ws *lint.Workspace) (*query.DaemonI
 	if err := terminate(pid); err != nil {
 		return nil, fmt.Errorf("stop pid %d: %w", pid, err)
 	}
-	return &query.DaemonInfo{PID: pid}, l.WaitGone(ctx, ws, pid, c != nil)
+	return &query.DaemonInfo{PID: pid}, l.waitGone(ctx, ws, pid, c != nil)
 }
 
 // waitGone waits until process pid has exited, and removes its pid file
 // and socket when it died without doing so. The socket of a
 // socket-activated daemon (keepSocket) is the service manager's: it stays,
 // and is not even probed, since a connection would start the daemon again.
-func (l *Launcher) WaitGone(ctx context.Context, ws *lint.Workspace, pid int, keepSocket bool) error {
+func (l *Launcher) waitGone(ctx context.Context, ws *lint.Workspace, pid int, keepSocket bool) error {
 	begin := time.Now()
 	defer l.status().Clear()
 	for ProcessAlive(pid) {
@@ -482,12 +482,12 @@ func ReadPid(path string) int {
 	return pid
 }
 
-// dial connects to the daemon, or returns a nil client when none runs.
+// Dial connects to the daemon, or returns a nil client when none runs.
 func (l *Launcher) Dial(ctx context.Context, ws *lint.Workspace) (*query.Client, error) {
 	return dialDaemon(ctx, ws, query.Dial)
 }
 
-// dialSync connects to the daemon for questions asked one at a time, or
+// DialSync connects to the daemon for questions asked one at a time, or
 // returns a nil client when none runs.
 func (l *Launcher) DialSync(ctx context.Context, ws *lint.Workspace) (*query.SyncClient, error) {
 	return dialDaemon(ctx, ws, query.DialSync)
