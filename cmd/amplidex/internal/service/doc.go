@@ -7,7 +7,12 @@
 // stops one. Files writes the units of systemd (a socket unit and its
 // service) or launchd's agent; PackagedUnits those a package installs.
 // ActivationListener takes the socket systemd passes on, and LogFile is
-// the bounded, rotated log of a daemon in the background.
+// the bounded, rotated log of a daemon in the background. Answer asks
+// the daemon one of query's methods, or answers it in process when no
+// daemon can be had. DaemonOptions, DaemonBundles and OpenCache turn the
+// configuration into the daemon's options and a prepared-bundle cache;
+// Settings lists every setting with where it comes from. Built with
+// -tags pprof, the process writes profiles on SIGUSR1 and SIGUSR2.
 //
 // It does not run the daemon (package daemon does), parse flags or pick
 // exit codes (the command line does; a socket this user may not use is
