@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
@@ -64,7 +65,7 @@ func daemonProcs(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
 			env = append(env, 0)
-			if err == nil && bytes.Contains(env, home) && bytes.Contains(env, mark) && daemonProcess(pid) {
+			if err == nil && bytes.Contains(env, home) && bytes.Contains(env, mark) && service.DaemonProcess(pid) {
 				pids = append(pids, pid)
 			}
 		}
@@ -90,12 +91,12 @@ func daemonStays(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	paths, err := query.DefaultPaths(ts.Getenv)
 	ts.Check(err)
-	pid := readPid(paths.PidFile)
-	if pid <= 0 || !daemonProcess(pid) {
+	pid := service.ReadPid(paths.PidFile)
+	if pid <= 0 || !service.DaemonProcess(pid) {
 		ts.Fatalf("no daemon runs (pid file %s)", paths.PidFile)
 	}
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if !daemonProcess(pid) {
+		if !service.DaemonProcess(pid) {
 			ts.Fatalf("the daemon (pid %d) went", pid)
 		}
 	}
@@ -399,7 +400,7 @@ func TestStatusDuringFirstScan(t *testing.T) {
 // owner.
 func TestSocketActivation(t *testing.T) {
 	e := newAgentEnv(t)
-	e.env[noSpawnEnv] = "1" // nothing may start a daemon of its own
+	e.env[service.NoSpawnEnv] = "1" // nothing may start a daemon of its own
 	e.env["AMPLIDEX_BUNDLED"] = filepath.Join(e.dir, "bundled")
 	if err := writeTree(e.env["AMPLIDEX_BUNDLED"], 0, 3); err != nil {
 		t.Fatal(err)

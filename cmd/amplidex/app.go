@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 	"github.com/lmittmann/tint"
 	"github.com/spf13/cobra"
@@ -78,13 +80,13 @@ type App struct {
 	refusedOnce sync.Once
 	// warned holds the warnings said once per run (see warnOnce).
 	warned sync.Map
-	// olderOnce says once per run that the daemon, of another build that
-	// is not older, is asked as it is.
-	olderOnce sync.Once
-	level     slog.Level
+	// daemons finds and starts the daemon (see launcher).
+	daemons     *service.Launcher
+	daemonsOnce sync.Once
+	level       slog.Level
 	// line is stderr as the logger writes it: a progress line on a
 	// terminal is cleared before a log line and shown again after.
-	line *statusLine
+	line *service.StatusLine
 	// rejoinLimit bounds how long watch looks for a daemon once its own
 	// went away; rejoinLimit (the constant) when zero. Tests shorten it.
 	rejoinLimit time.Duration
@@ -100,10 +102,52 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 		log: slog.New(slog.DiscardHandler)}
 }
 
+// launcher returns the run's Launcher of the daemon, made once the
+// global flags are parsed and the status line is set up.
+func (a *App) launcher() *service.Launcher {
+	a.daemonsOnce.Do(func() {
+		a.daemons = &service.Launcher{Getenv: a.Getenv, Stderr: a.Stderr, ConfigPath: a.configPath, LogLevel: a.logLevel,
+			RejoinLimit: a.rejoinLimit}
+		if a.line != nil {
+			a.daemons.Status = a.line
+		}
+	})
+	return a.daemons
+}
+
 // configError returns an error for a configuration that cannot be used:
 // exit 2, "config" in JSON.
 func configError(err error) error {
 	return &exitError{code: exitUsage, kind: "config", err: err}
+}
+
+// asExitError returns the exit code and kind err carries: its own, or
+// those of an error of the check engine (a usage error, or a
+// configuration that cannot be used); nil when it carries none.
+func asExitError(err error) *exitError {
+	var (
+		ee *exitError
+		ue *lint.UsageError
+		ce *lint.ConfigError
+		de *service.UnreachableError
+		se *service.UsageError
+	)
+	switch {
+	case errors.As(err, &ee):
+		return ee
+	case errors.As(err, &ue):
+		return &exitError{code: exitUsage, err: err}
+	case errors.As(err, &ce):
+		return &exitError{code: exitUsage, kind: "config", err: err}
+	case errors.As(err, &de):
+		return &exitError{code: exitUnreachable, err: err}
+	case errors.As(err, &se):
+		if se.Err == nil {
+			return &exitError{code: exitUsage} // said already
+		}
+		return &exitError{code: exitUsage, err: err}
+	}
+	return nil
 }
 
 // errorKind is the code of an error in JSON: the one it carries, else one
@@ -150,8 +194,8 @@ func (a *App) run(ctx context.Context, root *cobra.Command, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	var ee *exitError
-	if !errors.As(err, &ee) {
+	ee := asExitError(err)
+	if ee == nil {
 		if ctx.Err() != nil {
 			return 130
 		}
@@ -293,7 +337,7 @@ func (a *App) setupLogging(cmd *cobra.Command) error {
 	if err := a.level.UnmarshalText([]byte(level)); err != nil {
 		return exitf(exitUsage, "invalid --log-level %q: %v", a.logLevel, err)
 	}
-	a.line = newStatusLine(a.Stderr, isTerminal(a.Stderr))
+	a.line = service.NewStatusLine(a.Stderr, isTerminal(a.Stderr))
 	a.logTo(a.line, a.colorOn(a.Stderr))
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/server"
 )
@@ -59,13 +61,13 @@ func askEnv(t *testing.T) (getenv func(string) string, socket string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	env := map[string]string{
-		"HOME":            filepath.Join(dir, "home"),
-		"AMPLIDEX_HOME":   filepath.Join(dir, "amplidex"),
-		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
-		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
-		"XDG_RUNTIME_DIR": filepath.Join(dir, "run"),
-		"NO_COLOR":        "1",
-		noSpawnEnv:        "1",
+		"HOME":             filepath.Join(dir, "home"),
+		"AMPLIDEX_HOME":    filepath.Join(dir, "amplidex"),
+		"XDG_CONFIG_HOME":  filepath.Join(dir, "config"),
+		"XDG_STATE_HOME":   filepath.Join(dir, "state"),
+		"XDG_RUNTIME_DIR":  filepath.Join(dir, "run"),
+		"NO_COLOR":         "1",
+		service.NoSpawnEnv: "1",
 	}
 	return func(k string) string { return env[k] }, filepath.Join(env["AMPLIDEX_HOME"], "amplidex.sock")
 }
@@ -244,8 +246,8 @@ func TestQuestionShowsScanProgress(t *testing.T) {
 
 	var stderr syncBuffer
 	a := NewApp(strings.NewReader(""), &bytes.Buffer{}, &stderr, nil)
-	a.line = newStatusLine(&stderr, true)
-	ws := &workspace{paths: query.Paths{Socket: socket}}
+	a.line = service.NewStatusLine(&stderr, true)
+	ws := &lint.Workspace{Paths: query.Paths{Socket: socket}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := query.DialSync(ctx, socket)
@@ -261,7 +263,7 @@ func TestQuestionShowsScanProgress(t *testing.T) {
 		close(release)
 	}()
 	var res *query.ResolveResult
-	err = a.callDaemon(ctx, ws, true, func(cctx context.Context) (err error) {
+	err = a.launcher().Call(ctx, ws, true, func(cctx context.Context) (err error) {
 		res, _, err = query.Ask(cctx, s, query.MethodResolve, query.NameParams{Name: "foundation"})
 		return err
 	})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -41,7 +42,7 @@ func TestBundleCorpus(t *testing.T) {
 	layoutBundleCache(t, src, amp)
 	env := map[string]string{"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "amplidex"),
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_STATE_HOME": filepath.Join(dir, "state"),
-		"XDG_RUNTIME_DIR": filepath.Join(dir, "run"), "AMPLIFIER_HOME": amp, "NO_COLOR": "1", noSpawnEnv: "1"}
+		"XDG_RUNTIME_DIR": filepath.Join(dir, "run"), "AMPLIFIER_HOME": amp, "NO_COLOR": "1", service.NoSpawnEnv: "1"}
 	solo := map[string]string{}
 	for k, v := range env {
 		solo[k] = v
@@ -73,7 +74,7 @@ func TestBundleCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		files := &compose.DiskFiles{}
-		c := compose.Compose(compose.Locate(ws.bundleScope().Env(), files), files, f)
+		c := compose.Compose(compose.Locate(ws.BundleScope().Env(), files), files, f)
 		want, err := json.Marshal(c.MountPlan)
 		if err != nil {
 			t.Fatal(err)

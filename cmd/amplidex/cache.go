@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/spf13/cobra"
 )
@@ -53,8 +54,8 @@ func (a *App) runCacheClear(ctx context.Context, opts *cacheClearOptions) error 
 		return err
 	}
 	configured := cfg.Prepare.CacheHome
-	if configured != "" && cfg.path != "" {
-		configured = expandPath(configured, filepath.Dir(cfg.path))
+	if configured != "" && cfg.Path() != "" {
+		configured = config.ExpandPath(configured, filepath.Dir(cfg.Path()))
 	}
 	home, err := prepare.ResolveHome(a.Getenv, configured)
 	if err != nil {

@@ -10,13 +10,9 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/lint"
 )
 
-// TestSARIF checks the structure of `check --format sarif` against what
-// SARIF 2.1.0 requires and GitHub code scanning reads: a version, runs
-// with a named driver, rules with ids, descriptions, help and a default
-// level, and results that name a rule, say something, and point at a
-// file region with 1-based lines and columns.
 func TestSARIF(t *testing.T) {
 	wd := t.TempDir()
 	file := filepath.Join(wd, "coll", "profiles", "p.md")
@@ -35,7 +31,7 @@ func TestSARIF(t *testing.T) {
 		{Code: diag.CodeMissingPyproject, Severity: diag.SeverityError, Path: filepath.Join(wd, "coll"), Message: "Missing pyproject.toml"},
 	}
 	var out bytes.Buffer
-	if err := writeSARIF(&out, ds, wd, "1.2.3"); err != nil {
+	if err := lint.WriteSARIF(&out, ds, wd, "1.2.3"); err != nil {
 		t.Fatal(err)
 	}
 	log := validateSARIF(t, out.Bytes())
@@ -64,6 +60,11 @@ func TestSARIF(t *testing.T) {
 	}
 }
 
+// TestSARIF checks the structure of `check --format sarif` against what
+// SARIF 2.1.0 requires and GitHub code scanning reads: a version, runs
+// with a named driver, rules with ids, descriptions, help and a default
+// level, and results that name a rule, say something, and point at a
+// file region with 1-based lines and columns.
 // TestCheckSARIF runs check --format sarif end to end.
 func TestCheckSARIF(t *testing.T) {
 	dir := t.TempDir()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/lint"
 )
 
 // completer is what cobra calls to complete an argument or a flag value.
@@ -54,7 +54,7 @@ func (a *App) completeFromView(list func(winners []*discovery.Collection, prefix
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		v, _ := ws.view()
+		v, _ := ws.View()
 		return list(v.Set.Winners(), prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 }
@@ -62,15 +62,7 @@ func (a *App) completeFromView(list func(winners []*discovery.Collection, prefix
 // completeCollectionNames completes collection names for the subcommands
 // that take one.
 func (a *App) completeCollectionNames() completer {
-	return a.completeFromView(func(winners []*discovery.Collection, prefix string) []string {
-		var out []string
-		for _, c := range winners {
-			if strings.HasPrefix(c.Name, prefix) {
-				out = append(out, c.Name+"\t"+query.Clean(c.Description))
-			}
-		}
-		return out
-	})
+	return a.completeFromView(lint.CollectionNames)
 }
 
 // completeRefs completes "collection:name" references to the resources
@@ -78,20 +70,6 @@ func (a *App) completeCollectionNames() completer {
 // agent).
 func (a *App) completeRefs(k discovery.Kind) completer {
 	return a.completeFromView(func(winners []*discovery.Collection, prefix string) []string {
-		var out []string
-		for _, c := range winners {
-			for _, r := range c.Resources {
-				if r.Kind != k {
-					continue
-				}
-				if ref := c.Name + ":" + r.Name; strings.HasPrefix(ref, prefix) {
-					if f := c.Facts[r.Path]; f != nil && strings.TrimSpace(f.Description) != "" {
-						ref += "\t" + query.Clean(strings.Join(strings.Fields(f.Description), " "))
-					}
-					out = append(out, ref)
-				}
-			}
-		}
-		return out
+		return lint.Refs(winners, k, prefix)
 	})
 }

@@ -2,21 +2,15 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
-	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
-	"github.com/amplidex/amplidex/watcher"
 )
 
 // configOptions are the flags of `amplidex config`.
@@ -47,17 +41,10 @@ func newConfigCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-// configSetting is one line of `amplidex config`.
-type configSetting struct {
-	Key    string `json:"key"`
-	Value  any    `json:"value"`
-	Origin origin `json:"origin"`
-}
-
 // configReport is what `amplidex config --json` prints.
 type configReport struct {
-	Path     string          `json:"path"`
-	Settings []configSetting `json:"settings"`
+	Path     string            `json:"path"`
+	Settings []service.Setting `json:"settings"`
 }
 
 func (a *App) runConfig(opts *configOptions, path string) error {
@@ -78,125 +65,21 @@ func (a *App) runConfig(opts *configOptions, path string) error {
 	if !isDirAt(path) {
 		dir = filepath.Dir(path)
 	}
-	pol, err := newPolicy(ws, checkFlags{})
+	pol, err := lint.NewPolicy(ws, lint.Selection{})
 	if err != nil {
 		return err
 	}
-	cs, err := pol.lookup().checkSettings(dir)
+	cs, err := pol.Lookup().Settings(dir)
 	if err != nil {
 		return configError(err)
 	}
-	report := configReport{Path: path, Settings: a.settings(ws, cs)}
+	report := configReport{Path: path, Settings: service.Settings(ws, cs, a.Getenv)}
 	if opts.json {
 		return query.PrintJSON(a.Stdout, report)
 	}
 	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	for _, s := range report.Settings {
-		fmt.Fprintf(tw, "%s\t%s = %s\n", s.Origin, s.Key, tomlText(s.Value))
+		fmt.Fprintf(tw, "%s\t%s = %s\n", s.Origin, s.Key, service.TOMLText(s.Value))
 	}
 	return tw.Flush()
-}
-
-// settings lists every setting of the configuration with its origin: the
-// [check] and [schema] ones as they apply where cs was resolved, the
-// others from the environment, the user's file or the defaults.
-func (a *App) settings(ws *workspace, cs checkSettings) []configSetting {
-	cfg := ws.cfg
-	user := func(key string, value, def any) configSetting {
-		if _, ok := cfg.set[key]; ok {
-			return configSetting{key, value, fileOrigin(cfg, key)}
-		}
-		return configSetting{key, def, originDefault}
-	}
-	env := func(name, key string, value any, fallback configSetting) configSetting {
-		if v := a.Getenv(name); v != "" && !ws.isolated {
-			return configSetting{key, value, origin("env:" + name)}
-		}
-		return fallback
-	}
-	dur := func(d duration) string { return d.String() }
-	bundled := user("roots.bundled", cfg.Roots.Bundled, []string{})
-	bundled = env("AMPLIDEX_BUNDLED", "roots.bundled", ws.bundled, bundled)
-	if ws.isolated {
-		bundled = configSetting{"roots.bundled", []string{}, "flag:--isolated"}
-	}
-	autostart := user("daemon.autostart", cfg.Daemon.Autostart != nil && *cfg.Daemon.Autostart, true)
-	if v := a.Getenv(noSpawnEnv); v != "" && v != "0" {
-		autostart = configSetting{"daemon.autostart", false, origin("env:" + noSpawnEnv)}
-	}
-	forget := configSetting{"daemon.forget_after", shortDuration(daemon.DefaultForgetAfter), originDefault}
-	if fa := cfg.Daemon.ForgetAfter; fa != nil {
-		forget = configSetting{"daemon.forget_after", dur(*fa), fileOrigin(cfg, "daemon.forget_after")}
-	}
-	idle := configSetting{"daemon.idle_exit", shortDuration(defaultIdleExit), originDefault}
-	if ie := cfg.Daemon.IdleExit; ie != nil {
-		idle = configSetting{"daemon.idle_exit", dur(*ie), fileOrigin(cfg, "daemon.idle_exit")}
-	}
-	perPath := map[string][]string{}
-	if cs.PerPath != nil {
-		perPath = cs.PerPath
-	}
-	list := func(l []string) []string {
-		if l == nil {
-			return []string{}
-		}
-		return l
-	}
-	return []configSetting{
-		bundled,
-		{"schema.unknown_key", cs.UnknownKey, cs.ukFrom},
-		{"check.select", list(cs.Select), cs.selectFrom},
-		{"check.ignore", list(cs.Ignore), cs.ignoreFrom},
-		{"check.severity", cs.Severity, cs.severityFrom},
-		{"check.per-path", perPath, cs.perPathFrom},
-		user("watch.debounce", dur(cfg.Watch.Debounce), shortDuration(defaultDebounce)),
-		user("watch.max_wait", dur(cfg.Watch.MaxWait), shortDuration(watcher.DefaultMaxWait)),
-		user("watch.poll_interval", dur(cfg.Watch.PollInterval), shortDuration(watcher.DefaultPollInterval)),
-		user("watch.max_watches", cfg.Watch.MaxWatches, 0),
-		user("prepare.manifest", cfg.Prepare.Manifest, ""),
-		user("prepare.manifests", list(cfg.Prepare.Manifests), []string{}),
-		env(versionEnv, "prepare.app_version", a.Getenv(versionEnv), user("prepare.app_version", cfg.Prepare.AppVersion, "")),
-		env(prepare.HomeEnv, "prepare.cache_home", a.Getenv(prepare.HomeEnv),
-			user("prepare.cache_home", cfg.Prepare.CacheHome, "~/"+prepare.DefaultHomeDir)),
-		user("prepare.install_command", cfg.Prepare.InstallCommand, ""),
-		autostart,
-		forget,
-		idle,
-	}
-}
-
-// String writes a duration as the configuration does: "20ms", "720h".
-func (d duration) String() string { return shortDuration(d.Duration) }
-
-// shortDuration is time.Duration's String without trailing zero units:
-// "720h", not "720h0m0s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	for _, zero := range []string{"0s", "0m"} {
-		if strings.HasSuffix(s, "m"+zero) || strings.HasSuffix(s, "h"+zero) {
-			s = strings.TrimSuffix(s, zero)
-		}
-	}
-	return s
-}
-
-// tomlText writes a setting's value in TOML.
-func tomlText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return strconv.Quote(x)
-	case []string:
-		q := make([]string, len(x))
-		for i, s := range x {
-			q[i] = strconv.Quote(s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
-	case map[string][]string:
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			parts = append(parts, strconv.Quote(k)+" = "+tomlText(x[k]))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,23 +8,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
-	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
-	"github.com/amplidex/amplidex/watcher"
 )
-
-// defaultDebounce is the daemon's quiet period before a batch of changes
-// is indexed, when the configuration does not set one.
-const defaultDebounce = 20 * time.Millisecond
-
-// defaultIdleExit is how long a daemon a client started stays without a
-// client, when the configuration does not say.
-const defaultIdleExit = 30 * time.Minute
 
 // daemonFlags are the flags of `amplidex daemon`.
 type daemonFlags struct {
@@ -41,8 +30,8 @@ type daemonFlags struct {
 	// service is set by the service manager's unit: clients leave the
 	// daemon alone.
 	service bool
-	// logFile is where the log goes instead of stderr.
-	logFile string
+	// LogFile is where the log goes instead of stderr.
+	LogFile string
 }
 
 func newDaemonCmd(a *App) *cobra.Command {
@@ -64,7 +53,7 @@ func newDaemonCmd(a *App) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&flags.detach, "detach", false, "start the daemon in the background and return once it answers")
-	f.StringVar(&flags.logFile, "log-file", "", "write the log to this file, rotated at 10 MiB (one FILE.1 kept), instead of stderr")
+	f.StringVar(&flags.LogFile, "log-file", "", "write the log to this file, rotated at 10 MiB (one FILE.1 kept), instead of stderr")
 	f.BoolVar(&flags.detached, "detached", false, "run in the background, as --detach starts it (logs to daemon.log in the state directory)")
 	f.BoolVar(&flags.service, "service", false, "run as a daemon the service manager started (clients leave it alone)")
 	f.BoolVar(&flags.autostarted, "autostarted", false, "run as a daemon a client started because none ran (exits once idle)")
@@ -89,82 +78,6 @@ func newDaemonCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-// daemonOptions turns the workspace's configuration into daemon options.
-func (ws *workspace) daemonOptions(a *App) daemon.Options {
-	w := ws.cfg.Watch
-	forgetAfter := time.Duration(0)
-	if fa := ws.cfg.Daemon.ForgetAfter; fa != nil {
-		forgetAfter = fa.Duration
-		if forgetAfter == 0 {
-			forgetAfter = -1 // never
-		}
-	}
-	return daemon.Options{
-		ForgetAfter: forgetAfter,
-		Paths:       ws.paths,
-		Home:        ws.home,
-		Bundled:     ws.bundled,
-		Schema:      ws.schemaOptions(),
-		Logger:      a.log,
-		Watch: watcher.Options{
-			Debounce: cmp.Or(w.Debounce.Duration, defaultDebounce), MaxWait: w.MaxWait.Duration,
-			PollInterval: w.PollInterval.Duration, MaxWatches: w.MaxWatches,
-			SyncDir: syncDir(a.Getenv, ws.paths.StateDir),
-		},
-	}
-}
-
-// idleExit is how long a daemon a client started stays without a client:
-// [daemon] idle_exit, 30 minutes when unset, 0 for never.
-func (ws *workspace) idleExit() time.Duration {
-	if ie := ws.cfg.Daemon.IdleExit; ie != nil {
-		return ie.Duration
-	}
-	return defaultIdleExit
-}
-
-// daemonBundles returns the prepared-bundle cache and the manifests the
-// daemon keeps warm: [prepare] manifest and manifests. Without a usable
-// version or cache home it keeps none, and says why.
-func (a *App) daemonBundles(ws *workspace) (*prepare.Cache, []string) {
-	base := "."
-	if ws.cfg.path != "" {
-		base = filepath.Dir(ws.cfg.path)
-	}
-	var manifests []string
-	for _, m := range append([]string{ws.cfg.Prepare.Manifest}, ws.cfg.Prepare.Manifests...) {
-		if m != "" {
-			manifests = append(manifests, expandPath(m, base))
-		}
-	}
-	if len(manifests) == 0 {
-		return nil, nil
-	}
-	s, err := a.prepareSetup(prepareFlags{manifest: manifests[0]})
-	if err != nil {
-		a.log.Warn("prepared bundles are not kept warm", "err", err)
-		return nil, nil
-	}
-	return s.cache, manifests
-}
-
-// syncDir is where the watcher writes the cookie files that make queries
-// read their writes: a memory file system when there is one
-// ($XDG_RUNTIME_DIR, else /dev/shm), where a cookie costs tens of
-// microseconds instead of the milliseconds of a disk, else the state
-// directory.
-func syncDir(getenv func(string) string, state string) string {
-	for _, d := range []string{getenv("XDG_RUNTIME_DIR"), "/dev/shm"} {
-		if d == "" {
-			continue
-		}
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && writable(d) {
-			return d
-		}
-	}
-	return state
-}
-
 func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 	// Every handler is in place before the socket is bound: a reload
 	// (`systemctl --user reload`, a client's) may come as soon as the
@@ -178,24 +91,24 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 	if err != nil {
 		return err
 	}
-	logPath := flags.logFile
+	logPath := flags.LogFile
 	if flags.detached && logPath == "" {
-		logPath = filepath.Join(ws.paths.StateDir, daemonLogName)
+		logPath = filepath.Join(ws.Paths.StateDir, service.LogName)
 	}
 	if logPath != "" {
 		if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 			return exitf(exitUsage, "daemon: %v", err)
 		}
 		// In the background, stdout and stderr follow the log file too.
-		lf, err := openLogFile(logPath, maxLogSize, flags.detached || flags.service)
+		lf, err := service.OpenLogFile(logPath, service.MaxLogSize, flags.detached || flags.service)
 		if err != nil {
 			return exitf(exitUsage, "daemon: %v", err)
 		}
 		defer lf.Close()
 		a.logTo(lf, false)
 	}
-	opts := ws.daemonOptions(a)
-	opts.Prepare, opts.Manifests = a.daemonBundles(ws)
+	opts := service.DaemonOptions(ws, a.Getenv, a.log)
+	opts.Prepare, opts.Manifests = service.DaemonBundles(ws, a.Getenv, a.log)
 	switch {
 	case flags.service:
 		opts.Mode = query.ModeService
@@ -203,18 +116,18 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 		// Only a daemon a client started goes once idle: one started on
 		// purpose, in the foreground, with --detach or by the service
 		// manager, stays.
-		opts.Mode, opts.IdleExit = query.ModeAutostart, ws.idleExit()
+		opts.Mode, opts.IdleExit = query.ModeAutostart, service.IdleExit(ws)
 	case flags.detached:
 		opts.Mode = query.ModeDetached
 	}
-	ln, err := activationListener()
+	ln, err := service.ActivationListener()
 	if err != nil {
 		return exitf(exitUsage, "daemon: %v", err)
 	}
 	if ln != nil {
 		opts.Listener, opts.Mode, opts.IdleExit = ln, query.ModeService, 0
-		if got := ln.Addr().String(); got != ws.paths.Socket {
-			a.log.Warn("the socket handed over is not where clients look for it", "handed", got, "clients", ws.paths.Socket)
+		if got := ln.Addr().String(); got != ws.Paths.Socket {
+			a.log.Warn("the socket handed over is not where clients look for it", "handed", got, "clients", ws.Paths.Socket)
 		}
 	}
 	opts.Memory = a.daemonMemory()
@@ -241,14 +154,41 @@ func (a *App) runDaemon(ctx context.Context, flags *daemonFlags) error {
 				d.Warn(fmt.Sprintf("configuration not reloaded: %v", err))
 				continue
 			}
-			nopts := nws.daemonOptions(a)
-			nopts.Prepare, nopts.Manifests = a.daemonBundles(nws)
+			nopts := service.DaemonOptions(nws, a.Getenv, a.log)
+			nopts.Prepare, nopts.Manifests = service.DaemonBundles(nws, a.Getenv, a.log)
 			if opts.Mode == query.ModeAutostart {
-				nopts.IdleExit = nws.idleExit()
+				nopts.IdleExit = service.IdleExit(nws)
 			}
 			if err := d.Reload(nopts); err != nil {
 				a.log.Error("configuration reload incomplete", "err", err)
 			}
 		}
 	}
+}
+
+// runDetach is `amplidex daemon --detach`.
+func (a *App) runDetach(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	return a.launcher().Detach(ctx, ws)
+}
+
+// runStop is `amplidex daemon stop`.
+func (a *App) runStop(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	return a.launcher().Stop(ctx, ws)
+}
+
+// runRestart is `amplidex daemon restart`.
+func (a *App) runRestart(ctx context.Context) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	return a.launcher().Restart(ctx, ws)
 }

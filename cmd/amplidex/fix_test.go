@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,139 +11,12 @@ import (
 // TestUnifiedHunks: changes far apart are hunks of their own, changes
 // whose context touches are one, and a last line without a newline says
 // so.
-func TestUnifiedHunks(t *testing.T) {
-	lines := func(n int, change map[int]string) string {
-		var b strings.Builder
-		for i := 1; i <= n; i++ {
-			if s, ok := change[i]; ok {
-				b.WriteString(s + "\n")
-			} else {
-				b.WriteString("l" + string(rune('0'+i%10)) + "\n")
-			}
-		}
-		return b.String()
-	}
-	tests := []struct {
-		name string
-		a, b string
-		want string
-	}{
-		{"same", "x\ny\n", "x\ny\n", ""},
-		{"first line", "x\ny\n", "X\ny\n", "@@ -1,2 +1,2 @@\n-x\n+X\n y\n"},
-		{"two hunks", lines(20, nil), lines(20, map[int]string{2: "A", 18: "B"}),
-			"@@ -1,5 +1,5 @@\n l1\n-l2\n+A\n l3\n l4\n l5\n@@ -15,6 +15,6 @@\n l5\n l6\n l7\n-l8\n+B\n l9\n l0\n"},
-		{"one hunk when the context touches", lines(12, nil), lines(12, map[int]string{3: "A", 9: "B"}),
-			"@@ -1,12 +1,12 @@\n l1\n l2\n-l3\n+A\n l4\n l5\n l6\n l7\n l8\n-l9\n+B\n l0\n l1\n l2\n"},
-		{"no newline at the end", "x\ny", "x\nY", "@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+Y\n\\ No newline at end of file\n"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := unifiedHunks(splitLines([]byte(tc.a)), splitLines([]byte(tc.b)))
-			if got != tc.want {
-				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestWriteFix: a fix is written in place, through a link into its
 // target, and only over the text it was made from; an edit saved since
 // the file was read, or once it is opened, is kept and said, and a file
 // nobody may write is left as it is.
-func TestWriteFix(t *testing.T) {
-	const old, fixed, edited = "descripton: x\n", "description: x\n", "descripton: edited\n"
-	tests := []struct {
-		name string
-		// setup returns the path to fix, made in dir holding text.
-		setup func(t *testing.T, dir string) string
-		// opened is called once the file is open (see writeFix).
-		opened func(t *testing.T, path string)
-		// why is what the refusal says; "": the fix is written.
-		why string
-		// want is the text left where the file was.
-		want string
-	}{
-		{name: "written", want: fixed},
-		{name: "edited since it was read", setup: func(t *testing.T, dir string) string {
-			return writeText(t, filepath.Join(dir, "a.md"), edited)
-		}, why: "it changed since it was read; run check --fix again", want: edited},
-		{name: "fixed already", setup: func(t *testing.T, dir string) string {
-			return writeText(t, filepath.Join(dir, "a.md"), fixed)
-		}, want: fixed},
-		{name: "edited in place once opened", opened: func(t *testing.T, path string) {
-			writeText(t, path, edited)
-		}, why: "it changed since it was read", want: edited},
-		{name: "replaced once opened", opened: func(t *testing.T, path string) {
-			tmp := writeText(t, path+".new", edited)
-			if err := os.Rename(tmp, path); err != nil {
-				t.Fatal(err)
-			}
-		}, why: "was replaced while it was fixed; the file now there is left as it is", want: edited},
-		{name: "read-only", setup: func(t *testing.T, dir string) string {
-			path := writeText(t, filepath.Join(dir, "a.md"), old)
-			if err := os.Chmod(path, 0o444); err != nil {
-				t.Fatal(err)
-			}
-			return path
-		}, why: "is read-only (mode 0444); make it writable to fix it", want: old},
-		{name: "not the user's to write", setup: func(t *testing.T, dir string) string {
-			if os.Geteuid() == 0 || runtime.GOOS == "windows" {
-				t.Skip("root may write a file its group may write; Windows keeps no such modes")
-			}
-			path := writeText(t, filepath.Join(dir, "a.md"), old)
-			if err := os.Chmod(path, 0o464); err != nil {
-				t.Fatal(err)
-			}
-			return path
-		}, why: "you may not write", want: old},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "a.md")
-			if tc.setup != nil {
-				path = tc.setup(t, dir)
-			} else {
-				writeText(t, path, old)
-			}
-			var opened func(string)
-			if tc.opened != nil {
-				opened = func(p string) { tc.opened(t, p) }
-			}
-			err := writeFix(fileFix{path: path, old: []byte(old), new: []byte(fixed), fixed: 1}, opened)
-			switch {
-			case tc.why == "" && err != nil:
-				t.Errorf("error: %v", err)
-			case tc.why != "" && (!errors.Is(err, errNotFixed) || !strings.Contains(err.Error(), tc.why)):
-				t.Errorf("error %v, want one that says %q", err, tc.why)
-			}
-			if got, _ := os.ReadFile(path); string(got) != tc.want {
-				t.Errorf("the file holds %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestWriteFixLink: a fix of a link is written into its target, and the
 // link stays a link.
-func TestWriteFixLink(t *testing.T) {
-	dir := t.TempDir()
-	target := writeText(t, filepath.Join(dir, "outside", "a.md"), "descripton: x\n")
-	link := filepath.Join(dir, "a.md")
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
-	if err := writeFix(fileFix{path: link, old: []byte("descripton: x\n"), new: []byte("description: x\n"), fixed: 1}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link is no longer a link: %v, %v", fi, err)
-	}
-	if got, _ := os.ReadFile(target); string(got) != "description: x\n" {
-		t.Errorf("the target holds %q", got)
-	}
-}
-
 // TestCheckFixConcurrentEdit: an edit saved while check --fix runs, after
 // it read the file, is never lost: the file is left as the edit made it,
 // and check says so and exits 1.

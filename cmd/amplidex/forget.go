@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -31,7 +32,7 @@ func (a *App) runForget(ctx context.Context, args []string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	dir := ws.project
+	dir := ws.Project
 	if len(args) > 0 {
 		if dir, err = filepath.Abs(args[0]); err != nil {
 			return exitf(exitUsage, "forget: %v", err)
@@ -46,7 +47,7 @@ func (a *App) runForget(ctx context.Context, args []string, asJSON bool) error {
 	defer cancel()
 	res, _, err := query.Call(cctx, c, query.MethodForget, query.ForgetParams{Dir: dir})
 	if err != nil {
-		if isAnswerError(err) {
+		if service.IsAnswerError(err) {
 			return exitf(exitUsage, "forget: %v", err)
 		}
 		return daemonError(err)

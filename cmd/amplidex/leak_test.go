@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -27,7 +28,7 @@ type leakCheck struct{ m *testing.M }
 
 func (l leakCheck) Run() int {
 	// No test starts a daemon in the background unless it asks for that.
-	os.Setenv(noSpawnEnv, "1")
+	os.Setenv(service.NoSpawnEnv, "1")
 	os.Setenv(testRunEnv, testRun())
 	code := l.m.Run()
 	if pids := leakedDaemons(); len(pids) > 0 {
@@ -61,7 +62,7 @@ func leakedDaemons() []int {
 		if err != nil || !bytes.Contains(append(env, 0), mark) {
 			continue
 		}
-		if daemonProcess(pid) && parentPid(pid) != os.Getpid() {
+		if service.DaemonProcess(pid) && parentPid(pid) != os.Getpid() {
 			out = append(out, pid)
 		}
 	}
@@ -98,14 +99,14 @@ func checkNoDaemonLeft(errorf func(string, ...any), getenv func(string) string) 
 	if err != nil {
 		return
 	}
-	pid := readPid(paths.PidFile)
-	if pid <= 0 || !daemonProcess(pid) || parentPid(pid) == os.Getpid() {
+	pid := service.ReadPid(paths.PidFile)
+	if pid <= 0 || !service.DaemonProcess(pid) || parentPid(pid) == os.Getpid() {
 		return
 	}
 	if p, err := os.FindProcess(pid); err == nil {
 		p.Kill()
 	}
-	for i := 0; i < 200 && processAlive(pid); i++ {
+	for i := 0; i < 200 && service.ProcessAlive(pid); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 	errorf("the test left a daemon running (pid %d, pid file %s); killed it", pid, paths.PidFile)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/analysis"
@@ -53,12 +54,12 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 	if err != nil {
 		return err
 	}
-	schema := ws.schemaOptions()
-	local := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: ws.home, Bundled: ws.bundled, Schema: schema}),
-		analysis.WorkspaceOptions{Project: ws.daemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log,
+	schema := ws.SchemaOptions()
+	local := analysis.NewWorkspace(analysis.NewLocal(analysis.LocalOptions{Home: ws.Home, Bundled: ws.Bundled, Schema: schema}),
+		analysis.WorkspaceOptions{Project: ws.DaemonProject(), Schema: schema, CheckBundle: prepare.CheckManifest, Log: a.log,
 			Bundles: lspBundleEnv(a, ws)})
 	var analyzer lsp.Analyzer = lsp.InProcess{Workspace: local}
-	client, err := a.connect(ctx, ws)
+	client, err := a.launcher().Connect(ctx, ws)
 	if err != nil {
 		client = nil // a daemon that refuses us is no daemon: answer in process
 	}
@@ -66,17 +67,17 @@ func (a *App) runLSP(ctx context.Context, opts *lspOptions) error {
 		a.log.Info("lsp: answering through the daemon")
 		da := lsp.NewDaemonAnalyzer(client, local, a.log)
 		defer da.Close()
-		da.Roots = ws.clientRoots()
-		da.Redial = a.lspRedial(ws)
+		da.Roots = ws.ClientRoots()
+		da.Redial = a.launcher().Redialer(ws)
 		analyzer = da
 	}
-	pol, err := newPolicy(ws, checkFlags{})
+	pol, err := lint.NewPolicy(ws, lint.Selection{})
 	if err != nil {
 		return err
 	}
 	var warned sync.Map // the configuration problems already logged
 	filter := func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
-		return pol.filterFile(path, ds, func(err error) {
+		return pol.FilterFile(path, ds, func(err error) {
 			if _, dup := warned.LoadOrStore(err.Error(), true); !dup {
 				a.log.Warn("lsp: a project's configuration is not applied", "err", err)
 			}
@@ -108,10 +109,10 @@ func buildVersion() string {
 
 // lspBundleEnv is where the language server looks for the bundles that
 // bundle repositories include: $AMPLIFIER_HOME, else ~/.amplifier.
-func lspBundleEnv(a *App, ws *workspace) compose.Env {
-	env := compose.Env{Home: ws.home, AmplifierHome: a.Getenv("AMPLIFIER_HOME")}
+func lspBundleEnv(a *App, ws *lint.Workspace) compose.Env {
+	env := compose.Env{Home: ws.Home, AmplifierHome: a.Getenv("AMPLIFIER_HOME")}
 	if env.AmplifierHome == "" {
-		env.AmplifierHome = filepath.Join(ws.home, ".amplifier")
+		env.AmplifierHome = filepath.Join(ws.Home, ".amplifier")
 	}
 	return env
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/textproto"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -354,4 +355,9 @@ func TestLSPDiagnosticsAreCheck(t *testing.T) {
 	if log := inProcess.stderr.String(); strings.Contains(log, "answering through the daemon") {
 		t.Errorf("the in-process session found a daemon:\n%s", log)
 	}
+}
+
+// fileURI is the file:// URI of the path p, as an editor names it.
+func fileURI(p string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 }

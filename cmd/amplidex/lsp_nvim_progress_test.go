@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -140,7 +141,7 @@ func runNeovimProgress(t *testing.T, nvim, bin, lua string) {
 		"HOME": filepath.Join(tmp, "home"), "AMPLIDEX_HOME": filepath.Join(tmp, "amplidex-home"),
 		"XDG_CONFIG_HOME": filepath.Join(tmp, "config"), "XDG_STATE_HOME": filepath.Join(tmp, "state"),
 		"XDG_DATA_HOME": filepath.Join(tmp, "data"), "XDG_CACHE_HOME": filepath.Join(tmp, "cache"),
-		"XDG_RUNTIME_DIR": filepath.Join(tmp, "run"), "AMPLIDEX_BUNDLED": bundled, noSpawnEnv: "1",
+		"XDG_RUNTIME_DIR": filepath.Join(tmp, "run"), "AMPLIDEX_BUNDLED": bundled, service.NoSpawnEnv: "1",
 	}
 	paths, err := query.DefaultPaths(func(k string) string { return env[k] })
 	if err != nil {

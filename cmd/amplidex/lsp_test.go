@@ -9,19 +9,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 )
 
 // lspEnv is an environment that keeps a test away from the real home.
 func lspEnv(t *testing.T) func(string) string {
 	dir := t.TempDir()
 	env := map[string]string{
-		"HOME":            filepath.Join(dir, "home"),
-		"AMPLIDEX_HOME":   filepath.Join(dir, "amplidex"),
-		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
-		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
-		"XDG_RUNTIME_DIR": filepath.Join(dir, "run"),
-		"NO_COLOR":        "1",
-		noSpawnEnv:        "1",
+		"HOME":             filepath.Join(dir, "home"),
+		"AMPLIDEX_HOME":    filepath.Join(dir, "amplidex"),
+		"XDG_CONFIG_HOME":  filepath.Join(dir, "config"),
+		"XDG_STATE_HOME":   filepath.Join(dir, "state"),
+		"XDG_RUNTIME_DIR":  filepath.Join(dir, "run"),
+		"NO_COLOR":         "1",
+		service.NoSpawnEnv: "1",
 	}
 	return func(k string) string { return env[k] }
 }
@@ -145,7 +147,7 @@ func TestLSPDeepProjectConfig(t *testing.T) {
 	}
 	get := lspEnv(t)
 	env := map[string]string{}
-	for _, k := range []string{"HOME", "AMPLIDEX_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "NO_COLOR", noSpawnEnv} {
+	for _, k := range []string{"HOME", "AMPLIDEX_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "NO_COLOR", service.NoSpawnEnv} {
 		env[k] = get(k)
 	}
 	s := startLSP(t, env)

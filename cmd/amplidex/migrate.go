@@ -64,12 +64,12 @@ func (a *App) runMigrate(args []string, opts *migrateOptions) error {
 	if err != nil {
 		return err
 	}
-	col := ws.loader().Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(dir)}, dir)
+	col := ws.Loader().Load(discovery.Root{Kind: discovery.RootArgument, Path: filepath.Dir(dir)}, dir)
 	if col == nil {
 		return exitf(exitUsage, "migrate: %s holds no collection: no pyproject.toml, and none of profiles/, agents/, context/, scenario-tools/ or modules/", dir)
 	}
 	var installed []*discovery.Collection
-	if v, _ := ws.view(); v != nil && v.Set != nil {
+	if v, _ := ws.View(); v != nil && v.Set != nil {
 		installed = v.Set.Winners()
 	}
 	res, err := migrate.Migrate(col, migrate.Options{Profiles: opts.profiles, Installed: installed})

@@ -46,11 +46,11 @@ func (a *App) runPostInstall(ctx context.Context, opts *postInstallOptions) {
 		say("not primed: %v", err)
 		return
 	}
-	if e, err := s.cache.Lookup(s.manifest); err == nil {
+	if e, err := s.Cache.Lookup(s.Manifest); err == nil {
 		say("already primed: %s", e.Dir)
 		return
 	}
-	e, err := s.cache.Ensure(ctx, s.manifest)
+	e, err := s.Cache.Ensure(ctx, s.Manifest)
 	if err != nil {
 		say("priming failed; the first start will prepare instead: %v", err)
 		var me *prepare.ManifestError

@@ -7,21 +7,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 )
-
-// versionEnv names the application version when --app-version is not given.
-const versionEnv = "AMPLIFIER_AGENT_VERSION"
 
 // prepareFlags are the flags prepare and post-install share.
 type prepareFlags struct {
@@ -33,7 +29,7 @@ type prepareFlags struct {
 
 func addPrepareFlags(cmd *cobra.Command, f *prepareFlags) {
 	cmd.Flags().StringVar(&f.manifest, "manifest", "", "bundle manifest, bundle.md (default: [prepare] manifest in the configuration)")
-	cmd.Flags().StringVar(&f.appVersion, "app-version", "", "application version X.Y.Z, the first part of the cache key (default: $"+versionEnv+", else [prepare] app_version)")
+	cmd.Flags().StringVar(&f.appVersion, "app-version", "", "application version X.Y.Z, the first part of the cache key (default: $"+service.VersionEnv+", else [prepare] app_version)")
 }
 
 // prepareOptions are the flags of `amplidex prepare`.
@@ -62,76 +58,21 @@ func newPrepareCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-// prepareSetup is what prepare and post-install work with.
-type prepareSetup struct {
-	manifest string
-	cache    *prepare.Cache
-}
-
-// prepareSetup resolves the manifest, the application version and the cache
-// home from the flags, the environment and the configuration, and opens the
-// cache. Errors are usage errors.
-func (a *App) prepareSetup(flags prepareFlags) (*prepareSetup, error) {
+// prepareSetup resolves the manifest, the application version and the
+// cache home from the flags, the environment and the configuration, and
+// opens the cache (see service.OpenCache). Errors are usage errors.
+func (a *App) prepareSetup(flags prepareFlags) (*service.Cache, error) {
 	cfg, _, err := a.config()
 	if err != nil {
 		return nil, err
 	}
-	base := "."
-	if cfg.path != "" {
-		base = filepath.Dir(cfg.path)
-	}
-	manifest := flags.manifest
-	if manifest == "" && cfg.Prepare.Manifest != "" {
-		manifest = expandPath(cfg.Prepare.Manifest, base)
-	}
-	if manifest == "" {
-		return nil, errors.New("no bundle manifest: pass --manifest or set [prepare] manifest in the configuration")
-	}
-	if manifest, err = filepath.Abs(manifest); err != nil {
-		return nil, err
-	}
-	version, from := flags.appVersion, "--app-version"
-	if version == "" {
-		version, from = a.Getenv(versionEnv), "$"+versionEnv
-	}
-	if version == "" {
-		version, from = cfg.Prepare.AppVersion, "[prepare] app_version"
-	}
-	if version == "" {
-		return nil, errors.New("no application version: pass --app-version, set $" + versionEnv + " or [prepare] app_version")
-	}
-	if err := prepare.CheckVersion(version); err != nil {
-		return nil, fmt.Errorf("%s: %q is not a semantic version X.Y.Z", from, version)
-	}
-	configured := cfg.Prepare.CacheHome
-	if configured != "" {
-		configured = expandPath(configured, base)
-	}
-	home, err := prepare.ResolveHome(a.Getenv, configured)
-	if err != nil {
-		return nil, err
-	}
-	schema := schema.Options{UnknownKeySeverity: diag.SeverityError}
-	if cfg.Schema.UnknownKey == "warning" {
-		schema.UnknownKeySeverity = diag.SeverityWarning
-	}
-	opts := prepare.Options{
-		Home:           home,
-		Version:        version,
-		InstallCommand: cfg.Prepare.InstallCommand,
-		Schema:         schema,
-		Logger:         a.log,
-	}
+	var fetched func(done, total int, repo string)
 	if flags.progress {
-		opts.Fetched = func(done, total int, repo string) {
+		fetched = func(done, total int, repo string) {
 			a.line.Set("amplidex: fetching module repositories: %d of %d %s", done, total, repo)
 		}
 	}
-	c, err := prepare.New(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &prepareSetup{manifest: manifest, cache: c}, nil
+	return service.OpenCache(cfg, flags.manifest, flags.appVersion, a.Getenv, a.log, fetched)
 }
 
 func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
@@ -139,16 +80,15 @@ func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
 	defer a.line.Clear()
 	s, err := a.prepareSetup(opts.prepareFlags)
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
+		if asExitError(err) != nil {
 			return err
 		}
 		return exitf(exitUsage, "prepare: %v", err)
 	}
 	if opts.dryRun {
-		d, err := s.cache.DryRun(s.manifest)
+		d, err := s.Cache.DryRun(s.Manifest)
 		if err != nil {
-			return a.prepareFailed(s.manifest, opts.json, err)
+			return a.prepareFailed(s.Manifest, opts.json, err)
 		}
 		a.diagnosticPrinter(a.Stderr).Print(a.Stderr, d.Diagnostics)
 		if opts.json {
@@ -157,10 +97,10 @@ func (a *App) runPrepare(ctx context.Context, opts *prepareOptions) error {
 		writeDryRun(a.Stdout, d)
 		return nil
 	}
-	e, err := s.cache.Ensure(ctx, s.manifest)
+	e, err := s.Cache.Ensure(ctx, s.Manifest)
 	a.line.Clear()
 	if err != nil {
-		return a.prepareFailed(s.manifest, opts.json, err)
+		return a.prepareFailed(s.Manifest, opts.json, err)
 	}
 	if opts.json {
 		return writeJSON(a.Stdout, e)

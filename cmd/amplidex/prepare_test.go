@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
 	"github.com/amplidex/amplidex/prepare"
@@ -89,10 +90,10 @@ func TestPrepareSetup(t *testing.T) {
 		wantErr     string
 	}{
 		{name: "flags", flags: prepareFlags{manifest: "bundle/bundle.md", appVersion: "1.0.0"}, wantVersion: "1.0.0", wantHome: "agent-home"},
-		{name: "flag over environment over configuration", env: map[string]string{versionEnv: "2.0.0"},
+		{name: "flag over environment over configuration", env: map[string]string{service.VersionEnv: "2.0.0"},
 			config: "[prepare]\nmanifest = \"../bundle/bundle.md\"\napp_version = \"3.0.0\"\n",
 			flags:  prepareFlags{appVersion: "1.0.0"}, wantVersion: "1.0.0", wantHome: "agent-home"},
-		{name: "environment over configuration", env: map[string]string{versionEnv: "2.0.0"},
+		{name: "environment over configuration", env: map[string]string{service.VersionEnv: "2.0.0"},
 			config: "[prepare]\nmanifest = \"../bundle/bundle.md\"\napp_version = \"3.0.0\"\n", wantVersion: "2.0.0", wantHome: "agent-home"},
 		{name: "configuration", config: "[prepare]\nmanifest = \"../bundle/bundle.md\"\napp_version = \"3.0.0\"\n", wantVersion: "3.0.0", wantHome: "agent-home"},
 		{name: "cache home from configuration", env: map[string]string{"AMPLIFIER_AGENT_HOME": ""},
@@ -127,14 +128,14 @@ func TestPrepareSetup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.manifest != p.manifest {
-				t.Errorf("manifest %s, want %s", s.manifest, p.manifest)
+			if s.Manifest != p.manifest {
+				t.Errorf("manifest %s, want %s", s.Manifest, p.manifest)
 			}
-			if s.cache.Version() != tc.wantVersion {
-				t.Errorf("version %s, want %s", s.cache.Version(), tc.wantVersion)
+			if s.Cache.Version() != tc.wantVersion {
+				t.Errorf("version %s, want %s", s.Cache.Version(), tc.wantVersion)
 			}
-			if want := filepath.Join(p.dir, tc.wantHome); s.cache.Home() != want {
-				t.Errorf("cache home %s, want %s", s.cache.Home(), want)
+			if want := filepath.Join(p.dir, tc.wantHome); s.Cache.Home() != want {
+				t.Errorf("cache home %s, want %s", s.Cache.Home(), want)
 			}
 		})
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -19,7 +21,7 @@ import (
 // its answer once the read ends.
 func TestQueryShowsRegistration(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), noSpawnEnv: "1"}
+	env := map[string]string{"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), service.NoSpawnEnv: "1"}
 	getenv := func(k string) string { return env[k] }
 	project := filepath.Join(dir, "proj")
 	coll := filepath.Join(project, ".amplifier", "collections", "demo")
@@ -58,7 +60,7 @@ func TestQueryShowsRegistration(t *testing.T) {
 
 	var stderr syncBuffer
 	a := NewApp(strings.NewReader(""), &strings.Builder{}, &stderr, getenv)
-	a.line = newStatusLine(&stderr, true)
+	a.line = service.NewStatusLine(&stderr, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, err := query.DialSync(ctx, paths.Socket)
@@ -66,13 +68,13 @@ func TestQueryShowsRegistration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ws := &workspace{paths: paths, project: project}
+	ws := &lint.Workspace{Paths: paths, Project: project}
 	answered := make(chan error, 1)
 	// A resolve is answered before the read ends (from the collections'
 	// names); a listing of the collections waits for it.
 	var res []query.CollectionInfo
 	go func() {
-		answered <- a.callDaemon(ctx, ws, true, func(cctx context.Context) (err error) {
+		answered <- a.launcher().Call(ctx, ws, true, func(cctx context.Context) (err error) {
 			res, _, err = query.Ask(cctx, c, query.MethodCollections, query.ListParams{Common: query.Common{Project: project}})
 			return err
 		})

@@ -13,8 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -146,26 +148,16 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 		scope = []string{p}
 	} else {
 		var none string
-		if scope, none, err = ws.defaultScope(); err != nil {
+		if scope, none, err = ws.DefaultScope(); err != nil {
 			return err
 		}
 		if none != "" {
 			fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s\n", none)
 		}
 	}
-	pol, err := newPolicy(ws, checkFlags{})
+	_, lk, err := lint.PolicyFor(ws, scope)
 	if err != nil {
 		return err
-	}
-	lk := pol.lookup()
-	for _, p := range append([]string{ws.base()}, scope...) {
-		dir := p
-		if !isDirAt(p) {
-			dir = filepath.Dir(p)
-		}
-		if _, err := lk.rulesFor(dir); err != nil {
-			return configError(err)
-		}
 	}
 	params := func(c query.Common) query.DiagnosticsParams {
 		p := query.DiagnosticsParams{Common: c}
@@ -182,23 +174,7 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 		return query.MethodDiagnostics.Print(a.Stdout, empty, a.printOptions())
 	}
 	return runQueryIn(ctx, a, ws, opts, query.MethodDiagnostics, params, func(r *query.DiagnosticsResult) (*query.DiagnosticsResult, error) {
-		var in []diag.Diagnostic
-		for _, d := range r.Diagnostics {
-			if len(scope) == 1 || inScope(d.Path, scope) {
-				in = append(in, d)
-			}
-		}
-		kept, err := lk.filter(ctx, in)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			return nil, configError(err)
-		}
-		if kept == nil {
-			kept = []diag.Diagnostic{}
-		}
-		return &query.DiagnosticsResult{Diagnostics: kept, Summary: summarize(kept)}, nil
+		return lk.Keep(ctx, r, scope)
 	})
 }
 
@@ -214,35 +190,12 @@ func runQuery[P, R any](ctx context.Context, a *App, opts *queryOptions, m *quer
 
 // runQueryIn is runQuery in the workspace ws; adjust, when set, turns the
 // answer into what is printed.
-func runQueryIn[P, R any](ctx context.Context, a *App, ws *workspace, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P,
+func runQueryIn[P, R any](ctx context.Context, a *App, ws *lint.Workspace, opts *queryOptions, m *query.Method[P, R], params func(query.Common) P,
 	adjust func(R) (R, error)) error {
-	c, err := a.connectToAsk(ctx, ws)
-	if err != nil {
-		return err
-	}
-	var result R
-	if c != nil {
-		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) error {
-			return a.callDaemon(ctx, ws, !opts.json, func(cctx context.Context) (err error) {
-				result, _, err = query.Ask(cctx, c, m, params(ws.common(opts.noSync)))
-				return err
-			})
-		})
-		if c != nil {
-			defer c.Close()
-		}
-		if err != nil && !isAnswerError(err) {
-			return daemonError(err)
-		}
-	}
-	if c == nil {
-		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; answering from an in-process scan")
-		if m.FromBundles() {
-			result, err = m.AnswerBundles(ws.bundleView(), params(query.Common{Project: ws.daemonProject(), Bundles: ws.bundleScope()}))
-		} else {
-			v, _ := ws.view()
-			result, err = m.Answer(ws.withStandIn(v), params(query.Common{Project: ws.daemonProject()}))
-		}
+	result, err := service.Answer(ctx, a.launcher(), ws, m, params, opts.noSync, !opts.json)
+	var ce *service.CallError
+	if errors.As(err, &ce) {
+		return daemonError(ce.Err)
 	}
 	if err != nil {
 		var qe *query.Error
@@ -300,13 +253,6 @@ func runQueryIn[P, R any](ctx context.Context, a *App, ws *workspace, opts *quer
 	return nil
 }
 
-// isAnswerError reports an error that is the daemon's answer (nothing
-// matched, wrong parameters), not a failure to reach it.
-func isAnswerError(err error) bool {
-	var qe *query.Error
-	return errors.As(err, &qe) && (qe.Code == query.CodeNotFound || qe.Code == query.CodeInvalidParams)
-}
-
 // daemonError maps a failed call to its exit code: 2 for an answer too
 // large to take or a daemon too busy, 3 when the daemon is unreachable.
 func daemonError(err error) error {
@@ -342,21 +288,21 @@ func (a *App) runChanges(ctx context.Context, opts *queryOptions, since string) 
 	if err != nil {
 		return err
 	}
-	c, err := a.connectToAsk(ctx, ws)
+	c, err := a.launcher().ConnectToAsk(ctx, ws)
 	if err != nil {
 		return err
 	}
 	var res *query.ChangesResult
 	if c != nil {
-		c, err = a.ask(ctx, ws, c, func(c *query.SyncClient) (err error) {
+		c, err = a.launcher().Ask(ctx, ws, c, func(c *query.SyncClient) (err error) {
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			res, _, err = query.Ask(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.common(false), Since: since})
+			res, _, err = query.Ask(cctx, c, query.MethodChanges, query.ChangesParams{Common: ws.Common(false), Since: since})
 			return err
 		})
 	}
 	if c == nil {
-		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.paths.Socket)
+		return exitf(exitUnreachable, "query changes needs the daemon, and none is running (socket %s)", ws.Paths.Socket)
 	}
 	defer c.Close()
 	if err != nil {

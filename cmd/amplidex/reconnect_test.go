@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -20,7 +21,7 @@ import (
 // exits 3 saying why, on a line of its own.
 func TestWatchGivesUpWithoutDaemon(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), noSpawnEnv: "1"}
+	env := map[string]string{"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), service.NoSpawnEnv: "1"}
 	getenv := func(k string) string { return env[k] }
 	project := filepath.Join(dir, "proj")
 	coll := filepath.Join(project, ".amplifier", "collections", "demo")
@@ -97,7 +98,7 @@ func TestLSPReconnects(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"),
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_RUNTIME_DIR": filepath.Join(dir, "run"),
-		"NO_COLOR": "1", noSpawnEnv: "1"}
+		"NO_COLOR": "1", service.NoSpawnEnv: "1"}
 	coll := filepath.Join(env["HOME"], ".amplifier", "collections", "demo")
 	agent := filepath.Join(coll, "agents", "helper.md")
 	text := []byte("---\nmeta:\n  name: helper\n  description: Helps\nodd: 1\n---\n")

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -79,9 +80,9 @@ func TestDebPackage(t *testing.T) {
 		}
 	}
 	for path, mode := range map[string]string{
-		packagedExe:                                          "-rwxr-xr-x",
-		"/usr/lib/systemd/user/" + socketUnit:                "-rw-r--r--",
-		"/usr/lib/systemd/user/" + serviceUnit:               "-rw-r--r--",
+		service.PackagedExe:                                  "-rwxr-xr-x",
+		"/usr/lib/systemd/user/" + service.SocketUnit:        "-rw-r--r--",
+		"/usr/lib/systemd/user/" + service.ServiceUnit:       "-rw-r--r--",
 		"/usr/share/bash-completion/completions/amplidex":    "-rw-r--r--",
 		"/usr/share/zsh/vendor-completions/_amplidex":        "-rw-r--r--",
 		"/usr/share/fish/vendor_completions.d/amplidex.fish": "-rw-r--r--",
@@ -93,7 +94,7 @@ func TestDebPackage(t *testing.T) {
 
 	tree := filepath.Join(dir, "root")
 	runProgram(t, "", "dpkg-deb", "-x", deb, tree)
-	exe := filepath.Join(tree, filepath.FromSlash(packagedExe))
+	exe := filepath.Join(tree, filepath.FromSlash(service.PackagedExe))
 	var b query.Build
 	if err := json.Unmarshal([]byte(runProgram(t, dir, exe, "version", "--json")), &b); err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestDebPackage(t *testing.T) {
 	// systemd-analyze checks ExecStart's program on this machine, where
 	// the package is not installed: the units it verifies run the
 	// extracted program instead, and are otherwise the packaged ones.
-	units, err := packagedUnits()
+	units, err := service.PackagedUnits()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,15 +132,15 @@ func TestDebPackage(t *testing.T) {
 	}
 	args := []string{"--user", "--man=no", "verify"}
 	for _, u := range units {
-		data, err := os.ReadFile(filepath.Join(tree, "usr", "lib", "systemd", "user", u.path))
+		data, err := os.ReadFile(filepath.Join(tree, "usr", "lib", "systemd", "user", u.Path))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(data) != u.content {
-			t.Errorf("the .deb's %s is not packagedUnits':\n%s", u.path, data)
+		if string(data) != u.Content {
+			t.Errorf("the .deb's %s is not service.PackagedUnits':\n%s", u.Path, data)
 		}
-		p := filepath.Join(verify, u.path)
-		data = bytes.ReplaceAll(data, []byte(`"`+packagedExe+`"`), []byte(systemdQuote(exe)))
+		p := filepath.Join(verify, u.Path)
+		data = bytes.ReplaceAll(data, []byte(`"`+service.PackagedExe+`"`), []byte(service.SystemdQuote(exe)))
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/lint"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite docs/diagnostics.md from diag.Codes")
@@ -21,7 +22,7 @@ var docsPath = filepath.Join("..", "..", "docs", "diagnostics.md")
 // TestDiagnosticsDoc keeps docs/diagnostics.md what amplidex makes of
 // diag.Codes; -update-docs rewrites it.
 func TestDiagnosticsDoc(t *testing.T) {
-	want := append(diagnosticsDoc(), '\n')
+	want := append(lint.DiagnosticsDoc(), '\n')
 	if *updateDocs {
 		if err := os.MkdirAll(filepath.Dir(docsPath), 0o755); err != nil {
 			t.Fatal(err)
@@ -68,7 +69,7 @@ func TestRule(t *testing.T) {
 	}
 
 	code, out, _ = run("--all", "--json")
-	var docs []ruleDoc
+	var docs []lint.Rule
 	if err := json.Unmarshal([]byte(out), &docs); err != nil || code != 0 {
 		t.Fatalf("rule --all --json: exit %d, %v", code, err)
 	}
@@ -86,7 +87,7 @@ func TestRule(t *testing.T) {
 		t.Errorf("rule lock/ --json: exit %d, %d codes (%v)", code, len(docs), err)
 	}
 	code, out, _ = run("schema/unknown-key", "--json")
-	var one ruleDoc
+	var one lint.Rule
 	if err := json.Unmarshal([]byte(out), &one); err != nil || code != 0 || one.Code != "schema/unknown-key" {
 		t.Errorf("rule schema/unknown-key --json: exit %d, %v: %s", code, err, out)
 	}

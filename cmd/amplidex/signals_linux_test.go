@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -24,7 +25,7 @@ import (
 // connection the socket takes.
 func TestEarlyHangup(t *testing.T) {
 	e := newAgentEnv(t)
-	e.env[noSpawnEnv] = "1"
+	e.env[service.NoSpawnEnv] = "1"
 	paths, err := query.DefaultPaths(e.getenv)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestEarlyHangup(t *testing.T) {
 // every command stopped so does, in process and following a daemon.
 func TestWatchInterrupted(t *testing.T) {
 	e := newAgentEnv(t)
-	e.env[noSpawnEnv] = "1"
+	e.env[service.NoSpawnEnv] = "1"
 	coll := filepath.Join(e.dir, "project", ".amplifier", "collections", "team")
 	writeFile(t, filepath.Join(coll, "pyproject.toml"), "[project]\nname = \"team\"\nversion = \"1.0.0\"\ndescription = \"Team\"\n")
 	writeFile(t, filepath.Join(coll, "agents", "a.md"), "---\nname: a\ndescription: A\ncolour: red\n---\n")

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 	"github.com/spf13/cobra"
 )
@@ -40,14 +40,14 @@ func (a *App) runStatus(ctx context.Context, asJSON, wait bool) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.dial(ctx, ws)
+	c, err := a.launcher().Dial(ctx, ws)
 	if err != nil {
 		return err
 	}
 	if c == nil {
-		msg := fmt.Sprintf("no daemon is running (socket %s)", ws.paths.Socket)
+		msg := fmt.Sprintf("no daemon is running (socket %s)", ws.Paths.Socket)
 		if asJSON {
-			if err := query.PrintJSON(a.Stdout, noDaemon{Running: false, Socket: ws.paths.Socket, Message: msg}); err != nil {
+			if err := query.PrintJSON(a.Stdout, noDaemon{Running: false, Socket: ws.Paths.Socket, Message: msg}); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.Stderr, "amplidex: %s\n", msg)
@@ -56,29 +56,13 @@ func (a *App) runStatus(ctx context.Context, asJSON, wait bool) error {
 		return exitf(exitUnreachable, "%s", msg)
 	}
 	defer c.Close()
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	st, _, err := query.Call(cctx, c, query.MethodStatus, query.StatusParams{})
-	if err != nil {
-		return daemonError(err)
+	st, err := a.launcher().DaemonStatus(ctx, c, wait, !asJSON)
+	var ce *service.CallError
+	if errors.As(err, &ce) {
+		return daemonError(ce.Err)
+	} else if err != nil {
+		return err
 	}
-	for wait && st.Scanning {
-		if p := st.Progress; !asJSON && p != nil {
-			a.line.Set("amplidex: the daemon's first scan (%s): %d files, %d collections, %s", p.Phase, p.Files, p.Collections, p.Elapsed)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
-		st, _, err = query.Call(sctx, c, query.MethodStatus, query.StatusParams{})
-		scancel()
-		if err != nil {
-			return daemonError(err)
-		}
-	}
-	a.line.Clear()
 	if mine := query.ReadBuild(); !st.Build.Same(mine) {
 		fmt.Fprintf(a.Stderr, "amplidex: the daemon runs another build: %s; this is %s\n", st.Build, mine)
 	}
@@ -90,42 +74,13 @@ func (a *App) runStatus(ctx context.Context, asJSON, wait bool) error {
 
 // requireDaemon connects to the daemon, or fails with exit 3 naming what
 // needed it.
-func (a *App) requireDaemon(ctx context.Context, ws *workspace, what string) (*query.Client, error) {
-	c, err := a.dial(ctx, ws)
+func (a *App) requireDaemon(ctx context.Context, ws *lint.Workspace, what string) (*query.Client, error) {
+	c, err := a.launcher().Dial(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	if c == nil {
-		return nil, exitf(exitUnreachable, "%s needs the daemon, and none is running (socket %s)", what, ws.paths.Socket)
-	}
-	return c, nil
-}
-
-// dial connects to the daemon, or returns a nil client when none runs.
-func (a *App) dial(ctx context.Context, ws *workspace) (*query.Client, error) {
-	return dialDaemon(ctx, ws, query.Dial)
-}
-
-// dialSync connects to the daemon for questions asked one at a time, or
-// returns a nil client when none runs.
-func (a *App) dialSync(ctx context.Context, ws *workspace) (*query.SyncClient, error) {
-	return dialDaemon(ctx, ws, query.DialSync)
-}
-
-// dialDaemon connects to the daemon's socket with dial, or returns nil
-// when none runs; a socket this user may not use is an error.
-func dialDaemon[C any](ctx context.Context, ws *workspace, dial func(context.Context, string) (*C, error)) (*C, error) {
-	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	c, err := dial(dctx, ws.paths.Socket)
-	if errors.Is(err, query.ErrNoDaemon) {
-		return nil, nil
-	}
-	if err != nil {
-		if strings.Contains(err.Error(), "permission") {
-			return nil, exitf(exitUnreachable, "daemon: %v", err)
-		}
-		return nil, nil
+		return nil, exitf(exitUnreachable, "%s needs the daemon, and none is running (socket %s)", what, ws.Paths.Socket)
 	}
 	return c, nil
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -50,7 +52,7 @@ func TestProjectConfigEverySurface(t *testing.T) {
 				"XDG_STATE_HOME": "state", "XDG_RUNTIME_DIR": "run"} {
 				env[k] = filepath.Join(t.TempDir(), v)
 			}
-			env["NO_COLOR"], env[noSpawnEnv] = "1", "1"
+			env["NO_COLOR"], env[service.NoSpawnEnv] = "1", "1"
 			getenv := func(k string) string { return env[k] }
 			project := t.TempDir()
 			coll := filepath.Join(project, ".amplifier", "collections", "team")
@@ -76,7 +78,7 @@ func TestProjectConfigEverySurface(t *testing.T) {
 			// check
 			var stdout, stderr bytes.Buffer
 			NewApp(strings.NewReader(""), &stdout, &stderr, getenv).Run(context.Background(), []string{"--project", project, "check", "--format", "json"})
-			var report checkReport
+			var report lint.Report
 			if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
 				t.Fatalf("check: %v\n%s%s", err, stdout.String(), stderr.String())
 			}
@@ -180,7 +182,7 @@ func watchFirst(t *testing.T, getenv func(string) string, project string, change
 			if !ok {
 				t.Fatalf("watch ended; stderr: %s", stderr.String())
 			}
-			var ev watchEvent
+			var ev lint.ChangeEvent
 			if err := json.Unmarshal([]byte(l), &ev); err != nil {
 				t.Fatalf("watch printed %q: %v", l, err)
 			}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -101,7 +102,7 @@ func runProgram(t *testing.T, dir, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), noSpawnEnv+"=1")
+	cmd.Env = append(os.Environ(), service.NoSpawnEnv+"=1")
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr string

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -394,7 +395,7 @@ func e2eEnviron(vars map[string]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
-		if _, ok := vars[k]; ok || k == noSpawnEnv || k == "GOBIN" || k == "GOPATH" {
+		if _, ok := vars[k]; ok || k == service.NoSpawnEnv || k == "GOBIN" || k == "GOPATH" {
 			continue
 		}
 		if k == "PATH" {

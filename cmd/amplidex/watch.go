@@ -5,16 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
 )
 
@@ -41,13 +39,6 @@ func newWatchCmd(a *App) *cobra.Command {
 	return cmd
 }
 
-// watchEvent is one line of `watch --json`.
-type watchEvent struct {
-	Event      string          `json:"event"`
-	Clock      query.Clock     `json:"clock"`
-	Diagnostic diag.Diagnostic `json:"diagnostic"`
-}
-
 func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 	ws, err := a.workspace()
 	if err != nil {
@@ -67,13 +58,13 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 	// Without a PATH, what a plain check reports: the project's own
 	// collections, not the user and bundled roots it resolves against.
 	if len(paths) == 0 {
-		scope, none, err := ws.defaultScope()
+		scope, none, err := ws.DefaultScope()
 		if err != nil {
 			return err
 		}
 		if none != "" {
 			// No collection here: the bundle repository stood in, if any.
-			repo := ws.bundleView().Repo()
+			repo := ws.BundleView().Repo()
 			if repo == "" {
 				fmt.Fprintf(a.Stderr, "amplidex: nothing to watch: %s; name a PATH\n", none)
 				return nil
@@ -85,31 +76,21 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 	// The project's configuration decides what is printed, as it does for
 	// check: one that cannot be read stops watch at the start, and later
 	// on is said once and the user's settings apply.
-	pol, err := newPolicy(ws, checkFlags{})
+	pol, _, err := lint.PolicyFor(ws, paths)
 	if err != nil {
 		return err
 	}
-	lk := pol.lookup()
-	for _, p := range append([]string{ws.base()}, paths...) {
-		dir := p
-		if !isDirAt(p) {
-			dir = filepath.Dir(p)
-		}
-		if _, err := lk.rulesFor(dir); err != nil {
-			return configError(err)
-		}
-	}
 	warned := map[string]bool{}
-	pr := &watchPrinter{a: a, json: opts.json, last: map[string][]diag.Diagnostic{},
-		filter: func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
-			return pol.filterFile(path, ds, func(err error) {
+	pr := &lint.Changes{Out: a.Stdout, Text: a.diagnosticPrinter(a.Stdout), JSON: opts.json,
+		Filter: func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
+			return pol.FilterFile(path, ds, func(err error) {
 				if !warned[err.Error()] {
 					warned[err.Error()] = true
 					fmt.Fprintf(a.Stderr, "amplidex: %v\n", err)
 				}
 			})
 		}}
-	c, err := a.connect(ctx, ws)
+	c, err := a.launcher().Connect(ctx, ws)
 	if err != nil {
 		return err
 	}
@@ -117,7 +98,7 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 		err = a.followDaemon(ctx, c, ws, paths, pr)
 	} else {
 		fmt.Fprintln(a.Stderr, "amplidex: no daemon is running; watching in process")
-		err = a.watchInProcess(ctx, ws, paths, pr)
+		err = service.WatchInProcess(ctx, ws, a.Getenv, a.log, paths, pr.Print)
 	}
 	if ctx.Err() != nil {
 		// Ctrl-C or SIGTERM: the exit code of a command stopped so (130).
@@ -129,9 +110,9 @@ func (a *App) runWatch(ctx context.Context, opts *watchOptions) error {
 // watchDaemon prints the updates of a daemon subscription; subscribed,
 // when not nil, is called once the daemon took it. It returns an error
 // wrapping errDaemonGone when the daemon went away (see followDaemon).
-func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, paths []string, pr *watchPrinter, subscribed func()) error {
+func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *lint.Workspace, paths []string, pr *lint.Changes, subscribed func()) error {
 	ch, err := query.Subscribe(ctx, c, query.MethodSubscribe, query.SubscribeParams{
-		Common: ws.common(false), Paths: paths})
+		Common: ws.Common(false), Paths: paths})
 	var qe *query.Error
 	switch {
 	case err == nil:
@@ -162,7 +143,7 @@ func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, p
 		if err := json.Unmarshal(n.Params, &u); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
-		if err := pr.print(u); err != nil {
+		if err := pr.Print(u); err != nil {
 			return err
 		}
 	}
@@ -170,110 +151,4 @@ func (a *App) watchDaemon(ctx context.Context, c *query.Client, ws *workspace, p
 		return nil
 	}
 	return errDaemonGone
-}
-
-// watchInProcess runs the daemon's engine in this process, with its own
-// index in a temporary directory and no socket.
-func (a *App) watchInProcess(ctx context.Context, ws *workspace, paths []string, pr *watchPrinter) error {
-	tmp, err := os.MkdirTemp("", "amplidex-watch-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	opts := ws.daemonOptions(a)
-	opts.Paths = query.Paths{Index: filepath.Join(tmp, "index.db"), PidFile: filepath.Join(tmp, "amplidex.pid"),
-		Socket: filepath.Join(tmp, "amplidex.sock"), StateDir: tmp}
-	opts.NoSocket, opts.NoSync = true, true
-	d, err := daemon.Start(ctx, opts)
-	if err != nil {
-		return exitf(exitUsage, "watch: %v", err)
-	}
-	defer d.Close()
-	err = d.FollowRoots(ctx, ws.common(false), paths, pr.print)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
-
-// watchPrinter prints, per file, the diagnostics that appeared and those
-// that cleared since the last update.
-type watchPrinter struct {
-	a    *App
-	json bool
-	last map[string][]diag.Diagnostic
-	// filter decides what is printed of a file's diagnostics.
-	filter func(path string, ds []diag.Diagnostic) []diag.Diagnostic
-}
-
-func (p *watchPrinter) print(u query.Update) error {
-	w := p.a.Stdout
-	dp := p.a.diagnosticPrinter(w)
-	if u.Initial {
-		// Every followed file with diagnostics is in it: those printed
-		// before and left out cleared (while the daemon was away).
-		u.Files = append(slices.Clip(u.Files), p.clearedBy(u.Files)...)
-	}
-	for _, f := range u.Files {
-		if p.filter != nil {
-			f.Diagnostics = p.filter(f.Path, f.Diagnostics)
-		}
-		old := p.last[f.Path]
-		var lines []watchEvent
-		for _, d := range old {
-			if !slices.Contains(f.Diagnostics, d) {
-				lines = append(lines, watchEvent{Event: "cleared", Clock: u.Clock, Diagnostic: d})
-			}
-		}
-		for _, d := range f.Diagnostics {
-			if !slices.Contains(old, d) {
-				lines = append(lines, watchEvent{Event: "appeared", Clock: u.Clock, Diagnostic: d})
-			}
-		}
-		if len(f.Diagnostics) == 0 {
-			delete(p.last, f.Path)
-		} else {
-			p.last[f.Path] = f.Diagnostics
-		}
-		for _, ev := range lines {
-			if err := p.line(w, dp, ev); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// clearedBy returns, for the files printed with diagnostics that files
-// leave out, an empty list: they cleared. They come sorted.
-func (p *watchPrinter) clearedBy(files []query.FileDiagnostics) []query.FileDiagnostics {
-	in := make(map[string]bool, len(files))
-	for _, f := range files {
-		in[f.Path] = true
-	}
-	var out []query.FileDiagnostics
-	for path := range p.last {
-		if !in[path] {
-			out = append(out, query.FileDiagnostics{Path: path, Diagnostics: []diag.Diagnostic{}})
-		}
-	}
-	slices.SortFunc(out, func(a, b query.FileDiagnostics) int { return strings.Compare(a.Path, b.Path) })
-	return out
-}
-
-func (p *watchPrinter) line(w io.Writer, dp query.DiagnosticPrinter, ev watchEvent) error {
-	if p.json {
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	}
-	d := ev.Diagnostic
-	if ev.Event == "cleared" {
-		d.Severity = "cleared"
-	}
-	_, err := fmt.Fprintln(w, dp.Line(d))
-	return err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
+	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/watcher"
 )
@@ -27,7 +28,7 @@ func TestWatch(t *testing.T) {
 			dir := t.TempDir()
 			env := map[string]string{
 				"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), "NO_COLOR": "1",
-				noSpawnEnv: "1",
+				service.NoSpawnEnv: "1",
 			}
 			getenv := func(k string) string { return env[k] }
 			project := filepath.Join(dir, "proj")
@@ -119,7 +120,7 @@ func TestWatchEndsWhenProjectForgotten(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{
 		"HOME": filepath.Join(dir, "home"), "AMPLIDEX_HOME": filepath.Join(dir, "state"), "NO_COLOR": "1",
-		noSpawnEnv: "1",
+		service.NoSpawnEnv: "1",
 	}
 	getenv := func(k string) string { return env[k] }
 	project := filepath.Join(dir, "proj")

@@ -1,8 +1,0 @@
-//go:build unix
-
-package main
-
-import "golang.org/x/sys/unix"
-
-// writable reports whether the process may create files in dir.
-func writable(dir string) bool { return unix.Access(dir, unix.W_OK) == nil }

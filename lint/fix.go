@@ -1,0 +1,217 @@
+package lint
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/bundle"
+	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
+	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/analysis"
+)
+
+// maxFixRounds bounds the rounds of fixes made to one file: a fix can
+// bring another to light (a key renamed to agents, its misspelt agent is
+// seen), and each round fixes what the one before left.
+const maxFixRounds = 10
+
+// FileFix is what check --fix changes in one file.
+type FileFix struct {
+	// Path is the file.
+	Path     string
+	old, new []byte
+	// Fixed counts the edits made.
+	Fixed int
+	// Unsafe are the fixes left out: they would make a duplicate
+	// or break the file's structure (without --unsafe-fixes).
+	Unsafe []analysis.UnsafeFix
+}
+
+// oneView is the analysis.Views of a check: the View it checked, for every
+// project.
+type oneView struct{ v *catalog.View }
+
+func (o oneView) View(context.Context, string) (*catalog.View, error) { return o.v, nil }
+
+func (o oneView) WithArguments(_ context.Context, _ string, cols []*discovery.Collection) (*catalog.View, error) {
+	return o.v.WithArguments(cols), nil
+}
+
+func (oneView) Changed(string) {}
+
+// fixFiles works out, file by file, the fixes of the diagnostics ds that
+// check reports over the View v: the language server's own quick fixes
+// that need no choice (analysis.Workspace.Fixes), in rounds, each round over
+// the text the one before left, its diagnostics decided as check decides
+// them (suppression comments, then the policy). The unsafe ones are left
+// out, and kept to be said, unless withUnsafe asks for them.
+//
+// The files of bundle repositories (bundles, by path) get the fixes of
+// check.Fix instead.
+func fixFiles(ctx context.Context, ws *Workspace, v *catalog.View, pol *Policy, ds []diag.Diagnostic, withUnsafe bool, bundles map[string]*bundle.File, log *slog.Logger) ([]FileFix, error) {
+	w := analysis.NewWorkspace(oneView{v}, analysis.WorkspaceOptions{Project: ws.DaemonProject(), Schema: ws.SchemaOptions(),
+		CheckBundle: prepare.CheckManifest, Log: log})
+	byFile := map[string][]diag.Diagnostic{}
+	for _, d := range ds {
+		byFile[d.Path] = append(byFile[d.Path], d)
+	}
+	var out []FileFix
+	fixBundle := bundleFixer(pol)
+	for _, path := range slices.Sorted(maps.Keys(byFile)) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if bf := bundles[path]; bf != nil {
+			if text, n := fixBundle(bf); n > 0 {
+				out = append(out, FileFix{Path: path, old: bf.Text(), new: text, Fixed: n})
+			}
+			continue
+		}
+		old, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
+		if err != nil {
+			continue // a directory, or a file that cannot be read: nothing to fix in it
+		}
+		f := FileFix{Path: path, old: old, new: old}
+		fileDs := byFile[path]
+		for range maxFixRounds {
+			edits, unsafe := w.Fixes(ctx, v, path, f.new, fileDs, withUnsafe)
+			f.Unsafe = unsafe // what the last round left
+			if len(edits) == 0 {
+				break
+			}
+			if f.new, err = analysis.ApplyEdits(f.new, edits); err != nil {
+				return nil, fmt.Errorf("fix %s: %w", path, err)
+			}
+			f.Fixed += len(edits)
+			// Diagnose applies the file's suppression comments, as every
+			// surface does.
+			fileDs = pol.FilterFile(path, w.Diagnose(ctx, path, f.new, nil), func(error) {})
+		}
+		if f.Fixed > 0 || len(f.Unsafe) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// WriteFixes writes the fixed files, each in place (see writeFix), and
+// returns those written. A file left as it is, with why, is said
+// through warn; the others are written still. opened is writeFix's.
+func WriteFixes(fixes []FileFix, opened func(string), warn func(error)) []FileFix {
+	var written []FileFix
+	for _, f := range fixes {
+		if err := writeFix(f, opened); err != nil {
+			warn(err)
+			continue
+		}
+		written = append(written, f)
+	}
+	return written
+}
+
+// diffContext is how many unchanged lines a hunk shows around a change.
+const diffContext = 3
+
+// WriteDiff prints the fixes as a unified diff, paths relative to the
+// working directory.
+func WriteDiff(w io.Writer, fixes []FileFix) {
+	wd, _ := os.Getwd()
+	for _, f := range fixes {
+		name := filepath.ToSlash(query.DisplayPath(wd, f.Path))
+		fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", name, name)
+		io.WriteString(w, unifiedHunks(splitLines(f.old), splitLines(f.new)))
+	}
+}
+
+// splitLines splits text into lines, each with its newline (the last may
+// have none).
+func splitLines(b []byte) []string {
+	return slices.Collect(strings.Lines(string(b)))
+}
+
+// unifiedHunks returns the hunks of a unified diff from a to b. Fixes
+// rewrite lines and never add or remove one, so lines are matched by
+// their number: each run of lines that differ is a change, shown with
+// diffContext lines around it, and changes whose context touches are one
+// hunk. Should the counts differ, the tail of the longer is a change too.
+func unifiedHunks(a, b []string) string {
+	n := max(len(a), len(b))
+	differs := func(i int) bool { return i >= len(a) || i >= len(b) || a[i] != b[i] }
+	var out strings.Builder
+	for i := 0; i < n; {
+		if !differs(i) {
+			i++
+			continue
+		}
+		// A hunk: from diffContext lines before the first change to
+		// diffContext lines after the last change it takes in.
+		start := max(0, i-diffContext)
+		end := i
+		for j := i; j < n; j++ {
+			if differs(j) {
+				end = j + 1
+			} else if j >= end+2*diffContext {
+				break
+			}
+		}
+		stop := min(n, end+diffContext)
+		// Each run of changed lines shows its old lines, then its new ones.
+		var body strings.Builder
+		for j := start; j < stop; {
+			if !differs(j) {
+				body.WriteString(" " + lineText(a[j]))
+				j++
+				continue
+			}
+			k := j
+			for k < stop && differs(k) {
+				k++
+			}
+			for x := j; x < k && x < len(a); x++ {
+				body.WriteString("-" + lineText(a[x]))
+			}
+			for x := j; x < k && x < len(b); x++ {
+				body.WriteString("+" + lineText(b[x]))
+			}
+			j = k
+		}
+		oldCount := min(stop, len(a)) - min(start, len(a))
+		newCount := min(stop, len(b)) - min(start, len(b))
+		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(start, oldCount), hunkRange(start, newCount))
+		out.WriteString(body.String())
+		i = stop
+	}
+	return out.String()
+}
+
+// lineText is a line of a diff's body: with its newline, or with the
+// marker of a file that does not end in one.
+func lineText(l string) string {
+	if strings.HasSuffix(l, "\n") {
+		return l
+	}
+	return l + "\n\\ No newline at end of file\n"
+}
+
+// hunkRange writes a hunk's start and count as unified diffs do: 1-based,
+// the count left out when it is 1.
+func hunkRange(start, count int) string {
+	if count == 1 {
+		return fmt.Sprint(start + 1)
+	}
+	if count == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	return fmt.Sprintf("%d,%d", start+1, count)
+}
