@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 	"github.com/lmittmann/tint"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/amplidex/amplidex/config"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/spf13/cobra"
 )

@@ -7,8 +7,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 	"github.com/spf13/cobra"
 )
 

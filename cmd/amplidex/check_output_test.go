@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/lint"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 func TestSARIF(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/lint"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // completer is what cobra calls to complete an argument or a flag value.

@@ -11,10 +11,10 @@ import (
 
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/prepare"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/analysis"
+	"github.com/amplidex/amplidex/query/lint"
 	"github.com/amplidex/amplidex/query/lsp"
 )
 

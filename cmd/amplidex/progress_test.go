@@ -11,8 +11,8 @@ import (
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 	"github.com/amplidex/amplidex/watcher"
 )
 

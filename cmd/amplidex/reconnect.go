@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // errDaemonGone is returned by watchDaemon when the daemon went away

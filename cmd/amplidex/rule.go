@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/amplidex/amplidex/config"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // ruleOptions are the flags of `amplidex rule`.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/lint"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite docs/diagnostics.md from diag.Codes")

@@ -6,7 +6,7 @@ import (
 	"runtime"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
-	"github.com/amplidex/amplidex/lint"
+	"github.com/amplidex/amplidex/query/lint"
 	"github.com/spf13/cobra"
 )
 

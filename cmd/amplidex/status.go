@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 	"github.com/spf13/cobra"
 )
 

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // TestProjectConfigEverySurface: a team's committed configuration

@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/amplidex/amplidex/config"
-	"github.com/amplidex/amplidex/lint"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // config loads the configuration file named by --config, else the default

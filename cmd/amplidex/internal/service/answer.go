@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // CallError is returned by Answer when the daemon was reached but did

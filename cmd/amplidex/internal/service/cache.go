@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/amplidex/amplidex/config"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/schema"
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // VersionEnv names the application version when --app-version is not

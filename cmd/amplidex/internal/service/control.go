@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // Detach is `amplidex daemon --detach`: it starts the daemon in the

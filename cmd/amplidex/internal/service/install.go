@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 // Install installs files, the service of ws's daemon: once the service

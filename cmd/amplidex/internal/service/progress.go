@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 	"golang.org/x/term"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/daemon"
-	"github.com/amplidex/amplidex/config"
-	"github.com/amplidex/amplidex/lint"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/prepare"
+	"github.com/amplidex/amplidex/query/lint"
 	"github.com/amplidex/amplidex/watcher"
 )
 

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/amplidex/amplidex/lint"
 	"github.com/amplidex/amplidex/query"
+	"github.com/amplidex/amplidex/query/lint"
 )
 
 const (

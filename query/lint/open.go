@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/query"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"

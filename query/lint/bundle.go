@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/amplidex/amplidex/config"
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amplidex/amplidex/config"
+	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
