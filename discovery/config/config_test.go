@@ -10,7 +10,7 @@ import (
 // TestREADMEConfig keeps the configuration example of the README valid:
 // every key it shows is known and every value well-formed.
 func TestREADMEConfig(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

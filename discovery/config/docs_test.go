@@ -14,7 +14,7 @@ import (
 // Config) is in its table of keys, and its example sets every key and is
 // a valid configuration.
 func TestConfigurationDocListsEveryKey(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "docs", "configuration.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
