@@ -287,6 +287,11 @@ func (m *Method[P, R]) Answer(v *catalog.View, p P) (R, error) {
 	return m.answer(v, p)
 }
 
+// AddsBundles reports whether the method's answer from a View takes in
+// what the bundle repository the client stands in holds too (see
+// AnswerWithBundles).
+func (m *Method[P, R]) AddsBundles() bool { return m.addBundles != nil }
+
 // AnswerWithBundles answers p from a View as Answer does, and adds what
 // the bundle repository b stands in holds, for a method that reports it
 // (diagnostics: what check reports in a bundle repository beside the

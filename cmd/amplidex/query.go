@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/amplidex/amplidex/cmd/amplidex/internal/service"
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/diag"
+	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lint"
 )
@@ -131,7 +133,8 @@ func existingPath(check cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 // runDiagnostics answers `query diagnostics [PATH]` as check reports:
-// below PATH, or in check's default scope (see defaultScope), with the
+// below PATH, or in check's default scope (see DefaultScope) and the
+// bundle repository stood in, with the
 // policy applied (the project's committed configuration, then the
 // user's), its summary counted again.
 func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []string) error {
@@ -151,7 +154,12 @@ func (a *App) runDiagnostics(ctx context.Context, opts *queryOptions, args []str
 		if scope, none, err = ws.DefaultScope(); err != nil {
 			return err
 		}
-		if none != "" {
+		// The bundle repository stood in, as check reports it beside
+		// the project's collections.
+		if repo := ws.BundleView().Repo(); repo != "" && !slices.ContainsFunc(scope, func(s string) bool { return syntax.Within(repo, s) }) {
+			scope = append(scope, repo)
+		}
+		if len(scope) == 0 {
 			fmt.Fprintf(a.Stderr, "amplidex: nothing to check: %s\n", none)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	bundlecat "github.com/amplidex/amplidex/discovery/bundle/catalog"
 	"github.com/amplidex/amplidex/query"
 	"github.com/amplidex/amplidex/query/lint"
 )
@@ -50,7 +51,12 @@ func Answer[P, R any](ctx context.Context, l *Launcher, ws *lint.Workspace, m *q
 			result, err = m.AnswerBundles(ws.BundleView(), params(query.Common{Project: ws.DaemonProject(), Bundles: ws.BundleScope()}))
 		} else {
 			v, _ := ws.View()
-			result, err = m.Answer(ws.WithStandIn(v), params(query.Common{Project: ws.DaemonProject()}))
+			common := query.Common{Project: ws.DaemonProject()}
+			var b *bundlecat.View
+			if m.AddsBundles() {
+				b, common.Bundles = ws.BundleView(), ws.BundleScope()
+			}
+			result, err = m.AnswerWithBundles(ws.WithStandIn(v), b, params(common))
 		}
 	}
 	return result, err
