@@ -11,7 +11,6 @@ import (
 	"github.com/amplidex/amplidex/discovery/bundle/check"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/discovery/suppress"
 )
 
 // bundleDoc is a document of a bundle repository, with what it is read
@@ -212,13 +211,7 @@ func (w *Workspace) bundleDiagnose(ctx context.Context, b *bundleDoc, text []byt
 	if ctx.Err() != nil {
 		return nil
 	}
-	var out []diag.Diagnostic
-	for _, d := range res.Diagnostics {
-		if d.Path == b.path {
-			out = append(out, d)
-		}
-	}
-	out = suppress.File(b.path, text, out)
+	out, _ := res.Report(b.path)
 	diag.Sort(out)
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/config"
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/discovery/suppress"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
@@ -149,10 +148,11 @@ func (ws *Workspace) manifests() []string {
 
 // bundleFixer returns the fixes check --fix makes to a bundle
 // repository's file (see check.Fix), its diagnostics decided as check
-// decides them: suppression comments, then the policy.
+// decides them: suppression comments (check.Fix applies them), then the
+// policy.
 func bundleFixer(pol *Policy) func(f *bundle.File) ([]byte, int) {
-	keep := func(path string, text []byte, ds []diag.Diagnostic) []diag.Diagnostic {
-		return pol.FilterFile(path, suppress.File(path, text, ds), func(error) {})
+	keep := func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
+		return pol.FilterFile(path, ds, func(error) {})
 	}
 	return func(f *bundle.File) ([]byte, int) { return check.Fix(f, keep) }
 }

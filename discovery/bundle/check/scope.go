@@ -124,11 +124,11 @@ const maxFixRounds = 10
 
 // Fix returns the text of f, a file checked, with the fixes of its
 // diagnostics that need no choice made (see bundle.Fix): those of the
-// diagnostics keep reports (it applies the caller's suppression comments
-// and selection to the diagnostics of path's text), round after round
-// over the text the round before left. It returns f's text and 0 when
-// there is nothing to fix.
-func Fix(f *bundle.File, keep func(path string, text []byte, ds []diag.Diagnostic) []diag.Diagnostic) ([]byte, int) {
+// diagnostics that the suppression comments of the text leave, as Report
+// leaves them, and keep reports (the caller's selection), round after
+// round over the text the round before left. It returns f's text and 0
+// when there is nothing to fix.
+func Fix(f *bundle.File, keep func(path string, ds []diag.Diagnostic) []diag.Diagnostic) ([]byte, int) {
 	text, n := f.Text(), 0
 	cur := f
 	for range maxFixRounds {
@@ -137,7 +137,7 @@ func Fix(f *bundle.File, keep func(path string, text []byte, ds []diag.Diagnosti
 			r    diag.Range
 		}
 		reported := map[at]bool{}
-		for _, d := range keep(f.Path, text, cur.Diagnostics) {
+		for _, d := range keep(f.Path, suppress.File(f.Path, text, cur.Diagnostics)) {
 			reported[at{d.Code, d.Range}] = true
 		}
 		var fixes []bundle.Fix

@@ -142,7 +142,7 @@ func TestFix(t *testing.T) {
 	for _, f := range res.Files {
 		byPath[f.Path] = f
 	}
-	all := func(_ string, _ []byte, ds []diag.Diagnostic) []diag.Diagnostic { return ds }
+	all := func(_ string, ds []diag.Diagnostic) []diag.Diagnostic { return ds }
 	for path, want := range map[string]string{
 		"/w/repo/bundle.md":           "  - bundle: app:behaviors/other\n",
 		"/w/repo/behaviors/main.yaml": "    - \"app:helper\"\n",
@@ -154,9 +154,22 @@ func TestFix(t *testing.T) {
 		}
 	}
 	// Nothing is fixed that is not reported.
-	none := func(string, []byte, []diag.Diagnostic) []diag.Diagnostic { return nil }
+	none := func(string, []diag.Diagnostic) []diag.Diagnostic { return nil }
 	if text, n := check.Fix(byPath["/w/repo/bundle.md"], none); n != 0 || string(text) != string(byPath["/w/repo/bundle.md"].Text()) {
 		t.Errorf("fixed %d with nothing reported", n)
+	}
+	// Nor what a comment of the text suppresses, as Report leaves it out.
+	f := byPath["/w/repo/bundle.md"]
+	lines := strings.Split(string(f.Text()), "\n")
+	for _, x := range f.Fixes {
+		lines[x.At.Start.Line] += "  # amplidex: ignore[" + x.Code + "]"
+	}
+	quiet := bundle.Parse(f.Path, []byte(strings.Join(lines, "\n")), bundle.Options{Kind: f.Kind})
+	if len(quiet.Fixes) == 0 {
+		t.Fatal("the fixes are gone with the comments")
+	}
+	if text, n := check.Fix(quiet, all); n != 0 {
+		t.Errorf("fixed %d suppressed diagnostics:\n%s", n, text)
 	}
 }
 
