@@ -185,6 +185,12 @@ func (d *doc) rangeOf(n *yaml.Node) diag.Range {
 // Syntax errors become diagnostics; the error says the document is unusable.
 func (d *doc) parseYAML(text []byte, base int) (*yaml.Node, error) {
 	d.base = base
+	// The shared parser gives go-yaml's tree (no comment is read here),
+	// most often by its fast path; a text it refuses is read again below,
+	// for the diagnostics.
+	if root, err := syntax.ParseYAMLWithoutComments(text); err == nil {
+		return root, nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
