@@ -30,6 +30,7 @@ type fastYAML struct {
 	// comments says comments are read and left out of the tree; without
 	// it, the first one sends the text to go-yaml.
 	comments bool
+	marker   bool // a "---" line opens the document
 	text     []byte
 	str      string // text as a string: most values are cut from it
 	lines    []fastLine
@@ -86,7 +87,9 @@ func parseYAMLFastIn(p fastYAML, slab *Nodes) (*yaml.Node, bool) {
 	}
 	i := p.skipBlank(0)
 	if i == len(p.lines) {
-		return nil, true
+		// Nothing, or an empty document after its "---", which go-yaml
+		// reads as a null.
+		return nil, !p.marker
 	}
 	p.str = string(text)
 	// Enough nodes as split counted them; more, should they be needed, are
@@ -118,10 +121,13 @@ func parseYAMLFastIn(p fastYAML, slab *Nodes) (*yaml.Node, bool) {
 // path does not read: tabs, carriage returns and other control
 // characters, line breaks other than "\n", characters go-yaml does not
 // accept or reads in a way of its own, and invalid UTF-8. It also refuses
-// lines that could be directives or document markers.
+// lines that could be directives or document markers, but for a "---"
+// alone before any node when comments are read, which it takes for a
+// blank line.
 func (p *fastYAML) split() bool {
 	text := p.text
 	p.lines = make([]fastLine, 0, bytes.Count(text, []byte{'\n'})+1)
+	nodes := false // a line of more than blanks and comments was seen
 	for start := 0; ; {
 		end, brk := len(text), false
 		if j := bytes.IndexByte(text[start:], '\n'); j >= 0 {
@@ -151,8 +157,13 @@ func (p *fastYAML) split() bool {
 			i += size
 		}
 		if len(line) >= 3 && (string(line[:3]) == "---" || string(line[:3]) == "...") || len(line) > 0 && line[0] == '%' {
-			return false // maybe a document marker or a directive
+			start := len(line) >= 3 && string(line[:3]) == "---" && len(bytes.TrimLeft(line[3:], " ")) == 0
+			if !p.comments || nodes || p.marker || !start {
+				return false // maybe a document marker or a directive
+			}
+			l.blank, p.marker = true, true // the document's start
 		}
+		nodes = nodes || !l.blank && !l.comment
 		// Count the nodes the line may make: a key and its value, an item,
 		// the items of a flow sequence.
 		if bytes.IndexByte(line, ':') >= 0 {
@@ -819,9 +830,19 @@ func (p *fastYAML) blockScalar(i, off, indent int) (*yaml.Node, int, bool) {
 	// The content's indentation is that of its first line of more than
 	// blanks. Lines of blanks before it must not be longer.
 	k, widest := i+1, 0
-	for k < len(p.lines) && p.lines[k].blank && p.lines[k].brk {
+	for k < len(p.lines) && p.lines[k].blank && (p.lines[k].brk || p.lines[k].end == p.lines[k].start) {
 		widest = max(widest, p.lines[k].end-p.lines[k].start)
 		k++
+	}
+	if p.comments && widest == 0 && chomp != 1 && (k == len(p.lines) || !p.lines[k].blank && p.lines[k].indent <= indent) {
+		// An empty one, but for empty lines (what a caller that masks
+		// long texts leaves of them): the value is empty.
+		n := p.node(yaml.ScalarNode, "!!str", "", i, off)
+		n.Style = yaml.FoldedStyle
+		if literal {
+			n.Style = yaml.LiteralStyle
+		}
+		return n, k, true
 	}
 	if k == len(p.lines) || p.lines[k].blank || p.lines[k].indent <= indent || widest > p.lines[k].indent {
 		return nil, 0, false

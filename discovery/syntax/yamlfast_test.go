@@ -128,6 +128,19 @@ func TestParseYAMLFastComments(t *testing.T) {
 		{"a: b # c\n    # d\nn: 1\n", true},
 		{"- a # c\n", false},
 		{"k: \"x # not\" # yes\n", true},
+		{"---\na: 1\n", true},
+		{"# c\n---  \na: 1\n", true},
+		{"---\n", false},
+		{"--- a: 1\n", false},
+		{"---\n---\na: 1\n", false},
+		{"a: 1\n---\n", false},
+		{"d: |\n\n\n\nn: 1\n", true},
+		{"d: >-\n\n\n", true},
+		{"d: |\n", true},
+		{"d: |\n\n# c\nn: 1\n", true},
+		{"d: |+\n\n\nn: 1\n", false},
+		{"d: |\n   \nn: 1\n", false},
+		{"s:\n  - |\n\n  - x\n", true},
 	} {
 		if got := checkFastYAMLWithoutComments(t, tc.text); got != tc.fast {
 			t.Errorf("fast path (comments read) on %q: %v, want %v", tc.text, got, tc.fast)
