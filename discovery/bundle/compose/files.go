@@ -1,6 +1,8 @@
 package compose
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -175,6 +177,24 @@ func (d *DiskFiles) List(dir string) ([]string, error) {
 		sort.Strings(r.names)
 	}
 	r.err = err
+	// What the listing says of a regular file or a directory is what
+	// os.Stat says of it, unless the directory can be listed but not
+	// searched (r without x): one stat tells. A symbolic link, or anything
+	// else, is left to Stat.
+	var kinds map[string]Entry
+	if err == nil && len(es) > 0 {
+		if _, err := os.Stat(filepath.Join(dir, es[0].Name())); !errors.Is(err, fs.ErrPermission) {
+			kinds = make(map[string]Entry, len(es))
+			for _, e := range es {
+				switch t := e.Type(); {
+				case t.IsDir():
+					kinds[filepath.Join(dir, e.Name())] = Directory
+				case t.IsRegular():
+					kinds[filepath.Join(dir, e.Name())] = RegularFile
+				}
+			}
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if prev, ok := d.lists[dir]; ok {
@@ -184,28 +204,12 @@ func (d *DiskFiles) List(dir string) ([]string, error) {
 		d.lists = map[string]listResult{}
 	}
 	d.lists[dir] = r
-	// What the listing says of a regular file or a directory is what
-	// os.Stat says of it; a symbolic link, or anything else, is left to
-	// Stat. An answer given already stays.
-	if err != nil {
-		return r.names, r.err
-	}
 	if d.stats == nil {
 		d.stats = map[string]Entry{}
 	}
-	for _, e := range es {
-		var kind Entry
-		switch t := e.Type(); {
-		case t.IsDir():
-			kind = Directory
-		case t.IsRegular():
-			kind = RegularFile
-		default:
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		if _, ok := d.stats[p]; !ok {
-			d.stats[p] = kind
+	for p, e := range kinds {
+		if _, ok := d.stats[p]; !ok { // an answer given already stays
+			d.stats[p] = e
 		}
 	}
 	return r.names, r.err
