@@ -69,8 +69,9 @@ type segment struct {
 	text []byte
 }
 
-// findMentions returns the mentions of src[body] as the runtime finds them.
-func findMentions(src []byte, body Span, lines *syntax.LineIndex) []Mention {
+// findMentions returns the mentions of src[body] as the runtime finds them;
+// lines gives the line index, asked for only when there is a mention.
+func findMentions(src []byte, body Span, lines func() *syntax.LineIndex) []Mention {
 	if body.Len() <= 0 {
 		return nil
 	}
@@ -120,7 +121,7 @@ func findMentions(src []byte, body Span, lines *syntax.LineIndex) []Mention {
 			continue
 		}
 		start, end := orig(i), orig(j-1)+1
-		out = append(out, Mention{Text: string(joined[i:j]), Range: lines.Range(start, end)})
+		out = append(out, Mention{Text: string(joined[i:j]), Range: lines().Range(start, end)})
 		i = j - 1
 	}
 	return out

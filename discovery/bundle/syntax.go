@@ -34,7 +34,6 @@ type split struct {
 	fmEnd      int
 	bodyStart  int // offset of the body
 	bom        bool
-	crlf       bool
 	unfinished bool // an opening --- with no closing line
 }
 
@@ -51,7 +50,7 @@ func bomLen(src []byte) int {
 // splitFrontMatter finds the front matter of src as the runtime does.
 func splitFrontMatter(src []byte) split {
 	b := bomLen(src)
-	s := split{bom: b > 0, crlf: bytes.Contains(src, []byte("\r\n"))}
+	s := split{bom: b > 0}
 	m := matchFrontMatter(src[b:])
 	if m == nil {
 		s.bodyStart = b
@@ -451,8 +450,9 @@ func keyText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// validUTF8 reports invalid UTF-8 in src as one diagnostic at its place.
-func validUTF8(src []byte, lines *syntax.LineIndex, diags *sink) bool {
+// validUTF8 reports invalid UTF-8 in src as one diagnostic at its place
+// (lines gives the line index, asked for only then).
+func validUTF8(src []byte, lines func() *syntax.LineIndex, diags *sink) bool {
 	if utf8.Valid(src) {
 		return true
 	}
@@ -464,7 +464,7 @@ func validUTF8(src []byte, lines *syntax.LineIndex, diags *sink) bool {
 		}
 		off += size
 	}
-	diags.add(CodeEncoding, diag.SeverityError, lines.Range(off, min(off+1, len(src))),
+	diags.add(CodeEncoding, diag.SeverityError, lines().Range(off, min(off+1, len(src))),
 		"the file is not valid UTF-8 (first bad byte here); the runtime cannot read it: save it as UTF-8")
 	return false
 }
