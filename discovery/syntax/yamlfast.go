@@ -515,16 +515,6 @@ func (p *fastYAML) inline(i, off, indent int) (*yaml.Node, int, bool) {
 	return n, i + 1, true
 }
 
-// blanksTo reports whether text[off:end] holds only spaces.
-func (p *fastYAML) blanksTo(off, end int) bool {
-	for ; off < end; off++ {
-		if p.text[off] != ' ' {
-			return false
-		}
-	}
-	return true
-}
-
 // plainValue parses the plain scalar that starts at offset off of line i,
 // in a block whose indentation is indent: the rest of the line, and the
 // lines after it indented more than the block, folded as go-yaml folds
