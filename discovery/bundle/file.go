@@ -69,8 +69,10 @@ type File struct {
 	// (its YAML, or a section it cannot read); empty when it loads it.
 	Refused string
 
-	lines *syntax.LineIndex
-	src   []byte
+	src []byte
+
+	linesOnce sync.Once
+	lines     *syntax.LineIndex
 
 	charsOnce sync.Once
 	chars     int
@@ -93,7 +95,7 @@ func (f *File) Chars() int {
 func (f *File) Mentions() []Mention {
 	f.mentionsOnce.Do(func() {
 		if !f.noMentions && f.Markdown {
-			f.mentions = findMentions(f.src, f.Body, f.lines)
+			f.mentions = findMentions(f.src, f.Body, f.Lines)
 		}
 	})
 	return f.mentions
@@ -102,8 +104,12 @@ func (f *File) Mentions() []Mention {
 // Text returns the file's bytes. They are shared: do not modify them.
 func (f *File) Text() []byte { return f.src }
 
-// Lines returns the line index of the file's text, for positions.
-func (f *File) Lines() *syntax.LineIndex { return f.lines }
+// Lines returns the line index of the file's text, for positions, made
+// the first time it is asked for.
+func (f *File) Lines() *syntax.LineIndex {
+	f.linesOnce.Do(func() { f.lines = syntax.NewLineIndex(f.src) })
+	return f.lines
+}
 
 // Span is a byte range of a file's text.
 type Span struct {

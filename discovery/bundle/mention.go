@@ -69,12 +69,16 @@ type segment struct {
 	text []byte
 }
 
-// findMentions returns the mentions of src[body] as the runtime finds them.
-func findMentions(src []byte, body Span, lines *syntax.LineIndex) []Mention {
+// findMentions returns the mentions of src[body] as the runtime finds them;
+// lines gives the line index, asked for only when there is a mention.
+func findMentions(src []byte, body Span, lines func() *syntax.LineIndex) []Mention {
 	if body.Len() <= 0 {
 		return nil
 	}
 	text := src[body.Start:body.End]
+	if bytes.IndexByte(text, '@') < 0 {
+		return nil // removing code adds no @
+	}
 	// Fenced blocks: each match is replaced by "\n".
 	var segs []segment
 	last := 0
@@ -83,14 +87,13 @@ func findMentions(src []byte, body Span, lines *syntax.LineIndex) []Mention {
 		last = m[1]
 	}
 	segs = append(segs, segment{body.Start + last, text[last:]})
-	segs = removeInlineCode(segs)
+	segs, joined := removeInlineCode(segs)
 
-	// Join the kept text, remembering where each piece came from.
-	var joined []byte
-	var starts []int // offset in joined where each seg starts
-	for _, s := range segs {
-		starts = append(starts, len(joined))
-		joined = append(joined, s.text...)
+	// Where each kept piece starts in the joined text.
+	starts := make([]int, len(segs))
+	for i, n := 1, 0; i < len(segs); i++ {
+		n += len(segs[i-1].text)
+		starts[i] = n
 	}
 	orig := func(off int) int {
 		i := sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
@@ -118,7 +121,7 @@ func findMentions(src []byte, body Span, lines *syntax.LineIndex) []Mention {
 			continue
 		}
 		start, end := orig(i), orig(j-1)+1
-		out = append(out, Mention{Text: string(joined[i:j]), Range: lines.Range(start, end)})
+		out = append(out, Mention{Text: string(joined[i:j]), Range: lines().Range(start, end)})
 		i = j - 1
 	}
 	return out
@@ -126,12 +129,22 @@ func findMentions(src []byte, body Span, lines *syntax.LineIndex) []Mention {
 
 // removeInlineCode removes `code` spans (single backticks, not next to
 // another backtick, with at least one non-backtick between) from the
-// concatenation of segs, splitting segments where it cuts.
-func removeInlineCode(segs []segment) []segment {
+// concatenation of segs, splitting segments where it cuts. It returns the
+// segments kept and their concatenation.
+func removeInlineCode(segs []segment) ([]segment, []byte) {
 	// Work on the concatenation; map cuts back to segments.
 	var all []byte
-	for _, s := range segs {
-		all = append(all, s.text...)
+	if len(segs) == 1 {
+		all = segs[0].text // read only, never appended to
+	} else {
+		n := 0
+		for _, s := range segs {
+			n += len(s.text)
+		}
+		all = make([]byte, 0, n)
+		for _, s := range segs {
+			all = append(all, s.text...)
+		}
 	}
 	tick := func(i int) bool { return i >= 0 && i < len(all) && all[i] == '`' }
 	var cuts [][2]int
@@ -150,7 +163,7 @@ func removeInlineCode(segs []segment) []segment {
 		i = j
 	}
 	if len(cuts) == 0 {
-		return segs
+		return segs, all
 	}
 	var out []segment
 	pos, ci := 0, 0
@@ -174,7 +187,11 @@ func removeInlineCode(segs []segment) []segment {
 			out = append(out, sub(s, cur-start, end-start))
 		}
 	}
-	return out
+	joined := make([]byte, 0, len(all))
+	for _, s := range out {
+		joined = append(joined, s.text...)
+	}
+	return out, joined
 }
 
 func sub(s segment, from, to int) segment {

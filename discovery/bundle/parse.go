@@ -9,7 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/amplidex/amplidex/discovery/diag"
-	"github.com/amplidex/amplidex/discovery/syntax"
 )
 
 // Parse reads one file of a bundle repository: its front matter or YAML,
@@ -17,9 +16,9 @@ import (
 // panics and never reads another file; bad input becomes diagnostics.
 // src is kept by the File (for positions): do not modify it afterwards.
 func Parse(path string, src []byte, opts Options) *File {
-	f := &File{Path: path, Size: len(src), lines: syntax.NewLineIndex(src), src: src}
+	f := &File{Path: path, Size: len(src), src: src}
 	s := &sink{path: path}
-	d := &doc{path: path, src: src, lines: f.lines, diags: s}
+	d := &doc{path: path, src: src, diags: s}
 	defer func() { f.Diagnostics, f.Fixes = s.list(), d.fixes }()
 
 	ext := strings.ToLower(filepath.Ext(path))
@@ -32,7 +31,7 @@ func Parse(path string, src []byte, opts Options) *File {
 	if f.Kind == KindOther {
 		f.Kind = Classify(rel)
 	}
-	if !validUTF8(src, f.lines, s) {
+	if !validUTF8(src, f.Lines, s) {
 		f.Refused = "the file is not valid UTF-8"
 		return f
 	}
@@ -45,6 +44,7 @@ func Parse(path string, src []byte, opts Options) *File {
 		f.Body = Span{b, len(src)}
 		return f
 	}
+	d.lines = f.Lines()
 
 	var root *yaml.Node
 	var perr error
@@ -53,19 +53,19 @@ func Parse(path string, src []byte, opts Options) *File {
 		f.Body = stripSpan(src, sp.bodyStart, len(src))
 		switch {
 		case sp.found:
-			root, perr = d.parseYAML(src[sp.fmStart:sp.fmEnd], f.lines.Position(sp.fmStart).Line)
+			root, perr = d.parseYAML(src[sp.fmStart:sp.fmEnd], d.lines.Position(sp.fmStart).Line)
 			var multi errMultiDoc
 			if errors.As(perr, &multi) {
-				d.diags.add(CodeYAMLSyntax, diag.SeverityError, f.lines.LineRange(multi.line-1+d.base),
+				d.diags.add(CodeYAMLSyntax, diag.SeverityError, d.lines.LineRange(multi.line-1+d.base),
 					"a --- line inside the front matter starts a second YAML document, which the runtime's loader refuses")
 			}
 		case sp.unfinished:
 			d.noFrontMatter = true
-			s.add(CodeUnterminated, diag.SeverityError, f.lines.LineRange(0),
+			s.add(CodeUnterminated, diag.SeverityError, d.lines.LineRange(0),
 				"the front matter opened here has no closing --- line; the runtime reads no front matter and takes the whole file as the body")
 		case f.Kind == KindAgent || f.Kind == KindMode || f.Kind == KindSkill:
 			d.noFrontMatter = true
-			s.add(CodeFrontMatterMissing, diag.SeverityError, f.lines.LineRange(0),
+			s.add(CodeFrontMatterMissing, diag.SeverityError, d.lines.LineRange(0),
 				"this %s has no front matter, so the runtime reads none of its settings: open the file with ---, its YAML, and a closing ---", f.Kind)
 		}
 	} else {
@@ -79,7 +79,7 @@ func Parse(path string, src []byte, opts Options) *File {
 			// the YAML parser: the structure and positions are the same.
 			// Should the skipping change anything, the file is parsed whole.
 			if masked := maskBlockScalars(src[b:]); masked != nil {
-				quiet := &doc{path: path, src: src, lines: f.lines, diags: &sink{path: path}, bomCol: d.bomCol}
+				quiet := &doc{path: path, src: src, lines: d.lines, diags: &sink{path: path}, bomCol: d.bomCol}
 				if r, err := quiet.parseYAML(masked, 0); err == nil {
 					root, parsed, d.masked = r, true, true
 				}
@@ -91,10 +91,10 @@ func Parse(path string, src []byte, opts Options) *File {
 		var multi errMultiDoc
 		if errors.As(perr, &multi) {
 			if sp := splitFrontMatter(src); sp.found {
-				s.add(CodeMarkdownInYAML, diag.SeverityError, f.lines.LineRange(f.lines.Position(sp.fmEnd).Line+1),
+				s.add(CodeMarkdownInYAML, diag.SeverityError, d.lines.LineRange(d.lines.Position(sp.fmEnd).Line+1),
 					"this .yaml file holds Markdown front matter and a body; the runtime's YAML loader refuses it (expected a single document): rename it to .md, or remove the --- lines and the body")
 			} else {
-				s.add(CodeYAMLSyntax, diag.SeverityError, f.lines.LineRange(max(multi.line-1, 0)),
+				s.add(CodeYAMLSyntax, diag.SeverityError, d.lines.LineRange(max(multi.line-1, 0)),
 					"a --- line starts a second YAML document, which the runtime's loader refuses (expected a single document in the stream)")
 			}
 		}

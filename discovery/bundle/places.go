@@ -30,7 +30,7 @@ type Node struct {
 // again (a File keeps no syntax tree) and returns nothing for a file whose
 // YAML does not parse.
 func (f *File) Nodes() []Node {
-	d := &doc{path: f.Path, src: f.src, lines: f.lines, diags: &sink{path: f.Path}}
+	d := &doc{path: f.Path, src: f.src, lines: f.Lines(), diags: &sink{path: f.Path}}
 	var root *yaml.Node
 	var err error
 	if f.Markdown {
@@ -38,7 +38,7 @@ func (f *File) Nodes() []Node {
 		if !sp.found {
 			return nil
 		}
-		root, err = d.parseYAML(f.src[sp.fmStart:sp.fmEnd], f.lines.Position(sp.fmStart).Line)
+		root, err = d.parseYAML(f.src[sp.fmStart:sp.fmEnd], d.lines.Position(sp.fmStart).Line)
 	} else {
 		b := bomLen(f.src)
 		if b > 0 {

@@ -34,7 +34,6 @@ type split struct {
 	fmEnd      int
 	bodyStart  int // offset of the body
 	bom        bool
-	crlf       bool
 	unfinished bool // an opening --- with no closing line
 }
 
@@ -51,7 +50,7 @@ func bomLen(src []byte) int {
 // splitFrontMatter finds the front matter of src as the runtime does.
 func splitFrontMatter(src []byte) split {
 	b := bomLen(src)
-	s := split{bom: b > 0, crlf: bytes.Contains(src, []byte("\r\n"))}
+	s := split{bom: b > 0}
 	m := matchFrontMatter(src[b:])
 	if m == nil {
 		s.bodyStart = b
@@ -185,6 +184,12 @@ func (d *doc) rangeOf(n *yaml.Node) diag.Range {
 // Syntax errors become diagnostics; the error says the document is unusable.
 func (d *doc) parseYAML(text []byte, base int) (*yaml.Node, error) {
 	d.base = base
+	// The shared parser gives go-yaml's tree (no comment is read here),
+	// most often by its fast path; a text it refuses is read again below,
+	// for the diagnostics.
+	if root, err := syntax.ParseYAMLWithoutComments(text); err == nil {
+		return root, nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
@@ -445,8 +450,9 @@ func keyText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// validUTF8 reports invalid UTF-8 in src as one diagnostic at its place.
-func validUTF8(src []byte, lines *syntax.LineIndex, diags *sink) bool {
+// validUTF8 reports invalid UTF-8 in src as one diagnostic at its place
+// (lines gives the line index, asked for only then).
+func validUTF8(src []byte, lines func() *syntax.LineIndex, diags *sink) bool {
 	if utf8.Valid(src) {
 		return true
 	}
@@ -458,7 +464,7 @@ func validUTF8(src []byte, lines *syntax.LineIndex, diags *sink) bool {
 		}
 		off += size
 	}
-	diags.add(CodeEncoding, diag.SeverityError, lines.Range(off, min(off+1, len(src))),
+	diags.add(CodeEncoding, diag.SeverityError, lines().Range(off, min(off+1, len(src))),
 		"the file is not valid UTF-8 (first bad byte here); the runtime cannot read it: save it as UTF-8")
 	return false
 }

@@ -19,9 +19,18 @@ import (
 // scalars, plain scalars continued on the next line, tabs, carriage
 // returns, document markers, errors of any kind) it gives up, and go-yaml
 // parses the text. A fuzz test holds the two to the same trees.
+//
+// For a caller that reads no comment (ParseYAMLWithoutComments), it also
+// reads comments on lines of their own between the nodes and after a
+// value on its line, and leaves them out of the tree; the fuzz test holds
+// that tree to go-yaml's without its comments.
 
 // fastYAML is the state of one parseYAMLFast call.
 type fastYAML struct {
+	// comments says comments are read and left out of the tree; without
+	// it, the first one sends the text to go-yaml.
+	comments bool
+	marker   bool // a "---" line opens the document
 	text     []byte
 	str      string // text as a string: most values are cut from it
 	lines    []fastLine
@@ -58,6 +67,7 @@ type fastLine struct {
 	start, end int
 	indent     int  // leading spaces
 	blank      bool // spaces only, or empty
+	comment    bool // a comment is its first character but spaces
 	ascii      bool // no byte of 0x80 or more: columns are byte counts
 	brk        bool // a "\n" ends it (every line but maybe the last)
 }
@@ -66,13 +76,20 @@ type fastLine struct {
 // It returns the document's content node (nil for a text of blank lines)
 // and true, or false when go-yaml must parse the text.
 func parseYAMLFast(text []byte, slab *Nodes) (*yaml.Node, bool) {
-	p := fastYAML{text: text, curLine: -1}
+	return parseYAMLFastIn(fastYAML{text: text, curLine: -1}, slab)
+}
+
+// parseYAMLFastIn is parseYAMLFast with the settings of p.
+func parseYAMLFastIn(p fastYAML, slab *Nodes) (*yaml.Node, bool) {
+	text := p.text
 	if !p.split() {
 		return nil, false
 	}
 	i := p.skipBlank(0)
 	if i == len(p.lines) {
-		return nil, true
+		// Nothing, or an empty document after its "---", which go-yaml
+		// reads as a null.
+		return nil, !p.marker
 	}
 	p.str = string(text)
 	// Enough nodes as split counted them; more, should they be needed, are
@@ -104,10 +121,13 @@ func parseYAMLFast(text []byte, slab *Nodes) (*yaml.Node, bool) {
 // path does not read: tabs, carriage returns and other control
 // characters, line breaks other than "\n", characters go-yaml does not
 // accept or reads in a way of its own, and invalid UTF-8. It also refuses
-// lines that could be directives or document markers.
+// lines that could be directives or document markers, but for a "---"
+// alone before any node when comments are read, which it takes for a
+// blank line.
 func (p *fastYAML) split() bool {
 	text := p.text
 	p.lines = make([]fastLine, 0, bytes.Count(text, []byte{'\n'})+1)
+	nodes := false // a line of more than blanks and comments was seen
 	for start := 0; ; {
 		end, brk := len(text), false
 		if j := bytes.IndexByte(text[start:], '\n'); j >= 0 {
@@ -119,6 +139,7 @@ func (p *fastYAML) split() bool {
 			l.indent++
 		}
 		l.blank = l.indent == len(line)
+		l.comment = !l.blank && line[l.indent] == '#'
 		for i := l.indent; i < len(line); {
 			c := line[i]
 			if c >= 0x20 && c < 0x7F {
@@ -136,8 +157,13 @@ func (p *fastYAML) split() bool {
 			i += size
 		}
 		if len(line) >= 3 && (string(line[:3]) == "---" || string(line[:3]) == "...") || len(line) > 0 && line[0] == '%' {
-			return false // maybe a document marker or a directive
+			start := len(line) >= 3 && string(line[:3]) == "---" && len(bytes.TrimLeft(line[3:], " ")) == 0
+			if !p.comments || nodes || p.marker || !start {
+				return false // maybe a document marker or a directive
+			}
+			l.blank, p.marker = true, true // the document's start
 		}
+		nodes = nodes || !l.blank && !l.comment
 		// Count the nodes the line may make: a key and its value, an item,
 		// the items of a flow sequence.
 		if bytes.IndexByte(line, ':') >= 0 {
@@ -173,12 +199,33 @@ func fastPrintable(r rune, size int) bool {
 	return true
 }
 
-// skipBlank returns the first line from i on that is not blank.
+// skipBlank returns the first line from i on that is not blank, nor a
+// comment when comments are read.
 func (p *fastYAML) skipBlank(i int) int {
+	for i < len(p.lines) && (p.lines[i].blank || p.comments && p.lines[i].comment) {
+		i++
+	}
+	return i
+}
+
+// skipEmpty returns the first line from i on that is not blank: inside
+// a plain scalar, a comment line is no blank line, it ends the scalar.
+func (p *fastYAML) skipEmpty(i int) int {
 	for i < len(p.lines) && p.lines[i].blank {
 		i++
 	}
 	return i
+}
+
+// endsLine reports whether text[off:end] holds only spaces or, when
+// comments are read, spaces and then a comment (after at least one space,
+// as YAML wants it).
+func (p *fastYAML) endsLine(off, end int) bool {
+	j := off
+	for j < end && p.text[j] == ' ' {
+		j++
+	}
+	return j == end || p.comments && j > off && p.text[j] == '#'
 }
 
 // column returns the 1-based column, in characters, of offset off on line
@@ -355,7 +402,7 @@ func (p *fastYAML) value(i, colon, indent int) (*yaml.Node, int, bool) {
 	for off < l.end && p.text[off] == ' ' {
 		off++
 	}
-	if off < l.end {
+	if off < l.end && !(p.comments && p.text[off] == '#') {
 		return p.inline(i, off, indent)
 	}
 	// The value starts on a line of its own, or is empty.
@@ -407,7 +454,7 @@ func (p *fastYAML) sequence(i, col int, indentless bool) (*yaml.Node, int, bool)
 			ok   bool
 		)
 		switch {
-		case off == l.end:
+		case off == l.end || p.comments && off > dash+1 && p.text[off] == '#':
 			// The item starts on a line of its own, or is empty.
 			j := p.skipBlank(i + 1)
 			if j < len(p.lines) && p.lines[j].indent > col {
@@ -451,7 +498,7 @@ func (p *fastYAML) inline(i, off, indent int) (*yaml.Node, int, bool) {
 	case '"', '\'':
 		var end int
 		n, end, ok = p.quoted(i, off)
-		ok = ok && p.blanksTo(end, l.end)
+		ok = ok && p.endsLine(end, l.end)
 	case '[':
 		n, ok = p.flowSequence(i, off)
 	default:
@@ -468,16 +515,6 @@ func (p *fastYAML) inline(i, off, indent int) (*yaml.Node, int, bool) {
 	return n, i + 1, true
 }
 
-// blanksTo reports whether text[off:end] holds only spaces.
-func (p *fastYAML) blanksTo(off, end int) bool {
-	for ; off < end; off++ {
-		if p.text[off] != ' ' {
-			return false
-		}
-	}
-	return true
-}
-
 // plainValue parses the plain scalar that starts at offset off of line i,
 // in a block whose indentation is indent: the rest of the line, and the
 // lines after it indented more than the block, folded as go-yaml folds
@@ -487,15 +524,22 @@ func (p *fastYAML) plainValue(i, off, indent int) (*yaml.Node, int, bool) {
 	if !plainStart(p.text, off, p.lines[i].end) {
 		return nil, 0, false
 	}
-	first, ok := p.plainLine(off, p.lines[i].end)
+	first, comment, ok := p.plainLine(off, p.lines[i].end)
 	if !ok {
 		return nil, 0, false
 	}
 	n := p.plain(first, i, off)
+	if comment {
+		// A comment ends the scalar: nothing may follow more indented.
+		if j := p.skipBlank(i + 1); j < len(p.lines) && p.lines[j].indent > indent {
+			return nil, 0, false
+		}
+		return n, i + 1, true
+	}
 	var b []byte // the folded value, once a second line comes
 	next := i + 1
 	for {
-		j := p.skipBlank(next)
+		j := p.skipEmpty(next)
 		if j == len(p.lines) || p.lines[j].indent <= indent {
 			break
 		}
@@ -504,8 +548,8 @@ func (p *fastYAML) plainValue(i, off, indent int) (*yaml.Node, int, bool) {
 		if p.text[start] == '#' {
 			return nil, 0, false // a comment
 		}
-		more, ok := p.plainLine(start, l.end)
-		if !ok {
+		more, comment, ok := p.plainLine(start, l.end)
+		if !ok || comment {
 			return nil, 0, false
 		}
 		if b == nil {
@@ -530,8 +574,9 @@ func (p *fastYAML) plainValue(i, off, indent int) (*yaml.Node, int, bool) {
 
 // plainLine returns text[off:end] without its trailing blanks, one line
 // of a plain scalar, and reports false when the line holds a mapping
-// value indicator or a comment, which end a plain scalar.
-func (p *fastYAML) plainLine(off, end int) (string, bool) {
+// value indicator, or a comment when comments are not read. When they
+// are, the line ends before the comment, and comment says it does.
+func (p *fastYAML) plainLine(off, end int) (value string, comment, ok bool) {
 	for end > off && p.text[end-1] == ' ' {
 		end--
 	}
@@ -539,15 +584,21 @@ func (p *fastYAML) plainLine(off, end int) (string, bool) {
 		switch p.text[j] {
 		case ':':
 			if j+1 == end || p.text[j+1] == ' ' {
-				return "", false // a mapping value where none may be
+				return "", false, false // a mapping value where none may be
 			}
 		case '#':
 			if p.text[j-1] == ' ' {
-				return "", false // a comment
+				if !p.comments {
+					return "", false, false // a comment
+				}
+				end, comment = j, true
+				for end > off && p.text[end-1] == ' ' {
+					end--
+				}
 			}
 		}
 	}
-	return p.str[off:end], true
+	return p.str[off:end], comment, true
 }
 
 // quoted parses the single- or double-quoted scalar that opens at offset
@@ -693,7 +744,7 @@ func (p *fastYAML) flowSequence(i, off int) (*yaml.Node, bool) {
 	}
 	if j < end && p.text[j] == ']' {
 		s.Content = p.content(base)
-		return s, p.blanksTo(j+1, end)
+		return s, p.endsLine(j+1, end)
 	}
 	for j < end {
 		var item *yaml.Node
@@ -730,7 +781,7 @@ func (p *fastYAML) flowSequence(i, off int) (*yaml.Node, bool) {
 		}
 		if p.text[j] == ']' {
 			s.Content = p.content(base)
-			return s, p.blanksTo(j+1, end)
+			return s, p.endsLine(j+1, end)
 		}
 		if p.text[j] != ',' {
 			return nil, false
@@ -749,7 +800,8 @@ func (p *fastYAML) flowSequence(i, off int) (*yaml.Node, bool) {
 // blockScalar parses the literal (|) or folded (>) scalar whose indicator
 // is at offset off of line i, in a block whose indentation is indent, as
 // go-yaml's scanner reads it. Explicit indentation, comments after the
-// indicator, and an empty one are left to go-yaml. It returns the line after it.
+// indicator (unless comments are read), and an empty one are left to
+// go-yaml. It returns the line after it.
 func (p *fastYAML) blockScalar(i, off, indent int) (*yaml.Node, int, bool) {
 	l := p.lines[i]
 	literal := p.text[off] == '|'
@@ -762,15 +814,25 @@ func (p *fastYAML) blockScalar(i, off, indent int) (*yaml.Node, int, bool) {
 		}
 		j++
 	}
-	if !p.blanksTo(j, l.end) {
+	if !p.endsLine(j, l.end) {
 		return nil, 0, false
 	}
 	// The content's indentation is that of its first line of more than
 	// blanks. Lines of blanks before it must not be longer.
 	k, widest := i+1, 0
-	for k < len(p.lines) && p.lines[k].blank && p.lines[k].brk {
+	for k < len(p.lines) && p.lines[k].blank && (p.lines[k].brk || p.lines[k].end == p.lines[k].start) {
 		widest = max(widest, p.lines[k].end-p.lines[k].start)
 		k++
+	}
+	if p.comments && widest == 0 && chomp != 1 && (k == len(p.lines) || !p.lines[k].blank && p.lines[k].indent <= indent) {
+		// An empty one, but for empty lines (what a caller that masks
+		// long texts leaves of them): the value is empty.
+		n := p.node(yaml.ScalarNode, "!!str", "", i, off)
+		n.Style = yaml.FoldedStyle
+		if literal {
+			n.Style = yaml.LiteralStyle
+		}
+		return n, k, true
 	}
 	if k == len(p.lines) || p.lines[k].blank || p.lines[k].indent <= indent || widest > p.lines[k].indent {
 		return nil, 0, false

@@ -63,6 +63,137 @@ func checkFastYAML(t *testing.T, text string) bool {
 	return true
 }
 
+// withoutComments removes the comments of a go-yaml tree.
+func withoutComments(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	for _, c := range n.Content {
+		withoutComments(c)
+	}
+}
+
+// checkFastYAMLWithoutComments is checkFastYAML for the fast path that
+// reads comments, held to go-yaml's tree without its comments. It fails
+// too when that path refuses a text the other reads.
+func checkFastYAMLWithoutComments(t *testing.T, text string) bool {
+	t.Helper()
+	fast, ok := syntax.ParseYAMLFastWithoutComments([]byte(text))
+	if !ok {
+		if _, plain := syntax.ParseYAMLFast([]byte(text)); plain {
+			t.Errorf("the fast path reads %q, but not when it reads comments", text)
+		}
+		return false
+	}
+	slow, err := syntax.ParseYAMLSlow([]byte(text))
+	if err != nil {
+		t.Errorf("the fast path reads %q (comments read), go-yaml says %v", text, err)
+		return true
+	}
+	withoutComments(slow)
+	if d := sameTree(fast, slow, "root"); d != "" {
+		t.Errorf("the trees of %q (comments read) differ at %s", text, d)
+	}
+	return true
+}
+
+// TestParseYAMLFastComments holds the fast path that reads comments to
+// go-yaml, comments left out.
+func TestParseYAMLFastComments(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		fast bool
+	}{
+		{"# c\na: 1\n", true},
+		{"# only\n  # comments\n", true},
+		{"a: 1 # c\nb: 'x'  # c\nc: \"y\" #c\nd: [a, b] # c\n", true},
+		{"a: 1#c\n", true},
+		{"a: 'x'#c\n", false},
+		{"a: # c\n", true},
+		{"a: # c\nb: 1\n", true},
+		{"a: # c\n  b: 1\n", true},
+		{"a:\n  # c\n  b: 1\n# d\n  c: 2\n", true},
+		{"tools:\n  # core\n  - module: a # m\n    source: b\n\n  # more\n  - module: c\n", true},
+		{"s:\n- # c\n  a: 1\n", true},
+		{"s:\n  - # c\n    a: 1\n", true},
+		{"d: | # c\n  text\n  # kept\nn: 1\n", true},
+		{"d: |# c\n  text\n", false},
+		{"d: >\n  a\n# c\n\nn: 1\n", true},
+		{"d: |\n    a\n  # c\n    b\n", false},
+		{"a: b\n  # c\n", false},
+		{"a: b # c\n  d\n", false},
+		{"a: b\n  c # d\n", false},
+		{"a: b\n# c\n  d\n", false},
+		{"a: b # c\n    # d\nn: 1\n", true},
+		{"- a # c\n", false},
+		{"k: \"x # not\" # yes\n", true},
+		{"---\na: 1\n", true},
+		{"# c\n---  \na: 1\n", true},
+		{"---\n", false},
+		{"--- a: 1\n", false},
+		{"---\n---\na: 1\n", false},
+		{"a: 1\n---\n", false},
+		{"d: |\n\n\n\nn: 1\n", true},
+		{"d: >-\n\n\n", true},
+		{"d: |\n", true},
+		{"d: |\n\n# c\nn: 1\n", true},
+		{"d: |+\n\n\nn: 1\n", false},
+		{"d: |\n   \nn: 1\n", false},
+		{"s:\n  - |\n\n  - x\n", true},
+	} {
+		if got := checkFastYAMLWithoutComments(t, tc.text); got != tc.fast {
+			t.Errorf("fast path (comments read) on %q: %v, want %v", tc.text, got, tc.fast)
+		}
+	}
+}
+
+// commented adds comments to a document: lines of their own, at any
+// indentation, and after values.
+func commented(rng *rand.Rand, text string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if rng.IntN(6) == 0 {
+			b.WriteString(strings.Repeat(" ", rng.IntN(6)) + "# c: d\n")
+		}
+		body, nl := strings.CutSuffix(line, "\n")
+		if body != "" && rng.IntN(5) == 0 {
+			body += strings.Repeat(" ", rng.IntN(3)) + "# t"
+		}
+		b.WriteString(body)
+		if nl {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// TestParseYAMLFastCommentsRandom holds the fast path that reads comments
+// to go-yaml on random documents with comments, and checks that it reads
+// a good share of them.
+func TestParseYAMLFastCommentsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	n := 20_000
+	if testing.Short() {
+		n = 2_000
+	}
+	fast := 0
+	for range n {
+		text := randomYAML(rng)
+		checkFastYAMLWithoutComments(t, text)
+		if checkFastYAMLWithoutComments(t, commented(rng, text)) {
+			fast++
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("the fast path read %d of %d random documents with comments", fast, n)
+	if fast < n/40 {
+		t.Errorf("the fast path read only %d of %d random documents with comments", fast, n)
+	}
+}
+
 func TestParseYAMLFastTable(t *testing.T) {
 	for _, tc := range []struct {
 		text string
@@ -272,7 +403,8 @@ func TestParseYAMLFastRandom(t *testing.T) {
 	}
 }
 
-// FuzzParseYAMLFast holds the fast path to go-yaml on any text.
+// FuzzParseYAMLFast holds the fast path to go-yaml on any text, both
+// ways: comments refused, and comments read and left out.
 func FuzzParseYAMLFast(f *testing.F) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 50 {
@@ -280,8 +412,10 @@ func FuzzParseYAMLFast(f *testing.F) {
 	}
 	f.Add("description: |\n  a\n\n  b\nn: 1\n")
 	f.Add("tools:\n- module: a\n  source: b\n")
+	f.Add("a: 1 # c\n# d\nb:\n  - x # e\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		checkFastYAML(t, text)
+		checkFastYAMLWithoutComments(t, text)
 	})
 }
 

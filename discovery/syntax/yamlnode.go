@@ -152,6 +152,31 @@ func ParseYAMLIn(text []byte, slab *Nodes) (root *yaml.Node, err *SyntaxError) {
 	return parseYAMLSlow(text)
 }
 
+// ParseYAMLWithoutComments is ParseYAML for a caller that reads no
+// comment: the tree is go-yaml's without its comments (no HeadComment,
+// LineComment or FootComment), and comments keep the text on the fast
+// path.
+func ParseYAMLWithoutComments(text []byte) (root *yaml.Node, err *SyntaxError) {
+	if root, ok := parseYAMLFastIn(fastYAML{comments: true, text: text, curLine: -1}, nil); ok {
+		return root, nil
+	}
+	root, err = parseYAMLSlow(text)
+	clearComments(root)
+	return root, err
+}
+
+// clearComments removes the comments of the tree under n. An alias's
+// node is in the tree already, where it is cleared.
+func clearComments(n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	for _, c := range n.Content {
+		clearComments(c)
+	}
+}
+
 // parseYAMLSlow is ParseYAML through go-yaml, for any text.
 func parseYAMLSlow(text []byte) (root *yaml.Node, err *SyntaxError) {
 	defer func() {

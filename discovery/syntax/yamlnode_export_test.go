@@ -15,6 +15,11 @@ var (
 // for the test that holds them to the same trees.
 func ParseYAMLFast(text []byte) (*yaml.Node, bool) { return parseYAMLFast(text, nil) }
 
+// ParseYAMLFastWithoutComments is the fast path of ParseYAMLWithoutComments.
+func ParseYAMLFastWithoutComments(text []byte) (*yaml.Node, bool) {
+	return parseYAMLFastIn(fastYAML{comments: true, text: text, curLine: -1}, nil)
+}
+
 func ParseYAMLSlow(text []byte) (*yaml.Node, error) {
 	n, err := parseYAMLSlow(text)
 	if err != nil {

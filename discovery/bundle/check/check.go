@@ -238,14 +238,17 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 	}
 	diag.Sort(diags)
 	res.Diagnostics = bundle.Limit(diags)
+	// The compositions read mostly what the check read: their paths join
+	// its set, which is sorted once.
+	for _, c := range res.Compositions {
+		for _, p := range c.Reads {
+			rec.read[p] = true
+		}
+	}
 	for p := range rec.read {
 		res.Reads = append(res.Reads, p)
 	}
-	for _, c := range res.Compositions {
-		res.Reads = append(res.Reads, c.Reads...)
-	}
 	sort.Strings(res.Reads)
-	res.Reads = compactStrings(res.Reads)
 	return res
 }
 
@@ -344,17 +347,6 @@ func mentionPath(dir, p string) string {
 }
 
 func quote(s string) string { return "`" + s + "`" }
-
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i > 0 && x == s[i-1] {
-			continue
-		}
-		out = append(out, x)
-	}
-	return out
-}
 
 // recordFiles passes through to Files and remembers what was read.
 type recordFiles struct {

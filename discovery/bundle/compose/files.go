@@ -1,7 +1,10 @@
 package compose
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -32,16 +35,20 @@ type Files interface {
 	List(dir string) ([]string, error)
 }
 
-// DiskFiles reads the disk, each path once: it keeps what it found and
-// parsed (by path and kind) for its own life, so one DiskFiles is one
+// DiskFiles reads the disk, each path once: it keeps what it found, read
+// and parsed (by path and kind) for its own life, so one DiskFiles is one
 // consistent view for one run. It reads regular files only, at most Limit
-// bytes each.
+// bytes each. A file parsed as more than one kind is read once, and a
+// parse that finds a bundle by its content is the bundle's parse too. A
+// directory's listing tells what its regular files and directories are,
+// so that Stat asks the disk only about the other paths.
 type DiskFiles struct {
 	// Limit bounds the bytes read of one file; syntax.DefaultMaxFileSize when 0.
 	Limit int64
 
 	mu     sync.Mutex // guards fields below
 	parsed map[parseKey]parseResult
+	texts  map[string]readResult
 	stats  map[string]Entry
 	lists  map[string]listResult
 }
@@ -49,6 +56,11 @@ type DiskFiles struct {
 type listResult struct {
 	names []string
 	err   error
+}
+
+type readResult struct {
+	src []byte
+	err error
 }
 
 type parseKey struct {
@@ -79,11 +91,14 @@ func (d *DiskFiles) Stat(path string) Entry {
 		e = RegularFile
 	}
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if prev, ok := d.stats[path]; ok {
+		return prev
+	}
 	if d.stats == nil {
 		d.stats = map[string]Entry{}
 	}
 	d.stats[path] = e
-	d.mu.Unlock()
 	return e
 }
 
@@ -96,7 +111,7 @@ func (d *DiskFiles) Parse(path string, kind bundle.Kind) (*bundle.File, error) {
 	if ok {
 		return r.f, r.err
 	}
-	src, err := syntax.ReadFile(path, d.Limit)
+	src, err := d.read(path)
 	if err == nil {
 		r.f = bundle.Parse(path, src, bundle.Options{Kind: kind})
 	} else {
@@ -106,9 +121,43 @@ func (d *DiskFiles) Parse(path string, kind bundle.Kind) (*bundle.File, error) {
 	if d.parsed == nil {
 		d.parsed = map[parseKey]parseResult{}
 	}
-	d.parsed[k] = r
+	if prev, ok := d.parsed[k]; ok {
+		r = prev // another goroutine parsed it first: one answer for the run
+	} else {
+		d.parsed[k] = r
+	}
+	// A file whose content makes it a bundle parses as one whether its
+	// kind was asked for or found: the same parse serves both.
+	if bk := (parseKey{path, bundle.KindBundle}); kind == bundle.KindOther && r.f != nil && r.f.Kind == bundle.KindBundle {
+		if _, ok := d.parsed[bk]; !ok {
+			d.parsed[bk] = r
+		}
+	}
 	d.mu.Unlock()
 	return r.f, r.err
+}
+
+// read returns the bytes of the file at path, read the first time they
+// are asked for.
+func (d *DiskFiles) read(path string) ([]byte, error) {
+	d.mu.Lock()
+	r, ok := d.texts[path]
+	d.mu.Unlock()
+	if ok {
+		return r.src, r.err
+	}
+	r.src, r.err = syntax.ReadFile(path, d.Limit)
+	d.mu.Lock()
+	if d.texts == nil {
+		d.texts = map[string]readResult{}
+	}
+	if prev, ok := d.texts[path]; ok {
+		r = prev
+	} else {
+		d.texts[path] = r
+	}
+	d.mu.Unlock()
+	return r.src, r.err
 }
 
 // List implements Files.
@@ -128,12 +177,41 @@ func (d *DiskFiles) List(dir string) ([]string, error) {
 		sort.Strings(r.names)
 	}
 	r.err = err
+	// What the listing says of a regular file or a directory is what
+	// os.Stat says of it, unless the directory can be listed but not
+	// searched (r without x): one stat tells. A symbolic link, or anything
+	// else, is left to Stat.
+	var kinds map[string]Entry
+	if err == nil && len(es) > 0 {
+		if _, err := os.Stat(filepath.Join(dir, es[0].Name())); !errors.Is(err, fs.ErrPermission) {
+			kinds = make(map[string]Entry, len(es))
+			for _, e := range es {
+				switch t := e.Type(); {
+				case t.IsDir():
+					kinds[filepath.Join(dir, e.Name())] = Directory
+				case t.IsRegular():
+					kinds[filepath.Join(dir, e.Name())] = RegularFile
+				}
+			}
+		}
+	}
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if prev, ok := d.lists[dir]; ok {
+		return prev.names, prev.err
+	}
 	if d.lists == nil {
 		d.lists = map[string]listResult{}
 	}
 	d.lists[dir] = r
-	d.mu.Unlock()
+	if d.stats == nil {
+		d.stats = map[string]Entry{}
+	}
+	for p, e := range kinds {
+		if _, ok := d.stats[p]; !ok { // an answer given already stays
+			d.stats[p] = e
+		}
+	}
 	return r.names, r.err
 }
 
