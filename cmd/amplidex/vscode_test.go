@@ -89,8 +89,14 @@ type e2eStep struct {
 // commands: check into the Problems panel, the daemon's status, a restart
 // of the language server, and its logs saying which binary runs; last,
 // fix on save (source.fixAll.amplidex) writing the fixed file. The status
-// bar follows the language server's notifications. The language server
-// starts the daemon, which is stopped at the end; no process is left.
+// bar follows the language server's notifications. Then, in a bundle
+// repository: a behavior's misspelt agent name in the Problems panel,
+// completion of an include, the composed bundle of the behavior (the root
+// bundle's, with the unresolved agent) following an unsaved fix, and the
+// behavior deleted on disk putting a diagnostic on the bundle.md that
+// includes it, with no edit, which clears once the file is back. The
+// language server starts the daemon, which is stopped at the end; no
+// process is left.
 //
 // The .vsix installed holds the binary the test built, as a platform's
 // .vsix of the release does, and no amplidex is on PATH: the extension
@@ -148,6 +154,21 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		}
 	}
 	project := filepath.Join(work, "project")
+	// The bundle repository of the steps after the collection's.
+	bar, err := txtar.ParseFile(filepath.Join("testdata", "bundlerepo.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range bar.Files {
+		p := filepath.Join(work, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo := filepath.Join(work, "repo")
 
 	// Everything runs with its own home; the daemon the language server
 	// starts has its own AMPLIDEX_HOME. The mark of the test run
@@ -201,6 +222,9 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		"extensions.autoUpdate":                        false,
 		"update.mode":                                  "none",
 		"chat.disableAIFeatures":                       true,
+		"window.confirmBeforeClose":                    "never",
+		// A line of the composed bundle is one line of the view.
+		"[markdown]": map[string]string{"editor.wordWrap": "off"},
 	})
 	for _, scope := range []string{"User", "Machine"} {
 		if err := os.MkdirAll(filepath.Join(data, scope), 0o755); err != nil {
@@ -237,6 +261,8 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		"E2E_TIMEOUT_MS=30000",
 		"E2E_SETTINGS="+filepath.Join(data, "Machine", "settings.json")+string(os.PathListSeparator)+filepath.Join(data, "User", "settings.json"),
 		"E2E_AMPLIDEX="+amplidex,
+		"E2E_BUNDLE_URL="+url+"?folder="+repo,
+		"E2E_BUNDLE_DIR="+repo,
 	)
 	drive.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	started := time.Now()
@@ -289,6 +315,12 @@ func TestVSCodeEndToEnd(t *testing.T) {
 		{"logs command", regexp.MustCompile(`^using ` + regexp.QuoteMeta(exts) + `/amplidex\.amplidex-[^/]+/bin/amplidex \(bundled with the extension\)\n` +
 			`using ` + regexp.QuoteMeta(amplidex) + ` \(the "amplidex.path" setting\)$`)},
 		{"fix on save", regexp.MustCompile(`(?m)^ui:\n  show_thinking: false\n---\nDraft\. More\.$`)},
+		{"bundle workbench", regexp.MustCompile(`^amplidex`)},
+		{"bundle diagnostic", regexp.MustCompile("`demo:reviewr`.*amplidex.*bundle/agent-unresolved")},
+		{"completion of an include", regexp.MustCompile(`(^|, )demo:behaviors/other(, |$)`)},
+		{"composed bundle", regexp.MustCompile("(?s)^# Composed bundle `demo` 1\\.0\\.0\n.*the repository's root bundle \\[bundle\\.md\\]\\(file://.*\n- `demo:reviewr` unresolved: ")},
+		{"composed bundle follows the edit", regexp.MustCompile("(?m)^- `demo:reviewer` → \\[agents/reviewer\\.md\\]\\(file://[^)]*\\), \\d+ bytes")},
+		{"deleted on disk", regexp.MustCompile("`demo:behaviors/review` resolves to nothing.*amplidex.*bundle/include-unresolved")},
 	}
 	for _, c := range checks {
 		s, ok := steps[c.step]

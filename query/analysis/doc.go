@@ -2,7 +2,8 @@
 // unsaved buffers over a published catalog.View and answers about a file
 // as the buffers make it — diagnostics, completion, go-to-definition,
 // references, hover, code actions and their fixes (the quick fixes,
-// `check --fix` and source.fixAll), and merged profiles — for profiles,
+// `check --fix` and source.fixAll), merged profiles, and the composed
+// bundle of a bundle repository's document (ComposedBundle) — for profiles,
 // agents, bundle manifests, pyproject.toml, collections.lock and the
 // documents of bundle repositories.
 //

@@ -29,7 +29,10 @@
 // ("amplidex/mergedProfile", params {textDocument: {uri}}) answers the
 // effective profile of a profile, its whole extends chain merged over the
 // unsaved buffers, as YAML with a comment on each key naming the profiles
-// that set it (Merger; both Analyzers implement it).
+// that set it (Merger; both Analyzers implement it). MethodComposedBundle
+// ("amplidex/composedBundle") answers, for a file of a bundle repository,
+// the mount plan of the bundle that includes it as Markdown, with origins
+// and sizes (Composer; answered in process, as bundle documents are).
 //
 // Two more are amplidex's own. The code action kind source.fixAll.amplidex
 // (query.ActionFixAll), asked for by name (an editor's fix on save), is

@@ -342,6 +342,8 @@ func (ss *session) request(m *jsonrpc.Message) {
 		ss.positionRequest(m)
 	case MethodMergedProfile:
 		ss.mergedProfile(m)
+	case MethodComposedBundle:
+		ss.composedBundle(m)
 	default:
 		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m.Method})
 	}

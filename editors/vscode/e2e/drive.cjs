@@ -14,6 +14,10 @@
 //   E2E_SETTINGS    the settings files (a path list) where the logs step
 //                   sets amplidex.path
 //   E2E_AMPLIDEX    the binary it sets amplidex.path to
+//   E2E_BUNDLE_URL  the workbench's address with a bundle repository open,
+//                   where the steps after the collection's go on
+//   E2E_BUNDLE_DIR  that repository's directory, where a step deletes a
+//                   behavior on disk and writes it back
 //
 // The result is {steps: [{name, ok, detail}], error, screenshot}. Steps
 // run in order and stop at the first that fails.
@@ -134,6 +138,8 @@ function pageHelpers() {
 		lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
 		return lines.map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
 	};
+	// explorerNames returns the names the Explorer shows.
+	window.explorerNames = () => [...document.querySelectorAll('.explorer-folders-view .monaco-list-row')].map((r) => r.textContent.trim());
 	// editorSquiggles counts the error squiggles of that editor (-1 when
 	// there is none).
 	window.editorSquiggles = (name) => {
@@ -169,6 +175,8 @@ async function main() {
 		defaultViewport: { width: 1400, height: 900 },
 	});
 	const page = await browser.newPage();
+	// Leaving the first workbench for the second, nothing asks.
+	page.on('dialog', (d) => d.accept().catch(() => {}));
 	await page.evaluateOnNewDocument(pageHelpers);
 	let failed = false;
 	const step = async (name, fn) => {
@@ -408,7 +416,121 @@ async function main() {
 				const tab = document.querySelector('.editor-group-container.active .tab.active');
 				return tab && tab.textContent.includes('draft.md') && !tab.classList.contains('dirty');
 			});
+			// The write reaches the disk a moment after the tab says so;
+			// the next steps leave this workbench.
+			const draft = path.join(new URL(env.E2E_URL).searchParams.get('folder'), '.amplifier', 'collections', 'mine', 'profiles', 'draft.md');
+			for (const deadline = Date.now() + stepTimeout; !fs.readFileSync(draft, 'utf8').includes('Draft. More.');) {
+				if (Date.now() > deadline) {
+					throw new Error(`timed out waiting for draft.md on disk (last seen: ${JSON.stringify(fs.readFileSync(draft, 'utf8'))})`);
+				}
+				await sleep(50);
+			}
 			return ((await page.evaluate(() => editorText('draft.md'))) || []).join('\n');
+		});
+
+		await step('bundle workbench', async () => {
+			await page.goto(env.E2E_BUNDLE_URL, { waitUntil: 'domcontentloaded', timeout: 4 * stepTimeout });
+			await waitLong(page, 4 * stepTimeout, 'the workbench', () => !!document.querySelector('.monaco-workbench .part.editor'));
+			return waitLong(page, 4 * stepTimeout, 'the amplidex status bar item', () => {
+				const item = [...document.querySelectorAll('.statusbar-item')].find((e) => e.id === 'amplidex.amplidex.status' || e.textContent.includes('amplidex'));
+				return item && /amplidex: /.test(item.textContent) && item.textContent.trim();
+			});
+		});
+
+		await step('bundle diagnostic', async () => {
+			// The behavior names an agent that has no file.
+			await openFile(page, 'review.yaml');
+			await waitFor(page, 'a squiggle', () => editorSquiggles('review.yaml') > 0);
+			await chord(page, 'Control', 'Shift', 'KeyM');
+			const row = await waitFor(page, 'a Problems entry', () => {
+				const rows = [...document.querySelectorAll('.markers-panel .monaco-list-row')];
+				const r = rows.find((e) => e.textContent.includes('reviewr'));
+				return r && r.textContent;
+			});
+			// The panel is closed again, so that the editors have their
+			// height back (the view fits in less).
+			await chord(page, 'Control', 'KeyJ');
+			await waitLong(page, 3000, 'the panel to close', () => {
+				const m = document.querySelector('.markers-panel');
+				return !m || m.offsetParent === null;
+			}).catch(() => {});
+			await chord(page, 'Control', 'Digit1');
+			return row;
+		});
+
+		await step('completion of an include', async () => {
+			await openFile(page, 'bundle.md');
+			// A new item after the include of line 7.
+			await gotoLine(page, 7, 34);
+			await page.keyboard.press('Enter');
+			await page.keyboard.type('- bundle: demo:');
+			const labels = await suggestions(page);
+			await chord(page, 'Control', 'Shift', 'KeyK'); // the line goes again
+			await waitFor(page, 'the line to go', () => (editorText('bundle.md') || [])[7] === '---');
+			return labels.join(', ');
+		});
+
+		await step('composed bundle', async () => {
+			await openFile(page, 'review.yaml');
+			await command(page, 'amplidex: Show Composed Bundle');
+			const lines = await waitFor(page, 'the composed bundle', () => {
+				const l = editorText('review.yaml.composed.md');
+				return l && l.some((x) => x.includes('## Agents')) && l;
+			});
+			return lines.join('\n');
+		});
+
+		await step('composed bundle follows the edit', async () => {
+			// demo:reviewr becomes demo:reviewer, unsaved, in the first
+			// group (Quick Open would offer the view too).
+			await chord(page, 'Control', 'Digit1');
+			await waitFor(page, 'review.yaml to be the active editor', () => {
+				const tab = document.querySelector('.editor-group-container.active .tab.active');
+				return tab && tab.textContent.includes('review.yaml') && !tab.textContent.includes('composed');
+			});
+			await gotoLine(page, 7, 18);
+			await page.keyboard.type('e');
+			await waitFor(page, 'the edit in the text', () => (editorText('review.yaml') || [])[6] === '    - demo:reviewer');
+			const lines = await waitFor(page, 'the agent file in the composed bundle', () => {
+				const l = editorText('review.yaml.composed.md');
+				return l && l.some((x) => x.includes('[agents/reviewer.md]')) && l;
+			});
+			await waitFor(page, 'the squiggle to clear', () => editorSquiggles('review.yaml') === 0);
+			return lines.join('\n');
+		});
+
+		await step('deleted on disk', async () => {
+			// Saved and closed, the behavior is the disk's; deleted there,
+			// the bundle.md that includes it gets a diagnostic with no edit,
+			// and loses it once the file is back.
+			await chord(page, 'Control', 'KeyS');
+			await waitFor(page, 'review.yaml saved', () => {
+				const tab = document.querySelector('.editor-group-container.active .tab.active');
+				return tab && tab.textContent.includes('review.yaml') && !tab.classList.contains('dirty');
+			});
+			await chord(page, 'Control', 'KeyW');
+			await openFile(page, 'bundle.md');
+			await waitFor(page, 'bundle.md without squiggles', () => editorSquiggles('bundle.md') === 0);
+			// VS Code's file watcher may start late on a busy machine: a
+			// file written at the root must show in the Explorer first.
+			const probe = path.join(env.E2E_BUNDLE_DIR, 'watch-probe.txt');
+			fs.writeFileSync(probe, 'probe\n');
+			await waitLong(page, 2 * stepTimeout, 'the Explorer to show a file written on disk', () => explorerNames().includes('watch-probe.txt'));
+			fs.unlinkSync(probe);
+			await waitFor(page, 'the Explorer to drop it', () => !explorerNames().includes('watch-probe.txt'));
+			const file = path.join(env.E2E_BUNDLE_DIR, 'behaviors', 'review.yaml');
+			const saved = fs.readFileSync(file);
+			fs.unlinkSync(file);
+			await waitFor(page, 'a squiggle in bundle.md', () => editorSquiggles('bundle.md') > 0);
+			await chord(page, 'Control', 'Shift', 'KeyM');
+			const row = await waitFor(page, 'a Problems entry of bundle.md', () => {
+				const rows = [...document.querySelectorAll('.markers-panel .monaco-list-row')];
+				const r = rows.find((e) => e.textContent.includes('include-unresolved'));
+				return r && r.textContent;
+			});
+			fs.writeFileSync(file, saved);
+			await waitFor(page, 'the squiggle to clear', () => editorSquiggles('bundle.md') === 0);
+			return row;
 		});
 
 		if (!failed && env.E2E_SHOT_OK) {

@@ -1,6 +1,7 @@
 // The amplidex extension: it runs `amplidex lsp` for the files of Amplifier
 // collections, shows the effective (merged) profile of the profile being
-// edited, runs `amplidex check` into the Problems panel, shows the
+// edited and what the runtime mounts for the bundle being edited (the
+// composed bundle), runs `amplidex check` into the Problems panel, shows the
 // daemon's state in the status bar (from the language server's
 // amplidex/status notifications) and declares source.fixAll.amplidex for
 // fix on save.
@@ -44,6 +45,21 @@ const mergedProfileRequest = new RequestType<MergedProfileParams, MergedProfile,
 
 const mergedScheme = 'amplidex-merged';
 
+// amplidex/composedBundle: what the runtime mounts for the bundle a
+// document is, or for the bundle of its repository that includes it,
+// composed by the language server over the unsaved buffers, as Markdown.
+interface ComposedBundle {
+	uri: string;
+	bundle: string;
+	text: string;
+	links: { line: number; start: number; end: number; target: string; targetLine?: number }[];
+	refused?: string;
+	incomplete?: boolean;
+}
+const composedBundleRequest = new RequestType<MergedProfileParams, ComposedBundle, void>('amplidex/composedBundle');
+
+const composedScheme = 'amplidex-composed';
+
 // amplidex/status: what answers the editor, sent by the language server
 // once initialized and whenever it changes, to a client whose
 // capabilities hold experimental.amplidexStatus.
@@ -81,8 +97,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 	const statusOutput = vscode.window.createOutputChannel('amplidex status');
 	const checks = vscode.languages.createDiagnosticCollection('amplidex check');
 	const merged = new MergedProfiles(() => client);
+	const composed = new ComposedBundles(() => client);
 	const status = new StatusItem();
-	context.subscriptions.push(output, statusOutput, checks, merged, status);
+	context.subscriptions.push(output, statusOutput, checks, merged, composed, status);
 	const restart = async () => {
 		await stopClient();
 		status.starting();
@@ -93,11 +110,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.workspace.registerTextDocumentContentProvider(mergedScheme, merged),
 		vscode.languages.registerDocumentLinkProvider({ scheme: mergedScheme }, merged),
 		vscode.workspace.onDidChangeTextDocument((e) => merged.sourceChanged(e.document)),
+		vscode.workspace.registerTextDocumentContentProvider(composedScheme, composed),
+		vscode.languages.registerDocumentLinkProvider({ scheme: composedScheme }, composed),
+		vscode.workspace.onDidChangeTextDocument((e) => composed.sourceChanged(e.document)),
+		vscode.workspace.onDidSaveTextDocument((d) => composed.sourceChanged(d)),
+		composed.watchDisk(),
 		vscode.commands.registerCommand('amplidex.restartServer', restart),
 		vscode.commands.registerCommand('amplidex.showStatus', () => showStatus(statusOutput)),
 		vscode.commands.registerCommand('amplidex.showLogs', () => output.show(true)),
 		vscode.commands.registerCommand('amplidex.check', () => checkWorkspace(checks)),
 		vscode.commands.registerCommand('amplidex.showMergedProfile', (uri?: vscode.Uri) => merged.show(uri)),
+		vscode.commands.registerCommand('amplidex.showComposedBundle', (uri?: vscode.Uri) => composed.show(uri)),
 		// Trusted, the workspace's own amplidex.path and amplidex.env
 		// apply (they are restricted settings until then).
 		vscode.workspace.onDidGrantWorkspaceTrust(restart),
@@ -276,6 +299,7 @@ async function startClient(output: vscode.LogOutputChannel, status: StatusItem):
 		// Broad: the server decides what it serves and ignores the rest.
 		documentSelector: [
 			{ scheme: 'file', language: 'markdown' },
+			{ scheme: 'file', language: 'yaml' },
 			{ scheme: 'file', pattern: '**/pyproject.toml' },
 			{ scheme: 'file', pattern: '**/collections.lock' },
 		],
@@ -541,6 +565,120 @@ class MergedProfiles implements vscode.TextDocumentContentProvider, vscode.Docum
 				}
 				col = start + id.length;
 			}
+		}
+		return links;
+	}
+}
+
+// ComposedBundles serves the read-only documents of the
+// amplidex-composed scheme: amplidex-composed:<source path>.composed.md?<source URI>.
+// Each shows what the language server composes for the source (a
+// bundle.md, a behavior, an agent or a context file of a bundle
+// repository), and is asked again, debounced, when a Markdown or YAML
+// file changes (an edit of an included behavior changes its includer's
+// view) or files are created, deleted or renamed.
+class ComposedBundles implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider, vscode.Disposable {
+	private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+	readonly onDidChange = this.changed.event;
+	private readonly last = new Map<string, ComposedBundle>();
+	private timer: NodeJS.Timeout | undefined;
+
+	constructor(private readonly getClient: () => LanguageClient | undefined) {}
+
+	dispose(): void {
+		clearTimeout(this.timer);
+		this.changed.dispose();
+	}
+
+	static uriFor(source: vscode.Uri): vscode.Uri {
+		return vscode.Uri.from({ scheme: composedScheme, path: source.path + '.composed.md', query: source.toString() });
+	}
+
+	async show(uri?: vscode.Uri): Promise<void> {
+		let source = uri ?? vscode.window.activeTextEditor?.document.uri;
+		if (source?.scheme === composedScheme) {
+			source = vscode.Uri.parse(source.query);
+		}
+		if (!source || source.scheme !== 'file' || !/\.(md|ya?ml)$/i.test(source.fsPath)) {
+			void vscode.window.showWarningMessage('amplidex: open a bundle.md, a behavior or another file of a bundle repository to see its composed bundle.');
+			return;
+		}
+		const target = ComposedBundles.uriFor(source);
+		const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
+		if (open) {
+			this.changed.fire(target);
+		}
+		const doc = open ?? (await vscode.workspace.openTextDocument(target));
+		await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: true });
+	}
+
+	async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+		const c = this.getClient();
+		if (!c || !c.isRunning()) {
+			return '# amplidex: the language server is not running.\n';
+		}
+		try {
+			const res = await c.sendRequest(composedBundleRequest, { textDocument: { uri: uri.query } }, token);
+			this.last.set(uri.toString(), res);
+			return res.text;
+		} catch (err) {
+			this.last.delete(uri.toString());
+			return `# amplidex: ${err instanceof Error ? err.message : String(err)}\n`;
+		}
+	}
+
+	// sourceChanged refreshes the open composed bundles, 300 ms after the
+	// last edit of a Markdown or YAML file.
+	sourceChanged(doc: vscode.TextDocument): void {
+		if (doc.uri.scheme !== 'file' || !/\.(md|ya?ml)$/i.test(doc.uri.fsPath)) {
+			return;
+		}
+		this.refreshAll();
+	}
+
+	// watchDisk refreshes the open composed bundles when a Markdown or
+	// YAML file is created, changed or deleted on disk, by VS Code or
+	// anything else (a checkout, a terminal).
+	watchDisk(): vscode.Disposable {
+		const w = vscode.workspace.createFileSystemWatcher('**/*.{md,yaml,yml}');
+		w.onDidCreate(() => this.refreshAll());
+		w.onDidChange(() => this.refreshAll());
+		w.onDidDelete(() => this.refreshAll());
+		return w;
+	}
+
+	// refreshAll asks again for every open composed bundle, 300 ms from
+	// now.
+	refreshAll(): void {
+		clearTimeout(this.timer);
+		this.timer = setTimeout(() => {
+			for (const d of vscode.workspace.textDocuments) {
+				if (d.uri.scheme === composedScheme) {
+					this.changed.fire(d.uri);
+				}
+			}
+		}, 300);
+	}
+
+	// provideDocumentLinks makes each origin and file of the view a link
+	// to its file, at its line.
+	provideDocumentLinks(doc: vscode.TextDocument): vscode.DocumentLink[] {
+		const res = this.last.get(doc.uri.toString());
+		if (!res) {
+			return [];
+		}
+		const links: vscode.DocumentLink[] = [];
+		for (const l of res.links) {
+			if (l.line >= doc.lineCount) {
+				continue;
+			}
+			let target = vscode.Uri.parse(l.target);
+			if (l.targetLine) {
+				target = target.with({ fragment: `L${l.targetLine}` });
+			}
+			const link = new vscode.DocumentLink(new vscode.Range(l.line, l.start, l.line, l.end), target);
+			link.tooltip = `Open ${path.basename(target.fsPath)}${l.targetLine ? ` at line ${l.targetLine}` : ''}`;
+			links.push(link);
 		}
 		return links;
 	}
