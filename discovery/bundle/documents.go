@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -22,7 +21,7 @@ var (
 	contributesKeys = keyset{"agents", "context", "skills"}
 
 	skillKeys = keyset{"name", "description", "license", "compatibility", "metadata", "allowed-tools", "version", "model_role", "model", "context", "agent", "disable-model-invocation", "user-invocable", "argument-hint", "hooks"}
-	skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	skillName = lazyRegexp(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 	recipeKeys     = keyset{"name", "description", "version", "author", "created", "updated", "tags", "context", "recursion", "rate_limiting", "steps", "stages", "final_output", "output", "validation", "metadata", "orchestrator"}
 	stageKeys      = keyset{"name", "description", "steps", "approval", "approval_required", "approval_message", "auto_approve_if", "condition"}
@@ -30,7 +29,7 @@ var (
 	recursionKeys  = keyset{"max_depth", "max_total_steps"}
 	stepTypes      = keyset{"agent", "recipe", "bash"}
 	stepKeys       = keyset{"id", "type", "agent", "mode", "prompt", "provider", "model", "model_role", "provider_preferences", "recipe", "context", "command", "cwd", "env", "output_exit_code", "condition", "foreach", "as", "collect", "max_iterations", "parallel", "while_condition", "max_while_iterations", "break_when", "update_context", "while_steps", "steps", "output", "parse_json", "agent_config", "timeout", "retry", "on_error", "depends_on", "spawn_mode"}
-	semverPattern  = regexp.MustCompile(`^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
+	semverPattern  = lazyRegexp(`^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
 	maxRecipeSteps = 10_000
 )
 
@@ -261,7 +260,7 @@ func (d *doc) skill(root *yaml.Node, m *Map, f *File) *Skill {
 		d.wrongType(nv, sevErr, "name", "a string", "")
 	default:
 		s.Name, s.NameRange = name, d.rangeOf(nv)
-		if !skillName.MatchString(name) || len(name) > 64 {
+		if !skillName().MatchString(name) || len(name) > 64 {
 			d.diags.add(CodeInvalidValue, sevErr, s.NameRange, "a skill's name is lowercase letters, digits and single hyphens, at most 64 characters")
 		} else if name != dir {
 			d.diags.add(CodeNameMismatch, sevWarn, s.NameRange, "the skill is named %s but its directory is %s", quote(name), quote(dir))
@@ -306,7 +305,7 @@ func (d *doc) recipe(root *yaml.Node, m *Map) *Recipe {
 			d.wrongType(v, sevErr, key, "a string", "")
 		case strings.TrimSpace(s) == "" && !skipped:
 			d.diags.add(CodeInvalidValue, sevErr, d.rangeOf(v), "%s is empty", key)
-		case key == "version" && !semverPattern.MatchString(s):
+		case key == "version" && !semverPattern().MatchString(s):
 			d.diags.add(CodeInvalidValue, sevErr, d.rangeOf(v), "version %s is not semantic (MAJOR.MINOR.PATCH, such as 1.0.0)", quote(s))
 		}
 		switch key {

@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"bytes"
-	"regexp"
 	"sort"
 
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -12,7 +11,7 @@ import (
 // (``` at a line start, to the next ``` at a line start) and inline code
 // (single backticks) are removed first; a mention is @ followed by the
 // characters [a-zA-Z0-9_:./~-], unless an e-mail address follows the @.
-var emailAhead = regexp.MustCompile(`^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}`)
+var emailAhead = lazyRegexp(`^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}`)
 
 // fencedBlocks returns the spans the runtime's fenced-code pattern
 // ((?:^|\n)```[^\n]*\n.*?(?:^|\n)```, MULTILINE and DOTALL) removes from
@@ -110,7 +109,7 @@ func findMentions(src []byte, body Span, lines func() *syntax.LineIndex) []Menti
 		if joined[i] != '@' {
 			continue
 		}
-		if emailAhead.Match(joined[i+1:]) {
+		if emailAhead().Match(joined[i+1:]) {
 			continue
 		}
 		j := i + 1

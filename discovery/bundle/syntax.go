@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -221,13 +222,13 @@ type errMultiDoc struct{ line int }
 
 func (e errMultiDoc) Error() string { return "more than one YAML document" }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyRegexp(`^yaml: line (\d+): (.*)$`)
 
 // syntaxError reports a YAML error at the line the parser names.
 func (d *doc) syntaxError(err error) {
 	msg := err.Error()
 	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	} else {
@@ -583,4 +584,10 @@ func blockScalarStart(line []byte) (keyIndent int, ok, bail bool) {
 		return ind, true, false
 	}
 	return 0, false, false
+}
+
+// lazyRegexp compiles expr the first time it is asked for: a process
+// that reads no bundle (a `query` that exits at once) compiles none.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -6,7 +6,6 @@ import (
 	"iter"
 	"math"
 	"math/big"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -278,8 +277,8 @@ func canonical(b *strings.Builder, v any) {
 var (
 	yamlBool  = map[string]bool{"yes": true, "Yes": true, "YES": true, "no": false, "No": false, "NO": false, "true": true, "True": true, "TRUE": true, "false": false, "False": false, "FALSE": false, "on": true, "On": true, "ON": true, "off": false, "Off": false, "OFF": false}
 	yamlNull  = map[string]bool{"": true, "~": true, "null": true, "Null": true, "NULL": true}
-	yamlInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yamlFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	yamlInt   = lazyRegexp(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	yamlFloat = lazyRegexp(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 )
 
 // resolvePlain resolves a plain scalar as PyYAML does.
@@ -298,12 +297,12 @@ func resolvePlain(s string) any {
 	default:
 		return s
 	}
-	if yamlInt.MatchString(s) {
+	if yamlInt().MatchString(s) {
 		if v, ok := parseYAMLInt(s); ok {
 			return v
 		}
 	}
-	if yamlFloat.MatchString(s) {
+	if yamlFloat().MatchString(s) {
 		return Float(parseYAMLFloat(s))
 	}
 	return s

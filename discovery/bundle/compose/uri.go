@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // URI is a bundle source as the runtime's parse_uri reads it.
@@ -19,7 +20,7 @@ type URI struct {
 	Subpath string // the #subdirectory= fragment
 }
 
-var gitPath = regexp.MustCompile(`^([^@]+)(?:@(.+))?$`)
+var gitPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^@]+)(?:@(.+))?$`) })
 
 // ParseURI reads a source as the runtime's parse_uri does.
 func ParseURI(s string) URI {
@@ -36,7 +37,7 @@ func ParseURI(s string) URI {
 		scheme, host, p := splitURL(rest)
 		u.Scheme, u.Host, u.Path = prefix+scheme, host, p
 		if prefix == "git+" {
-			if m := gitPath.FindStringSubmatch(p); m != nil {
+			if m := gitPath().FindStringSubmatch(p); m != nil {
 				u.Path, u.Ref = m[1], m[2]
 				if u.Ref == "" {
 					u.Ref = "main"
