@@ -2,8 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
-	"runtime/debug"
 
 	"github.com/amplidex/amplidex/query/analysis"
 	"github.com/amplidex/amplidex/query/lsp/jsonrpc"
@@ -66,88 +64,28 @@ type ComposedLink struct {
 	TargetLine int    `json:"targetLine,omitempty"`
 }
 
-// composedParams are the params of MethodComposedBundle.
-type composedParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-}
-
-// composedBundle answers MethodComposedBundle on its own goroutine,
-// cancellable by $/cancelRequest. A document that is not open is read
-// from disk.
+// composedBundle answers MethodComposedBundle (see documentRequest).
 func (ss *session) composedBundle(m *jsonrpc.Message) {
-	var p composedParams
-	if err := unmarshalParams(m.Params, &p); err != nil {
-		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
-		return
-	}
 	composer, ok := ss.srv.analyzer.(Composer)
 	if !ok {
 		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m.Method})
 		return
 	}
-	path, err := uriToPath(p.TextDocument.URI)
-	if err != nil {
-		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: m.Method + ": " + err.Error()})
-		return
-	}
-	key := string(m.ID)
-	if _, dup := ss.inflight[key]; dup {
-		ss.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: m.Method + ": id already in use"})
-		return
-	}
-	var text []byte
-	if d, ok := ss.docs[p.TextDocument.URI]; ok {
-		text = d.text
-	}
-	overlay := ss.overlay()
-	ctx, cancel := context.WithCancel(ss.base)
-	ss.inflight[key] = cancel
-	ss.wg.Add(1)
-	go func() {
-		defer ss.wg.Done()
-		defer cancel()
-		end := ss.busy.begin()
-		result, rerr := ss.composed(ctx, composer, p.TextDocument.URI, path, text, overlay)
-		end()
-		if ctx.Err() != nil && rerr == nil {
-			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeRequestCancelled, Message: m.Method + ": cancelled"}
-		}
-		ss.reply(m.ID, result, rerr)
-		select {
-		case ss.finished <- key:
-		case <-ss.stop:
-		}
-	}()
-}
-
-// composed asks the Composer; a panic becomes an internal error.
-func (ss *session) composed(ctx context.Context, composer Composer, uri, path string, text []byte, overlay map[string][]byte) (result *ComposedBundle, rerr *jsonrpc.Error) {
-	defer func() {
-		if p := recover(); p != nil {
-			ss.log.Error("lsp: "+MethodComposedBundle+" failed", "path", path, "panic", p, "stack", string(debug.Stack()))
-			result, rerr = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error: %v", MethodComposedBundle, p)}
-		}
-	}()
-	if text == nil {
-		b, err := readFileLimited(path, 16<<20)
+	ss.documentRequest(m, nil, func(ctx context.Context, uri, path string, text []byte, overlay map[string][]byte) (any, *jsonrpc.Error) {
+		v, err := composer.ComposedBundle(ctx, path, text, overlay)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: MethodComposedBundle + ": " + err.Error()}
 		}
-		text = b
-	}
-	v, err := composer.ComposedBundle(ctx, path, text, overlay)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: MethodComposedBundle + ": " + err.Error()}
-	}
-	if v == nil {
-		return nil, nil
-	}
-	res := &ComposedBundle{URI: uri, Bundle: pathToURI(v.Bundle), Text: v.Text, Links: make([]ComposedLink, 0, len(v.Links)),
-		Refused: v.Refused, Incomplete: v.Incomplete}
-	for _, l := range v.Links {
-		res.Links = append(res.Links, ComposedLink{Line: l.Line, Start: l.Start, End: l.End, Target: pathToURI(l.Path), TargetLine: l.TargetLine})
-	}
-	return res, nil
+		if v == nil {
+			return nil, nil
+		}
+		res := &ComposedBundle{URI: uri, Bundle: pathToURI(v.Bundle), Text: v.Text, Links: make([]ComposedLink, 0, len(v.Links)),
+			Refused: v.Refused, Incomplete: v.Incomplete}
+		for _, l := range v.Links {
+			res.Links = append(res.Links, ComposedLink{Line: l.Line, Start: l.Start, End: l.End, Target: pathToURI(l.Path), TargetLine: l.TargetLine})
+		}
+		return res, nil
+	})
 }
 
 // ComposedBundle implements Composer: bundle repositories are composed
