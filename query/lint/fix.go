@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
 	"github.com/amplidex/amplidex/discovery/bundle"
@@ -130,88 +129,6 @@ func WriteDiff(w io.Writer, fixes []FileFix) {
 	for _, f := range fixes {
 		name := filepath.ToSlash(query.DisplayPath(wd, f.Path))
 		fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", name, name)
-		io.WriteString(w, unifiedHunks(splitLines(f.old), splitLines(f.new)))
+		io.WriteString(w, syntax.UnifiedDiff(f.old, f.new))
 	}
-}
-
-// splitLines splits text into lines, each with its newline (the last may
-// have none).
-func splitLines(b []byte) []string {
-	return slices.Collect(strings.Lines(string(b)))
-}
-
-// unifiedHunks returns the hunks of a unified diff from a to b. Fixes
-// rewrite lines and never add or remove one, so lines are matched by
-// their number: each run of lines that differ is a change, shown with
-// diffContext lines around it, and changes whose context touches are one
-// hunk. Should the counts differ, the tail of the longer is a change too.
-func unifiedHunks(a, b []string) string {
-	n := max(len(a), len(b))
-	differs := func(i int) bool { return i >= len(a) || i >= len(b) || a[i] != b[i] }
-	var out strings.Builder
-	for i := 0; i < n; {
-		if !differs(i) {
-			i++
-			continue
-		}
-		// A hunk: from diffContext lines before the first change to
-		// diffContext lines after the last change it takes in.
-		start := max(0, i-diffContext)
-		end := i
-		for j := i; j < n; j++ {
-			if differs(j) {
-				end = j + 1
-			} else if j >= end+2*diffContext {
-				break
-			}
-		}
-		stop := min(n, end+diffContext)
-		// Each run of changed lines shows its old lines, then its new ones.
-		var body strings.Builder
-		for j := start; j < stop; {
-			if !differs(j) {
-				body.WriteString(" " + lineText(a[j]))
-				j++
-				continue
-			}
-			k := j
-			for k < stop && differs(k) {
-				k++
-			}
-			for x := j; x < k && x < len(a); x++ {
-				body.WriteString("-" + lineText(a[x]))
-			}
-			for x := j; x < k && x < len(b); x++ {
-				body.WriteString("+" + lineText(b[x]))
-			}
-			j = k
-		}
-		oldCount := min(stop, len(a)) - min(start, len(a))
-		newCount := min(stop, len(b)) - min(start, len(b))
-		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(start, oldCount), hunkRange(start, newCount))
-		out.WriteString(body.String())
-		i = stop
-	}
-	return out.String()
-}
-
-// lineText is a line of a diff's body: with its newline, or with the
-// marker of a file that does not end in one.
-func lineText(l string) string {
-	if strings.HasSuffix(l, "\n") {
-		return l
-	}
-	return l + "\n\\ No newline at end of file\n"
-}
-
-// hunkRange writes a hunk's start and count as unified diffs do: 1-based,
-// the count left out when it is 1.
-func hunkRange(start, count int) string {
-	if count == 1 {
-		return fmt.Sprint(start + 1)
-	}
-	if count == 0 {
-		return fmt.Sprintf("%d,0", start)
-	}
-	return fmt.Sprintf("%d,%d", start+1, count)
 }

@@ -1,10 +1,8 @@
 package migrate_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -14,101 +12,6 @@ import (
 	"github.com/amplidex/amplidex/discovery/bundle/migrate"
 	"github.com/amplidex/amplidex/discovery/syntax"
 )
-
-// apply applies the hunks of a unified diff (no file headers) to a; it
-// fails on a hunk whose header does not count its lines, or whose
-// removed and kept lines are not a's.
-func apply(a []string, diff string) ([]string, error) {
-	var out []string
-	next := 0 // the next line of a not yet copied
-	lines := strings.SplitAfter(diff, "\n")
-	for i := 0; i < len(lines) && lines[i] != ""; {
-		h := lines[i]
-		var oldStart, oc, nc int
-		if !strings.HasPrefix(h, "@@ -") {
-			return nil, fmt.Errorf("line %d: %q is no hunk header", i, h)
-		}
-		parts := strings.Fields(h)
-		parse := func(s string) (int, int) {
-			start, count, ok := strings.Cut(s[1:], ",")
-			st, _ := strconv.Atoi(start)
-			c := 1
-			if ok {
-				c, _ = strconv.Atoi(count)
-			}
-			return st, c
-		}
-		oldStart, oc = parse(parts[1])
-		_, nc = parse(parts[2])
-		from := oldStart - 1
-		if oc == 0 {
-			from = oldStart
-		}
-		if from < next {
-			return nil, fmt.Errorf("hunk %q overlaps", h)
-		}
-		out = append(out, a[next:from]...)
-		next = from
-		i++
-		gotOld, gotNew := 0, 0
-		for i < len(lines) && lines[i] != "" && !strings.HasPrefix(lines[i], "@@") {
-			l := lines[i]
-			i++
-			text := l[1:]
-			if i < len(lines) && lines[i] == "\\ No newline at end of file\n" {
-				text = strings.TrimSuffix(text, "\n")
-				i++
-			}
-			switch l[0] {
-			case ' ', '-':
-				if next >= len(a) || a[next] != text {
-					return nil, fmt.Errorf("hunk %q: line %d is %q, not %q", h, next, a[min(next, len(a)-1)], text)
-				}
-				next++
-				gotOld++
-				if l[0] == ' ' {
-					out = append(out, text)
-					gotNew++
-				}
-			case '+':
-				out = append(out, text)
-				gotNew++
-			default:
-				return nil, fmt.Errorf("hunk %q: line %q", h, l)
-			}
-		}
-		if gotOld != oc || gotNew != nc {
-			return nil, fmt.Errorf("hunk %q counts %d,%d; holds %d,%d", h, oc, nc, gotOld, gotNew)
-		}
-	}
-	return append(out, a[next:]...), nil
-}
-
-// FuzzDiff: the diff between any two texts, applied to the first, gives
-// the second.
-func FuzzDiff(f *testing.F) {
-	for _, s := range [][2]string{
-		{"a\nb\nc\n", "a\nc\n"}, {"", "x\n"}, {"x\n", ""}, {"a\nb", "a\nb\n"},
-		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\nX\n4\n5\n6\n7\n8\nY\n10\n"},
-		{"same\n", "same\n"}, {"a\na\na\n", "a\nb\na\n"},
-	} {
-		f.Add(s[0], s[1])
-	}
-	f.Fuzz(func(t *testing.T, a, b string) {
-		al, bl := migrate.Lines([]byte(a)), migrate.Lines([]byte(b))
-		d := migrate.Unified(al, bl)
-		if a == b && d != "" {
-			t.Fatalf("a diff of equal texts: %q", d)
-		}
-		got, err := apply(al, d)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, d)
-		}
-		if strings.Join(got, "") != b {
-			t.Fatalf("applied: %q, want %q\n%s", strings.Join(got, ""), b, d)
-		}
-	})
-}
 
 // FuzzManifest reads any MIGRATION.md: no panic, and what it accepts
 // names only paths inside a directory.

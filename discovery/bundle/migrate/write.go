@@ -261,7 +261,7 @@ func (p *Plan) Diff(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(&b, "--- %s\n+++ %s\n", from, to)
-		b.WriteString(unified(lines(c.Old), lines(c.New)))
+		b.WriteString(syntax.UnifiedDiff(c.Old, c.New))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
