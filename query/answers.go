@@ -324,10 +324,10 @@ func withBundleDiagnostics(res *DiagnosticsResult, b *bundlecat.View, p Diagnost
 		return res
 	}
 	var add []diag.Diagnostic
-	for _, d := range b.Check(repo).Diagnostics {
-		if p.Path == "" || syntax.Within(d.Path, filepath.Clean(p.Path)) {
-			add = append(add, d)
-		}
+	if p.Path == "" {
+		add, _ = b.Check(repo).Report()
+	} else {
+		add, _ = b.Check(repo).Report(filepath.Clean(p.Path))
 	}
 	if len(add) == 0 {
 		return res

@@ -141,8 +141,8 @@ func TestBundleSubscription(t *testing.T) {
 
 // TestBundleDiagnostics: `diagnostics` asked from a bundle repository
 // lists what check reports there beside the project's collections, below
-// a path when given, and a save is in the next answer; asked without the
-// place, it lists none of them.
+// a path when given, its suppression comments applied, and a save is in
+// the next answer; asked without the place, it lists none of them.
 func TestBundleDiagnostics(t *testing.T) {
 	e := newEnv(t)
 	scope := e.bundleRepo()
@@ -185,6 +185,10 @@ func TestBundleDiagnostics(t *testing.T) {
 	}
 	if got := ask(query.Common{}, ""); len(got) != 0 {
 		t.Errorf("without the place: %v", got)
+	}
+	e.write(base, "bundle: {name: app-base}\ntols:  # amplidex: ignore[bundle/unknown-key]\n  - module: tool-0\n")
+	if got := ask(in, ""); len(got) != 0 {
+		t.Errorf("with a suppression comment: %v", got)
 	}
 	e.write(base, "bundle: {name: app-base}\ntools:\n  - module: tool-0\n")
 	if got := ask(in, ""); len(got) != 0 {

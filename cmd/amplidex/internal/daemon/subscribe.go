@@ -276,7 +276,8 @@ func (f *follower) bundleChanges(v *bundlecat.View) []query.FileDiagnostics {
 	}
 	if repo != "" {
 		cur := map[string][]diag.Diagnostic{}
-		for _, d := range v.Check(repo).Diagnostics {
+		ds, _ := v.Check(repo).Report() // suppression comments applied
+		for _, d := range ds {
 			if f.follows(d.Path) {
 				cur[d.Path] = append(cur[d.Path], d)
 			}
