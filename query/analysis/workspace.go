@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
 	"os"
@@ -564,7 +563,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 		}
 	case isBundleAgent(path):
 		doc := schema.ParseDocument(path, text, schema.DocBundleAgent, w.schema)
-		out = append(doc.Diagnostics, mentionDiagnostics(l.set, path, syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
+		out = append(doc.Diagnostics, check.Mentions(l.set, path, syntax.FindMentions(doc.Src, doc.BodyStart, doc.Lines))...)
 	case kind == fileProfile || kind == fileAgent:
 		if l.own != nil && l.own.Facts[l.key] != nil {
 			out, composed = l.fileDiagnostics(), true
@@ -574,8 +573,7 @@ func (w *Workspace) diagnoseIn(l *layered, path string, text []byte) []diag.Diag
 		if kind == fileProfile {
 			k = discovery.KindProfile
 		}
-		f := discovery.AnalyzeFile(path, text, k, w.schema)
-		out = append(slices.Clone(f.Diagnostics), loneRefDiagnostics(l.set, path, f)...)
+		out, composed = check.Lone(l.set, path, text, k, w.schema), true
 	case kind == filePyproject:
 		switch {
 		case l.own != nil && l.own.Pyproject == l.key:
@@ -634,50 +632,6 @@ func looksLikeCollection(path string, text []byte) bool {
 	}
 	shape.Pyproject = path
 	return shape.Marked(text)
-}
-
-// loneRefDiagnostics checks the references of a file no collection holds:
-// only qualified names can resolve.
-func loneRefDiagnostics(set *resolve.Set, path string, f *discovery.Facts) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	if f.Extends != nil {
-		if _, err := set.ResolveProfile(f.Extends.Value, nil); err != nil {
-			out = append(out, diag.Diagnostic{Code: diag.CodeExtendsUnresolved, Severity: diag.SeverityError,
-				Path: path, Range: f.Extends.Range, Message: fmt.Sprintf("extends %q does not resolve: %v", f.Extends.Value, err)})
-		}
-	}
-	for _, a := range f.Agents {
-		if _, _, ok := set.ResolveAgent(a.Value, nil); !ok {
-			out = append(out, diag.Diagnostic{Code: diag.CodeAgentUnknown, Severity: diag.SeverityError,
-				Path: path, Range: a.Range, Message: fmt.Sprintf("agent %q does not exist in any collection", a.Value)})
-		}
-	}
-	return append(out, mentionDiagnostics(set, path, f.Mentions)...)
-}
-
-// mentionDiagnostics checks @collection:path mentions.
-func mentionDiagnostics(set *resolve.Set, path string, ms []syntax.Mention) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, m := range ms {
-		_, err := set.ResolveMention(m)
-		switch {
-		case err == nil:
-		case escapesPath(m.Path):
-			out = append(out, diag.Diagnostic{Code: diag.CodeMentionEscapes, Severity: diag.SeverityError,
-				Path: path, Range: m.Range, Message: fmt.Sprintf("@%s leaves collection %s (\"..\" is not allowed)", m.Text(), m.Collection)})
-		default:
-			out = append(out, diag.Diagnostic{Code: diag.CodeMentionUnresolved, Severity: diag.SeverityError,
-				Path: path, Range: m.Range, Message: fmt.Sprintf("@%s does not resolve: %v", m.Text(), err)})
-		}
-	}
-	return out
-}
-
-func escapesPath(p string) bool {
-	if strings.HasPrefix(p, "/") {
-		return true
-	}
-	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 // lockDiagnostics returns the diagnostics of the lock file at path,

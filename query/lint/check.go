@@ -13,10 +13,10 @@ import (
 	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
+	"github.com/amplidex/amplidex/discovery/check"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/lock"
-	"github.com/amplidex/amplidex/discovery/schema"
-	"github.com/amplidex/amplidex/discovery/suppress"
+	"github.com/amplidex/amplidex/discovery/resolve"
 	"github.com/amplidex/amplidex/discovery/syntax"
 	"github.com/amplidex/amplidex/query"
 )
@@ -347,7 +347,7 @@ func (ck *checker) checkPlan(ws *Workspace, cat *catalog.Catalog, p *planner, wi
 			add(ds, nil)
 		case t.lone != "":
 			res.files[t.lone] = true
-			ds, err := checkLoneFile(ws, t.lone)
+			ds, err := checkLoneFile(ws, view.Set, t.lone)
 			if err != nil {
 				return checkResult{}, err
 			}
@@ -717,24 +717,23 @@ func checkLock(path string) ([]diag.Diagnostic, error) {
 }
 
 // checkLoneFile checks one file that no collection holds, its kind told by
-// its name and directory. path is absolute. Only a regular file of at most
-// the document limit is read: a FIFO, a device or a link to one named on
-// the command line is a usage error naming it, never a hang. Its
-// suppression comments apply. (A bundle repository's files are checked
-// with their repository: see checkBundles.)
-func checkLoneFile(ws *Workspace, path string) ([]diag.Diagnostic, error) {
+// its name and directory, as the editor does (check.Lone: its own
+// problems, its qualified references over set, its suppression
+// comments). path is absolute. Only a regular file of at most the
+// document limit is read: a FIFO, a device or a link to one named on the
+// command line is a usage error naming it, never a hang. (A bundle
+// repository's files are checked with their repository: see
+// checkBundles.)
+func checkLoneFile(ws *Workspace, set *resolve.Set, path string) ([]diag.Diagnostic, error) {
 	src, err := syntax.ReadFile(path, syntax.DefaultMaxFileSize)
 	if err != nil {
 		return nil, usageErrorf("check: %v", err)
 	}
-	kind := schema.DocAgent // agents/*.md
+	kind := discovery.KindAgent // agents/*.md
 	if filepath.Base(filepath.Dir(path)) == "profiles" {
-		kind = schema.DocProfile
+		kind = discovery.KindProfile
 	}
-	ds := schema.ParseDocument(path, src, kind, ws.SchemaOptions()).Diagnostics
-	// A file no collection holds has its comments applied here, by the
-	// rule a View applies to a collection's.
-	return suppress.File(path, src, ds), nil
+	return check.Lone(set, path, src, kind, ws.SchemaOptions()), nil
 }
 
 // existsAt reports whether there is anything at p, of any type, a
