@@ -19,8 +19,9 @@ import (
 
 // Completion in a bundle repository's documents beyond include sources
 // and agent names: the keys the strict schema of the document's kind
-// accepts in the mapping at the cursor, the repository's context files
-// in context.include and after an @ in a Markdown body, and the module
+// accepts in the mapping at the cursor, the context files of the
+// repository (and of the bundles it includes) in context.include and
+// after an @ in a Markdown body, and the module
 // ids the repository's compositions know after module:. Like the rest
 // of bundle completion, it reads the check of the repository over the
 // buffers, the line being typed left out.
@@ -128,7 +129,7 @@ func (w *Workspace) bundleKeyOrPath(b *bundleDoc, lines *syntax.LineIndex, first
 func (w *Workspace) contextItems(b *bundleDoc, lines *syntax.LineIndex, rng diag.Range) []query.CompletionItem {
 	res := w.checkBundle(b.without(lines, rng.Start.Line))
 	var items []query.CompletionItem
-	for _, label := range contextLabels(res, b.path) {
+	for _, label := range contextLabels(res, b.files, b.path) {
 		r := rng
 		items = append(items, query.CompletionItem{Label: label.text, Kind: query.CompletionFile, Detail: label.path, Replace: &r})
 	}
@@ -137,10 +138,20 @@ func (w *Workspace) contextItems(b *bundleDoc, lines *syntax.LineIndex, rng diag
 
 type contextLabel struct{ text, path string }
 
+// maxContextListed bounds the context files listed of the namespaces
+// outside the repository, and maxContextDepth the directories walked
+// below their context/.
+const (
+	maxContextListed = 1000
+	maxContextDepth  = 4
+)
+
 // contextLabels names the repository's context files as ns:path (each
 // namespace of the document at path that holds them) and relative to
-// the document's directory, sorted.
-func contextLabels(res *check.Result, path string) []contextLabel {
+// the document's directory, and the Markdown files of context/ of the
+// namespaces outside the repository (a bundle it includes) as ns:path;
+// sorted.
+func contextLabels(res *check.Result, files compose.Files, path string) []contextLabel {
 	nss := bundleNamespaces(res, path)
 	var out []contextLabel
 	seen := map[string]bool{}
@@ -163,6 +174,33 @@ func contextLabels(res *check.Result, path string) []contextLabel {
 			add(filepath.ToSlash(rel), f.Path)
 		}
 	}
+	listed := 0
+	var walk func(ns, dir, rel string, depth int)
+	walk = func(ns, dir, rel string, depth int) {
+		names, _ := files.List(dir)
+		for _, name := range names {
+			if listed >= maxContextListed || strings.HasPrefix(name, ".") {
+				return
+			}
+			p := filepath.Join(dir, name)
+			switch files.Stat(p) {
+			case compose.Directory:
+				if depth < maxContextDepth {
+					walk(ns, p, rel+name+"/", depth+1)
+				}
+			case compose.RegularFile:
+				if strings.EqualFold(filepath.Ext(name), ".md") {
+					listed++
+					add(ns+":"+rel+name, p)
+				}
+			}
+		}
+	}
+	for _, n := range nss {
+		if !within(n.Dir, res.Repo.Root) {
+			walk(n.Name, filepath.Join(n.Dir, "context"), "context/", 0)
+		}
+	}
 	slices.SortFunc(out, func(a, b contextLabel) int { return strings.Compare(a.text, b.text) })
 	return out
 }
@@ -178,7 +216,7 @@ func (w *Workspace) bundleMention(b *bundleDoc, lines *syntax.LineIndex, pos dia
 	rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: syntax.UTF16Len(before[:at+1])}, End: pos}
 	res := w.checkBundle(b)
 	var items []query.CompletionItem
-	for _, label := range contextLabels(res, b.path) {
+	for _, label := range contextLabels(res, b.files, b.path) {
 		if !strings.Contains(label.text, ":") {
 			continue // a mention is always namespaced
 		}

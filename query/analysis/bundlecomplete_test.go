@@ -15,8 +15,8 @@ import (
 
 // TestBundleCompletion: in the documents of a bundle repository, the
 // keys the strict schema accepts at the cursor's mapping (less those
-// written), the repository's context files in context.include and after
-// an @ in a body, and after module: the module ids of the section that
+// written), the context files of the repository and of a bundle it
+// includes in context.include and after an @ in a body, and after module: the module ids of the section that
 // the repository's bundles and what they include mount.
 func TestBundleCompletion(t *testing.T) {
 	dir := unpack(t, "bundlecomplete.txtar")
@@ -46,13 +46,13 @@ func TestBundleCompletion(t *testing.T) {
 		{name: "keys of a module entry", file: "behaviors/review.yaml", old: "hooks:\n", new: "  - |\nhooks:\n",
 			want: []string{"module", "source", "config"}, wrong: []string{"bundle", "tools"}},
 		{name: "context paths", file: "behaviors/review.yaml", old: "    - demo:context/guide.md\n", new: "    - demo:context/guide.md\n    - |\n",
-			want: []string{"demo:context/guide.md", "demo:context/deep/rules.md", "../context/deep/rules.md"}, wrong: []string{"demo:agents/reviewer.md", "demo:behaviors/review"}},
+			want: []string{"demo:context/guide.md", "demo:context/deep/rules.md", "../context/deep/rules.md", "lib:context/shared.md"}, wrong: []string{"demo:agents/reviewer.md", "demo:behaviors/review"}},
 		{name: "tool ids", file: "behaviors/review.yaml", old: "hooks:\n", new: "  - module: t|\nhooks:\n",
 			want: []string{"tool-filesystem", "tool-grep", "tool-web"}, wrong: []string{"hooks-logging", "loop-careful", "t"}},
 		{name: "orchestrator ids", file: "bundle.md", old: "tools:\n", new: "session:\n  orchestrator:\n    module: |\ntools:\n",
 			want: []string{"loop-careful"}, wrong: []string{"tool-filesystem", "hooks-logging"}},
 		{name: "a mention", file: "bundle.md", old: "See @demo:context/guide.md", new: "See @demo:c|",
-			want: []string{"demo:context/guide.md", "demo:context/deep/rules.md"}, wrong: []string{"context/guide.md", "demo:agents/reviewer.md"}},
+			want: []string{"demo:context/guide.md", "demo:context/deep/rules.md", "lib:context/shared.md"}, wrong: []string{"context/guide.md", "demo:agents/reviewer.md"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(repo, tc.file)
