@@ -30,6 +30,8 @@ func TestBundleCompletion(t *testing.T) {
 		// old is replaced by new in the file, where | is the cursor.
 		old, new    string
 		want, wrong []string
+		// detail holds what the detail of a label says, in part.
+		detail map[string]string
 	}{
 		{name: "keys of a behavior", file: "behaviors/review.yaml", old: "tools:\n", new: "sp|\ntools:\n",
 			want: []string{"spawn", "providers", "agents", "includes"}, wrong: []string{"bundle", "session", "tools", "hooks", "context", "meta"}},
@@ -48,9 +50,11 @@ func TestBundleCompletion(t *testing.T) {
 		{name: "context paths", file: "behaviors/review.yaml", old: "    - demo:context/guide.md\n", new: "    - demo:context/guide.md\n    - |\n",
 			want: []string{"demo:context/guide.md", "demo:context/deep/rules.md", "../context/deep/rules.md", "lib:context/shared.md"}, wrong: []string{"demo:agents/reviewer.md", "demo:behaviors/review"}},
 		{name: "tool ids", file: "behaviors/review.yaml", old: "hooks:\n", new: "  - module: t|\nhooks:\n",
-			want: []string{"tool-filesystem", "tool-grep", "tool-web"}, wrong: []string{"hooks-logging", "loop-careful", "t"}},
+			want: []string{"tool-filesystem", "tool-grep", "tool-web"}, wrong: []string{"hooks-logging", "loop-careful", "t"},
+			detail: map[string]string{"tool-web": filepath.Join(dir, "lib", "bundle.md") + ":6", "tool-grep": "behaviors/review.yaml:9"}},
 		{name: "orchestrator ids", file: "bundle.md", old: "tools:\n", new: "session:\n  orchestrator:\n    module: |\ntools:\n",
-			want: []string{"loop-careful"}, wrong: []string{"tool-filesystem", "hooks-logging"}},
+			want: []string{"loop-careful"}, wrong: []string{"tool-filesystem", "hooks-logging"},
+			detail: map[string]string{"loop-careful": "session.orchestrator — behaviors/review.yaml:7"}},
 		{name: "a mention", file: "bundle.md", old: "See @demo:context/guide.md", new: "See @demo:c|",
 			want: []string{"demo:context/guide.md", "demo:context/deep/rules.md", "lib:context/shared.md"}, wrong: []string{"context/guide.md", "demo:agents/reviewer.md"}},
 	} {
@@ -68,6 +72,9 @@ func TestBundleCompletion(t *testing.T) {
 			var got []string
 			for _, it := range w.Complete(context.Background(), path, []byte(text), nil, pos) {
 				got = append(got, it.Label)
+				if want, ok := tc.detail[it.Label]; ok && !strings.Contains(it.Detail, want) {
+					t.Errorf("the detail of %s is %q, not of %q", it.Label, it.Detail, want)
+				}
 			}
 			for _, l := range tc.want {
 				if !slices.Contains(got, l) {
