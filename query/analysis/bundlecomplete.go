@@ -47,8 +47,16 @@ func (w *Workspace) bundleCompleteMore(b *bundleDoc, text []byte, pos diag.Posit
 	}
 	before := lines.Line(pos.Line)[:lines.PositionOffset(pos)-lines.LineStart(pos.Line)]
 	y := parseYAMLLine(before)
+	if y.item {
+		// An item of context.include; "- demo:" reads as a key.
+		if path, ok := frontPath(lines, first, pos.Line, y.indent, true); ok && slices.Equal(path, []string{"context", "include", schema.ItemStep}) {
+			value := bytes.TrimLeft(before[y.col:], "\"'")
+			rng := diag.Range{Start: diag.Position{Line: pos.Line, Character: syntax.UTF16Len(before[:len(before)-len(value)])}, End: pos}
+			return w.contextItems(b, lines, rng), true
+		}
+	}
 	if y.key == "" {
-		return w.bundleKeyOrPath(b, lines, first, last, pos, before, y)
+		return w.bundleKey(b, lines, first, last, pos, before)
 	}
 	if y.key != "module" {
 		return nil, false
@@ -71,18 +79,10 @@ func (w *Workspace) bundleCompleteMore(b *bundleDoc, text []byte, pos diag.Posit
 	return items, true
 }
 
-// bundleKeyOrPath offers, on a line with no key yet, the keys of the
-// schema at the cursor's mapping (those not written in it), or a context
-// file in an item of context.include.
-func (w *Workspace) bundleKeyOrPath(b *bundleDoc, lines *syntax.LineIndex, first, last int, pos diag.Position, before []byte, y yamlLine) ([]query.CompletionItem, bool) {
+// bundleKey offers, on a line with no key yet, the keys of the schema
+// at the cursor's mapping that are not written in it.
+func (w *Workspace) bundleKey(b *bundleDoc, lines *syntax.LineIndex, first, last int, pos diag.Position, before []byte) ([]query.CompletionItem, bool) {
 	n := pos.Line
-	if y.item {
-		if path, ok := frontPath(lines, first, n, y.indent, true); ok && slices.Equal(path, []string{"context", "include", schema.ItemStep}) {
-			value := bytes.TrimLeft(before[y.col:], "\"'")
-			start := len(before) - len(value)
-			return w.contextItems(b, lines, diag.Range{Start: diag.Position{Line: n, Character: syntax.UTF16Len(before[:start])}, End: pos}), true
-		}
-	}
 	// A key being typed: indentation, maybe a dash, then a word.
 	word := len(before)
 	for word > 0 && isKeyByte(before[word-1]) {

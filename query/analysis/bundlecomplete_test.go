@@ -49,6 +49,8 @@ func TestBundleCompletion(t *testing.T) {
 			want: []string{"module", "source", "config"}, wrong: []string{"bundle", "tools"}},
 		{name: "context paths", file: "behaviors/review.yaml", old: "    - demo:context/guide.md\n", new: "    - demo:context/guide.md\n    - |\n",
 			want: []string{"demo:context/guide.md", "demo:context/deep/rules.md", "../context/deep/rules.md", "lib:context/shared.md"}, wrong: []string{"demo:agents/reviewer.md", "demo:behaviors/review"}},
+		{name: "context paths of a namespace", file: "behaviors/review.yaml", old: "    - demo:context/guide.md\n", new: "    - demo:context/guide.md\n    - demo:|\n",
+			want: []string{"demo:context/deep/rules.md", "lib:context/shared.md"}, wrong: []string{"demo:agents/reviewer.md"}},
 		{name: "tool ids", file: "behaviors/review.yaml", old: "hooks:\n", new: "  - module: t|\nhooks:\n",
 			want: []string{"tool-filesystem", "tool-grep", "tool-web"}, wrong: []string{"hooks-logging", "loop-careful", "t"},
 			detail: map[string]string{"tool-web": filepath.Join(dir, "lib", "bundle.md") + ":6", "tool-grep": "behaviors/review.yaml:9"}},
