@@ -118,7 +118,7 @@ func (w *Workspace) bundleKey(b *bundleDoc, lines *syntax.LineIndex, first, last
 		}
 		r := rng
 		items = append(items, query.CompletionItem{Label: k, InsertText: k + ": ", Kind: query.CompletionProperty,
-			Detail: b.kind.String() + " " + dotted(append(slices.Clip(path), k)), Replace: &r})
+			Detail: b.kind.String() + ": " + dotted(append(slices.Clip(path), k)), Replace: &r})
 	}
 	return items, true
 }
