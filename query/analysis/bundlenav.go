@@ -140,8 +140,12 @@ func namespaceOf(c *compose.Composition, p string) string {
 // item (ns:path of the bundles of the repository and of every namespace
 // the document's composition knows, the known bundles' names, and the
 // repository's bundles relative to the document), and agent names in
-// agents.include (ns:NAME of every agents/NAME.md of those namespaces).
+// agents.include (ns:NAME of every agents/NAME.md of those namespaces);
+// keys, context paths and module ids are bundleCompleteMore's.
 func (w *Workspace) bundleComplete(b *bundleDoc, text []byte, pos diag.Position) []query.CompletionItem {
+	if items, ok := w.bundleCompleteMore(b, text, pos); ok {
+		return items
+	}
 	lines := syntax.NewLineIndex(text)
 	if pos.Line < 0 || pos.Line >= lines.Lines() {
 		return nil

@@ -239,3 +239,31 @@ func TestBundleNavigation(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleKeyCompletion: completion on a key being typed in a
+// behavior offers the keys a bundle takes that the behavior does not
+// have yet.
+func TestBundleKeyCompletion(t *testing.T) {
+	c, repo := bundleServer(t)
+	c.initialize()
+	path := filepath.Join(repo, "behaviors/review.yaml")
+	uri := lsp.PathToURI(path)
+	c.open(uri, strings.Replace(read(t, path), "agents:\n", "to\nagents:\n", 1))
+	r := c.call("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"position": map[string]any{"line": 4, "character": 2}})
+	var list struct {
+		Items []struct {
+			Label string `json:"label"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(r.Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range list.Items {
+		got = append(got, it.Label)
+	}
+	if !slices.Contains(got, "tools") || !slices.Contains(got, "spawn") || slices.Contains(got, "agents") || slices.Contains(got, "bundle") {
+		t.Errorf("completion of a behavior's key offers %q, want tools and spawn and neither agents nor bundle", got)
+	}
+}
