@@ -260,6 +260,9 @@ func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, o
 	if kindOf(path) == fileOther {
 		return nil
 	}
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleCodeActions(ctx, b, text, rng)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
