@@ -103,4 +103,3 @@ func sortEdits(edits []query.TextEdit) {
 		}
 	}
 }
-
