@@ -27,6 +27,12 @@ func bundleFile(res *check.Result, b *bundleDoc) *bundle.File {
 	return nil
 }
 
+// fixesOf returns the fixes of f's diagnostics that need no choice, its
+// own and those of the check's diagnostics.
+func fixesOf(res *check.Result, f *bundle.File) []bundle.Fix {
+	return append(slices.Clip(f.Fixes), res.Fixes[f.Path]...)
+}
+
 // bundleFixes returns the diagnostics the check reports of b (its
 // suppression comments applied) that a fix in fixes fixes, each with its
 // fixes, in the diagnostics' order.
@@ -57,7 +63,7 @@ func (w *Workspace) bundleCodeActions(ctx context.Context, b *bundleDoc, text []
 		return nil
 	}
 	reported, _ := res.Report(b.path)
-	ds, fixes := bundleFixes(reported, f.Fixes)
+	ds, fixes := bundleFixes(reported, fixesOf(res, f))
 	lines := syntax.NewLineIndex(text)
 	var out []query.CodeAction
 	for i, d := range ds {
@@ -86,6 +92,8 @@ func bundleFixTitle(x bundle.Fix, text []byte) string {
 		return "Remove the leading `@`"
 	case bundle.CodeIncludesUnderBundle:
 		return "Move `includes:` out of `bundle:`, to the top level"
+	case bundle.CodeMentionPunctuation:
+		return "Write `" + x.Text + "`, so that the runtime reads the mention without the punctuation"
 	}
 	return "Change `" + old + "` to `" + x.Text + "`"
 }
@@ -106,7 +114,7 @@ func (w *Workspace) bundleSafeFixes(ctx context.Context, b *bundleDoc, text []by
 			asked = append(asked, d)
 		}
 	}
-	_, fixes := bundleFixes(asked, f.Fixes)
+	_, fixes := bundleFixes(asked, fixesOf(res, f))
 	var all []bundle.Fix
 	for _, xs := range fixes {
 		all = append(all, xs...)

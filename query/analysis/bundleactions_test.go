@@ -39,8 +39,11 @@ func TestBundleCodeActions(t *testing.T) {
 		text string   // the text after every edit
 	}{
 		{file: "bundle.md",
-			want: []string{"bundle/include-without-bundle-key: Change `behavior:` to `bundle:`, so that the runtime includes the entry"},
-			text: strings.Replace(read(t, filepath.Join(repo, "bundle.md")), "- behavior:", "- bundle:", 1)},
+			want: []string{
+				"bundle/include-without-bundle-key: Change `behavior:` to `bundle:`, so that the runtime includes the entry",
+				"bundle/mention-punctuation: Write `(@demo:agents/reviewer.md).`, so that the runtime reads the mention without the punctuation",
+			},
+			text: strings.NewReplacer("- behavior:", "- bundle:", "as @demo:agents/reviewer.md.", "as (@demo:agents/reviewer.md).").Replace(read(t, filepath.Join(repo, "bundle.md")))},
 		{file: "behaviors/extra.yaml",
 			want: []string{
 				"bundle/includes-under-bundle: Move `includes:` out of `bundle:`, to the top level",
