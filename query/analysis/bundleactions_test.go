@@ -34,26 +34,39 @@ func TestBundleCodeActions(t *testing.T) {
 	w, repo := bundleWorkspace(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		file string
-		want []string // "code: title" of each action
-		text string   // the text after every edit
+		name    string
+		file    string
+		replace []string // the buffer: the file with these replaced
+		want    []string // "code: title" of each action
+		text    string   // the text after every edit
 	}{
-		{file: "bundle.md",
+		{name: "a behavior: key and a trailing dot", file: "bundle.md",
 			want: []string{
 				"bundle/include-without-bundle-key: Change `behavior:` to `bundle:`, so that the runtime includes the entry",
 				"bundle/mention-punctuation: Write `(@demo:agents/reviewer.md).`, so that the runtime reads the mention without the punctuation",
 			},
 			text: strings.NewReplacer("- behavior:", "- bundle:", "as @demo:agents/reviewer.md.", "as (@demo:agents/reviewer.md).").Replace(read(t, filepath.Join(repo, "bundle.md")))},
-		{file: "behaviors/extra.yaml",
+		{name: "includes under bundle: and an @", file: "behaviors/extra.yaml",
 			want: []string{
 				"bundle/includes-under-bundle: Move `includes:` out of `bundle:`, to the top level",
 				"bundle/at-in-yaml: Remove the leading `@`",
 			},
 			text: "bundle:\n  name: extra\n  version: 1.0.0\n  description: More\nincludes:\n  - bundle: demo:behaviors/review\nagents:\n  include:\n    - \"demo:reviewer\"\n"},
+		{name: "a misspelt agent and a misspelt include", file: "bundle.md",
+			replace: []string{"- behavior: demo:behaviors/extra", "- bundle: demo:behaviors/extr", "- demo:reviewer", "- \"demo:reviewr\"", "as @demo:agents/reviewer.md.", "as @demo:agents/reviewer.md"},
+			want: []string{
+				"bundle/include-unresolved: Change `demo:behaviors/extr` to `demo:behaviors/extra`",
+				"bundle/agent-unresolved: Change `demo:reviewr` to `demo:reviewer`",
+			},
+			text: strings.NewReplacer("- behavior: demo:behaviors/extra", "- bundle: demo:behaviors/extra", "- demo:reviewer", "- \"demo:reviewer\"", "as @demo:agents/reviewer.md.", "as @demo:agents/reviewer.md").Replace(read(t, filepath.Join(repo, "bundle.md")))},
+		{name: "a misspelt namespace", file: "behaviors/review.yaml",
+			replace: []string{"agents:", "includes:\n  - demi:behaviors/extra\nagents:"},
+			want:    []string{"bundle/include-unresolved: Change `demi:behaviors/extra` to `demo:behaviors/extra`"},
+			text:    strings.Replace(read(t, filepath.Join(repo, "behaviors/review.yaml")), "agents:", "includes:\n  - demo:behaviors/extra\nagents:", 1)},
 	} {
-		t.Run(tc.file, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(repo, tc.file)
-			text := []byte(read(t, path))
+			text := []byte(strings.NewReplacer(tc.replace...).Replace(read(t, path)))
 			actions := w.CodeActions(ctx, path, text, nil, wholeFile)
 			var got []string
 			var edits []query.TextEdit
@@ -86,9 +99,19 @@ func TestBundleCodeActions(t *testing.T) {
 		})
 	}
 
+	// A name near two agents is the author's choice.
+	path := filepath.Join(repo, "behaviors/review.yaml")
+	text := []byte(strings.Replace(read(t, path), "- demo:reviewer", "- demo:helper-c", 1))
+	if ds := w.Diagnose(ctx, path, text, nil); len(ds) != 1 || ds[0].Code != "bundle/agent-unresolved" {
+		t.Errorf("diagnostics %v, want the agent unresolved", ds)
+	}
+	if got := w.CodeActions(ctx, path, text, nil, wholeFile); len(got) != 0 {
+		t.Errorf("actions for a name near two: %+v", got)
+	}
+
 	// Only the diagnostics in the range asked about: the second line of
 	// the behavior has none.
-	path := filepath.Join(repo, "behaviors/extra.yaml")
+	path = filepath.Join(repo, "behaviors/extra.yaml")
 	line := diag.Range{Start: diag.Position{Line: 1}, End: diag.Position{Line: 1, Character: 3}}
 	if got := w.CodeActions(ctx, path, []byte(read(t, path)), nil, line); len(got) != 0 {
 		t.Errorf("actions on line 2: %+v", got)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	pathpkg "path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,7 +65,8 @@ type Result struct {
 	// Fixes are the fixes that need no choice (see bundle.Fix) of the
 	// diagnostics the check makes beyond each file's own, by path: a
 	// mention whose trailing . or : the runtime keeps, wrapped in
-	// parentheses.
+	// parentheses; a misspelt agent name or include replaced by the one
+	// name near it.
 	Fixes map[string][]bundle.Fix
 	// Reads are every path the check read or looked for.
 	Reads []string
@@ -225,7 +227,9 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 		}
 		res.Compositions[f.Path] = c
 		add(c.Diagnostics...)
-		add(refDiagnostics(f, c)...)
+		refs := refDiagnostics(f, c)
+		add(refs...)
+		res.addFixes(f.Path, nameFixes(rec, f, c, append(slices.Clip(c.Diagnostics), refs...)))
 		ns := namespaces(c)
 		if f.Path == repo.RootBundle {
 			rootNS = ns
