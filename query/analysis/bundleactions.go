@@ -14,7 +14,7 @@ import (
 // The code actions and fixes of a bundle repository's documents: the
 // fixes that need no choice (bundle.Fix) of the diagnostics the check of
 // the repository reports over the buffers, the check diagnostics use.
-// check --fix makes the same fixes (check.Fix).
+// check --fix makes the same fixes (check.Result.Fix).
 
 // bundleFile returns the parse of b's document the check of its
 // repository made over the buffers (nil when it checked none).
@@ -100,7 +100,7 @@ func bundleFixTitle(x bundle.Fix, text []byte) string {
 
 // bundleSafeFixes returns the edits of b's document that fix ds, of the
 // diagnostics the check reports of it, as the first round of check --fix
-// makes them (check.Fix): sorted, none overlapping another.
+// makes them (check.Result.Fix): sorted, none overlapping another.
 func (w *Workspace) bundleSafeFixes(ctx context.Context, b *bundleDoc, text []byte, ds []diag.Diagnostic) []query.TextEdit {
 	res := w.checkBundle(b)
 	f := bundleFile(res, b)

@@ -148,7 +148,7 @@ func (ws *Workspace) manifests() []string {
 
 // bundleFixer returns the fixes check --fix makes to a bundle
 // repository's file (see check.Result.Fix), its diagnostics decided as check
-// decides them: suppression comments (check.Fix applies them), then the
+// decides them: suppression comments (check.Result.Fix applies them), then the
 // policy.
 func bundleFixer(pol *Policy) func(bf bundleFile) ([]byte, int) {
 	keep := func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
