@@ -52,6 +52,7 @@ func (d *doc) bundle(root *yaml.Node, m *Map, f *File, opts Options) *Bundle {
 		loadErr("bundle: is %s, not a mapping", kindName(bv))
 	default:
 		d.bundleMeta(b, bk, bv)
+		d.moveIncludes(root, bk, bv)
 	}
 
 	b.Includes = d.includes(root, loadErr)

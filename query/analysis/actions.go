@@ -883,6 +883,9 @@ func (w *Workspace) SafeFixes(ctx context.Context, path string, text []byte, ove
 	if kindOf(path) == fileOther || len(ds) == 0 {
 		return nil
 	}
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleSafeFixes(ctx, b, text, ds)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil

@@ -35,11 +35,14 @@
 // diagnostics carry only their message), so that a fix always fits the
 // text it edits.
 //
-// Documents of bundle repositories (bundles.go, bundlenav.go) are
-// answered with package discovery/bundle/check over the buffers laid on
-// the disk (compose.Overlay), not over a View: a document gets what a
-// check of its repository reports of it; the check is shared by the open
-// documents of one repository while the buffers are the same.
+// Documents of bundle repositories (bundles.go, bundlenav.go,
+// bundleactions.go, bundlerefs.go) are answered with package
+// discovery/bundle/check over the buffers laid on the disk
+// (compose.Overlay), not over a View: a document gets what a check of its
+// repository reports of it, the fixes that check makes (as check --fix
+// makes them) and the references its compositions resolve; the check is
+// shared by the open documents of one repository while the buffers are
+// the same.
 //
 // It does not speak the Language Server Protocol (package query/lsp
 // does: positions on the wire, documents, debouncing), talk to the

@@ -259,6 +259,9 @@ func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, o
 	if kindOf(path) == fileOther {
 		return nil
 	}
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleCodeActions(ctx, b, text, rng)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil
@@ -269,6 +272,9 @@ func (w *Workspace) CodeActions(ctx context.Context, path string, text []byte, o
 // References returns where what is at pos (or the file) is referred
 // to from; with includeDeclaration, the file referred to too.
 func (w *Workspace) References(ctx context.Context, path string, text []byte, overlay map[string][]byte, pos diag.Position, includeDeclaration bool) []query.Location {
+	if b := w.bundleDocOf(path, text, overlay); b != nil {
+		return w.bundleReferences(ctx, b, pos, includeDeclaration)
+	}
 	v := w.viewOf(ctx, path)
 	if v == nil {
 		return nil

@@ -104,7 +104,7 @@ func (ck *checker) checkBundles(ws *Workspace, files compose.Files, targets []ta
 			res.files[f] = true
 		}
 		for _, f := range r.Files {
-			res.bundleFiles[f.Path] = f
+			res.bundleFiles[f.Path] = bundleFile{res: r, file: f}
 		}
 		res.repositories++
 	}
@@ -147,12 +147,19 @@ func (ws *Workspace) manifests() []string {
 }
 
 // bundleFixer returns the fixes check --fix makes to a bundle
-// repository's file (see check.Fix), its diagnostics decided as check
-// decides them: suppression comments (check.Fix applies them), then the
+// repository's file (see check.Result.Fix), its diagnostics decided as check
+// decides them: suppression comments (check.Result.Fix applies them), then the
 // policy.
-func bundleFixer(pol *Policy) func(f *bundle.File) ([]byte, int) {
+func bundleFixer(pol *Policy) func(bf bundleFile) ([]byte, int) {
 	keep := func(path string, ds []diag.Diagnostic) []diag.Diagnostic {
 		return pol.FilterFile(path, ds, func(error) {})
 	}
-	return func(f *bundle.File) ([]byte, int) { return check.Fix(f, keep) }
+	return func(bf bundleFile) ([]byte, int) { return bf.res.Fix(bf.file, keep) }
+}
+
+// bundleFile is a file of a bundle repository, as the check of the
+// repository (res) parsed it.
+type bundleFile struct {
+	res  *check.Result
+	file *bundle.File
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/bundle/compose"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/check"
@@ -143,7 +142,7 @@ type checkResult struct {
 	// repositories counts the bundle repositories checked, bundleFiles
 	// holds the parses of their files (check --fix fixes them).
 	repositories int
-	bundleFiles  map[string]*bundle.File
+	bundleFiles  map[string]bundleFile
 }
 
 // checked counts the files checked: those in scope, and any other path a
@@ -301,7 +300,7 @@ func (ck *checker) checkPlan(ws *Workspace, cat *catalog.Catalog, p *planner, wi
 			n += len(t.col.Facts)
 		}
 	}
-	res := checkResult{view: view, files: make(map[string]bool, n), bundleFiles: map[string]*bundle.File{}}
+	res := checkResult{view: view, files: make(map[string]bool, n), bundleFiles: map[string]bundleFile{}}
 	seenDiag := map[diag.Diagnostic]bool{}
 	add := func(ds []diag.Diagnostic, keep func(diag.Diagnostic) bool) {
 		for _, d := range ds {

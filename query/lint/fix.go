@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/amplidex/amplidex/discovery"
-	"github.com/amplidex/amplidex/discovery/bundle"
 	"github.com/amplidex/amplidex/discovery/catalog"
 	"github.com/amplidex/amplidex/discovery/diag"
 	"github.com/amplidex/amplidex/discovery/syntax"
@@ -57,8 +56,8 @@ func (oneView) Changed(string) {}
 // out, and kept to be said, unless withUnsafe asks for them.
 //
 // The files of bundle repositories (bundles, by path) get the fixes of
-// check.Fix instead.
-func fixFiles(ctx context.Context, ws *Workspace, v *catalog.View, pol *Policy, ds []diag.Diagnostic, withUnsafe bool, bundles map[string]*bundle.File, log *slog.Logger) ([]FileFix, error) {
+// check.Result.Fix instead.
+func fixFiles(ctx context.Context, ws *Workspace, v *catalog.View, pol *Policy, ds []diag.Diagnostic, withUnsafe bool, bundles map[string]bundleFile, log *slog.Logger) ([]FileFix, error) {
 	w := analysis.NewWorkspace(oneView{v}, analysis.WorkspaceOptions{Project: ws.DaemonProject(), Schema: ws.SchemaOptions(),
 		CheckBundle: prepare.CheckManifest, Log: log})
 	byFile := map[string][]diag.Diagnostic{}
@@ -71,9 +70,9 @@ func fixFiles(ctx context.Context, ws *Workspace, v *catalog.View, pol *Policy, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if bf := bundles[path]; bf != nil {
+		if bf, ok := bundles[path]; ok {
 			if text, n := fixBundle(bf); n > 0 {
-				out = append(out, FileFix{Path: path, old: bf.Text(), new: text, Fixed: n})
+				out = append(out, FileFix{Path: path, old: bf.file.Text(), new: text, Fixed: n})
 			}
 			continue
 		}

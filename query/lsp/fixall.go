@@ -30,6 +30,9 @@ func (d *DaemonAnalyzer) SafeFixes(ctx context.Context, path string, text []byte
 	if !analysis.Checked(path) || len(ds) == 0 {
 		return nil
 	}
+	if d.local.BundleDocument(path, text, overlay) {
+		return d.local.SafeFixes(ctx, path, text, overlay, ds)
+	}
 	if res, ok := d.ask(ctx, query.AnalyzeParams{Op: query.OpFixes, Diagnostics: ds}, path, text, overlay); ok {
 		return res.Edits
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	pathpkg "path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,6 +62,12 @@ type Result struct {
 	Compositions map[string]*compose.Composition
 	// Diagnostics are sorted and bounded per file.
 	Diagnostics []diag.Diagnostic
+	// Fixes are the fixes that need no choice (see bundle.Fix) of the
+	// diagnostics the check makes beyond each file's own, by path: a
+	// mention whose trailing . or : the runtime keeps, wrapped in
+	// parentheses; a misspelt agent name or include replaced by the one
+	// name near it.
+	Fixes map[string][]bundle.Fix
 	// Reads are every path the check read or looked for.
 	Reads []string
 }
@@ -169,7 +176,7 @@ func KindOf(files compose.Files, root, path string) bundle.Kind {
 func Check(loc *compose.Locations, files compose.Files, root string, opts Options) *Result {
 	rec := &recordFiles{Files: files, read: map[string]bool{}}
 	repo := Scan(rec, root)
-	res := &Result{Repo: repo, Compositions: map[string]*compose.Composition{}}
+	res := &Result{Repo: repo, Compositions: map[string]*compose.Composition{}, Fixes: map[string][]bundle.Fix{}}
 	var diags []diag.Diagnostic
 	inRepo := func(p string) bool {
 		r, err := filepath.Rel(repo.Root, p)
@@ -220,12 +227,16 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 		}
 		res.Compositions[f.Path] = c
 		add(c.Diagnostics...)
-		add(refDiagnostics(f, c)...)
+		refs := refDiagnostics(f, c)
+		add(refs...)
+		res.addFixes(f.Path, nameFixes(rec, f, c, append(slices.Clip(c.Diagnostics), refs...)))
 		ns := namespaces(c)
 		if f.Path == repo.RootBundle {
 			rootNS = ns
 		}
-		add(mentionDiagnostics(rec, f, ns)...)
+		ds, fixes := mentionDiagnostics(rec, f, ns)
+		add(ds...)
+		res.addFixes(f.Path, fixes)
 	}
 	if rootNS == nil && repo.Name != "" {
 		rootNS = map[string]string{repo.Name: repo.Root}
@@ -233,7 +244,9 @@ func Check(loc *compose.Locations, files compose.Files, root string, opts Option
 	for _, f := range res.Files {
 		switch f.Kind {
 		case bundle.KindAgent, bundle.KindMode, bundle.KindContext:
-			add(mentionDiagnostics(rec, f, rootNS)...)
+			ds, fixes := mentionDiagnostics(rec, f, rootNS)
+			add(ds...)
+			res.addFixes(f.Path, fixes)
 		}
 	}
 	diag.Sort(diags)
@@ -307,11 +320,20 @@ func refDiagnostics(f *bundle.File, c *compose.Composition) []diag.Diagnostic {
 	return out
 }
 
+// addFixes records fixes of the file at path.
+func (r *Result) addFixes(path string, fixes []bundle.Fix) {
+	if len(fixes) > 0 {
+		r.Fixes[path] = append(r.Fixes[path], fixes...)
+	}
+}
+
 // mentionDiagnostics reports the @ns:path mentions of f that name a
 // namespace of ns but no file in it, saying so when a trailing . or :
-// the runtime keeps is the reason.
-func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]string) []diag.Diagnostic {
+// the runtime keeps is the reason; the fix of that one wraps the mention
+// in parentheses, before the punctuation: (@ns:path).
+func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]string) ([]diag.Diagnostic, []bundle.Fix) {
 	var out []diag.Diagnostic
+	var fixes []bundle.Fix
 	for _, m := range f.Mentions() {
 		name, p, ok := m.Namespace()
 		if !ok {
@@ -329,12 +351,30 @@ func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]strin
 			tail := p[len(trimmed):]
 			out = append(out, diag.Diagnostic{Code: bundle.CodeMentionPunctuation, Severity: diag.SeverityError, Path: f.Path, Range: m.Range,
 				Message: fmt.Sprintf("the runtime reads this mention as %s, keeping the trailing %s, and finds no such file; you meant @%s:%s: put a space before the %s, or wrap the mention in parentheses or backticks", quote(m.Text), quote(tail), name, trimmed, quote(tail))})
+			if x, ok := wrapMention(f, m, len(tail)); ok {
+				fixes = append(fixes, x)
+			}
 			continue
 		}
 		out = append(out, diag.Diagnostic{Code: bundle.CodeMentionUnresolved, Severity: diag.SeverityError, Path: f.Path, Range: m.Range,
 			Message: fmt.Sprintf("%s names no file: the namespace %s (%s) has no %s; the runtime skips the mention", quote(m.Text), quote(name), dir, p)})
 	}
-	return out
+	return out, fixes
+}
+
+// wrapMention returns the fix of the mention m of f whose last tail
+// bytes are punctuation the runtime keeps: the mention without them, in
+// parentheses, then the punctuation.
+func wrapMention(f *bundle.File, m bundle.Mention, tail int) (bundle.Fix, bool) {
+	lines := f.Lines()
+	start, end := lines.PositionOffset(m.Range.Start), lines.PositionOffset(m.Range.End)
+	text := f.Text()
+	if start < 0 || end > len(text) || start > end || string(text[start:end]) != m.Text || tail >= len(m.Text) {
+		return bundle.Fix{}, false
+	}
+	cut := len(m.Text) - tail
+	return bundle.Fix{Code: bundle.CodeMentionPunctuation, At: m.Range, Start: start, End: end,
+		Text: "(" + m.Text[:cut] + ")" + m.Text[cut:]}, true
 }
 
 // mentionPath is where @ns:path resolves: construct_context_path.

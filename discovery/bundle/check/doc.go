@@ -13,7 +13,9 @@
 // runtime keeps included. Diagnostics are made only for the repository's
 // own files, each once, sorted and bounded per file. Result.Report gives
 // what a check of some of its files reports, their suppression comments
-// applied; Fix makes the fixes of a file that need no choice.
+// applied; Result.Fix makes the fixes of a file that need no choice: the
+// file's own (bundle.Fix) and the check's (Result.Fixes: a mention's
+// trailing punctuation, a misspelt agent name or include near one name).
 //
 // It reads only through the compose.Files it is given and never fetches.
 // It does not print, watch or cache: a command prints a Result, and the

@@ -122,26 +122,35 @@ func (r *Result) Report(paths ...string) ([]diag.Diagnostic, []string) {
 // maxFixRounds bounds the rounds of fixes made to one file.
 const maxFixRounds = 10
 
-// Fix returns the text of f, a file checked, with the fixes of its
+// Fix returns the text of f, a file r checked, with the fixes of its
 // diagnostics that need no choice made (see bundle.Fix): those of the
 // diagnostics that the suppression comments of the text leave, as Report
 // leaves them, and keep reports (the caller's selection), round after
-// round over the text the round before left. It returns f's text and 0
-// when there is nothing to fix.
-func Fix(f *bundle.File, keep func(path string, ds []diag.Diagnostic) []diag.Diagnostic) ([]byte, int) {
+// round over the text the round before left. The first round fixes what
+// the check reported of f (the fixes of the file and r.Fixes), the next
+// ones what f's text says of itself once parsed again. It returns f's
+// text and 0 when there is nothing to fix.
+func (r *Result) Fix(f *bundle.File, keep func(path string, ds []diag.Diagnostic) []diag.Diagnostic) ([]byte, int) {
 	text, n := f.Text(), 0
 	cur := f
+	var own []diag.Diagnostic
+	for _, d := range r.Diagnostics {
+		if d.Path == f.Path {
+			own = append(own, d)
+		}
+	}
+	ds, more := own, r.Fixes[f.Path]
 	for range maxFixRounds {
 		type at struct {
 			code string
 			r    diag.Range
 		}
 		reported := map[at]bool{}
-		for _, d := range keep(f.Path, suppress.File(f.Path, text, cur.Diagnostics)) {
+		for _, d := range keep(f.Path, suppress.File(f.Path, text, ds)) {
 			reported[at{d.Code, d.Range}] = true
 		}
 		var fixes []bundle.Fix
-		for _, x := range cur.Fixes {
+		for _, x := range append(slices.Clip(cur.Fixes), more...) {
 			if reported[at{x.Code, x.At}] {
 				fixes = append(fixes, x)
 			}
@@ -162,6 +171,7 @@ func Fix(f *bundle.File, keep func(path string, ds []diag.Diagnostic) []diag.Dia
 		}
 		text = append(out, text[last:]...)
 		cur = bundle.Parse(f.Path, text, bundle.Options{Kind: f.Kind})
+		ds, more = cur.Diagnostics, nil
 	}
 	return text, n
 }

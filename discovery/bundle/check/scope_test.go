@@ -134,7 +134,8 @@ func TestReport(t *testing.T) {
 }
 
 // TestFix checks the fixes check --fix makes: those of the diagnostics
-// reported, round after round.
+// reported, the check's own (a mention's trailing punctuation) in the
+// first round, round after round.
 func TestFix(t *testing.T) {
 	files, _ := repoFixture(t, "silent.txtar")
 	res := runCheck(files, check.Options{})
@@ -143,19 +144,28 @@ func TestFix(t *testing.T) {
 		byPath[f.Path] = f
 	}
 	all := func(_ string, ds []diag.Diagnostic) []diag.Diagnostic { return ds }
-	for path, want := range map[string]string{
-		"/w/repo/bundle.md":           "  - bundle: app:behaviors/other\n",
-		"/w/repo/behaviors/main.yaml": "    - \"app:helper\"\n",
-		"/w/repo/agents/helper.md":    "  description: Helps.\n",
+	for path, tc := range map[string]struct {
+		n    int
+		want []string
+	}{
+		"/w/repo/bundle.md": {3, []string{"  - bundle: app:behaviors/other\n",
+			"Read (@app:context/guide.md). Then @app:context/nowhere.md and (@app:context/guide.md): done.\n"}},
+		"/w/repo/behaviors/main.yaml": {1, []string{"    - \"app:helper\"\n"}},
+		"/w/repo/agents/helper.md":    {2, []string{"  description: Helps.\n", "See (@app:context/guide.md).\n"}},
 	} {
-		text, n := check.Fix(byPath[path], all)
-		if n != 1 || !strings.Contains(string(text), want) {
-			t.Errorf("%s: %d fixes:\n%s\nwant it to hold %q", path, n, text, want)
+		text, n := res.Fix(byPath[path], all)
+		if n != tc.n {
+			t.Errorf("%s: %d fixes, want %d:\n%s", path, n, tc.n, text)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(text), w) {
+				t.Errorf("%s: fixed:\n%s\nwant it to hold %q", path, text, w)
+			}
 		}
 	}
 	// Nothing is fixed that is not reported.
 	none := func(string, []diag.Diagnostic) []diag.Diagnostic { return nil }
-	if text, n := check.Fix(byPath["/w/repo/bundle.md"], none); n != 0 || string(text) != string(byPath["/w/repo/bundle.md"].Text()) {
+	if text, n := res.Fix(byPath["/w/repo/bundle.md"], none); n != 0 || string(text) != string(byPath["/w/repo/bundle.md"].Text()) {
 		t.Errorf("fixed %d with nothing reported", n)
 	}
 	// Nor what a comment of the text suppresses, as Report leaves it out.
@@ -164,11 +174,20 @@ func TestFix(t *testing.T) {
 	for _, x := range f.Fixes {
 		lines[x.At.Start.Line] += "  # amplidex: ignore[" + x.Code + "]"
 	}
-	quiet := bundle.Parse(f.Path, []byte(strings.Join(lines, "\n")), bundle.Options{Kind: f.Kind})
-	if len(quiet.Fixes) == 0 {
+	for _, x := range res.Fixes[f.Path] {
+		lines[x.At.Start.Line] += " <!-- amplidex: ignore[" + x.Code + "] -->"
+	}
+	quietRes := runCheck(compose.NewOverlay(files, map[string][]byte{f.Path: []byte(strings.Join(lines, "\n"))}), check.Options{})
+	var quiet *bundle.File
+	for _, g := range quietRes.Files {
+		if g.Path == f.Path {
+			quiet = g
+		}
+	}
+	if len(quiet.Fixes) == 0 || len(quietRes.Fixes[f.Path]) == 0 {
 		t.Fatal("the fixes are gone with the comments")
 	}
-	if text, n := check.Fix(quiet, all); n != 0 {
+	if text, n := quietRes.Fix(quiet, all); n != 0 {
 		t.Errorf("fixed %d suppressed diagnostics:\n%s", n, text)
 	}
 }
