@@ -350,7 +350,7 @@ func mentionDiagnostics(files compose.Files, f *bundle.File, ns map[string]strin
 		if trimmed != p && trimmed != "" && files.Stat(mentionPath(dir, trimmed)) != compose.Missing {
 			tail := p[len(trimmed):]
 			out = append(out, diag.Diagnostic{Code: bundle.CodeMentionPunctuation, Severity: diag.SeverityError, Path: f.Path, Range: m.Range,
-				Message: fmt.Sprintf("the runtime reads this mention as %s, keeping the trailing %s, and finds no such file; you meant @%s:%s: put a space before the %s, or wrap the mention in parentheses or backticks", quote(m.Text), quote(tail), name, trimmed, quote(tail))})
+				Message: fmt.Sprintf("the runtime reads this mention as %s, keeping the trailing %s, and finds no such file; you meant @%s:%s: put a space before the %s, or wrap the mention in parentheses", quote(m.Text), quote(tail), name, trimmed, quote(tail))})
 			if x, ok := wrapMention(f, m, len(tail)); ok {
 				fixes = append(fixes, x)
 			}
