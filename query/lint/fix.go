@@ -118,9 +118,6 @@ func WriteFixes(fixes []FileFix, opened func(string), warn func(error)) []FileFi
 	return written
 }
 
-// diffContext is how many unchanged lines a hunk shows around a change.
-const diffContext = 3
-
 // WriteDiff prints the fixes as a unified diff, paths relative to the
 // working directory.
 func WriteDiff(w io.Writer, fixes []FileFix) {
