@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -328,6 +329,34 @@ func TestComposeConcurrent(t *testing.T) {
 		close(errs)
 		for e := range errs {
 			t.Errorf("a concurrent composition differs: %s", e)
+		}
+	}
+}
+
+// TestRootWhereverTheRepositoryIs: a behavior composed alone has its
+// repository's root namespace whether the repository's path sorts before
+// the home directory or after it, inside it or outside it (ruling 10 of
+// docs/bundles.md; the runtime finds no root for /a/repo with home /w).
+func TestRootWhereverTheRepositoryIs(t *testing.T) {
+	for _, dir := range []string{"/a/repo", "/z/repo", "/w/repo"} {
+		files := compose.NewOverlay(nil, map[string][]byte{
+			dir + "/bundle.md":              []byte("---\nbundle: {name: app}\n---\n"),
+			dir + "/behaviors/b.yaml":       []byte("bundle: {name: app-b}\nagents:\n  include:\n    - app:helper\n"),
+			dir + "/agents/helper.md":       []byte("---\nmeta: {name: helper, description: Helps.}\n---\n"),
+			"/w/home/settings.yaml":         []byte("{}\n"),
+			"/w/.amplifier/cache/.keep.txt": nil,
+		})
+		loc := compose.Locate(compose.Env{WorkDir: dir, AmplifierHome: "/w/home", Home: "/w", NoWellKnown: true}, files)
+		c := compose.Compose(loc, files, dir+"/behaviors/b.yaml")
+		var names []string
+		for _, ns := range c.Namespaces {
+			names = append(names, ns.Name+"="+ns.Dir)
+		}
+		if !slices.Contains(names, "app="+dir) {
+			t.Errorf("%s: namespaces %v, want app=%s", dir, names, dir)
+		}
+		for _, d := range c.Diagnostics {
+			t.Errorf("%s: %s", dir, d)
 		}
 	}
 }

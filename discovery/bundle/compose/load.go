@@ -535,13 +535,17 @@ func (l *loader) sourceRoot(active string) string {
 	if l.files.Stat(cur) == RegularFile {
 		cur = filepath.Dir(cur)
 	}
-	stop := l.loc.Env.Home
-	if stop == "" {
-		stop = "/"
-	}
-	for !pathLess(cur, stop) && cur != filepath.Dir(cur) {
+	// Up to the home directory, or short of the filesystem's root for a
+	// file outside it (ruling 10 of docs/bundles.md: the runtime compares
+	// the paths as strings, and finds no root for a repository whose path
+	// sorts before the home directory).
+	home := filepath.Clean(l.loc.Env.Home)
+	for cur != filepath.Dir(cur) {
 		if rootBundleIn(l.files, cur) != "" {
 			return cur
+		}
+		if cur == home {
+			break
 		}
 		cur = filepath.Dir(cur)
 	}

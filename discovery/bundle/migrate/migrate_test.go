@@ -166,8 +166,6 @@ func TestMigratedChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The home directory sorts before the repository: the runtime
-			// looks for a bundle's root up to it, comparing paths.
 			tmp := t.TempDir()
 			out, home := filepath.Join(tmp, "out"), filepath.Join(tmp, "home")
 			if _, err := res.Write(out); err != nil {
